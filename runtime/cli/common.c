@@ -1,0 +1,64 @@
+/* common.c: reporting and small helpers shared by the commands. */
+#include <stdarg.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_exit_code(nnn_status_t st)
+{
+	switch (st) {
+	case NNN_OK:
+		return EXIT_VALID;
+	case NNN_E_IO:
+	case NNN_E_NOMEM:
+	case NNN_E_USAGE:
+		return EXIT_USAGE;
+	default:
+		return EXIT_INVALID;
+	}
+}
+
+int cli_report(const char *file, const nnn_diags_t *d, nnn_status_t st)
+{
+	char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
+	for (size_t i = 0; d && i < d->n; i++)
+		fprintf(stderr, "nnnkit: %s: %s\n", file, nnn_diag_format(&d->v[i], buf, sizeof buf));
+	if (d && d->dropped)
+		fprintf(stderr, "nnnkit: %s: %zu more problems not shown\n", file, d->dropped);
+	if ((!d || !d->n) && st != NNN_OK)
+		fprintf(stderr, "nnnkit: %s: %s\n", file, nnn_status_str(st));
+	return cli_exit_code(st);
+}
+
+int cli_usage(const cli_cmd_t *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "nnnkit: %s: ", cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n%s", cmd->help);
+	return EXIT_USAGE;
+}
+
+int cli_is_help(const char *arg)
+{
+	return !strcmp(arg, "-h") || !strcmp(arg, "--help");
+}
+
+void cli_json_str(FILE *f, const char *s, size_t n)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}

@@ -1,0 +1,144 @@
+/* dump.c: `nnnkit dump MODEL`: what every byte of a file means. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int run(int argc, char **argv);
+
+const cli_cmd_t cmd_dump = {
+	"dump", "annotated byte map: every field with offset, size, path and value",
+	"usage: nnnkit dump [--values N] MODEL\n"
+	"Prints every field of the file in order: offset, size, field path, type and value.\n"
+	"Float arrays show their first N values (default 4). Problems are marked with '!!' where\n"
+	"they occur; decoding goes on past them where the framing allows, and bytes that cannot be\n"
+	"decoded are listed at the end.\n",
+	run,
+};
+
+typedef struct dump_ctx {
+	uint64_t end;   /* one past the last byte decoded */
+	int values;     /* float values shown per array */
+} dump_ctx_t;
+
+static const char *PRIM_NAME[] = { "u8", "i32", "u64", "f32", "bool", "string", "i32_array", "f32_array" };
+
+static void print_value(const dump_ctx_t *c, const nnn_field_t *f)
+{
+	const char *name;
+	switch (f->prim) {
+	case NNN_PRIM_U8:
+	case NNN_PRIM_I32:
+		printf("%" PRId64, f->i);
+		if (f->type && (name = f->type->value_name(f->i)) != NULL)
+			printf(" (%s)", name);
+		else if (f->type)
+			printf(" (not a %s)", f->type->name);
+		break;
+	case NNN_PRIM_U64:
+		printf("%" PRIu64, f->u);
+		break;
+	case NNN_PRIM_F32: {
+		uint32_t bits;
+		memcpy(&bits, &f->f, 4);
+		printf("%.9g (0x%08" PRIx32 ")", (double)f->f, bits);
+		break;
+	}
+	case NNN_PRIM_BOOL:
+		printf(f->i == 0 ? "false" : f->i == 1 ? "true" : "invalid byte %" PRId64, f->i);
+		break;
+	case NNN_PRIM_STRING: {
+		int32_t n = f->count < 72 ? f->count : 72;
+		printf("%d bytes ", (int)f->count);
+		cli_json_str(stdout, (const char *)f->bytes, (size_t)n);
+		if (n < f->count)
+			printf("...");
+		break;
+	}
+	case NNN_PRIM_I32_ARRAY:
+		printf("%d: [", (int)f->count);
+		for (int32_t i = 0; i < f->count && i < 16; i++)
+			printf("%s%d", i ? ", " : "", (int)(int32_t)nnn_le_u32(f->bytes + 4 * i));
+		printf("%s]", f->count > 16 ? ", ..." : "");
+		break;
+	case NNN_PRIM_F32_ARRAY: {
+		nnn_f32s_t a = { f->bytes, f->count };
+		printf("%d: [", (int)f->count);
+		for (int32_t i = 0; i < f->count && i < c->values; i++)
+			printf("%s%.9g", i ? ", " : "", (double)nnn_f32s_get(a, i));
+		printf("%s]", f->count > c->values ? ", ..." : "");
+		break;
+	}
+	}
+}
+
+static void on_field(void *ctx, const nnn_field_t *f)
+{
+	dump_ctx_t *c = ctx;
+	char type[48];
+	if (f->type)
+		snprintf(type, sizeof type, "%s(%s)", f->type->name, PRIM_NAME[f->prim]);
+	else
+		snprintf(type, sizeof type, "%s", PRIM_NAME[f->prim]);
+	printf("0x%08" PRIx64 " %9" PRIu64 "  %-36s %-18s ", f->offset, f->size, f->path, type);
+	print_value(c, f);
+	putchar('\n');
+	if (f->offset + f->size > c->end)
+		c->end = f->offset + f->size;
+}
+
+static void on_problem(void *ctx, const nnn_diag_t *d)
+{
+	char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
+	(void)ctx;
+	printf("!! %s\n", nnn_diag_format(d, buf, sizeof buf));
+}
+
+static int run(int argc, char **argv)
+{
+	const char *path = NULL;
+	dump_ctx_t c = { 0, 4 };
+	nnn_visitor_t vis = { on_field, on_problem, &c };
+	nnn_decode_opts_t opts = { NNN_DECODE_KEEP_GOING, &vis };
+	const unsigned char *data;
+	size_t size;
+	nnn_diags_t d;
+	nnn_model_t *m = NULL;
+	nnn_status_t st;
+
+	for (int i = 1; i < argc; i++) {
+		if (cli_is_help(argv[i])) {
+			fputs(cmd_dump.help, stdout);
+			return EXIT_VALID;
+		} else if (!strcmp(argv[i], "--values") && i + 1 < argc) {
+			c.values = atoi(argv[++i]);
+			if (c.values < 0)
+				return cli_usage(&cmd_dump, "--values needs a count >= 0");
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cli_usage(&cmd_dump, "unknown option %s", argv[i]);
+		} else if (path) {
+			return cli_usage(&cmd_dump, "one model at a time");
+		} else {
+			path = argv[i];
+		}
+	}
+	if (!path)
+		return cli_usage(&cmd_dump, "no model given");
+	nnn_diags_init(&d);
+	st = nnn_map(path, &data, &size, &d);
+	if (st != NNN_OK) {
+		int code = cli_report(path, &d, st);
+		nnn_diags_free(&d);
+		return code;
+	}
+	printf("%-10s %9s  %-36s %-18s %s\n", "offset", "size", "path", "type", "value");
+	st = nnn_model_decode(data, size, &opts, &m, NULL);
+	if (c.end < size && st != NNN_OK)
+		printf("0x%08" PRIx64 " %9" PRIu64 "  (not decoded)\n", c.end, (uint64_t)size - c.end);
+	printf("%zu bytes, %s\n", size, st == NNN_OK ? "no problems" : "problems marked with !!");
+	nnn_model_free(m);
+	nnn_unmap(data, size);
+	nnn_diags_free(&d);
+	return cli_exit_code(st);
+}

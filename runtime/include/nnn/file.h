@@ -1,0 +1,42 @@
+/* nnn/file.h: open a .nnn file by mapping it read-only (zero-copy).
+ *
+ * Opening costs time proportional to the number of layers, not to the
+ * tensor bytes: tensor data stays in the mapping and is read through the
+ * views of nnn/types.h.
+ */
+#ifndef NNN_FILE_H
+#define NNN_FILE_H
+
+#include <nnn/model.h>
+
+typedef struct nnn_file nnn_file_t;
+
+/* Maps `path` and decodes it (flags: NNN_DECODE_*; NNN_DECODE_COPY makes the
+ * model independent of the mapping, which is then dropped at once).
+ * Owned: close with nnn_file_close. Problems are appended to `diags`. */
+NNN_NODISCARD nnn_status_t nnn_file_open(const char *path, unsigned flags, nnn_file_t **out,
+                                         nnn_diags_t *diags);
+
+/* The decoded model. Borrowed: valid until nnn_file_close. */
+const nnn_model_t *nnn_file_model(const nnn_file_t *f);
+
+/* The file's bytes and size. Borrowed: valid until nnn_file_close. */
+const unsigned char *nnn_file_bytes(const nnn_file_t *f, size_t *size);
+
+/* Unmaps and frees; NULL is harmless. */
+void nnn_file_close(nnn_file_t *f);
+
+/* Maps a whole file read-only without decoding it (for validate and dump).
+ * Owned: release with nnn_unmap. An empty file gives *data == NULL, *size 0. */
+NNN_NODISCARD nnn_status_t nnn_map(const char *path, const unsigned char **data, size_t *size,
+                                   nnn_diags_t *diags);
+void nnn_unmap(const unsigned char *data, size_t size);
+
+/* Writes `len` bytes to `path` atomically (temporary file in the same
+ * folder, fsync, rename, fsync of the folder). The single write path of
+ * libnnn: every writer goes through it. */
+NNN_NODISCARD nnn_status_t nnn_write_atomic(const char *path,
+                                            nnn_status_t (*fill)(void *ctx, int fd, nnn_diags_t *diags),
+                                            void *ctx, nnn_diags_t *diags);
+
+#endif

@@ -1,0 +1,71 @@
+/* nnn/model.h: decode a .nnn model from bytes, encode it back, free it.
+ *
+ * The record types (nnn_model_t, nnn_layer_t, nnn_tensor_t, ...) and the ID
+ * enums are generated from schema/nnn.lua into <nnn/schema_gen.h>.
+ *
+ * Decoding is all-or-nothing and never trusts the bytes: every read is
+ * bounds-checked and every count is checked against the bytes left before
+ * anything is allocated, so memory use is bounded by a small multiple of the
+ * input size. Files are mapped zero-copy by nnn_file_open (nnn/file.h).
+ */
+#ifndef NNN_MODEL_H
+#define NNN_MODEL_H
+
+#include <nnn/status.h>
+#include <nnn/types.h>
+#include <nnn/schema_gen.h>
+
+/* Decode flags. */
+enum {
+	/* Copy strings and float data into the model's own memory, so the model
+	 * outlives the input buffer. Without it they are views into the buffer. */
+	NNN_DECODE_COPY = 1u << 0,
+	/* Record problems that leave the framing intact (a bool byte of 2, a bad
+	 * dims product, invalid UTF-8, trailing bytes) and go on; used by the
+	 * validator and `nnnkit dump`. The call still fails if any was found. */
+	NNN_DECODE_KEEP_GOING = 1u << 1,
+};
+
+typedef struct nnn_decode_opts {
+	unsigned flags;             /* NNN_DECODE_* */
+	const nnn_visitor_t *visit; /* sees every field and problem; may be NULL */
+} nnn_decode_opts_t;
+
+/* Decodes `len` bytes at `buf` (opts may be NULL). On success *out is a new
+ * model: returned, free it with nnn_model_free. Without NNN_DECODE_COPY it
+ * borrows `buf`, which must outlive it. On failure *out is NULL and the
+ * problems are appended to `diags` (may be NULL). */
+NNN_NODISCARD nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts_t *opts,
+                                            nnn_model_t **out, nnn_diags_t *diags);
+
+/* Frees a model from nnn_model_decode; NULL is harmless. Do not call it on a
+ * model you filled in yourself, nor on one from nnn_file_model. */
+void nnn_model_free(nnn_model_t *m);
+
+/* Encodes a model (decoded, or filled in by hand) into a new buffer: returned
+ * in *buf, free it with free(). */
+NNN_NODISCARD nnn_status_t nnn_model_encode(const nnn_model_t *m, unsigned char **buf, size_t *len,
+                                            nnn_diags_t *diags);
+
+/* Encodes a model into `path` atomically: a temporary file in the same
+ * folder, flushed to disk, then renamed over `path`. On any failure `path` is
+ * untouched and the temporary file is removed. */
+NNN_NODISCARD nnn_status_t nnn_model_write_file(const nnn_model_t *m, const char *path,
+                                                nnn_diags_t *diags);
+
+/* Total element count of every parameter tensor (as the header should say). */
+uint64_t nnn_model_param_total(const nnn_model_t *m);
+
+/* Encoded size of the model in bytes. */
+uint64_t nnn_model_encoded_size(const nnn_model_t *m);
+
+/* Element count of a tensor's data. */
+static inline int64_t nnn_tensor_numel(const nnn_tensor_t *t)
+{
+	return t->data.n;
+}
+
+/* Copies a tensor's data out as host floats (out has nnn_tensor_numel slots). */
+void nnn_tensor_copy(const nnn_tensor_t *t, float *out);
+
+#endif

@@ -1,0 +1,215 @@
+/* codec.h (internal): the only code that touches file bytes, and the rule
+ * kinds the schema can name. Generated codecs (build/gen/schema_gen.c) are
+ * built on these functions alone, so every bound check lives here.
+ */
+#ifndef NNN_CODEC_H
+#define NNN_CODEC_H
+
+#include <nnn/model.h>
+
+#define NNN_TRY(expr)                          \
+	do {                                   \
+		nnn_status_t try_s_ = (expr);  \
+		if (try_s_ != NNN_OK)          \
+			return try_s_;         \
+	} while (0)
+
+/* ---- memory owned by one decoded model ---- */
+
+typedef struct nnn_arena_block nnn_arena_block_t;
+typedef struct nnn_arena {
+	nnn_arena_block_t *head;
+	size_t used, cap; /* of head */
+} nnn_arena_t;
+
+void *nnn_arena_alloc(nnn_arena_t *a, size_t size);
+void nnn_arena_free(nnn_arena_t *a);
+
+/* ---- field paths ("layers[2].weights.dims[1]") ---- */
+
+typedef struct nnn_path {
+	char s[NNN_PATH_MAX];
+	size_t len;
+} nnn_path_t;
+
+/* Each push returns a mark; pop restores the path to that mark. */
+size_t nnn_path_push(nnn_path_t *p, const char *name);
+size_t nnn_path_index(nnn_path_t *p, int64_t i);
+static inline void nnn_path_pop(nnn_path_t *p, size_t mark)
+{
+	p->len = mark;
+	p->s[mark] = '\0';
+}
+
+/* ---- decoding ---- */
+
+typedef struct nnn_cur {
+	const unsigned char *buf;
+	size_t len, pos;
+	unsigned flags;         /* NNN_DECODE_* */
+	nnn_arena_t *arena;
+	nnn_diags_t *diags;     /* may be NULL */
+	const nnn_visitor_t *vis; /* may be NULL */
+	nnn_path_t path;
+	nnn_status_t first_soft; /* first problem kept going past, or NNN_OK */
+} nnn_cur_t;
+
+/* A fatal problem: recorded, and its code returned so decoding stops. */
+nnn_status_t nnn_cur_fail(nnn_cur_t *c, nnn_status_t code, uint64_t at, const char *fmt, ...)
+	NNN_PRINTF(4, 5);
+/* A problem that leaves the framing intact: with NNN_DECODE_KEEP_GOING it is
+ * recorded and decoding goes on (NNN_OK is returned), otherwise it is fatal. */
+nnn_status_t nnn_cur_soft(nnn_cur_t *c, nnn_status_t code, uint64_t at, const char *fmt, ...)
+	NNN_PRINTF(4, 5);
+
+/* Readers: each pushes `name` on the path, checks bounds, reads, reports the
+ * field to the visitor, pops, and stores the field's offset in *at. `type`
+ * names the enum the value belongs to (NULL for a plain primitive). */
+NNN_NODISCARD nnn_status_t nnn_rd_u8(nnn_cur_t *c, const char *name, const char *doc,
+                                     const nnn_type_t *type, uint8_t *out, uint64_t *at);
+NNN_NODISCARD nnn_status_t nnn_rd_i32(nnn_cur_t *c, const char *name, const char *doc,
+                                      const nnn_type_t *type, int32_t *out, uint64_t *at);
+NNN_NODISCARD nnn_status_t nnn_rd_u64(nnn_cur_t *c, const char *name, const char *doc,
+                                      const nnn_type_t *type, uint64_t *out, uint64_t *at);
+NNN_NODISCARD nnn_status_t nnn_rd_f32(nnn_cur_t *c, const char *name, const char *doc,
+                                      const nnn_type_t *type, float *out, uint64_t *at);
+NNN_NODISCARD nnn_status_t nnn_rd_bool(nnn_cur_t *c, const char *name, const char *doc,
+                                       const nnn_type_t *type, bool *out, uint64_t *at);
+NNN_NODISCARD nnn_status_t nnn_rd_string(nnn_cur_t *c, const char *name, const char *doc,
+                                         const nnn_type_t *type, nnn_str_t *out, uint64_t *at);
+NNN_NODISCARD nnn_status_t nnn_rd_i32_array(nnn_cur_t *c, const char *name, const char *doc,
+                                            const nnn_type_t *type, nnn_i32s_t *out, uint64_t *at);
+NNN_NODISCARD nnn_status_t nnn_rd_f32_array(nnn_cur_t *c, const char *name, const char *doc,
+                                            const nnn_type_t *type, nnn_f32s_t *out, uint64_t *at);
+
+/* Checks a repeated record's count (read earlier at `count_at`) against the
+ * bytes left, given the smallest encoding of one element, then allocates
+ * n elements of `size` bytes, zeroed. */
+NNN_NODISCARD nnn_status_t nnn_cur_array(nnn_cur_t *c, const char *count_name, int32_t n,
+                                         size_t min_bytes, size_t size, uint64_t count_at,
+                                         void **out);
+/* A const field differs from its value: fatal. */
+NNN_NODISCARD nnn_status_t nnn_cur_const(nnn_cur_t *c, const char *name, int64_t found,
+                                         int64_t expected, uint64_t at);
+/* An enum value outside the enum. `tag_kind` non-NULL ("layer") makes it an
+ * unknown ID, which is fatal: what follows cannot be framed. */
+NNN_NODISCARD nnn_status_t nnn_cur_enum(nnn_cur_t *c, const char *name, const char *tag_kind,
+                                        const nnn_type_t *type, int64_t found, uint64_t at);
+/* After the root record: no bytes may remain. */
+NNN_NODISCARD nnn_status_t nnn_cur_end(nnn_cur_t *c);
+
+/* ---- encoding ---- */
+
+typedef struct nnn_sink nnn_sink_t;
+struct nnn_sink {
+	/* Writes n bytes or fails; `self` is the sink. */
+	nnn_status_t (*write)(nnn_sink_t *self, const void *p, size_t n);
+	nnn_diags_t *diags;
+	nnn_path_t path;
+};
+
+NNN_NODISCARD nnn_status_t nnn_wr_u8(nnn_sink_t *w, uint8_t v);
+NNN_NODISCARD nnn_status_t nnn_wr_i32(nnn_sink_t *w, int32_t v);
+NNN_NODISCARD nnn_status_t nnn_wr_u64(nnn_sink_t *w, uint64_t v);
+NNN_NODISCARD nnn_status_t nnn_wr_f32(nnn_sink_t *w, float v);
+NNN_NODISCARD nnn_status_t nnn_wr_bool(nnn_sink_t *w, bool v);
+NNN_NODISCARD nnn_status_t nnn_wr_string(nnn_sink_t *w, nnn_str_t v);
+NNN_NODISCARD nnn_status_t nnn_wr_i32_array(nnn_sink_t *w, nnn_i32s_t v);
+NNN_NODISCARD nnn_status_t nnn_wr_f32_array(nnn_sink_t *w, nnn_f32s_t v);
+/* A value the encoder cannot write (unknown ID, negative count). */
+NNN_NODISCARD nnn_status_t nnn_wr_fail(nnn_sink_t *w, nnn_status_t code, const char *name,
+                                       const char *fmt, ...) NNN_PRINTF(4, 5);
+
+/* ---- validation: rule kinds the schema names ---- */
+
+typedef struct nnn_vctx {
+	nnn_diags_t *diags;
+	nnn_path_t path;
+	size_t problems; /* found so far, including any dropped from diags */
+} nnn_vctx_t;
+
+void nnn_v_problem(nnn_vctx_t *v, nnn_status_t code, const char *name, uint64_t at,
+                   const char *fmt, ...) NNN_PRINTF(5, 6);
+
+/* Pattern entry of a "dims" rule. */
+typedef enum nnn_pat_kind {
+	NNN_PAT_EQ,       /* equals a field's value */
+	NNN_PAT_ANY,      /* "*": >= 0 */
+	NNN_PAT_POS,      /* "+": >= 1 */
+	NNN_PAT_POS_MANY  /* "+...": one or more dims, each >= 1 */
+} nnn_pat_kind_t;
+
+typedef struct nnn_pat {
+	nnn_pat_kind_t kind;
+	int64_t value;   /* NNN_PAT_EQ */
+	const char *ref; /* the field it refers to, for messages */
+} nnn_pat_t;
+
+void nnn_rule_min(nnn_vctx_t *v, const char *name, int64_t value, int64_t min, uint64_t at);
+void nnn_rule_range(nnn_vctx_t *v, const char *name, double value, double min, double max,
+                    bool max_open, uint64_t at);
+void nnn_rule_finite(nnn_vctx_t *v, const char *name, float value, uint64_t at);
+/* `dims` is the array field `name` (at `at`); entries are checked against pat. */
+void nnn_rule_dims(nnn_vctx_t *v, const char *name, nnn_i32s_t dims, uint64_t at,
+                   const nnn_pat_t *pat, size_t npat);
+/* The padding formulas of one padding type value, generated from the schema. */
+typedef bool (*nnn_pad_fn)(int64_t type, int64_t k, int64_t *before, int64_t *after);
+void nnn_rule_padding(nnn_vctx_t *v, const char *name, nnn_i32s_t pads, uint64_t pads_at,
+                      nnn_i32s_t kernel_dims, int64_t type, nnn_pad_fn formulas);
+void nnn_rule_param_count(nnn_vctx_t *v, const char *name, uint64_t found, uint64_t total,
+                          uint64_t at);
+/* Decode-stage rule: dims non-negative, product equals the data count. */
+NNN_NODISCARD nnn_status_t nnn_rule_dims_product(nnn_cur_t *c, nnn_i32s_t dims, uint64_t dims_at,
+                                                 nnn_f32s_t data, uint64_t data_at);
+
+/* Element i of an array, counting from the end when i < 0; -1 when absent. */
+static inline int64_t nnn_i32s_pick(nnn_i32s_t a, int64_t i)
+{
+	if (i < 0)
+		i += a.n;
+	return i >= 0 && i < a.n ? a.v[i] : -1;
+}
+
+/* Index i counted from the end when negative. */
+static inline int64_t nnn_i32s_resolve(nnn_i32s_t a, int64_t i)
+{
+	return i < 0 ? i + a.n : i;
+}
+
+/* Offset of element i of an array field at `at` (its count comes first). */
+static inline uint64_t nnn_i32s_pick_at(nnn_i32s_t a, uint64_t at, int64_t i)
+{
+	if (i < 0)
+		i += a.n;
+	return at + 4 + 4 * (uint64_t)(i < 0 ? 0 : i);
+}
+
+/* How a layer maps shapes, from its schema `io` entry. */
+typedef enum nnn_io_kind { NNN_IO_UNKNOWN, NNN_IO_FEATURES, NNN_IO_SPATIAL } nnn_io_kind_t;
+
+typedef struct nnn_io {
+	nnn_io_kind_t kind;
+	int64_t inputs;        /* features: contracted size; spatial: channels */
+	int64_t outputs;       /* last-axis size of the output */
+	bool flatten;          /* features: reshape to [batch, -1] first */
+	nnn_i32s_t kernel;     /* spatial: the kernels tensor's dims [f, k1..kn, c] */
+	nnn_i32s_t pads;       /* spatial: [before1, after1, ...] */
+	uint64_t inputs_at;    /* offset of the field holding `inputs` */
+	const char *inputs_path; /* its path relative to the layer ("weights.dims") */
+	int64_t inputs_index;  /* the element of that array, or -1 for a scalar field */
+} nnn_io_t;
+
+/* Checks that consecutive layers agree, and with an input shape infers every
+ * output shape (into out_shapes when non-NULL, one per layer). */
+void nnn_rule_chain(nnn_vctx_t *v, const char *name, const nnn_io_t *io, int32_t n,
+                    const nnn_shape_t *input, nnn_shape_t *out_shapes);
+
+/* ---- entry points of the generated codec (build/gen/schema_gen.c) ---- */
+
+nnn_status_t nnn_gen_decode(nnn_cur_t *c, nnn_model_t *r);
+nnn_status_t nnn_gen_encode(nnn_sink_t *w, const nnn_model_t *r);
+void nnn_gen_validate(nnn_vctx_t *v, const nnn_model_t *r, const nnn_shape_t *in, nnn_shape_t *out_shapes);
+uint64_t nnn_gen_params(const nnn_model_t *r);
+uint64_t nnn_gen_size(const nnn_model_t *r);
+
+#endif

@@ -1,0 +1,457 @@
+/* decode.c: the cursor and its readers, the only code that reads file bytes.
+ *
+ * Every reader checks the bytes left before touching them, and every count
+ * is checked against the bytes left before anything is allocated, so a
+ * corrupt or hostile file costs at most a small multiple of its own size.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "codec.h"
+
+/* ---- arena: all memory of one decoded model, freed at once ---- */
+
+struct nnn_arena_block {
+	nnn_arena_block_t *next;
+	max_align_t data[];
+};
+
+#define ARENA_CHUNK ((size_t)64 * 1024)
+
+void *nnn_arena_alloc(nnn_arena_t *a, size_t size)
+{
+	size_t align = sizeof(max_align_t);
+	size_t need = (size + align - 1) / align * align;
+	nnn_arena_block_t *b;
+
+	if (need < size)
+		return NULL;
+	if (!a->head || a->cap - a->used < need) {
+		/* Big requests get a block of their own so small ones keep packing. */
+		size_t cap = need > ARENA_CHUNK / 4 ? need : ARENA_CHUNK;
+		if (cap > SIZE_MAX - sizeof *b)
+			return NULL;
+		b = malloc(sizeof *b + cap);
+		if (!b)
+			return NULL;
+		if (cap == need && a->head) {
+			/* Keep the current block open for small requests. */
+			b->next = a->head->next;
+			a->head->next = b;
+			return b->data;
+		}
+		b->next = a->head;
+		a->head = b;
+		a->used = 0;
+		a->cap = cap;
+	}
+	b = a->head;
+	a->used += need;
+	return (char *)b->data + a->used - need;
+}
+
+void nnn_arena_free(nnn_arena_t *a)
+{
+	nnn_arena_block_t *b = a->head;
+	while (b) {
+		nnn_arena_block_t *next = b->next;
+		free(b);
+		b = next;
+	}
+	a->head = NULL;
+	a->used = a->cap = 0;
+}
+
+/* ---- paths ---- */
+
+size_t nnn_path_push(nnn_path_t *p, const char *name)
+{
+	size_t mark = p->len;
+	if (!name[0])
+		return mark;
+	int n = snprintf(p->s + p->len, sizeof p->s - p->len, "%s%s", p->len ? "." : "", name);
+	if (n > 0)
+		p->len += (size_t)n < sizeof p->s - p->len ? (size_t)n : sizeof p->s - 1 - p->len;
+	return mark;
+}
+
+size_t nnn_path_index(nnn_path_t *p, int64_t i)
+{
+	size_t mark = p->len;
+	int n = snprintf(p->s + p->len, sizeof p->s - p->len, "[%" PRId64 "]", i);
+	if (n > 0)
+		p->len += (size_t)n < sizeof p->s - p->len ? (size_t)n : sizeof p->s - 1 - p->len;
+	return mark;
+}
+
+/* ---- problems ---- */
+
+static nnn_status_t report(nnn_cur_t *c, nnn_status_t code, uint64_t at, const char *fmt, va_list ap)
+{
+	char msg[NNN_MSG_MAX];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	nnn_diags_add(c->diags, code, at, c->path.s, "%s", msg);
+	if (c->vis && c->vis->problem) {
+		nnn_diag_t d = { .code = code, .offset = at };
+		snprintf(d.path, sizeof d.path, "%s", c->path.s);
+		snprintf(d.msg, sizeof d.msg, "%s", msg);
+		c->vis->problem(c->vis->ctx, &d);
+	}
+	return code;
+}
+
+nnn_status_t nnn_cur_fail(nnn_cur_t *c, nnn_status_t code, uint64_t at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report(c, code, at, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+nnn_status_t nnn_cur_soft(nnn_cur_t *c, nnn_status_t code, uint64_t at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report(c, code, at, fmt, ap);
+	va_end(ap);
+	if (c->flags & NNN_DECODE_KEEP_GOING) {
+		if (c->first_soft == NNN_OK)
+			c->first_soft = code;
+		return NNN_OK;
+	}
+	return code;
+}
+
+/* ---- readers ---- */
+
+#define le32 nnn_le_u32
+
+static uint64_t le64(const unsigned char *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* Makes `n` bytes available at the cursor or fails as truncated. */
+static nnn_status_t need(nnn_cur_t *c, size_t n, const char *what)
+{
+	if (c->len - c->pos >= n)
+		return NNN_OK;
+	return nnn_cur_fail(c, NNN_E_TRUNCATED, c->pos, "%s needs %zu bytes, found %zu", what, n,
+	                    c->len - c->pos);
+}
+
+static void visit(nnn_cur_t *c, nnn_field_t *f)
+{
+	if (c->vis && c->vis->field) {
+		f->path = c->path.s;
+		c->vis->field(c->vis->ctx, f);
+	}
+}
+
+/* Pushes the field name, checks `n` fixed bytes, fills the common parts. */
+static nnn_status_t begin(nnn_cur_t *c, const char *name, size_t n, const char *what, size_t *mark,
+                          uint64_t *at)
+{
+	*mark = nnn_path_push(&c->path, name);
+	*at = c->pos;
+	return need(c, n, what);
+}
+
+#define SCALAR_READER(fn, ctype, prim_, what, width, decode_expr, store)                                   \
+	nnn_status_t fn(nnn_cur_t *c, const char *name, const char *doc, const nnn_type_t *type,     \
+	                ctype *out, uint64_t *at)                                                    \
+	{                                                                                            \
+		size_t mark;                                                                         \
+		const unsigned char *p;                                                              \
+		nnn_field_t f = { .prim = prim_, .type = type, .doc = doc, .size = width };          \
+		NNN_TRY(begin(c, name, width, what, &mark, at));                                      \
+		p = c->buf + c->pos;                                                                 \
+		decode_expr;                                                                         \
+		f.offset = *at;                                                                      \
+		c->pos += width;                                                                     \
+		visit(c, &f);                                                                        \
+		store;                                                                               \
+		nnn_path_pop(&c->path, mark);                                                        \
+		return NNN_OK;                                                                       \
+	}
+
+SCALAR_READER(nnn_rd_u8, uint8_t, NNN_PRIM_U8, "u8", 1, f.i = p[0], *out = (uint8_t)f.i)
+SCALAR_READER(nnn_rd_i32, int32_t, NNN_PRIM_I32, "int32", 4, f.i = (int32_t)le32(p), *out = (int32_t)f.i)
+SCALAR_READER(nnn_rd_u64, uint64_t, NNN_PRIM_U64, "uint64", 8, f.u = le64(p), *out = f.u)
+SCALAR_READER(nnn_rd_f32, float, NNN_PRIM_F32, "float32", 4, { uint32_t u = le32(p); memcpy(&f.f, &u, 4); },
+              memcpy(out, &f.f, 4))
+
+nnn_status_t nnn_rd_bool(nnn_cur_t *c, const char *name, const char *doc, const nnn_type_t *type,
+                         bool *out, uint64_t *at)
+{
+	size_t mark;
+	nnn_field_t f = { .prim = NNN_PRIM_BOOL, .type = type, .doc = doc, .size = 1 };
+	NNN_TRY(begin(c, name, 1, "bool", &mark, at));
+	f.offset = *at;
+	f.i = c->buf[c->pos++];
+	visit(c, &f);
+	*out = f.i != 0;
+	if (f.i > 1)
+		NNN_TRY(nnn_cur_soft(c, NNN_E_BOOL, *at, "found %d, expected 0 or 1", (int)f.i));
+	nnn_path_pop(&c->path, mark);
+	return NNN_OK;
+}
+
+/* Reads an int32 count of `elem`-byte elements and checks it against the
+ * bytes left; leaves the cursor on the first element. */
+static nnn_status_t count(nnn_cur_t *c, size_t elem, const char *what, int32_t *n)
+{
+	uint64_t at = c->pos;
+	NNN_TRY(need(c, 4, "count"));
+	*n = (int32_t)le32(c->buf + c->pos);
+	if (*n < 0)
+		return nnn_cur_fail(c, NNN_E_COUNT_NEGATIVE, at, "%s count is %d, expected >= 0", what, (int)*n);
+	c->pos += 4;
+	if ((uint64_t)*n * elem > c->len - c->pos) {
+		nnn_status_t s = nnn_cur_fail(c, NNN_E_COUNT_RANGE, at,
+		                              "found %d %ss (%" PRIu64 " bytes), but only %zu bytes remain", (int)*n,
+		                              what, (uint64_t)*n * elem, c->len - c->pos);
+		c->pos -= 4;
+		return s;
+	}
+	return NNN_OK;
+}
+
+/* Strict UTF-8: no overlongs, no surrogates, nothing above U+10FFFF.
+ * Returns the offset of the first bad byte, or len when all are good. */
+static size_t utf8_bad(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		unsigned char b = s[i];
+		size_t n;
+		uint32_t cp, min;
+		if (b < 0x80) {
+			i++;
+			continue;
+		} else if ((b & 0xE0) == 0xC0) {
+			n = 2, cp = b & 0x1F, min = 0x80;
+		} else if ((b & 0xF0) == 0xE0) {
+			n = 3, cp = b & 0x0F, min = 0x800;
+		} else if ((b & 0xF8) == 0xF0) {
+			n = 4, cp = b & 0x07, min = 0x10000;
+		} else {
+			return i;
+		}
+		if (len - i < n)
+			return i;
+		for (size_t k = 1; k < n; k++) {
+			if ((s[i + k] & 0xC0) != 0x80)
+				return i;
+			cp = cp << 6 | (s[i + k] & 0x3F);
+		}
+		if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+			return i;
+		i += n;
+	}
+	return len;
+}
+
+/* Points at, or with NNN_DECODE_COPY copies, n bytes at the cursor. */
+static nnn_status_t take(nnn_cur_t *c, size_t n, const unsigned char **out)
+{
+	if (!(c->flags & NNN_DECODE_COPY) || n == 0) {
+		*out = c->buf + c->pos;
+		return NNN_OK;
+	}
+	unsigned char *p = nnn_arena_alloc(c->arena, n);
+	if (!p)
+		return nnn_cur_fail(c, NNN_E_NOMEM, c->pos, "cannot allocate %zu bytes", n);
+	memcpy(p, c->buf + c->pos, n);
+	*out = p;
+	return NNN_OK;
+}
+
+nnn_status_t nnn_rd_string(nnn_cur_t *c, const char *name, const char *doc, const nnn_type_t *type,
+                           nnn_str_t *out, uint64_t *at)
+{
+	size_t mark, bad;
+	const unsigned char *p;
+	nnn_field_t f = { .prim = NNN_PRIM_STRING, .type = type, .doc = doc };
+	NNN_TRY(begin(c, name, 0, "string", &mark, at));
+	NNN_TRY(count(c, 1, "byte", &f.count));
+	f.bytes = c->buf + c->pos;
+	f.offset = *at;
+	f.size = 4 + (uint64_t)f.count;
+	NNN_TRY(take(c, (size_t)f.count, &p));
+	c->pos += (size_t)f.count;
+	visit(c, &f);
+	out->ptr = (const char *)p;
+	out->len = f.count;
+	bad = utf8_bad(f.bytes, (size_t)f.count);
+	if (bad != (size_t)f.count)
+		NNN_TRY(nnn_cur_soft(c, NNN_E_UTF8, *at + 4 + bad, "byte %zu of the string (0x%02x) is not valid UTF-8",
+		                     bad, f.bytes[bad]));
+	nnn_path_pop(&c->path, mark);
+	return NNN_OK;
+}
+
+nnn_status_t nnn_rd_i32_array(nnn_cur_t *c, const char *name, const char *doc, const nnn_type_t *type,
+                              nnn_i32s_t *out, uint64_t *at)
+{
+	size_t mark;
+	int32_t *v = NULL;
+	nnn_field_t f = { .prim = NNN_PRIM_I32_ARRAY, .type = type, .doc = doc };
+	NNN_TRY(begin(c, name, 0, "int32 array", &mark, at));
+	NNN_TRY(count(c, 4, "int32", &f.count));
+	f.bytes = c->buf + c->pos;
+	f.offset = *at;
+	f.size = 4 + 4 * (uint64_t)f.count;
+	if (f.count > 0) {
+		/* Bounded by the bytes just checked: at most the array's own size. */
+		v = nnn_arena_alloc(c->arena, 4 * (size_t)f.count);
+		if (!v)
+			return nnn_cur_fail(c, NNN_E_NOMEM, *at, "cannot allocate %d int32s", (int)f.count);
+		for (int32_t i = 0; i < f.count; i++)
+			v[i] = (int32_t)le32(f.bytes + 4 * (size_t)i);
+	}
+	c->pos += 4 * (size_t)f.count;
+	visit(c, &f);
+	out->v = v;
+	out->n = f.count;
+	nnn_path_pop(&c->path, mark);
+	return NNN_OK;
+}
+
+nnn_status_t nnn_rd_f32_array(nnn_cur_t *c, const char *name, const char *doc, const nnn_type_t *type,
+                              nnn_f32s_t *out, uint64_t *at)
+{
+	size_t mark;
+	const unsigned char *p;
+	nnn_field_t f = { .prim = NNN_PRIM_F32_ARRAY, .type = type, .doc = doc };
+	NNN_TRY(begin(c, name, 0, "float32 array", &mark, at));
+	NNN_TRY(count(c, 4, "float32", &f.count));
+	f.bytes = c->buf + c->pos;
+	f.offset = *at;
+	f.size = 4 + 4 * (uint64_t)f.count;
+	NNN_TRY(take(c, 4 * (size_t)f.count, &p));
+	c->pos += 4 * (size_t)f.count;
+	visit(c, &f);
+	out->bytes = p;
+	out->n = f.count;
+	nnn_path_pop(&c->path, mark);
+	return NNN_OK;
+}
+
+nnn_status_t nnn_cur_array(nnn_cur_t *c, const char *count_name, int32_t n, size_t min_bytes, size_t size,
+                           uint64_t count_at, void **out)
+{
+	size_t left = c->len - c->pos;
+	*out = NULL;
+	if (n < 0) {
+		size_t mark = nnn_path_push(&c->path, count_name);
+		nnn_status_t s = nnn_cur_fail(c, NNN_E_COUNT_NEGATIVE, count_at, "found %d, expected >= 0", (int)n);
+		nnn_path_pop(&c->path, mark);
+		return s;
+	}
+	if (min_bytes && (uint64_t)n > left / min_bytes) {
+		size_t mark = nnn_path_push(&c->path, count_name);
+		nnn_status_t s = nnn_cur_fail(c, NNN_E_COUNT_RANGE, count_at,
+		                              "found %d, but the %zu bytes left hold at most %zu (each takes >= %zu bytes)",
+		                              (int)n, left, left / min_bytes, min_bytes);
+		nnn_path_pop(&c->path, mark);
+		return s;
+	}
+	if (n == 0)
+		return NNN_OK;
+	if ((size_t)n > SIZE_MAX / size)
+		return nnn_cur_fail(c, NNN_E_NOMEM, count_at, "%d elements do not fit in memory", (int)n);
+	*out = nnn_arena_alloc(c->arena, (size_t)n * size);
+	if (!*out)
+		return nnn_cur_fail(c, NNN_E_NOMEM, count_at, "cannot allocate %d elements", (int)n);
+	memset(*out, 0, (size_t)n * size);
+	return NNN_OK;
+}
+
+nnn_status_t nnn_cur_const(nnn_cur_t *c, const char *name, int64_t found, int64_t expected, uint64_t at)
+{
+	size_t mark = nnn_path_push(&c->path, name);
+	nnn_status_t s = nnn_cur_fail(c, NNN_E_MAGIC, at, "found %" PRId64 " (0x%08" PRIx64 "), expected %" PRId64,
+	                              found, (uint64_t)found & 0xffffffffu, expected);
+	nnn_path_pop(&c->path, mark);
+	return s;
+}
+
+nnn_status_t nnn_cur_enum(nnn_cur_t *c, const char *name, const char *tag_kind, const nnn_type_t *type,
+                          int64_t found, uint64_t at)
+{
+	size_t mark = nnn_path_push(&c->path, name);
+	nnn_status_t s;
+	if (tag_kind) {
+		/* The ID decides how many bytes follow: nothing after it can be read. */
+		s = nnn_cur_fail(c, NNN_E_UNKNOWN_ID, at,
+		                 "%s ID %" PRId64 " is not defined by this codec's schema, and no loaded plugin "
+		                 "provides it; nothing after it can be read",
+		                 tag_kind, found);
+	} else {
+		char known[256] = "";
+		size_t k = 0;
+		for (int64_t v = 0; v < 256 && k < sizeof known - 32; v++) {
+			const char *n = type->value_name(v);
+			if (n)
+				k += (size_t)snprintf(known + k, sizeof known - k, "%s%" PRId64 " (%s)", k ? ", " : "", v, n);
+		}
+		s = nnn_cur_soft(c, NNN_E_ENUM, at, "%s %" PRId64 " is not one of %s", type->name, found, known);
+	}
+	nnn_path_pop(&c->path, mark);
+	return s;
+}
+
+nnn_status_t nnn_cur_end(nnn_cur_t *c)
+{
+	if (c->pos == c->len)
+		return NNN_OK;
+	return nnn_cur_soft(c, NNN_E_TRAILING, c->pos, "%zu bytes follow the last layer, expected none",
+	                    c->len - c->pos);
+}
+
+/* ---- validation rule applied while decoding ---- */
+
+nnn_status_t nnn_rule_dims_product(nnn_cur_t *c, nnn_i32s_t dims, uint64_t dims_at, nnn_f32s_t data,
+                                   uint64_t data_at)
+{
+	uint64_t prod = 1;
+	bool zero = false, overflow = false;
+	for (int32_t i = 0; i < dims.n; i++) {
+		uint64_t d = (uint64_t)dims.v[i];
+		if (dims.v[i] < 0) {
+			size_t mark = nnn_path_push(&c->path, "dims");
+			nnn_path_index(&c->path, i);
+			nnn_status_t s = nnn_cur_soft(c, NNN_E_DIM_NEGATIVE, dims_at + 4 + 4 * (uint64_t)i,
+			                              "found %d, expected >= 0", (int)dims.v[i]);
+			nnn_path_pop(&c->path, mark);
+			return s;
+		}
+		if (d == 0)
+			zero = true;
+		else if (prod > UINT64_MAX / d)
+			overflow = true;
+		else
+			prod *= d;
+	}
+	if (zero) {
+		prod = 0;
+	} else if (overflow) {
+		size_t mark = nnn_path_push(&c->path, "dims");
+		nnn_status_t s = nnn_cur_soft(c, NNN_E_DIM_OVERFLOW, dims_at, "the product of %d dims exceeds 2^64",
+		                              (int)dims.n);
+		nnn_path_pop(&c->path, mark);
+		return s;
+	}
+	nnn_status_t s = NNN_OK;
+	if (prod != (uint64_t)data.n) {
+		size_t mark = nnn_path_push(&c->path, "data");
+		s = nnn_cur_soft(c, NNN_E_DIM_MISMATCH, data_at, "dims multiply to %" PRIu64 ", but data has %d values",
+		                 prod, (int)data.n);
+		nnn_path_pop(&c->path, mark);
+	}
+	return s;
+}

@@ -1,0 +1,230 @@
+/* model.c: the public face of the codec: decode, free, validate, open. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nnn/file.h>
+#include <nnn/validate.h>
+
+#include "codec.h"
+
+/* A decoded model and the memory it owns; `model` comes first so that a
+ * pointer to it is a pointer to the whole. */
+typedef struct decoded {
+	nnn_model_t model;
+	nnn_arena_t arena;
+} decoded_t;
+
+nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts_t *opts, nnn_model_t **out,
+                              nnn_diags_t *diags)
+{
+	decoded_t *d = calloc(1, sizeof *d);
+	nnn_cur_t c = { .buf = buf, .len = len, .diags = diags };
+	nnn_status_t st;
+
+	*out = NULL;
+	if (!d)
+		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a model");
+	if (opts) {
+		c.flags = opts->flags;
+		c.vis = opts->visit;
+	}
+	c.arena = &d->arena;
+	if (len && !buf)
+		st = nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "no buffer for %zu bytes", len);
+	else
+		st = nnn_gen_decode(&c, &d->model);
+	if (st == NNN_OK)
+		st = c.first_soft; /* kept going past problems: the call still fails */
+	if (st != NNN_OK) {
+		nnn_model_free(&d->model);
+		return st;
+	}
+	*out = &d->model;
+	return NNN_OK;
+}
+
+void nnn_model_free(nnn_model_t *m)
+{
+	decoded_t *d = (decoded_t *)m;
+	if (!d)
+		return;
+	nnn_arena_free(&d->arena);
+	free(d);
+}
+
+uint64_t nnn_model_param_total(const nnn_model_t *m)
+{
+	return nnn_gen_params(m);
+}
+
+void nnn_f32s_copy(nnn_f32s_t a, float *out)
+{
+	/* Little-endian hosts only (checked at build time in nnn/types.h users). */
+	if (a.n > 0)
+		memcpy(out, a.bytes, 4 * (size_t)a.n);
+}
+
+void nnn_tensor_copy(const nnn_tensor_t *t, float *out)
+{
+	nnn_f32s_copy(t->data, out);
+}
+
+/* ---- validation ---- */
+
+nnn_status_t nnn_model_validate(const nnn_model_t *m, const nnn_shape_t *input, nnn_shape_t *out_shapes,
+                                nnn_diags_t *diags)
+{
+	nnn_vctx_t v = { .diags = diags };
+	size_t first = diags ? diags->n : 0;
+	nnn_gen_validate(&v, m, input, out_shapes);
+	if (!v.problems)
+		return NNN_OK;
+	return diags && diags->n > first ? diags->v[first].code : NNN_E_SHAPE;
+}
+
+nnn_status_t nnn_validate_bytes(const void *buf, size_t len, const nnn_shape_t *input, nnn_diags_t *diags)
+{
+	nnn_cur_t c = { .buf = buf, .len = len, .diags = diags, .flags = NNN_DECODE_KEEP_GOING };
+	decoded_t d = { 0 };
+	nnn_status_t st;
+
+	c.arena = &d.arena;
+	st = nnn_gen_decode(&c, &d.model);
+	if (st == NNN_OK) {
+		/* Framed: every semantic rule can run, even past soft problems. */
+		st = nnn_model_validate(&d.model, input, NULL, diags);
+		if (c.first_soft)
+			st = c.first_soft;
+	}
+	nnn_arena_free(&d.arena);
+	return st;
+}
+
+nnn_status_t nnn_shape_parse(const char *text, nnn_shape_t *out, nnn_diags_t *diags)
+{
+	const char *p = text;
+	out->rank = 0;
+	while (*p) {
+		char *end;
+		errno = 0;
+		long long x = strtoll(p, &end, 10);
+		if (end == p || errno || x < 1 || x > INT32_MAX)
+			return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "bad input shape \"%s\": expected "
+			                     "positive integers separated by commas, such as 1,28,28,1", text);
+		if (out->rank == NNN_MAX_RANK)
+			return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "input shape \"%s\" has more than %d dims",
+			                     text, NNN_MAX_RANK);
+		out->dims[out->rank++] = x;
+		p = end;
+		if (*p == ',' || *p == 'x')
+			p++;
+		else if (*p)
+			return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "bad input shape \"%s\": unexpected '%c'",
+			                     text, *p);
+	}
+	if (out->rank < 2)
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "input shape \"%s\" needs a batch axis and "
+		                     "at least one more, such as 1,10", text);
+	return NNN_OK;
+}
+
+char *nnn_shape_format(const nnn_shape_t *s, char *buf, size_t size)
+{
+	size_t k = (size_t)snprintf(buf, size, "[");
+	for (int32_t i = 0; i < s->rank && k < size; i++)
+		k += (size_t)snprintf(buf + k, size - k, "%s%" PRId64, i ? ", " : "", s->dims[i]);
+	if (k < size)
+		snprintf(buf + k, size - k, "]");
+	return buf;
+}
+
+/* ---- files ---- */
+
+struct nnn_file {
+	const unsigned char *data;
+	size_t size;
+	nnn_model_t *model;
+};
+
+nnn_status_t nnn_map(const char *path, const unsigned char **data, size_t *size, nnn_diags_t *diags)
+{
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	*data = NULL;
+	*size = 0;
+	if (fd < 0)
+		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot open: %s", strerror(errno));
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "not a regular file");
+	}
+	if (sb.st_size > 0) {
+		void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED) {
+			close(fd);
+			return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot map: %s", strerror(errno));
+		}
+		*data = p;
+		*size = (size_t)sb.st_size;
+	}
+	close(fd);
+	return NNN_OK;
+}
+
+void nnn_unmap(const unsigned char *data, size_t size)
+{
+	if (data && size)
+		munmap((void *)data, size);
+}
+
+nnn_status_t nnn_file_open(const char *path, unsigned flags, nnn_file_t **out, nnn_diags_t *diags)
+{
+	nnn_decode_opts_t opts = { .flags = flags & ~(unsigned)NNN_DECODE_KEEP_GOING };
+	nnn_file_t *f = calloc(1, sizeof *f);
+	nnn_status_t st;
+
+	*out = NULL;
+	if (!f)
+		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a file");
+	st = nnn_map(path, &f->data, &f->size, diags);
+	if (st == NNN_OK)
+		st = nnn_model_decode(f->data, f->size, &opts, &f->model, diags);
+	if (st == NNN_OK && (flags & NNN_DECODE_COPY)) {
+		nnn_unmap(f->data, f->size);
+		f->data = NULL;
+		f->size = 0;
+	}
+	if (st != NNN_OK) {
+		nnn_file_close(f);
+		return st;
+	}
+	*out = f;
+	return NNN_OK;
+}
+
+const nnn_model_t *nnn_file_model(const nnn_file_t *f)
+{
+	return f->model;
+}
+
+const unsigned char *nnn_file_bytes(const nnn_file_t *f, size_t *size)
+{
+	*size = f->size;
+	return f->data;
+}
+
+void nnn_file_close(nnn_file_t *f)
+{
+	if (!f)
+		return;
+	nnn_model_free(f->model);
+	nnn_unmap(f->data, f->size);
+	free(f);
+}
