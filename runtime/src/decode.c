@@ -210,8 +210,9 @@ static nnn_status_t count(nnn_cur_t *c, size_t elem, const char *what, int32_t *
 	if (*n < 0)
 		return nnn_cur_fail(c, NNN_E_COUNT_NEGATIVE, at, "%s count is %d, expected >= 0", what, (int)*n);
 	c->pos += 4;
+	/* Checked before anything is allocated: a 30-byte file cannot claim 2^31 floats. */
 	if ((uint64_t)*n * elem > c->len - c->pos) {
-		nnn_status_t s = nnn_cur_fail(c, NNN_E_COUNT_RANGE, at,
+		nnn_status_t s = nnn_cur_fail(c, NNN_E_TRUNCATED, at,
 		                              "found %d %ss (%" PRIu64 " bytes), but only %zu bytes remain", (int)*n,
 		                              what, (uint64_t)*n * elem, c->len - c->pos);
 		c->pos -= 4;
@@ -354,7 +355,7 @@ nnn_status_t nnn_cur_array(nnn_cur_t *c, const char *count_name, int32_t n, size
 	}
 	if (min_bytes && (uint64_t)n > left / min_bytes) {
 		size_t mark = nnn_path_push(&c->path, count_name);
-		nnn_status_t s = nnn_cur_fail(c, NNN_E_COUNT_RANGE, count_at,
+		nnn_status_t s = nnn_cur_fail(c, NNN_E_TRUNCATED, count_at,
 		                              "found %d, but the %zu bytes left hold at most %zu (each takes >= %zu bytes)",
 		                              (int)n, left, left / min_bytes, min_bytes);
 		nnn_path_pop(&c->path, mark);

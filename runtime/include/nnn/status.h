@@ -26,12 +26,10 @@
 	X(E_NOMEM, 2, "out of memory", "free memory or raise the limit")                    \
 	X(E_USAGE, 3, "invalid argument", "see --help")                                     \
 	X(E_TRUNCATED, 10, "file ends early",                                               \
-	  "the file is cut short: copy it again from its source")                           \
+	  "the file is cut short or a count in it is corrupt: copy it again from its source") \
 	X(E_MAGIC, 11, "not a .nnn file", "a .nnn file starts with the bytes 'NNN.'")       \
 	X(E_COUNT_NEGATIVE, 12, "negative count",                                           \
 	  "the count is corrupt: the file cannot be read past it")                          \
-	X(E_COUNT_RANGE, 13, "count larger than the rest of the file",                      \
-	  "the count is corrupt or the file is cut short")                                  \
 	X(E_BOOL, 14, "boolean byte not 0 or 1", "the byte is corrupt: write 0 or 1")       \
 	X(E_UTF8, 15, "string is not valid UTF-8", "re-encode the text as UTF-8")           \
 	X(E_TRAILING, 16, "bytes after the last layer",                                     \
