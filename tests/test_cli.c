@@ -1,0 +1,176 @@
+/* test_cli.c: nnnkit as a user meets it: exit codes, messages on stderr as
+ * "nnnkit: FILE: message", --help everywhere, --json. Runs $NNNKIT (set by
+ * make test), or build/nnnkit. */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "builder.h"
+
+typedef struct run {
+	int code;
+	char out[65536];
+	char err[16384];
+} run_t;
+
+static void slurp(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = 0;
+	if (f) {
+		n = fread(buf, 1, size - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	unlink(path);
+}
+
+/* Runs `nnnkit ARGS` through the shell; fills exit code, stdout, stderr. */
+static void nnnkit(run_t *r, const char *args)
+{
+	const char *bin = getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
+	char out[] = "/tmp/nnncli.out.XXXXXX", err[] = "/tmp/nnncli.err.XXXXXX", cmd[4096];
+	close(mkstemp(out));
+	close(mkstemp(err));
+	snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s </dev/null", bin, args, out, err);
+	int st = system(cmd);
+	cr_assert(WIFEXITED(st), "nnnkit %s: did not exit normally", args);
+	r->code = WEXITSTATUS(st);
+	slurp(out, r->out, sizeof r->out);
+	slurp(err, r->err, sizeof r->err);
+}
+
+static const char *tiny_file(void)
+{
+	static char path[512];
+	bb_t b = { 0 };
+	bb_tiny(&b);
+	snprintf(path, sizeof path, "%s", bb_to_file(&b, "tiny.nnn"));
+	bb_free(&b);
+	return path;
+}
+
+Test(cli, help_and_usage_errors)
+{
+	static const char *cmds[] = { "info", "validate", "dump", "convert" };
+	run_t r;
+	nnnkit(&r, "--help");
+	cr_assert_eq(r.code, 0);
+	cr_assert(strstr(r.out, "Exit codes"), "%s", r.out);
+	for (size_t i = 0; i < 4; i++) {
+		char args[64];
+		snprintf(args, sizeof args, "%s --help", cmds[i]);
+		nnnkit(&r, args);
+		cr_assert_eq(r.code, 0, "%s", args);
+		cr_assert(strstr(r.out, "usage: nnnkit"), "%s: %s", args, r.out);
+		snprintf(args, sizeof args, "%s --bogus", cmds[i]);
+		nnnkit(&r, args);
+		cr_assert_eq(r.code, 2, "%s", args);
+		cr_assert(strstr(r.err, "unknown option --bogus"), "%s", r.err);
+	}
+	nnnkit(&r, "frobnicate");
+	cr_assert_eq(r.code, 2);
+	nnnkit(&r, "");
+	cr_assert_eq(r.code, 2);
+	nnnkit(&r, "validate --input-shape 1,x tiny.nnn");
+	cr_assert_eq(r.code, 2);
+}
+
+Test(cli, info_table)
+{
+	run_t r;
+	char args[600];
+	snprintf(args, sizeof args, "info %s", tiny_file());
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "\"tiny\""), "%s", r.out);
+	cr_assert(strstr(r.out, "parameters:   11"), "%s", r.out);
+	cr_assert(strstr(r.out, "Leaky ReLU(tau=0.100000001)"), "%s", r.out);
+	cr_assert(strstr(r.out, "weights [3,2]"), "%s", r.out);
+	cr_assert(strstr(r.out, "neurons=2 flatten=false"), "%s", r.out);
+}
+
+Test(cli, validate_text_and_json)
+{
+	run_t r;
+	char args[700];
+	const char *path = tiny_file();
+	snprintf(args, sizeof args, "validate --input-shape 5,3 %s", path);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "output shape [5, 1]"), "%s", r.out);
+
+	/* Two problems, one per line, each "nnnkit: FILE: path @0xOFF: ...". */
+	bb_t b = { 0 };
+	bb_tiny(&b);
+	bb_put_i32(&b, 12, 5);
+	b.b[100] = 7;
+	path = bb_to_file(&b, "bad.nnn");
+	snprintf(args, sizeof args, "validate %s", path);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 1);
+	char want[600];
+	snprintf(want, sizeof want, "nnnkit: %s: layers[0].flatten @0x64: boolean byte not 0 or 1: found 7", path);
+	cr_assert(strstr(r.err, want), "%s", r.err);
+	snprintf(want, sizeof want, "nnnkit: %s: param_count @0xc: parameter count", path);
+	cr_assert(strstr(r.err, want), "%s", r.err);
+	int lines = 0;
+	for (const char *p = r.err; *p; p++)
+		lines += *p == '\n';
+	cr_assert_eq(lines, 2, "%s", r.err);
+
+	snprintf(args, sizeof args, "validate --json %s", path);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 1);
+	cr_assert(strstr(r.out, "\"valid\": false"), "%s", r.out);
+	cr_assert(strstr(r.out, "\"code\": \"E_BOOL\", \"number\": 14, \"path\": \"layers[0].flatten\", \"offset\": 100"),
+	          "%s", r.out);
+	cr_assert(strstr(r.out, "\"code\": \"E_PARAM_COUNT\""), "%s", r.out);
+	cr_assert_str_eq(r.err, "");
+	bb_free(&b);
+
+	nnnkit(&r, "validate /nonexistent.nnn");
+	cr_assert_eq(r.code, 2);
+	cr_assert(strstr(r.err, "nnnkit: /nonexistent.nnn: "), "%s", r.err);
+}
+
+Test(cli, dump_names_every_byte_and_marks_problems)
+{
+	run_t r;
+	char args[600];
+	bb_t b = { 0 };
+	bb_tiny(&b);
+	b.b[42] = 9;
+	b.n -= 3; /* cut inside the last weights */
+	snprintf(args, sizeof args, "dump %s", bb_to_file(&b, "cut.nnn"));
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 1);
+	cr_assert(strstr(r.out, "0x0000001a         4  layers[0].activation.tau"), "%s", r.out);
+	cr_assert(strstr(r.out, "0x0000002a         1  layers[0].bias.requires_grad "), "%s", r.out);
+	cr_assert(strstr(r.out, " bool               invalid byte 9\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "!! layers[0].bias.requires_grad @0x2a: boolean byte"), "%s", r.out);
+	cr_assert(strstr(r.out, "!! layers[1].weights.data @0x8d: file ends early"), "%s", r.out);
+	cr_assert(strstr(r.out, "0x0000008d        10  (not decoded)"), "%s", r.out);
+	bb_free(&b);
+}
+
+Test(cli, convert_roundtrip)
+{
+	run_t r;
+	char args[1200], out[600];
+	const char *in = tiny_file();
+	snprintf(out, sizeof out, "%s.copy.nnn", in);
+	snprintf(args, sizeof args, "convert %s %s", in, out);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	snprintf(args, sizeof args, "cmp -s %s %s", in, out);
+	cr_assert_eq(system(args), 0);
+	snprintf(args, sizeof args, "convert %s %s.json", in, in);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 2);
+	unlink(out);
+}
