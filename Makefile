@@ -102,7 +102,7 @@ test-asan:
 
 valgrind: $(TESTBIN) $(NNNKIT)
 	NNNKIT=$(abspath $(NNNKIT)) NNN_UNDER_VALGRIND=1 valgrind --error-exitcode=9 --leak-check=full \
-		--errors-for-leak-kinds=definite,indirect --trace-children=yes -q $(TESTBIN) --jobs 1
+		--errors-for-leak-kinds=definite,indirect --show-possibly-lost=no --trace-children=yes -q $(TESTBIN) --jobs 1
 
 # ---- benchmarks ----
 $(O)/bench_codec: $(BENCH_SRC:%.c=$(O)/obj/%.o) $(LIB_A)
