@@ -30,6 +30,10 @@ CLI_OBJ := $(CLI_SRC:%.c=$(O)/obj/%.o)
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(O)/obj/%.o)
 BENCH_SRC := $(wildcard bench/*.c)
+PLUGINS := $(patsubst plugins/%/,$(O)/plugins/%.so,$(wildcard plugins/*/))
+# Plugins export only their entry point and never link libnnn.
+PLUGIN_CFLAGS := -fvisibility=hidden
+PLUGIN_LIBS := -lopenblas -lm
 
 NNNKIT  := $(O)/nnnkit
 LIB_A   := $(O)/libnnn.a
@@ -40,7 +44,7 @@ EXAMPLE := $(O)/example.nnn
 .PHONY: all deps example test test-asan valgrind bench check-gen clean
 .DEFAULT_GOAL := all
 
-all: $(NNNKIT) $(LIB_SO) $(DOC) $(O)/mkexample
+all: $(NNNKIT) $(LIB_SO) $(DOC) $(O)/mkexample $(PLUGINS)
 
 # Installs the Debian packages the build and tests need, when missing.
 deps:
@@ -78,6 +82,15 @@ $(LIB_SO): $(LIB_OBJ)
 
 $(NNNKIT): $(CLI_OBJ) $(LIB_A)
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS)
+
+# One folder under plugins/ per plugin, one .so per folder.
+.SECONDEXPANSION:
+$(O)/plugins/%.so: $$(patsubst %.c,$(O)/obj/%.o,$$(wildcard plugins/%/*.c))
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,--no-undefined -o $@ $^ $(PLUGIN_LIBS)
+$(O)/obj/plugins/%.o: plugins/%.c $(O)/gen/.stamp
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PLUGIN_CFLAGS) -c $< -o $@
 
 $(O)/mkexample: $(O)/obj/tools/mkexample.o $(LIB_A)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

@@ -55,7 +55,9 @@
 	  "consecutive layers must agree on their shapes")                                  \
 	X(E_INPUT_SHAPE, 35, "input shape does not fit the model",                          \
 	  "give an input shape the first layer accepts")                                    \
-	X(E_LIMIT, 36, "a resource limit was reached", "raise the limit or simplify the input")
+	X(E_LIMIT, 36, "a resource limit was reached", "raise the limit or simplify the input")     \
+	X(E_PLUGIN, 40, "plugin failed", "see the message for the stage and the remedy")    \
+	X(E_KERNEL, 41, "kernel failed", "see the message; the layer is named")
 
 typedef enum nnn_status {
 #define NNN_STATUS_ENUM_(name, num, desc, fix) NNN_##name = num,
