@@ -84,7 +84,11 @@ local function has_rules(stage)
   end
 end
 
-local needs_val = deep(has_rules("validate"))
+local needs_val = deep(function(r)
+  if has_rules("validate")(r) then return true end
+  for _, f in ipairs(r.fields) do if f.ext then return true end end
+  return false
+end)
 local needs_params = deep(function(r)
   for _, f in ipairs(r.fields) do if f.param then return true end end
   return false
@@ -148,6 +152,40 @@ local function val_params(r)
   return string.format("nnn_vctx_t *v, const %s *r", rtype(r))
 end
 
+-- Emits a switch over a variant's tag. `body(v)` returns the statements for
+-- a value with a record of its own (or nil); `ext` the statements for an ID
+-- a plugin provides, for extensible tags (schema `unknown`).
+local function emit_variant_switch(w, f, ind, body, ext)
+  local cases, plain = {}, {}
+  for _, v in ipairs(f.enum.values) do
+    local lines = v.rec and body(v)
+    if lines then cases[#cases + 1] = { v = v, lines = lines } else plain[#plain + 1] = v end
+  end
+  ext = f.ext and ext or nil
+  if #cases == 0 and not ext then return end
+  w("%sswitch (r->%s) {", ind, f.tag)
+  for _, c in ipairs(cases) do
+    w("%scase %s:", ind, enum_const(f.enum, c.v))
+    for _, l in ipairs(c.lines) do w("%s\t%s", ind, l) end
+    w("%s\tbreak;", ind)
+  end
+  if ext then
+    for _, v in ipairs(plain) do w("%scase %s:", ind, enum_const(f.enum, v)) end
+    if #plain > 0 then w("%s\tbreak; /* defined by the schema, no fields */", ind) end
+    w("%sdefault: /* provided by a plugin */", ind)
+    for _, l in ipairs(ext) do w("%s\t%s", ind, l) end
+    w("%s\tbreak;", ind)
+  else
+    w("%sdefault: /* values without fields of their own */", ind)
+    w("%s\tbreak;", ind)
+  end
+  w("%s}", ind)
+end
+
+local function ext_kind(f)
+  return "NNN_EXT_" .. up(f.enum.unknown)
+end
+
 ------------------------------------------------------------------ header
 
 function M.header(s)
@@ -189,6 +227,10 @@ function M.header(s)
             if v.rec then w("\t\t%s %s;", rtype(v.rec), v.name) end
           end
           w("\t} %s;", f.name)
+        end
+        if f.ext then
+          -- Beside the union, not in it: zero unless a plugin's ID is used.
+          w("\tnnn_ext_t %s_ext; /* fields of an ID a plugin provides */", f.name)
         end
       else
         local ct = field_ctype(f)
@@ -269,7 +311,13 @@ local function emit_decoder(w, s, r)
       end
       if f.kind == "enum" then
         local tag = f.enum.is_tag and cstr(f.enum.unknown or f.enum.name) or "NULL"
-        w("\tif (!nnn_%s_name(r->%s))", f.enum.name, f.name)
+        local vf = f.enum.is_tag and r.tag_variant and r.tag_variant[f.name]
+        if vf and vf.ext then
+          w("\tif (!nnn_%s_name(r->%s) && !nnn_cur_ext_find(c, %s, r->%s, &r->%s_ext))", f.enum.name, f.name,
+            ext_kind(vf), f.name, vf.name)
+        else
+          w("\tif (!nnn_%s_name(r->%s))", f.enum.name, f.name)
+        end
         w("\t\tNNN_TRY(nnn_cur_enum(c, %s, %s, &nnn_type_%s, r->%s, %s));", cstr(f.name), tag,
           f.enum.name, f.name, at)
       end
@@ -294,19 +342,9 @@ local function emit_decoder(w, s, r)
       w("\t}")
     elseif f.kind == "variant" then
       w("\t%s = c->pos;", at)
-      if f.any_record then
-        w("\tswitch (r->%s) {", f.tag)
-        for _, v in ipairs(f.enum.values) do
-          if v.rec then
-            w("\tcase %s:", enum_const(f.enum, v))
-            w("\t\tNNN_TRY(dec_%s(c, &r->%s.%s));", v.rec.name, f.name, v.name)
-            w("\t\tbreak;")
-          end
-        end
-        w("\tdefault: /* values without fields of their own */")
-        w("\t\tbreak;")
-        w("\t}")
-      end
+      emit_variant_switch(w, f, "\t", function(v)
+        return { string.format("NNN_TRY(dec_%s(c, &r->%s.%s));", v.rec.name, f.name, v.name) }
+      end, { string.format("NNN_TRY(nnn_cur_ext_decode(c, %s, &r->%s_ext));", f.ext and ext_kind(f) or "", f.name) })
     end
   end
   for _, rule in ipairs(r.rules or {}) do
@@ -333,7 +371,12 @@ local function emit_encoder(w, s, r)
         w("\tNNN_TRY(nnn_wr_%s(w, r->%s));", f.prim.name, f.name)
       end
       if f.kind == "enum" and f.enum.is_tag then
-        w("\tif (!nnn_%s_name(r->%s))", f.enum.name, f.name)
+        local vf = r.tag_variant and r.tag_variant[f.name]
+        if vf and vf.ext then
+          w("\tif (!nnn_%s_name(r->%s) && !r->%s_ext.type)", f.enum.name, f.name, vf.name)
+        else
+          w("\tif (!nnn_%s_name(r->%s))", f.enum.name, f.name)
+        end
         w("\t\treturn nnn_wr_fail(w, NNN_E_UNKNOWN_ID, %s, \"%s ID %%d is not in the schema\", (int)r->%s);",
           cstr(f.name), f.enum.unknown or f.enum.name, f.name)
       end
@@ -346,18 +389,10 @@ local function emit_encoder(w, s, r)
     elseif f.kind == "array" then
       w("\tfor (int32_t i = 0; i < r->%s; i++)", f.count_field.name)
       w("\t\tNNN_TRY(enc_%s(w, &r->%s[i]));", f.rec.name, f.name)
-    elseif f.kind == "variant" and f.any_record then
-      w("\tswitch (r->%s) {", f.tag)
-      for _, v in ipairs(f.enum.values) do
-        if v.rec then
-          w("\tcase %s:", enum_const(f.enum, v))
-          w("\t\tNNN_TRY(enc_%s(w, &r->%s.%s));", v.rec.name, f.name, v.name)
-          w("\t\tbreak;")
-        end
-      end
-      w("\tdefault:")
-      w("\t\tbreak;")
-      w("\t}")
+    elseif f.kind == "variant" then
+      emit_variant_switch(w, f, "\t", function(v)
+        return { string.format("NNN_TRY(enc_%s(w, &r->%s.%s));", v.rec.name, f.name, v.name) }
+      end, { string.format("NNN_TRY(nnn_wr_ext(w, %s, &r->%s_ext));", f.ext and ext_kind(f) or "", f.name) })
     end
   end
   w("\treturn NNN_OK;")
@@ -377,7 +412,7 @@ local function emit_size(w, s, r)
   w("\tuint64_t n = 0;")
   local uses_r = false
   for _, f in ipairs(r.fields) do
-    if not ((f.kind == "prim" or f.kind == "enum") and f.prim.width) and not (f.kind == "variant" and not f.any_record) then
+    if not ((f.kind == "prim" or f.kind == "enum") and f.prim.width) and not (f.kind == "variant" and not f.any_record and not f.ext) then
       uses_r = true
     end
   end
@@ -390,18 +425,10 @@ local function emit_size(w, s, r)
     elseif f.kind == "array" then
       w("\tfor (int32_t i = 0; i < r->%s; i++)", f.count_field.name)
       w("\t\tn += size_%s(&r->%s[i]);", f.rec.name, f.name)
-    elseif f.kind == "variant" and f.any_record then
-      w("\tswitch (r->%s) {", f.tag)
-      for _, v in ipairs(f.enum.values) do
-        if v.rec then
-          w("\tcase %s:", enum_const(f.enum, v))
-          w("\t\tn += size_%s(&r->%s.%s);", v.rec.name, f.name, v.name)
-          w("\t\tbreak;")
-        end
-      end
-      w("\tdefault:")
-      w("\t\tbreak;")
-      w("\t}")
+    elseif f.kind == "variant" then
+      emit_variant_switch(w, f, "\t", function(v)
+        return { string.format("n += size_%s(&r->%s.%s);", v.rec.name, f.name, v.name) }
+      end, { string.format("n += nnn_ext_size(%s, &r->%s_ext);", f.ext and ext_kind(f) or "", f.name) })
     end
   end
   w("\treturn n;")
@@ -422,21 +449,11 @@ local function emit_params(w, s, r)
       w("\tfor (int32_t i = 0; i < r->%s; i++)", f.count_field.name)
       w("\t\tn += params_%s(&r->%s[i]);", f.rec.name, f.name)
     elseif f.kind == "variant" then
-      local any = false
-      for _, v in ipairs(f.enum.values) do if v.rec and needs_params(v.rec) then any = true end end
-      if any then
-        w("\tswitch (r->%s) {", f.tag)
-        for _, v in ipairs(f.enum.values) do
-          if v.rec and needs_params(v.rec) then
-            w("\tcase %s:", enum_const(f.enum, v))
-            w("\t\tn += params_%s(&r->%s.%s);", v.rec.name, f.name, v.name)
-            w("\t\tbreak;")
-          end
+      emit_variant_switch(w, f, "\t", function(v)
+        if needs_params(v.rec) then
+          return { string.format("n += params_%s(&r->%s.%s);", v.rec.name, f.name, v.name) }
         end
-        w("\tdefault:")
-        w("\t\tbreak;")
-        w("\t}")
-      end
+      end, f.enum.unknown == "layer" and { string.format("n += nnn_ext_params(&r->%s_ext);", f.name) } or nil)
     end
   end
   w("\treturn n;")
@@ -453,7 +470,12 @@ local SCALAR_FMT = {
 local function emit_format(w, s, r, f)
   w("const char *nnn_%s_title(const %s *r)", r.name, rtype(r))
   w("{")
-  w("\treturn nnn_%s_title(r->%s);", f.enum.name, f.tag)
+  if f.ext then
+    w("\tconst char *t = nnn_%s_title(r->%s);", f.enum.name, f.tag)
+    w("\treturn t ? t : nnn_ext_name(%s, &r->%s_ext);", ext_kind(f), f.name)
+  else
+    w("\treturn nnn_%s_title(r->%s);", f.enum.name, f.tag)
+  end
   w("}")
   w("")
   w("size_t nnn_%s_format(const %s *r, char *buf, size_t size)", r.name, rtype(r))
@@ -480,19 +502,15 @@ local function emit_format(w, s, r, f)
       if #parts > 0 then cases[#cases + 1] = { v = v, parts = parts } end
     end
   end
-  if #cases > 0 then
-    w("\tswitch (r->%s) {", f.tag)
-    for _, cse in ipairs(cases) do
-      local fmts, args = {}, {}
-      for _, p in ipairs(cse.parts) do fmts[#fmts + 1] = p[1]; args[#args + 1] = p[2] end
-      w("\tcase %s:", enum_const(f.enum, cse.v))
-      w("\t\tn = (size_t)snprintf(buf, size, \"%s\", %s);", table.concat(fmts, " "), table.concat(args, ", "))
-      w("\t\tbreak;")
-    end
-    w("\tdefault:")
-    w("\t\tbreak;")
-    w("\t}")
-  end
+  local by_value = {}
+  for _, cse in ipairs(cases) do by_value[cse.v] = cse end
+  emit_variant_switch(w, f, "\t", function(v)
+    local cse = by_value[v]
+    if not cse then return nil end
+    local fmts, args = {}, {}
+    for _, p in ipairs(cse.parts) do fmts[#fmts + 1] = p[1]; args[#args + 1] = p[2] end
+    return { string.format("n = (size_t)snprintf(buf, size, \"%s\", %s);", table.concat(fmts, " "), table.concat(args, ", ")) }
+  end, { string.format("n = nnn_ext_format(%s, &r->%s_ext, buf, size);", f.ext and ext_kind(f) or "", f.name) })
   w("\treturn n;")
   w("}")
   w("")
@@ -511,27 +529,19 @@ local function emit_tensors(w, s, r)
     if f.param then
       add("r->" .. f.name, f.name)
     elseif f.kind == "variant" then
-      local any = false
-      for _, v in ipairs(f.enum.values) do if v.rec and needs_params(v.rec) then any = true end end
-      if any then
-        w("\tswitch (r->%s) {", f.tag)
-        for _, v in ipairs(f.enum.values) do
-          if v.rec and needs_params(v.rec) then
-            w("\tcase %s:", enum_const(f.enum, v))
-            for _, vf in ipairs(v.rec.fields) do
-              if vf.param then
-                w("\t\tif (n < max)")
-                w("\t\t\tout[n] = (nnn_named_tensor_t){ %s, &r->%s.%s.%s };", cstr(vf.name), f.name, v.name, vf.name)
-                w("\t\tn++;")
-              end
-            end
-            w("\t\tbreak;")
+      emit_variant_switch(w, f, "\t", function(v)
+        if not needs_params(v.rec) then return nil end
+        local l = {}
+        for _, vf in ipairs(v.rec.fields) do
+          if vf.param then
+            l[#l + 1] = "if (n < max)"
+            l[#l + 1] = string.format("\tout[n] = (nnn_named_tensor_t){ %s, &r->%s.%s.%s };", cstr(vf.name), f.name, v.name, vf.name)
+            l[#l + 1] = "n++;"
           end
         end
-        w("\tdefault:")
-        w("\t\tbreak;")
-        w("\t}")
-      end
+        return l
+      end, f.enum.unknown == "layer" and
+        { string.format("n += nnn_ext_tensors(&r->%s_ext, n < max ? out + n : NULL, n < max ? max - n : 0);", f.name) } or nil)
     end
   end
   w("\treturn n;")
@@ -651,17 +661,10 @@ local function emit_io(w, s, r)
       w("static void io_%s(const %s *r, nnn_io_t *io)", r.name, rtype(r))
       w("{")
       w("\tmemset(io, 0, sizeof *io);")
-      w("\tswitch (r->%s) {", f.tag)
-      for _, v in ipairs(f.enum.values) do
-        if v.rec and v.rec.io then
-          w("\tcase %s:", enum_const(f.enum, v))
-          w("\t\tio_%s(r, &r->%s.%s, io);", v.rec.name, f.name, v.name)
-          w("\t\tbreak;")
-        end
-      end
-      w("\tdefault: /* no io declared: the chain stops being checked here */")
-      w("\t\tbreak;")
-      w("\t}")
+      w("\t/* a value without io leaves NNN_IO_UNKNOWN: the chain stops being checked there */")
+      emit_variant_switch(w, f, "\t", function(v)
+        if v.rec.io then return { string.format("io_%s(r, &r->%s.%s, io);", v.rec.name, f.name, v.name) } end
+      end, { string.format("nnn_io_ext(%s, r, &r->%s_ext, io);", f.ext and ext_kind(f) or "", f.name) })
       w("}")
       w("")
     end
@@ -736,21 +739,9 @@ local function emit_validator(w, s, r)
   end
   for _, f in ipairs(r.fields) do
     if f.kind == "variant" then
-      local any = false
-      for _, v in ipairs(f.enum.values) do if v.rec and needs_val(v.rec) then any = true end end
-      if any then
-        w("\tswitch (r->%s) {", f.tag)
-        for _, v in ipairs(f.enum.values) do
-          if v.rec and needs_val(v.rec) then
-            w("\tcase %s:", enum_const(f.enum, v))
-            w("\t\tval_%s(v, r, &r->%s.%s);", v.rec.name, f.name, v.name)
-            w("\t\tbreak;")
-          end
-        end
-        w("\tdefault:")
-        w("\t\tbreak;")
-        w("\t}")
-      end
+      emit_variant_switch(w, f, "\t", function(v)
+        if needs_val(v.rec) then return { string.format("val_%s(v, r, &r->%s.%s);", v.rec.name, f.name, v.name) } end
+      end, { string.format("nnn_v_ext(v, %s, r, &r->%s_ext);", f.ext and ext_kind(f) or "", f.name) })
     end
   end
   if root then

@@ -142,7 +142,9 @@ local function check_enums(s)
           end
         end)
       end
-      if e.unknown ~= nil and not is_ident(e.unknown) then fail("unknown must be a word such as \"layer\"") end
+      if e.unknown ~= nil and e.unknown ~= "layer" and e.unknown ~= "activation" then
+        fail('unknown must be "layer" or "activation" (the plugin kinds that can provide new values)')
+      end
       s.enum[e.name] = e
     end)
   end
@@ -169,6 +171,10 @@ local function resolve_field_type(s, r, f, fields_so_far)
       end
     end
     f.any_record = any
+    -- A tag whose unknown values name a plugin kind is open to plugins.
+    f.ext = f.enum.unknown
+    r.tag_variant = r.tag_variant or {}
+    r.tag_variant[f.tag] = f
   elseif f.count then
     local c = fields_so_far[f.count]
     if not c or c.kind ~= "prim" or c.prim.kind ~= "int" then

@@ -43,7 +43,7 @@ static int run(int argc, char **argv)
 	if (!has_suffix(files[1], ".nnn"))
 		return cli_usage(&cmd_convert, "%s: only .nnn output is supported so far", files[1]);
 	nnn_diags_init(&d);
-	st = nnn_file_open(files[0], 0, &f, &d);
+	st = nnn_file_open(files[0], NULL, &f, &d);
 	if (st != NNN_OK) {
 		code = cli_report(files[0], &d, st);
 	} else {

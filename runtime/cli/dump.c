@@ -100,7 +100,7 @@ static int run(int argc, char **argv)
 	const char *path = NULL;
 	dump_ctx_t c = { 0, 4 };
 	nnn_visitor_t vis = { on_field, on_problem, &c };
-	nnn_decode_opts_t opts = { NNN_DECODE_KEEP_GOING, &vis };
+	nnn_decode_opts_t opts = { .flags = NNN_DECODE_KEEP_GOING, .visit = &vis };
 	const unsigned char *data;
 	size_t size;
 	nnn_diags_t d;

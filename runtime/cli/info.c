@@ -84,7 +84,7 @@ static int run(int argc, char **argv)
 	if (!path)
 		return cli_usage(&cmd_info, "no model given");
 	nnn_diags_init(&d);
-	st = nnn_file_open(path, 0, &f, &d);
+	st = nnn_file_open(path, NULL, &f, &d);
 	if (st != NNN_OK) {
 		int code = cli_report(path, &d, st);
 		nnn_diags_free(&d);

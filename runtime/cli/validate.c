@@ -104,7 +104,7 @@ static int run(int argc, char **argv)
 		nnn_diags_free(&d);
 		return code;
 	}
-	st = nnn_validate_bytes(data, size, have_in ? &in : NULL, &d);
+	st = nnn_validate_bytes(data, size, NULL, have_in ? &in : NULL, &d);
 	if (st == NNN_OK && have_in)
 		shapes = infer(data, size, &in, &n);
 	if (json) {

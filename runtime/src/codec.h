@@ -43,6 +43,8 @@ static inline void nnn_path_pop(nnn_path_t *p, size_t mark)
 
 /* ---- decoding ---- */
 
+typedef struct nnn_ctx nnn_ctx_t;
+
 typedef struct nnn_cur {
 	const unsigned char *buf;
 	size_t len, pos;
@@ -50,6 +52,7 @@ typedef struct nnn_cur {
 	nnn_arena_t *arena;
 	nnn_diags_t *diags;     /* may be NULL */
 	const nnn_visitor_t *vis; /* may be NULL */
+	const nnn_ctx_t *ctx;   /* plugins for IDs the schema lacks; may be NULL */
 	nnn_path_t path;
 	nnn_status_t first_soft; /* first problem kept going past, or NNN_OK */
 } nnn_cur_t;
@@ -185,7 +188,7 @@ static inline uint64_t nnn_i32s_pick_at(nnn_i32s_t a, uint64_t at, int64_t i)
 }
 
 /* How a layer maps shapes, from its schema `io` entry. */
-typedef enum nnn_io_kind { NNN_IO_UNKNOWN, NNN_IO_FEATURES, NNN_IO_SPATIAL } nnn_io_kind_t;
+typedef enum nnn_io_kind { NNN_IO_UNKNOWN, NNN_IO_FEATURES, NNN_IO_SPATIAL, NNN_IO_PLUGIN } nnn_io_kind_t;
 
 typedef struct nnn_io {
 	nnn_io_kind_t kind;
@@ -197,12 +200,37 @@ typedef struct nnn_io {
 	uint64_t inputs_at;    /* offset of the field holding `inputs` */
 	const char *inputs_path; /* its path relative to the layer ("weights.dims") */
 	int64_t inputs_index;  /* the element of that array, or -1 for a scalar field */
+	const nnn_layer_t *layer; /* plugin: the layer, whose type's infer gives shapes */
 } nnn_io_t;
 
 /* Checks that consecutive layers agree, and with an input shape infers every
  * output shape (into out_shapes when non-NULL, one per layer). */
 void nnn_rule_chain(nnn_vctx_t *v, const char *name, const nnn_io_t *io, int32_t n,
                     const nnn_shape_t *input, nnn_shape_t *out_shapes);
+
+/* ---- types provided by plugins (runtime/src/ext.c) ---- */
+
+typedef enum nnn_ext_kind { NNN_EXT_LAYER, NNN_EXT_ACTIVATION } nnn_ext_kind_t;
+
+/* Whether a plugin of the cursor's context provides ID `id`; if so, stores
+ * its descriptor in ext->type. Without a context: false. */
+bool nnn_cur_ext_find(nnn_cur_t *c, nnn_ext_kind_t k, int64_t id, nnn_ext_t *ext);
+/* Decodes the fields of a plugin type found by nnn_cur_ext_find. */
+NNN_NODISCARD nnn_status_t nnn_cur_ext_decode(nnn_cur_t *c, nnn_ext_kind_t k, nnn_ext_t *ext);
+NNN_NODISCARD nnn_status_t nnn_wr_ext(nnn_sink_t *w, nnn_ext_kind_t k, const nnn_ext_t *ext);
+uint64_t nnn_ext_size(nnn_ext_kind_t k, const nnn_ext_t *ext);
+uint64_t nnn_ext_params(const nnn_ext_t *ext);
+int nnn_ext_tensors(const nnn_ext_t *ext, nnn_named_tensor_t *out, int max);
+const char *nnn_ext_name(nnn_ext_kind_t k, const nnn_ext_t *ext);
+size_t nnn_ext_format(nnn_ext_kind_t k, const nnn_ext_t *ext, char *buf, size_t size);
+/* `owner` is the nnn_layer_t or nnn_activation_t holding ext. */
+void nnn_v_ext(nnn_vctx_t *v, nnn_ext_kind_t k, const void *owner, const nnn_ext_t *ext);
+void nnn_io_ext(nnn_ext_kind_t k, const void *owner, const nnn_ext_t *ext, nnn_io_t *io);
+/* The output shape of a plugin layer (io->kind NNN_IO_PLUGIN), by its infer. */
+nnn_status_t nnn_ext_infer(const nnn_io_t *io, const nnn_shape_t *in, nnn_shape_t *out, char *msg, size_t size);
+
+/* The host table handed to plugins (runtime/src/plugin.c). */
+const struct nnn_host *nnn_host_table(void);
 
 /* ---- entry points of the generated codec (build/gen/schema_gen.c) ---- */
 

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <nnn/context.h>
+
 #include "codec.h"
 
 /* ---- arena: all memory of one decoded model, freed at once ---- */
@@ -388,10 +390,11 @@ nnn_status_t nnn_cur_enum(nnn_cur_t *c, const char *name, const char *tag_kind, 
 	nnn_status_t s;
 	if (tag_kind) {
 		/* The ID decides how many bytes follow: nothing after it can be read. */
+		char loaded[256];
 		s = nnn_cur_fail(c, NNN_E_UNKNOWN_ID, at,
 		                 "%s ID %" PRId64 " is not defined by this codec's schema, and no loaded plugin "
-		                 "provides it; nothing after it can be read",
-		                 tag_kind, found);
+		                 "provides it (plugins loaded: %s); nothing after it can be read",
+		                 tag_kind, found, nnn_ctx_plugins_text(c->ctx, loaded, sizeof loaded));
 	} else {
 		char known[256] = "";
 		size_t k = 0;

@@ -34,6 +34,7 @@ nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts
 	if (opts) {
 		c.flags = opts->flags;
 		c.vis = opts->visit;
+		c.ctx = opts->ctx;
 	}
 	c.arena = &d->arena;
 	if (len && !buf)
@@ -89,9 +90,10 @@ nnn_status_t nnn_model_validate(const nnn_model_t *m, const nnn_shape_t *input, 
 	return diags && diags->n > first ? diags->v[first].code : NNN_E_SHAPE;
 }
 
-nnn_status_t nnn_validate_bytes(const void *buf, size_t len, const nnn_shape_t *input, nnn_diags_t *diags)
+nnn_status_t nnn_validate_bytes(const void *buf, size_t len, const nnn_ctx_t *ctx, const nnn_shape_t *input,
+                                nnn_diags_t *diags)
 {
-	nnn_cur_t c = { .buf = buf, .len = len, .diags = diags, .flags = NNN_DECODE_KEEP_GOING };
+	nnn_cur_t c = { .buf = buf, .len = len, .diags = diags, .flags = NNN_DECODE_KEEP_GOING, .ctx = ctx };
 	decoded_t d = { 0 };
 	nnn_status_t st;
 
@@ -184,13 +186,19 @@ void nnn_unmap(const unsigned char *data, size_t size)
 		munmap((void *)data, size);
 }
 
-nnn_status_t nnn_file_open(const char *path, unsigned flags, nnn_file_t **out, nnn_diags_t *diags)
+nnn_status_t nnn_file_open(const char *path, const nnn_decode_opts_t *o, nnn_file_t **out, nnn_diags_t *diags)
 {
-	nnn_decode_opts_t opts = { .flags = flags & ~(unsigned)NNN_DECODE_KEEP_GOING };
+	nnn_decode_opts_t opts = { 0 };
+	unsigned flags;
 	nnn_file_t *f = calloc(1, sizeof *f);
 	nnn_status_t st;
 
 	*out = NULL;
+	if (o)
+		opts = *o;
+	/* A model that failed is not opened: keeping going only helps reports. */
+	opts.flags &= ~(unsigned)NNN_DECODE_KEEP_GOING;
+	flags = opts.flags;
 	if (!f)
 		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a file");
 	st = nnn_map(path, &f->data, &f->size, diags);

@@ -274,6 +274,27 @@ static void chain_spatial(nnn_vctx_t *v, const char *name, int32_t i, const nnn_
 	st->rank = n;
 }
 
+/* A plugin's layer: its infer gives the exact shape; without one, nothing
+ * is known past it. */
+static void chain_plugin(nnn_vctx_t *v, const char *name, int32_t i, const nnn_io_t *io, chain_state_t *st)
+{
+	char msg[NNN_MSG_MAX];
+	nnn_shape_t out;
+	if (st->exact) {
+		if (nnn_ext_infer(io, &st->shape, &out, msg, sizeof msg) == NNN_OK && out.rank >= 2 &&
+		    out.rank <= NNN_MAX_RANK) {
+			st->shape = out;
+			st->last = out.dims[out.rank - 1];
+			st->rank = out.rank - 2;
+			return;
+		}
+		chain_problem(v, name, i, io, st, "%s", msg[0] ? msg : "the layer rejects its input shape");
+	}
+	st->exact = false;
+	st->last = -1;
+	st->rank = -1;
+}
+
 void nnn_rule_chain(nnn_vctx_t *v, const char *name, const nnn_io_t *io, int32_t n, const nnn_shape_t *input,
                     nnn_shape_t *out_shapes)
 {
@@ -297,6 +318,9 @@ void nnn_rule_chain(nnn_vctx_t *v, const char *name, const nnn_io_t *io, int32_t
 			break;
 		case NNN_IO_SPATIAL:
 			chain_spatial(v, name, i, &io[i], &st);
+			break;
+		case NNN_IO_PLUGIN:
+			chain_plugin(v, name, i, &io[i], &st);
 			break;
 		case NNN_IO_UNKNOWN:
 			st.last = -1;

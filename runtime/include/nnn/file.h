@@ -11,10 +11,10 @@
 
 typedef struct nnn_file nnn_file_t;
 
-/* Maps `path` and decodes it (flags: NNN_DECODE_*; NNN_DECODE_COPY makes the
+/* Maps `path` and decodes it (opts may be NULL; NNN_DECODE_COPY makes the
  * model independent of the mapping, which is then dropped at once).
  * Owned: close with nnn_file_close. Problems are appended to `diags`. */
-NNN_NODISCARD nnn_status_t nnn_file_open(const char *path, unsigned flags, nnn_file_t **out,
+NNN_NODISCARD nnn_status_t nnn_file_open(const char *path, const nnn_decode_opts_t *opts, nnn_file_t **out,
                                          nnn_diags_t *diags);
 
 /* The decoded model. Borrowed: valid until nnn_file_close. */

@@ -26,9 +26,12 @@ enum {
 	NNN_DECODE_KEEP_GOING = 1u << 1,
 };
 
+typedef struct nnn_ctx nnn_ctx_t; /* nnn/context.h */
+
 typedef struct nnn_decode_opts {
 	unsigned flags;             /* NNN_DECODE_* */
 	const nnn_visitor_t *visit; /* sees every field and problem; may be NULL */
+	const nnn_ctx_t *ctx;       /* plugins for IDs the schema lacks; may be NULL */
 } nnn_decode_opts_t;
 
 /* Decodes `len` bytes at `buf` (opts may be NULL). On success *out is a new

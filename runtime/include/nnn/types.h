@@ -59,6 +59,14 @@ static inline nnn_f32s_t nnn_f32s_view(const float *v, int32_t n)
 	return a;
 }
 
+/* A layer body or activation parameters of a type a plugin provides: `type`
+ * is its descriptor (nnn_layer_type_t or nnn_activation_type_t, see
+ * nnn/plugin.h), `body` its decoded fields. Owned by the model. */
+typedef struct nnn_ext {
+	const void *type;
+	void *body;
+} nnn_ext_t;
+
 /* A tensor or activation shape: rank entries of dims. */
 #define NNN_MAX_RANK 32
 typedef struct nnn_shape {

@@ -18,9 +18,9 @@ NNN_NODISCARD nnn_status_t nnn_model_validate(const nnn_model_t *m, const nnn_sh
 
 /* Decodes (keeping going past problems that leave the framing intact) and,
  * when the bytes could be framed, validates: every problem of a file in one
- * call. */
-NNN_NODISCARD nnn_status_t nnn_validate_bytes(const void *buf, size_t len, const nnn_shape_t *input,
-                                              nnn_diags_t *diags);
+ * call. `ctx` (may be NULL) provides plugin types. */
+NNN_NODISCARD nnn_status_t nnn_validate_bytes(const void *buf, size_t len, const nnn_ctx_t *ctx,
+                                              const nnn_shape_t *input, nnn_diags_t *diags);
 
 /* Parses "1,28,28,1" into a shape; NNN_E_USAGE with a message otherwise. */
 NNN_NODISCARD nnn_status_t nnn_shape_parse(const char *text, nnn_shape_t *out, nnn_diags_t *diags);

@@ -1,0 +1,57 @@
+/* nnn/context.h: a context owns the plugin registry. Nothing is global: two
+ * contexts in one process are independent, and one context may be used from
+ * several threads (loading and lookups take its lock).
+ *
+ * Loading is off until the application asks: no call here runs because a
+ * model was opened, so a model file can never cause a library to load.
+ */
+#ifndef NNN_CONTEXT_H
+#define NNN_CONTEXT_H
+
+#include <nnn/plugin.h>
+
+/* Owned: free with nnn_ctx_free, which unloads its plugins. */
+NNN_NODISCARD nnn_status_t nnn_ctx_new(nnn_ctx_t **out, nnn_diags_t *diags);
+void nnn_ctx_free(nnn_ctx_t *ctx);
+
+/* Loads one plugin file. The path must name a file (it contains a '/'):
+ * a bare name is refused, never searched for. Before dlopen the file and
+ * its folder must not be writable by group or others nor owned by another
+ * non-root user (NNN_PLUGIN_ALLOW_INSECURE=1 overrides). Everything the
+ * plugin declares is registered, or nothing. Loading the same file again
+ * (by any path) is a no-op. Every failure names the file and the stage. */
+NNN_NODISCARD nnn_status_t nnn_plugin_load(nnn_ctx_t *ctx, const char *path, nnn_diags_t *diags);
+
+/* The default search: every *.so in each folder of NNN_PLUGIN_PATH
+ * (colon-separated, read with secure_getenv), then in `installed_dir` (may
+ * be NULL), in name order. Folders that do not exist are skipped; a plugin
+ * that fails is reported and the search goes on. Never the current folder. */
+NNN_NODISCARD nnn_status_t nnn_plugin_load_default(nnn_ctx_t *ctx, const char *installed_dir,
+                                                   nnn_diags_t *diags);
+
+/* What happened to one plugin candidate. Borrowed: valid until the context
+ * is freed. */
+typedef struct nnn_plugin_report {
+	const char *path;     /* canonical path, or as given when it could not be resolved */
+	const char *name;     /* as the plugin declared it; NULL if it never did */
+	const char *version;
+	const char *stage;    /* "loaded", "already loaded", or the failing stage: "open",
+	                         "entry point", "ABI", "init", "validation", "registration" */
+	nnn_status_t status;  /* NNN_OK for "loaded" and "already loaded" */
+	const char *message;  /* why, with the remedy; "" when loaded */
+	int nlayers, nactivations;
+	uint8_t layer_ids[256], activation_ids[256];
+} nnn_plugin_report_t;
+
+/* Number of candidates tried so far; fills *out with the i-th when i < count. */
+size_t nnn_ctx_report(const nnn_ctx_t *ctx, size_t i, nnn_plugin_report_t *out);
+
+/* The registered type for an ID, and the file of the plugin that provides it
+ * (may pass NULL); NULL when none. Borrowed: valid until nnn_ctx_free. */
+const nnn_layer_type_t *nnn_ctx_layer(const nnn_ctx_t *ctx, int id, const char **plugin_path);
+const nnn_activation_type_t *nnn_ctx_activation(const nnn_ctx_t *ctx, int id, const char **plugin_path);
+
+/* "builtin (/usr/lib/nnnkit/plugins/builtin.so), pool (...)" or "none". */
+char *nnn_ctx_plugins_text(const nnn_ctx_t *ctx, char *buf, size_t size);
+
+#endif

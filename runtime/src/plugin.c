@@ -1,0 +1,707 @@
+/* plugin.c: contexts, the plugin registry and the loader.
+ *
+ * Loading is staged, and every stage names itself in its message: open
+ * (path, ownership and mode, dlopen), entry point (dlsym), ABI (the
+ * versions the plugin declares), init (the entry point's own result),
+ * validation (every descriptor), registration (IDs against the registry).
+ * Nothing is registered until every check has passed, so a failure leaves
+ * the context exactly as it was.
+ */
+#define _GNU_SOURCE /* secure_getenv */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nnn/context.h>
+
+#include "codec.h"
+
+#define MSG 768
+
+typedef struct plugin {
+	void *handle;
+	dev_t dev;
+	ino_t ino;
+	nnn_plugin_report_t *report; /* its entry in ctx->reports */
+} plugin_t;
+
+typedef struct slot {
+	const plugin_t *plugin;
+	union {
+		nnn_layer_type_t layer;
+		nnn_activation_type_t act;
+	} t; /* the host's own copy, zero past the plugin's `size` */
+} slot_t;
+
+struct nnn_ctx {
+	pthread_mutex_t lock;
+	plugin_t **plugins;          /* each allocated once: slots point at them */
+	size_t nplugins;
+	nnn_plugin_report_t **reports; /* likewise, for plugins' report pointers */
+	size_t nreports;
+	slot_t *layers[256];
+	slot_t *acts[256];
+};
+
+/* What one plugin declares during its entry point. */
+struct nnn_decl {
+	const char *path;
+	bool declared;
+	nnn_plugin_info_t info;
+	char why[MSG];     /* first problem seen while declaring */
+	const char *stage; /* its stage */
+	nnn_layer_type_t layers[256];
+	nnn_activation_type_t acts[256];
+	int nlayers, nacts;
+};
+
+/* ---- context ---- */
+
+nnn_status_t nnn_ctx_new(nnn_ctx_t **out, nnn_diags_t *diags)
+{
+	nnn_ctx_t *c = calloc(1, sizeof *c);
+	*out = NULL;
+	if (!c)
+		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a context");
+	if (pthread_mutex_init(&c->lock, NULL) != 0) {
+		free(c);
+		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot create a lock");
+	}
+	*out = c;
+	return NNN_OK;
+}
+
+static void free_report(nnn_plugin_report_t *r)
+{
+	free((char *)r->path);
+	free((char *)r->name);
+	free((char *)r->version);
+	free((char *)r->message);
+}
+
+void nnn_ctx_free(nnn_ctx_t *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < 256; i++) {
+		free(c->layers[i]);
+		free(c->acts[i]);
+	}
+	for (size_t i = 0; i < c->nplugins; i++) {
+		dlclose(c->plugins[i]->handle);
+		free(c->plugins[i]);
+	}
+	for (size_t i = 0; i < c->nreports; i++) {
+		free_report(c->reports[i]);
+		free(c->reports[i]);
+	}
+	free(c->plugins);
+	free(c->reports);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+static nnn_ctx_t *unconst(const nnn_ctx_t *c)
+{
+	return (nnn_ctx_t *)c; /* lookups lock, which mutates only the mutex */
+}
+
+size_t nnn_ctx_report(const nnn_ctx_t *ctx, size_t i, nnn_plugin_report_t *out)
+{
+	nnn_ctx_t *c = unconst(ctx);
+	pthread_mutex_lock(&c->lock);
+	size_t n = c->nreports;
+	if (i < n && out)
+		*out = *c->reports[i];
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+const nnn_layer_type_t *nnn_ctx_layer(const nnn_ctx_t *ctx, int id, const char **plugin_path)
+{
+	nnn_ctx_t *c = unconst(ctx);
+	const nnn_layer_type_t *t = NULL;
+	if (!c || id < 0 || id > 255)
+		return NULL;
+	pthread_mutex_lock(&c->lock);
+	if (c->layers[id]) {
+		t = &c->layers[id]->t.layer;
+		if (plugin_path)
+			*plugin_path = c->layers[id]->plugin->report->path;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return t;
+}
+
+const nnn_activation_type_t *nnn_ctx_activation(const nnn_ctx_t *ctx, int id, const char **plugin_path)
+{
+	nnn_ctx_t *c = unconst(ctx);
+	const nnn_activation_type_t *t = NULL;
+	if (!c || id < 0 || id > 255)
+		return NULL;
+	pthread_mutex_lock(&c->lock);
+	if (c->acts[id]) {
+		t = &c->acts[id]->t.act;
+		if (plugin_path)
+			*plugin_path = c->acts[id]->plugin->report->path;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return t;
+}
+
+char *nnn_ctx_plugins_text(const nnn_ctx_t *ctx, char *buf, size_t size)
+{
+	nnn_ctx_t *c = unconst(ctx);
+	size_t k = 0;
+	buf[0] = '\0';
+	if (c) {
+		pthread_mutex_lock(&c->lock);
+		for (size_t i = 0; i < c->nplugins && k < size; i++) {
+			const nnn_plugin_report_t *r = c->plugins[i]->report;
+			k += (size_t)snprintf(buf + k, size - k, "%s%s (%s)", i ? ", " : "", r->name ? r->name : "?", r->path);
+		}
+		pthread_mutex_unlock(&c->lock);
+	}
+	if (k == 0)
+		snprintf(buf, size, "none");
+	return buf;
+}
+
+/* ---- the host table: declaring ---- */
+
+static nnn_status_t decl_fail(nnn_decl_t *d, const char *stage, const char *fmt, ...) NNN_PRINTF(3, 4);
+
+static nnn_status_t decl_fail(nnn_decl_t *d, const char *stage, const char *fmt, ...)
+{
+	va_list ap;
+	if (d->why[0])
+		return NNN_E_PLUGIN; /* the first problem is the one to report */
+	d->stage = stage;
+	va_start(ap, fmt);
+	vsnprintf(d->why, sizeof d->why, fmt, ap);
+	va_end(ap);
+	return NNN_E_PLUGIN;
+}
+
+static nnn_status_t h_declare(nnn_decl_t *d, const nnn_plugin_info_t *info)
+{
+	if (d->declared)
+		return decl_fail(d, "init", "declared itself twice");
+	if (!info || info->size < offsetof(nnn_plugin_info_t, version) + sizeof info->version)
+		return decl_fail(d, "ABI", "its nnn_plugin_info_t is too small (size %u): rebuild it against nnn/plugin.h",
+		                 info ? (unsigned)info->size : 0u);
+	d->declared = true;
+	memcpy(&d->info, info, sizeof d->info);
+	if (info->abi_major != NNN_ABI_MAJOR || info->abi_minor > NNN_ABI_MINOR)
+		return decl_fail(d, "ABI",
+		                 "built for plugin ABI %u.%u, but this nnnkit provides %u.%u (the major must match and "
+		                 "the minor must not be newer): rebuild the plugin against this nnnkit's nnn/plugin.h, "
+		                 "or upgrade nnnkit",
+		                 (unsigned)info->abi_major, (unsigned)info->abi_minor, NNN_ABI_MAJOR, NNN_ABI_MINOR);
+	return NNN_OK;
+}
+
+/* Copies `n` bytes of a descriptor the plugin says it has, zero past them. */
+static void copy_desc(void *dst, size_t dst_size, const void *src, uint32_t n)
+{
+	memset(dst, 0, dst_size);
+	memcpy(dst, src, n < dst_size ? n : dst_size);
+}
+
+static nnn_status_t h_add_layer(nnn_decl_t *d, const nnn_layer_type_t *t)
+{
+	if (!d->declared)
+		return decl_fail(d, "ABI", "added a layer type before declaring itself (call host->declare first)");
+	if (!t || t->size < offsetof(nnn_layer_type_t, forward) + sizeof t->forward)
+		return decl_fail(d, "validation", "a layer descriptor is too small (size %u)", t ? (unsigned)t->size : 0u);
+	copy_desc(&d->layers[d->nlayers], sizeof d->layers[0], t, t->size);
+	d->nlayers++;
+	if (d->nlayers == 256)
+		return decl_fail(d, "validation", "more than 255 layer types");
+	return NNN_OK;
+}
+
+static nnn_status_t h_add_activation(nnn_decl_t *d, const nnn_activation_type_t *t)
+{
+	if (!d->declared)
+		return decl_fail(d, "ABI", "added an activation before declaring itself (call host->declare first)");
+	if (!t || t->size < offsetof(nnn_activation_type_t, forward) + sizeof t->forward)
+		return decl_fail(d, "validation", "an activation descriptor is too small (size %u)",
+		                 t ? (unsigned)t->size : 0u);
+	copy_desc(&d->acts[d->nacts], sizeof d->acts[0], t, t->size);
+	d->nacts++;
+	if (d->nacts == 256)
+		return decl_fail(d, "validation", "more than 255 activations");
+	return NNN_OK;
+}
+
+static nnn_status_t h_fail(nnn_decl_t *d, const char *fmt, ...)
+{
+	char msg[MSG];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return decl_fail(d, "init", "%s", msg);
+}
+
+/* ---- the host table: codec for plugin codecs ---- */
+
+static uint64_t h_cur_pos(const nnn_cur_t *c)
+{
+	return c->pos;
+}
+
+static size_t h_cur_push(nnn_cur_t *c, const char *name)
+{
+	return nnn_path_push(&c->path, name);
+}
+
+static size_t h_cur_index(nnn_cur_t *c, int64_t i)
+{
+	return nnn_path_index(&c->path, i);
+}
+
+static void h_cur_pop(nnn_cur_t *c, size_t mark)
+{
+	nnn_path_pop(&c->path, mark);
+}
+
+static size_t h_v_push(nnn_vctx_t *v, const char *name)
+{
+	return nnn_path_push(&v->path, name);
+}
+
+static void h_v_pop(nnn_vctx_t *v, size_t mark)
+{
+	nnn_path_pop(&v->path, mark);
+}
+
+static void h_rule_dims(nnn_vctx_t *v, const char *name, nnn_i32s_t dims, uint64_t at, const void *pat, size_t npat)
+{
+	nnn_rule_dims(v, name, dims, at, pat, npat);
+}
+
+static void h_v_problem(nnn_vctx_t *v, nnn_status_t code, const char *name, uint64_t at, const char *fmt, ...)
+{
+	char msg[NNN_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	nnn_v_problem(v, code, name, at, "%s", msg);
+}
+
+static const nnn_host_t HOST = {
+	.size = sizeof(nnn_host_t),
+	.abi_major = NNN_ABI_MAJOR,
+	.abi_minor = NNN_ABI_MINOR,
+	.declare = h_declare,
+	.add_layer = h_add_layer,
+	.add_activation = h_add_activation,
+	.fail = h_fail,
+	.cur_pos = h_cur_pos,
+	.cur_push = h_cur_push,
+	.cur_index = h_cur_index,
+	.cur_pop = h_cur_pop,
+	.rd_u8 = nnn_rd_u8,
+	.rd_i32 = nnn_rd_i32,
+	.rd_u64 = nnn_rd_u64,
+	.rd_f32 = nnn_rd_f32,
+	.rd_bool = nnn_rd_bool,
+	.rd_string = nnn_rd_string,
+	.rd_i32_array = nnn_rd_i32_array,
+	.rd_f32_array = nnn_rd_f32_array,
+	.cur_enum = nnn_cur_enum,
+	.rule_dims_product = nnn_rule_dims_product,
+	.wr_u8 = nnn_wr_u8,
+	.wr_i32 = nnn_wr_i32,
+	.wr_u64 = nnn_wr_u64,
+	.wr_f32 = nnn_wr_f32,
+	.wr_bool = nnn_wr_bool,
+	.wr_string = nnn_wr_string,
+	.wr_i32_array = nnn_wr_i32_array,
+	.wr_f32_array = nnn_wr_f32_array,
+	.v_push = h_v_push,
+	.v_pop = h_v_pop,
+	.rule_min = nnn_rule_min,
+	.rule_range = nnn_rule_range,
+	.rule_finite = nnn_rule_finite,
+	.rule_dims = h_rule_dims,
+	.v_problem = h_v_problem,
+};
+
+const nnn_host_t *nnn_host_table(void)
+{
+	return &HOST;
+}
+
+/* ---- loading ---- */
+
+static char *dupstr(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* Appends a report (under the lock); returns it, or NULL without memory. */
+static nnn_plugin_report_t *add_report(nnn_ctx_t *c, const char *path, const nnn_decl_t *d, const char *stage,
+                                       nnn_status_t st, const char *msg)
+{
+	nnn_plugin_report_t **v = realloc(c->reports, (c->nreports + 1) * sizeof *v);
+	if (!v)
+		return NULL;
+	c->reports = v;
+	nnn_plugin_report_t *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	v[c->nreports] = r;
+	r->path = dupstr(path);
+	r->name = d && d->declared ? dupstr(d->info.name) : NULL;
+	r->version = d && d->declared ? dupstr(d->info.version) : NULL;
+	r->stage = stage;
+	r->status = st;
+	r->message = dupstr(msg);
+	if (d) {
+		r->nlayers = d->nlayers;
+		r->nactivations = d->nacts;
+		for (int i = 0; i < d->nlayers; i++)
+			r->layer_ids[i] = d->layers[i].id;
+		for (int i = 0; i < d->nacts; i++)
+			r->activation_ids[i] = d->acts[i].id;
+	}
+	c->nreports++;
+	return r;
+}
+
+static nnn_status_t refuse(nnn_ctx_t *c, const char *path, const nnn_decl_t *d, const char *stage,
+                           nnn_diags_t *diags, const char *fmt, ...) NNN_PRINTF(6, 7);
+
+static nnn_status_t refuse(nnn_ctx_t *c, const char *path, const nnn_decl_t *d, const char *stage,
+                           nnn_diags_t *diags, const char *fmt, ...)
+{
+	char msg[MSG];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&c->lock);
+	add_report(c, path, d, stage, NNN_E_PLUGIN, msg);
+	pthread_mutex_unlock(&c->lock);
+	return nnn_diags_add(diags, NNN_E_PLUGIN, NNN_NO_OFFSET, "", "plugin %s: %s stage: %s", path, stage, msg);
+}
+
+/* Group- or other-writable, or owned by someone other than root and us. */
+static const char *unsafe(const struct stat *st)
+{
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return "is writable by group or others";
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		return "is owned by another user";
+	return NULL;
+}
+
+static bool insecure_allowed(void)
+{
+	const char *v = secure_getenv("NNN_PLUGIN_ALLOW_INSECURE");
+	return v && !strcmp(v, "1");
+}
+
+static const char *ext_name(const char *kind, int id)
+{
+	return strcmp(kind, "layer") ? nnn_activation_id_name(id) : nnn_layer_id_name(id);
+}
+
+/* Every check a declaration must pass before anything is registered. */
+static nnn_status_t check_decl(nnn_decl_t *d)
+{
+	bool seen_l[256] = { false }, seen_a[256] = { false };
+	for (int i = 0; i < d->nlayers; i++) {
+		const nnn_layer_type_t *t = &d->layers[i];
+		bool core = ext_name("layer", t->id) != NULL;
+		bool codec = t->decode || t->encode || t->encoded_size;
+		if (!t->name || !t->name[0])
+			return decl_fail(d, "validation", "layer ID %d has no name", t->id);
+		if (seen_l[t->id])
+			return decl_fail(d, "validation", "layer ID %d is declared twice", t->id);
+		seen_l[t->id] = true;
+		if (!t->infer || !t->forward)
+			return decl_fail(d, "validation", "layer ID %d (%s) lacks %s", t->id, t->name,
+			                 !t->infer ? "infer" : "forward");
+		if (core && codec)
+			return decl_fail(d, "validation",
+			                 "layer ID %d (%s) brings a codec, but the schema defines that ID: leave decode, "
+			                 "encode and encoded_size NULL",
+			                 t->id, t->name);
+		if (!core && (!t->decode || !t->encode || !t->encoded_size || !t->body_size))
+			return decl_fail(d, "validation",
+			                 "layer ID %d (%s) is not in the schema, so it needs its own codec (body_size, "
+			                 "decode, encode, encoded_size: generate them with nnngen --plugin)",
+			                 t->id, t->name);
+	}
+	for (int i = 0; i < d->nacts; i++) {
+		const nnn_activation_type_t *t = &d->acts[i];
+		bool core = ext_name("activation", t->id) != NULL;
+		bool codec = t->decode || t->encode || t->encoded_size;
+		if (!t->name || !t->name[0])
+			return decl_fail(d, "validation", "activation ID %d has no name", t->id);
+		if (seen_a[t->id])
+			return decl_fail(d, "validation", "activation ID %d is declared twice", t->id);
+		seen_a[t->id] = true;
+		if (!t->forward)
+			return decl_fail(d, "validation", "activation ID %d (%s) lacks forward", t->id, t->name);
+		if (core && codec)
+			return decl_fail(d, "validation",
+			                 "activation ID %d (%s) brings a codec, but the schema defines that ID", t->id, t->name);
+		if (!core && (!t->decode || !t->encode || !t->encoded_size))
+			return decl_fail(d, "validation",
+			                 "activation ID %d (%s) is not in the schema, so it needs its own codec (decode, "
+			                 "encode, encoded_size: generate them with nnngen --plugin)",
+			                 t->id, t->name);
+	}
+	return NNN_OK;
+}
+
+/* Under the lock: every ID free, then all registered. */
+static nnn_status_t register_all(nnn_ctx_t *c, nnn_decl_t *d, plugin_t *p, char *why, size_t n)
+{
+	for (int i = 0; i < d->nlayers; i++) {
+		const slot_t *s = c->layers[d->layers[i].id];
+		if (s) {
+			snprintf(why, n, "layer ID %d (%s) is already provided by %s: remove one of the two plugins",
+			         d->layers[i].id, d->layers[i].name, s->plugin->report->path);
+			return NNN_E_PLUGIN;
+		}
+	}
+	for (int i = 0; i < d->nacts; i++) {
+		const slot_t *s = c->acts[d->acts[i].id];
+		if (s) {
+			snprintf(why, n, "activation ID %d (%s) is already provided by %s: remove one of the two plugins",
+			         d->acts[i].id, d->acts[i].name, s->plugin->report->path);
+			return NNN_E_PLUGIN;
+		}
+	}
+	/* Allocate every slot first: running out of memory half-way must not
+	 * leave half a plugin registered. */
+	int n_all = d->nlayers + d->nacts;
+	slot_t **fresh = calloc((size_t)n_all + 1, sizeof *fresh);
+	bool ok = fresh != NULL;
+	for (int i = 0; ok && i < n_all; i++)
+		ok = (fresh[i] = malloc(sizeof **fresh)) != NULL;
+	if (!ok) {
+		for (int i = 0; fresh && i < n_all; i++)
+			free(fresh[i]);
+		free(fresh);
+		snprintf(why, n, "out of memory");
+		return NNN_E_NOMEM;
+	}
+	for (int i = 0; i < n_all; i++) {
+		slot_t *s = fresh[i];
+		s->plugin = p;
+		if (i < d->nlayers) {
+			s->t.layer = d->layers[i];
+			c->layers[d->layers[i].id] = s;
+		} else {
+			s->t.act = d->acts[i - d->nlayers];
+			c->acts[d->acts[i - d->nlayers].id] = s;
+		}
+	}
+	free(fresh);
+	return NNN_OK;
+}
+
+nnn_status_t nnn_plugin_load(nnn_ctx_t *c, const char *path, nnn_diags_t *diags)
+{
+	char real[PATH_MAX], dir[PATH_MAX];
+	struct stat st, dst;
+	nnn_decl_t *d;
+	const char *bad;
+
+	if (!strchr(path, '/'))
+		return refuse(c, path, NULL, "open", diags,
+		              "a bare name is never searched for: give a path such as ./%s or put it in a folder on "
+		              "NNN_PLUGIN_PATH",
+		              path);
+	if (!realpath(path, real))
+		return refuse(c, path, NULL, "open", diags, "cannot resolve the path: %s", strerror(errno));
+	if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
+		return refuse(c, real, NULL, "open", diags, "not a regular file");
+	snprintf(dir, sizeof dir, "%s", real);
+	*strrchr(dir, '/') = '\0';
+	if (stat(dir[0] ? dir : "/", &dst) != 0)
+		return refuse(c, real, NULL, "open", diags, "cannot stat its folder: %s", strerror(errno));
+	if (!insecure_allowed()) {
+		if ((bad = unsafe(&st)) != NULL)
+			return refuse(c, real, NULL, "open", diags,
+			              "the file %s (mode %04o, owner uid %u): refusing to load it; fix it with chmod go-w "
+			              "or chown, or set NNN_PLUGIN_ALLOW_INSECURE=1 to override",
+			              bad, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
+		if ((bad = unsafe(&dst)) != NULL)
+			return refuse(c, real, NULL, "open", diags,
+			              "its folder %s %s (mode %04o, owner uid %u): refusing to load it; fix it with chmod "
+			              "go-w, or set NNN_PLUGIN_ALLOW_INSECURE=1 to override",
+			              dir, bad, (unsigned)(dst.st_mode & 07777), (unsigned)dst.st_uid);
+	}
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->nplugins; i++) {
+		if (c->plugins[i]->dev == st.st_dev && c->plugins[i]->ino == st.st_ino) {
+			char msg[MSG];
+			snprintf(msg, sizeof msg, "same file as %s", c->plugins[i]->report->path);
+			add_report(c, real, NULL, "already loaded", NNN_OK, msg);
+			pthread_mutex_unlock(&c->lock);
+			return NNN_OK;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+
+	/* RTLD_NOW: a missing symbol fails here, by name. RTLD_LOCAL: plugins
+	 * cannot see each other's symbols. */
+	void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return refuse(c, real, NULL, "open", diags, "dlopen failed: %s", dlerror());
+	dlerror();
+	void *sym = dlsym(h, NNN_PLUGIN_ENTRY_NAME);
+	if (!sym) {
+		const char *e = dlerror();
+		nnn_status_t s = refuse(c, real, NULL, "entry point", diags,
+		                        "no %s function: %s (a plugin exports it with NNN_PLUGIN_EXPORT; see docs/plugins.md)",
+		                        NNN_PLUGIN_ENTRY_NAME, e ? e : "symbol is NULL");
+		dlclose(h);
+		return s;
+	}
+	nnn_plugin_entry_fn entry;
+	memcpy(&entry, &sym, sizeof entry); /* object to function pointer, as POSIX allows */
+
+	d = calloc(1, sizeof *d);
+	if (!d) {
+		dlclose(h);
+		return refuse(c, real, NULL, "init", diags, "out of memory");
+	}
+	d->path = real;
+	nnn_status_t rs = entry(&HOST, d);
+	if (!d->why[0] && !d->declared)
+		decl_fail(d, "ABI", "its entry point never called host->declare: it is not an nnnkit plugin of this ABI");
+	if (!d->why[0] && rs != NNN_OK)
+		decl_fail(d, "init", "its entry point returned %s", nnn_status_name(rs));
+	if (!d->why[0])
+		check_decl(d);
+	if (d->why[0]) {
+		nnn_status_t s = refuse(c, real, d, d->stage, diags, "%s", d->why);
+		free(d);
+		dlclose(h);
+		return s;
+	}
+
+	pthread_mutex_lock(&c->lock);
+	char why[MSG] = "";
+	plugin_t **v = realloc(c->plugins, (c->nplugins + 1) * sizeof *v);
+	plugin_t *p = v ? calloc(1, sizeof *p) : NULL;
+	nnn_status_t s = NNN_E_NOMEM;
+	if (v)
+		c->plugins = v;
+	if (p) {
+		p->handle = h;
+		p->dev = st.st_dev;
+		p->ino = st.st_ino;
+		/* The report first, so that registered slots can name the file. */
+		p->report = add_report(c, real, d, "loaded", NNN_OK, "");
+		s = p->report ? register_all(c, d, p, why, sizeof why) : NNN_E_NOMEM;
+		if (s == NNN_OK) {
+			v[c->nplugins++] = p;
+		} else {
+			if (p->report) { /* withdrawn: refuse() adds the real one */
+				free_report(p->report);
+				free(p->report);
+				c->nreports--;
+			}
+			free(p);
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (s != NNN_OK) {
+		nnn_status_t r = refuse(c, real, d, "registration", diags, "%s", why[0] ? why : "out of memory");
+		free(d);
+		dlclose(h);
+		return r;
+	}
+	free(d);
+	return NNN_OK;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Loads every *.so in one folder, in name order. */
+static nnn_status_t load_dir(nnn_ctx_t *c, const char *dir, nnn_diags_t *diags)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	nnn_status_t first = NNN_OK;
+
+	if (!dp)
+		return NNN_OK; /* a folder that does not exist holds no plugins */
+	while ((e = readdir(dp)) != NULL) {
+		size_t len = strlen(e->d_name);
+		if (len < 4 || strcmp(e->d_name + len - 3, ".so") || e->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			char **v = realloc(names, cap * sizeof *v);
+			if (!v)
+				break;
+			names = v;
+		}
+		names[n] = malloc(strlen(dir) + len + 2);
+		if (!names[n])
+			break;
+		sprintf(names[n], "%s/%s", dir, e->d_name);
+		n++;
+	}
+	closedir(dp);
+	if (n)
+		qsort(names, n, sizeof *names, by_name);
+	for (size_t i = 0; i < n; i++) {
+		nnn_status_t s = nnn_plugin_load(c, names[i], diags);
+		if (s != NNN_OK && first == NNN_OK)
+			first = s;
+		free(names[i]);
+	}
+	free(names);
+	return first;
+}
+
+nnn_status_t nnn_plugin_load_default(nnn_ctx_t *c, const char *installed_dir, nnn_diags_t *diags)
+{
+	nnn_status_t first = NNN_OK, s;
+	const char *env = secure_getenv("NNN_PLUGIN_PATH");
+	if (env && *env) {
+		char *copy = strdup(env), *save = NULL;
+		if (!copy)
+			return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "out of memory");
+		for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+			/* Relative entries would search the current folder: skipped. */
+			if (dir[0] != '/')
+				continue;
+			s = load_dir(c, dir, diags);
+			if (first == NNN_OK)
+				first = s;
+		}
+		free(copy);
+	}
+	if (installed_dir && installed_dir[0] == '/') {
+		s = load_dir(c, installed_dir, diags);
+		if (first == NNN_OK)
+			first = s;
+	}
+	return first;
+}
