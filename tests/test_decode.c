@@ -311,7 +311,7 @@ Test(decode, visitor_tiles_the_file)
 	bb_t b = { 0 };
 	tile_t t = { 0, 0, 0 };
 	nnn_visitor_t vis = { on_field, NULL, &t };
-	nnn_decode_opts_t o = { 0, &vis };
+	nnn_decode_opts_t o = { .visit = &vis };
 	nnn_model_t *m;
 	bb_tiny(&b);
 	cr_assert_eq(nnn_model_decode(b.b, b.n, &o, &m, NULL), NNN_OK);
@@ -350,7 +350,7 @@ Test(decode, file_open_maps_zero_copy)
 	size_t size;
 	bb_tiny(&b);
 	const char *path = bb_to_file(&b, "tiny.nnn");
-	cr_assert_eq(nnn_file_open(path, 0, &f, NULL), NNN_OK);
+	cr_assert_eq(nnn_file_open(path, NULL, &f, NULL), NNN_OK);
 	const unsigned char *base = nnn_file_bytes(f, &size);
 	cr_assert_eq(size, TINY_SIZE);
 	cr_assert_eq(nnn_file_model(f)->layers[0].bias.data.bytes, base + 47);
@@ -366,7 +366,7 @@ Test(decode, missing_file_is_io_error)
 	nnn_diags_t d;
 	nnn_file_t *f;
 	nnn_diags_init(&d);
-	cr_assert_eq(nnn_file_open("/nonexistent/x.nnn", 0, &f, &d), NNN_E_IO);
+	cr_assert_eq(nnn_file_open("/nonexistent/x.nnn", NULL, &f, &d), NNN_E_IO);
 	cr_assert_null(f);
 	cr_assert(strstr(d.v[0].msg, "No such file"), "%s", d.v[0].msg);
 	nnn_diags_free(&d);

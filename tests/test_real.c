@@ -44,7 +44,7 @@ static void check_real(const real_t *r)
 	nnn_shape_t out[4];
 	corpus_path(r->file, path, sizeof path);
 	nnn_diags_init(&d);
-	cr_assert_eq(nnn_file_open(path, 0, &f, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
+	cr_assert_eq(nnn_file_open(path, NULL, &f, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
 	const nnn_model_t *m = nnn_file_model(f);
 	cr_assert_eq(m->layer_count, r->layers);
 	cr_assert_eq(m->param_count, r->params);
@@ -73,7 +73,7 @@ static void check_real(const real_t *r)
 	cr_assert_eq(len, size);
 	cr_assert_eq(memcmp(enc, bytes, len), 0);
 	free(enc);
-	cr_assert_eq(nnn_validate_bytes(bytes, size, &in, &d), NNN_OK);
+	cr_assert_eq(nnn_validate_bytes(bytes, size, NULL, &in, &d), NNN_OK);
 	nnn_file_close(f);
 	nnn_diags_free(&d);
 }

@@ -22,7 +22,7 @@ static void expect(const bb_t *b, const nnn_shape_t *in, const want_t *w, size_t
 	nnn_diags_t d;
 	char buf[1024];
 	nnn_diags_init(&d);
-	nnn_status_t st = nnn_validate_bytes(b->b, b->n, in, &d);
+	nnn_status_t st = nnn_validate_bytes(b->b, b->n, NULL, in, &d);
 	for (size_t i = 0; i < d.n; i++)
 		cr_log_info("problem %zu: %s", i, nnn_diag_format(&d.v[i], buf, sizeof buf));
 	cr_assert_eq(d.n, n, "%zu problems, expected %zu", d.n, n);
@@ -227,7 +227,7 @@ Test(validate, conv_exact_chain_with_input)
 	want_t w3[] = { { NNN_E_INPUT_SHAPE, "layers[0].kernels.dims[3]", 0 } };
 	nnn_diags_t d;
 	nnn_diags_init(&d);
-	cr_assert_eq(nnn_validate_bytes(b.b, b.n, &in3, &d), NNN_E_INPUT_SHAPE);
+	cr_assert_eq(nnn_validate_bytes(b.b, b.n, NULL, &in3, &d), NNN_E_INPUT_SHAPE);
 	cr_assert_str_eq(d.v[0].path, w3[0].path);
 	nnn_diags_free(&d);
 	bb_free(&b);
