@@ -8,6 +8,9 @@
 #   make check-gen  regenerate and prove the output is byte-identical
 
 CC      ?= cc
+V       ?= 0
+# `make V=1` shows every command.
+Q       := $(if $(filter 1,$(V)),,@)
 LUA     ?= lua5.4
 O       ?= build
 OPT     ?= -O2 -g
@@ -41,7 +44,7 @@ LIB_SO  := $(O)/libnnn.so.0
 TESTBIN := $(O)/test_nnn
 EXAMPLE := $(O)/example.nnn
 
-.PHONY: all deps example test test-asan valgrind bench check-gen clean
+.PHONY: all deps example test test-asan valgrind bench check-gen clean install uninstall
 .DEFAULT_GOAL := all
 
 all: $(NNNKIT) $(LIB_SO) $(DOC) $(O)/mkexample $(PLUGINS)
@@ -53,13 +56,15 @@ deps:
 # ---- generated codec ----
 $(O)/gen/.stamp: $(SCHEMA) $(GEN_LUA) | deps
 	@mkdir -p $(O)/gen/nnn
-	$(LUA) gen/nnngen.lua $(SCHEMA) --c $(GEN_C) --h $(GEN_H) --doc $(DOC)
+	@echo "  GEN    $@"
+	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(GEN_C) --h $(GEN_H) --doc $(DOC)
 	@touch $@
 $(GEN_C) $(GEN_H) $(DOC): $(O)/gen/.stamp
 
 check-gen: $(O)/gen/.stamp
 	@mkdir -p $(O)/regen/nnn
-	$(LUA) gen/nnngen.lua $(SCHEMA) --c $(O)/regen/schema_gen.c --h $(O)/regen/nnn/schema_gen.h \
+	@echo "  GEN    $@"
+	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(O)/regen/schema_gen.c --h $(O)/regen/nnn/schema_gen.h \
 		--doc $(O)/regen/format.md
 	cmp $(GEN_C) $(O)/regen/schema_gen.c
 	cmp $(GEN_H) $(O)/regen/nnn/schema_gen.h
@@ -69,31 +74,39 @@ check-gen: $(O)/gen/.stamp
 # ---- objects ----
 $(O)/obj/%.o: %.c $(O)/gen/.stamp
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	@echo "  CC     $@"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 $(O)/obj/gen/schema_gen.o: $(GEN_C)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	@echo "  CC     $@"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(LIB_A): $(LIB_OBJ)
-	rm -f $@
-	ar rcs $@ $^
+	@rm -f $@
+	@echo "  AR     $@"
+	$(Q)ar rcs $@ $^
 $(LIB_SO): $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,libnnn.so.0 -o $@ $^ $(LDLIBS)
+	@echo "  CC     $@"
+	$(Q)$(CC) -shared -Wl,-soname,libnnn.so.0 -o $@ $^ $(LDLIBS)
 
 $(NNNKIT): $(CLI_OBJ) $(LIB_A)
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS)
+	@echo "  CC     $@"
+	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS)
 
 # One folder under plugins/ per plugin, one .so per folder.
 .SECONDEXPANSION:
-$(O)/plugins/%.so: $$(patsubst %.c,$(O)/obj/%.o,$$(wildcard plugins/%/*.c))
+$(O)/plugins/%.so: $$(addprefix $(O)/obj/,$$(addsuffix .o,$$(basename $$(wildcard plugins/$$*/*.c))))
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,--no-undefined -o $@ $^ $(PLUGIN_LIBS)
+	@echo "  CC     $@"
+	$(Q)$(CC) -shared -Wl,--no-undefined -o $@ $^ $(PLUGIN_LIBS) $(filter -fsanitize=%,$(LDLIBS))
 $(O)/obj/plugins/%.o: plugins/%.c $(O)/gen/.stamp
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(PLUGIN_CFLAGS) -c $< -o $@
+	@echo "  CC     $@"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PLUGIN_CFLAGS) -c $< -o $@
 
 $(O)/mkexample: $(O)/obj/tools/mkexample.o $(LIB_A)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	@echo "  CC     $@"
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # ---- the example: a real job on a model the project generates ----
 $(EXAMPLE): $(O)/mkexample
@@ -104,22 +117,47 @@ example: $(NNNKIT) $(EXAMPLE)
 
 # ---- tests ----
 $(TESTBIN): $(TEST_OBJ) $(LIB_A)
-	$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(LIB_A) -lcriterion $(LDLIBS)
+	@echo "  CC     $@"
+	$(Q)$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(LIB_A) -lcriterion $(LDLIBS)
 
-test: $(TESTBIN) $(NNNKIT) check-gen
-	NNNKIT=$(abspath $(NNNKIT)) $(TESTBIN) --jobs 2
+# Test plugins, each broken in one way (tests/plugins/fixture.c).
+FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep
+FIX_good :=
+FIX_tag2 := -DFIX_TAG=2 -DFIX_LAYER=1 -DFIX_ACT=4
+FIX_dupacross := -DFIX_TAG=3 -DFIX_ACT=5
+FIX_noentry := -DFIX_NO_ENTRY
+FIX_initfail := -DFIX_INIT_FAIL
+FIX_abimajor := -DFIX_ABI_MAJOR
+FIX_abiminor := -DFIX_ABI_MINOR
+FIX_dupwithin := -DFIX_DUP_WITHIN
+FIX_noforward := -DFIX_NO_FORWARD
+FIX_missingdep := -DFIX_MISSING_DEP
+FIXTURE_SO := $(FIXTURES:%=$(O)/fixtures/%.so)
+$(O)/fixtures/%.so: tests/plugins/fixture.c $(O)/gen/.stamp
+	@mkdir -p $(@D)/dep
+	@if [ $* = missingdep ]; then \
+		echo 'int fixdep_value(void); int fixdep_value(void) { return 5; }' > $(@D)/dep/fixdep.c && \
+		$(CC) -shared -fPIC -o $(@D)/dep/libfixdep.so $(@D)/dep/fixdep.c; fi
+	@echo "  CC     $@"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PLUGIN_CFLAGS) $(FIX_$*) -shared -o $@ $< \
+		$(if $(filter missingdep,$*),-L$(@D)/dep -lfixdep)
+	@rm -f $(@D)/dep/libfixdep.so # what the plugin needs is gone: dlopen must say so
+
+test: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO) check-gen
+	NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) $(TESTBIN) --jobs 2
 
 test-asan:
 	$(MAKE) O=build/asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		LDLIBS="-lm -fsanitize=address,undefined" test
 
-valgrind: $(TESTBIN) $(NNNKIT)
-	NNNKIT=$(abspath $(NNNKIT)) NNN_UNDER_VALGRIND=1 valgrind --error-exitcode=9 --leak-check=full \
+valgrind: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO)
+	NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) NNN_UNDER_VALGRIND=1 valgrind --error-exitcode=9 --leak-check=full \
 		--errors-for-leak-kinds=definite,indirect --show-possibly-lost=no --trace-children=yes -q $(TESTBIN) --jobs 1
 
 # ---- benchmarks ----
 $(O)/bench_codec: $(BENCH_SRC:%.c=$(O)/obj/%.o) $(LIB_A)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	@echo "  CC     $@"
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 bench: $(O)/bench_codec
 	$(O)/bench_codec
 
@@ -127,3 +165,36 @@ clean:
 	rm -rf build
 
 -include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
+
+# ---- install ----
+PREFIX  ?= /usr/local
+DESTDIR ?=
+INST    := $(DESTDIR)$(PREFIX)
+HEADERS := $(wildcard runtime/include/nnn/*.h)
+
+$(O)/libnnn.pc: Makefile
+	@mkdir -p $(@D)
+	@printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' \
+		'plugindir=$${prefix}/lib/nnnkit/plugins' 'nnngen=$${prefix}/bin/nnngen' '' \
+		'Name: libnnn' 'Description: read, check, write and run .nnn models' 'Version: 0.1.0' \
+		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lnnn' 'Libs.private: -lm' > $@
+
+install: all $(O)/libnnn.pc
+	install -d $(INST)/bin $(INST)/lib/pkgconfig $(INST)/include/nnn $(INST)/lib/nnnkit/plugins \
+		$(INST)/share/nnnkit/gen $(INST)/share/nnnkit/schema
+	install -m 0755 $(NNNKIT) $(INST)/bin/nnnkit
+	install -m 0644 $(LIB_A) $(INST)/lib/libnnn.a
+	install -m 0755 $(LIB_SO) $(INST)/lib/libnnn.so.0
+	ln -sf libnnn.so.0 $(INST)/lib/libnnn.so
+	install -m 0644 $(HEADERS) $(GEN_H) $(INST)/include/nnn/
+	install -m 0644 $(O)/libnnn.pc $(INST)/lib/pkgconfig/libnnn.pc
+	install -m 0644 $(GEN_LUA) $(INST)/share/nnnkit/gen/
+	install -m 0644 $(SCHEMA) $(INST)/share/nnnkit/schema/
+	printf '#!/bin/sh\nexec lua5.4 "%s/share/nnnkit/gen/nnngen.lua" "$$@"\n' '$(PREFIX)' > $(INST)/bin/nnngen
+	chmod 0755 $(INST)/bin/nnngen
+	install -m 0755 $(PLUGINS) $(INST)/lib/nnnkit/plugins/
+
+uninstall:
+	rm -f $(INST)/bin/nnnkit $(INST)/bin/nnngen $(INST)/lib/libnnn.a $(INST)/lib/libnnn.so \
+		$(INST)/lib/libnnn.so.0 $(INST)/lib/pkgconfig/libnnn.pc
+	rm -rf $(INST)/include/nnn $(INST)/share/nnnkit $(INST)/lib/nnnkit

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include <nnn/context.h>
 #include <nnn/file.h>
 #include <nnn/validate.h>
 
@@ -15,14 +16,32 @@ enum {
 	EXIT_PLUGIN = 3   /* a plugin failed to load */
 };
 
+/* What every command shares: the plugins asked for, and the context that
+ * holds them, made on first use. */
+typedef struct cli_env {
+	const char **plugins; /* --plugin FILE, in order */
+	int nplugins;
+	int no_default;       /* --no-default-plugins */
+	const char *exe_dir;  /* folder of the nnnkit executable */
+	nnn_ctx_t *ctx;
+	int plugin_failed;    /* an explicitly named plugin failed */
+} cli_env_t;
+
 typedef struct cli_cmd {
 	const char *name;
 	const char *summary;
 	const char *help; /* full usage text */
-	int (*run)(int argc, char **argv);
+	int (*run)(int argc, char **argv, cli_env_t *env);
 } cli_cmd_t;
 
-extern const cli_cmd_t cmd_info, cmd_validate, cmd_dump, cmd_convert;
+extern const cli_cmd_t cmd_info, cmd_validate, cmd_dump, cmd_convert, cmd_run, cmd_plugins;
+
+/* The context with the plugins loaded: explicit ones first, then (unless
+ * --no-default-plugins) NNN_PLUGIN_PATH and the installed folder. Failures
+ * are printed; NULL only when even the context cannot be made. */
+nnn_ctx_t *cli_ctx(cli_env_t *env);
+/* The installed plugin folder, relative to the executable (buf). */
+const char *cli_plugin_dir(const cli_env_t *env, char *buf, size_t size);
 
 /* Prints "nnnkit: FILE: message" for every problem; returns the exit code
  * the first problem's status calls for. */

@@ -1,6 +1,8 @@
 /* common.c: reporting and small helpers shared by the commands. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -61,4 +63,47 @@ void cli_json_str(FILE *f, const char *s, size_t n)
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+const char *cli_plugin_dir(const cli_env_t *env, char *buf, size_t size)
+{
+	char probe[4096];
+	if (!env->exe_dir)
+		return NULL;
+	/* Installed: PREFIX/bin/nnnkit and PREFIX/lib/nnnkit/plugins. Build tree:
+	 * build/nnnkit and build/plugins. */
+	snprintf(probe, sizeof probe, "%s/../lib/nnnkit/plugins", env->exe_dir);
+	if (access(probe, F_OK) == 0) {
+		snprintf(buf, size, "%s", probe);
+		return buf;
+	}
+	snprintf(buf, size, "%s/plugins", env->exe_dir);
+	return buf;
+}
+
+nnn_ctx_t *cli_ctx(cli_env_t *env)
+{
+	nnn_diags_t d;
+	char dir[4096];
+	if (env->ctx)
+		return env->ctx;
+	nnn_diags_init(&d);
+	if (nnn_ctx_new(&env->ctx, &d) != NNN_OK) {
+		cli_report("nnnkit", &d, NNN_E_NOMEM);
+		nnn_diags_free(&d);
+		return NULL;
+	}
+	for (int i = 0; i < env->nplugins; i++) {
+		if (nnn_plugin_load(env->ctx, env->plugins[i], &d) != NNN_OK)
+			env->plugin_failed = 1;
+	}
+	/* A plugin found by the search that fails is reported, not fatal. */
+	if (!env->no_default && nnn_plugin_load_default(env->ctx, cli_plugin_dir(env, dir, sizeof dir), &d) != NNN_OK)
+		fprintf(stderr, "nnnkit: some plugins found by the search were not loaded (nnnkit plugins -v)\n");
+	for (size_t i = 0; i < d.n; i++) {
+		char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
+		fprintf(stderr, "nnnkit: %s\n", nnn_diag_format(&d.v[i], buf, sizeof buf));
+	}
+	nnn_diags_free(&d);
+	return env->ctx;
 }

@@ -3,7 +3,7 @@
 
 #include "cli.h"
 
-static int run(int argc, char **argv);
+static int run(int argc, char **argv, cli_env_t *env);
 
 const cli_cmd_t cmd_convert = {
 	"convert", "re-encode a model (.nnn to .nnn)",
@@ -19,7 +19,7 @@ static int has_suffix(const char *s, const char *suf)
 	return n >= k && !strcmp(s + n - k, suf);
 }
 
-static int run(int argc, char **argv)
+static int run(int argc, char **argv, cli_env_t *env)
 {
 	const char *files[2] = { NULL, NULL };
 	int nfiles = 0, code = EXIT_VALID;
@@ -43,7 +43,8 @@ static int run(int argc, char **argv)
 	if (!has_suffix(files[1], ".nnn"))
 		return cli_usage(&cmd_convert, "%s: only .nnn output is supported so far", files[1]);
 	nnn_diags_init(&d);
-	st = nnn_file_open(files[0], NULL, &f, &d);
+	nnn_decode_opts_t opts = { .ctx = cli_ctx(env) };
+	st = nnn_file_open(files[0], &opts, &f, &d);
 	if (st != NNN_OK) {
 		code = cli_report(files[0], &d, st);
 	} else {

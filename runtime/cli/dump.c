@@ -5,7 +5,7 @@
 
 #include "cli.h"
 
-static int run(int argc, char **argv);
+static int run(int argc, char **argv, cli_env_t *env);
 
 const cli_cmd_t cmd_dump = {
 	"dump", "annotated byte map: every field with offset, size, path and value",
@@ -95,7 +95,7 @@ static void on_problem(void *ctx, const nnn_diag_t *d)
 	printf("!! %s\n", nnn_diag_format(d, buf, sizeof buf));
 }
 
-static int run(int argc, char **argv)
+static int run(int argc, char **argv, cli_env_t *env)
 {
 	const char *path = NULL;
 	dump_ctx_t c = { 0, 4 };
@@ -133,6 +133,7 @@ static int run(int argc, char **argv)
 		return code;
 	}
 	printf("%-10s %9s  %-36s %-18s %s\n", "offset", "size", "path", "type", "value");
+	opts.ctx = cli_ctx(env);
 	st = nnn_model_decode(data, size, &opts, &m, NULL);
 	if (c.end < size && st != NNN_OK)
 		printf("0x%08" PRIx64 " %9" PRIu64 "  (not decoded)\n", c.end, (uint64_t)size - c.end);

@@ -4,13 +4,14 @@
 
 #include "cli.h"
 
-static int run(int argc, char **argv);
+static int run(int argc, char **argv, cli_env_t *env);
 
 const cli_cmd_t cmd_info = {
 	"info", "describe a model: description, parameters, a table of layers",
 	"usage: nnnkit info MODEL\n"
 	"Prints the description, the parameter count and one row per layer: type, its own fields,\n"
-	"activation and its parameters, dropout, tensor shapes, parameter count and bytes.\n",
+	"activation and its parameters, dropout, tensor shapes, parameter count, bytes, and the plugin\n"
+	"whose kernel runs it ('+' when another plugin runs its activation; 'none' when no plugin does).\n",
 	run,
 };
 
@@ -37,8 +38,22 @@ static void print_text(const nnn_str_t *s)
 	putchar('"');
 }
 
-static void print_layer(const nnn_model_t *m, int32_t i, size_t file_size)
+/* Which plugin's kernel runs a layer and its activation: "builtin". */
+static const char *kernel_of(const nnn_ctx_t *ctx, const nnn_layer_t *L, char *buf, size_t size)
 {
+	const char *lp = NULL, *ap = NULL;
+	nnn_ctx_layer(ctx, L->id, &lp);
+	nnn_ctx_activation(ctx, L->activation.id, &ap);
+	if (!lp)
+		snprintf(buf, size, "none");
+	else
+		snprintf(buf, size, "%s%s", strrchr(lp, '/') + 1, ap && strcmp(ap, lp) ? "+" : "");
+	return buf;
+}
+
+static void print_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, int32_t i, size_t file_size)
+{
+	char kern[128];
 	const nnn_layer_t *L = &m->layers[i];
 	nnn_named_tensor_t ts[8];
 	char fields[128], act[128], params[64], tens[256] = "";
@@ -59,11 +74,12 @@ static void print_layer(const nnn_model_t *m, int32_t i, size_t file_size)
 			break;
 		count += (uint64_t)ts[t].tensor->data.n;
 	}
-	printf("%3d  %-6s %-28s %-22s %-8g %-40s %10" PRIu64 " %10" PRIu64 "\n", (int)i, nnn_layer_title(L), fields,
-	       act, (double)L->dropout, tens, count, end - L->at[NNN_AT_LAYER_ID]);
+	printf("%3d  %-6s %-28s %-22s %-8g %-40s %10" PRIu64 " %10" PRIu64 "  %s\n", (int)i, nnn_layer_title(L), fields,
+	       act, (double)L->dropout, tens, count, end - L->at[NNN_AT_LAYER_ID],
+	       kernel_of(ctx, L, kern, sizeof kern));
 }
 
-static int run(int argc, char **argv)
+static int run(int argc, char **argv, cli_env_t *env)
 {
 	const char *path = NULL;
 	nnn_diags_t d;
@@ -84,7 +100,8 @@ static int run(int argc, char **argv)
 	if (!path)
 		return cli_usage(&cmd_info, "no model given");
 	nnn_diags_init(&d);
-	st = nnn_file_open(path, NULL, &f, &d);
+	nnn_decode_opts_t opts = { .ctx = cli_ctx(env) };
+	st = nnn_file_open(path, &opts, &f, &d);
 	if (st != NNN_OK) {
 		int code = cli_report(path, &d, st);
 		nnn_diags_free(&d);
@@ -101,10 +118,10 @@ static int run(int argc, char **argv)
 	if (total != m->param_count)
 		printf(" (the header says %" PRIu64 ": run nnnkit validate)", m->param_count);
 	printf("\nlayers:       %d\n\n", (int)m->layer_count);
-	printf("%3s  %-6s %-28s %-22s %-8s %-40s %10s %10s\n", "#", "type", "fields", "activation", "dropout",
-	       "tensors", "params", "bytes");
+	printf("%3s  %-6s %-28s %-22s %-8s %-40s %10s %10s  %s\n", "#", "type", "fields", "activation", "dropout",
+	       "tensors", "params", "bytes", "kernel");
 	for (int32_t i = 0; i < m->layer_count; i++)
-		print_layer(m, i, size);
+		print_layer(opts.ctx, m, i, size);
 	nnn_file_close(f);
 	nnn_diags_free(&d);
 	return EXIT_VALID;

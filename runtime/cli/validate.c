@@ -5,7 +5,7 @@
 
 #include "cli.h"
 
-static int run(int argc, char **argv);
+static int run(int argc, char **argv, cli_env_t *env);
 
 const cli_cmd_t cmd_validate = {
 	"validate", "check a model against every rule of the format",
@@ -18,12 +18,14 @@ const cli_cmd_t cmd_validate = {
 };
 
 /* Output shapes of a valid model, for the report. */
-static nnn_shape_t *infer(const unsigned char *data, size_t size, const nnn_shape_t *in, int32_t *n)
+static nnn_shape_t *infer(const nnn_ctx_t *ctx, const unsigned char *data, size_t size, const nnn_shape_t *in,
+                          int32_t *n)
 {
 	nnn_model_t *m;
 	nnn_shape_t *out = NULL;
 	*n = 0;
-	if (nnn_model_decode(data, size, NULL, &m, NULL) != NNN_OK)
+	nnn_decode_opts_t opts = { .ctx = ctx };
+	if (nnn_model_decode(data, size, &opts, &m, NULL) != NNN_OK)
 		return NULL;
 	if (m->layer_count > 0 && (out = calloc((size_t)m->layer_count, sizeof *out)) != NULL &&
 	    nnn_model_validate(m, in, out, NULL) == NNN_OK)
@@ -60,7 +62,7 @@ static void print_json(const char *path, const nnn_diags_t *d, nnn_status_t st, 
 	printf("}\n");
 }
 
-static int run(int argc, char **argv)
+static int run(int argc, char **argv, cli_env_t *env)
 {
 	const char *path = NULL;
 	nnn_shape_t in, *shapes = NULL;
@@ -104,9 +106,9 @@ static int run(int argc, char **argv)
 		nnn_diags_free(&d);
 		return code;
 	}
-	st = nnn_validate_bytes(data, size, NULL, have_in ? &in : NULL, &d);
+	st = nnn_validate_bytes(data, size, cli_ctx(env), have_in ? &in : NULL, &d);
 	if (st == NNN_OK && have_in)
-		shapes = infer(data, size, &in, &n);
+		shapes = infer(env->ctx, data, size, &in, &n);
 	if (json) {
 		print_json(path, &d, st, shapes, n);
 		code = cli_exit_code(st);

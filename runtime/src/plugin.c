@@ -394,7 +394,7 @@ static nnn_status_t refuse(nnn_ctx_t *c, const char *path, const nnn_decl_t *d, 
 	pthread_mutex_lock(&c->lock);
 	add_report(c, path, d, stage, NNN_E_PLUGIN, msg);
 	pthread_mutex_unlock(&c->lock);
-	return nnn_diags_add(diags, NNN_E_PLUGIN, NNN_NO_OFFSET, "", "plugin %s: %s stage: %s", path, stage, msg);
+	return nnn_diags_add(diags, NNN_E_PLUGIN, NNN_NO_OFFSET, "", "%s: %s stage: %s", path, stage, msg);
 }
 
 /* Group- or other-writable, or owned by someone other than root and us. */

@@ -175,5 +175,6 @@ struct nnn_host {
  * strings they point to must stay valid while the plugin is loaded (static
  * storage). It must not keep `d`. */
 typedef nnn_status_t (*nnn_plugin_entry_fn)(const nnn_host_t *h, nnn_decl_t *d);
+NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t *d);
 
 #endif

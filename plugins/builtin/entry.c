@@ -1,0 +1,59 @@
+/* entry.c: the builtin plugin's descriptors and its one exported symbol.
+ * Dense, Conv and the six activations are core-schema IDs: the host
+ * decodes, encodes and validates them itself, so every codec field is
+ * NULL/0 here and the plugin provides compute only. */
+#include "builtin.h"
+
+static const nnn_plugin_info_t info = {
+	.size = sizeof(nnn_plugin_info_t),
+	.abi_major = NNN_ABI_MAJOR,
+	.abi_minor = NNN_ABI_MINOR,
+	.name = "builtin",
+	.version = "1.0",
+};
+
+static const nnn_layer_type_t dense_type = {
+	.size = sizeof(nnn_layer_type_t),
+	.id = NNN_LAYER_ID_DENSE,
+	.name = "dense",
+	.infer = bi_dense_infer,
+	.prepare = bi_dense_prepare,
+	.release = bi_params_free,
+	.forward = bi_dense_forward,
+};
+
+static const nnn_layer_type_t conv_type = {
+	.size = sizeof(nnn_layer_type_t),
+	.id = NNN_LAYER_ID_CONV,
+	.name = "conv",
+	.infer = bi_conv_infer,
+	.prepare = bi_conv_prepare,
+	.release = bi_params_free,
+	.forward = bi_conv_forward,
+};
+
+#define ACT(ID, NAME, FN) { .size = sizeof(nnn_activation_type_t), .id = (ID), .name = (NAME), .forward = (FN) }
+static const nnn_activation_type_t act_types[] = {
+	ACT(NNN_ACTIVATION_ID_LINEAR, "linear", bi_linear),
+	ACT(NNN_ACTIVATION_ID_SIGMOID, "sigmoid", bi_sigmoid),
+	ACT(NNN_ACTIVATION_ID_TANH, "tanh", bi_tanh),
+	ACT(NNN_ACTIVATION_ID_RELU, "relu", bi_relu),
+	ACT(NNN_ACTIVATION_ID_LEAKY_RELU, "leaky_relu", bi_leaky_relu),
+	ACT(NNN_ACTIVATION_ID_SOFTMAX, "softmax", bi_softmax),
+};
+#undef ACT
+
+NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t *d)
+{
+	nnn_status_t st;
+	if (!h || h->size < offsetof(nnn_host_t, fail) || !h->declare || !h->add_layer || !h->add_activation)
+		return NNN_E_PLUGIN; /* not a host table this plugin can use */
+	if ((st = h->declare(d, &info)) != NNN_OK)
+		return st;
+	if ((st = h->add_layer(d, &dense_type)) != NNN_OK || (st = h->add_layer(d, &conv_type)) != NNN_OK)
+		return st;
+	for (size_t i = 0; i < sizeof act_types / sizeof act_types[0]; i++)
+		if ((st = h->add_activation(d, &act_types[i])) != NNN_OK)
+			return st;
+	return NNN_OK;
+}

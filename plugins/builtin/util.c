@@ -1,0 +1,160 @@
+/* util.c: messages, shape arithmetic and weight packing shared by the
+ * builtin kernels. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+
+_Static_assert(sizeof(float) == 4, "nnn data is binary32");
+
+nnn_status_t bi_fail(char *msg, size_t msg_size, nnn_status_t code, const char *fmt, ...)
+{
+	if (msg && msg_size) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(msg, msg_size, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+const char *bi_shape_str(const nnn_shape_t *s, char *buf, size_t size)
+{
+	size_t n = 0;
+	int32_t rank = s->rank < 0 ? 0 : s->rank > NNN_MAX_RANK ? NNN_MAX_RANK : s->rank;
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	n += (size_t)snprintf(buf, size, "[");
+	for (int32_t i = 0; i < rank && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%lld", i ? ", " : "", (long long)s->dims[i]);
+	if (n < size)
+		snprintf(buf + n, size - n, "]");
+	return buf;
+}
+
+int64_t bi_numel(const nnn_shape_t *s)
+{
+	int64_t n = 1;
+	if (s->rank < 0 || s->rank > NNN_MAX_RANK)
+		return -1;
+	for (int32_t i = 0; i < s->rank; i++) {
+		if (s->dims[i] < 0)
+			return -1;
+		if (s->dims[i] && n > INT64_MAX / s->dims[i])
+			return -1;
+		n *= s->dims[i];
+	}
+	return n;
+}
+
+nnn_status_t bi_check_input(const nnn_shape_t *in, char *msg, size_t msg_size)
+{
+	char buf[128];
+	if (in->rank < 2 || in->rank > NNN_MAX_RANK)
+		return bi_fail(msg, msg_size, NNN_E_INPUT_SHAPE,
+		               "input rank %d, expected 2 to %d: [batch, ..., features]", (int)in->rank, NNN_MAX_RANK);
+	for (int32_t i = 0; i < in->rank; i++)
+		if (in->dims[i] < 0)
+			return bi_fail(msg, msg_size, NNN_E_INPUT_SHAPE, "input shape %s has a negative dimension",
+			               bi_shape_str(in, buf, sizeof buf));
+	if (bi_numel(in) < 0)
+		return bi_fail(msg, msg_size, NNN_E_INPUT_SHAPE, "input shape %s has more than 2^63 elements",
+		               bi_shape_str(in, buf, sizeof buf));
+	return NNN_OK;
+}
+
+bool bi_tensor_ok(const nnn_tensor_t *t)
+{
+	int64_t n = 1;
+	if (t->dims.n < 0 || (t->dims.n && !t->dims.v) || t->data.n < 0 || (t->data.n && !t->data.bytes))
+		return false;
+	for (int32_t i = 0; i < t->dims.n; i++) {
+		if (t->dims.v[i] < 0)
+			return false;
+		n *= t->dims.v[i]; /* each factor < 2^31 and the product is checked against an i32 below */
+		if (n > INT32_MAX)
+			return false;
+	}
+	return n == t->data.n;
+}
+
+nnn_status_t bi_check_args(const nnn_kernel_args_t *a, bi_infer_fn infer, char *msg, size_t msg_size)
+{
+	nnn_shape_t o;
+	char want[128], got[128];
+	nnn_status_t st;
+	if (!a || a->size < offsetof(nnn_kernel_args_t, threads) + sizeof a->threads || !a->layer || !a->in ||
+	    !a->out)
+		return bi_fail(msg, msg_size, NNN_E_KERNEL, "kernel arguments are missing or too short");
+	st = infer(a->layer, a->body, a->in, &o, msg, msg_size);
+	if (st != NNN_OK)
+		return st;
+	if (o.rank != a->out->rank || memcmp(o.dims, a->out->dims, (size_t)o.rank * sizeof o.dims[0]))
+		return bi_fail(msg, msg_size, NNN_E_KERNEL, "output shape %s given, but the layer makes %s",
+		               bi_shape_str(a->out, got, sizeof got), bi_shape_str(&o, want, sizeof want));
+	if ((bi_numel(a->in) && !a->x) || (bi_numel(&o) && !a->y))
+		return bi_fail(msg, msg_size, NNN_E_KERNEL, "input or output buffer is NULL");
+	return NNN_OK;
+}
+
+/* Little-endian bytes to host floats; a plain copy on little-endian hosts. */
+static void f32s_to_host(nnn_f32s_t a, float *out)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (a.n > 0)
+		memcpy(out, a.bytes, (size_t)a.n * sizeof *out);
+#else
+	for (int32_t i = 0; i < a.n; i++)
+		out[i] = nnn_f32s_get(a, i);
+#endif
+}
+
+bi_params_t *bi_params_new(const nnn_tensor_t *w, const nnn_tensor_t *b)
+{
+	int64_t nw = w->data.n, nb = b->data.n;
+	bi_params_t *p;
+	if ((uint64_t)(nw + nb) > (SIZE_MAX - sizeof *p) / sizeof(float))
+		return NULL;
+	p = malloc(sizeof *p + (size_t)(nw + nb) * sizeof(float));
+	if (!p)
+		return NULL;
+	p->nw = nw;
+	p->nb = nb;
+	p->w = p->v;
+	p->b = p->v + nw;
+	f32s_to_host(w->data, p->w);
+	f32s_to_host(b->data, p->b);
+	return p;
+}
+
+nnn_status_t bi_params_get(const nnn_kernel_args_t *a, const nnn_tensor_t *w, const bi_params_t **p,
+                           bi_params_t **tmp, char *msg, size_t msg_size)
+{
+	*tmp = NULL;
+	if (a->state) {
+		*p = a->state;
+		if ((*p)->nw != w->data.n || (*p)->nb != a->layer->bias.data.n)
+			return bi_fail(msg, msg_size, NNN_E_KERNEL, "the state from prepare is not this layer's");
+		return NNN_OK;
+	}
+	*p = *tmp = bi_params_new(w, &a->layer->bias);
+	if (!*tmp)
+		return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory copying %lld weights",
+		               (long long)w->data.n + a->layer->bias.data.n);
+	return NNN_OK;
+}
+
+void bi_params_free(void *state)
+{
+	free(state);
+}
+
+void bi_fill_bias(float *y, int64_t rows, int64_t n, const float *b)
+{
+	for (int64_t r = 0; r < rows; r++)
+		memcpy(y + r * n, b, (size_t)n * sizeof *y);
+}

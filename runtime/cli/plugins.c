@@ -1,0 +1,73 @@
+/* plugins.c: `nnnkit plugins`: every candidate, what happened to it, why. */
+#include <string.h>
+
+#include "cli.h"
+
+static int run(int argc, char **argv, cli_env_t *env);
+
+const cli_cmd_t cmd_plugins = {
+	"plugins", "list the plugins found, what each provides, and why any failed",
+	"usage: nnnkit [--plugin FILE]... plugins [-v]\n"
+	"Tries every plugin the search finds (--plugin files, then NNN_PLUGIN_PATH, then the installed\n"
+	"folder) and prints one line per candidate: its file, what happened and the IDs it provides.\n"
+	"  -v   also show each failure's full message and each ID's name\n"
+	"Exit: 0 when every candidate loaded, 3 when any failed.\n",
+	run,
+};
+
+static void print_ids(const nnn_ctx_t *ctx, const nnn_plugin_report_t *r, int verbose)
+{
+	for (int i = 0; i < r->nlayers; i++) {
+		const nnn_layer_type_t *t = nnn_ctx_layer(ctx, r->layer_ids[i], NULL);
+		printf("%slayer %d%s%s", i ? ", " : "    provides ", r->layer_ids[i], verbose && t ? " " : "",
+		       verbose && t ? t->name : "");
+	}
+	for (int i = 0; i < r->nactivations; i++) {
+		const nnn_activation_type_t *t = nnn_ctx_activation(ctx, r->activation_ids[i], NULL);
+		printf("%sactivation %d%s%s", i || r->nlayers ? ", " : "    provides ", r->activation_ids[i],
+		       verbose && t ? " " : "", verbose && t ? t->name : "");
+	}
+	if (r->nlayers || r->nactivations)
+		putchar('\n');
+}
+
+static int run(int argc, char **argv, cli_env_t *env)
+{
+	int verbose = 0, failed = 0;
+	char dir[4096];
+	for (int i = 1; i < argc; i++) {
+		if (cli_is_help(argv[i])) {
+			fputs(cmd_plugins.help, stdout);
+			return EXIT_VALID;
+		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			verbose = 1;
+		} else {
+			return cli_usage(&cmd_plugins, "unexpected argument %s", argv[i]);
+		}
+	}
+	nnn_ctx_t *ctx = cli_ctx(env);
+	if (!ctx)
+		return EXIT_USAGE;
+	printf("search: --plugin files, NNN_PLUGIN_PATH, %s\n", cli_plugin_dir(env, dir, sizeof dir));
+	size_t n = nnn_ctx_report(ctx, 0, NULL);
+	for (size_t i = 0; i < n; i++) {
+		nnn_plugin_report_t r;
+		nnn_ctx_report(ctx, i, &r);
+		printf("%s: %s", r.path, r.stage);
+		if (r.name)
+			printf(" (%s %s)", r.name, r.version ? r.version : "");
+		putchar('\n');
+		if (r.status != NNN_OK) {
+			failed = 1;
+			if (verbose)
+				printf("    %s\n", r.message);
+		} else if (!strcmp(r.stage, "loaded")) {
+			print_ids(ctx, &r, verbose);
+		} else if (verbose) {
+			printf("    %s\n", r.message);
+		}
+	}
+	if (n == 0)
+		printf("no plugins found\n");
+	return failed || env->plugin_failed ? EXIT_PLUGIN : EXIT_VALID;
+}

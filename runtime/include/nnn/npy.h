@@ -1,0 +1,68 @@
+/* nnn/npy.h: read and write NumPy .npy files as float32 arrays.
+ *
+ * The reader takes format versions 1.0, 2.0 and 3.0, C order, and converts
+ * the little-endian dtypes '<f4', '<f8', '<i4', '<i8', '|u1' and '|b1' to
+ * float32 (inputs and labels come in all of these), rounding to nearest:
+ * integers past 2^24 and float64 values lose precision; a finite float64
+ * past float32's range is an error. It parses the header dict strictly
+ * (exactly the keys 'descr', 'fortran_order' and 'shape', in any order, with
+ * any whitespace), checks the data size against the shape before allocating
+ * anything, and rejects trailing bytes.
+ *
+ * The writer writes what numpy.save writes for a C-ordered float32 array,
+ * byte for byte: a version 1.0 header padded to a multiple of 64 bytes.
+ *
+ * Problems go to `diags` (may be NULL) with the field as the path ("magic",
+ * "version", "header_len", "header", "descr", "fortran_order", "shape",
+ * "shape[1]", "data", "data[7]") and the byte offset in the .npy file:
+ *   NNN_E_MAGIC        not \x93NUMPY, an unknown version, a malformed header
+ *   NNN_E_TRUNCATED    the file ends inside the header or the data
+ *   NNN_E_ENUM         descr not one of the above (big-endian, complex, ...)
+ *                      or fortran_order True
+ *   NNN_E_SHAPE        shape not a tuple of integers
+ *   NNN_E_LIMIT        more than NNN_MAX_RANK dimensions
+ *   NNN_E_DIM_NEGATIVE a negative dimension
+ *   NNN_E_DIM_OVERFLOW the dimension product does not fit in int64
+ *   NNN_E_DIM_MISMATCH bytes after the data the shape calls for
+ *   NNN_E_RANGE        a '<f8' value too large for float32
+ *   NNN_E_BOOL         a '|b1' byte other than 0 or 1
+ *   NNN_E_IO, NNN_E_NOMEM, NNN_E_USAGE (a NULL argument)
+ */
+#ifndef NNN_NPY_H
+#define NNN_NPY_H
+
+#include <nnn/status.h>
+#include <nnn/types.h>
+
+/* A float32 array in host byte order, C order: count is the product of the
+ * shape's dims (1 for rank 0). Owned: release with nnn_npy_free. After a
+ * successful read, data is never NULL, even when count is 0. */
+typedef struct nnn_npy {
+	nnn_shape_t shape;
+	float *data;
+	size_t count;
+} nnn_npy_t;
+
+/* Decodes the `len` bytes at `buf` (copied: buf may go away afterwards).
+ * On failure *out is zeroed. */
+NNN_NODISCARD nnn_status_t nnn_npy_read_mem(const void *buf, size_t len, nnn_npy_t *out, nnn_diags_t *diags);
+
+/* Reads the file at `path`; "-" reads standard input to its end. Regular
+ * files are mapped, pipes and devices read to EOF. */
+NNN_NODISCARD nnn_status_t nnn_npy_read_file(const char *path, nnn_npy_t *out, nnn_diags_t *diags);
+
+/* Writes `data` (the product of shape's dims floats, C order; may be NULL
+ * when that product is 0) as a float32 .npy file. "-" writes to standard
+ * output; any other path is replaced atomically (nnn_write_atomic). */
+NNN_NODISCARD nnn_status_t nnn_npy_write_file(const char *path, const nnn_shape_t *shape, const float *data,
+                                              nnn_diags_t *diags);
+
+/* The bytes nnn_npy_write_file writes, in a new buffer: returned in *buf
+ * (release with free()) and *len. On failure *buf is NULL and *len 0. */
+NNN_NODISCARD nnn_status_t nnn_npy_encode(const nnn_shape_t *shape, const float *data, unsigned char **buf,
+                                          size_t *len, nnn_diags_t *diags);
+
+/* Frees the data and zeroes *a; NULL is harmless. */
+void nnn_npy_free(nnn_npy_t *a);
+
+#endif

@@ -1,0 +1,38 @@
+/* nnn/run.h: running a model. A plan does shape inference once for an input
+ * shape, finds every layer's and activation's kernel in a context, asks
+ * kernels to prepare, and sizes its buffers once; running it then only
+ * computes. Dropout is ignored, as at inference.
+ */
+#ifndef NNN_RUN_H
+#define NNN_RUN_H
+
+#include <nnn/context.h>
+
+typedef struct nnn_run_opts {
+	uint32_t size;             /* sizeof(nnn_run_opts_t) */
+	int threads;               /* threads kernels may use; 0 means 1 */
+	uint64_t max_tensor_bytes; /* largest intermediate tensor allowed; 0 means 4 GiB */
+} nnn_run_opts_t;
+
+typedef struct nnn_plan nnn_plan_t;
+
+/* Validates the model for `input` (every rule), then plans. The model and
+ * the context must outlive the plan (borrowed). Owned: nnn_plan_free.
+ * Errors name the layer: an ID no loaded plugin provides, an input shape
+ * the layer rejects, a tensor over the size limit, a kernel's prepare. */
+NNN_NODISCARD nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_shape_t *input,
+                                        const nnn_run_opts_t *opts, nnn_plan_t **out, nnn_diags_t *diags);
+
+/* Shape of layer i's output (i = -1: the input). Borrowed from the plan. */
+const nnn_shape_t *nnn_plan_shape(const nnn_plan_t *p, int32_t i);
+
+/* Element count of a shape (0 for rank 0). */
+int64_t nnn_shape_numel(const nnn_shape_t *s);
+
+/* Runs the model on x (numel of the input shape floats) into y (numel of
+ * the output shape floats). y may not alias x. */
+NNN_NODISCARD nnn_status_t nnn_plan_run(nnn_plan_t *p, const float *x, float *y, nnn_diags_t *diags);
+
+void nnn_plan_free(nnn_plan_t *p);
+
+#endif

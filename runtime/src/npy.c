@@ -1,0 +1,805 @@
+/* npy.c: NumPy .npy arrays in and out, as float32.
+ *
+ * Layout (numpy/lib/format.py): the magic "\x93NUMPY", a major and a minor
+ * version byte, the header length (2 bytes little-endian in 1.0, 4 in 2.0
+ * and 3.0), the header (a Python dict literal, padded with spaces and a
+ * newline), then the raw elements in C order.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nnn/file.h>
+#include <nnn/npy.h>
+
+#define NPY_MAGIC "\x93" "NUMPY"
+#define NPY_MAGIC_LEN 6
+#define NPY_ALIGN 64           /* numpy's ARRAY_ALIGN */
+#define NPY_GROWTH_DIGITS 21   /* numpy's GROWTH_AXIS_MAX_DIGITS */
+#define NPY_HEADER_MAX 1024    /* the longest header the writer makes, rank 32 */
+#define NPY_FIX "save it with np.save(path, np.ascontiguousarray(x, dtype='<f4'))"
+
+/* ---- dtypes ---- */
+
+typedef enum { DT_F4, DT_F8, DT_I4, DT_I8, DT_U1, DT_B1 } dtype_t;
+
+static const struct {
+	char kind;
+	unsigned size;
+	const char *descr; /* as numpy writes it */
+	const char *name;
+} dtypes[] = {
+	[DT_F4] = { 'f', 4, "<f4", "float32" }, [DT_F8] = { 'f', 8, "<f8", "float64" },
+	[DT_I4] = { 'i', 4, "<i4", "int32" },   [DT_I8] = { 'i', 8, "<i8", "int64" },
+	[DT_U1] = { 'u', 1, "|u1", "uint8" },   [DT_B1] = { 'b', 1, "|b1", "bool" },
+};
+#define NDTYPES (sizeof dtypes / sizeof dtypes[0])
+#define DT_ACCEPTED "'<f4', '<f8', '<i4', '<i8', '|u1' or '|b1'"
+
+/* ---- small helpers ---- */
+
+static uint64_t le_u64(const unsigned char *p)
+{
+	return (uint64_t)nnn_le_u32(p) | (uint64_t)nnn_le_u32(p + 4) << 32;
+}
+
+static void put_le_f32(unsigned char *p, float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	p[0] = (unsigned char)u;
+	p[1] = (unsigned char)(u >> 8);
+	p[2] = (unsigned char)(u >> 16);
+	p[3] = (unsigned char)(u >> 24);
+}
+
+/* Up to 24 bytes at p as a quoted, escaped string for a message; "the end
+ * of the header" when there are none. */
+static const char *snip(const unsigned char *p, size_t n, char *buf, size_t size)
+{
+	size_t k = 0, i;
+	if (n == 0) {
+		snprintf(buf, size, "the end of the header");
+		return buf;
+	}
+	k += (size_t)snprintf(buf + k, size - k, "\"");
+	for (i = 0; i < n && i < 24 && k + 8 < size; i++) {
+		unsigned char c = p[i];
+		if (c == '"' || c == '\\')
+			k += (size_t)snprintf(buf + k, size - k, "\\%c", c);
+		else if (c >= 0x20 && c < 0x7f)
+			k += (size_t)snprintf(buf + k, size - k, "%c", c);
+		else if (c == '\n')
+			k += (size_t)snprintf(buf + k, size - k, "\\n");
+		else
+			k += (size_t)snprintf(buf + k, size - k, "\\x%02x", c);
+	}
+	snprintf(buf + k, size - k, "%s\"", i < n ? "..." : "");
+	return buf;
+}
+
+/* "(2, 3)", "(5,)", "()": the shape as Python prints a tuple. */
+static const char *fmt_shape(const nnn_shape_t *s, char *buf, size_t size)
+{
+	size_t k = (size_t)snprintf(buf, size, "(");
+	for (int32_t i = 0; i < s->rank && k < size; i++)
+		k += (size_t)snprintf(buf + k, size - k, "%s%" PRId64, i ? ", " : "", s->dims[i]);
+	if (k < size)
+		snprintf(buf + k, size - k, "%s)", s->rank == 1 ? "," : "");
+	return buf;
+}
+
+/* ---- the header dict ---- */
+
+typedef struct hp {
+	const unsigned char *s; /* the header */
+	size_t n, i;            /* its length, the position */
+	uint64_t base;          /* file offset of s[0] */
+	unsigned major;
+	nnn_diags_t *d;
+	char tmp[128];
+} hp_t;
+
+enum { KEY_DESCR, KEY_FORTRAN, KEY_SHAPE, NKEYS };
+static const char *const key_names[NKEYS] = { "descr", "fortran_order", "shape" };
+
+static uint64_t hp_off(const hp_t *p)
+{
+	return p->base + p->i;
+}
+
+static const char *hp_here(hp_t *p)
+{
+	return snip(p->s + p->i, p->n - p->i, p->tmp, sizeof p->tmp);
+}
+
+static void hp_ws(hp_t *p)
+{
+	while (p->i < p->n) {
+		switch (p->s[p->i]) {
+		case ' ': case '\t': case '\n': case '\r': case '\f':
+			p->i++;
+			continue;
+		}
+		break;
+	}
+}
+
+static int hp_peek(const hp_t *p)
+{
+	return p->i < p->n ? p->s[p->i] : -1;
+}
+
+static int is_ident(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* A Python string literal in ' or " quotes without escapes: sets *str and *len. */
+static int hp_string(hp_t *p, const unsigned char **str, size_t *len)
+{
+	int q = hp_peek(p);
+	size_t j;
+	if (q != '\'' && q != '"')
+		return 0;
+	for (j = p->i + 1; j < p->n && p->s[j] != q && p->s[j] != '\\' && p->s[j] != '\n'; j++)
+		;
+	if (j == p->n || p->s[j] != q)
+		return 0;
+	*str = p->s + p->i + 1;
+	*len = j - p->i - 1;
+	p->i = j + 1;
+	return 1;
+}
+
+/* A bare word (True, False, None). */
+static int hp_word(hp_t *p, const char *w)
+{
+	size_t n = strlen(w);
+	if (p->n - p->i < n || memcmp(p->s + p->i, w, n) || (p->i + n < p->n && is_ident(p->s[p->i + n])))
+		return 0;
+	p->i += n;
+	return 1;
+}
+
+static nnn_status_t hp_descr(hp_t *p, dtype_t *dt)
+{
+	const unsigned char *s;
+	size_t n;
+	uint64_t at = hp_off(p);
+	int c = hp_peek(p);
+
+	if (c == '[' || c == '(')
+		return nnn_diags_add(p->d, NNN_E_ENUM, at, "descr",
+		                     "descr is %s, a structured or subarray dtype; expected %s; %s", hp_here(p),
+		                     DT_ACCEPTED, NPY_FIX);
+	if (!hp_string(p, &s, &n))
+		return nnn_diags_add(p->d, NNN_E_MAGIC, at, "descr",
+		                     "descr: found %s, expected a dtype string in quotes such as '<f4'", hp_here(p));
+	char found[64];
+	snip(s, n, found, sizeof found);
+	if (n == 3 && s[2] >= '1' && s[2] <= '9') {
+		for (size_t k = 0; k < NDTYPES; k++) {
+			if (dtypes[k].kind != s[1] || dtypes[k].size != (unsigned)(s[2] - '0'))
+				continue;
+			/* Byte order is meaningless for one byte: numpy writes '|'. */
+			if (s[0] == '<' || (dtypes[k].size == 1 && (s[0] == '|' || s[0] == '>'))) {
+				*dt = (dtype_t)k;
+				return NNN_OK;
+			}
+			if (s[0] == '>')
+				return nnn_diags_add(p->d, NNN_E_ENUM, at, "descr",
+				                     "descr is %s, big-endian %s; expected little-endian '%c%c%c'; %s",
+				                     found, dtypes[k].name, '<', s[1], s[2], NPY_FIX);
+			return nnn_diags_add(p->d, NNN_E_ENUM, at, "descr",
+			                     "descr is %s, with byte order '%c'; expected little-endian '%c%c%c'; %s",
+			                     found, s[0], '<', s[1], s[2], NPY_FIX);
+		}
+	}
+	return nnn_diags_add(p->d, NNN_E_ENUM, at, "descr", "descr is %s, a dtype nnnkit does not read; expected %s; %s",
+	                     found, DT_ACCEPTED, NPY_FIX);
+}
+
+static nnn_status_t hp_fortran(hp_t *p)
+{
+	uint64_t at = hp_off(p);
+	if (hp_word(p, "False"))
+		return NNN_OK;
+	if (hp_word(p, "True"))
+		return nnn_diags_add(p->d, NNN_E_ENUM, at, "fortran_order",
+		                     "fortran_order is True: the data is in Fortran (column-major) order; expected "
+		                     "False (C order); %s",
+		                     NPY_FIX);
+	return nnn_diags_add(p->d, NNN_E_MAGIC, at, "fortran_order", "fortran_order: found %s, expected False",
+	                     hp_here(p));
+}
+
+/* The dimension token at `start`: up to the next ',', ')' or '}', for a
+ * message; the header from there when that is empty. */
+static const char *hp_token(hp_t *p, size_t start)
+{
+	size_t e = start;
+	while (e < p->n && p->s[e] != ',' && p->s[e] != ')' && p->s[e] != '}')
+		e++;
+	while (e > start && (p->s[e - 1] == ' ' || p->s[e - 1] == '\t' || p->s[e - 1] == '\n'))
+		e--;
+	p->i = start;
+	return e > start ? snip(p->s + start, e - start, p->tmp, sizeof p->tmp) : hp_here(p);
+}
+
+/* One dimension: an optional sign, digits, in Python 2 files an 'L'. */
+static nnn_status_t hp_dim(hp_t *p, int32_t k, int64_t *out)
+{
+	char path[32];
+	uint64_t at = hp_off(p);
+	size_t start = p->i;
+	int neg = 0;
+	uint64_t v = 0;
+
+	snprintf(path, sizeof path, "shape[%" PRId32 "]", k);
+	if (hp_peek(p) == '-' || hp_peek(p) == '+') {
+		neg = hp_peek(p) == '-';
+		p->i++;
+		hp_ws(p);
+	}
+	if (hp_peek(p) < '0' || hp_peek(p) > '9')
+		return nnn_diags_add(p->d, NNN_E_SHAPE, at, path, "%s: found %s, expected a non-negative integer", path,
+		                     hp_token(p, start));
+	while (hp_peek(p) >= '0' && hp_peek(p) <= '9') {
+		unsigned digit = (unsigned)(p->s[p->i] - '0');
+		if (v > ((uint64_t)INT64_MAX - digit) / 10)
+			return nnn_diags_add(p->d, NNN_E_DIM_OVERFLOW, at, path, "%s is %s, more than 2^63 - 1", path,
+			                     hp_token(p, start));
+		v = v * 10 + digit;
+		p->i++;
+	}
+	if (p->major <= 2 && hp_peek(p) == 'L' && !(p->i + 1 < p->n && is_ident(p->s[p->i + 1])))
+		p->i++; /* 5L: written by Python 2 (numpy reads it too) */
+	if (hp_peek(p) >= 0 && (is_ident(hp_peek(p)) || hp_peek(p) == '.'))
+		return nnn_diags_add(p->d, NNN_E_SHAPE, at, path, "%s: found %s, expected a non-negative integer", path,
+		                     hp_token(p, start));
+	if (neg && v)
+		return nnn_diags_add(p->d, NNN_E_DIM_NEGATIVE, at, path, "%s: found %s, expected an integer >= 0", path,
+		                     hp_token(p, start));
+	*out = (int64_t)v;
+	return NNN_OK;
+}
+
+static nnn_status_t hp_shape(hp_t *p, nnn_shape_t *shape, uint64_t *offs)
+{
+	uint64_t at = hp_off(p);
+	int commas = 0;
+	nnn_status_t st;
+
+	shape->rank = 0;
+	if (hp_peek(p) != '(')
+		return nnn_diags_add(p->d, NNN_E_SHAPE, at, "shape", "shape: found %s, expected a tuple such as (2, 3)",
+		                     hp_here(p));
+	p->i++;
+	for (;;) {
+		hp_ws(p);
+		if (hp_peek(p) == ')')
+			break;
+		if (shape->rank == NNN_MAX_RANK)
+			return nnn_diags_add(p->d, NNN_E_LIMIT, hp_off(p), "shape",
+			                     "shape has more than %d dimensions, the most nnnkit handles", NNN_MAX_RANK);
+		offs[shape->rank] = hp_off(p);
+		st = hp_dim(p, shape->rank, &shape->dims[shape->rank]);
+		if (st != NNN_OK)
+			return st;
+		shape->rank++;
+		hp_ws(p);
+		if (hp_peek(p) == ',') {
+			p->i++;
+			commas++;
+		} else if (hp_peek(p) != ')') {
+			return nnn_diags_add(p->d, NNN_E_SHAPE, hp_off(p), "shape", "shape: found %s, expected ',' or ')'",
+			                     hp_here(p));
+		}
+	}
+	p->i++;
+	if (shape->rank == 1 && commas == 0)
+		return nnn_diags_add(p->d, NNN_E_SHAPE, at, "shape",
+		                     "shape is (%" PRId64 "), which Python reads as a number, not a tuple; expected "
+		                     "(%" PRId64 ",)",
+		                     shape->dims[0], shape->dims[0]);
+	return NNN_OK;
+}
+
+/* Parses the dict: exactly the three keys, any order, any whitespace. */
+static nnn_status_t parse_header(hp_t *p, dtype_t *dt, nnn_shape_t *shape, uint64_t *offs)
+{
+	int seen[NKEYS] = { 0 };
+	const unsigned char *key;
+	size_t klen;
+	nnn_status_t st = NNN_OK;
+
+	hp_ws(p);
+	if (hp_peek(p) != '{')
+		return nnn_diags_add(p->d, NNN_E_MAGIC, hp_off(p), "header", "header: found %s, expected a dict: '{'",
+		                     hp_here(p));
+	p->i++;
+	for (;;) {
+		int k;
+		uint64_t at;
+		hp_ws(p);
+		if (hp_peek(p) == '}')
+			break;
+		at = hp_off(p);
+		if (!hp_string(p, &key, &klen))
+			return nnn_diags_add(p->d, NNN_E_MAGIC, at, "header",
+			                     "header: found %s, expected a key in quotes or '}'", hp_here(p));
+		for (k = 0; k < NKEYS; k++)
+			if (strlen(key_names[k]) == klen && !memcmp(key_names[k], key, klen))
+				break;
+		if (k == NKEYS) {
+			char found[64];
+			return nnn_diags_add(p->d, NNN_E_MAGIC, at, "header",
+			                     "header has the key %s; expected only 'descr', 'fortran_order' and 'shape'",
+			                     snip(key, klen, found, sizeof found));
+		}
+		if (seen[k]++)
+			return nnn_diags_add(p->d, NNN_E_MAGIC, at, key_names[k], "header has the key '%s' twice",
+			                     key_names[k]);
+		hp_ws(p);
+		if (hp_peek(p) != ':')
+			return nnn_diags_add(p->d, NNN_E_MAGIC, hp_off(p), key_names[k], "%s: found %s, expected ':'",
+			                     key_names[k], hp_here(p));
+		p->i++;
+		hp_ws(p);
+		switch (k) {
+		case KEY_DESCR:
+			st = hp_descr(p, dt);
+			break;
+		case KEY_FORTRAN:
+			st = hp_fortran(p);
+			break;
+		default:
+			st = hp_shape(p, shape, offs);
+			break;
+		}
+		if (st != NNN_OK)
+			return st;
+		hp_ws(p);
+		if (hp_peek(p) == ',')
+			p->i++;
+		else if (hp_peek(p) != '}')
+			return nnn_diags_add(p->d, NNN_E_MAGIC, hp_off(p), "header", "header: found %s, expected ',' or '}'",
+			                     hp_here(p));
+	}
+	p->i++;
+	hp_ws(p);
+	if (p->i != p->n)
+		return nnn_diags_add(p->d, NNN_E_MAGIC, hp_off(p), "header",
+		                     "header: found %s after the dict, expected only spaces and a newline", hp_here(p));
+	for (int k = 0; k < NKEYS; k++)
+		if (!seen[k])
+			return nnn_diags_add(p->d, NNN_E_MAGIC, p->base, "header",
+			                     "header has no '%s' key; expected 'descr', 'fortran_order' and 'shape'",
+			                     key_names[k]);
+	return NNN_OK;
+}
+
+/* The element count of a shape, or the index of the dim at which the
+ * product of the nonzero dims passes INT64_MAX (numpy too refuses those,
+ * even when another dim is 0). Dims must be >= 0. */
+static int32_t shape_count(const nnn_shape_t *s, uint64_t *count)
+{
+	uint64_t prod = 1;
+	int zero = 0;
+	for (int32_t i = 0; i < s->rank; i++) {
+		uint64_t d = (uint64_t)s->dims[i];
+		if (d == 0) {
+			zero = 1;
+			continue;
+		}
+		if (prod > (uint64_t)INT64_MAX / d)
+			return i;
+		prod *= d;
+	}
+	*count = zero ? 0 : prod;
+	return -1;
+}
+
+/* ---- elements ---- */
+
+static nnn_status_t convert(dtype_t dt, const unsigned char *p, size_t count, uint64_t base, float *out,
+                            nnn_diags_t *d)
+{
+	size_t i;
+	switch (dt) {
+	case DT_F4:
+		for (i = 0; i < count; i++) {
+			uint32_t u = nnn_le_u32(p + 4 * i);
+			memcpy(&out[i], &u, sizeof u);
+		}
+		break;
+	case DT_F8:
+		for (i = 0; i < count; i++) {
+			uint64_t u = le_u64(p + 8 * i);
+			double v;
+			memcpy(&v, &u, sizeof v);
+			/* Rounds to FLT_MAX below half an ulp above it, else overflows. */
+			if (isfinite(v) && fabs(v) >= 0x1.ffffffp127) {
+				char path[48];
+				snprintf(path, sizeof path, "data[%zu]", i);
+				return nnn_diags_add(d, NNN_E_RANGE, base + 8 * i, path,
+				                     "%s is %g, outside float32's range (+-%g); expected a value float32 "
+				                     "can hold; scale the data or %s",
+				                     path, v, (double)FLT_MAX, NPY_FIX);
+			}
+			out[i] = isfinite(v) && fabs(v) > FLT_MAX ? (float)copysign(FLT_MAX, v) : (float)v;
+		}
+		break;
+	case DT_I4:
+		for (i = 0; i < count; i++)
+			out[i] = (float)(int32_t)nnn_le_u32(p + 4 * i);
+		break;
+	case DT_I8:
+		for (i = 0; i < count; i++)
+			out[i] = (float)(int64_t)le_u64(p + 8 * i);
+		break;
+	case DT_U1:
+		for (i = 0; i < count; i++)
+			out[i] = (float)p[i];
+		break;
+	case DT_B1:
+		for (i = 0; i < count; i++) {
+			if (p[i] > 1) {
+				char path[48];
+				snprintf(path, sizeof path, "data[%zu]", i);
+				return nnn_diags_add(d, NNN_E_BOOL, base + i, path,
+				                     "%s is the byte %u in a bool array, expected 0 or 1", path, p[i]);
+			}
+			out[i] = (float)p[i];
+		}
+		break;
+	}
+	return NNN_OK;
+}
+
+/* ---- reading ---- */
+
+static nnn_status_t decode(const unsigned char *b, size_t len, nnn_npy_t *out, nnn_diags_t *d)
+{
+	char tmp[128], sh[NNN_MAX_RANK * 22 + 8];
+	size_t hstart, hlen, left;
+	uint64_t offs[NNN_MAX_RANK], count = 0;
+	dtype_t dt = DT_F4;
+	nnn_status_t st;
+	int32_t bad;
+	unsigned major, minor;
+
+	if (memcmp(b, NPY_MAGIC, len < NPY_MAGIC_LEN ? len : NPY_MAGIC_LEN) != 0) {
+		const char *hint = "";
+		if (len >= 4 && !memcmp(b, "PK\x03\x04", 4))
+			hint = "; this is a zip archive, probably a .npz: save one of its arrays with "
+			       "np.save(path, np.load(npz)[name])";
+		else if (len >= 4 && !memcmp(b, "NNN.", 4))
+			hint = "; this is a .nnn model, not a .npy array";
+		return nnn_diags_add(d, NNN_E_MAGIC, 0, "magic", "magic: found %s, expected \"\\x93NUMPY\" (a .npy file)%s",
+		                     snip(b, len < 8 ? len : 8, tmp, sizeof tmp), hint);
+	}
+	if (len < 8)
+		return nnn_diags_add(d, NNN_E_TRUNCATED, len, "version",
+		                     "the file ends after %zu bytes, inside the preamble; a .npy file has at least 10", len);
+	major = b[6];
+	minor = b[7];
+	if (major < 1 || major > 3 || minor != 0)
+		return nnn_diags_add(d, NNN_E_MAGIC, 6, "version",
+		                     "version %u.%u, expected 1.0, 2.0 or 3.0; save the array again with np.save", major,
+		                     minor);
+	hstart = major == 1 ? 10 : 12;
+	if (len < hstart)
+		return nnn_diags_add(d, NNN_E_TRUNCATED, len, "header_len",
+		                     "the file ends after %zu bytes, inside the preamble; a version %u.0 file has at "
+		                     "least %zu",
+		                     len, major, hstart);
+	hlen = major == 1 ? (size_t)b[8] | (size_t)b[9] << 8 : (size_t)nnn_le_u32(b + 8);
+	if (hlen > len - hstart)
+		return nnn_diags_add(d, NNN_E_TRUNCATED, len, "header",
+		                     "header_len is %zu but the file ends %zu bytes into the header", hlen, len - hstart);
+
+	hp_t p = { .s = b + hstart, .n = hlen, .base = hstart, .major = major, .d = d };
+	st = parse_header(&p, &dt, &out->shape, offs);
+	if (st != NNN_OK)
+		return st;
+	bad = shape_count(&out->shape, &count);
+	if (bad >= 0) {
+		char path[32];
+		snprintf(path, sizeof path, "shape[%" PRId32 "]", bad);
+		return nnn_diags_add(d, NNN_E_DIM_OVERFLOW, offs[bad], path,
+		                     "shape %s: the product of the dims passes 2^63 - 1 at %s",
+		                     fmt_shape(&out->shape, sh, sizeof sh), path);
+	}
+
+	/* The data size must match exactly, and is checked before allocating. */
+	left = len - hstart - hlen;
+	if (count > left / dtypes[dt].size)
+		return nnn_diags_add(d, NNN_E_TRUNCATED, len, "data",
+		                     "shape %s of '%s' needs %" PRIu64 " elements of %u bytes, but the file ends %zu "
+		                     "bytes after the header",
+		                     fmt_shape(&out->shape, sh, sizeof sh), dtypes[dt].descr, count, dtypes[dt].size, left);
+	if (count * dtypes[dt].size != left)
+		return nnn_diags_add(d, NNN_E_DIM_MISMATCH, hstart + hlen + count * dtypes[dt].size, "data",
+		                     "%zu bytes after the data: shape %s of '%s' takes %" PRIu64 " bytes, the file has %zu "
+		                     "after the header; the shape is wrong or bytes were appended",
+		                     left - (size_t)(count * dtypes[dt].size), fmt_shape(&out->shape, sh, sizeof sh),
+		                     dtypes[dt].descr, count * dtypes[dt].size, left);
+	if (count > SIZE_MAX / sizeof(float))
+		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "data", "%" PRIu64 " float32 elements do not fit in memory",
+		                     count);
+	out->data = malloc(count ? (size_t)count * sizeof(float) : sizeof(float));
+	if (!out->data)
+		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "data", "cannot allocate %" PRIu64 " float32 elements",
+		                     count);
+	out->count = (size_t)count;
+	return convert(dt, b + hstart + hlen, (size_t)count, hstart + hlen, out->data, d);
+}
+
+nnn_status_t nnn_npy_read_mem(const void *buf, size_t len, nnn_npy_t *out, nnn_diags_t *diags)
+{
+	nnn_status_t st;
+	if (!out)
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_read_mem: out is NULL");
+	memset(out, 0, sizeof *out);
+	if (!buf && len)
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_read_mem: buf is NULL");
+	st = decode(buf ? buf : "", len, out, diags);
+	if (st != NNN_OK)
+		nnn_npy_free(out);
+	return st;
+}
+
+/* Reads fd to EOF into a growing buffer (pipes, terminals, devices). */
+static nnn_status_t read_all(int fd, const char *name, unsigned char **buf, size_t *len, nnn_diags_t *d)
+{
+	size_t cap = 0, n = 0;
+	unsigned char *b = NULL;
+	*buf = NULL;
+	*len = 0;
+	for (;;) {
+		if (n == cap) {
+			unsigned char *nb;
+			if (cap > SIZE_MAX / 2) {
+				free(b);
+				return nnn_diags_add(d, NNN_E_NOMEM, n, "", "%s is too large to hold in memory", name);
+			}
+			cap = cap ? 2 * cap : 65536;
+			nb = realloc(b, cap);
+			if (!nb) {
+				free(b);
+				return nnn_diags_add(d, NNN_E_NOMEM, n, "", "cannot allocate %zu bytes to read %s", cap, name);
+			}
+			b = nb;
+		}
+		ssize_t k = read(fd, b + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			nnn_status_t st = nnn_diags_add(d, NNN_E_IO, n, "", "cannot read %s: %s", name, strerror(errno));
+			free(b);
+			return st;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	*buf = b;
+	*len = n;
+	return NNN_OK;
+}
+
+nnn_status_t nnn_npy_read_file(const char *path, nnn_npy_t *out, nnn_diags_t *diags)
+{
+	int is_stdin, fd;
+	struct stat sb;
+	nnn_status_t st;
+	unsigned char *b;
+	size_t n;
+
+	if (!out)
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_read_file: out is NULL");
+	memset(out, 0, sizeof *out);
+	if (!path)
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_read_file: path is NULL");
+	is_stdin = !strcmp(path, "-");
+	const char *name = is_stdin ? "standard input" : path;
+	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot open %s: %s", path, strerror(errno));
+	if (fstat(fd, &sb) != 0) {
+		st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot stat %s: %s", name, strerror(errno));
+	} else if (S_ISDIR(sb.st_mode)) {
+		st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "%s is a directory, expected a .npy file", name);
+	} else if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
+		/* Size known: map it whole, like nnn_map. */
+		void *m = MAP_FAILED;
+		if ((uintmax_t)sb.st_size <= SIZE_MAX)
+			m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m == MAP_FAILED) {
+			st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot map %s: %s", name, strerror(errno));
+		} else {
+			st = nnn_npy_read_mem(m, (size_t)sb.st_size, out, diags);
+			munmap(m, (size_t)sb.st_size);
+		}
+	} else {
+		st = read_all(fd, name, &b, &n, diags);
+		if (st == NNN_OK) {
+			st = nnn_npy_read_mem(b, n, out, diags);
+			free(b);
+		}
+	}
+	if (!is_stdin)
+		close(fd);
+	return st;
+}
+
+void nnn_npy_free(nnn_npy_t *a)
+{
+	if (!a)
+		return;
+	free(a->data);
+	memset(a, 0, sizeof *a);
+}
+
+/* ---- writing ---- */
+
+/* Checks the caller's shape and data; sets *count. */
+static nnn_status_t check_args(const nnn_shape_t *shape, const float *data, uint64_t *count, nnn_diags_t *d)
+{
+	char path[32];
+	int32_t bad;
+	if (!shape)
+		return nnn_diags_add(d, NNN_E_USAGE, NNN_NO_OFFSET, "shape", "shape is NULL");
+	if (shape->rank < 0 || shape->rank > NNN_MAX_RANK)
+		return nnn_diags_add(d, shape->rank < 0 ? NNN_E_SHAPE : NNN_E_LIMIT, NNN_NO_OFFSET, "shape",
+		                     "rank is %" PRId32 ", expected 0 to %d", shape->rank, NNN_MAX_RANK);
+	for (int32_t i = 0; i < shape->rank; i++) {
+		if (shape->dims[i] < 0) {
+			snprintf(path, sizeof path, "shape[%" PRId32 "]", i);
+			return nnn_diags_add(d, NNN_E_DIM_NEGATIVE, NNN_NO_OFFSET, path, "%s is %" PRId64 ", expected >= 0",
+			                     path, shape->dims[i]);
+		}
+	}
+	bad = shape_count(shape, count);
+	if (bad >= 0) {
+		snprintf(path, sizeof path, "shape[%" PRId32 "]", bad);
+		return nnn_diags_add(d, NNN_E_DIM_OVERFLOW, NNN_NO_OFFSET, path,
+		                     "the product of the dims passes 2^63 - 1 at %s", path);
+	}
+	if (*count > (SIZE_MAX - NPY_HEADER_MAX) / 4)
+		return nnn_diags_add(d, NNN_E_LIMIT, NNN_NO_OFFSET, "shape",
+		                     "%" PRIu64 " elements are more than memory can hold", *count);
+	if (!data && *count)
+		return nnn_diags_add(d, NNN_E_USAGE, NNN_NO_OFFSET, "data", "data is NULL for %" PRIu64 " elements",
+		                     *count);
+	return NNN_OK;
+}
+
+/* The header numpy.save writes for a C-ordered '<f4' array: the dict with
+ * sorted keys and a trailing ", ", room for the first dim to grow to 21
+ * digits, then spaces and '\n' up to a multiple of 64 bytes (at least one
+ * space). Returns the header's total size, preamble included. */
+static size_t make_header(const nnn_shape_t *s, unsigned char *h)
+{
+	char *t = (char *)h + 10;
+	size_t n = 0, len;
+	char dim0[24];
+
+	n += (size_t)sprintf(t + n, "{'descr': '<f4', 'fortran_order': False, 'shape': (");
+	for (int32_t i = 0; i < s->rank; i++)
+		n += (size_t)sprintf(t + n, "%s%" PRId64, i ? ", " : "", s->dims[i]);
+	n += (size_t)sprintf(t + n, "%s), }", s->rank == 1 ? "," : "");
+	if (s->rank > 0) {
+		size_t digits = (size_t)snprintf(dim0, sizeof dim0, "%" PRId64, s->dims[0]);
+		for (; digits < NPY_GROWTH_DIGITS; digits++)
+			t[n++] = ' ';
+	}
+	len = NPY_ALIGN - (10 + n + 1) % NPY_ALIGN;
+	memset(t + n, ' ', len);
+	n += len;
+	t[n++] = '\n';
+	memcpy(h, NPY_MAGIC "\x01\x00", 8);
+	h[8] = (unsigned char)n;
+	h[9] = (unsigned char)(n >> 8);
+	return 10 + n;
+}
+
+static void put_data(unsigned char *p, const float *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		put_le_f32(p + 4 * i, v[i]);
+}
+
+nnn_status_t nnn_npy_encode(const nnn_shape_t *shape, const float *data, unsigned char **buf, size_t *len,
+                            nnn_diags_t *diags)
+{
+	unsigned char h[NPY_HEADER_MAX];
+	uint64_t count;
+	size_t hn;
+	nnn_status_t st;
+
+	if (!buf || !len)
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_encode: buf or len is NULL");
+	*buf = NULL;
+	*len = 0;
+	st = check_args(shape, data, &count, diags);
+	if (st != NNN_OK)
+		return st;
+	hn = make_header(shape, h);
+	*buf = malloc(hn + (size_t)count * 4);
+	if (!*buf)
+		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate %zu bytes",
+		                     hn + (size_t)count * 4);
+	memcpy(*buf, h, hn);
+	put_data(*buf + hn, data, (size_t)count);
+	*len = hn + (size_t)count * 4;
+	return NNN_OK;
+}
+
+typedef struct wctx {
+	const unsigned char *h;
+	size_t hn;
+	const float *data;
+	size_t count;
+} wctx_t;
+
+static nnn_status_t write_all(int fd, const unsigned char *p, size_t n, nnn_diags_t *d)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return nnn_diags_add(d, NNN_E_IO, NNN_NO_OFFSET, "", "write failed: %s",
+			                     k < 0 ? strerror(errno) : "no progress");
+		p += k;
+		n -= (size_t)k;
+	}
+	return NNN_OK;
+}
+
+/* Header, then the data in little-endian chunks. */
+static nnn_status_t fill_npy(void *ctx, int fd, nnn_diags_t *d)
+{
+	const wctx_t *w = ctx;
+	unsigned char chunk[16384];
+	nnn_status_t st = write_all(fd, w->h, w->hn, d);
+	for (size_t i = 0; st == NNN_OK && i < w->count; i += sizeof chunk / 4) {
+		size_t n = w->count - i < sizeof chunk / 4 ? w->count - i : sizeof chunk / 4;
+		put_data(chunk, w->data + i, n);
+		st = write_all(fd, chunk, 4 * n, d);
+	}
+	return st;
+}
+
+nnn_status_t nnn_npy_write_file(const char *path, const nnn_shape_t *shape, const float *data, nnn_diags_t *diags)
+{
+	unsigned char h[NPY_HEADER_MAX];
+	uint64_t count;
+	nnn_status_t st;
+
+	if (!path)
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_write_file: path is NULL");
+	st = check_args(shape, data, &count, diags);
+	if (st != NNN_OK)
+		return st;
+	wctx_t w = { .h = h, .hn = make_header(shape, h), .data = data, .count = (size_t)count };
+	if (!strcmp(path, "-")) {
+		st = fill_npy(&w, STDOUT_FILENO, diags);
+		if (st != NNN_OK)
+			nnn_diags_add(diags, st, NNN_NO_OFFSET, "", "cannot write the array to standard output");
+		return st;
+	}
+	return nnn_write_atomic(path, fill_npy, &w, diags);
+}

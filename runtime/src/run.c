@@ -1,0 +1,189 @@
+/* run.c: plans and runs a model with the kernels of a context. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <nnn/run.h>
+#include <nnn/validate.h>
+
+#include "codec.h"
+
+typedef struct step {
+	const nnn_layer_t *layer;
+	const nnn_layer_type_t *type;
+	const void *body;
+	void *state;
+	const nnn_activation_type_t *act;
+	const void *act_params;
+} step_t;
+
+struct nnn_plan {
+	const nnn_model_t *m;
+	int32_t n;
+	step_t *steps;
+	nnn_shape_t *shapes; /* n + 1: the input, then each layer's output */
+	float *buf[2];       /* ping-pong between layers */
+	int threads;
+};
+
+int64_t nnn_shape_numel(const nnn_shape_t *s)
+{
+	int64_t n = s->rank ? 1 : 0;
+	for (int32_t i = 0; i < s->rank; i++)
+		n *= s->dims[i];
+	return n;
+}
+
+const nnn_shape_t *nnn_plan_shape(const nnn_plan_t *p, int32_t i)
+{
+	return i >= -1 && i < p->n ? &p->shapes[i + 1] : NULL;
+}
+
+void nnn_plan_free(nnn_plan_t *p)
+{
+	if (!p)
+		return;
+	for (int32_t i = 0; i < p->n; i++)
+		if (p->steps[i].state && p->steps[i].type->release)
+			p->steps[i].type->release(p->steps[i].state);
+	free(p->steps);
+	free(p->shapes);
+	free(p->buf[0]);
+	free(p->buf[1]);
+	free(p);
+}
+
+static nnn_status_t layer_fail(nnn_diags_t *d, nnn_status_t code, const nnn_layer_t *L, int32_t i,
+                               const char *fmt, ...) NNN_PRINTF(5, 6);
+
+static nnn_status_t layer_fail(nnn_diags_t *d, nnn_status_t code, const nnn_layer_t *L, int32_t i,
+                               const char *fmt, ...)
+{
+	char path[32], msg[NNN_MSG_MAX];
+	va_list ap;
+	snprintf(path, sizeof path, "layers[%d]", (int)i);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	const char *title = nnn_layer_title(L);
+	return nnn_diags_add(d, code, L->at[NNN_AT_LAYER_ID], path, "%s: %s", title ? title : "?", msg);
+}
+
+/* Finds the kernels of layer i. */
+static nnn_status_t bind(const nnn_ctx_t *ctx, const nnn_layer_t *L, int32_t i, step_t *s, nnn_diags_t *d)
+{
+	char loaded[256];
+	s->layer = L;
+	s->type = L->body_ext.type ? L->body_ext.type : nnn_ctx_layer(ctx, L->id, NULL);
+	s->body = L->body_ext.type ? (const void *)L->body_ext.body : (const void *)&L->body;
+	s->act = L->activation.params_ext.type ? L->activation.params_ext.type
+	                                       : nnn_ctx_activation(ctx, L->activation.id, NULL);
+	s->act_params = L->activation.params_ext.type ? (const void *)L->activation.params_ext.body
+	                                              : (const void *)&L->activation.params;
+	if (!s->type)
+		return layer_fail(d, NNN_E_UNKNOWN_ID, L, i,
+		                  "no loaded plugin provides a kernel for layer ID %d (plugins loaded: %s); load one with "
+		                  "--plugin FILE or NNN_PLUGIN_PATH",
+		                  (int)L->id, nnn_ctx_plugins_text(ctx, loaded, sizeof loaded));
+	if (!s->act)
+		return layer_fail(d, NNN_E_UNKNOWN_ID, L, i,
+		                  "no loaded plugin provides a kernel for activation ID %d (plugins loaded: %s); load one "
+		                  "with --plugin FILE or NNN_PLUGIN_PATH",
+		                  (int)L->activation.id, nnn_ctx_plugins_text(ctx, loaded, sizeof loaded));
+	return NNN_OK;
+}
+
+nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_shape_t *input,
+                          const nnn_run_opts_t *opts, nnn_plan_t **out, nnn_diags_t *d)
+{
+	uint64_t limit = opts && opts->max_tensor_bytes ? opts->max_tensor_bytes : (uint64_t)4 << 30;
+	int64_t biggest = 0;
+	nnn_plan_t *p;
+	nnn_status_t st;
+
+	*out = NULL;
+	st = nnn_model_validate(m, input, NULL, d);
+	if (st != NNN_OK)
+		return st;
+	p = calloc(1, sizeof *p);
+	if (!p)
+		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a plan");
+	p->m = m;
+	p->n = m->layer_count;
+	p->threads = opts && opts->threads > 0 ? opts->threads : 1;
+	p->steps = calloc((size_t)p->n + 1, sizeof *p->steps);
+	p->shapes = calloc((size_t)p->n + 1, sizeof *p->shapes);
+	if (!p->steps || !p->shapes) {
+		nnn_plan_free(p);
+		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a plan of %d layers", (int)m->layer_count);
+	}
+	p->shapes[0] = *input;
+	for (int32_t i = 0; i < p->n && st == NNN_OK; i++) {
+		const nnn_layer_t *L = &m->layers[i];
+		step_t *s = &p->steps[i];
+		char msg[NNN_MSG_MAX] = "";
+		st = bind(ctx, L, i, s, d);
+		if (st != NNN_OK)
+			break;
+		if (s->type->infer(L, s->body, &p->shapes[i], &p->shapes[i + 1], msg, sizeof msg) != NNN_OK) {
+			char in[256];
+			st = layer_fail(d, NNN_E_INPUT_SHAPE, L, i, "cannot take input %s: %s",
+			                nnn_shape_format(&p->shapes[i], in, sizeof in), msg);
+			break;
+		}
+		int64_t n = nnn_shape_numel(&p->shapes[i + 1]);
+		if (n < 0 || (uint64_t)n > limit / sizeof(float)) {
+			char sh[256];
+			st = layer_fail(d, NNN_E_LIMIT, L, i, "its output %s needs %" PRId64 " bytes, over the limit of %" PRIu64,
+			                nnn_shape_format(&p->shapes[i + 1], sh, sizeof sh), n * 4, limit);
+			break;
+		}
+		if (n > biggest && i + 1 < p->n)
+			biggest = n;
+		if (s->type->prepare &&
+		    s->type->prepare(L, s->body, &p->shapes[i], &s->state, msg, sizeof msg) != NNN_OK)
+			st = layer_fail(d, NNN_E_KERNEL, L, i, "prepare failed: %s", msg);
+	}
+	if (st == NNN_OK && biggest > 0) {
+		p->buf[0] = malloc((size_t)biggest * sizeof(float));
+		p->buf[1] = malloc((size_t)biggest * sizeof(float));
+		if (!p->buf[0] || !p->buf[1])
+			st = nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate 2 x %" PRId64 " floats", biggest);
+	}
+	if (st != NNN_OK) {
+		nnn_plan_free(p);
+		return st;
+	}
+	*out = p;
+	return NNN_OK;
+}
+
+nnn_status_t nnn_plan_run(nnn_plan_t *p, const float *x, float *y, nnn_diags_t *d)
+{
+	if (p->n == 0) {
+		int64_t n = nnn_shape_numel(&p->shapes[0]);
+		memcpy(y, x, (size_t)n * sizeof *y);
+		return NNN_OK;
+	}
+	for (int32_t i = 0; i < p->n; i++) {
+		const step_t *s = &p->steps[i];
+		char msg[NNN_MSG_MAX] = "";
+		nnn_kernel_args_t a = {
+			.size = sizeof a,
+			.layer = s->layer,
+			.body = s->body,
+			.state = s->state,
+			.in = &p->shapes[i],
+			.out = &p->shapes[i + 1],
+			.x = i == 0 ? x : p->buf[(i - 1) % 2],
+			.y = i == p->n - 1 ? y : p->buf[i % 2],
+			.threads = p->threads,
+		};
+		if (s->type->forward(&a, msg, sizeof msg) != NNN_OK)
+			return layer_fail(d, NNN_E_KERNEL, s->layer, i, "forward failed: %s", msg[0] ? msg : "no reason given");
+		if (s->act->forward(&s->layer->activation, s->act_params, a.out, a.y, p->threads) != NNN_OK)
+			return layer_fail(d, NNN_E_KERNEL, s->layer, i, "activation %s failed", s->act->name);
+	}
+	return NNN_OK;
+}

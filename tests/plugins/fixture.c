@@ -1,0 +1,106 @@
+/* fixture.c: one source, many test plugins, each broken in one way chosen
+ * by a -D flag (see FIXTURES in the Makefile). A fixture provides kernels for
+ * a layer ID and an activation ID; its forward writes FIX_TAG so a test can
+ * tell which plugin ran. */
+#include <nnn/plugin.h>
+
+#ifndef FIX_TAG
+#define FIX_TAG 1
+#endif
+#ifndef FIX_LAYER
+#define FIX_LAYER 0
+#endif
+#ifndef FIX_ACT
+#define FIX_ACT 3
+#endif
+
+/* Same name in every fixture: with hidden visibility and RTLD_LOCAL each
+ * plugin must call its own. */
+int fixture_tag(void);
+int fixture_tag(void)
+{
+	return FIX_TAG;
+}
+
+#ifdef FIX_MISSING_DEP
+int fixdep_value(void); /* from libfixdep.so, deleted after linking */
+#endif
+
+static nnn_status_t infer(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, nnn_shape_t *out,
+                          char *msg, size_t msg_size)
+{
+	(void)layer, (void)body, (void)msg, (void)msg_size;
+	*out = *in;
+	return NNN_OK;
+}
+
+static nnn_status_t forward(const nnn_kernel_args_t *a, char *msg, size_t msg_size)
+{
+	(void)msg, (void)msg_size;
+	int64_t n = 1;
+	for (int32_t i = 0; i < a->out->rank; i++)
+		n *= a->out->dims[i];
+	for (int64_t i = 0; i < n; i++)
+#ifdef FIX_MISSING_DEP
+		a->y[i] = (float)fixdep_value();
+#else
+		a->y[i] = (float)fixture_tag();
+#endif
+	return NNN_OK;
+}
+
+static nnn_status_t act_forward(const nnn_activation_t *act, const void *params, const nnn_shape_t *shape, float *x,
+                                int threads)
+{
+	(void)act, (void)params, (void)shape, (void)x, (void)threads;
+	return NNN_OK;
+}
+
+static const nnn_layer_type_t layer = {
+	.size = sizeof(nnn_layer_type_t),
+	.id = FIX_LAYER,
+	.name = "fixture",
+	.infer = infer,
+#ifndef FIX_NO_FORWARD
+	.forward = forward,
+#endif
+};
+
+static const nnn_activation_type_t act = {
+	.size = sizeof(nnn_activation_type_t),
+	.id = FIX_ACT,
+	.name = "fixture-act",
+	.forward = act_forward,
+};
+
+#ifdef FIX_NO_ENTRY
+NNN_PLUGIN_EXPORT nnn_status_t not_the_entry(const nnn_host_t *h, nnn_decl_t *d);
+NNN_PLUGIN_EXPORT nnn_status_t not_the_entry(const nnn_host_t *h, nnn_decl_t *d)
+#else
+NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t *d);
+NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t *d)
+#endif
+{
+	nnn_plugin_info_t info = { sizeof info, NNN_ABI_MAJOR, NNN_ABI_MINOR, "fixture", "1" };
+	(void)forward; /* unused when FIX_NO_FORWARD leaves it out */
+#ifdef FIX_ABI_MAJOR
+	info.abi_major = NNN_ABI_MAJOR + 1;
+#endif
+#ifdef FIX_ABI_MINOR
+	info.abi_minor = NNN_ABI_MINOR + 1;
+#endif
+	nnn_status_t st = h->declare(d, &info);
+	if (st != NNN_OK)
+		return st;
+#ifdef FIX_INIT_FAIL
+	return h->fail(d, "deliberate failure in init (fixture)");
+#endif
+	st = h->add_layer(d, &layer);
+	if (st == NNN_OK)
+		st = h->add_activation(d, &act);
+#ifdef FIX_DUP_WITHIN
+	if (st == NNN_OK)
+		st = h->add_layer(d, &layer);
+#endif
+	return st;
+}

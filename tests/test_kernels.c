@@ -1,0 +1,1086 @@
+/* test_kernels.c: the builtin compute plugin (build/plugins/builtin.so) as a
+ * host sees it: loaded with dlopen, its entry point called with a fake host
+ * table that records the descriptors, and every kernel checked against
+ * values worked out by hand or by naive reference loops written here (a
+ * direct N-D correlation over an explicitly zero-padded copy of the input).
+ *
+ * Most data are small multiples of 1/8 and 1/4, so every product and sum is
+ * exact in float whatever the summation order: a mismatch is a bug, not
+ * rounding. The plugin's folder is $NNN_PLUGIN_DIR_TEST, else
+ * $NNN_BUILD/plugins, else build/plugins (from the project root, as make
+ * test runs it). */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nnn/plugin.h>
+
+/* ---- the fake host ---- */
+
+/* What the plugin declared, recorded by the fake host. */
+typedef struct rec {
+	int declared;
+	nnn_plugin_info_t info;
+	const nnn_layer_type_t *layer[256];
+	const nnn_activation_type_t *act[256];
+	int nlayers, nacts;
+	char log[256];   /* "D L0 L1 A0 ..." in call order */
+	char fail_at[8]; /* the call ("L1", "A3", "D") that fails, or "" */
+	char why[256];   /* the last message given to fail() */
+} rec_t;
+
+static void rec_log(rec_t *r, const char *what)
+{
+	size_t n = strlen(r->log);
+	snprintf(r->log + n, sizeof r->log - n, "%s%s", n ? " " : "", what);
+}
+
+static nnn_status_t fake_fail(nnn_decl_t *d, const char *fmt, ...) NNN_PRINTF(2, 3);
+
+static nnn_status_t fake_fail(nnn_decl_t *d, const char *fmt, ...)
+{
+	rec_t *r = (rec_t *)(void *)d;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof r->why, fmt, ap);
+	va_end(ap);
+	return NNN_E_PLUGIN;
+}
+
+static nnn_status_t fake_declare(nnn_decl_t *d, const nnn_plugin_info_t *info)
+{
+	rec_t *r = (rec_t *)(void *)d;
+	rec_log(r, "D");
+	r->declared++;
+	r->info = *info;
+	return strcmp(r->fail_at, "D") ? NNN_OK : fake_fail(d, "declare refused");
+}
+
+static nnn_status_t fake_add_layer(nnn_decl_t *d, const nnn_layer_type_t *t)
+{
+	rec_t *r = (rec_t *)(void *)d;
+	char what[8];
+	snprintf(what, sizeof what, "L%d", (int)t->id);
+	rec_log(r, what);
+	if (!r->declared)
+		return fake_fail(d, "add_layer before declare");
+	r->layer[t->id] = t;
+	r->nlayers++;
+	return strcmp(r->fail_at, what) ? NNN_OK : fake_fail(d, "layer %d refused", (int)t->id);
+}
+
+static nnn_status_t fake_add_activation(nnn_decl_t *d, const nnn_activation_type_t *t)
+{
+	rec_t *r = (rec_t *)(void *)d;
+	char what[8];
+	snprintf(what, sizeof what, "A%d", (int)t->id);
+	rec_log(r, what);
+	if (!r->declared)
+		return fake_fail(d, "add_activation before declare");
+	r->act[t->id] = t;
+	r->nacts++;
+	return strcmp(r->fail_at, what) ? NNN_OK : fake_fail(d, "activation %d refused", (int)t->id);
+}
+
+/* Only the declaring functions: the builtin types must need no codec. */
+static const nnn_host_t host = {
+	.size = sizeof(nnn_host_t),
+	.abi_major = NNN_ABI_MAJOR,
+	.abi_minor = NNN_ABI_MINOR,
+	.declare = fake_declare,
+	.add_layer = fake_add_layer,
+	.add_activation = fake_add_activation,
+	.fail = fake_fail,
+};
+
+/* ---- loading the plugin: once per test (Criterion runs each in its own process) ---- */
+
+static void *so;
+static nnn_plugin_entry_fn entry;
+static rec_t R;
+
+static const char *plugin_path(void)
+{
+	static char path[1024];
+	const char *dir = getenv("NNN_PLUGIN_DIR_TEST"), *build = getenv("NNN_BUILD");
+	if (dir && *dir)
+		snprintf(path, sizeof path, "%s/builtin.so", dir);
+	else /* make test sets NNN_BUILD to its build folder (build/asan for test-asan) */
+		snprintf(path, sizeof path, "%s/plugins/builtin.so", build && *build ? build : "build");
+	return path;
+}
+
+static void load(void)
+{
+	void *sym;
+	so = dlopen(plugin_path(), RTLD_NOW | RTLD_LOCAL);
+	cr_assert(so, "dlopen %s: %s (run make first, from the project root)", plugin_path(), dlerror());
+	sym = dlsym(so, NNN_PLUGIN_ENTRY_NAME);
+	cr_assert(sym, "%s does not export %s", plugin_path(), NNN_PLUGIN_ENTRY_NAME);
+	memcpy(&entry, &sym, sizeof entry); /* object to function pointer, as POSIX allows */
+	memset(&R, 0, sizeof R);
+	nnn_status_t st = entry(&host, (nnn_decl_t *)(void *)&R);
+	cr_assert_eq(st, NNN_OK, "entry point: status %d (%s)", (int)st, R.why);
+}
+
+static void unload(void)
+{
+	if (so)
+		dlclose(so);
+	so = NULL;
+}
+
+TestSuite(kernels, .init = load, .fini = unload);
+
+/* ---- helpers ---- */
+
+static nnn_shape_t mkshape(int32_t rank, const int64_t *dims)
+{
+	nnn_shape_t s = { .rank = rank };
+	memcpy(s.dims, dims, (size_t)rank * sizeof *dims);
+	return s;
+}
+
+static int64_t numel(const nnn_shape_t *s)
+{
+	int64_t n = 1;
+	for (int32_t i = 0; i < s->rank; i++)
+		n *= s->dims[i];
+	return n;
+}
+
+static void expect_shape(const nnn_shape_t *got, int32_t rank, const int64_t *dims)
+{
+	cr_assert_eq(got->rank, rank, "rank %d, expected %d", (int)got->rank, (int)rank);
+	for (int32_t i = 0; i < rank; i++)
+		cr_assert_eq(got->dims[i], dims[i], "dim %d is %lld, expected %lld", (int)i, (long long)got->dims[i],
+		             (long long)dims[i]);
+}
+
+/* Deterministic values k*scale with k uniform in [-range, range]. */
+static void fill(float *v, int64_t n, uint32_t *seed, int range, float scale)
+{
+	for (int64_t i = 0; i < n; i++) {
+		*seed = *seed * 1664525u + 1013904223u;
+		v[i] = (float)((int)((*seed >> 8) % (uint32_t)(2 * range + 1)) - range) * scale;
+	}
+}
+
+/* Relative 1e-5, absolute near zero. */
+static bool close_to(double got, double want)
+{
+	return fabs(got - want) <= 1e-5 * fmax(1.0, fabs(want));
+}
+
+static void expect_close(const float *got, const double *want, int64_t n, const char *what)
+{
+	for (int64_t i = 0; i < n; i++)
+		cr_assert(close_to(got[i], want[i]), "%s: element %lld is %.9g, expected %.9g", what, (long long)i,
+		          (double)got[i], want[i]);
+}
+
+static nnn_tensor_t tensor(int32_t ndims, const int32_t *dims, const float *data, int32_t n)
+{
+	nnn_tensor_t t = { 0 };
+	t.dims.v = dims;
+	t.dims.n = ndims;
+	t.data = nnn_f32s_view(data, n);
+	return t;
+}
+
+static float *nan_buffer(int64_t n)
+{
+	float *y = malloc((size_t)(n + 1) * sizeof *y);
+	cr_assert(y);
+	for (int64_t i = 0; i <= n; i++)
+		y[i] = NAN; /* a kernel that skips an element leaves NaN behind */
+	return y;
+}
+
+/* Runs a layer as a host would: infer, prepare, forward, release. Also runs
+ * forward without state (the plugin then copies the weights itself) and
+ * expects the same bits. Returns y (free it); *out is the inferred shape. */
+static float *run_layer(const nnn_layer_t *L, const nnn_shape_t *in, const float *x, nnn_shape_t *out)
+{
+	const nnn_layer_type_t *t = R.layer[L->id];
+	char msg[512] = "";
+	void *state = NULL;
+	cr_assert(t && t->infer && t->forward);
+	nnn_status_t st = t->infer(L, &L->body, in, out, msg, sizeof msg);
+	cr_assert_eq(st, NNN_OK, "infer: status %d: %s", (int)st, msg);
+	int64_t n = numel(out);
+	float *y = nan_buffer(n), *y2 = nan_buffer(n);
+	if (t->prepare) {
+		st = t->prepare(L, &L->body, in, &state, msg, sizeof msg);
+		cr_assert_eq(st, NNN_OK, "prepare: status %d: %s", (int)st, msg);
+	}
+	nnn_kernel_args_t a = { .size = sizeof a, .layer = L, .body = &L->body, .state = state, .in = in, .out = out,
+		                .x = x, .y = y, .threads = 1 };
+	st = t->forward(&a, msg, sizeof msg);
+	cr_assert_eq(st, NNN_OK, "forward: status %d: %s", (int)st, msg);
+	a.state = NULL;
+	a.y = y2;
+	st = t->forward(&a, msg, sizeof msg);
+	cr_assert_eq(st, NNN_OK, "forward without state: status %d: %s", (int)st, msg);
+	cr_assert(memcmp(y, y2, (size_t)n * sizeof *y) == 0, "forward with and without prepare differ");
+	cr_assert(isnan(y[n]), "forward wrote past the output");
+	if (t->release)
+		t->release(state);
+	free(y2);
+	return y;
+}
+
+/* ---- references ---- */
+
+/* y[rows, neurons] = x[rows, inputs] @ w[inputs, neurons] + b, naively. */
+static void ref_dense(const float *x, int64_t rows, int64_t inputs, int64_t neurons, const float *w, const float *b,
+                      double *y)
+{
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t j = 0; j < neurons; j++) {
+			double s = b[j];
+			for (int64_t i = 0; i < inputs; i++)
+				s += (double)x[r * inputs + i] * w[i * neurons + j];
+			y[r * neurons + j] = s;
+		}
+}
+
+#define MAXN 6
+
+/* Row-major offset of a+b (b may be NULL) in an array of `dims`. */
+static int64_t flat(const int64_t *a, const int64_t *b, const int64_t *dims, int n)
+{
+	int64_t off = 0;
+	for (int j = 0; j < n; j++)
+		off = off * dims[j] + a[j] + (b ? b[j] : 0);
+	return off;
+}
+
+/* Steps a multi-index over `lim`; false once it wraps back to all zeros. */
+static bool next_index(int64_t *idx, const int64_t *lim, int n)
+{
+	for (int j = n - 1; j >= 0; j--) {
+		if (++idx[j] < lim[j])
+			return true;
+		idx[j] = 0;
+	}
+	return false;
+}
+
+/* N-D cross-correlation, stride 1: copies x into a zero-filled padded array,
+ * then for every output position sums kernel * patch. Dims all >= 1. */
+static void ref_conv(int n, int64_t batch, const int64_t *d, int64_t c, const int64_t *k, int64_t f,
+                     const int32_t *pads, const float *x, const float *w, const float *b, double *y)
+{
+	int64_t pd[MAXN], o[MAXN], idx[MAXN] = { 0 }, oi[MAXN] = { 0 }, t[MAXN] = { 0 };
+	int64_t dsz = 1, psz = 1, osz = 1, ksz = 1;
+	for (int j = 0; j < n; j++) {
+		pd[j] = d[j] + pads[2 * j] + pads[2 * j + 1];
+		o[j] = pd[j] - k[j] + 1;
+		dsz *= d[j];
+		psz *= pd[j];
+		osz *= o[j];
+		ksz *= k[j];
+	}
+	double *xp = calloc((size_t)(batch * psz * c), sizeof *xp);
+	cr_assert(xp);
+	int64_t before[MAXN];
+	for (int j = 0; j < n; j++)
+		before[j] = pads[2 * j];
+	for (int64_t bi = 0; bi < batch; bi++)
+		do {
+			for (int64_t ch = 0; ch < c; ch++)
+				xp[(bi * psz + flat(idx, before, pd, n)) * c + ch] = x[(bi * dsz + flat(idx, NULL, d, n)) * c + ch];
+		} while (next_index(idx, d, n));
+	for (int64_t bi = 0; bi < batch; bi++)
+		do {
+			for (int64_t fi = 0; fi < f; fi++) {
+				double s = b[fi];
+				do {
+					for (int64_t ch = 0; ch < c; ch++)
+						s += xp[(bi * psz + flat(oi, t, pd, n)) * c + ch] *
+						     w[(fi * ksz + flat(t, NULL, k, n)) * c + ch];
+				} while (next_index(t, k, n));
+				y[(bi * osz + flat(oi, NULL, o, n)) * f + fi] = s;
+			}
+		} while (next_index(oi, o, n));
+	free(xp);
+}
+
+/* ---- the entry point and the descriptors ---- */
+
+Test(kernels, declares_everything_once)
+{
+	cr_assert_eq(R.declared, 1);
+	cr_assert_str_eq(R.log, "D L0 L1 A0 A1 A2 A3 A4 A5");
+	cr_assert_eq(R.info.size, sizeof(nnn_plugin_info_t));
+	cr_assert_eq(R.info.abi_major, NNN_ABI_MAJOR);
+	cr_assert_eq(R.info.abi_minor, NNN_ABI_MINOR);
+	cr_assert_str_eq(R.info.name, "builtin");
+	cr_assert_str_eq(R.info.version, "1.0");
+	cr_assert_eq(R.nlayers, 2);
+	cr_assert_eq(R.nacts, 6);
+	static const char *lnames[] = { "dense", "conv" };
+	for (int id = 0; id < 2; id++) {
+		const nnn_layer_type_t *t = R.layer[id];
+		cr_assert(t, "layer %d", id);
+		cr_assert_eq(t->size, sizeof *t);
+		cr_assert_eq(t->id, id);
+		cr_assert_str_eq(t->name, lnames[id]);
+		/* core IDs: the host decodes them, so no codec */
+		cr_assert(!t->decode && !t->encode && !t->encoded_size && !t->validate && !t->tensors && !t->format);
+		cr_assert_eq(t->body_size, 0);
+		cr_assert(t->infer && t->forward && t->prepare && t->release);
+	}
+	static const char *anames[] = { "linear", "sigmoid", "tanh", "relu", "leaky_relu", "softmax" };
+	for (int id = 0; id < 6; id++) {
+		const nnn_activation_type_t *t = R.act[id];
+		cr_assert(t, "activation %d", id);
+		cr_assert_eq(t->size, sizeof *t);
+		cr_assert_eq(t->id, id);
+		cr_assert_str_eq(t->name, anames[id]);
+		cr_assert(!t->decode && !t->encode && !t->encoded_size && !t->validate && !t->format);
+		cr_assert_eq(t->params_size, 0);
+		cr_assert(t->forward);
+	}
+}
+
+Test(kernels, entry_returns_first_failure)
+{
+	static const struct {
+		const char *at, *log;
+	} cases[] = {
+		{ "D", "D" },
+		{ "L0", "D L0" },
+		{ "L1", "D L0 L1" },
+		{ "A0", "D L0 L1 A0" },
+		{ "A3", "D L0 L1 A0 A1 A2 A3" },
+		{ "A5", "D L0 L1 A0 A1 A2 A3 A4 A5" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		rec_t *r = calloc(1, sizeof *r);
+		cr_assert(r);
+		snprintf(r->fail_at, sizeof r->fail_at, "%s", cases[i].at);
+		nnn_status_t st = entry(&host, (nnn_decl_t *)(void *)r);
+		cr_assert_eq(st, NNN_E_PLUGIN, "failing %s: status %d", cases[i].at, (int)st);
+		cr_assert_str_eq(r->log, cases[i].log, "failing %s", cases[i].at);
+		free(r);
+	}
+}
+
+/* Runs `cmd` and returns its whole stdout (free it); *status is pclose's. */
+static char *capture(const char *cmd, int *status)
+{
+	size_t cap = 1 << 16, n = 0, k;
+	char *buf = malloc(cap);
+	FILE *p = popen(cmd, "r");
+	cr_assert(buf && p, "popen %s", cmd);
+	while ((k = fread(buf + n, 1, cap - 1 - n, p)) > 0)
+		n += k;
+	buf[n] = '\0';
+	*status = pclose(p);
+	return buf;
+}
+
+static bool under_traced_valgrind(void)
+{
+	const char *v = getenv("NNN_UNDER_VALGRIND");
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+Test(kernels, exports_only_the_entry_point)
+{
+	char cmd[1200];
+	int status, text = 0, entries = 0;
+	if (under_traced_valgrind())
+		cr_skip_test("nm and ldd would run under valgrind too");
+	snprintf(cmd, sizeof cmd, "nm -D --defined-only '%s'", plugin_path());
+	char *out = capture(cmd, &status);
+	cr_assert_eq(status, 0, "%s failed", cmd);
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		char addr[64], type[4], name[256];
+		if (sscanf(line, "%63s %3s %255s", addr, type, name) != 3)
+			continue;
+		bool is_text = strchr("TtWwi", type[0]) != NULL;
+		text += is_text;
+		entries += is_text && !strcmp(name, NNN_PLUGIN_ENTRY_NAME);
+		/* nothing else of the plugin's own may be visible, code or data */
+		cr_assert(!strcmp(name, NNN_PLUGIN_ENTRY_NAME) || !strcmp(name, "_init") || !strcmp(name, "_fini") ||
+		                  !strcmp(name, "_edata") || !strcmp(name, "_end") || !strcmp(name, "__bss_start"),
+		          "the plugin exports %s (%s)", name, type);
+	}
+	cr_assert_eq(entries, 1, "%s is not exported as code", NNN_PLUGIN_ENTRY_NAME);
+	cr_assert_eq(text, 1, "%d code symbols exported, expected only %s", text, NNN_PLUGIN_ENTRY_NAME);
+	free(out);
+
+	/* no libnnn function is even referenced, */
+	snprintf(cmd, sizeof cmd, "nm -D --undefined-only '%s'", plugin_path());
+	out = capture(cmd, &status);
+	cr_assert_eq(status, 0, "%s failed", cmd);
+	cr_assert(!strstr(out, " nnn_"), "the plugin needs libnnn symbols:\n%s", out);
+	free(out);
+
+	/* and libnnn is not a dependency, while OpenBLAS is. */
+	snprintf(cmd, sizeof cmd, "ldd '%s'", plugin_path());
+	out = capture(cmd, &status);
+	cr_assert_eq(status, 0, "%s failed", cmd);
+	cr_assert(!strstr(out, "libnnn"), "the plugin depends on libnnn:\n%s", out);
+	cr_assert(!strstr(out, "not found"), "a dependency is missing:\n%s", out);
+	cr_assert(strstr(out, "openblas"), "the plugin does not link OpenBLAS:\n%s", out);
+	free(out);
+}
+
+/* ---- activations ---- */
+
+static void act_run(uint8_t id, float tau, int32_t rank, const int64_t *dims, float *x)
+{
+	nnn_activation_t act = { .id = id };
+	nnn_shape_t s = mkshape(rank, dims);
+	act.params.leaky_relu.tau = tau;
+	nnn_status_t st = R.act[id]->forward(&act, &act.params, &s, x, 1);
+	cr_assert_eq(st, NNN_OK, "activation %d: status %d", (int)id, (int)st);
+}
+
+Test(kernels, linear_is_identity)
+{
+	float x[] = { -3.5f, 0.0f, -0.0f, 1e30f, INFINITY, -INFINITY, 2.25f, NAN };
+	float y[8];
+	memcpy(y, x, sizeof x);
+	act_run(NNN_ACTIVATION_ID_LINEAR, 0, 2, (int64_t[]){ 2, 4 }, y);
+	cr_assert(memcmp(x, y, sizeof x) == 0);
+}
+
+Test(kernels, sigmoid)
+{
+	static const float in[] = { -80, -20, -5, -1, -0.5f, -1e-3f, 0, 1e-3f, 0.5f, 1, 5, 20, 80 };
+	enum { N = sizeof in / sizeof in[0] };
+	float x[N];
+	memcpy(x, in, sizeof in);
+	act_run(NNN_ACTIVATION_ID_SIGMOID, 0, 2, (int64_t[]){ 1, N }, x);
+	for (int i = 0; i < N; i++) {
+		double want = 1.0 / (1.0 + exp(-(double)in[i]));
+		cr_assert(fabs(x[i] - want) <= 1e-5 * want, "sigmoid(%g) = %.9g, expected %.9g", (double)in[i],
+		          (double)x[i], want);
+	}
+	cr_assert_eq(x[6], 0.5f);
+}
+
+Test(kernels, sigmoid_does_not_overflow)
+{
+	float x[] = { -100, 100, -1000, 1000, -FLT_MAX, FLT_MAX, -INFINITY, INFINITY };
+	act_run(NNN_ACTIVATION_ID_SIGMOID, 0, 2, (int64_t[]){ 4, 2 }, x);
+	/* exp(-100) ~ 3.7e-44 is subnormal in float: finite, tiny, never NaN */
+	cr_assert(isfinite(x[0]) && x[0] >= 0 && x[0] < 1e-40f, "sigmoid(-100) = %g", (double)x[0]);
+	cr_assert_eq(x[1], 1.0f, "sigmoid(100) = %.9g", (double)x[1]);
+	cr_assert_eq(x[2], 0.0f, "sigmoid(-1000) = %g", (double)x[2]);
+	cr_assert_eq(x[3], 1.0f);
+	cr_assert_eq(x[4], 0.0f);
+	cr_assert_eq(x[5], 1.0f);
+	cr_assert_eq(x[6], 0.0f);
+	cr_assert_eq(x[7], 1.0f);
+}
+
+Test(kernels, tanh)
+{
+	static const float in[] = { -1000, -20, -3, -0.5f, -1e-3f, 0, 1e-3f, 0.5f, 3, 20, 1000 };
+	enum { N = sizeof in / sizeof in[0] };
+	float x[N];
+	memcpy(x, in, sizeof in);
+	act_run(NNN_ACTIVATION_ID_TANH, 0, 3, (int64_t[]){ 1, 1, N }, x);
+	for (int i = 0; i < N; i++)
+		cr_assert(fabs(x[i] - tanh((double)in[i])) <= 1e-5 * fabs(tanh((double)in[i])),
+		          "tanh(%g) = %.9g", (double)in[i], (double)x[i]);
+	cr_assert_eq(x[0], -1.0f);
+	cr_assert_eq(x[N - 1], 1.0f);
+}
+
+Test(kernels, relu)
+{
+	float x[] = { -2, -1e-30f, -0.0f, 0, 0.5f, 3, -INFINITY, INFINITY };
+	const float want[] = { 0, 0, 0, 0, 0.5f, 3, 0, INFINITY };
+	act_run(NNN_ACTIVATION_ID_RELU, 0, 2, (int64_t[]){ 2, 4 }, x);
+	for (int i = 0; i < 8; i++)
+		cr_assert_eq(x[i], want[i], "relu element %d: %g", i, (double)x[i]);
+}
+
+Test(kernels, leaky_relu_several_taus)
+{
+	static const float in[] = { -4, -1, -0.5f, 0, 0.25f, 2, 100 };
+	/* by hand, one row per tau */
+	static const struct {
+		float tau;
+		float want[7];
+	} cases[] = {
+		{ 0.0f, { 0, 0, 0, 0, 0.25f, 2, 100 } },
+		{ 1.0f, { -4, -1, -0.5f, 0, 0.25f, 2, 100 } },
+		{ 0.25f, { -1, -0.25f, -0.125f, 0, 0.25f, 2, 100 } },
+		{ 0.01f, { -0.04f, -0.01f, -0.005f, 0, 0.25f, 2, 100 } },
+		{ 3.0f, { -12, -3, -1.5f, 0, 0.25f, 2, 100 } },
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		float x[7];
+		memcpy(x, in, sizeof in);
+		act_run(NNN_ACTIVATION_ID_LEAKY_RELU, cases[c].tau, 2, (int64_t[]){ 1, 7 }, x);
+		for (int i = 0; i < 7; i++)
+			cr_assert(close_to(x[i], cases[c].want[i]), "tau %g: leaky_relu(%g) = %g, expected %g",
+			          (double)cases[c].tau, (double)in[i], (double)x[i], (double)cases[c].want[i]);
+	}
+}
+
+Test(kernels, softmax_large_logits)
+{
+	float x[] = {
+		1000, 999, 998,    /* same as [2, 1, 0] */
+		-1000, -1000, -1000, /* uniform */
+		1000, -1000, 0,    /* one-hot */
+		-998, -999, -1000, /* same as [2, 1, 0] again */
+	};
+	act_run(NNN_ACTIVATION_ID_SOFTMAX, 0, 3, (int64_t[]){ 2, 2, 3 }, x);
+	double s = exp(2.0) + exp(1.0) + 1.0;
+	double want[] = { exp(2.0) / s, exp(1.0) / s, 1 / s, 1 / 3.0, 1 / 3.0, 1 / 3.0, 1, 0, 0,
+		          exp(2.0) / s, exp(1.0) / s, 1 / s };
+	for (int i = 0; i < 12; i++)
+		cr_assert(isfinite(x[i]), "element %d is %g", i, (double)x[i]);
+	expect_close(x, want, 12, "softmax");
+	cr_assert_eq(x[7], 0.0f);
+}
+
+Test(kernels, softmax_over_last_axis_only)
+{
+	enum { B = 3, M = 4, L = 5, N = B * M * L };
+	float x[N], in[N];
+	double want[N];
+	uint32_t seed = 7;
+	fill(in, N, &seed, 40, 0.25f);
+	memcpy(x, in, sizeof in);
+	act_run(NNN_ACTIVATION_ID_SOFTMAX, 0, 3, (int64_t[]){ B, M, L }, x);
+	for (int r = 0; r < B * M; r++) {
+		double max = in[r * L], sum = 0;
+		for (int i = 1; i < L; i++)
+			max = fmax(max, in[r * L + i]);
+		for (int i = 0; i < L; i++)
+			sum += exp(in[r * L + i] - max);
+		for (int i = 0; i < L; i++)
+			want[r * L + i] = exp(in[r * L + i] - max) / sum;
+	}
+	expect_close(x, want, N, "softmax");
+
+	/* a last axis of one: every element is 1 */
+	float one[] = { -5, 0, 7, 1e30f };
+	act_run(NNN_ACTIVATION_ID_SOFTMAX, 0, 2, (int64_t[]){ 4, 1 }, one);
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(one[i], 1.0f);
+}
+
+Test(kernels, activations_accept_empty_tensors)
+{
+	for (uint8_t id = 0; id < 6; id++)
+		act_run(id, 0.5f, 2, (int64_t[]){ 0, 3 }, NULL);
+}
+
+/* ---- Dense ---- */
+
+typedef struct dense {
+	nnn_layer_t L;
+	int32_t wdims[2], bdims[1];
+	float *w, *b;
+} dense_t;
+
+/* A Dense layer with weights [inputs, neurons] of dyadic values. */
+static void dense_make(dense_t *d, int32_t inputs, int32_t neurons, bool flatten, uint32_t seed)
+{
+	memset(d, 0, sizeof *d);
+	d->w = malloc((size_t)inputs * (size_t)neurons * sizeof *d->w);
+	d->b = malloc((size_t)neurons * sizeof *d->b);
+	cr_assert(d->w && d->b);
+	fill(d->w, (int64_t)inputs * neurons, &seed, 8, 0.125f);
+	fill(d->b, neurons, &seed, 8, 0.5f);
+	d->wdims[0] = inputs;
+	d->wdims[1] = neurons;
+	d->bdims[0] = neurons;
+	d->L.id = NNN_LAYER_ID_DENSE;
+	d->L.activation.id = NNN_ACTIVATION_ID_RELU; /* applied by the host, not by forward */
+	d->L.dropout = 0.5f;                         /* ignored at inference */
+	d->L.bias = tensor(1, d->bdims, d->b, neurons);
+	d->L.body.dense.neurons = neurons;
+	d->L.body.dense.weights = tensor(2, d->wdims, d->w, inputs * neurons);
+	d->L.body.dense.flatten = flatten;
+}
+
+static void dense_free(dense_t *d)
+{
+	free(d->w);
+	free(d->b);
+}
+
+/* Checks Dense on input `dims` against the reference; `out` the expected shape. */
+static void dense_check(int32_t rank, const int64_t *dims, int32_t inputs, int32_t neurons, bool flatten,
+                        int32_t out_rank, const int64_t *out_dims)
+{
+	dense_t d;
+	nnn_shape_t in = mkshape(rank, dims), out;
+	int64_t n = numel(&in);
+	uint32_t seed = (uint32_t)(rank * 131 + inputs * 7 + neurons);
+	float *x = malloc((size_t)n * sizeof *x);
+	cr_assert(x);
+	fill(x, n, &seed, 8, 0.25f);
+	dense_make(&d, inputs, neurons, flatten, seed);
+	float *y = run_layer(&d.L, &in, x, &out);
+	expect_shape(&out, out_rank, out_dims);
+	int64_t rows = n / inputs;
+	double *want = malloc((size_t)(rows * neurons) * sizeof *want);
+	cr_assert(want);
+	ref_dense(x, rows, inputs, neurons, d.w, d.b, want);
+	expect_close(y, want, rows * neurons, "dense");
+	free(want);
+	free(y);
+	free(x);
+	dense_free(&d);
+}
+
+Test(kernels, dense_by_hand)
+{
+	static const float w[] = { 1, 0, 0, 1, 1, 1 }, b[] = { 0.5f, -1 }, x[] = { 1, 2, 3, 4, 5, 6 };
+	static const int32_t wd[] = { 3, 2 }, bd[] = { 2 };
+	nnn_layer_t L = { .id = NNN_LAYER_ID_DENSE };
+	L.bias = tensor(1, bd, b, 2);
+	L.body.dense.neurons = 2;
+	L.body.dense.weights = tensor(2, wd, w, 6);
+	nnn_shape_t in = mkshape(2, (int64_t[]){ 2, 3 }), out;
+	float *y = run_layer(&L, &in, x, &out);
+	expect_shape(&out, 2, (int64_t[]){ 2, 2 });
+	const double want[] = { 4.5, 4, 10.5, 10 };
+	expect_close(y, want, 4, "dense");
+	free(y);
+}
+
+Test(kernels, dense_rank2)
+{
+	dense_check(2, (int64_t[]){ 4, 5 }, 5, 3, false, 2, (int64_t[]){ 4, 3 });
+	dense_check(2, (int64_t[]){ 4, 5 }, 5, 3, true, 2, (int64_t[]){ 4, 3 });
+	dense_check(2, (int64_t[]){ 1, 1 }, 1, 1, false, 2, (int64_t[]){ 1, 1 });
+	dense_check(2, (int64_t[]){ 7, 33 }, 33, 17, false, 2, (int64_t[]){ 7, 17 });
+}
+
+Test(kernels, dense_flatten)
+{
+	dense_check(4, (int64_t[]){ 2, 3, 2, 2 }, 12, 4, true, 2, (int64_t[]){ 2, 4 });
+	dense_check(3, (int64_t[]){ 3, 4, 5 }, 20, 6, true, 2, (int64_t[]){ 3, 6 });
+	dense_check(5, (int64_t[]){ 2, 1, 3, 1, 2 }, 6, 2, true, 2, (int64_t[]){ 2, 2 });
+}
+
+Test(kernels, dense_contracts_last_axis_without_flatten)
+{
+	dense_check(3, (int64_t[]){ 2, 3, 5 }, 5, 4, false, 3, (int64_t[]){ 2, 3, 4 });
+	dense_check(4, (int64_t[]){ 2, 2, 3, 5 }, 5, 3, false, 4, (int64_t[]){ 2, 2, 3, 3 });
+
+	/* by hand: each row of the middle axis is its own product */
+	static const float w[] = { 1, 2 }, b[] = { 10 }, x[] = { 1, 1, 2, 0, 0, 3, -1, -1 };
+	static const int32_t wd[] = { 2, 1 }, bd[] = { 1 };
+	nnn_layer_t L = { .id = NNN_LAYER_ID_DENSE };
+	L.bias = tensor(1, bd, b, 1);
+	L.body.dense.neurons = 1;
+	L.body.dense.weights = tensor(2, wd, w, 2);
+	nnn_shape_t in = mkshape(3, (int64_t[]){ 2, 2, 2 }), out;
+	float *y = run_layer(&L, &in, x, &out);
+	expect_shape(&out, 3, (int64_t[]){ 2, 2, 1 });
+	const double want[] = { 13, 12, 16, 7 };
+	expect_close(y, want, 4, "dense rank 3");
+	free(y);
+}
+
+Test(kernels, dense_empty_batch)
+{
+	dense_t d;
+	float x[1] = { 0 };
+	nnn_shape_t in = mkshape(2, (int64_t[]){ 0, 5 }), out;
+	dense_make(&d, 5, 3, false, 1);
+	float *y = run_layer(&d.L, &in, x, &out);
+	expect_shape(&out, 2, (int64_t[]){ 0, 3 });
+	free(y);
+	dense_free(&d);
+}
+
+Test(kernels, unaligned_weights)
+{
+	/* file data is little-endian bytes at any offset: shift them by 1 and 3 */
+	dense_t d;
+	nnn_shape_t in = mkshape(2, (int64_t[]){ 3, 4 }), out;
+	float x[12];
+	uint32_t seed = 99;
+	fill(x, 12, &seed, 8, 0.25f);
+	dense_make(&d, 4, 5, false, 3);
+	float *ref = run_layer(&d.L, &in, x, &out);
+	unsigned char *wb = malloc(20 * 4 + 8), *bb = malloc(5 * 4 + 8);
+	cr_assert(wb && bb);
+	memcpy(wb + 1, d.w, 20 * 4);
+	memcpy(bb + 3, d.b, 5 * 4);
+	d.L.body.dense.weights.data.bytes = wb + 1;
+	d.L.bias.data.bytes = bb + 3;
+	float *y = run_layer(&d.L, &in, x, &out);
+	cr_assert(memcmp(y, ref, 15 * sizeof *y) == 0, "unaligned weights give other results");
+	free(y);
+	free(ref);
+	free(wb);
+	free(bb);
+	dense_free(&d);
+}
+
+/* ---- Conv ---- */
+
+typedef struct conv_case {
+	int n;                /* spatial rank */
+	int64_t batch, c, f;  /* batch, channels, filters */
+	int64_t d[MAXN];      /* input spatial dims */
+	int64_t k[MAXN];      /* kernel sizes */
+	int same;             /* NNN_PADDING_TYPE_SAME, else VALID */
+} conv_case_t;
+
+typedef struct conv {
+	nnn_layer_t L;
+	int32_t kdims[MAXN + 2], bdims[1], pads[2 * MAXN];
+	float *w, *b;
+} conv_t;
+
+/* A Conv layer for the case, padding dims by the schema's rule: Valid all
+ * zero; Same before = (k-1)/2, after = (k-1) - before. */
+static void conv_make(conv_t *cv, const conv_case_t *cc, uint32_t *seed)
+{
+	int64_t kn = cc->f * cc->c;
+	memset(cv, 0, sizeof *cv);
+	cv->kdims[0] = (int32_t)cc->f;
+	for (int j = 0; j < cc->n; j++) {
+		cv->kdims[1 + j] = (int32_t)cc->k[j];
+		kn *= cc->k[j];
+		int32_t total = cc->same ? (int32_t)cc->k[j] - 1 : 0;
+		cv->pads[2 * j] = total / 2;
+		cv->pads[2 * j + 1] = total - total / 2;
+	}
+	cv->kdims[cc->n + 1] = (int32_t)cc->c;
+	cv->bdims[0] = (int32_t)cc->f;
+	cv->w = malloc((size_t)kn * sizeof *cv->w);
+	cv->b = malloc((size_t)cc->f * sizeof *cv->b);
+	cr_assert(cv->w && cv->b);
+	fill(cv->w, kn, seed, 8, 0.125f);
+	fill(cv->b, cc->f, seed, 8, 0.5f);
+	cv->L.id = NNN_LAYER_ID_CONV;
+	cv->L.activation.id = NNN_ACTIVATION_ID_SIGMOID; /* applied by the host, not by forward */
+	cv->L.bias = tensor(1, cv->bdims, cv->b, (int32_t)cc->f);
+	cv->L.body.conv.filters = (int32_t)cc->f;
+	cv->L.body.conv.kernels = tensor(cc->n + 2, cv->kdims, cv->w, (int32_t)kn);
+	cv->L.body.conv.padding_type = cc->same ? NNN_PADDING_TYPE_SAME : NNN_PADDING_TYPE_VALID;
+	cv->L.body.conv.padding_dims.v = cv->pads;
+	cv->L.body.conv.padding_dims.n = 2 * cc->n;
+}
+
+static void conv_free(conv_t *cv)
+{
+	free(cv->w);
+	free(cv->b);
+}
+
+static nnn_shape_t conv_in(const conv_case_t *cc)
+{
+	nnn_shape_t s = { .rank = cc->n + 2 };
+	s.dims[0] = cc->batch;
+	for (int j = 0; j < cc->n; j++)
+		s.dims[1 + j] = cc->d[j];
+	s.dims[cc->n + 1] = cc->c;
+	return s;
+}
+
+/* Runs the case through the plugin and the reference, and checks the shape
+ * and every value. */
+static void conv_check(const conv_case_t *cc, uint32_t seed)
+{
+	conv_t cv;
+	nnn_shape_t in = conv_in(cc), out;
+	int64_t nx = numel(&in), want_dims[MAXN + 2];
+	conv_make(&cv, cc, &seed);
+	float *x = malloc((size_t)nx * sizeof *x);
+	cr_assert(x);
+	fill(x, nx, &seed, 8, 0.25f);
+	float *y = run_layer(&cv.L, &in, x, &out);
+
+	want_dims[0] = cc->batch;
+	for (int j = 0; j < cc->n; j++) {
+		want_dims[1 + j] = cc->d[j] + cv.pads[2 * j] + cv.pads[2 * j + 1] - cc->k[j] + 1;
+		if (cc->same)
+			cr_assert_eq(want_dims[1 + j], cc->d[j], "Same keeps the size");
+	}
+	want_dims[cc->n + 1] = cc->f;
+	expect_shape(&out, cc->n + 2, want_dims);
+
+	int64_t ny = numel(&out);
+	double *want = malloc((size_t)ny * sizeof *want);
+	cr_assert(want);
+	ref_conv(cc->n, cc->batch, cc->d, cc->c, cc->k, cc->f, cv.pads, x, cv.w, cv.b, want);
+	char what[64];
+	snprintf(what, sizeof what, "%d-D conv, %s", cc->n, cc->same ? "same" : "valid");
+	expect_close(y, want, ny, what);
+	free(want);
+	free(y);
+	free(x);
+	conv_free(&cv);
+}
+
+Test(kernels, conv1d_by_hand)
+{
+	/* x = [1, 2, 3, 4], one channel; cross-correlation, so no kernel flip */
+	static const float x[] = { 1, 2, 3, 4 }, k3[] = { 1, 2, 3 }, k2[] = { 1, 10 }, b[] = { 0.5f };
+	static const int32_t kd3[] = { 1, 3, 1 }, kd2[] = { 1, 2, 1 }, bd[] = { 1 };
+	static const int32_t valid[] = { 0, 0 }, same3[] = { 1, 1 }, same2[] = { 0, 1 };
+	static const struct {
+		const float *k;
+		const int32_t *kd, *pads;
+		int32_t ptype;
+		int64_t o;
+		double want[4];
+	} cases[] = {
+		{ k3, kd3, valid, NNN_PADDING_TYPE_VALID, 2, { 14.5, 20.5 } },                 /* 1+4+9, 2+6+12 */
+		{ k3, kd3, same3, NNN_PADDING_TYPE_SAME, 4, { 8.5, 14.5, 20.5, 11.5 } },     /* [0 1 2 3 4 0] */
+		{ k2, kd2, same2, NNN_PADDING_TYPE_SAME, 4, { 21.5, 32.5, 43.5, 4.5 } },     /* [1 2 3 4 0] */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		nnn_layer_t L = { .id = NNN_LAYER_ID_CONV };
+		L.bias = tensor(1, bd, b, 1);
+		L.body.conv.filters = 1;
+		L.body.conv.kernels = tensor(3, cases[i].kd, cases[i].k, cases[i].kd[1]);
+		L.body.conv.padding_type = cases[i].ptype;
+		L.body.conv.padding_dims.v = cases[i].pads;
+		L.body.conv.padding_dims.n = 2;
+		nnn_shape_t in = mkshape(3, (int64_t[]){ 1, 4, 1 }), out;
+		float *y = run_layer(&L, &in, x, &out);
+		expect_shape(&out, 3, (int64_t[]){ 1, cases[i].o, 1 });
+		expect_close(y, cases[i].want, cases[i].o, "conv 1-D by hand");
+		free(y);
+	}
+}
+
+Test(kernels, conv2d_by_hand)
+{
+	/* x 3x3 = 1..9, kernel 2x2 [[1,2],[3,4]], two filters (the second is -1x) */
+	static const float x[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 }, k[] = { 1, 2, 3, 4, -1, -2, -3, -4 }, b[] = { 0, 1 };
+	static const int32_t kd[] = { 2, 2, 2, 1 }, bd[] = { 2 }, pads[] = { 0, 0, 0, 0 };
+	nnn_layer_t L = { .id = NNN_LAYER_ID_CONV };
+	L.bias = tensor(1, bd, b, 2);
+	L.body.conv.filters = 2;
+	L.body.conv.kernels = tensor(4, kd, k, 8);
+	L.body.conv.padding_dims.v = pads;
+	L.body.conv.padding_dims.n = 4;
+	nnn_shape_t in = mkshape(4, (int64_t[]){ 1, 3, 3, 1 }), out;
+	float *y = run_layer(&L, &in, x, &out);
+	expect_shape(&out, 4, (int64_t[]){ 1, 2, 2, 2 });
+	const double want[] = { 37, -36, 47, -46, 67, -66, 77, -76 };
+	expect_close(y, want, 8, "conv 2-D by hand");
+	free(y);
+}
+
+Test(kernels, conv1d)
+{
+	static const conv_case_t cases[] = {
+		{ .n = 1, .batch = 2, .c = 3, .f = 2, .d = { 7 }, .k = { 3 }, .same = 0 },
+		{ .n = 1, .batch = 2, .c = 3, .f = 2, .d = { 7 }, .k = { 3 }, .same = 1 },
+		{ .n = 1, .batch = 3, .c = 2, .f = 4, .d = { 9 }, .k = { 4 }, .same = 1 },
+		{ .n = 1, .batch = 3, .c = 2, .f = 4, .d = { 9 }, .k = { 4 }, .same = 0 },
+		{ .n = 1, .batch = 2, .c = 1, .f = 1, .d = { 5 }, .k = { 5 }, .same = 0 },
+		{ .n = 1, .batch = 2, .c = 5, .f = 3, .d = { 3 }, .k = { 6 }, .same = 1 }, /* kernel wider than input */
+		{ .n = 1, .batch = 4, .c = 3, .f = 2, .d = { 6 }, .k = { 1 }, .same = 1 }, /* pointwise */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		conv_check(&cases[i], (uint32_t)i + 1);
+}
+
+Test(kernels, conv2d)
+{
+	static const conv_case_t cases[] = {
+		{ .n = 2, .batch = 2, .c = 3, .f = 4, .d = { 5, 6 }, .k = { 3, 2 }, .same = 0 },
+		{ .n = 2, .batch = 2, .c = 3, .f = 4, .d = { 5, 6 }, .k = { 3, 3 }, .same = 1 },
+		{ .n = 2, .batch = 2, .c = 2, .f = 3, .d = { 5, 6 }, .k = { 2, 4 }, .same = 1 },
+		{ .n = 2, .batch = 3, .c = 1, .f = 2, .d = { 4, 4 }, .k = { 4, 4 }, .same = 0 },
+		{ .n = 2, .batch = 2, .c = 3, .f = 2, .d = { 3, 4 }, .k = { 5, 5 }, .same = 1 },
+		{ .n = 2, .batch = 2, .c = 3, .f = 5, .d = { 4, 3 }, .k = { 1, 1 }, .same = 0 }, /* pointwise */
+		{ .n = 2, .batch = 1, .c = 4, .f = 1, .d = { 1, 7 }, .k = { 1, 3 }, .same = 1 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		conv_check(&cases[i], (uint32_t)i + 11);
+}
+
+Test(kernels, conv3d)
+{
+	static const conv_case_t cases[] = {
+		{ .n = 3, .batch = 2, .c = 2, .f = 3, .d = { 4, 5, 3 }, .k = { 3, 2, 3 }, .same = 0 },
+		{ .n = 3, .batch = 2, .c = 2, .f = 3, .d = { 4, 5, 3 }, .k = { 3, 3, 3 }, .same = 1 },
+		{ .n = 3, .batch = 2, .c = 3, .f = 2, .d = { 3, 4, 5 }, .k = { 2, 2, 4 }, .same = 1 },
+		{ .n = 3, .batch = 3, .c = 1, .f = 2, .d = { 2, 3, 4 }, .k = { 1, 3, 2 }, .same = 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		conv_check(&cases[i], (uint32_t)i + 21);
+}
+
+Test(kernels, conv_higher_ranks)
+{
+	static const conv_case_t cases[] = {
+		{ .n = 4, .batch = 2, .c = 2, .f = 2, .d = { 3, 3, 2, 3 }, .k = { 2, 3, 2, 2 }, .same = 1 },
+		{ .n = 4, .batch = 2, .c = 2, .f = 2, .d = { 3, 3, 2, 3 }, .k = { 2, 3, 2, 2 }, .same = 0 },
+		{ .n = 5, .batch = 2, .c = 3, .f = 2, .d = { 2, 3, 2, 2, 3 }, .k = { 2, 1, 2, 1, 2 }, .same = 1 },
+		{ .n = 6, .batch = 1, .c = 2, .f = 1, .d = { 2, 2, 2, 2, 2, 2 }, .k = { 2, 1, 2, 1, 2, 1 }, .same = 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		conv_check(&cases[i], (uint32_t)i + 31);
+}
+
+Test(kernels, conv_large_input_is_chunked)
+{
+	/* 3 x 64 x 64 rows of 5*5*4 = 100 floats: 1.2M floats of im2col, more
+	 * than one chunk, with a chunk boundary inside a batch item */
+	const conv_case_t cc = { .n = 2, .batch = 3, .c = 4, .f = 3, .d = { 64, 64 }, .k = { 5, 5 }, .same = 1 };
+	conv_check(&cc, 41);
+}
+
+/* ---- infer: shapes and errors ---- */
+
+/* Expects infer to fail with `code` and a message mentioning `word`. */
+static void expect_infer_error(const nnn_layer_t *L, const nnn_shape_t *in, nnn_status_t code, const char *word)
+{
+	char msg[512] = "";
+	nnn_shape_t out;
+	nnn_status_t st = R.layer[L->id]->infer(L, &L->body, in, &out, msg, sizeof msg);
+	cr_log_info("infer: %s", msg);
+	cr_assert_eq(st, code, "status %d, expected %d (%s)", (int)st, (int)code, msg);
+	cr_assert(strstr(msg, word), "message \"%s\" does not mention \"%s\"", msg, word);
+
+	/* without room for a message, and with a tiny one, nothing overflows */
+	cr_assert_eq(R.layer[L->id]->infer(L, &L->body, in, &out, NULL, 0), code);
+	char tiny[9];
+	memset(tiny, 'x', sizeof tiny);
+	cr_assert_eq(R.layer[L->id]->infer(L, &L->body, in, &out, tiny, 8), code);
+	cr_assert_eq(tiny[7], '\0');
+	cr_assert_eq(tiny[8], 'x');
+
+	/* prepare refuses the same way and keeps no state */
+	void *state = NULL;
+	cr_assert_eq(R.layer[L->id]->prepare(L, &L->body, in, &state, msg, sizeof msg), code);
+	cr_assert_null(state);
+}
+
+Test(kernels, dense_infer_errors)
+{
+	dense_t d;
+	dense_make(&d, 12, 4, false, 5);
+	nnn_shape_t in = mkshape(2, (int64_t[]){ 2, 11 });
+	expect_infer_error(&d.L, &in, NNN_E_INPUT_SHAPE, "last axis");
+	in = mkshape(3, (int64_t[]){ 2, 3, 4 }); /* 12 only when flattened */
+	expect_infer_error(&d.L, &in, NNN_E_INPUT_SHAPE, "last axis");
+	in = mkshape(1, (int64_t[]){ 12 }); /* no batch axis */
+	expect_infer_error(&d.L, &in, NNN_E_INPUT_SHAPE, "rank");
+	in = mkshape(2, (int64_t[]){ -1, 12 });
+	expect_infer_error(&d.L, &in, NNN_E_INPUT_SHAPE, "negative");
+
+	d.L.body.dense.flatten = true;
+	in = mkshape(3, (int64_t[]){ 2, 3, 3 });
+	expect_infer_error(&d.L, &in, NNN_E_INPUT_SHAPE, "flattens to 9");
+
+	/* the layer's own tensors disagree */
+	d.L.body.dense.neurons = 5;
+	in = mkshape(2, (int64_t[]){ 2, 12 });
+	expect_infer_error(&d.L, &in, NNN_E_SHAPE, "weights");
+	d.L.body.dense.neurons = 4;
+	d.L.bias.data.n = 3;
+	expect_infer_error(&d.L, &in, NNN_E_SHAPE, "bias");
+	d.L.bias.data.n = 4;
+	d.L.body.dense.weights.data.n = 47;
+	expect_infer_error(&d.L, &in, NNN_E_SHAPE, "weights");
+	dense_free(&d);
+}
+
+Test(kernels, conv_infer_shapes)
+{
+	static const struct {
+		conv_case_t cc;
+		int64_t out[MAXN + 2];
+	} cases[] = {
+		{ { .n = 1, .batch = 5, .c = 3, .f = 7, .d = { 10 }, .k = { 4 }, .same = 0 }, { 5, 7, 7 } },
+		{ { .n = 1, .batch = 5, .c = 3, .f = 7, .d = { 10 }, .k = { 4 }, .same = 1 }, { 5, 10, 7 } },
+		{ { .n = 2, .batch = 1, .c = 1, .f = 32, .d = { 28, 28 }, .k = { 5, 3 }, .same = 0 }, { 1, 24, 26, 32 } },
+		{ { .n = 2, .batch = 1, .c = 1, .f = 32, .d = { 28, 28 }, .k = { 5, 2 }, .same = 1 }, { 1, 28, 28, 32 } },
+		{ { .n = 3, .batch = 2, .c = 4, .f = 8, .d = { 9, 8, 7 }, .k = { 3, 2, 7 }, .same = 0 }, { 2, 7, 7, 1, 8 } },
+		{ { .n = 3, .batch = 2, .c = 4, .f = 8, .d = { 1, 1, 1 }, .k = { 3, 2, 7 }, .same = 1 }, { 2, 1, 1, 1, 8 } },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		conv_t cv;
+		uint32_t seed = 1;
+		char msg[256] = "";
+		nnn_shape_t in = conv_in(&cases[i].cc), out;
+		conv_make(&cv, &cases[i].cc, &seed);
+		nnn_status_t st = R.layer[NNN_LAYER_ID_CONV]->infer(&cv.L, &cv.L.body, &in, &out, msg, sizeof msg);
+		cr_assert_eq(st, NNN_OK, "case %zu: %s", i, msg);
+		expect_shape(&out, cases[i].cc.n + 2, cases[i].out);
+		conv_free(&cv);
+	}
+}
+
+Test(kernels, conv_infer_errors)
+{
+	const conv_case_t cc = { .n = 2, .batch = 2, .c = 3, .f = 4, .d = { 5, 6 }, .k = { 3, 2 }, .same = 0 };
+	conv_t cv;
+	uint32_t seed = 3;
+	conv_make(&cv, &cc, &seed);
+	nnn_shape_t in = mkshape(4, (int64_t[]){ 2, 5, 6, 2 });
+	expect_infer_error(&cv.L, &in, NNN_E_INPUT_SHAPE, "channels");
+	in = mkshape(3, (int64_t[]){ 2, 5, 3 });
+	expect_infer_error(&cv.L, &in, NNN_E_INPUT_SHAPE, "rank 4");
+	in = mkshape(5, (int64_t[]){ 2, 5, 6, 1, 3 });
+	expect_infer_error(&cv.L, &in, NNN_E_INPUT_SHAPE, "rank 4");
+	in = mkshape(4, (int64_t[]){ 2, 2, 6, 3 });
+	expect_infer_error(&cv.L, &in, NNN_E_INPUT_SHAPE, "smaller than kernel size 3");
+	in = mkshape(4, (int64_t[]){ 2, 5, 1, 3 });
+	expect_infer_error(&cv.L, &in, NNN_E_INPUT_SHAPE, "axis 2");
+
+	/* the layer's own fields disagree */
+	in = mkshape(4, (int64_t[]){ 2, 5, 6, 3 });
+	cv.L.body.conv.padding_dims.n = 2;
+	expect_infer_error(&cv.L, &in, NNN_E_SHAPE, "padding");
+	cv.L.body.conv.padding_dims.n = 4;
+	cv.L.body.conv.filters = 3;
+	expect_infer_error(&cv.L, &in, NNN_E_SHAPE, "filters");
+	cv.L.body.conv.filters = 4;
+	cv.L.bias.data.n = 1;
+	expect_infer_error(&cv.L, &in, NNN_E_SHAPE, "bias");
+	conv_free(&cv);
+}
+
+Test(kernels, forward_checks_its_arguments)
+{
+	dense_t d;
+	char msg[256] = "";
+	float x[10] = { 0 }, y[16];
+	dense_make(&d, 5, 3, false, 8);
+	nnn_shape_t in = mkshape(2, (int64_t[]){ 2, 5 }), bad = mkshape(2, (int64_t[]){ 2, 4 });
+	nnn_kernel_args_t a = { .size = sizeof a, .layer = &d.L, .body = &d.L.body, .in = &in, .out = &bad,
+		                .x = x, .y = y, .threads = 1 };
+	nnn_status_t st = R.layer[0]->forward(&a, msg, sizeof msg);
+	cr_assert_eq(st, NNN_E_KERNEL, "a wrong output shape: status %d", (int)st);
+	cr_assert(strstr(msg, "output shape"), "%s", msg);
+
+	/* state prepared for another layer is refused, not read out of bounds */
+	dense_t other;
+	void *state = NULL;
+	dense_make(&other, 2, 3, false, 9);
+	nnn_shape_t oin = mkshape(2, (int64_t[]){ 2, 2 });
+	cr_assert_eq(R.layer[0]->prepare(&other.L, &other.L.body, &oin, &state, msg, sizeof msg), NNN_OK);
+	nnn_shape_t out = mkshape(2, (int64_t[]){ 2, 3 });
+	a.out = &out;
+	a.state = state;
+	st = R.layer[0]->forward(&a, msg, sizeof msg);
+	cr_assert_eq(st, NNN_E_KERNEL, "foreign state: status %d", (int)st);
+	R.layer[0]->release(state);
+	dense_free(&other);
+	dense_free(&d);
+}

@@ -1,0 +1,299 @@
+/* test_plugins.c: the loader against fixture plugins broken in every way
+ * (tests/plugins/fixture.c), the search rules, and the unknown-ID message. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nnn/context.h>
+
+#include "builder.h"
+
+static const char *fixture(const char *name)
+{
+	static char path[4][1024];
+	static int k;
+	const char *b = getenv("NNN_BUILD");
+	char *p = path[k++ % 4];
+	snprintf(p, sizeof path[0], "%s/fixtures/%s.so", b ? b : "build", name);
+	cr_assert_eq(access(p, R_OK), 0, "missing fixture %s: run make", p);
+	return p;
+}
+
+/* A fresh private folder holding a copy of a fixture. */
+static const char *copy_to_tmp(const char *name, char *dir, size_t size)
+{
+	static char dst[1024];
+	char cmd[2300];
+	snprintf(dir, size, "/tmp/nnnplug.XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(dst, sizeof dst, "%s/%s.so", dir, name);
+	snprintf(cmd, sizeof cmd, "cp %s %s", fixture(name), dst);
+	cr_assert_eq(system(cmd), 0);
+	chmod(dst, 0755);
+	return dst;
+}
+
+static nnn_ctx_t *ctx_new(void)
+{
+	nnn_ctx_t *c;
+	cr_assert_eq(nnn_ctx_new(&c, NULL), NNN_OK);
+	return c;
+}
+
+/* Loads and expects failure at `stage`, with every piece of `want` in the message. */
+static void expect_refused(nnn_ctx_t *c, const char *path, const char *stage, const char *const *want)
+{
+	nnn_diags_t d;
+	char buf[2048], st[64];
+	nnn_diags_init(&d);
+	cr_assert_eq(nnn_plugin_load(c, path, &d), NNN_E_PLUGIN, "%s loaded", path);
+	cr_assert_eq(d.n, 1);
+	nnn_diag_format(&d.v[0], buf, sizeof buf);
+	snprintf(st, sizeof st, "%s stage: ", stage);
+	cr_assert(strstr(buf, st), "no '%s' in: %s", st, buf);
+	for (; *want; want++)
+		cr_assert(strstr(buf, *want), "no '%s' in: %s", *want, buf);
+	nnn_plugin_report_t r;
+	size_t n = nnn_ctx_report(c, 0, NULL);
+	nnn_ctx_report(c, n - 1, &r);
+	cr_assert_str_eq(r.stage, stage);
+	cr_assert_eq(r.status, NNN_E_PLUGIN);
+	nnn_diags_free(&d);
+}
+
+Test(plugins, good_fixture_registers)
+{
+	nnn_ctx_t *c = ctx_new();
+	const char *path = NULL;
+	nnn_plugin_report_t r;
+	cr_assert_eq(nnn_plugin_load(c, fixture("good"), NULL), NNN_OK);
+	const nnn_layer_type_t *t = nnn_ctx_layer(c, 0, &path);
+	cr_assert_not_null(t);
+	cr_assert_str_eq(t->name, "fixture");
+	cr_assert(strstr(path, "/fixtures/good.so"), "%s", path);
+	cr_assert_not_null(nnn_ctx_activation(c, 3, NULL));
+	cr_assert_null(nnn_ctx_layer(c, 1, NULL));
+	cr_assert_eq(nnn_ctx_report(c, 0, &r), 1);
+	cr_assert_str_eq(r.stage, "loaded");
+	cr_assert_str_eq(r.name, "fixture");
+	cr_assert_eq(r.nlayers, 1);
+	cr_assert_eq(r.nactivations, 1);
+	nnn_ctx_free(c);
+}
+
+Test(plugins, every_failure_names_file_and_stage)
+{
+	nnn_ctx_t *c = ctx_new();
+	char dir[64], bad[128];
+	const char *missing[] = { "/nonexistent/plugin.so", "cannot resolve", NULL };
+	expect_refused(c, "/nonexistent/plugin.so", "open", missing);
+	const char *bare[] = { "bare name", "NNN_PLUGIN_PATH", NULL };
+	expect_refused(c, "good.so", "open", bare);
+
+	/* Not an ELF file: dlopen's own words come through. */
+	copy_to_tmp("good", dir, sizeof dir);
+	snprintf(bad, sizeof bad, "%s/text.so", dir);
+	FILE *f = fopen(bad, "w");
+	for (int i = 0; i < 20; i++) /* longer than an ELF header */
+		fputs("this is not a shared object\n", f);
+	fclose(f);
+	chmod(bad, 0644);
+	const char *notelf[] = { bad, "dlopen failed", "invalid ELF header", NULL };
+	expect_refused(c, bad, "open", notelf);
+
+	const char *dep[] = { "missingdep.so", "libfixdep.so", "cannot open shared object file", NULL };
+	expect_refused(c, fixture("missingdep"), "open", dep);
+	const char *entry[] = { "noentry.so", "nnn_plugin_entry", "undefined symbol", NULL };
+	expect_refused(c, fixture("noentry"), "entry point", entry);
+	const char *init[] = { "initfail.so", "deliberate failure in init", NULL };
+	expect_refused(c, fixture("initfail"), "init", init);
+	const char *major[] = { "abimajor.so", "ABI 2.0", "provides 1.0", "rebuild the plugin", NULL };
+	expect_refused(c, fixture("abimajor"), "ABI", major);
+	const char *minor[] = { "abiminor.so", "ABI 1.1", "provides 1.0", NULL };
+	expect_refused(c, fixture("abiminor"), "ABI", minor);
+	const char *dup[] = { "layer ID 0", "declared twice", NULL };
+	expect_refused(c, fixture("dupwithin"), "validation", dup);
+	const char *fwd[] = { "lacks forward", NULL };
+	expect_refused(c, fixture("noforward"), "validation", fwd);
+
+	/* Nothing of the failed plugins was registered, and the context still works. */
+	cr_assert_null(nnn_ctx_layer(c, 0, NULL));
+	cr_assert_null(nnn_ctx_activation(c, 3, NULL));
+	cr_assert_eq(nnn_plugin_load(c, fixture("good"), NULL), NNN_OK);
+	cr_assert_not_null(nnn_ctx_layer(c, 0, NULL));
+	nnn_ctx_free(c);
+}
+
+Test(plugins, duplicate_across_plugins_registers_nothing)
+{
+	nnn_ctx_t *c = ctx_new();
+	cr_assert_eq(nnn_plugin_load(c, fixture("good"), NULL), NNN_OK);
+	const char *want[] = { "dupacross.so", "layer ID 0", "already provided by", "/fixtures/good.so", NULL };
+	expect_refused(c, fixture("dupacross"), "registration", want);
+	/* Its activation 5 was free, but all or nothing. */
+	cr_assert_null(nnn_ctx_activation(c, 5, NULL));
+	const char *path;
+	nnn_ctx_layer(c, 0, &path);
+	cr_assert(strstr(path, "good.so"));
+	nnn_ctx_free(c);
+}
+
+Test(plugins, same_file_twice_loads_once)
+{
+	nnn_ctx_t *c = ctx_new();
+	char dir[64], link[128];
+	nnn_plugin_report_t r;
+	const char *copy = copy_to_tmp("good", dir, sizeof dir);
+	snprintf(link, sizeof link, "%s/alias.so", dir);
+	cr_assert_eq(symlink(copy, link), 0);
+	cr_assert_eq(nnn_plugin_load(c, copy, NULL), NNN_OK);
+	cr_assert_eq(nnn_plugin_load(c, link, NULL), NNN_OK);
+	cr_assert_eq(nnn_ctx_report(c, 1, &r), 2);
+	cr_assert_str_eq(r.stage, "already loaded");
+	char text[512];
+	nnn_ctx_plugins_text(c, text, sizeof text);
+	cr_assert(strstr(text, "fixture (") && !strstr(strstr(text, "fixture (") + 1, "fixture ("), "loaded twice: %s", text);
+	nnn_ctx_free(c);
+}
+
+Test(plugins, refuses_files_and_folders_others_can_write)
+{
+	nnn_ctx_t *c = ctx_new();
+	char dir[64];
+	const char *copy = copy_to_tmp("good", dir, sizeof dir);
+	cr_assert_eq(chmod(copy, 0666), 0);
+	const char *file[] = { copy, "writable by group or others", "mode 0666", "NNN_PLUGIN_ALLOW_INSECURE", NULL };
+	expect_refused(c, copy, "open", file);
+	cr_assert_eq(chmod(copy, 0755), 0);
+	cr_assert_eq(chmod(dir, 0777), 0);
+	const char *folder[] = { "its folder", "mode 0777", "NNN_PLUGIN_ALLOW_INSECURE", NULL };
+	expect_refused(c, copy, "open", folder);
+	setenv("NNN_PLUGIN_ALLOW_INSECURE", "1", 1);
+	cr_assert_eq(nnn_plugin_load(c, copy, NULL), NNN_OK);
+	unsetenv("NNN_PLUGIN_ALLOW_INSECURE");
+	chmod(dir, 0700);
+	nnn_ctx_free(c);
+}
+
+Test(plugins, search_path_but_never_the_current_folder)
+{
+	nnn_ctx_t *c = ctx_new();
+	char dir[64];
+	copy_to_tmp("good", dir, sizeof dir);
+	cr_assert_eq(chdir(dir), 0);
+	/* Relative entries, "." included, are never searched. */
+	setenv("NNN_PLUGIN_PATH", ".:plugins::", 1);
+	cr_assert_eq(nnn_plugin_load_default(c, NULL, NULL), NNN_OK);
+	cr_assert_eq(nnn_ctx_report(c, 0, NULL), 0);
+	cr_assert_eq(nnn_plugin_load_default(c, "relative/dir", NULL), NNN_OK);
+	cr_assert_eq(nnn_ctx_report(c, 0, NULL), 0);
+	setenv("NNN_PLUGIN_PATH", dir, 1);
+	cr_assert_eq(nnn_plugin_load_default(c, NULL, NULL), NNN_OK);
+	cr_assert_not_null(nnn_ctx_layer(c, 0, NULL));
+	unsetenv("NNN_PLUGIN_PATH");
+	nnn_ctx_free(c);
+}
+
+Test(plugins, nothing_loads_unless_asked)
+{
+	bb_t b = { 0 };
+	nnn_model_t *m;
+	nnn_ctx_t *c = ctx_new();
+	nnn_decode_opts_t o = { .ctx = c };
+	bb_tiny(&b);
+	b.b[24] = 200;
+	cr_assert_eq(nnn_model_decode(b.b, b.n, NULL, &m, NULL), NNN_E_UNKNOWN_ID);
+	cr_assert_eq(nnn_model_decode(b.b, b.n, &o, &m, NULL), NNN_E_UNKNOWN_ID);
+	cr_assert_eq(nnn_ctx_report(c, 0, NULL), 0);
+	/* No fixture was mapped into the process. */
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[1024];
+	while (fgets(line, sizeof line, f))
+		cr_assert_null(strstr(line, "/fixtures/"), "%s", line);
+	fclose(f);
+	nnn_ctx_free(c);
+	bb_free(&b);
+}
+
+Test(plugins, unknown_id_message_piece_by_piece)
+{
+	bb_t b = { 0 };
+	nnn_model_t *m;
+	nnn_diags_t d;
+	char buf[2048];
+	nnn_ctx_t *c = ctx_new();
+	nnn_decode_opts_t o = { .ctx = c };
+	cr_assert_eq(nnn_plugin_load(c, fixture("good"), NULL), NNN_OK);
+	bb_tiny(&b);
+	b.b[102] = 77; /* layers[1].activation.id */
+	nnn_diags_init(&d);
+	cr_assert_eq(nnn_model_decode(b.b, b.n, &o, &m, &d), NNN_E_UNKNOWN_ID);
+	cr_assert_eq(d.n, 1);
+	cr_assert_str_eq(d.v[0].path, "layers[1].activation.id");
+	cr_assert_eq(d.v[0].offset, 102);
+	nnn_diag_format(&d.v[0], buf, sizeof buf);
+	static const char *const pieces[] = {
+		"layers[1].activation.id @0x66",
+		"activation ID 77",
+		"no loaded plugin provides it",
+		"plugins loaded: fixture (",
+		"/fixtures/good.so)",
+		"nothing after it can be read",
+		"load a plugin that provides this ID (--plugin FILE or NNN_PLUGIN_PATH)",
+		"regenerate the codec from a schema that defines it",
+	};
+	for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++)
+		cr_assert(strstr(buf, pieces[i]), "no '%s' in: %s", pieces[i], buf);
+	nnn_diags_free(&d);
+	nnn_ctx_free(c);
+	bb_free(&b);
+}
+
+static float run_forward(const nnn_layer_type_t *t)
+{
+	nnn_shape_t s = { .rank = 2, .dims = { 1, 1 } };
+	float x = 0, y = 0;
+	nnn_kernel_args_t a = { .size = sizeof a, .in = &s, .out = &s, .x = &x, .y = &y, .threads = 1 };
+	char msg[64];
+	cr_assert_eq(t->forward(&a, msg, sizeof msg), NNN_OK);
+	return y;
+}
+
+Test(plugins, same_named_functions_stay_private)
+{
+	nnn_ctx_t *c = ctx_new();
+	cr_assert_eq(nnn_plugin_load(c, fixture("good"), NULL), NNN_OK);
+	cr_assert_eq(nnn_plugin_load(c, fixture("tag2"), NULL), NNN_OK);
+	cr_assert_eq(run_forward(nnn_ctx_layer(c, 0, NULL)), 1.0f);
+	cr_assert_eq(run_forward(nnn_ctx_layer(c, 1, NULL)), 2.0f);
+	nnn_ctx_free(c);
+}
+
+static void *load_one(void *arg)
+{
+	void **a = arg;
+	return (void *)(intptr_t)nnn_plugin_load(a[0], a[1], NULL);
+}
+
+Test(plugins, concurrent_loading_into_one_context)
+{
+	nnn_ctx_t *c = ctx_new();
+	pthread_t t1, t2;
+	void *a1[2] = { c, (void *)fixture("good") }, *a2[2] = { c, (void *)fixture("tag2") };
+	void *r1, *r2;
+	cr_assert_eq(pthread_create(&t1, NULL, load_one, a1), 0);
+	cr_assert_eq(pthread_create(&t2, NULL, load_one, a2), 0);
+	pthread_join(t1, &r1);
+	pthread_join(t2, &r2);
+	cr_assert_eq((intptr_t)r1, NNN_OK);
+	cr_assert_eq((intptr_t)r2, NNN_OK);
+	cr_assert_not_null(nnn_ctx_layer(c, 0, NULL));
+	cr_assert_not_null(nnn_ctx_layer(c, 1, NULL));
+	cr_assert_eq(nnn_ctx_report(c, 0, NULL), 2);
+	nnn_ctx_free(c);
+}
