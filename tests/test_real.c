@@ -8,7 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <math.h>
+
 #include <nnn/file.h>
+#include <nnn/run.h>
 #include <nnn/validate.h>
 
 static const char *corpus_path(const char *name, char *buf, size_t size)
@@ -86,4 +89,76 @@ Test(real, tictactoe)
 Test(real, movedemo)
 {
 	check_real(&REAL[1]);
+}
+
+/* The numbers of expected.json between `from` and `to` (both searched after
+ * `start`), without a JSON library: the file is plain arrays of numbers. */
+static size_t numbers(const char *text, const char *start, const char *from, const char *to, double *out, size_t max)
+{
+	const char *p = strstr(strstr(text, start), from), *end = strstr(p, to);
+	size_t n = 0;
+	cr_assert(p && end);
+	p += strlen(from);
+	while (p < end && n < max) {
+		char *q;
+		if (strchr("-0123456789", *p)) {
+			out[n++] = strtod(p, &q);
+			p = q;
+		} else {
+			p++;
+		}
+	}
+	return n;
+}
+
+static void check_run(const char *file, int64_t rows, int64_t cols_in, int64_t cols_out)
+{
+	char path[512], json[512];
+	static char text[65536];
+	double in[64], want[64];
+	float x[64], y[64];
+	nnn_file_t *f;
+	nnn_ctx_t *ctx;
+	nnn_plan_t *plan;
+	nnn_diags_t d;
+	const char *b = getenv("NNN_BUILD");
+	char plugin[512];
+
+	corpus_path(file, path, sizeof path);
+	corpus_path("expected.json", json, sizeof json);
+	FILE *jf = fopen(json, "r");
+	text[fread(text, 1, sizeof text - 1, jf)] = '\0';
+	fclose(jf);
+	char key[64];
+	snprintf(key, sizeof key, "\"%s\"", file);
+	cr_assert_eq(numbers(text, key, "\"input\":", "\"output_shape\"", in, 64), (size_t)(rows * cols_in));
+	cr_assert_eq(numbers(text, key, "\"output\":", "]\n }", want, 64), (size_t)(rows * cols_out));
+	for (int64_t i = 0; i < rows * cols_in; i++)
+		x[i] = (float)in[i];
+
+	nnn_diags_init(&d);
+	cr_assert_eq(nnn_ctx_new(&ctx, &d), NNN_OK);
+	snprintf(plugin, sizeof plugin, "%s/plugins/builtin.so", b ? b : "build");
+	cr_assert_eq(nnn_plugin_load(ctx, plugin, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
+	cr_assert_eq(nnn_file_open(path, NULL, &f, &d), NNN_OK);
+	nnn_shape_t shape = { .rank = 2, .dims = { rows, cols_in } };
+	cr_assert_eq(nnn_plan_new(ctx, nnn_file_model(f), &shape, NULL, &plan, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
+	cr_assert_eq(nnn_plan_run(plan, x, y, &d), NNN_OK);
+	for (int64_t i = 0; i < rows * cols_out; i++)
+		cr_assert(fabs(y[i] - want[i]) <= 1e-5 * fabs(want[i]) + 1e-6, "output %lld: %.9g, expected %.9g",
+		          (long long)i, (double)y[i], want[i]);
+	nnn_plan_free(plan);
+	nnn_file_close(f);
+	nnn_ctx_free(ctx);
+	nnn_diags_free(&d);
+}
+
+Test(real, tictactoe_reproduces_expected_outputs)
+{
+	check_run("tictactoedemo.nnn", 4, 10, 9);
+}
+
+Test(real, movedemo_reproduces_expected_outputs)
+{
+	check_run("2dmovedemo.nnn", 3, 4, 4);
 }
