@@ -549,27 +549,27 @@ Test(npy, rejects_bad_magic)
 {
 	npyb_t f = npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", "\0\0\0\0", 4);
 	f.b[5] = 'Z';
-	fails(&f, NNN_E_MAGIC, "magic", 0, "NUMPZ", "expected \"\\x93NUMPY\"");
+	fails(&f, NNN_E_NPY, "magic", 0, "NUMPZ", "expected \"\\x93NUMPY\"");
 	f = npy_raw(1, 0, "", NULL, 0);
 	memcpy(f.b, "PK\x03\x04\x14\x00\x00\x00\x08\x00", 10);
-	fails(&f, NNN_E_MAGIC, "magic", 0, "zip archive", ".npz");
+	fails(&f, NNN_E_NPY, "magic", 0, "zip archive", ".npz");
 	f = npy_raw(1, 0, "", NULL, 0);
 	memcpy(f.b, "NNN.", 4);
-	fails(&f, NNN_E_MAGIC, "magic", 0, ".nnn model", NULL);
+	fails(&f, NNN_E_NPY, "magic", 0, ".nnn model", NULL);
 	f = npy_raw(1, 0, "", NULL, 0);
 	f.n = 3;
 	f.b[2] = 'X';
-	fails(&f, NNN_E_MAGIC, "magic", 0, "expected", NULL);
+	fails(&f, NNN_E_NPY, "magic", 0, "expected", NULL);
 }
 
 Test(npy, rejects_bad_version)
 {
 	npyb_t f = npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", "\0\0\0\0", 4);
 	f.b[6] = 4;
-	fails(&f, NNN_E_MAGIC, "version", 6, "version 4.0", "expected 1.0, 2.0 or 3.0");
+	fails(&f, NNN_E_NPY, "version", 6, "version 4.0", "expected 1.0, 2.0 or 3.0");
 	f = npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", "\0\0\0\0", 4);
 	f.b[7] = 1;
-	fails(&f, NNN_E_MAGIC, "version", 6, "version 1.1", NULL);
+	fails(&f, NNN_E_NPY, "version", 6, "version 1.1", NULL);
 }
 
 Test(npy, rejects_truncated_preamble)
@@ -623,7 +623,7 @@ Test(npy, rejects_fortran_order)
 	fails(&f, NNN_E_ENUM, "fortran_order", o, "fortran_order is True", "np.ascontiguousarray(x, dtype='<f4')");
 	f = npy_v1("{'descr': '<f4', 'fortran_order': 0, 'shape': (2, 3), }", "", 0);
 	o = at(&f, "0, 's");
-	fails(&f, NNN_E_MAGIC, "fortran_order", o, "fortran_order: found \"0, 'shape'", "expected False");
+	fails(&f, NNN_E_NPY, "fortran_order", o, "fortran_order: found \"0, 'shape'", "expected False");
 }
 
 Test(npy, rejects_big_endian)
@@ -655,7 +655,7 @@ Test(npy, rejects_unknown_dtype)
 	npyb_t f = npy_v1("{'descr': [('x', '<f4'), ('y', '<i4')], 'fortran_order': False, 'shape': (1,), }", "", 0);
 	fails(&f, NNN_E_ENUM, "descr", 20, "structured", "expected '<f4'");
 	f = npy_v1("{'descr': None, 'fortran_order': False, 'shape': (1,), }", "", 0);
-	fails(&f, NNN_E_MAGIC, "descr", 20, "found \"None", "expected a dtype string");
+	fails(&f, NNN_E_NPY, "descr", 20, "found \"None", "expected a dtype string");
 }
 
 Test(npy, rejects_negative_dims)
@@ -680,22 +680,22 @@ Test(npy, rejects_non_integer_dims)
 		npyb_t f = npy_v1(dict, "", 0);
 		char want[64];
 		snprintf(want, sizeof want, "found %s", bad[i].found);
-		fails(&f, NNN_E_SHAPE, "shape[1]", at(&f, bad[i].shape) + 4, want, "expected a non-negative integer");
+		fails(&f, NNN_E_NPY, "shape[1]", at(&f, bad[i].shape) + 4, want, "expected a non-negative integer");
 	}
 }
 
 Test(npy, rejects_shape_not_a_tuple)
 {
 	npyb_t f = npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (5), }", "", 0);
-	fails(&f, NNN_E_SHAPE, "shape", at(&f, "(5)"), "shape is (5), which Python reads as a number", "(5,)");
+	fails(&f, NNN_E_NPY, "shape", at(&f, "(5)"), "shape is (5), which Python reads as a number", "(5,)");
 	f = npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': [2, 3], }", "", 0);
-	fails(&f, NNN_E_SHAPE, "shape", at(&f, "[2"), "expected a tuple", NULL);
+	fails(&f, NNN_E_NPY, "shape", at(&f, "[2"), "expected a tuple", NULL);
 	f = npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': 6, }", "", 0);
-	fails(&f, NNN_E_SHAPE, "shape", at(&f, "6, }"), "expected a tuple", NULL);
+	fails(&f, NNN_E_NPY, "shape", at(&f, "6, }"), "expected a tuple", NULL);
 	f = npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (2 3), }", "", 0);
-	fails(&f, NNN_E_SHAPE, "shape", at(&f, "3)"), "expected ',' or ')'", NULL);
+	fails(&f, NNN_E_NPY, "shape", at(&f, "3)"), "expected ',' or ')'", NULL);
 	f = npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (2,, 3), }", "", 0);
-	fails(&f, NNN_E_SHAPE, "shape[1]", at(&f, ", 3)"), "found \", 3), }", NULL);
+	fails(&f, NNN_E_NPY, "shape[1]", at(&f, ", 3)"), "found \", 3), }", NULL);
 }
 
 Test(npy, rejects_dims_that_overflow)
@@ -772,11 +772,11 @@ Test(npy, rejects_malformed_header)
 		uint64_t o = bad[i].where ? at(&f, bad[i].where) : ANY_OFFSET;
 		if (!bad[i].where && strstr(bad[i].msg, "no '"))
 			o = 10;
-		fails(&f, NNN_E_MAGIC, bad[i].path, o, bad[i].msg, NULL);
+		fails(&f, NNN_E_NPY, bad[i].path, o, bad[i].msg, NULL);
 	}
 	/* Without padding, the unterminated dict ends at the end of the header. */
 	npyb_t f = npy_raw(1, 0, "{'descr': '<f4'", NULL, 0);
-	fails(&f, NNN_E_MAGIC, "header", 10 + 15, "found the end of the header", NULL);
+	fails(&f, NNN_E_NPY, "header", 10 + 15, "found the end of the header", NULL);
 }
 
 Test(npy, rejects_bad_element_values)
@@ -821,7 +821,7 @@ Test(npy, read_file_errors)
 	spit(tpath("empty.npy"), "", 0);
 	cr_assert_eq(nnn_npy_read_file(tpath("empty.npy"), &a, &d), NNN_E_TRUNCATED);
 	spit(tpath("bad.npy"), "\x93NUMPY\x01\x00\x02\x00{}", 12);
-	cr_assert_eq(nnn_npy_read_file(tpath("bad.npy"), &a, &d), NNN_E_MAGIC);
+	cr_assert_eq(nnn_npy_read_file(tpath("bad.npy"), &a, &d), NNN_E_NPY);
 	cr_assert_null(a.data);
 	nnn_diags_free(&d);
 }
@@ -842,7 +842,7 @@ Test(npy, write_rejects_bad_arguments)
 	cr_assert_eq(nnn_npy_encode(&big, v, &b, &n, &d), NNN_E_DIM_OVERFLOW);
 	cr_assert_str_eq(d.v[1].path, "shape[1]");
 	cr_assert_eq(nnn_npy_encode(&deep, v, &b, &n, &d), NNN_E_LIMIT);
-	cr_assert_eq(nnn_npy_encode(&minus, v, &b, &n, &d), NNN_E_SHAPE);
+	cr_assert_eq(nnn_npy_encode(&minus, v, &b, &n, &d), NNN_E_NPY);
 	cr_assert_eq(nnn_npy_encode(&ok, NULL, &b, &n, &d), NNN_E_USAGE);
 	cr_assert_eq(nnn_npy_encode(NULL, v, &b, &n, &d), NNN_E_USAGE);
 	cr_assert_eq(nnn_npy_encode(&ok, v, NULL, &n, &d), NNN_E_USAGE);

@@ -183,7 +183,7 @@ static nnn_status_t hp_descr(hp_t *p, dtype_t *dt)
 		                     "descr is %s, a structured or subarray dtype; expected %s; %s", hp_here(p),
 		                     DT_ACCEPTED, NPY_FIX);
 	if (!hp_string(p, &s, &n))
-		return nnn_diags_add(p->d, NNN_E_MAGIC, at, "descr",
+		return nnn_diags_add(p->d, NNN_E_NPY, at, "descr",
 		                     "descr: found %s, expected a dtype string in quotes such as '<f4'", hp_here(p));
 	char found[64];
 	snip(s, n, found, sizeof found);
@@ -219,7 +219,7 @@ static nnn_status_t hp_fortran(hp_t *p)
 		                     "fortran_order is True: the data is in Fortran (column-major) order; expected "
 		                     "False (C order); %s",
 		                     NPY_FIX);
-	return nnn_diags_add(p->d, NNN_E_MAGIC, at, "fortran_order", "fortran_order: found %s, expected False",
+	return nnn_diags_add(p->d, NNN_E_NPY, at, "fortran_order", "fortran_order: found %s, expected False",
 	                     hp_here(p));
 }
 
@@ -252,7 +252,7 @@ static nnn_status_t hp_dim(hp_t *p, int32_t k, int64_t *out)
 		hp_ws(p);
 	}
 	if (hp_peek(p) < '0' || hp_peek(p) > '9')
-		return nnn_diags_add(p->d, NNN_E_SHAPE, at, path, "%s: found %s, expected a non-negative integer", path,
+		return nnn_diags_add(p->d, NNN_E_NPY, at, path, "%s: found %s, expected a non-negative integer", path,
 		                     hp_token(p, start));
 	while (hp_peek(p) >= '0' && hp_peek(p) <= '9') {
 		unsigned digit = (unsigned)(p->s[p->i] - '0');
@@ -265,7 +265,7 @@ static nnn_status_t hp_dim(hp_t *p, int32_t k, int64_t *out)
 	if (p->major <= 2 && hp_peek(p) == 'L' && !(p->i + 1 < p->n && is_ident(p->s[p->i + 1])))
 		p->i++; /* 5L: written by Python 2 (numpy reads it too) */
 	if (hp_peek(p) >= 0 && (is_ident(hp_peek(p)) || hp_peek(p) == '.'))
-		return nnn_diags_add(p->d, NNN_E_SHAPE, at, path, "%s: found %s, expected a non-negative integer", path,
+		return nnn_diags_add(p->d, NNN_E_NPY, at, path, "%s: found %s, expected a non-negative integer", path,
 		                     hp_token(p, start));
 	if (neg && v)
 		return nnn_diags_add(p->d, NNN_E_DIM_NEGATIVE, at, path, "%s: found %s, expected an integer >= 0", path,
@@ -282,7 +282,7 @@ static nnn_status_t hp_shape(hp_t *p, nnn_shape_t *shape, uint64_t *offs)
 
 	shape->rank = 0;
 	if (hp_peek(p) != '(')
-		return nnn_diags_add(p->d, NNN_E_SHAPE, at, "shape", "shape: found %s, expected a tuple such as (2, 3)",
+		return nnn_diags_add(p->d, NNN_E_NPY, at, "shape", "shape: found %s, expected a tuple such as (2, 3)",
 		                     hp_here(p));
 	p->i++;
 	for (;;) {
@@ -302,13 +302,13 @@ static nnn_status_t hp_shape(hp_t *p, nnn_shape_t *shape, uint64_t *offs)
 			p->i++;
 			commas++;
 		} else if (hp_peek(p) != ')') {
-			return nnn_diags_add(p->d, NNN_E_SHAPE, hp_off(p), "shape", "shape: found %s, expected ',' or ')'",
+			return nnn_diags_add(p->d, NNN_E_NPY, hp_off(p), "shape", "shape: found %s, expected ',' or ')'",
 			                     hp_here(p));
 		}
 	}
 	p->i++;
 	if (shape->rank == 1 && commas == 0)
-		return nnn_diags_add(p->d, NNN_E_SHAPE, at, "shape",
+		return nnn_diags_add(p->d, NNN_E_NPY, at, "shape",
 		                     "shape is (%" PRId64 "), which Python reads as a number, not a tuple; expected "
 		                     "(%" PRId64 ",)",
 		                     shape->dims[0], shape->dims[0]);
@@ -325,7 +325,7 @@ static nnn_status_t parse_header(hp_t *p, dtype_t *dt, nnn_shape_t *shape, uint6
 
 	hp_ws(p);
 	if (hp_peek(p) != '{')
-		return nnn_diags_add(p->d, NNN_E_MAGIC, hp_off(p), "header", "header: found %s, expected a dict: '{'",
+		return nnn_diags_add(p->d, NNN_E_NPY, hp_off(p), "header", "header: found %s, expected a dict: '{'",
 		                     hp_here(p));
 	p->i++;
 	for (;;) {
@@ -336,23 +336,23 @@ static nnn_status_t parse_header(hp_t *p, dtype_t *dt, nnn_shape_t *shape, uint6
 			break;
 		at = hp_off(p);
 		if (!hp_string(p, &key, &klen))
-			return nnn_diags_add(p->d, NNN_E_MAGIC, at, "header",
+			return nnn_diags_add(p->d, NNN_E_NPY, at, "header",
 			                     "header: found %s, expected a key in quotes or '}'", hp_here(p));
 		for (k = 0; k < NKEYS; k++)
 			if (strlen(key_names[k]) == klen && !memcmp(key_names[k], key, klen))
 				break;
 		if (k == NKEYS) {
 			char found[64];
-			return nnn_diags_add(p->d, NNN_E_MAGIC, at, "header",
+			return nnn_diags_add(p->d, NNN_E_NPY, at, "header",
 			                     "header has the key %s; expected only 'descr', 'fortran_order' and 'shape'",
 			                     snip(key, klen, found, sizeof found));
 		}
 		if (seen[k]++)
-			return nnn_diags_add(p->d, NNN_E_MAGIC, at, key_names[k], "header has the key '%s' twice",
+			return nnn_diags_add(p->d, NNN_E_NPY, at, key_names[k], "header has the key '%s' twice",
 			                     key_names[k]);
 		hp_ws(p);
 		if (hp_peek(p) != ':')
-			return nnn_diags_add(p->d, NNN_E_MAGIC, hp_off(p), key_names[k], "%s: found %s, expected ':'",
+			return nnn_diags_add(p->d, NNN_E_NPY, hp_off(p), key_names[k], "%s: found %s, expected ':'",
 			                     key_names[k], hp_here(p));
 		p->i++;
 		hp_ws(p);
@@ -373,17 +373,17 @@ static nnn_status_t parse_header(hp_t *p, dtype_t *dt, nnn_shape_t *shape, uint6
 		if (hp_peek(p) == ',')
 			p->i++;
 		else if (hp_peek(p) != '}')
-			return nnn_diags_add(p->d, NNN_E_MAGIC, hp_off(p), "header", "header: found %s, expected ',' or '}'",
+			return nnn_diags_add(p->d, NNN_E_NPY, hp_off(p), "header", "header: found %s, expected ',' or '}'",
 			                     hp_here(p));
 	}
 	p->i++;
 	hp_ws(p);
 	if (p->i != p->n)
-		return nnn_diags_add(p->d, NNN_E_MAGIC, hp_off(p), "header",
+		return nnn_diags_add(p->d, NNN_E_NPY, hp_off(p), "header",
 		                     "header: found %s after the dict, expected only spaces and a newline", hp_here(p));
 	for (int k = 0; k < NKEYS; k++)
 		if (!seen[k])
-			return nnn_diags_add(p->d, NNN_E_MAGIC, p->base, "header",
+			return nnn_diags_add(p->d, NNN_E_NPY, p->base, "header",
 			                     "header has no '%s' key; expected 'descr', 'fortran_order' and 'shape'",
 			                     key_names[k]);
 	return NNN_OK;
@@ -486,7 +486,7 @@ static nnn_status_t decode(const unsigned char *b, size_t len, nnn_npy_t *out, n
 			       "np.save(path, np.load(npz)[name])";
 		else if (len >= 4 && !memcmp(b, "NNN.", 4))
 			hint = "; this is a .nnn model, not a .npy array";
-		return nnn_diags_add(d, NNN_E_MAGIC, 0, "magic", "magic: found %s, expected \"\\x93NUMPY\" (a .npy file)%s",
+		return nnn_diags_add(d, NNN_E_NPY, 0, "magic", "magic: found %s, expected \"\\x93NUMPY\" (a .npy file)%s",
 		                     snip(b, len < 8 ? len : 8, tmp, sizeof tmp), hint);
 	}
 	if (len < 8)
@@ -495,7 +495,7 @@ static nnn_status_t decode(const unsigned char *b, size_t len, nnn_npy_t *out, n
 	major = b[6];
 	minor = b[7];
 	if (major < 1 || major > 3 || minor != 0)
-		return nnn_diags_add(d, NNN_E_MAGIC, 6, "version",
+		return nnn_diags_add(d, NNN_E_NPY, 6, "version",
 		                     "version %u.%u, expected 1.0, 2.0 or 3.0; save the array again with np.save", major,
 		                     minor);
 	hstart = major == 1 ? 10 : 12;
@@ -662,7 +662,7 @@ static nnn_status_t check_args(const nnn_shape_t *shape, const float *data, uint
 	if (!shape)
 		return nnn_diags_add(d, NNN_E_USAGE, NNN_NO_OFFSET, "shape", "shape is NULL");
 	if (shape->rank < 0 || shape->rank > NNN_MAX_RANK)
-		return nnn_diags_add(d, shape->rank < 0 ? NNN_E_SHAPE : NNN_E_LIMIT, NNN_NO_OFFSET, "shape",
+		return nnn_diags_add(d, shape->rank < 0 ? NNN_E_NPY : NNN_E_LIMIT, NNN_NO_OFFSET, "shape",
 		                     "rank is %" PRId32 ", expected 0 to %d", shape->rank, NNN_MAX_RANK);
 	for (int32_t i = 0; i < shape->rank; i++) {
 		if (shape->dims[i] < 0) {

@@ -56,6 +56,8 @@
 	X(E_INPUT_SHAPE, 35, "input shape does not fit the model",                          \
 	  "give an input shape the first layer accepts")                                    \
 	X(E_LIMIT, 36, "a resource limit was reached", "raise the limit or simplify the input")     \
+	X(E_NPY, 37, "not a .npy file nnnkit reads",                                        \
+	  "save it with np.save(path, np.ascontiguousarray(x, dtype='<f4'))")               \
 	X(E_PLUGIN, 40, "plugin not loaded", "nnnkit plugins -v lists every candidate and why") \
 	X(E_KERNEL, 41, "kernel failed", "see the message; the layer is named")
 
