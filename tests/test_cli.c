@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <nnn/npy.h>
+
 #include "builder.h"
 
 typedef struct run {
@@ -173,4 +175,68 @@ Test(cli, convert_roundtrip)
 	nnnkit(&r, args);
 	cr_assert_eq(r.code, 2);
 	unlink(out);
+}
+
+/* The tiny model by hand: layer 0 is x @ [[-1,-0.5],[0,0.5],[1,1.5]] + [-1,-0.5]
+ * with Leaky ReLU 0.1, layer 1 is h @ [[-1],[-0.5]] - 1. For x = [1,2,3]:
+ * h = [1, 4.5], y = -1 - 2.25 - 1 = -4.25. For x = [0,0,-1]: h = leaky([-2,-2])
+ * = [-0.2,-0.2], y = 0.2 + 0.1 - 1 = -0.7. */
+Test(cli, run_computes_by_hand_values)
+{
+	run_t r;
+	char args[2048], in[600], out[600];
+	const float x[6] = { 1, 2, 3, 0, 0, -1 };
+	nnn_shape_t s = { .rank = 2, .dims = { 2, 3 } };
+	const char *model = tiny_file();
+	snprintf(in, sizeof in, "%s.x.npy", model);
+	snprintf(out, sizeof out, "%s.y.npy", model);
+	cr_assert_eq(nnn_npy_write_file(in, &s, x, NULL), NNN_OK);
+	snprintf(args, sizeof args, "run %s --input %s", model, in);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_str_eq(r.out, "-4.25\n-0.699999988\n");
+	snprintf(args, sizeof args, "run %s --input %s --output %s --batch 1", model, in, out);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	nnn_npy_t y;
+	cr_assert_eq(nnn_npy_read_file(out, &y, NULL), NNN_OK);
+	cr_assert_eq(y.shape.rank, 2);
+	cr_assert_eq(y.shape.dims[0], 2);
+	cr_assert_eq(y.shape.dims[1], 1);
+	cr_assert_eq(y.data[0], -4.25f);
+	cr_assert_eq(y.data[1], -0.7f);
+	nnn_npy_free(&y);
+
+	/* A wrong input width is named with the layer. */
+	nnn_shape_t s2 = { .rank = 2, .dims = { 3, 2 } };
+	cr_assert_eq(nnn_npy_write_file(in, &s2, x, NULL), NNN_OK);
+	snprintf(args, sizeof args, "run %s --input %s", model, in);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 1);
+	cr_assert(strstr(r.err, "layers[0].weights.dims[0]"), "%s", r.err);
+	cr_assert(strstr(r.err, "found 3 inputs, but the incoming last axis has 2"), "%s", r.err);
+
+	/* Without plugins there is no kernel: the error says so and what to do. */
+	cr_assert_eq(nnn_npy_write_file(in, &s, x, NULL), NNN_OK);
+	snprintf(args, sizeof args, "--no-default-plugins run %s --input %s", model, in);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 1);
+	cr_assert(strstr(r.err, "layers[0] @0x18: unknown ID: Dense: no loaded plugin provides a kernel for layer ID 0"),
+	          "%s", r.err);
+	cr_assert(strstr(r.err, "--plugin FILE or NNN_PLUGIN_PATH"), "%s", r.err);
+	unlink(in);
+	unlink(out);
+}
+
+Test(cli, plugins_lists_candidates)
+{
+	run_t r;
+	nnnkit(&r, "plugins -v");
+	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "/plugins/builtin.so: loaded (builtin 1.0)"), "%s", r.out);
+	cr_assert(strstr(r.out, "layer 0 dense, layer 1 conv, activation 0 linear"), "%s", r.out);
+	nnnkit(&r, "--plugin /nonexistent/x.so plugins");
+	cr_assert_eq(r.code, 3, "%s", r.out);
+	cr_assert(strstr(r.err, "/nonexistent/x.so: open stage: cannot resolve the path"), "%s", r.err);
+	cr_assert(strstr(r.out, "/nonexistent/x.so: open"), "%s", r.out);
 }
