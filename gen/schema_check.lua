@@ -52,8 +52,9 @@ local RUNTIME_NAMES = set({
   "activation_type", "arena", "arena_block", "ctx", "cur", "decl", "decode_opts", "diag", "diags",
   "ext", "ext_kind", "f32s", "field", "file", "host", "i32s", "io", "io_kind", "kernel_args",
   "layer_type", "named_tensor", "npy", "pat", "pat_kind", "path", "plan", "plugin_info",
-  "plugin_report", "prim", "run_opts", "shape", "sink", "status", "str", "t", "type", "vctx", "visitor",
+  "plugin_report", "prim", "run_opts", "shape", "sink", "status", "str", "type", "vctx", "visitor",
 })
+RUNTIME_NAMES.t = "nnn_type_t" -- an enum t would define nnn_type_t
 -- Enum names E whose constants NNN_E_<VALUE> fall into a family of runtime
 -- constants (NNN_E_RANGE, NNN_ABI_MAJOR, NNN_DECODE_COPY, ...) or of the
 -- generated field offsets (NNN_AT_<RECORD>_<FIELD>).
@@ -98,7 +99,7 @@ local function list_of(owner, key, what, optional)
   local t = owner[key]
   if t == nil and optional then return {} end
   if not is_list(t) then
-    fail("%s must be a list of %s, not %s", key, what, type(t) == "table" and "a table with other keys" or type(t))
+    fail("%s must be a list of %s, not %s", key, what, type(t) == "table" and "a table with holes or named keys" or type(t))
   end
   if #t == 0 and not optional then fail("%s must be a non-empty list of %s", key, what) end
   return t
@@ -161,8 +162,8 @@ local function schema_error(msg)
 end
 
 -- Loads the file as data, in a sandbox: the safe part of the standard library
--- (see sandbox) and `import`, which loads a schema file relative to this one
--- (plugin fragments and test variants build on nnn.lua).
+-- (see sandbox) and `import`, which loads a schema file relative to the one
+-- given to nnngen (plugin fragments and test variants build on nnn.lua).
 local function load_file(path)
   local dir = path:match("^(.*)/[^/]*$") or "."
   local env = sandbox()
@@ -170,7 +171,7 @@ local function load_file(path)
   env.import = function(rel)
     if type(rel) ~= "string" then error("schema error: import needs a file name", 0) end
     local file = dir .. "/" .. rel
-    if loading[file] then error("schema error: " .. file .. " imports itself", 0) end
+    if loading[file] then error("schema error: import cycle: " .. file .. " is imported while it is being loaded", 0) end
     local chunk, err = loadfile(file, "t", env)
     if not chunk then error("schema error: " .. err, 0) end
     loading[file] = true
@@ -260,11 +261,13 @@ local function check_formula(key, text, before)
       i = i + 1
     elseif c:match("%d") then
       local digits = text:match("^%d+", i)
+      local word = text:match("^[%w_.]+", i)
+      if word ~= digits then bad("%s is not a decimal integer", word) end
       if #digits > 1 and digits:sub(1, 1) == "0" then
         bad("write %s without leading zeros (C reads it as octal)", digits)
       end
       local n = math.tointeger(tonumber(digits))
-      if not n or n > INT32_MAX then bad("the number %s is too large", digits) end
+      if not n or n > INT32_MAX then bad("the number %s is too large (at most %d)", digits, INT32_MAX) end
       toks[#toks + 1] = { t = "num", v = n }
       i = i + #digits
     elseif c:match("[%a_]") then
@@ -338,7 +341,7 @@ local function check_formula(key, text, before)
         a = ranged(math.min(p[1], p[2], p[3], p[4]), math.max(p[1], p[2], p[3], p[4]), a.v and b.v and a.v * b.v)
       else
         if not b.v then bad("divide only by a constant (a divisor in k could be 0)") end
-        if b.v == 0 then bad("division by zero") end
+        if b.v == 0 then bad("division by zero (the divisor is 0 in C's integer arithmetic)") end
         local q1, q2 = a.lo / b.v, a.hi / b.v
         local v
         if a.v then -- C truncates toward zero
@@ -558,7 +561,7 @@ local function expect_ref(s, r, ref, want, what)
   elseif want == "number" then
     ok = x.index == nil and f.kind == "prim" and (f.prim.kind == "int" or f.prim.kind == "uint" or f.prim.kind == "float")
   end
-  if not ok then fail('%s "%s" must be a %s field', what, ref, want) end
+  if not ok then fail('%s "%s" must be %s %s field', what, ref, want:match("^[aeiou]") and "an" or "a", want) end
   return x
 end
 
@@ -645,7 +648,6 @@ local function check_rule(s, r, rule, chains)
   elseif k == "param_count" then
     rule.ref = expect_ref(s, r, rule.field, "number", "field")
     if not r.root then fail("param_count belongs to the root record") end
-    if not has_params(r) then fail("param_count needs at least one param field (a tensor with param = true)") end
   elseif k == "chain" then
     rule.ref = expect_ref(s, r, rule.field, "array", "field")
     if not r.root then fail("chain belongs to the root record") end
@@ -756,6 +758,10 @@ local function check_records(s)
   where = { "records" }
   if #roots ~= 1 or roots[1].name ~= "model" then fail('exactly one record, named "model", must be root') end
   s.root = roots[1]
+  -- The codec always counts parameters (nnn_gen_params).
+  if not has_params(s.root) then
+    fail('the root record must hold, directly or in its records, a param field (a tensor with param = true)')
+  end
   local t = s.rec.tensor
   if not t or not t.by_name.dims or t.by_name.dims.type ~= "i32_array"
       or not t.by_name.data or t.by_name.data.type ~= "f32_array" then
@@ -789,21 +795,24 @@ end
 -- The file-scope C names emit_c derives from record and enum names (keep in
 -- step with it): none may be defined twice or redefine a runtime name.
 local function check_c_names(s)
+  local function runtime_name(what, name)
+    local clash = RUNTIME_NAMES[name]
+    if clash then
+      fail('%s name "%s" is taken: its C names would clash with the runtime\'s %s: choose another name', what, name,
+        clash == true and ("nnn_" .. name .. "_t") or clash)
+    end
+  end
   for i, e in ipairs(s.enums) do
     where = { label("enums", i, e) }
-    if RUNTIME_NAMES[e.name] then
-      fail('name "%s" is taken by the runtime (nnn_%s_t or other nnn_%s names): choose another name', e.name, e.name, e.name)
-    end
+    runtime_name("enum", e.name)
     if CONST_PREFIXES[e.name] then
-      fail('name "%s" would make constants NNN_%s_<VALUE>, a prefix the runtime or the generator uses: choose another name',
+      fail('enum name "%s" would make constants NNN_%s_<VALUE>, a prefix the runtime or the generator uses: choose another name',
         e.name, e.name:upper())
     end
   end
   for i, r in ipairs(s.records) do
     where = { label("records", i, r) }
-    if RUNTIME_NAMES[r.name] then
-      fail('name "%s" is taken by the runtime (nnn_%s_t or other nnn_%s names): choose another name', r.name, r.name, r.name)
-    end
+    runtime_name("record", r.name)
   end
   local owner = {}
   local function def(name, what, path)

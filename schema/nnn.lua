@@ -6,6 +6,15 @@
 -- validator and docs/format.md. Check a change with `make check-compat`
 -- before you ship it: existing files must keep their meaning.
 --
+-- A schema file runs in a sandbox. It sees `import("file.lua")`, which runs
+-- another schema file (relative to the one given to nnngen) and returns its
+-- table, and a read-only subset of the standard library: ipairs, pairs, next,
+-- select, type, tostring, tonumber, error, assert, and read-only copies of
+-- table, string and math (without math.random and math.randomseed, so the
+-- output depends only on the schema). A fragment can thus start from this
+-- file and edit it, e.g. table.insert(s.records, i, { ... }). Nothing else
+-- (io, os, require, load) is available.
+--
 -- Vocabulary (see docs/format.md for the rendered reference):
 --   primitives  fixed-width scalars and length-prefixed sequences.
 --   enums       named integer values stored as a primitive. An enum value may
