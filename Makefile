@@ -154,12 +154,13 @@ valgrind: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO)
 	NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) NNN_UNDER_VALGRIND=1 valgrind --error-exitcode=9 --leak-check=full \
 		--errors-for-leak-kinds=definite,indirect --show-possibly-lost=no --trace-children=yes -q $(TESTBIN) --jobs 1
 
-# ---- benchmarks ----
-$(O)/bench_codec: $(BENCH_SRC:%.c=$(O)/obj/%.o) $(LIB_A)
+# ---- benchmarks: one program per bench/*.c ----
+BENCHES := $(BENCH_SRC:bench/%.c=$(O)/bench_%)
+$(O)/bench_%: $(O)/obj/bench/%.o $(LIB_A)
 	@echo "  CC     $@"
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
-bench: $(O)/bench_codec
-	$(O)/bench_codec
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lopenblas
+bench: $(BENCHES) $(PLUGINS)
+	@for b in $(BENCHES); do NNN_BUILD=$(abspath $(O)) $$b || exit 1; done
 
 clean:
 	rm -rf build
@@ -172,14 +173,7 @@ DESTDIR ?=
 INST    := $(DESTDIR)$(PREFIX)
 HEADERS := $(wildcard runtime/include/nnn/*.h)
 
-$(O)/libnnn.pc: Makefile
-	@mkdir -p $(@D)
-	@printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' \
-		'plugindir=$${prefix}/lib/nnnkit/plugins' 'nnngen=$${prefix}/bin/nnngen' '' \
-		'Name: libnnn' 'Description: read, check, write and run .nnn models' 'Version: 0.1.0' \
-		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lnnn' 'Libs.private: -lm' > $@
-
-install: all $(O)/libnnn.pc
+install: all
 	install -d $(INST)/bin $(INST)/lib/pkgconfig $(INST)/include/nnn $(INST)/lib/nnnkit/plugins \
 		$(INST)/share/nnnkit/gen $(INST)/share/nnnkit/schema
 	install -m 0755 $(NNNKIT) $(INST)/bin/nnnkit
@@ -187,7 +181,11 @@ install: all $(O)/libnnn.pc
 	install -m 0755 $(LIB_SO) $(INST)/lib/libnnn.so.0
 	ln -sf libnnn.so.0 $(INST)/lib/libnnn.so
 	install -m 0644 $(HEADERS) $(GEN_H) $(INST)/include/nnn/
-	install -m 0644 $(O)/libnnn.pc $(INST)/lib/pkgconfig/libnnn.pc
+	@printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' \
+		'plugindir=$${prefix}/lib/nnnkit/plugins' 'nnngen=$${prefix}/bin/nnngen' '' \
+		'Name: libnnn' 'Description: read, check, write and run .nnn models' 'Version: 0.1.0' \
+		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lnnn' 'Libs.private: -lm' \
+		> $(INST)/lib/pkgconfig/libnnn.pc
 	install -m 0644 $(GEN_LUA) $(INST)/share/nnnkit/gen/
 	install -m 0644 $(SCHEMA) $(INST)/share/nnnkit/schema/
 	printf '#!/bin/sh\nexec lua5.4 "%s/share/nnnkit/gen/nnngen.lua" "$$@"\n' '$(PREFIX)' > $(INST)/bin/nnngen

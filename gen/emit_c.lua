@@ -3,6 +3,25 @@
 
 local M = {}
 
+-- How generated code reaches the cursor, sink and validation context: the
+-- core's codec is compiled into libnnn and touches them directly; a plugin's
+-- goes through the host table `h` (it never links libnnn).
+local CORE = {
+  cur = "nnn_cur_t *c", c = "c", sink = "nnn_sink_t *w", w = "w", vctx = "nnn_vctx_t *v", v = "v",
+  pos = "c->pos",
+  cpush = "nnn_path_push(&c->path, %s)", cindex = "nnn_path_index(&c->path, i)", cpop = "nnn_path_pop(&c->path, m)",
+  vpush = "nnn_path_push(&v->path, %s)", vindex = "nnn_path_index(&v->path, i)", vpop = "nnn_path_pop(&v->path, m)",
+}
+local PLUGIN = {
+  cur = "const nnn_host_t *h, nnn_cur_t *c", c = "h, c",
+  sink = "const nnn_host_t *h, nnn_sink_t *w", w = "h, w",
+  vctx = "const nnn_host_t *h, nnn_vctx_t *v", v = "h, v",
+  pos = "h->cur_pos(c)",
+  cpush = "h->cur_push(c, %s)", cindex = "h->cur_index(c, i)", cpop = "h->cur_pop(c, m)",
+  vpush = "h->v_push(v, %s)", vindex = nil, vpop = "h->v_pop(v, m)",
+}
+local ST = CORE
+
 local CTYPE = {
   u8 = "uint8_t", i32 = "int32_t", u64 = "uint64_t", f32 = "float", bool = "bool",
   string = "nnn_str_t", i32_array = "nnn_i32s_t", f32_array = "nnn_f32s_t",
@@ -32,8 +51,11 @@ local function banner(s)
     " * Change the schema or the generator and run make. */\n", ccomment(s.file:match("[^/]*/?[^/]*$")), s.name)
 end
 
-local function rtype(r) return "nnn_" .. r.name .. "_t" end
-local function at_const(r, f) return "NNN_AT_" .. up(r.name) .. "_" .. up(f.name) end
+-- A plugin's records carry its name as prefix (poolswish_maxpool_t).
+local function rprefix(r) return r.plugin_name and (r.plugin_name .. "_") or "nnn_" end
+local function rtype(r) return rprefix(r) .. r.name .. "_t" end
+local function at_const(r, f) return up(rprefix(r)) .. "AT_" .. up(r.name) .. "_" .. up(f.name) end
+local function rconst(r, what) return up(rprefix(r)) .. up(r.name) .. "_" .. what end
 local function enum_const(e, v) return "NNN_" .. up(e.name) .. "_" .. up(v.name) end
 
 local function field_ctype(f)
@@ -159,9 +181,9 @@ end
 
 local function val_params(r)
   if r.parent then
-    return string.format("nnn_vctx_t *v, const %s *p, const %s *r", rtype(r.parent), rtype(r))
+    return string.format("%s, const %s *p, const %s *r", ST.vctx, rtype(r.parent), rtype(r))
   end
-  return string.format("nnn_vctx_t *v, const %s *r", rtype(r))
+  return string.format("%s, const %s *r", ST.vctx, rtype(r))
 end
 
 -- Emits a switch over a variant's tag. `body(v)` returns the statements for
@@ -306,7 +328,7 @@ end
 
 local function emit_decoder(w, s, r)
   w("/* %s */", ccomment(r.doc))
-  w("static nnn_status_t dec_%s(nnn_cur_t *c, %s *r)", r.name, rtype(r))
+  w("static nnn_status_t dec_%s(%s, %s *r)", r.name, ST.cur, rtype(r))
   w("{")
   local uses_mark = false
   for _, f in ipairs(r.fields) do if f.kind == "record" or f.kind == "array" then uses_mark = true end end
@@ -334,10 +356,10 @@ local function emit_decoder(w, s, r)
           f.enum.name, f.name, at)
       end
     elseif f.kind == "record" then
-      w("\t%s = c->pos;", at)
-      w("\tm = nnn_path_push(&c->path, %s);", cstr(f.name))
-      w("\tNNN_TRY(dec_%s(c, &r->%s));", f.rec.name, f.name)
-      w("\tnnn_path_pop(&c->path, m);")
+      w("\t%s = %s;", at, ST.pos)
+      w("\tm = " .. ST.cpush .. ";", cstr(f.name))
+      w("\tNNN_TRY(dec_%s(%s, &r->%s));", f.rec.name, ST.c, f.name)
+      w("\t%s;", ST.cpop)
     elseif f.kind == "array" then
       w("\t%s = c->pos;", at)
       w("\t{")
@@ -353,7 +375,7 @@ local function emit_decoder(w, s, r)
       w("\t\tnnn_path_pop(&c->path, m);")
       w("\t}")
     elseif f.kind == "variant" then
-      w("\t%s = c->pos;", at)
+      w("\t%s = %s;", at, ST.pos)
       emit_variant_switch(w, f, "\t", function(v)
         return { string.format("NNN_TRY(dec_%s(c, &r->%s.%s));", v.rec.name, f.name, v.name) }
       end, { string.format("NNN_TRY(nnn_cur_ext_decode(c, %s, &r->%s_ext));", f.ext and ext_kind(f) or "", f.name) })
@@ -373,7 +395,7 @@ local function emit_decoder(w, s, r)
 end
 
 local function emit_encoder(w, s, r)
-  w("static nnn_status_t enc_%s(nnn_sink_t *w, const %s *r)", r.name, rtype(r))
+  w("static nnn_status_t enc_%s(%s, const %s *r)", r.name, ST.sink, rtype(r))
   w("{")
   for _, f in ipairs(r.fields) do
     if f.kind == "prim" or f.kind == "enum" then
@@ -397,7 +419,7 @@ local function emit_encoder(w, s, r)
         w("\t\treturn nnn_wr_fail(w, NNN_E_COUNT_NEGATIVE, %s, \"found %%d\", (int)r->%s);", cstr(f.name), f.name)
       end
     elseif f.kind == "record" then
-      w("\tNNN_TRY(enc_%s(w, &r->%s));", f.rec.name, f.name)
+      w("\tNNN_TRY(enc_%s(%s, &r->%s));", f.rec.name, ST.w, f.name)
     elseif f.kind == "array" then
       w("\tfor (int32_t i = 0; i < r->%s; i++)", f.count_field.name)
       w("\t\tNNN_TRY(enc_%s(w, &r->%s[i]));", f.rec.name, f.name)
@@ -709,9 +731,9 @@ local function emit_validator(w, s, r)
   end
   for _, f in ipairs(r.fields) do
     if f.kind == "record" and needs_val(f.rec) then
-      w("\tm = nnn_path_push(&v->path, %s);", cstr(f.name))
-      w("\tval_%s(v, %s&r->%s);", f.rec.name, f.rec.parent and "r, " or "", f.name)
-      w("\tnnn_path_pop(&v->path, m);")
+      w("\tm = " .. ST.vpush .. ";", cstr(f.name))
+      w("\tval_%s(%s, %s&r->%s);", f.rec.name, ST.v, f.rec.parent and "r, " or "", f.name)
+      w("\t%s;", ST.vpop)
     elseif f.kind == "array" and (needs_val(f.rec) or chain_rule(r, f)) then
       local chain = chain_rule(r, f)
       local cnt = "r->" .. f.count_field.name
@@ -844,6 +866,230 @@ function M.source(s)
   w("{")
   w("\treturn size_%s(r);", s.root.name)
   w("}")
+  return w.text()
+end
+
+------------------------------------------------------------------ plugin mode
+
+-- The records a plugin's fragment adds, each with the ID enum value that
+-- selects it, and the core records they use (whose functions the plugin
+-- needs its own static copies of).
+local function plugin_parts(s)
+  local own, kinds = {}, {}
+  for _, e in ipairs(s.enums) do
+    for _, v in ipairs(e.values) do
+      if v.plugin then kinds[v.rec] = { kind = e.unknown, value = v } end
+    end
+  end
+  for _, r in ipairs(s.records) do
+    if r.plugin then
+      r.plugin_name = s.plugin.name
+      own[#own + 1] = r
+      if not kinds[r] then
+        error(string.format('schema error: records "%s": no layer or activation of the fragment selects it', r.name), 0)
+      end
+      r.ext = kinds[r]
+    end
+  end
+  local used, list = {}, {}
+  local function visit(r)
+    for _, f in ipairs(r.fields) do
+      if f.kind == "enum" or f.kind == "array" or f.kind == "variant" then
+        error(string.format('schema error: records "%s".fields "%s": a plugin record may hold primitives and ' ..
+          'tensors only (no enums, counted arrays or variants yet)', r.name, f.name), 0)
+      end
+      if f.rec and not f.rec.plugin and not used[f.rec] then
+        used[f.rec] = true
+        visit(f.rec)
+        list[#list + 1] = f.rec
+      end
+    end
+  end
+  for _, r in ipairs(own) do visit(r) end
+  for _, r in ipairs(own) do
+    for _, rule in ipairs(r.rules or {}) do
+      if rule.kind ~= "min" and rule.kind ~= "range" and rule.kind ~= "finite" and rule.kind ~= "dims" then
+        error(string.format('schema error: records "%s": rule kind "%s" is not available to plugins', r.name, rule.kind), 0)
+      end
+      local refs = { rule.ref }
+      for _, pt in ipairs(rule.pat or {}) do refs[#refs + 1] = pt.ref end
+      for _, x in ipairs(refs) do
+        if x and x.owner == "parent" and r.ext.kind ~= "layer" then
+          error(string.format('schema error: records "%s": an activation\'s rules may use only its own fields', r.name), 0)
+        end
+      end
+    end
+  end
+  for _, r in ipairs(own) do list[#list + 1] = r end
+  return own, list
+end
+
+local function pname(r, what) return r.plugin_name .. "_" .. r.name .. "_" .. what end
+
+function M.plugin_header(s)
+  bind_all(s)
+  local own = plugin_parts(s)
+  local w = lines()
+  local guard = up(s.plugin.name) .. "_GEN_H"
+  w("/* Generated by gen/nnngen.lua from %s, a fragment of schema \"%s\": do not edit.",
+    ccomment(s.plugin.file:match("[^/]*$")), s.name)
+  w(" * %s */", ccomment(s.plugin.doc))
+  w("#ifndef %s", guard)
+  w("#define %s", guard)
+  w("")
+  w("#include <nnn/plugin.h>")
+  w("")
+  for _, r in ipairs(own) do
+    local layer = r.ext.kind == "layer"
+    w("/* %s (%s ID %d) */", ccomment(r.doc), r.ext.kind, r.ext.value.value)
+    w("enum {")
+    for _, f in ipairs(r.fields) do w("\t%s = %d,", at_const(r, f), f.index) end
+    w("\t%s = %d", rconst(r, "NFIELDS"), #r.fields)
+    w("};")
+    w("typedef struct %s%s {", rprefix(r), r.name)
+    for _, f in ipairs(r.fields) do w("\t%s %s; /* %s */", field_ctype(f), f.name, ccomment(f.doc)) end
+    w("\tuint64_t at[%s]; /* byte offset of each field in the file */", rconst(r, "NFIELDS"))
+    w("} %s;", rtype(r))
+    w("nnn_status_t %s(const nnn_host_t *h, nnn_cur_t *c, void *body);", pname(r, "decode"))
+    w("nnn_status_t %s(const nnn_host_t *h, nnn_sink_t *w, const void *body);", pname(r, "encode"))
+    w("uint64_t %s(const void *body);", pname(r, "encoded_size"))
+    w("size_t %s(const void *body, char *buf, size_t size);", pname(r, "format"))
+    local codec = {
+      string.format(".%s = sizeof(%s)", layer and "body_size" or "params_size", rtype(r)),
+      string.format(".decode = %s", pname(r, "decode")),
+      string.format(".encode = %s", pname(r, "encode")),
+      string.format(".encoded_size = %s", pname(r, "encoded_size")),
+      string.format(".format = %s", pname(r, "format")),
+    }
+    if needs_val(r) then
+      if layer then
+        w("void %s(const nnn_host_t *h, nnn_vctx_t *v, const nnn_layer_t *layer, const void *body);", pname(r, "validate"))
+      else
+        w("void %s(const nnn_host_t *h, nnn_vctx_t *v, const void *params);", pname(r, "validate"))
+      end
+      codec[#codec + 1] = string.format(".validate = %s", pname(r, "validate"))
+    end
+    if layer and needs_params(r) then
+      w("int %s(const void *body, nnn_named_tensor_t *out, int max);", pname(r, "tensors"))
+      codec[#codec + 1] = string.format(".tensors = %s", pname(r, "tensors"))
+    end
+    w("/* The codec's fields of an %s descriptor. */", r.ext.kind == "layer" and "nnn_layer_type_t" or "nnn_activation_type_t")
+    w("#define %s \\", rconst(r, "CODEC"))
+    for i, c in ipairs(codec) do w("\t%s%s", c, i < #codec and ", \\" or "") end
+    w("")
+  end
+  w("#endif")
+  return w.text()
+end
+
+-- The libnnn functions generated code calls, reached through the host table.
+local HOST_CALLS = {
+  "rd_u8", "rd_i32", "rd_u64", "rd_f32", "rd_bool", "rd_string", "rd_i32_array", "rd_f32_array",
+  "rule_dims_product", "wr_u8", "wr_i32", "wr_u64", "wr_f32", "wr_bool", "wr_string", "wr_i32_array",
+  "wr_f32_array", "rule_min", "rule_range", "rule_finite", "rule_dims", "v_problem",
+}
+
+local function emit_plugin_format(w, r)
+  w("size_t %s(const void *body, char *buf, size_t size)", pname(r, "format"))
+  w("{")
+  local fmts, args = {}, {}
+  for _, f in ipairs(r.fields) do
+    if f.kind == "prim" and SCALAR_FMT[f.prim.name] then
+      fmts[#fmts + 1] = f.name .. "=" .. SCALAR_FMT[f.prim.name][1]
+      args[#args + 1] = SCALAR_FMT[f.prim.name][2] .. "r->" .. f.name
+    elseif f.kind == "prim" and f.prim.kind == "bool" then
+      fmts[#fmts + 1] = f.name .. "=%s"
+      args[#args + 1] = "r->" .. f.name .. ' ? "true" : "false"'
+    end
+  end
+  if #fmts == 0 then
+    w("\t(void)body;")
+    w("\tif (size)")
+    w("\t\tbuf[0] = '\\0';")
+    w("\treturn 0;")
+  else
+    w("\tconst %s *r = body;", rtype(r))
+    w("\treturn (size_t)snprintf(buf, size, \"%s\", %s);", table.concat(fmts, " "), table.concat(args, ", "))
+  end
+  w("}")
+  w("")
+end
+
+function M.plugin_source(s, header_name)
+  bind_all(s)
+  local own, list = plugin_parts(s)
+  local w = lines()
+  ST = PLUGIN
+  w("/* Generated by gen/nnngen.lua from %s, a fragment of schema \"%s\": do not edit. */",
+    ccomment(s.plugin.file:match("[^/]*$")), s.name)
+  w("#include <stdio.h>")
+  w("#include <string.h>")
+  w("")
+  w("#include \"%s\"", header_name)
+  w("")
+  w("/* A plugin never links libnnn: the generated code reaches the host's")
+  w(" * functions through its table `h`, under their libnnn names. */")
+  w("#define NNN_TRY(expr) \\")
+  w("\tdo { \\")
+  w("\t\tnnn_status_t try_s_ = (expr); \\")
+  w("\t\tif (try_s_ != NNN_OK) \\")
+  w("\t\t\treturn try_s_; \\")
+  w("\t} while (0)")
+  for _, fn in ipairs(HOST_CALLS) do w("#define nnn_%s(...) h->%s(__VA_ARGS__)", fn, fn) end
+  w("")
+  for _, r in ipairs(list) do emit_decoder(w, s, r) end
+  for _, r in ipairs(list) do emit_encoder(w, s, r) end
+  for _, r in ipairs(list) do emit_size(w, s, r) end
+  for _, r in ipairs(own) do if needs_val(r) then emit_validator(w, s, r) end end
+  for _, r in ipairs(own) do
+    local t = rtype(r)
+    w("nnn_status_t %s(const nnn_host_t *h, nnn_cur_t *c, void *body)", pname(r, "decode"))
+    w("{")
+    w("\treturn dec_%s(h, c, (%s *)body);", r.name, t)
+    w("}")
+    w("")
+    w("nnn_status_t %s(const nnn_host_t *h, nnn_sink_t *w, const void *body)", pname(r, "encode"))
+    w("{")
+    w("\treturn enc_%s(h, w, (const %s *)body);", r.name, t)
+    w("}")
+    w("")
+    w("uint64_t %s(const void *body)", pname(r, "encoded_size"))
+    w("{")
+    w("\treturn size_%s((const %s *)body);", r.name, t)
+    w("}")
+    w("")
+    if needs_val(r) then
+      if r.ext.kind == "layer" then
+        w("void %s(const nnn_host_t *h, nnn_vctx_t *v, const nnn_layer_t *layer, const void *body)", pname(r, "validate"))
+        w("{")
+        w("\tval_%s(h, v, layer, (const %s *)body);", r.name, t)
+      else
+        w("void %s(const nnn_host_t *h, nnn_vctx_t *v, const void *params)", pname(r, "validate"))
+        w("{")
+        w("\tval_%s(h, v, NULL, (const %s *)params);", r.name, t)
+      end
+      w("}")
+      w("")
+    end
+    if r.ext.kind == "layer" and needs_params(r) then
+      w("int %s(const void *body, nnn_named_tensor_t *out, int max)", pname(r, "tensors"))
+      w("{")
+      w("\tconst %s *r = body;", t)
+      w("\tint n = 0;")
+      for _, f in ipairs(r.fields) do
+        if f.param then
+          w("\tif (n < max)")
+          w("\t\tout[n] = (nnn_named_tensor_t){ %s, &r->%s };", cstr(f.name), f.name)
+          w("\tn++;")
+        end
+      end
+      w("\treturn n;")
+      w("}")
+      w("")
+    end
+    emit_plugin_format(w, r)
+  end
+  ST = CORE
   return w.text()
 end
 

@@ -2,6 +2,9 @@
 --
 --   lua5.4 gen/nnngen.lua SCHEMA --c FILE.c --h FILE.h [--doc FILE.md]
 --   lua5.4 gen/nnngen.lua SCHEMA --check
+--   lua5.4 gen/nnngen.lua [--schema CORE] --plugin FRAGMENT --c FILE.c --h FILE.h
+--     plugin mode: the codec of a plugin's own records, checked together
+--     with the core schema (default: ../schema/nnn.lua beside this script)
 --
 -- The schema is checked first; an error names the offending entry and exits 1.
 -- Output depends only on the schema (arrays, never hash order; no dates), so
@@ -16,7 +19,8 @@ local emit_doc = require("emit_doc")
 
 local function usage(msg)
   io.stderr:write("nnngen: " .. msg .. "\n",
-    "usage: nnngen SCHEMA [--check] [--c FILE.c] [--h FILE.h] [--doc FILE.md]\n")
+    "usage: nnngen SCHEMA [--check] [--c FILE.c] [--h FILE.h] [--doc FILE.md]\n",
+    "       nnngen [--schema CORE] --plugin FRAGMENT --c FILE.c --h FILE.h\n")
   os.exit(2)
 end
 
@@ -27,7 +31,7 @@ local function parse_args(argv)
     local a = argv[i]
     if a == "--check" then
       opt.check = true
-    elseif a == "--c" or a == "--h" or a == "--doc" then
+    elseif a == "--c" or a == "--h" or a == "--doc" or a == "--plugin" or a == "--schema" then
       if not argv[i + 1] then usage(a .. " needs a file name") end
       opt[a:sub(3)] = argv[i + 1]
       i = i + 1
@@ -39,6 +43,10 @@ local function parse_args(argv)
       opt.schema = a
     end
     i = i + 1
+  end
+  if opt.plugin then
+    opt.schema = opt.schema or (here .. "/../schema/nnn.lua")
+    if opt.doc then usage("--doc is for the core schema") end
   end
   if not opt.schema then usage("no schema given") end
   return opt
@@ -61,14 +69,28 @@ end
 
 local function main(argv)
   local opt = parse_args(argv)
-  local ok, s = pcall(load_schema, opt.schema)
+  local ok, s = pcall(load_schema, opt.schema, opt.plugin)
   if not ok then
     io.stderr:write(tostring(s):gsub("^.-schema error", "schema error"), "\n")
     os.exit(1)
   end
-  if opt.h then write_file(opt.h, emit_c.header(s)) end
-  if opt.c then write_file(opt.c, emit_c.source(s)) end
-  if opt.doc then write_file(opt.doc, emit_doc(s)) end
+  -- Everything is generated before anything is written.
+  local out = {}
+  local gen_ok, err = pcall(function()
+    if opt.plugin then
+      if opt.h then out[#out + 1] = { opt.h, emit_c.plugin_header(s) } end
+      if opt.c then out[#out + 1] = { opt.c, emit_c.plugin_source(s, (opt.h or "plugin_gen.h"):match("[^/]*$")) } end
+    else
+      if opt.h then out[#out + 1] = { opt.h, emit_c.header(s) } end
+      if opt.c then out[#out + 1] = { opt.c, emit_c.source(s) } end
+      if opt.doc then out[#out + 1] = { opt.doc, emit_doc(s) } end
+    end
+  end)
+  if not gen_ok then
+    io.stderr:write(tostring(err):gsub("^.-schema error", "schema error"), "\n")
+    os.exit(1)
+  end
+  for _, o in ipairs(out) do write_file(o[1], o[2]) end
 end
 
 main(arg)

@@ -856,9 +856,51 @@ local function check_c_names(s)
   where = {}
 end
 
-local function check(path)
+-- Plugin mode: a fragment's records join the schema just before the first
+-- record holding a variant (so the IDs it adds can select them), and its
+-- layers and activations join the ID enums, marked `plugin`. The whole is
+-- then checked like any schema: a colliding ID or a bad field fails the same way.
+local function merge_fragment(s, f)
+  if not is_ident(f.name) then fail("the fragment's name must be a lower-case identifier") end
+  check_doc(f)
+  local at
+  for i, r in ipairs(s.records or {}) do
+    if not at and type(r) == "table" then
+      for _, fl in ipairs(r.fields or {}) do if fl.type == "variant" then at = i end end
+    end
+  end
+  if not at then fail("the core schema has no record with a variant to extend") end
+  for i, r in ipairs(f.records or {}) do
+    within(label("records", i, r), function()
+      if type(r) ~= "table" then fail("must be a table") end
+      if r.io then fail("a plugin's layer gives shapes with its infer() function, not io") end
+      r.plugin = true
+      table.insert(s.records, at + i - 1, r)
+    end)
+  end
+  for _, kind in ipairs({ { "layers", "layer" }, { "activations", "activation" } }) do
+    local e
+    for _, en in ipairs(s.enums or {}) do if en.unknown == kind[2] then e = en end end
+    for i, v in ipairs(f[kind[1]] or {}) do
+      within(label(kind[1], i, v), function()
+        if type(v) ~= "table" then fail("must be a table") end
+        if not e then fail("the core schema has no %s ID enum", kind[2]) end
+        if not v.record then fail("needs the record of its fields (record = ...)") end
+        v.plugin = true
+        e.values[#e.values + 1] = v
+      end)
+    end
+  end
+  s.plugin = { name = f.name, doc = f.doc, file = f.file }
+end
+
+local function check(path, fragment)
   where = { path }
   local s = load_file(path)
+  if fragment then
+    where = { fragment }
+    merge_fragment(s, load_file(fragment))
+  end
   where = {}
   if not is_ident(s.name) then where = { "name" }; fail("schema name must be an identifier") end
   check_doc(s)
@@ -879,8 +921,8 @@ end
 
 -- Every problem above is reported by fail(). Anything else is a gap in the
 -- checker; it is still reported against the entry being checked.
-return function(path)
-  local ok, s = pcall(check, path)
+return function(path, fragment)
+  local ok, s = pcall(check, path, fragment)
   if ok then return s end
   local msg = tostring(s)
   if msg:find("^schema error: ") then error(msg, 0) end

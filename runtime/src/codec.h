@@ -5,7 +5,7 @@
 #ifndef NNN_CODEC_H
 #define NNN_CODEC_H
 
-#include <nnn/model.h>
+#include <nnn/plugin.h>
 
 #define NNN_TRY(expr)                          \
 	do {                                   \
@@ -133,20 +133,6 @@ typedef struct nnn_vctx {
 
 void nnn_v_problem(nnn_vctx_t *v, nnn_status_t code, const char *name, uint64_t at,
                    const char *fmt, ...) NNN_PRINTF(5, 6);
-
-/* Pattern entry of a "dims" rule. */
-typedef enum nnn_pat_kind {
-	NNN_PAT_EQ,       /* equals a field's value */
-	NNN_PAT_ANY,      /* "*": >= 0 */
-	NNN_PAT_POS,      /* "+": >= 1 */
-	NNN_PAT_POS_MANY  /* "+...": one or more dims, each >= 1 */
-} nnn_pat_kind_t;
-
-typedef struct nnn_pat {
-	nnn_pat_kind_t kind;
-	int64_t value;   /* NNN_PAT_EQ */
-	const char *ref; /* the field it refers to, for messages */
-} nnn_pat_t;
 
 void nnn_rule_min(nnn_vctx_t *v, const char *name, int64_t value, int64_t min, uint64_t at);
 void nnn_rule_range(nnn_vctx_t *v, const char *name, double value, double min, double max,

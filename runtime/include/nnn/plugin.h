@@ -38,6 +38,21 @@ typedef struct nnn_sink nnn_sink_t; /* an encoding sink */
 typedef struct nnn_vctx nnn_vctx_t; /* a validation context */
 typedef struct nnn_host nnn_host_t;
 
+/* An entry of a "dims" rule's pattern (host->rule_dims; generated code
+ * builds these from the schema). */
+typedef enum nnn_pat_kind {
+	NNN_PAT_EQ,      /* equals a field's value */
+	NNN_PAT_ANY,     /* "*": >= 0 */
+	NNN_PAT_POS,     /* "+": >= 1 */
+	NNN_PAT_POS_MANY /* "+...": one or more dims, each >= 1 */
+} nnn_pat_kind_t;
+
+typedef struct nnn_pat {
+	nnn_pat_kind_t kind;
+	int64_t value;   /* NNN_PAT_EQ */
+	const char *ref; /* the field it refers to, for messages */
+} nnn_pat_t;
+
 /* Who the plugin is. Filled by the plugin, passed to host->declare. */
 typedef struct nnn_plugin_info {
 	uint32_t size;        /* sizeof(nnn_plugin_info_t) */
