@@ -297,3 +297,41 @@ Test(plugins, concurrent_loading_into_one_context)
 	cr_assert_eq(nnn_ctx_report(c, 0, NULL), 2);
 	nnn_ctx_free(c);
 }
+
+/* Every unknown ID of a file is listed, once each: after the first, by
+ * framing the rest of the file. Layer 0 uses activation 6 (4 bytes of
+ * parameters), layer 1 is layer ID 9 (12 bytes of fields), layer 2 uses
+ * activation 6 again, layer 3 activation 7 (no parameters). */
+Test(plugins, every_unknown_id_listed_once)
+{
+	int32_t b2[1] = { 2 }, b1[1] = { 1 }, w32[2] = { 3, 2 }, w22[2] = { 2, 2 }, w21[2] = { 2, 1 };
+	bb_t b = { 0 };
+	nnn_diags_t d;
+	nnn_model_t *m;
+	bb_header(&b, "test", 0, 4);
+	bb_u8(&b, 0), bb_u8(&b, 6), bb_f32(&b, 1.5f), bb_f32(&b, 0);
+	bb_tensor(&b, 1, b2), bb_i32(&b, 2), bb_tensor(&b, 2, w32), bb_u8(&b, 0);
+	size_t l1 = b.n;
+	bb_u8(&b, 9), bb_u8(&b, 0), bb_f32(&b, 0);
+	bb_tensor(&b, 1, b2), bb_i32(&b, 7), bb_i32(&b, 8), bb_i32(&b, 9);
+	bb_u8(&b, 0), bb_u8(&b, 6), bb_f32(&b, 2.0f), bb_f32(&b, 0);
+	bb_tensor(&b, 1, b2), bb_i32(&b, 2), bb_tensor(&b, 2, w22), bb_u8(&b, 0);
+	size_t l3 = b.n;
+	bb_u8(&b, 0), bb_u8(&b, 7), bb_f32(&b, 0);
+	bb_tensor(&b, 1, b1), bb_i32(&b, 1), bb_tensor(&b, 2, w21), bb_u8(&b, 0);
+
+	nnn_diags_init(&d);
+	cr_assert_eq(nnn_model_decode(b.b, b.n, NULL, &m, &d), NNN_E_UNKNOWN_ID);
+	cr_assert_eq(d.n, 3, "%zu problems", d.n);
+	cr_assert_str_eq(d.v[0].path, "layers[0].activation.id");
+	cr_assert(strstr(d.v[0].msg, "activation ID 6"));
+	cr_assert_str_eq(d.v[1].path, "layers[1].id");
+	cr_assert_eq(d.v[1].offset, l1);
+	cr_assert(strstr(d.v[1].msg, "layer ID 9 is not defined either"), "%s", d.v[1].msg);
+	cr_assert_str_eq(d.v[2].path, "layers[3].activation.id");
+	cr_assert_eq(d.v[2].offset, l3 + 1);
+	cr_assert(strstr(d.v[2].msg, "activation ID 7"), "%s", d.v[2].msg);
+	cr_assert(strstr(d.v[2].msg, "take 4, 12 and 4 bytes"), "%s", d.v[2].msg);
+	nnn_diags_free(&d);
+	bb_free(&b);
+}

@@ -45,6 +45,9 @@ static inline void nnn_path_pop(nnn_path_t *p, size_t mark)
 
 typedef struct nnn_ctx nnn_ctx_t;
 
+/* The kinds of ID plugins can provide. */
+typedef enum nnn_ext_kind { NNN_EXT_LAYER, NNN_EXT_ACTIVATION } nnn_ext_kind_t;
+
 typedef struct nnn_cur {
 	const unsigned char *buf;
 	size_t len, pos;
@@ -55,7 +58,30 @@ typedef struct nnn_cur {
 	const nnn_ctx_t *ctx;   /* plugins for IDs the schema lacks; may be NULL */
 	nnn_path_t path;
 	nnn_status_t first_soft; /* first problem kept going past, or NNN_OK */
+	struct nnn_probe *probe; /* framing past unknown IDs (model.c); NULL normally */
 } nnn_cur_t;
+
+/* Framing a file past IDs nothing provides: each unknown element is assumed
+ * to take guess[i] bytes, and a guess is right when the rest of the file
+ * decodes exactly to its end. Filled by the decoder in probe mode. */
+typedef struct nnn_probe_hit {
+	nnn_ext_kind_t kind;
+	int64_t id;
+	uint64_t at;
+	char path[NNN_PATH_MAX];
+} nnn_probe_hit_t;
+
+#define NNN_PROBE_MAX 16
+
+typedef struct nnn_probe {
+	size_t guess[NNN_PROBE_MAX]; /* bytes each unknown element takes */
+	size_t nguess;
+	nnn_probe_hit_t hits[NNN_PROBE_MAX];
+	size_t nhits;
+	size_t applied; /* guesses whose bytes were skipped in this attempt, in order */
+	size_t max_distinct; /* framings with more distinct unknown IDs are refused */
+	bool pruned;    /* this attempt met one distinct ID too many */
+} nnn_probe_t;
 
 /* A fatal problem: recorded, and its code returned so decoding stops. */
 nnn_status_t nnn_cur_fail(nnn_cur_t *c, nnn_status_t code, uint64_t at, const char *fmt, ...)
@@ -195,8 +221,6 @@ void nnn_rule_chain(nnn_vctx_t *v, const char *name, const nnn_io_t *io, int32_t
                     const nnn_shape_t *input, nnn_shape_t *out_shapes);
 
 /* ---- types provided by plugins (runtime/src/ext.c) ---- */
-
-typedef enum nnn_ext_kind { NNN_EXT_LAYER, NNN_EXT_ACTIVATION } nnn_ext_kind_t;
 
 /* Whether a plugin of the cursor's context provides ID `id`; if so, stores
  * its descriptor in ext->type. Without a context: false. */

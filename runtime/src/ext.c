@@ -1,6 +1,7 @@
 /* ext.c: how the generated codec reaches types that plugins provide. The
  * generated code calls these for an ID its schema does not define; each
  * forwards to the descriptor the context registered for that ID. */
+#include <stdint.h>
 #include <stdio.h>
 
 #include <nnn/context.h>
@@ -22,11 +23,45 @@ bool nnn_cur_ext_find(nnn_cur_t *c, nnn_ext_kind_t k, int64_t id, nnn_ext_t *ext
 	ext->body = NULL;
 	ext->type = k == NNN_EXT_LAYER ? (const void *)nnn_ctx_layer(c->ctx, (int)id, NULL)
 	                               : (const void *)nnn_ctx_activation(c->ctx, (int)id, NULL);
-	return ext->type != NULL;
+	if (ext->type || !c->probe || c->probe->nhits == NNN_PROBE_MAX)
+		return ext->type != NULL;
+	/* Probing: note the ID; with a guess for it, go on as if it were known. */
+	size_t distinct = 1;
+	for (size_t i = 0; i < c->probe->nhits; i++) {
+		bool again = false;
+		for (size_t j = 0; j < i; j++)
+			again |= c->probe->hits[j].kind == c->probe->hits[i].kind && c->probe->hits[j].id == c->probe->hits[i].id;
+		distinct += !again && !(c->probe->hits[i].kind == k && c->probe->hits[i].id == id);
+	}
+	if (distinct > c->probe->max_distinct) {
+		c->probe->pruned = true;
+		return false;
+	}
+	nnn_probe_hit_t *h = &c->probe->hits[c->probe->nhits];
+	h->kind = k;
+	h->id = id;
+	h->at = c->pos - 1;
+	snprintf(h->path, sizeof h->path, "%.*s.id", (int)sizeof h->path - 4, c->path.s);
+	c->probe->nhits++;
+	ext->body = (void *)(uintptr_t)c->probe->nhits; /* which guess its fields take */
+	return c->probe->nhits <= c->probe->nguess;
+}
+
+/* Probing: skips the bytes the current guess gives an unknown element. */
+static nnn_status_t probe_skip(nnn_cur_t *c, const nnn_ext_t *ext)
+{
+	size_t i = (size_t)(uintptr_t)ext->body - 1, k = c->probe->guess[i];
+	if (k > c->len - c->pos)
+		return NNN_E_TRUNCATED;
+	c->pos += k;
+	c->probe->applied = i + 1;
+	return NNN_OK;
 }
 
 nnn_status_t nnn_cur_ext_decode(nnn_cur_t *c, nnn_ext_kind_t k, nnn_ext_t *ext)
 {
+	if (!ext->type)
+		return probe_skip(c, ext);
 	size_t size = k == NNN_EXT_LAYER ? as_layer(ext)->body_size : as_act(ext)->params_size;
 	ext->body = nnn_arena_alloc(c->arena, size ? size : 1);
 	if (!ext->body)

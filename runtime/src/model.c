@@ -21,6 +21,93 @@ typedef struct decoded {
 	nnn_arena_t arena;
 } decoded_t;
 
+/* Layers carry no length, so nothing after an unknown ID can be read with
+ * certainty. To still list every unknown ID of a file, once each, search for
+ * the lengths of the unknown elements under which the rest of the file
+ * decodes exactly to its end (depth first, shortest first, within a budget),
+ * and report the further unknown IDs that framing reveals. */
+#define PROBE_BUDGET 100000
+
+/* A framing is only believed when every layer it reads passes every rule
+ * but the parameter count (the unknown layers may hold tensors). Random
+ * bytes framed as layers almost never do. */
+static bool plausible(const nnn_model_t *m)
+{
+	nnn_diags_t d;
+	nnn_vctx_t v = { .diags = &d };
+	bool ok = true;
+	nnn_diags_init(&d);
+	nnn_gen_validate(&v, m, NULL, NULL);
+	for (size_t i = 0; i < d.n; i++)
+		ok &= d.v[i].code == NNN_E_PARAM_COUNT;
+	if (d.dropped)
+		ok = false;
+	nnn_diags_free(&d);
+	return ok;
+}
+
+/* One depth-first search for framings with at most p->max_distinct distinct
+ * unknown IDs, shortest lengths first. True when one was found. */
+static bool probe_search(const void *buf, size_t len, const nnn_ctx_t *ctx, nnn_probe_t *p, long *budget)
+{
+	p->nguess = 0;
+	for (; *budget > 0; (*budget)--) {
+		decoded_t d = { 0 };
+		nnn_cur_t c = { .buf = buf, .len = len, .ctx = ctx, .probe = p, .arena = &d.arena };
+		p->nhits = p->applied = 0;
+		p->pruned = false;
+		nnn_status_t st = nnn_gen_decode(&c, &d.model);
+		if (st == NNN_OK && !plausible(&d.model))
+			st = NNN_E_SHAPE;
+		nnn_arena_free(&d.arena);
+		if (st == NNN_OK)
+			return true;
+		if (st == NNN_E_UNKNOWN_ID && !p->pruned && p->nhits > p->nguess) {
+			if (p->nguess == NNN_PROBE_MAX)
+				return false;
+			p->guess[p->nguess++] = 0; /* one more unknown: try its shortest length */
+			continue;
+		}
+		/* A wrong guess: the failure came after the last guess applied (one
+		 * that ran past the end was not applied), so drop the guesses after
+		 * it and lengthen it. */
+		p->nguess = p->applied < p->nguess ? p->applied : p->nguess;
+		if (p->nguess == 0)
+			return false;
+		p->guess[p->nguess - 1]++;
+	}
+	return false;
+}
+
+static void probe_unknowns(const void *buf, size_t len, const nnn_ctx_t *ctx, nnn_diags_t *diags)
+{
+	nnn_probe_t p = { .nguess = 0 };
+	long budget = PROBE_BUDGET;
+	bool found = false;
+	/* Fewest distinct unknown IDs first: a framing that needs one more
+	 * invented ID is less likely than one that reuses those already seen. */
+	for (p.max_distinct = 1; !found && p.max_distinct <= NNN_PROBE_MAX && budget > 0; p.max_distinct++)
+		found = probe_search(buf, len, ctx, &p, &budget);
+	if (!found)
+		return;
+	for (size_t i = 1; i < p.nhits; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i; j++)
+			seen |= p.hits[j].kind == p.hits[i].kind && p.hits[j].id == p.hits[i].id;
+		if (seen)
+			continue;
+		char lens[160] = "";
+		for (size_t j = 0, k = 0; j < i && k < sizeof lens; j++)
+			k += (size_t)snprintf(lens + k, sizeof lens - k, "%s%zu", j == 0 ? "" : j + 1 == i ? " and " : ", ",
+			                      p.guess[j]);
+		nnn_diags_add(diags, NNN_E_UNKNOWN_ID, p.hits[i].at, p.hits[i].path,
+		              "%s ID %" PRId64 " is not defined either, and no loaded plugin provides it (found by framing "
+		              "the rest of the file, assuming the fields of the unknown IDs before it take %s bytes: a "
+		              "guess, since nothing after an unknown ID is certain)",
+		              p.hits[i].kind == NNN_EXT_LAYER ? "layer" : "activation", p.hits[i].id, lens);
+	}
+}
+
 nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts_t *opts, nnn_model_t **out,
                               nnn_diags_t *diags)
 {
@@ -43,6 +130,8 @@ nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts
 		st = nnn_gen_decode(&c, &d->model);
 	if (st == NNN_OK)
 		st = c.first_soft; /* kept going past problems: the call still fails */
+	if (st == NNN_E_UNKNOWN_ID && diags)
+		probe_unknowns(buf, len, c.ctx, diags);
 	if (st != NNN_OK) {
 		nnn_model_free(&d->model);
 		return st;
@@ -99,6 +188,8 @@ nnn_status_t nnn_validate_bytes(const void *buf, size_t len, const nnn_ctx_t *ct
 
 	c.arena = &d.arena;
 	st = nnn_gen_decode(&c, &d.model);
+	if (st == NNN_E_UNKNOWN_ID && diags)
+		probe_unknowns(buf, len, ctx, diags);
 	if (st == NNN_OK) {
 		/* Framed: every semantic rule can run, even past soft problems. */
 		st = nnn_model_validate(&d.model, input, NULL, diags);
