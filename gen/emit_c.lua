@@ -371,13 +371,13 @@ local function emit_decoder(w, s, r)
       w("\tfor (int32_t i = 0; i < r->%s; i++) {", f.count_field.name)
       w("\t\tm = nnn_path_push(&c->path, %s);", cstr(f.name))
       w("\t\tnnn_path_index(&c->path, i);")
-      w("\t\tNNN_TRY(dec_%s(c, &r->%s[i]));", f.rec.name, f.name)
+      w("\t\tNNN_TRY(dec_%s(%s, &r->%s[i]));", f.rec.name, ST.c, f.name)
       w("\t\tnnn_path_pop(&c->path, m);")
       w("\t}")
     elseif f.kind == "variant" then
       w("\t%s = %s;", at, ST.pos)
       emit_variant_switch(w, f, "\t", function(v)
-        return { string.format("NNN_TRY(dec_%s(c, &r->%s.%s));", v.rec.name, f.name, v.name) }
+        return { string.format("NNN_TRY(dec_%s(%s, &r->%s.%s));", v.rec.name, ST.c, f.name, v.name) }
       end, { string.format("NNN_TRY(nnn_cur_ext_decode(c, %s, &r->%s_ext));", f.ext and ext_kind(f) or "", f.name) })
     end
   end
@@ -422,10 +422,10 @@ local function emit_encoder(w, s, r)
       w("\tNNN_TRY(enc_%s(%s, &r->%s));", f.rec.name, ST.w, f.name)
     elseif f.kind == "array" then
       w("\tfor (int32_t i = 0; i < r->%s; i++)", f.count_field.name)
-      w("\t\tNNN_TRY(enc_%s(w, &r->%s[i]));", f.rec.name, f.name)
+      w("\t\tNNN_TRY(enc_%s(%s, &r->%s[i]));", f.rec.name, ST.w, f.name)
     elseif f.kind == "variant" then
       emit_variant_switch(w, f, "\t", function(v)
-        return { string.format("NNN_TRY(enc_%s(w, &r->%s.%s));", v.rec.name, f.name, v.name) }
+        return { string.format("NNN_TRY(enc_%s(%s, &r->%s.%s));", v.rec.name, ST.w, f.name, v.name) }
       end, { string.format("NNN_TRY(nnn_wr_ext(w, %s, &r->%s_ext));", f.ext and ext_kind(f) or "", f.name) })
     end
   end

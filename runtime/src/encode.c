@@ -172,8 +172,9 @@ typedef struct fd_sink {
 	size_t len;
 } fd_sink_t;
 
-static nnn_status_t write_all(int fd, const unsigned char *p, size_t n, nnn_diags_t *diags)
+nnn_status_t nnn_write_all(int fd, const void *buf, size_t n, nnn_diags_t *diags)
 {
+	const unsigned char *p = buf;
 	while (n) {
 		ssize_t k = write(fd, p, n);
 		if (k < 0 && errno == EINTR)
@@ -189,7 +190,7 @@ static nnn_status_t write_all(int fd, const unsigned char *p, size_t n, nnn_diag
 
 static nnn_status_t fd_flush(fd_sink_t *s)
 {
-	nnn_status_t st = write_all(s->fd, s->buf, s->len, s->base.diags);
+	nnn_status_t st = nnn_write_all(s->fd, s->buf, s->len, s->base.diags);
 	s->len = 0;
 	return st;
 }
@@ -200,7 +201,7 @@ static nnn_status_t fd_write(nnn_sink_t *self, const void *p, size_t n)
 	if (n >= FD_BUF) {
 		/* Large tensors go straight from the mapping to the kernel. */
 		NNN_TRY(fd_flush(s));
-		return write_all(s->fd, p, n, self->diags);
+		return nnn_write_all(s->fd, p, n, self->diags);
 	}
 	if (FD_BUF - s->len < n)
 		NNN_TRY(fd_flush(s));

@@ -754,31 +754,16 @@ typedef struct wctx {
 	size_t count;
 } wctx_t;
 
-static nnn_status_t write_all(int fd, const unsigned char *p, size_t n, nnn_diags_t *d)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return nnn_diags_add(d, NNN_E_IO, NNN_NO_OFFSET, "", "write failed: %s",
-			                     k < 0 ? strerror(errno) : "no progress");
-		p += k;
-		n -= (size_t)k;
-	}
-	return NNN_OK;
-}
-
 /* Header, then the data in little-endian chunks. */
 static nnn_status_t fill_npy(void *ctx, int fd, nnn_diags_t *d)
 {
 	const wctx_t *w = ctx;
 	unsigned char chunk[16384];
-	nnn_status_t st = write_all(fd, w->h, w->hn, d);
+	nnn_status_t st = nnn_write_all(fd, w->h, w->hn, d);
 	for (size_t i = 0; st == NNN_OK && i < w->count; i += sizeof chunk / 4) {
 		size_t n = w->count - i < sizeof chunk / 4 ? w->count - i : sizeof chunk / 4;
 		put_data(chunk, w->data + i, n);
-		st = write_all(fd, chunk, 4 * n, d);
+		st = nnn_write_all(fd, chunk, 4 * n, d);
 	}
 	return st;
 }
