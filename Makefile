@@ -110,10 +110,11 @@ $(O)/mkexample: $(O)/obj/tools/mkexample.o $(LIB_A)
 
 # ---- the example: a real job on a model the project generates ----
 $(EXAMPLE): $(O)/mkexample
-	$(O)/mkexample $@
-example: $(NNNKIT) $(EXAMPLE)
+	$(O)/mkexample $@ $(O)/example-input.npy
+example: $(NNNKIT) $(EXAMPLE) $(PLUGINS)
 	$(NNNKIT) info $(EXAMPLE)
 	$(NNNKIT) validate --input-shape 1,28,28,1 $(EXAMPLE)
+	$(NNNKIT) run $(EXAMPLE) --input $(O)/example-input.npy
 
 # ---- tests ----
 $(TESTBIN): $(TEST_OBJ) $(LIB_A)
@@ -152,7 +153,8 @@ test-asan:
 
 valgrind: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO)
 	NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) NNN_UNDER_VALGRIND=1 valgrind --error-exitcode=9 --leak-check=full \
-		--errors-for-leak-kinds=definite,indirect --show-possibly-lost=no --trace-children=yes -q $(TESTBIN) --jobs 1
+		--errors-for-leak-kinds=definite,indirect --show-possibly-lost=no --trace-children=yes \
+		--trace-children-skip='*/lua5.4,*/cc,*/gcc*,*/cc1,*/collect2,*/ld,*/as,*/make,*/nm,*/ldd,*/sha256sum,*/find,*/xargs,*/cmp,*/cp,*/rm,*/awk,*/sort,*/mkdir' -q $(TESTBIN) --jobs 1
 
 # ---- benchmarks: one program per bench/*.c ----
 BENCHES := $(BENCH_SRC:bench/%.c=$(O)/bench_%)

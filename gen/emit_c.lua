@@ -498,7 +498,7 @@ end
 -- Public helpers for tools: titles, scalar fields, parameter tensors.
 local SCALAR_FMT = {
   u8 = { "%u", "(unsigned)" }, i32 = { "%d", "(int)" }, u64 = { "%llu", "(unsigned long long)" },
-  f32 = { "%.9g", "(double)" },
+  f32 = { "%.7g", "(double)" }, -- display: float has about 7 significant digits
 }
 
 local function emit_format(w, s, r, f)

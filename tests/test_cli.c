@@ -91,7 +91,7 @@ Test(cli, info_table)
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	cr_assert(strstr(r.out, "\"tiny\""), "%s", r.out);
 	cr_assert(strstr(r.out, "parameters:   11"), "%s", r.out);
-	cr_assert(strstr(r.out, "Leaky ReLU(tau=0.100000001)"), "%s", r.out);
+	cr_assert(strstr(r.out, "Leaky ReLU(tau=0.1)"), "%s", r.out);
 	cr_assert(strstr(r.out, "weights [3,2]"), "%s", r.out);
 	cr_assert(strstr(r.out, "neurons=2 flatten=false"), "%s", r.out);
 }

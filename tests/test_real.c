@@ -141,9 +141,14 @@ static void check_run(const char *file, int64_t rows, int64_t cols_in, int64_t c
 	snprintf(plugin, sizeof plugin, "%s/plugins/builtin.so", b ? b : "build");
 	cr_assert_eq(nnn_plugin_load(ctx, plugin, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
 	cr_assert_eq(nnn_file_open(path, NULL, &f, &d), NNN_OK);
-	nnn_shape_t shape = { .rank = 2, .dims = { rows, cols_in } };
+	nnn_shape_t shape = { .rank = 2, .dims = { rows, cols_in } }, out;
 	cr_assert_eq(nnn_plan_new(ctx, nnn_file_model(f), &shape, NULL, &plan, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
 	cr_assert_eq(nnn_plan_run(plan, x, y, &d), NNN_OK);
+	float y2[64];
+	cr_assert_eq(nnn_model_run(ctx, nnn_file_model(f), &shape, x, y2, &out, NULL, &d), NNN_OK);
+	cr_assert_eq(out.rank, 2);
+	cr_assert_eq(out.dims[1], cols_out);
+	cr_assert_arr_eq(y, y2, sizeof(float) * (size_t)(rows * cols_out));
 	for (int64_t i = 0; i < rows * cols_out; i++)
 		cr_assert(fabs(y[i] - want[i]) <= 1e-5 * fabs(want[i]) + 1e-6, "output %lld: %.9g, expected %.9g",
 		          (long long)i, (double)y[i], want[i]);

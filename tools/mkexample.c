@@ -3,13 +3,16 @@
  * deterministic pseudo-random weights. Shows how to build a model with the
  * library alone: fill in the generated records, then write atomically.
  *
- *   mkexample OUT.nnn
+ * With a second argument it also writes two 28x28x1 inputs as a .npy file.
+ *
+ *   mkexample OUT.nnn [INPUTS.npy]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <nnn/model.h>
+#include <nnn/npy.h>
 
 /* Everything the model points at lives here; freed at exit. */
 typedef struct owned {
@@ -81,8 +84,8 @@ int main(int argc, char **argv)
 	nnn_diags_t d;
 	nnn_status_t st;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: mkexample OUT.nnn\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: mkexample OUT.nnn [INPUTS.npy]\n");
 		return 2;
 	}
 	memset(layers, 0, sizeof layers);
@@ -99,10 +102,21 @@ int main(int argc, char **argv)
 
 	nnn_diags_init(&d);
 	st = nnn_model_write_file(&m, argv[1], &d);
+	if (st == NNN_OK && argc == 3) {
+		/* Two "images": a bright square and a diagonal stroke. */
+		static float img[2][28 * 28];
+		nnn_shape_t shape = { .rank = 4, .dims = { 2, 28, 28, 1 } };
+		for (int y = 0; y < 28; y++)
+			for (int x = 0; x < 28; x++) {
+				img[0][y * 28 + x] = (x > 8 && x < 20 && y > 8 && y < 20) ? 1.0f : 0.0f;
+				img[1][y * 28 + x] = (x == y || x == y + 1) ? 1.0f : 0.0f;
+			}
+		st = nnn_npy_write_file(argv[2], &shape, &img[0][0], &d);
+	}
 	if (st != NNN_OK) {
 		char buf[1024];
 		for (size_t i = 0; i < d.n; i++)
-			fprintf(stderr, "mkexample: %s: %s\n", argv[1], nnn_diag_format(&d.v[i], buf, sizeof buf));
+			fprintf(stderr, "mkexample: %s\n", nnn_diag_format(&d.v[i], buf, sizeof buf));
 	}
 	nnn_diags_free(&d);
 	for (int i = 0; i < o.ndata; i++)

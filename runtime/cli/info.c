@@ -74,7 +74,7 @@ static void print_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, int32_t i, s
 			break;
 		count += (uint64_t)ts[t].tensor->data.n;
 	}
-	printf("%3d  %-6s %-28s %-22s %-8g %-40s %10" PRIu64 " %10" PRIu64 "  %s\n", (int)i, nnn_layer_title(L), fields,
+	printf("%3d  %-6s %-28s %-24s %-8g %-40s %10" PRIu64 " %10" PRIu64 "  %s\n", (int)i, nnn_layer_title(L), fields,
 	       act, (double)L->dropout, tens, count, end - L->at[NNN_AT_LAYER_ID],
 	       kernel_of(ctx, L, kern, sizeof kern));
 }
@@ -118,7 +118,7 @@ static int run(int argc, char **argv, cli_env_t *env)
 	if (total != m->param_count)
 		printf(" (the header says %" PRIu64 ": run nnnkit validate)", m->param_count);
 	printf("\nlayers:       %d\n\n", (int)m->layer_count);
-	printf("%3s  %-6s %-28s %-22s %-8s %-40s %10s %10s  %s\n", "#", "type", "fields", "activation", "dropout",
+	printf("%3s  %-6s %-28s %-24s %-8s %-40s %10s %10s  %s\n", "#", "type", "fields", "activation", "dropout",
 	       "tensors", "params", "bytes", "kernel");
 	for (int32_t i = 0; i < m->layer_count; i++)
 		print_layer(opts.ctx, m, i, size);

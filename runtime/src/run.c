@@ -187,3 +187,17 @@ nnn_status_t nnn_plan_run(nnn_plan_t *p, const float *x, float *y, nnn_diags_t *
 	}
 	return NNN_OK;
 }
+
+nnn_status_t nnn_model_run(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_shape_t *input, const float *x,
+                           float *y, nnn_shape_t *out_shape, const nnn_run_opts_t *opts, nnn_diags_t *diags)
+{
+	nnn_plan_t *p;
+	nnn_status_t st = nnn_plan_new(ctx, m, input, opts, &p, diags);
+	if (st != NNN_OK)
+		return st;
+	if (out_shape)
+		*out_shape = *nnn_plan_shape(p, p->n - 1);
+	st = nnn_plan_run(p, x, y, diags);
+	nnn_plan_free(p);
+	return st;
+}

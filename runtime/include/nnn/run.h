@@ -35,4 +35,11 @@ NNN_NODISCARD nnn_status_t nnn_plan_run(nnn_plan_t *p, const float *x, float *y,
 
 void nnn_plan_free(nnn_plan_t *p);
 
+/* One call: plan for `input`, run x into y, free the plan. `y` must hold the
+ * output's numel floats; *out_shape (when non-NULL) receives its shape. For
+ * many batches of one shape, keep a plan instead. */
+NNN_NODISCARD nnn_status_t nnn_model_run(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_shape_t *input,
+                                         const float *x, float *y, nnn_shape_t *out_shape,
+                                         const nnn_run_opts_t *opts, nnn_diags_t *diags);
+
 #endif
