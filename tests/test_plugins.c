@@ -335,3 +335,20 @@ Test(plugins, every_unknown_id_listed_once)
 	nnn_diags_free(&d);
 	bb_free(&b);
 }
+
+Test(plugins, same_file_from_two_threads_loads_once)
+{
+	nnn_ctx_t *c = ctx_new();
+	pthread_t t1, t2;
+	void *a[2] = { c, (void *)fixture("good") }, *r1, *r2;
+	char text[512];
+	cr_assert_eq(pthread_create(&t1, NULL, load_one, a), 0);
+	cr_assert_eq(pthread_create(&t2, NULL, load_one, a), 0);
+	pthread_join(t1, &r1);
+	pthread_join(t2, &r2);
+	cr_assert_eq((intptr_t)r1, NNN_OK);
+	cr_assert_eq((intptr_t)r2, NNN_OK);
+	nnn_ctx_plugins_text(c, text, sizeof text);
+	cr_assert(strstr(text, "fixture (") && !strstr(strstr(text, "fixture (") + 1, "fixture ("), "%s", text);
+	nnn_ctx_free(c);
+}

@@ -599,6 +599,16 @@ nnn_status_t nnn_plugin_load(nnn_ctx_t *c, const char *path, nnn_diags_t *diags)
 	}
 
 	pthread_mutex_lock(&c->lock);
+	/* Another thread may have loaded the same file meanwhile. */
+	for (size_t i = 0; i < c->nplugins; i++) {
+		if (c->plugins[i]->dev == st.st_dev && c->plugins[i]->ino == st.st_ino) {
+			add_report(c, real, d, "already loaded", NNN_OK, "loaded by another thread at the same time");
+			pthread_mutex_unlock(&c->lock);
+			free(d);
+			dlclose(h);
+			return NNN_OK;
+		}
+	}
 	char why[MSG] = "";
 	plugin_t **v = realloc(c->plugins, (c->nplugins + 1) * sizeof *v);
 	plugin_t *p = v ? calloc(1, sizeof *p) : NULL;
