@@ -157,8 +157,8 @@ valgrind: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO)
 		--trace-children-skip='*/lua5.4,*/cc,*/gcc*,*/cc1,*/collect2,*/ld,*/as,*/make,*/nm,*/ldd,*/sha256sum,*/find,*/xargs,*/cmp,*/cp,*/rm,*/awk,*/sort,*/mkdir' -q $(TESTBIN) --jobs 1
 
 # ---- benchmarks: one program per bench/*.c ----
-BENCHES := $(BENCH_SRC:bench/%.c=$(O)/bench_%)
-$(O)/bench_%: $(O)/obj/bench/%.o $(LIB_A)
+BENCHES := $(BENCH_SRC:bench/%.c=$(O)/%)
+$(O)/bench_%: $(O)/obj/bench/bench_%.o $(LIB_A)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lopenblas
 bench: $(BENCHES) $(PLUGINS)
