@@ -240,3 +240,95 @@ Test(cli, plugins_lists_candidates)
 	cr_assert(strstr(r.err, "/nonexistent/x.so: open stage: cannot resolve the path"), "%s", r.err);
 	cr_assert(strstr(r.out, "/nonexistent/x.so: open"), "%s", r.out);
 }
+
+/* A small corpus by hand: the runner's behaviour does not depend on how
+ * many cases there are. */
+static const char *mini_corpus(void)
+{
+	static char dir[64];
+	char path[256];
+	bb_t b = { 0 };
+	snprintf(dir, sizeof dir, "/tmp/nnnconf.XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	static const struct {
+		const char *file, *cls, *code;
+		int at, value;
+	} cases[] = {
+		{ "valid.nnn", "valid", "OK", -1, 0 },
+		{ "dims.nnn", "semantic", "E_DIM_MISMATCH", -2, 0 }, /* bias [2] with 3 values */
+		{ "bool.nnn", "bool", "E_BOOL", 42, 2 },
+		{ "magic.nnn", "magic", "E_MAGIC", 0, 0x4e4e4e2f },
+	};
+	snprintf(path, sizeof path, "%s/manifest.json", dir);
+	FILE *m = fopen(path, "w");
+	fprintf(m, "{\"schema\": \"nnn\", \"cases\": [\n");
+	for (size_t i = 0; i < 4; i++) {
+		if (cases[i].at == -2) {
+			/* Only the dims product is wrong: shapes and counts agree otherwise. */
+			int32_t bias[1] = { 2 }, w[2] = { 3, 2 };
+			bb_header(&b, "dims", 3 + 6, 1);
+			bb_u8(&b, 0), bb_u8(&b, 0), bb_f32(&b, 0);
+			bb_i32s(&b, 1, bias), bb_u8(&b, 1), bb_i32(&b, 3);
+			bb_f32(&b, 1), bb_f32(&b, 2), bb_f32(&b, 3);
+			bb_i32(&b, 2), bb_tensor(&b, 2, w), bb_u8(&b, 0);
+		} else {
+			bb_tiny(&b);
+		}
+		if (cases[i].at >= 0 && !strcmp(cases[i].cls, "bool"))
+			b.b[cases[i].at] = (unsigned char)cases[i].value;
+		else if (cases[i].at >= 0)
+			bb_put_i32(&b, (size_t)cases[i].at, cases[i].value);
+		snprintf(path, sizeof path, "%s/%s", dir, cases[i].file);
+		FILE *f = fopen(path, "wb");
+		fwrite(b.b, 1, b.n, f);
+		fclose(f);
+		bb_free(&b);
+		fprintf(m, " {\"file\": \"%s\", \"valid\": %s, \"class\": \"%s\", \"code\": \"%s\"}%s\n", cases[i].file,
+		        i ? "false" : "true", cases[i].cls, cases[i].code, i < 3 ? "," : "");
+	}
+	fprintf(m, "]}\n");
+	fclose(m);
+	return dir;
+}
+
+Test(cli, conformance_runner_catches_lenient_and_crashing_decoders)
+{
+	run_t r;
+	char args[1024];
+	const char *dir = mini_corpus();
+	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+
+	snprintf(args, sizeof args, "conformance --corpus %s", dir);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "\n4 passed, 0 failed\n"), "%s", r.out);
+
+	/* nnnkit itself as an external decoder. */
+	snprintf(args, sizeof args, "conformance --corpus %s --decoder '%s validate {file}'",
+	         dir, getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit");
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.out);
+
+	/* One that skips the dims product check is caught. */
+	snprintf(args, sizeof args, "conformance --corpus %s --decoder '%s/lenient {file}'", dir, b);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 1, "%s", r.out);
+	cr_assert(strstr(r.out, "semantic            1        0        1        0"), "%s", r.out);
+	cr_assert(strstr(r.out, "failed dims.nnn: accepted an invalid file (expected E_DIM_MISMATCH)"), "%s", r.out);
+	cr_assert(strstr(r.out, "\n3 passed, 1 failed\n"), "%s", r.out);
+
+	/* Signals and timeouts are crashes. */
+	snprintf(args, sizeof args, "conformance --corpus %s --decoder 'kill -SEGV $$ # {file}' --json", dir);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 1);
+	cr_assert(strstr(r.out, "\"crashed\": 4"), "%s", r.out);
+	cr_assert(strstr(r.out, "killed by signal 11"), "%s", r.out);
+	snprintf(args, sizeof args, "conformance --corpus %s --decoder 'sleep 5 # {file}' --timeout 0.2", dir);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 1);
+	cr_assert(strstr(r.out, "timed out after 0.2 s"), "%s", r.out);
+	cr_assert(strstr(r.out, "\n0 passed, 4 failed\n"), "%s", r.out);
+
+	snprintf(args, sizeof args, "rm -rf %s", dir);
+	cr_assert_eq(system(args), 0);
+}

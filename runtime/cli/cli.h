@@ -34,7 +34,7 @@ typedef struct cli_cmd {
 	int (*run)(int argc, char **argv, cli_env_t *env);
 } cli_cmd_t;
 
-extern const cli_cmd_t cmd_info, cmd_validate, cmd_dump, cmd_convert, cmd_run, cmd_plugins;
+extern const cli_cmd_t cmd_info, cmd_validate, cmd_dump, cmd_convert, cmd_run, cmd_plugins, cmd_conformance;
 
 /* The context with the plugins loaded: explicit ones first, then (unless
  * --no-default-plugins) NNN_PLUGIN_PATH and the installed folder. Failures

@@ -9,7 +9,9 @@
 
 #include "cli.h"
 
-static const cli_cmd_t *const commands[] = { &cmd_info, &cmd_validate, &cmd_dump, &cmd_convert, &cmd_run, &cmd_plugins };
+static const cli_cmd_t *const commands[] = {
+	&cmd_info, &cmd_validate, &cmd_dump, &cmd_convert, &cmd_run, &cmd_plugins, &cmd_conformance,
+};
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 static int usage(FILE *f, int code)
