@@ -122,7 +122,7 @@ $(TESTBIN): $(TEST_OBJ) $(LIB_A)
 	$(Q)$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(LIB_A) -lcriterion $(LDLIBS)
 
 # Test plugins, each broken in one way (tests/plugins/fixture.c).
-FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep
+FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail
 FIX_good :=
 FIX_tag2 := -DFIX_TAG=2 -DFIX_LAYER=1 -DFIX_ACT=4
 FIX_dupacross := -DFIX_TAG=3 -DFIX_ACT=5
@@ -133,6 +133,8 @@ FIX_abiminor := -DFIX_ABI_MINOR
 FIX_dupwithin := -DFIX_DUP_WITHIN
 FIX_noforward := -DFIX_NO_FORWARD
 FIX_missingdep := -DFIX_MISSING_DEP
+FIX_initcrash := -DFIX_INIT_CRASH
+FIX_fwdfail := -DFIX_FORWARD_FAIL -DFIX_TAG=4
 FIXTURE_SO := $(FIXTURES:%=$(O)/fixtures/%.so)
 $(O)/fixtures/%.so: tests/plugins/fixture.c $(O)/gen/.stamp
 	@mkdir -p $(@D)/dep

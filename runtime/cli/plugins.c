@@ -1,5 +1,9 @@
 /* plugins.c: `nnnkit plugins`: every candidate, what happened to it, why. */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -7,10 +11,12 @@ static int run(int argc, char **argv, cli_env_t *env);
 
 const cli_cmd_t cmd_plugins = {
 	"plugins", "list the plugins found, what each provides, and why any failed",
-	"usage: nnnkit [--plugin FILE]... plugins [-v]\n"
+	"usage: nnnkit [--plugin FILE]... plugins [-v] [--check FILE]\n"
 	"Tries every plugin the search finds (--plugin files, then NNN_PLUGIN_PATH, then the installed\n"
 	"folder) and prints one line per candidate: its file, what happened and the IDs it provides.\n"
-	"  -v   also show each failure's full message and each ID's name\n"
+	"  -v            also show each failure's full message and each ID's name\n"
+	"  --check FILE  load FILE in a child process first, so a plugin that crashes while loading is\n"
+	"                reported with its signal instead of taking nnnkit down; then list it\n"
 	"Exit: 0 when every candidate loaded, 3 when any failed.\n",
 	run,
 };
@@ -31,6 +37,37 @@ static void print_ids(const nnn_ctx_t *ctx, const nnn_plugin_report_t *r, int ve
 		putchar('\n');
 }
 
+/* Loads `path` in a child process; 0 when it loaded there, else prints why. */
+static int check_in_child(const char *path)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("nnnkit: fork");
+		return -1;
+	}
+	if (pid == 0) {
+		nnn_ctx_t *ctx;
+		nnn_diags_t d;
+		nnn_diags_init(&d);
+		int code = nnn_ctx_new(&ctx, &d) == NNN_OK && nnn_plugin_load(ctx, path, &d) == NNN_OK ? 0 : EXIT_PLUGIN;
+		cli_report("nnnkit", &d, code ? NNN_E_PLUGIN : NNN_OK);
+		/* No cleanup: the parent only wants to know the plugin survives loading. */
+		_exit(code);
+	}
+	int status;
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		fprintf(stderr, "nnnkit: %s: crashed while loading (signal %d, %s): its entry point or a library it "
+		        "loads is broken; report it to the plugin's authors, and do not put it on NNN_PLUGIN_PATH\n",
+		        path, sig, strsignal(sig));
+		return -1;
+	}
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
 static int run(int argc, char **argv, cli_env_t *env)
 {
 	int verbose = 0, failed = 0;
@@ -41,6 +78,10 @@ static int run(int argc, char **argv, cli_env_t *env)
 			return EXIT_VALID;
 		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
 			verbose = 1;
+		} else if (!strcmp(argv[i], "--check") && i + 1 < argc) {
+			if (check_in_child(argv[++i]) != 0)
+				return EXIT_PLUGIN;
+			env->plugins[env->nplugins++] = argv[i];
 		} else {
 			return cli_usage(&cmd_plugins, "unexpected argument %s", argv[i]);
 		}

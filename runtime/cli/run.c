@@ -13,15 +13,18 @@ static int run(int argc, char **argv, cli_env_t *env);
 const cli_cmd_t cmd_run = {
 	"run", "run a model on inputs from a .npy file",
 	"usage: nnnkit run MODEL --input X.npy [--output Y.npy] [--batch N] [--threads N]\n"
+	"                  [--max-tensor-bytes N]\n"
 	"Runs the model on X (float32 or convertible, C order, first axis = samples; '-' reads stdin)\n"
 	"in batches of N samples (default 256) and writes the outputs to Y ('-' writes stdout),\n"
-	"or prints them as text, one sample per line, when --output is not given.\n",
+	"or prints them as text, one sample per line, when --output is not given.\n"
+	"  --max-tensor-bytes N  refuse, naming the layer, an intermediate tensor over N bytes (4 GiB)\n",
 	run,
 };
 
 typedef struct run_args {
 	const char *model, *input, *output;
 	long batch, threads;
+	unsigned long long max_bytes;
 } run_args_t;
 
 static int parse(int argc, char **argv, run_args_t *a)
@@ -41,6 +44,12 @@ static int parse(int argc, char **argv, run_args_t *a)
 			if (*end || n < 1 || n > 1 << 20)
 				return cli_usage(&cmd_run, "%s needs a count from 1 to 1048576, not '%s'", argv[i], v);
 			*(argv[i][2] == 'b' ? &a->batch : &a->threads) = n;
+			i++;
+		} else if (!strcmp(argv[i], "--max-tensor-bytes") && v) {
+			char *end;
+			a->max_bytes = strtoull(v, &end, 10);
+			if (*end || a->max_bytes == 0)
+				return cli_usage(&cmd_run, "--max-tensor-bytes needs a byte count > 0, not '%s'", v);
 			i++;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return cli_usage(&cmd_run, "unknown option or missing value: %s", argv[i]);
@@ -70,7 +79,7 @@ static nnn_status_t run_batch(const nnn_ctx_t *ctx, const nnn_model_t *m, const 
                               const run_args_t *a, float *y, nnn_shape_t *out_shape, nnn_diags_t *d)
 {
 	nnn_shape_t in = x->shape;
-	nnn_run_opts_t o = { .size = sizeof o, .threads = (int)a->threads };
+	nnn_run_opts_t o = { .size = sizeof o, .threads = (int)a->threads, .max_tensor_bytes = a->max_bytes };
 	nnn_plan_t *p;
 	in.dims[0] = n;
 	int64_t per = nnn_shape_numel(&x->shape) / x->shape.dims[0];
@@ -118,7 +127,7 @@ static int run(int argc, char **argv, cli_env_t *env)
 		nnn_shape_t one = x.shape;
 		one.dims[0] = b;
 		nnn_plan_t *p;
-		nnn_run_opts_t o = { .size = sizeof o, .threads = (int)a.threads };
+		nnn_run_opts_t o = { .size = sizeof o, .threads = (int)a.threads, .max_tensor_bytes = a.max_bytes };
 		st = nnn_plan_new(ctx, m, &one, &o, &p, &d);
 		if (st == NNN_OK) {
 			out_shape = *nnn_plan_shape(p, m->layer_count - 1);

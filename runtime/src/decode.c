@@ -214,9 +214,12 @@ static nnn_status_t count(nnn_cur_t *c, size_t elem, const char *what, int32_t *
 	c->pos += 4;
 	/* Checked before anything is allocated: a 30-byte file cannot claim 2^31 floats. */
 	if ((uint64_t)*n * elem > c->len - c->pos) {
-		nnn_status_t s = nnn_cur_fail(c, NNN_E_TRUNCATED, at,
-		                              "found %d %ss (%" PRIu64 " bytes), but only %zu bytes remain", (int)*n,
-		                              what, (uint64_t)*n * elem, c->len - c->pos);
+		nnn_status_t s = elem == 1
+		                         ? nnn_cur_fail(c, NNN_E_TRUNCATED, at, "found %d bytes, but only %zu remain",
+		                                        (int)*n, c->len - c->pos)
+		                         : nnn_cur_fail(c, NNN_E_TRUNCATED, at,
+		                                        "found %d %ss (%" PRIu64 " bytes), but only %zu bytes remain",
+		                                        (int)*n, what, (uint64_t)*n * elem, c->len - c->pos);
 		c->pos -= 4;
 		return s;
 	}

@@ -2,6 +2,9 @@
  * by a -D flag (see FIXTURES in the Makefile). A fixture provides kernels for
  * a layer ID and an activation ID; its forward writes FIX_TAG so a test can
  * tell which plugin ran. */
+#include <signal.h>
+#include <stdio.h>
+
 #include <nnn/plugin.h>
 
 #ifndef FIX_TAG
@@ -37,6 +40,10 @@ static nnn_status_t infer(const nnn_layer_t *layer, const void *body, const nnn_
 static nnn_status_t forward(const nnn_kernel_args_t *a, char *msg, size_t msg_size)
 {
 	(void)msg, (void)msg_size;
+#ifdef FIX_FORWARD_FAIL
+	snprintf(msg, msg_size, "deliberate failure in forward (fixture)");
+	return NNN_E_KERNEL;
+#endif
 	int64_t n = 1;
 	for (int32_t i = 0; i < a->out->rank; i++)
 		n *= a->out->dims[i];
@@ -94,6 +101,9 @@ NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t 
 		return st;
 #ifdef FIX_INIT_FAIL
 	return h->fail(d, "deliberate failure in init (fixture)");
+#endif
+#ifdef FIX_INIT_CRASH
+	raise(SIGSEGV); /* what a buggy plugin does: the host must survive it */
 #endif
 	st = h->add_layer(d, &layer);
 	if (st == NNN_OK)

@@ -1,0 +1,216 @@
+/* test_hardening.c: nnnkit never loses a file, never runs out of memory on
+ * a length bomb, survives a crashing plugin, and names the layer whose
+ * kernel failed. */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <nnn/file.h>
+#include <nnn/run.h>
+#include <nnn/validate.h>
+
+#include "builder.h"
+
+static int under_valgrind(void)
+{
+	return getenv("NNN_UNDER_VALGRIND") != NULL;
+}
+
+/* A one-layer Dense model whose weights are `inputs` x 4 floats of `fill`. */
+static void big_model(bb_t *b, int32_t inputs, float fill)
+{
+	int32_t bias[1] = { 4 }, w[2] = { inputs, 4 };
+	bb_header(b, "big", 4 + 4 * (uint64_t)inputs, 1);
+	bb_u8(b, 0), bb_u8(b, 0), bb_f32(b, 0);
+	bb_i32s(b, 1, bias), bb_u8(b, 1), bb_i32(b, 4);
+	for (int i = 0; i < 4; i++)
+		bb_f32(b, fill);
+	bb_i32(b, 4);
+	bb_i32s(b, 2, w), bb_u8(b, 1), bb_i32(b, inputs * 4);
+	for (int32_t i = 0; i < inputs * 4; i++)
+		bb_f32(b, fill);
+	bb_u8(b, 0);
+}
+
+static unsigned char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	cr_assert_not_null(f);
+	fseek(f, 0, SEEK_END);
+	*n = (size_t)ftell(f);
+	fseek(f, 0, SEEK_SET);
+	unsigned char *p = malloc(*n + 1);
+	cr_assert_eq(fread(p, 1, *n, f), *n);
+	fclose(f);
+	return p;
+}
+
+static int entries(const char *dir)
+{
+	int n = 0;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* Kills a writer at many points of a 32 MiB write: the target is always the
+ * old file or the whole new one, never a mixture; a clean write leaves no
+ * temporary file. */
+Test(hardening, kill_during_write_never_mixes, .timeout = 120)
+{
+	char dir[] = "/tmp/nnnkill.XXXXXX", path[64];
+	bb_t old = { 0 }, neu = { 0 };
+	nnn_model_t *m;
+	struct timespec t0, t1;
+	if (under_valgrind())
+		cr_skip_test("forks writers and times kills: too slow under valgrind; run by make test and test-asan");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/model.nnn", dir);
+	big_model(&old, 1 << 20, 1.0f); /* 16 MiB */
+	big_model(&neu, 2 << 20, 2.0f); /* 32 MiB */
+	cr_assert_eq(nnn_model_decode(neu.b, neu.n, NULL, &m, NULL), NNN_OK);
+
+	/* How long one whole write takes, to spread the kills over it. */
+	cr_assert_eq(nnn_model_write_file(m, path, NULL), NNN_OK);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cr_assert_eq(nnn_model_write_file(m, path, NULL), NNN_OK);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cr_assert_eq(entries(dir), 1, "a clean write left a temporary file");
+	long full_us = (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000;
+
+	int olds = 0, news = 0;
+	for (int k = 0; k < 40; k++) {
+		FILE *f = fopen(path, "wb");
+		fwrite(old.b, 1, old.n, f);
+		fclose(f);
+		pid_t pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0)
+			_exit(nnn_model_write_file(m, path, NULL) == NNN_OK ? 0 : 1);
+		/* Spread over three times a clean write: a forked writer is slower. */
+		long ns = (long)k * (full_us * 3000L / 40);
+		struct timespec wait = { ns / 1000000000L, ns % 1000000000L };
+		nanosleep(&wait, NULL);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		size_t n;
+		unsigned char *got = slurp(path, &n);
+		int is_old = n == old.n && !memcmp(got, old.b, n), is_new = n == neu.n && !memcmp(got, neu.b, n);
+		cr_assert(is_old || is_new, "kill %d (%ld us in): the target is neither file (%zu bytes)", k, ns / 1000, n);
+		olds += is_old, news += is_new;
+		free(got);
+	}
+	cr_log_info("kills: %d left the old file, %d the new one (a write takes %ld us)", olds, news, full_us);
+	cr_assert_gt(olds, 0, "no kill landed before the rename");
+	cr_assert_gt(news, 0, "no writer finished: the kills did not cover a whole write");
+
+	char cmd[64];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+	nnn_model_free(m);
+	bb_free(&old);
+	bb_free(&neu);
+}
+
+/* Tiny files that claim huge counts, through the CLI under a 256 MiB
+ * address-space limit (the bombs ask for GiBs; OpenBLAS, which the builtin
+ * plugin loads, spins at start-up below about 100 MiB). */
+Test(hardening, cli_length_bombs_under_memory_limit)
+{
+	static const size_t at[] = { 4, 20, 34, 43, 72 };
+	const char *kit = getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
+	char cmd[1024];
+#if defined(__SANITIZE_ADDRESS__)
+	cr_skip_test("ASan reserves terabytes of address space: the memory limit runs in make test");
+#endif
+	if (under_valgrind())
+		cr_skip_test("valgrind needs address space of its own: the memory limit runs in make test");
+	for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+		bb_t b = { 0 };
+		bb_tiny(&b);
+		bb_put_i32(&b, at[i], 0x7fffffff);
+		const char *path = bb_to_file(&b, "bomb.nnn");
+		snprintf(cmd, sizeof cmd, "ulimit -v 262144; %s validate %s >/dev/null 2>&1", kit, path);
+		int st = system(cmd);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "bomb at %zu: status %d", at[i], st);
+		snprintf(cmd, sizeof cmd, "ulimit -v 262144; %s dump %s >/dev/null 2>&1", kit, path);
+		st = system(cmd);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "dump of bomb at %zu: status %d", at[i], st);
+		bb_free(&b);
+	}
+}
+
+/* 100,000 layers: validation is linear in layers, so it ends. */
+Test(hardening, many_layers_validate, .timeout = 60)
+{
+	bb_t b = { 0 };
+	nnn_diags_t d;
+	nnn_shape_t in = { .rank = 2, .dims = { 1, 1 } };
+	int32_t n = 100000;
+	bb_header(&b, "deep", 2 * (uint64_t)n, n);
+	for (int32_t i = 0; i < n; i++)
+		bb_dense(&b, 3, 1, 1, 0);
+	nnn_diags_init(&d);
+	cr_assert_eq(nnn_validate_bytes(b.b, b.n, NULL, &in, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
+	nnn_diags_free(&d);
+	bb_free(&b);
+}
+
+Test(hardening, crashing_plugin_is_checked_in_a_child)
+{
+	char cmd[1024], out[4096] = "";
+	const char *kit = getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
+	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	snprintf(cmd, sizeof cmd, "%s --no-default-plugins plugins --check %s/fixtures/initcrash.so 2>&1", kit, b);
+	FILE *p = popen(cmd, "r");
+	out[fread(out, 1, sizeof out - 1, p)] = '\0';
+	int st = pclose(p);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 3, "%s", out);
+	cr_assert(strstr(out, "initcrash.so: crashed while loading (signal 11, Segmentation fault)"), "%s", out);
+	snprintf(cmd, sizeof cmd, "%s --no-default-plugins plugins --check %s/fixtures/good.so 2>&1", kit, b);
+	p = popen(cmd, "r");
+	out[fread(out, 1, sizeof out - 1, p)] = '\0';
+	st = pclose(p);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", out);
+	cr_assert(strstr(out, "good.so: loaded (fixture 1)"), "%s", out);
+}
+
+Test(hardening, failing_kernel_names_its_layer)
+{
+	char plugin[512];
+	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	nnn_ctx_t *ctx;
+	nnn_model_t *m;
+	nnn_plan_t *p;
+	nnn_diags_t d;
+	bb_t bb = { 0 };
+	float x[3] = { 1, 2, 3 }, y[1];
+	bb_tiny(&bb);
+	bb.b[102] = 3; /* layers[1]: ReLU, which the fixture provides */
+	snprintf(plugin, sizeof plugin, "%s/fixtures/fwdfail.so", b);
+	nnn_diags_init(&d);
+	cr_assert_eq(nnn_ctx_new(&ctx, &d), NNN_OK);
+	cr_assert_eq(nnn_plugin_load(ctx, plugin, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
+	cr_assert_eq(nnn_model_decode(bb.b, bb.n, NULL, &m, &d), NNN_OK);
+	m->layers[0].activation.id = 3; /* both layers: Dense + ReLU from the fixture */
+	nnn_shape_t in = { .rank = 2, .dims = { 1, 3 } };
+	cr_assert_eq(nnn_plan_new(ctx, m, &in, NULL, &p, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
+	cr_assert_eq(nnn_plan_run(p, x, y, &d), NNN_E_KERNEL);
+	cr_assert_str_eq(d.v[0].path, "layers[0]");
+	cr_assert(strstr(d.v[0].msg, "forward failed: deliberate failure in forward"), "%s", d.v[0].msg);
+	nnn_plan_free(p);
+	nnn_model_free(m);
+	nnn_ctx_free(ctx);
+	nnn_diags_free(&d);
+	bb_free(&bb);
+}
