@@ -3,7 +3,7 @@
 
 local function fixed_size(f)
   if (f.kind == "prim" or f.kind == "enum") and f.prim.width then return tostring(f.prim.width) end
-  if f.kind == "prim" or f.kind == "enum" then return "4 + n" end
+  if f.kind == "prim" or f.kind == "enum" then return (f.prim.elem and "4 + 4n" or "4 + n") end
   return "varies"
 end
 
@@ -45,7 +45,7 @@ return function(s)
   w("| name | bytes | meaning |")
   w("|---|---|---|")
   for _, p in ipairs(s.primitives) do
-    w("| `%s` | %s | %s |", p.name, p.width and tostring(p.width) or "4 + n", cell(p.doc))
+    w("| `%s` | %s | %s |", p.name, p.width and tostring(p.width) or (p.elem and "4 + 4n" or "4 + n"), cell(p.doc))
   end
   w("")
   w("## Records, in file order")
