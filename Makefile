@@ -44,7 +44,7 @@ LIB_SO  := $(O)/libnnn.so.0
 TESTBIN := $(O)/test_nnn
 EXAMPLE := $(O)/example.nnn
 
-.PHONY: all deps example test test-asan valgrind bench check-gen clean install uninstall
+.PHONY: all deps example test test-asan valgrind valgrind-cli bench check-gen clean install uninstall conformance
 .DEFAULT_GOAL := all
 
 all: $(NNNKIT) $(LIB_SO) $(DOC) $(O)/mkexample $(PLUGINS)
@@ -116,6 +116,13 @@ example: $(NNNKIT) $(EXAMPLE) $(PLUGINS)
 	$(NNNKIT) validate --input-shape 1,28,28,1 $(EXAMPLE)
 	$(NNNKIT) run $(EXAMPLE) --input $(O)/example-input.npy
 
+# ---- conformance corpus: every case generated from the schema ----
+CONFORMANCE := $(O)/conformance
+conformance: $(CONFORMANCE)/manifest.json
+$(CONFORMANCE)/manifest.json: $(SCHEMA) $(GEN_LUA) | deps
+	@echo "  GEN    $(CONFORMANCE)"
+	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --conformance $(CONFORMANCE)
+
 # ---- tests ----
 $(TESTBIN): $(TEST_OBJ) $(LIB_A)
 	@echo "  CC     $@"
@@ -162,6 +169,16 @@ valgrind: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient
 	NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) NNN_UNDER_VALGRIND=1 valgrind --error-exitcode=9 --leak-check=full \
 		--errors-for-leak-kinds=definite,indirect --show-possibly-lost=no --trace-children=yes \
 		--trace-children-skip='*/lua5.4,*/cc,*/gcc*,*/cc1,*/collect2,*/ld,*/as,*/make,*/nm,*/ldd,*/sha256sum,*/find,*/xargs,*/cmp,*/cp,*/rm,*/awk,*/sort,*/mkdir' -q $(TESTBIN) --jobs 1
+
+# The CLI under valgrind over the whole conformance corpus (in process), and
+# `dump` over every valid case.
+valgrind-cli: $(NNNKIT) $(PLUGINS) $(CONFORMANCE)/manifest.json
+	valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+		$(NNNKIT) conformance --corpus $(CONFORMANCE) >/dev/null
+	@for f in $(CONFORMANCE)/valid/*.nnn; do \
+		valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+			$(NNNKIT) dump $$f >/dev/null || exit 1; done
+	@echo "valgrind-cli: no errors, no leaks"
 
 # ---- benchmarks: one program per bench/*.c ----
 BENCHES := $(BENCH_SRC:bench/%.c=$(O)/%)

@@ -5,6 +5,13 @@
 --   lua5.4 gen/nnngen.lua [--schema CORE] --plugin FRAGMENT --c FILE.c --h FILE.h
 --     plugin mode: the codec of a plugin's own records, checked together
 --     with the core schema (default: ../schema/nnn.lua beside this script)
+--   lua5.4 gen/nnngen.lua --lock SCHEMA [--out FILE.lock]
+--   lua5.4 gen/nnngen.lua --check-compat OLD NEW
+--     the schema's lock, and the check that NEW keeps files written under
+--     OLD readable (each a schema or a lock): see gen/compat.lua
+--   lua5.4 gen/nnngen.lua SCHEMA --conformance DIR [--plugin FRAGMENT]
+--     the conformance corpus: DIR/manifest.json, DIR/valid/*.nnn and
+--     DIR/invalid/*.nnn (see gen/emit_conformance.lua)
 --
 -- The schema is checked first; an error names the offending entry and exits 1.
 -- Output depends only on the schema (arrays, never hash order; no dates), so
@@ -31,7 +38,7 @@ local function parse_args(argv)
     local a = argv[i]
     if a == "--check" then
       opt.check = true
-    elseif a == "--c" or a == "--h" or a == "--doc" or a == "--plugin" or a == "--schema" then
+    elseif a == "--c" or a == "--h" or a == "--doc" or a == "--plugin" or a == "--schema" or a == "--conformance" then
       if not argv[i + 1] then usage(a .. " needs a file name") end
       opt[a:sub(3)] = argv[i + 1]
       i = i + 1
@@ -68,6 +75,11 @@ local function write_file(path, text)
 end
 
 local function main(argv)
+  for _, a in ipairs(argv) do
+    if a == "--lock" or a == "--check-compat" then
+      os.exit(require("compat").main(argv, { load_schema = load_schema, write_file = write_file }))
+    end
+  end
   local opt = parse_args(argv)
   local ok, s = pcall(load_schema, opt.schema, opt.plugin)
   if not ok then
@@ -75,8 +87,9 @@ local function main(argv)
     os.exit(1)
   end
   -- Everything is generated before anything is written.
-  local out = {}
+  local out, conf = {}, nil
   local gen_ok, err = pcall(function()
+    if opt.conformance then conf = require("emit_conformance").generate(s) end
     if opt.plugin then
       if opt.h then out[#out + 1] = { opt.h, emit_c.plugin_header(s) } end
       if opt.c then out[#out + 1] = { opt.c, emit_c.plugin_source(s, (opt.h or "plugin_gen.h"):match("[^/]*$")) } end
@@ -91,6 +104,7 @@ local function main(argv)
     os.exit(1)
   end
   for _, o in ipairs(out) do write_file(o[1], o[2]) end
+  if conf then require("emit_conformance").write(opt.conformance, conf) end
 end
 
 main(arg)

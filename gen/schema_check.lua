@@ -783,6 +783,8 @@ local function check_records(s)
           if v.rec and not v.rec.min_size then sz = 0 end
           m = (m == nil or sz < m) and sz or m
         end
+        -- A plugin may give an ID fields of any size, none included.
+        if f.ext then m = 0 end
         n = n + (m or 0)
       end
     end

@@ -128,10 +128,10 @@ nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts
 		st = nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "no buffer for %zu bytes", len);
 	else
 		st = nnn_gen_decode(&c, &d->model);
-	if (st == NNN_OK)
-		st = c.first_soft; /* kept going past problems: the call still fails */
 	if (st == NNN_E_UNKNOWN_ID && diags)
 		probe_unknowns(buf, len, c.ctx, diags);
+	if (c.first_soft)
+		st = c.first_soft; /* kept going past problems: the first one's code */
 	if (st != NNN_OK) {
 		nnn_model_free(&d->model);
 		return st;
@@ -190,12 +190,10 @@ nnn_status_t nnn_validate_bytes(const void *buf, size_t len, const nnn_ctx_t *ct
 	st = nnn_gen_decode(&c, &d.model);
 	if (st == NNN_E_UNKNOWN_ID && diags)
 		probe_unknowns(buf, len, ctx, diags);
-	if (st == NNN_OK) {
-		/* Framed: every semantic rule can run, even past soft problems. */
+	if (st == NNN_OK) /* framed: every semantic rule can run, even past soft problems */
 		st = nnn_model_validate(&d.model, input, NULL, diags);
-		if (c.first_soft)
-			st = c.first_soft;
-	}
+	if (c.first_soft)
+		st = c.first_soft; /* the code of the first problem, found while decoding */
 	nnn_arena_free(&d.arena);
 	return st;
 }

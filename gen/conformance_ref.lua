@@ -1,0 +1,703 @@
+-- conformance_ref: a reference decoder and validator for .nnn files, written
+-- from the checked schema alone (gen/schema_check.lua). It is a second,
+-- independent implementation of the rules libnnn's generated codec follows,
+-- and it reports every problem the way libnnn does:
+--   code    the status name ("E_TRUNCATED"), numbers in CODES
+--   path    the field path, "layers[2].weights.dims[1]" ("" for the file)
+--   offset  the byte offset the problem is reported at
+--
+-- Conventions (the same as runtime/src/decode.c and rules.c):
+--   * a fixed-width field that does not fit is E_TRUNCATED at its own offset,
+--     on its own path;
+--   * a count-prefixed field (string, arrays) is reported at its count's
+--     offset: E_TRUNCATED when the count itself is cut or the elements do
+--     not fit in the bytes left, E_COUNT_NEGATIVE when the count is < 0;
+--   * a repeated record's count (layer_count) is checked, when the elements
+--     start, against the bytes left divided by the smallest encoding of one
+--     element, and reported on the count field's path and offset;
+--   * a const field that differs is E_MAGIC; an unknown tag (an ID that
+--     selects fields) is E_UNKNOWN_ID, fatal; an unknown plain enum value is
+--     E_ENUM; a bool byte above 1 is E_BOOL; invalid UTF-8 is E_UTF8 at the
+--     bad byte; bytes after the root record are E_TRAILING at the first one;
+--   * E_BOOL, E_ENUM, E_UTF8, E_TRAILING and the decode-stage rule
+--     (dims_product) leave the framing intact: a strict decode stops at them,
+--     a keep-going decode (the validator's) records them and goes on.
+-- Semantic rules run only on a file that could be framed, in the order the
+-- generated validator runs them: per record, first its record and repeated
+-- fields (a repeated field's elements, then its chain rule), then its own
+-- rules, then its variant's record.
+--
+-- Values: f32 values are kept as their 32 raw bits (integers), so every NaN
+-- payload survives; i32 arrays are lists of integers, f32 arrays lists of
+-- bits; bools are the byte read (0/1, or more when corrupt). A decoded record
+-- is a table of its field values by name, with `at` (field offsets by name)
+-- and `__rec` (its schema record).
+
+local M = {}
+
+-- Pinned numbers of runtime/include/nnn/status.h (the test checks each name
+-- against nnn_status_name, so a drift is caught).
+M.CODES = {
+  OK = 0, E_IO = 1, E_NOMEM = 2, E_USAGE = 3, E_TRUNCATED = 10, E_MAGIC = 11, E_COUNT_NEGATIVE = 12,
+  E_BOOL = 14, E_UTF8 = 15, E_TRAILING = 16, E_UNKNOWN_ID = 17, E_ENUM = 18, E_DIM_NEGATIVE = 19,
+  E_DIM_OVERFLOW = 20, E_DIM_MISMATCH = 21, E_PARAM_COUNT = 30, E_SHAPE = 31, E_RANGE = 32,
+  E_PADDING = 33, E_CHAIN = 34, E_INPUT_SHAPE = 35, E_LIMIT = 36, E_NPY = 37, E_PLUGIN = 40, E_KERNEL = 41,
+}
+
+------------------------------------------------------------ numbers
+
+function M.f32_of_bits(bits)
+  return (string.unpack("<f", string.pack("<I4", bits & 0xffffffff)))
+end
+
+function M.bits_of_f32(x)
+  return (string.unpack("<I4", string.pack("<f", x)))
+end
+
+local function is_finite_bits(bits)
+  return (bits >> 23) & 0xff ~= 0xff
+end
+M.is_finite_bits = is_finite_bits
+
+-- Whether a * b (a < 2^64 as an unsigned bit pattern, 0 < b < 2^31) needs more
+-- than 64 bits.
+local function mul_overflows_u64(a, b)
+  local hi, lo = (a >> 32) & 0xffffffff, a & 0xffffffff
+  local carry = (lo * b) >> 32
+  return hi * b + carry > 0xffffffff
+end
+
+-- C's truncating division of 64-bit integers.
+local function cdiv(a, b)
+  local q = a // b
+  if q < 0 and q * b ~= a then q = q + 1 end
+  return q
+end
+
+------------------------------------------------------------ padding formulas
+
+-- Evaluates a padding formula (pad_before / pad_after) for kernel size k, the
+-- way the generated C does: 64-bit integers, division truncating toward zero.
+function M.formula(text, k, before)
+  local toks, i = {}, 1
+  while i <= #text do
+    local c = text:sub(i, i)
+    if c == " " then
+      i = i + 1
+    elseif c:match("%d") then
+      local d = text:match("^%d+", i)
+      toks[#toks + 1] = { t = "num", v = math.tointeger(tonumber(d)) }
+      i = i + #d
+    elseif c:match("[%a_]") then
+      local name = text:match("^[%w_]+", i)
+      toks[#toks + 1] = { t = name }
+      i = i + #name
+    else
+      toks[#toks + 1] = { t = c }
+      i = i + 1
+    end
+  end
+  local pos = 1
+  local function peek() return toks[pos] and toks[pos].t end
+  local expr
+  local function unary()
+    local t = peek()
+    pos = pos + 1
+    if t == "-" then return -unary() end
+    if t == "+" then return unary() end
+    if t == "num" then return toks[pos - 1].v end
+    if t == "k" then return k end
+    if t == "before" then return before end
+    if t == "(" then
+      local v = expr()
+      pos = pos + 1 -- ")"
+      return v
+    end
+    error("bad padding formula " .. text)
+  end
+  local function term()
+    local a = unary()
+    while peek() == "*" or peek() == "/" do
+      local op = peek()
+      pos = pos + 1
+      local b = unary()
+      a = op == "*" and a * b or cdiv(a, b)
+    end
+    return a
+  end
+  function expr()
+    local a = term()
+    while peek() == "+" or peek() == "-" do
+      local op = peek()
+      pos = pos + 1
+      local b = term()
+      a = op == "+" and a + b or a - b
+    end
+    return a
+  end
+  return expr()
+end
+
+-- before, after for enum value number `value` of a padding enum, or nil.
+function M.pads_for(enum, value, k)
+  for _, v in ipairs(enum.values) do
+    if v.value == value then
+      local b = M.formula(v.pad_before, k)
+      return b, M.formula(v.pad_after, k, b)
+    end
+  end
+end
+
+------------------------------------------------------------ references
+
+-- The value and offset a resolved reference (schema_check's find_ref) names,
+-- from record value `r` and its parent `p` (the record holding r's variant).
+-- Array elements are picked the way nnn_i32s_pick/_pick_at do: -1 when absent.
+function M.ref_get(x, r, p)
+  local base = x.owner == "parent" and p or r
+  for i = 1, #x.chain - 1 do base = base[x.chain[i].name] end
+  local f = x.field
+  local v, at = base[f.name], base.at and base.at[f.name]
+  if x.index then
+    local arr, i = v, x.index
+    if i < 0 then i = i + #arr end
+    v = (i >= 0 and i < #arr) and arr[i + 1] or -1
+    if at then at = at + 4 + 4 * (i < 0 and 0 or i) end
+  end
+  return v, at
+end
+
+-- Stores v in the field a reference names (no index).
+function M.ref_set(x, r, p, v)
+  local base = x.owner == "parent" and p or r
+  for i = 1, #x.chain - 1 do base = base[x.chain[i].name] end
+  base[x.field.name] = v
+end
+
+-- The raw array a reference with an index points into.
+local function ref_array(x, r, p)
+  local base = x.owner == "parent" and p or r
+  for i = 1, #x.chain - 1 do base = base[x.chain[i].name] end
+  return base[x.field.name]
+end
+
+------------------------------------------------------------ schema facts
+
+-- The enum value with number n, or nil.
+function M.enum_value(e, n)
+  for _, v in ipairs(e.values) do if v.value == n then return v end end
+end
+
+-- Fewest bytes one encoding of record r takes, as libnnn's codec (compiled
+-- from the core schema) counts it for a repeated record's count check
+-- (NNN_<REC>_MIN_SIZE): a variant open to plugins may take no bytes at all.
+-- (Equal to schema_check's min_size.)
+function M.core_min_size(r, memo)
+  memo = memo or {}
+  if memo[r] then return memo[r] end
+  local n = 0
+  for _, f in ipairs(r.fields) do
+    if f.kind == "prim" or f.kind == "enum" then
+      n = n + (f.prim.width or 4)
+    elseif f.kind == "record" then
+      n = n + M.core_min_size(f.rec, memo)
+    elseif f.kind == "variant" then
+      local m
+      for _, v in ipairs(f.enum.values) do
+        if not v.plugin then
+          local sz = v.rec and M.core_min_size(v.rec, memo) or 0
+          m = (m == nil or sz < m) and sz or m
+        end
+      end
+      if f.ext then m = 0 end
+      n = n + (m or 0)
+    end
+  end
+  memo[r] = n
+  return n
+end
+
+------------------------------------------------------------ decoding
+
+local STOP = setmetatable({}, { __tostring = function() return "decoding stopped" end })
+
+local function push(c, name)
+  local mark = #c.path
+  if name ~= "" then c.path = c.path .. (mark > 0 and "." or "") .. name end
+  return mark
+end
+
+local function push_index(c, i)
+  local mark = #c.path
+  c.path = c.path .. "[" .. i .. "]"
+  return mark
+end
+
+local function pop(c, mark)
+  c.path = c.path:sub(1, mark)
+end
+
+-- A problem at the current path. Fatal ones, and soft ones in a strict
+-- decode, stop decoding.
+local function problem(c, code, at, soft)
+  c.diags[#c.diags + 1] = { code = code, path = c.path, offset = at }
+  if soft and c.keep_going then
+    c.soft = c.soft or code
+    return
+  end
+  c.failed = code
+  error(STOP, 0)
+end
+
+local function need(c, n)
+  if c.len - c.pos >= n then return true end
+  problem(c, "E_TRUNCATED", c.pos)
+end
+
+local FIXED = {
+  u8 = function(b, i) return (string.unpack("<I1", b, i)) end,
+  i32 = function(b, i) return (string.unpack("<i4", b, i)) end,
+  u64 = function(b, i) return (string.unpack("<i8", b, i)) end, -- the 64 bits, as Lua's integer
+  f32 = function(b, i) return (string.unpack("<I4", b, i)) end, -- raw bits
+  bool = function(b, i) return (string.unpack("<I1", b, i)) end,
+}
+
+-- Strict UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF): the
+-- index (0-based) of the first bad byte, or #s.
+function M.utf8_bad(s)
+  local i, len = 1, #s
+  while i <= len do
+    local b = s:byte(i)
+    local n, cp, min
+    if b < 0x80 then
+      n = 1
+    elseif b & 0xE0 == 0xC0 then
+      n, cp, min = 2, b & 0x1F, 0x80
+    elseif b & 0xF0 == 0xE0 then
+      n, cp, min = 3, b & 0x0F, 0x800
+    elseif b & 0xF8 == 0xF0 then
+      n, cp, min = 4, b & 0x07, 0x10000
+    else
+      return i - 1
+    end
+    if n > 1 then
+      if len - i + 1 < n then return i - 1 end
+      for k = 1, n - 1 do
+        local x = s:byte(i + k)
+        if x & 0xC0 ~= 0x80 then return i - 1 end
+        cp = cp << 6 | (x & 0x3F)
+      end
+      if cp < min or cp > 0x10FFFF or (cp >= 0xD800 and cp <= 0xDFFF) then return i - 1 end
+    end
+    i = i + n
+  end
+  return len
+end
+
+-- An i32 count of `elem`-byte elements, checked against the bytes left.
+local function count(c, elem)
+  local at = c.pos
+  need(c, 4)
+  local n = string.unpack("<i4", c.buf, c.pos + 1)
+  if n < 0 then problem(c, "E_COUNT_NEGATIVE", at) end
+  c.pos = c.pos + 4
+  if n * elem > c.len - c.pos then
+    c.pos = c.pos - 4
+    problem(c, "E_TRUNCATED", at)
+  end
+  return n
+end
+
+-- Reads one primitive field; returns its value and offset.
+local function read_prim(c, name, p)
+  local mark = push(c, name)
+  local at = c.pos
+  local v
+  if p.width then
+    need(c, p.width)
+    v = FIXED[p.name](c.buf, c.pos + 1)
+    c.pos = c.pos + p.width
+    if p.kind == "bool" and v > 1 then problem(c, "E_BOOL", at, true) end
+  elseif p.kind == "string" then
+    local n = count(c, 1)
+    v = c.buf:sub(c.pos + 1, c.pos + n)
+    c.pos = c.pos + n
+    local bad = M.utf8_bad(v)
+    if bad ~= n then problem(c, "E_UTF8", at + 4 + bad, true) end
+  else -- i32_array, f32_array: elements of 4 bytes
+    local n = count(c, 4)
+    local fmt = c.schema.prim[p.elem].kind == "float" and "<I4" or "<i4"
+    v = {}
+    for k = 1, n do v[k] = string.unpack(fmt, c.buf, c.pos + 1 + 4 * (k - 1)) end
+    c.pos = c.pos + 4 * n
+  end
+  pop(c, mark)
+  return v, at
+end
+
+local function dims_product(c, r, rule)
+  local dims, dims_at = M.ref_get(rule.dims_ref, r)
+  local data, data_at = M.ref_get(rule.data_ref, r)
+  local prod, zero, overflow = 1, false, false
+  for i, d in ipairs(dims) do
+    if d < 0 then
+      local m = push(c, rule.dims_ref.text)
+      push_index(c, i - 1)
+      problem(c, "E_DIM_NEGATIVE", dims_at + 4 + 4 * (i - 1), true)
+      pop(c, m)
+      return
+    end
+    if d == 0 then
+      zero = true
+    elseif mul_overflows_u64(prod, d) then
+      overflow = true
+    else
+      prod = prod * d
+    end
+  end
+  if zero then
+    prod = 0
+  elseif overflow then
+    local m = push(c, rule.dims_ref.text)
+    problem(c, "E_DIM_OVERFLOW", dims_at, true)
+    pop(c, m)
+    return
+  end
+  if prod ~= #data then
+    local m = push(c, rule.data_ref.text)
+    problem(c, "E_DIM_MISMATCH", data_at, true)
+    pop(c, m)
+  end
+end
+
+local decode_record
+
+function decode_record(c, rec, parent)
+  local r = { __rec = rec, at = {} }
+  for _, f in ipairs(rec.fields) do
+    if f.kind == "prim" or f.kind == "enum" then
+      r[f.name], r.at[f.name] = read_prim(c, f.name, f.prim)
+      local v, at = r[f.name], r.at[f.name]
+      if f.const ~= nil and v ~= f.const then
+        local m = push(c, f.name)
+        problem(c, "E_MAGIC", at)
+        pop(c, m)
+      end
+      if f.kind == "enum" and not M.enum_value(f.enum, v) then
+        local m = push(c, f.name)
+        if f.enum.is_tag then problem(c, "E_UNKNOWN_ID", at) else problem(c, "E_ENUM", at, true) end
+        pop(c, m)
+      end
+    elseif f.kind == "record" then
+      r.at[f.name] = c.pos
+      local m = push(c, f.name)
+      r[f.name] = decode_record(c, f.rec, nil)
+      pop(c, m)
+    elseif f.kind == "array" then
+      r.at[f.name] = c.pos
+      local n, count_at = r[f.count_field.name], r.at[f.count_field.name]
+      local left = c.len - c.pos
+      local min = M.core_min_size(f.rec)
+      if n < 0 then
+        local m = push(c, f.count_field.name)
+        problem(c, "E_COUNT_NEGATIVE", count_at)
+        pop(c, m)
+      end
+      if min > 0 and n > left // min then
+        local m = push(c, f.count_field.name)
+        problem(c, "E_TRUNCATED", count_at)
+        pop(c, m)
+      end
+      local list = {}
+      for i = 0, n - 1 do
+        local m = push(c, f.name)
+        push_index(c, i)
+        list[i + 1] = decode_record(c, f.rec, nil)
+        pop(c, m)
+      end
+      r[f.name] = list
+    elseif f.kind == "variant" then
+      r.at[f.name] = c.pos
+      local v = M.enum_value(f.enum, r[f.tag])
+      if v and v.rec then r[f.name] = decode_record(c, v.rec, r) end
+    end
+  end
+  for _, rule in ipairs(rec.rules or {}) do
+    if rule.stage == "decode" then dims_product(c, r, rule) end
+  end
+  return r
+end
+
+-- Decodes bytes. Strict by default: stops at the first problem. With
+-- keep_going it goes past problems that leave the framing intact.
+-- Returns { ok, diags, model (when framed), code (first failure) }.
+function M.decode(s, buf, keep_going)
+  local c = { schema = s, buf = buf, len = #buf, pos = 0, path = "", diags = {}, keep_going = keep_going }
+  local ok, err = pcall(function()
+    c.model = decode_record(c, s.root, nil)
+    if c.pos ~= c.len then problem(c, "E_TRAILING", c.pos, true) end
+  end)
+  if not ok and err ~= STOP then error(err, 0) end
+  return {
+    ok = ok and not c.soft, framed = ok, diags = c.diags, model = ok and c.model or nil,
+    code = c.failed or c.soft or "OK",
+  }
+end
+
+------------------------------------------------------------ validation
+
+local function vproblem(v, code, name, at)
+  local path = v.path
+  if name ~= "" then path = path .. (#path > 0 and "." or "") .. name end
+  v.diags[#v.diags + 1] = { code = code, path = path, offset = at }
+  v.problems = v.problems + 1
+end
+
+local function with(v, name, fn)
+  local saved = v.path
+  if name ~= "" then v.path = v.path .. (#v.path > 0 and "." or "") .. name end
+  fn()
+  v.path = saved
+end
+
+local function with_index(v, i, fn)
+  local saved = v.path
+  v.path = v.path .. "[" .. i .. "]"
+  fn()
+  v.path = saved
+end
+
+-- The io of one element of a chained array: how its variant record maps
+-- shapes (nnn_io_t), from the record's `io`, or "plugin" / "unknown".
+function M.io_of(e)
+  local rec = e.__rec
+  local vf = rec.variant
+  if not vf then return { kind = "unknown" } end
+  local v = M.enum_value(vf.enum, e[vf.tag])
+  if not v then return { kind = "unknown" } end
+  if v.plugin then return { kind = "plugin" } end
+  if not (v.rec and v.rec.io) then return { kind = "unknown" } end
+  local io, body = v.rec.io, e[vf.name]
+  local t = { kind = io.kind }
+  local ir = io.inputs_ref
+  t.inputs, t.inputs_at = M.ref_get(ir, body, e)
+  t.inputs_path = ir.text:gsub("%[%-?%d+%]$", "")
+  t.inputs_index = -1
+  if ir.index then
+    local arr = ref_array(ir, body, e)
+    t.inputs_index = ir.index < 0 and ir.index + #arr or ir.index
+  end
+  t.outputs = M.ref_get(io.outputs_ref, body, e)
+  if io.kind == "features" then
+    t.flatten = M.ref_get(io.flatten_ref, body, e) ~= 0
+  else
+    t.kernel = M.ref_get(io.kernels_ref, body, e)
+    t.pads = M.ref_get(io.pads_ref, body, e)
+  end
+  return t
+end
+
+-- One step of the chain without an input shape (nnn_rule_chain with
+-- input NULL): st = { last, rank, from }. Returns whether io fits st, then
+-- moves st past the element.
+function M.chain_step(io, st)
+  local ok = true
+  if io.kind == "features" then
+    if st.last >= 0 then
+      if io.flatten and st.rank ~= 0 then
+        if st.last == 0 or math.fmod(io.inputs, st.last) ~= 0 then ok = false end
+      elseif io.inputs ~= st.last then
+        ok = false
+      end
+    end
+    st.last = io.outputs
+    st.rank = io.flatten and 0 or st.rank
+  elseif io.kind == "spatial" then
+    local n = #io.kernel - 2
+    if st.last >= 0 then
+      if io.inputs ~= st.last then
+        ok = false
+      elseif st.rank >= 0 and st.rank ~= n then
+        ok = false
+      end
+    end
+    st.last = io.outputs
+    st.rank = n
+  else
+    st.last, st.rank = -1, -1
+  end
+  return ok
+end
+
+local function params_of(r)
+  local n = 0
+  local rec = r.__rec
+  for _, f in ipairs(rec.fields) do
+    if f.param then
+      n = n + #r[f.name].data -- a param field is a tensor (schema_check)
+    elseif f.kind == "record" then
+      n = n + params_of(r[f.name])
+    elseif f.kind == "array" then
+      for _, e in ipairs(r[f.name]) do n = n + params_of(e) end
+    elseif f.kind == "variant" and r[f.name] then
+      n = n + params_of(r[f.name])
+    end
+  end
+  return n
+end
+
+-- Total element count of every parameter tensor under record value r.
+function M.params(r)
+  return params_of(r)
+end
+
+local validate_record
+
+local function run_rule(v, r, p, rule)
+  local k = rule.kind
+  if k == "min" then
+    local x, at = M.ref_get(rule.ref, r, p)
+    if x < rule.value then vproblem(v, "E_RANGE", rule.ref.text, at) end
+  elseif k == "range" then
+    local x, at = M.ref_get(rule.ref, r, p)
+    if rule.ref.field.prim.kind == "float" then x = M.f32_of_bits(x) end
+    local ok = x >= rule.min and (rule.max_open and x < rule.max or (not rule.max_open and x <= rule.max))
+    if not ok then vproblem(v, "E_RANGE", rule.ref.text, at) end
+  elseif k == "finite" then
+    local x, at = M.ref_get(rule.ref, r, p)
+    if not is_finite_bits(x) then vproblem(v, "E_RANGE", rule.ref.text, at) end
+  elseif k == "dims" then
+    local dims, at = M.ref_get(rule.ref, r, p)
+    local pat, many = rule.pat, nil
+    local fixed = #pat
+    for i, e in ipairs(pat) do if e.kind == "+..." then many, fixed = i, #pat - 1 end end
+    if (many == nil and #dims ~= fixed) or (many ~= nil and #dims < fixed + 1) then
+      vproblem(v, "E_SHAPE", rule.ref.text, at)
+      return
+    end
+    local tail = many and #dims - fixed or 0
+    local pi = 1
+    for d = 1, #dims do
+      local e, x = pat[pi], dims[d]
+      local bad
+      if e.kind == "=" then
+        bad = x ~= (M.ref_get(e.ref, r, p))
+      elseif e.kind == "*" then
+        bad = x < 0
+      else
+        bad = x < 1
+      end
+      if bad then
+        with(v, rule.ref.text, function()
+          with_index(v, d - 1, function() vproblem(v, "E_SHAPE", "", at + 4 + 4 * (d - 1)) end)
+        end)
+      end
+      if pi == many then
+        tail = tail - 1
+        if tail <= 0 then pi = pi + 1 end
+      else
+        pi = pi + 1
+      end
+    end
+  elseif k == "padding" then
+    local pads, pads_at = M.ref_get(rule.dims_ref, r, p)
+    local kd = M.ref_get(rule.kernels_ref, r, p)
+    local ty = M.ref_get(rule.type_ref, r, p)
+    local enum = rule.type_ref.field.enum
+    local n = #kd - 2
+    if n < 1 or not M.pads_for(enum, ty, 1) then return end
+    if #pads ~= 2 * n then
+      vproblem(v, "E_PADDING", rule.dims_ref.text, pads_at)
+      return
+    end
+    for j = 0, n - 1 do
+      local ks = kd[2 + j]
+      if ks >= 1 then
+        local b, a = M.pads_for(enum, ty, ks)
+        for side = 0, 1 do
+          local want = side == 1 and a or b
+          if pads[2 * j + side + 1] ~= want then
+            with(v, rule.dims_ref.text, function()
+              with_index(v, 2 * j + side, function()
+                vproblem(v, "E_PADDING", "", pads_at + 4 + 4 * (2 * j + side))
+              end)
+            end)
+          end
+        end
+      end
+    end
+  elseif k == "param_count" then
+    local x, at = M.ref_get(rule.ref, r, p)
+    if x ~= M.params(r) then vproblem(v, "E_PARAM_COUNT", rule.ref.text, at) end
+  end
+end
+
+local function chain_rule(rec, f)
+  for _, rule in ipairs(rec.rules or {}) do
+    if rule.kind == "chain" and rule.ref.field == f then return rule end
+  end
+end
+
+function validate_record(v, r, p)
+  local rec = r.__rec
+  for _, f in ipairs(rec.fields) do
+    if f.kind == "record" then
+      with(v, f.name, function() validate_record(v, r[f.name], nil) end)
+    elseif f.kind == "array" then
+      local chain = chain_rule(rec, f)
+      local ios = {}
+      for i, e in ipairs(r[f.name]) do
+        local before = v.problems
+        with(v, f.name, function()
+          with_index(v, i - 1, function() validate_record(v, e, nil) end)
+        end)
+        ios[i] = M.io_of(e)
+        if v.problems ~= before then ios[i] = { kind = "unknown" } end
+      end
+      if chain then
+        local st = { last = -1, rank = -1 }
+        for i, io in ipairs(ios) do
+          if not M.chain_step(io, st) then
+            with(v, f.name, function()
+              with_index(v, i - 1, function()
+                with(v, io.inputs_path, function()
+                  if io.inputs_index >= 0 then
+                    with_index(v, io.inputs_index, function() vproblem(v, "E_CHAIN", "", io.inputs_at) end)
+                  else
+                    vproblem(v, "E_CHAIN", "", io.inputs_at)
+                  end
+                end)
+              end)
+            end)
+          end
+        end
+      end
+    end
+  end
+  for _, rule in ipairs(rec.rules or {}) do
+    if rule.stage == "validate" and rule.kind ~= "chain" then run_rule(v, r, p, rule) end
+  end
+  for _, f in ipairs(rec.fields) do
+    if f.kind == "variant" and r[f.name] then validate_record(v, r[f.name], r) end
+  end
+end
+
+-- The semantic problems of a decoded model, in the validator's order.
+function M.validate_model(model)
+  local v = { path = "", diags = {}, problems = 0 }
+  validate_record(v, model, nil)
+  return v.diags
+end
+
+-- nnn_validate_bytes: decode keeping going, then, when the bytes could be
+-- framed, every semantic rule. Returns the list of problems.
+function M.validate(s, buf)
+  local d = M.decode(s, buf, true)
+  local diags = d.diags
+  if d.framed then
+    for _, x in ipairs(M.validate_model(d.model)) do diags[#diags + 1] = x end
+  end
+  return diags, d
+end
+
+return M

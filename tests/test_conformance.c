@@ -1,0 +1,392 @@
+/* test_conformance.c: libnnn over the conformance corpus generated from the
+ * schema (lua5.4 gen/nnngen.lua SCHEMA --conformance DIR; see
+ * gen/emit_conformance.lua), every case of it:
+ *
+ *   valid       nnn_validate_bytes finds nothing, and decode -> encode gives
+ *               the same bytes;
+ *   structural  nnn_model_decode fails with exactly the manifest's code, and
+ *               its first problem has the manifest's code, path and offset;
+ *               nnn_validate_bytes agrees: it fails, with the same first
+ *               problem (its status is that of the first fatal problem, which
+ *               comes later when it kept going past a soft one: counted);
+ *   semantic    the file decodes, and nnn_validate_bytes reports the
+ *               manifest's code, path and offset among its problems.
+ *
+ * conformance/core runs the core schema's corpus; conformance/plugin builds
+ * the example plugin (examples/plugin-pool-swish) against this tree, loads
+ * it, and runs the corpus of the schema its fragment extends.
+ * Tests run from the project root (make test); NNN_BUILD names the build
+ * folder (for the generated headers). Each test works in its own mkdtemp
+ * folder, removed at the end.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <nnn/context.h>
+#include <nnn/validate.h>
+
+#define GEN_LUA "lua5.4 gen/nnngen.lua"
+#define PLUGIN_DIR "examples/plugin-pool-swish"
+
+typedef struct ccase {
+	char file[256];
+	int valid;
+	char klass[32];
+	char kind[32];
+	char code[32];
+	long number;
+	char path[NNN_PATH_MAX];
+	long long offset; /* -1 for null */
+	char tests[512];
+} ccase_t;
+
+static char g_tmp[64];
+
+static void cleanup(void)
+{
+	char cmd[128];
+	if (g_tmp[0]) {
+		snprintf(cmd, sizeof cmd, "rm -rf %s", g_tmp);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", g_tmp);
+		g_tmp[0] = '\0';
+	}
+}
+
+static const char *tmp(void)
+{
+	if (!g_tmp[0]) {
+		strcpy(g_tmp, "/tmp/nnn-conf-XXXXXX");
+		cr_assert_not_null(mkdtemp(g_tmp));
+	}
+	return g_tmp;
+}
+
+/* Runs a shell command with its output in `out` (optional); returns its exit status. */
+static int sh(char *out, size_t size, const char *cmd)
+{
+	char full[4096], file[128];
+	snprintf(file, sizeof file, "%s/sh.txt", tmp());
+	snprintf(full, sizeof full, "(%s) >%s 2>&1", cmd, file);
+	int st = system(full);
+	if (out && size) {
+		FILE *f = fopen(file, "r");
+		size_t n = f ? fread(out, 1, size - 1, f) : 0;
+		out[n] = '\0';
+		if (f)
+			fclose(f);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* ---- the manifest: one case per line, keys in a fixed order ---- */
+
+/* The value of "key": in line, a string (unescaped into out) or a literal. */
+static bool field(const char *line, const char *key, char *out, size_t size)
+{
+	char pat[64];
+	snprintf(pat, sizeof pat, "\"%s\": ", key);
+	const char *p = strstr(line, pat);
+	size_t k = 0;
+	if (!p)
+		return false;
+	p += strlen(pat);
+	if (*p == '"') {
+		for (p++; *p && *p != '"'; p++) {
+			char c = *p;
+			if (c == '\\') {
+				p++;
+				if (*p == 'u') {
+					unsigned v = 0;
+					if (sscanf(p + 1, "%4x", &v) != 1)
+						return false;
+					c = (char)v;
+					p += 4;
+				} else {
+					c = *p;
+				}
+			}
+			if (k + 1 < size)
+				out[k++] = c;
+		}
+		if (*p != '"')
+			return false;
+	} else {
+		for (; *p && *p != ',' && *p != '}'; p++)
+			if (k + 1 < size)
+				out[k++] = *p;
+	}
+	out[k] = '\0';
+	return true;
+}
+
+static size_t load_manifest(const char *dir, ccase_t **out)
+{
+	char path[512], line[8192], v[600];
+	size_t n = 0, cap = 0;
+	ccase_t *cs = NULL;
+	snprintf(path, sizeof path, "%s/manifest.json", dir);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "no manifest at %s", path);
+	while (fgets(line, sizeof line, f)) {
+		if (!strstr(line, "{\"file\": "))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			cs = realloc(cs, cap * sizeof *cs);
+			cr_assert_not_null(cs);
+		}
+		ccase_t *c = &cs[n++];
+		memset(c, 0, sizeof *c);
+		cr_assert(field(line, "file", c->file, sizeof c->file), "bad manifest line: %s", line);
+		cr_assert(field(line, "valid", v, sizeof v));
+		c->valid = strcmp(v, "true") == 0;
+		cr_assert(field(line, "class", c->klass, sizeof c->klass));
+		cr_assert(field(line, "kind", c->kind, sizeof c->kind));
+		cr_assert(field(line, "code", c->code, sizeof c->code));
+		cr_assert(field(line, "number", v, sizeof v));
+		c->number = strtol(v, NULL, 10);
+		cr_assert(field(line, "path", c->path, sizeof c->path));
+		cr_assert(field(line, "offset", v, sizeof v));
+		c->offset = strcmp(v, "null") == 0 ? -1 : strtoll(v, NULL, 10);
+		cr_assert(field(line, "tests", c->tests, sizeof c->tests));
+	}
+	fclose(f);
+	*out = cs;
+	return n;
+}
+
+static unsigned char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *b = NULL;
+	size_t n = 0, cap = 0, k;
+	cr_assert_not_null(f, "cannot open %s", path);
+	do {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 4096;
+			b = realloc(b, cap);
+			cr_assert_not_null(b);
+		}
+		k = fread(b + n, 1, cap - n, f);
+		n += k;
+	} while (k > 0);
+	fclose(f);
+	*len = n;
+	return b;
+}
+
+/* ---- one case ---- */
+
+static bool same(const nnn_diag_t *d, const ccase_t *c)
+{
+	return strcmp(nnn_status_name(d->code), c->code) == 0 && strcmp(d->path, c->path) == 0 &&
+	       (long long)d->offset == c->offset;
+}
+
+/* Checks one case; on failure writes why into `why` and returns false. */
+static bool run_case(const char *dir, const ccase_t *c, const nnn_ctx_t *ctx, char *why, size_t size,
+                     size_t *status_differs)
+{
+	char path[600];
+	size_t len;
+	nnn_diags_t d, v;
+	nnn_model_t *m = NULL;
+	nnn_decode_opts_t opts = { .ctx = ctx };
+	bool ok = true;
+
+	snprintf(path, sizeof path, "%s/%s", dir, c->file);
+	unsigned char *buf = read_all(path, &len);
+	nnn_diags_init(&d);
+	nnn_diags_init(&v);
+	if (strcmp(nnn_status_name((nnn_status_t)c->number), c->code) != 0) {
+		snprintf(why, size, "number %ld is %s, not %s", c->number, nnn_status_name((nnn_status_t)c->number),
+		         c->code);
+		ok = false;
+	} else if (c->valid) {
+		nnn_status_t sv = nnn_validate_bytes(buf, len, ctx, NULL, &v);
+		nnn_status_t sd = nnn_model_decode(buf, len, &opts, &m, &d);
+		unsigned char *enc = NULL;
+		size_t elen = 0;
+		if (sv != NNN_OK || v.n) {
+			snprintf(why, size, "validate: %s, first %s at %s @%llu", nnn_status_name(sv),
+			         v.n ? nnn_status_name(v.v[0].code) : "-", v.n ? v.v[0].path : "-",
+			         v.n ? (unsigned long long)v.v[0].offset : 0ULL);
+			ok = false;
+		} else if (sd != NNN_OK) {
+			snprintf(why, size, "decode: %s", nnn_status_name(sd));
+			ok = false;
+		} else if (nnn_model_encode(m, &enc, &elen, &d) != NNN_OK) {
+			snprintf(why, size, "encode failed");
+			ok = false;
+		} else if (elen != len || memcmp(enc, buf, len) != 0) {
+			snprintf(why, size, "re-encoded to %zu bytes that differ from the %zu read", elen, len);
+			ok = false;
+		}
+		free(enc);
+	} else if (strcmp(c->kind, "structural") == 0) {
+		nnn_status_t sd = nnn_model_decode(buf, len, &opts, &m, &d);
+		nnn_status_t sv = nnn_validate_bytes(buf, len, ctx, NULL, &v);
+		if (strcmp(nnn_status_name(sd), c->code) != 0 || d.n == 0 || !same(&d.v[0], c)) {
+			snprintf(why, size, "decode: %s, first problem %s at \"%s\" @%llu; expected %s at \"%s\" @%lld",
+			         nnn_status_name(sd), d.n ? nnn_status_name(d.v[0].code) : "-", d.n ? d.v[0].path : "-",
+			         d.n ? (unsigned long long)d.v[0].offset : 0ULL, c->code, c->path, c->offset);
+			ok = false;
+		} else if (sv == NNN_OK || v.n == 0 || !same(&v.v[0], c)) {
+			snprintf(why, size, "decoder and validator disagree: validate %s, first problem %s at \"%s\" @%llu",
+			         nnn_status_name(sv), v.n ? nnn_status_name(v.v[0].code) : "-", v.n ? v.v[0].path : "-",
+			         v.n ? (unsigned long long)v.v[0].offset : 0ULL);
+			ok = false;
+		} else if (sv != sd) {
+			/* Same first problem; the validator went on past it (it keeps going
+			 * past problems that leave the framing intact) and returns the
+			 * fatal problem it met later. Counted, not a failure. */
+			(*status_differs)++;
+		}
+	} else {
+		nnn_status_t sd = nnn_model_decode(buf, len, &opts, &m, &d);
+		nnn_status_t sv = nnn_validate_bytes(buf, len, ctx, NULL, &v);
+		bool found = false;
+		for (size_t i = 0; i < v.n; i++)
+			found |= same(&v.v[i], c);
+		if (sd != NNN_OK) {
+			snprintf(why, size, "decode: %s (first %s at \"%s\" @%llu), expected to decode", nnn_status_name(sd),
+			         d.n ? nnn_status_name(d.v[0].code) : "-", d.n ? d.v[0].path : "-",
+			         d.n ? (unsigned long long)d.v[0].offset : 0ULL);
+			ok = false;
+		} else if (sv == NNN_OK || !found) {
+			snprintf(why, size, "validate: %s with %zu problems (first %s at \"%s\" @%llu), none %s at \"%s\" @%lld",
+			         nnn_status_name(sv), v.n, v.n ? nnn_status_name(v.v[0].code) : "-", v.n ? v.v[0].path : "-",
+			         v.n ? (unsigned long long)v.v[0].offset : 0ULL, c->code, c->path, c->offset);
+			ok = false;
+		}
+	}
+	nnn_model_free(m);
+	nnn_diags_free(&d);
+	nnn_diags_free(&v);
+	free(buf);
+	return ok;
+}
+
+/* ---- a whole corpus ---- */
+
+typedef struct tally {
+	char klass[32];
+	int pass, fail;
+} tally_t;
+
+static void run_corpus(const char *dir, const nnn_ctx_t *ctx, const char *label)
+{
+	ccase_t *cs;
+	size_t n = load_manifest(dir, &cs);
+	tally_t t[32] = { 0 };
+	size_t nt = 0, fails = 0, differs = 0;
+	char why[1024];
+	double t0 = now();
+
+	cr_assert_gt(n, 100, "only %zu cases in %s", n, dir);
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < nt && strcmp(t[k].klass, cs[i].klass) != 0)
+			k++;
+		if (k == nt) {
+			cr_assert_lt(nt, 32);
+			snprintf(t[nt++].klass, sizeof t[0].klass, "%s", cs[i].klass);
+		}
+		if (run_case(dir, &cs[i], ctx, why, sizeof why, &differs)) {
+			t[k].pass++;
+		} else {
+			t[k].fail++;
+			if (fails++ < 60)
+				cr_log_error("%s: %s (%s): %s", label, cs[i].file, cs[i].tests, why);
+		}
+	}
+	char line[2048];
+	size_t k = 0;
+	for (size_t i = 0; i < nt && k < sizeof line; i++)
+		k += (size_t)snprintf(line + k, sizeof line - k, "%s%s %d", i ? ", " : "", t[i].klass, t[i].pass + t[i].fail);
+	cr_log_info("%s: %zu cases (%s), %zu failed, run in %.2f s", label, n, line, fails, now() - t0);
+	cr_log_info("%s: %zu structural cases where nnn_validate_bytes, past the same first problem, returns "
+	            "the code of a later fatal one", label, differs);
+	free(cs);
+	cr_assert_eq(fails, 0, "%s: %zu of %zu conformance cases failed (listed above)", label, fails, n);
+}
+
+static void generate(const char *args, const char *dir)
+{
+	char cmd[1024], out[4096];
+	double t0 = now();
+	snprintf(cmd, sizeof cmd, GEN_LUA " %s --conformance %s", args, dir);
+	cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s: %s", cmd, out);
+	cr_log_info("generated %s in %.2f s", dir, now() - t0);
+}
+
+Test(conformance, core, .fini = cleanup, .timeout = 600)
+{
+	char dir[128], dir2[128], a[512], b[512];
+	snprintf(dir, sizeof dir, "%s/core", tmp());
+	generate("schema/nnn.lua", dir);
+	/* Deterministic: a second run gives the same bytes, file for file
+	 * (compared here: no child process to trace under valgrind). */
+	snprintf(dir2, sizeof dir2, "%s/again", tmp());
+	generate("schema/nnn.lua", dir2);
+	ccase_t *cs;
+	size_t n = load_manifest(dir, &cs);
+	for (size_t i = 0; i <= n; i++) {
+		const char *rel = i < n ? cs[i].file : "manifest.json";
+		size_t la, lb;
+		snprintf(a, sizeof a, "%s/%s", dir, rel);
+		snprintf(b, sizeof b, "%s/%s", dir2, rel);
+		unsigned char *x = read_all(a, &la), *y = read_all(b, &lb);
+		cr_assert(la == lb && memcmp(x, y, la) == 0, "two generations differ in %s", rel);
+		free(x);
+		free(y);
+	}
+	free(cs);
+	run_corpus(dir, NULL, "core");
+}
+
+Test(conformance, plugin, .fini = cleanup, .timeout = 600)
+{
+	char dir[128], cmd[2048], out[8192], so[160];
+	const char *build = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	const char *cc = getenv("CC") ? getenv("CC") : "cc";
+	nnn_ctx_t *ctx;
+	nnn_diags_t d;
+
+	if (getenv("NNN_UNDER_VALGRIND"))
+		cr_skip_test("compiles the example plugin with cc: run by make test and make test-asan");
+	/* The plugin, built against this tree's headers and generator. */
+	snprintf(cmd, sizeof cmd,
+	         GEN_LUA " --plugin " PLUGIN_DIR "/schema.lua --c %s/poolswish_gen.c --h %s/poolswish_gen.h && "
+	         "%s -std=c11 -O1 -fPIC -shared -fvisibility=hidden -Iruntime/include -I%s/gen -I%s -o %s/poolswish.so "
+	         PLUGIN_DIR "/poolswish.c %s/poolswish_gen.c -lm",
+	         tmp(), tmp(), cc, build, tmp(), tmp(), tmp());
+	cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s: %s", cmd, out);
+	snprintf(so, sizeof so, "%s/poolswish.so", tmp());
+	cr_assert_eq(nnn_ctx_new(&ctx, NULL), NNN_OK);
+	nnn_diags_init(&d);
+	cr_assert_eq(nnn_plugin_load(ctx, so, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
+	nnn_diags_free(&d);
+
+	snprintf(dir, sizeof dir, "%s/plugin", tmp());
+	generate("schema/nnn.lua --plugin " PLUGIN_DIR "/schema.lua", dir);
+	/* The plugin's IDs bring their own cases. */
+	snprintf(cmd, sizeof cmd, "grep -c 'maxpool' %s/manifest.json && grep -c 'swish' %s/manifest.json", dir, dir);
+	cr_assert_eq(sh(out, sizeof out, cmd), 0, "no cases for the plugin's IDs");
+	run_corpus(dir, ctx, "plugin");
+	nnn_ctx_free(ctx);
+}
