@@ -73,7 +73,7 @@ return function(s)
       w("")
     end
     if r.io then
-      w("Shapes: %s layer (`%s`).", r.io.kind == "features" and "a feature-mixing" or "a spatial",
+      w("Shapes: %s layer (%s).", r.io.kind == "features" and "a feature-mixing" or "a spatial",
         r.io.kind == "features"
           and string.format("inputs `%s`, outputs `%s`, flatten `%s`", r.io.inputs, r.io.outputs, r.io.flatten)
           or string.format("channels `%s`, outputs `%s`, kernels `%s`, padding `%s`", r.io.channels,
