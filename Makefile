@@ -44,7 +44,8 @@ LIB_SO  := $(O)/libnnn.so.0
 TESTBIN := $(O)/test_nnn
 EXAMPLE := $(O)/example.nnn
 
-.PHONY: all deps example test test-asan valgrind valgrind-cli bench check-gen clean install uninstall conformance
+.PHONY: all deps example test test-asan valgrind valgrind-cli bench check-gen check-compat lock clean install uninstall \
+	conformance
 .DEFAULT_GOAL := all
 
 all: $(NNNKIT) $(LIB_SO) $(DOC) $(O)/mkexample $(PLUGINS)
@@ -116,6 +117,15 @@ example: $(NNNKIT) $(EXAMPLE) $(PLUGINS)
 	$(NNNKIT) validate --input-shape 1,28,28,1 $(EXAMPLE)
 	$(NNNKIT) run $(EXAMPLE) --input $(O)/example-input.npy
 
+# ---- safe growth: the schema keeps every file written under the lock readable ----
+LOCK    := schema/nnn.lock
+check-compat: | deps
+	$(Q)$(LUA) gen/nnngen.lua --check-compat $(LOCK) $(SCHEMA)
+# Rewrites the lock after a compatible addition; refuses an incompatible schema.
+lock: | deps
+	$(Q)$(LUA) gen/nnngen.lua --check-compat $(LOCK) $(SCHEMA)
+	$(Q)$(LUA) gen/nnngen.lua --lock $(SCHEMA) --out $(LOCK)
+
 # ---- conformance corpus: every case generated from the schema ----
 CONFORMANCE := $(O)/conformance
 conformance: $(CONFORMANCE)/manifest.json
@@ -158,7 +168,7 @@ $(O)/lenient: tests/tools/lenient.c $(LIB_A) $(O)/gen/.stamp
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
-test: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient check-gen
+test: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient check-gen check-compat
 	NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) $(TESTBIN) --jobs 2
 
 test-asan:

@@ -1,0 +1,1016 @@
+/* test_compat.c: the schema lock (schema/nnn.lock) and the compatibility
+ * check (gen/compat.lua, `nnngen --check-compat OLD NEW`), as a black box.
+ *
+ * These tests shell out to lua5.4 (and cc) from the project root (make test
+ * runs build/test_nnn there). Each test works in its own mkdtemp directory
+ * under /tmp, removed by the suite's fini even when an assertion fails.
+ *
+ *   compat/lock_up_to_date       schema/nnn.lock is what --lock writes for schema/nnn.lua
+ *   compat/schema_matches_lock   the schema is compatible with its lock (either side a schema or a lock)
+ *   compat/refuses_*             one test per refusal rule: exit 1 and the exact line
+ *                                "<rule>: <element>: <what>; safe alternative: <what instead>"
+ *   compat/lists_every_violation every violation is listed, not only the first
+ *   compat/allows_*              additions and doc-only changes: exit 0 and a summary line
+ *   compat/usage_errors          exit 2, nothing compared
+ *   compat/growing_walk          docs/growing-the-format.md done for real on a copy of the
+ *                                schema: BatchNorm as layer ID 3, check, regenerate, compile;
+ *                                files written before still decode and re-encode byte for
+ *                                byte, and a BatchNorm file decodes too
+ *   compat/refused_change_breaks_old_files  the control: a change check-compat refuses
+ *                                (a field added to dense) does break those files
+ *
+ * Under `make valgrind` (NNN_UNDER_VALGRIND set, children traced) the test
+ * that runs cc is skipped: the compiler itself leaks, which valgrind reports
+ * as an error of the child.
+ */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <ftw.h>
+#include <glob.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "builder.h"
+
+#define GEN_LUA "lua5.4 gen/nnngen.lua"
+#define LOCK "schema/nnn.lock"
+
+/* ---- temp dir per test ---- */
+
+static char g_tmp[64];
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* The test's temp dir, created on first use. */
+static const char *tmp(void)
+{
+	if (!g_tmp[0]) {
+		strcpy(g_tmp, "/tmp/nnn-compat-XXXXXX");
+		if (!mkdtemp(g_tmp)) {
+			g_tmp[0] = '\0';
+			cr_assert_fail("mkdtemp: %s", strerror(errno));
+		}
+	}
+	return g_tmp;
+}
+
+static void compat_teardown(void)
+{
+	if (g_tmp[0] && !strncmp(g_tmp, "/tmp/nnn-compat-", 16))
+		nftw(g_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	g_tmp[0] = '\0';
+}
+
+TestSuite(compat, .fini = compat_teardown);
+
+/* ---- helpers ---- */
+
+static int under_valgrind(void)
+{
+	const char *v = getenv("NNN_UNDER_VALGRIND");
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+static void require_root(void)
+{
+	cr_assert(access("gen/nnngen.lua", R_OK) == 0 && access("schema/nnn.lua", R_OK) == 0,
+	          "run the tests from the project root (gen/nnngen.lua not found)");
+}
+
+/* "<tmp>/<name>" in a static ring of buffers, so a few can be live at once. */
+static const char *tpath(const char *name)
+{
+	static char ring[16][256];
+	static int next;
+	char *p = ring[next++ % 16];
+	snprintf(p, sizeof ring[0], "%s/%s", tmp(), name);
+	return p;
+}
+
+/* The whole file, NUL-terminated (*size excludes the NUL); NULL if unreadable. */
+static char *slurp(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (cap - n < 4096) {
+			char *nb = realloc(buf, cap * 2 + 8192);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+			cap = cap * 2 + 8192;
+		}
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	if (size)
+		*size = n;
+	return buf;
+}
+
+static void spit(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	cr_assert_not_null(f, "cannot create %s: %s", path, strerror(errno));
+	cr_assert_eq(fwrite(data, 1, len, f), len, "cannot write %s", path);
+	cr_assert_eq(fclose(f), 0, "cannot close %s", path);
+}
+
+static void spit_str(const char *path, const char *text)
+{
+	spit(path, text, strlen(text));
+}
+
+/* Result of a shell command: exit status (128 + signal when killed, -1 when
+ * it could not be run) and everything it wrote. */
+typedef struct run {
+	int status;
+	char *out, *err;
+} run_t;
+
+static void run_free(run_t *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+/* Runs `sh -c CMD` with stdout and stderr captured into files of the temp dir. */
+__attribute__((format(printf, 1, 2))) static run_t sh(const char *fmt, ...)
+{
+	char cmd[8192], full[8600];
+	run_t r = { -1, NULL, NULL };
+	va_list ap;
+	int n, st;
+
+	va_start(ap, fmt);
+	n = vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	cr_assert(n > 0 && (size_t)n < sizeof cmd, "command too long");
+	n = snprintf(full, sizeof full, "{ %s\n} </dev/null >'%s/.out' 2>'%s/.err'", cmd, tmp(), tmp());
+	cr_assert(n > 0 && (size_t)n < sizeof full, "command too long");
+	fflush(NULL);
+	st = system(full);
+	if (st != -1 && WIFEXITED(st))
+		r.status = WEXITSTATUS(st);
+	else if (st != -1 && WIFSIGNALED(st))
+		r.status = 128 + WTERMSIG(st);
+	r.out = slurp(tpath(".out"), NULL);
+	r.err = slurp(tpath(".err"), NULL);
+	if (!r.out)
+		r.out = calloc(1, 1);
+	if (!r.err)
+		r.err = calloc(1, 1);
+	cr_assert(r.out && r.err, "out of memory");
+	return r;
+}
+
+/* Whether `text` holds `line` as one whole line. */
+static int has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, line, n) && (p[n] == '\n' || p[n] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
+static size_t count_lines(const char *text)
+{
+	size_t n = 0;
+	for (const char *p = text; *p; p++)
+		n += *p == '\n';
+	return n;
+}
+
+/* Copies schema/nnn.lua into the temp dir, so schemas written there can import it. */
+static void copy_schema(void)
+{
+	size_t n;
+	char *s = slurp("schema/nnn.lua", &n);
+	cr_assert_not_null(s, "cannot read schema/nnn.lua");
+	spit(tpath("nnn.lua"), s, n);
+	free(s);
+}
+
+/* Every modified schema starts from nnn.lua; `find` and `push` are shorthands
+ * (the sandbox also offers table.insert, table.remove and the rest). */
+static const char PROLOGUE[] =
+	"local s = import(\"nnn.lua\")\n"
+	"local function find(list, name)\n"
+	"  for i = 1, #list do if list[i].name == name then return list[i], i end end\n"
+	"  error(\"test schema: no entry \" .. name)\n"
+	"end\n"
+	"local function push(list, e) list[#list + 1] = e end\n";
+
+/* Writes <tmp>/<name>.lua: nnn.lua modified by `body`; returns its path. */
+static const char *write_schema(const char *name, const char *body)
+{
+	char file[64], text[8192];
+	int n;
+
+	copy_schema();
+	snprintf(file, sizeof file, "%s.lua", name);
+	n = snprintf(text, sizeof text, "%s%s\nreturn s\n", PROLOGUE, body);
+	cr_assert(n > 0 && (size_t)n < sizeof text, "schema body too long");
+	spit_str(tpath(file), text);
+	return tpath(file);
+}
+
+static run_t check_compat(const char *old, const char *new)
+{
+	return sh(GEN_LUA " --check-compat '%s' '%s'", old, new);
+}
+
+/* Expects exit 1 with exactly the violations `want` (NULL-terminated), each
+ * one whole line of stderr, then the summary line naming their number. */
+static void expect_violations(const char *old, const char *new, const char *const *want)
+{
+	char summary[64];
+	size_t n = 0;
+	run_t r = check_compat(old, new);
+
+	while (want[n])
+		n++;
+	cr_assert_eq(r.status, 1, "check-compat %s %s: expected exit 1, got %d\nstdout:\n%s\nstderr:\n%s", old, new,
+	             r.status, r.out, r.err);
+	cr_expect(strstr(r.err, "traceback") == NULL, "check-compat crashed:\n%s", r.err);
+	for (size_t i = 0; want[i]; i++)
+		cr_expect(has_line(r.err, want[i]), "missing line:\n%s\nstderr:\n%s", want[i], r.err);
+	cr_expect_eq(count_lines(r.err), n + 1, "expected %zu violations and a summary, stderr:\n%s", n, r.err);
+	snprintf(summary, sizeof summary, ": %zu incompatible change%s: ", n, n == 1 ? "" : "s");
+	cr_expect(strstr(r.err, summary) != NULL, "no summary with '%s':\n%s", summary, r.err);
+	cr_expect_str_empty(r.out, "stdout should be empty:\n%s", r.out);
+	run_free(&r);
+}
+
+/* nnn.lua modified by `body` against the lock, and against nnn.lua itself:
+ * the same violations either way. */
+static void expect_refused(const char *name, const char *body, const char *const *want)
+{
+	const char *schema;
+
+	require_root();
+	schema = write_schema(name, body);
+	expect_violations(LOCK, schema, want);
+	expect_violations("schema/nnn.lua", schema, want);
+}
+
+#define REFUSES(name, body, ...) expect_refused(name, body, (const char *const[]){ __VA_ARGS__, NULL })
+
+/* Writes <tmp>/<name>.lock: the lock of schema/nnn.lua with the first `from`
+ * replaced by `to` (a lock written under some other, older schema). */
+static const char *edited_lock(const char *name, const char *from, const char *to)
+{
+	char file[64];
+	run_t r;
+	char *text, *at, *out;
+	size_t n;
+
+	snprintf(file, sizeof file, "%s.lock", name);
+	r = sh(GEN_LUA " --lock schema/nnn.lua --out '%s'", tpath(file));
+	cr_assert_eq(r.status, 0, "--lock failed (status %d):\n%s", r.status, r.err);
+	run_free(&r);
+	text = slurp(tpath(file), &n);
+	cr_assert_not_null(text);
+	at = strstr(text, from);
+	cr_assert_not_null(at, "the lock has no '%s'", from);
+	out = malloc(n + strlen(to) + 1);
+	cr_assert_not_null(out);
+	memcpy(out, text, (size_t)(at - text));
+	strcpy(out + (at - text), to);
+	strcat(out, at + strlen(from));
+	spit_str(tpath(file), out);
+	free(out);
+	free(text);
+	return tpath(file);
+}
+
+/* An older lock (`from` -> `to`) against today's schema. */
+static void expect_refused_since(const char *name, const char *from, const char *to, const char *const *want)
+{
+	require_root();
+	expect_violations(edited_lock(name, from, to), "schema/nnn.lua", want);
+}
+
+#define REFUSES_SINCE(name, from, to, ...) \
+	expect_refused_since(name, from, to, (const char *const[]){ __VA_ARGS__, NULL })
+
+/* Expects exit 0 and a stdout summary ending in `tail`. */
+static void expect_compatible(const char *old, const char *new, const char *tail)
+{
+	run_t r = check_compat(old, new);
+	size_t no = strlen(r.out), nt = strlen(tail);
+	cr_assert_eq(r.status, 0, "check-compat %s %s: expected exit 0, got %d\nstdout:\n%s\nstderr:\n%s", old, new,
+	             r.status, r.out, r.err);
+	cr_expect_eq(count_lines(r.out), 1, "expected one summary line:\n%s", r.out);
+	cr_expect(!strncmp(r.out, "check-compat: ", 14), "summary does not start with check-compat:\n%s", r.out);
+	cr_expect(no > nt && !strcmp(r.out + no - nt, tail), "summary does not end in\n%s\n%s", tail, r.out);
+	cr_expect_str_empty(r.err, "stderr should be empty:\n%s", r.err);
+	run_free(&r);
+}
+
+#define SAME ": compatible, no additions (same IDs and layouts)\n"
+
+/* ---- 1. the lock ---- */
+
+Test(compat, lock_up_to_date)
+{
+	char *want, *a, *b;
+	size_t nw, na, nb;
+	run_t r;
+
+	require_root();
+	r = sh(GEN_LUA " --lock schema/nnn.lua --out '%s' && " GEN_LUA " --lock schema/nnn.lua --out '%s'",
+	       tpath("a.lock"), tpath("b.lock"));
+	cr_assert_eq(r.status, 0, "--lock failed (status %d):\n%s", r.status, r.err);
+	run_free(&r);
+	want = slurp(LOCK, &nw);
+	a = slurp(tpath("a.lock"), &na);
+	b = slurp(tpath("b.lock"), &nb);
+	cr_assert_not_null(want, LOCK " is missing: run make lock");
+	cr_assert_not_null(a);
+	cr_assert_not_null(b);
+	cr_expect(na == nb && !memcmp(a, b, na), "two --lock runs differ");
+	cr_expect(nw == na && !memcmp(want, a, na),
+	          LOCK " is out of date: the schema gained IDs or records since it was written.\n"
+	          "Check with make check-compat, then run make lock and commit " LOCK ".");
+	/* Plain data, one line per element, in schema order. */
+	cr_expect(has_line(a, "      { value = 4, name = \"leaky_relu\", record = \"leaky_relu\" },"), "%s", a);
+	cr_expect(has_line(a, "      { name = \"layers\", type = \"layer\", count = \"layer_count\" },"), "%s", a);
+	cr_expect(has_line(a, "      { name = \"body\", type = \"variant\", tag = \"id\" },"), "%s", a);
+	cr_expect(has_line(a, "    { name = \"u64\", kind = \"uint\", width = 8, encoding = \"unsigned, little-endian\" },"),
+	          "%s", a);
+	cr_expect(strstr(a, "{ name = \"layer_id\", type = \"u8\", values = {") != NULL, "%s", a);
+	free(want);
+	free(a);
+	free(b);
+
+	/* Without --out the lock goes to stdout. */
+	r = sh(GEN_LUA " --lock schema/nnn.lua");
+	cr_expect_eq(r.status, 0);
+	want = slurp(LOCK, &nw);
+	cr_expect(want && !strcmp(r.out, want), "--lock without --out does not print the lock");
+	free(want);
+	run_free(&r);
+}
+
+Test(compat, schema_matches_lock)
+{
+	require_root();
+	expect_compatible(LOCK, "schema/nnn.lua", SAME);
+	expect_compatible("schema/nnn.lua", LOCK, SAME);
+	expect_compatible("schema/nnn.lua", "schema/nnn.lua", SAME);
+	expect_compatible(LOCK, LOCK, SAME);
+}
+
+/* ---- 2. one test per refusal rule ---- */
+
+Test(compat, refuses_field_added)
+{
+	REFUSES("field_added",
+	        "push(find(s.records, \"dense\").fields, { name = \"scale\", type = \"f32\", doc = \"A scale.\" })",
+	        "field added: records \"dense\".fields[4] \"scale\": new f32 field: files written before have no bytes "
+	        "for it; safe alternative: allocate a new layer ID with its own record instead of adding a field to "
+	        "dense");
+	/* In an activation's parameters the alternative is a new activation ID. */
+	REFUSES("param_added",
+	        "table.insert(find(s.records, \"leaky_relu\").fields, 1,\n"
+	        "  { name = \"alpha\", type = \"f32\", doc = \"Another slope.\" })",
+	        "field added: records \"leaky_relu\".fields[1] \"alpha\": new f32 field: files written before have no "
+	        "bytes for it; safe alternative: allocate a new activation ID with its own record instead of adding a "
+	        "field to leaky_relu");
+}
+
+Test(compat, refuses_field_removed)
+{
+	REFUSES("field_removed", "table.remove(find(s.records, \"tensor\").fields, 2)",
+	        "field removed: records \"tensor\".fields[2] \"requires_grad\": removed (bool): files written before "
+	        "still hold its bytes; safe alternative: leave tensor as it is (files written before hold it) and put "
+	        "new data in a new record selected by a new layer ID or activation ID");
+}
+
+Test(compat, refuses_field_reordered)
+{
+	REFUSES("field_reordered",
+	        "local f = find(s.records, \"conv\").fields\n"
+	        "f[3], f[4] = f[4], f[3]",
+	        "field reordered: records \"conv\".fields[4] \"padding_type\": moved (old order: filters, kernels, "
+	        "padding_type, padding_dims): files written before hold the fields in that order; safe alternative: "
+	        "allocate a new layer ID with its own record instead of reordering the fields of conv");
+}
+
+Test(compat, refuses_field_retyped)
+{
+	/* The type, the count field, a const value and the param flag. */
+	REFUSES("field_retyped",
+	        "find(find(s.records, \"layer\").fields, \"dropout\").type = \"i32\"\n"
+	        "find(find(s.records, \"layer\").fields, \"bias\").param = nil\n"
+	        "find(find(s.records, \"model\").fields, \"magic\").const = 776883791\n"
+	        "find(find(s.records, \"model\").fields, \"layers\").count = \"magic\"",
+	        "field retyped: records \"layer\".fields[3] \"dropout\": type f32 -> i32: files written before hold f32 "
+	        "bytes here; safe alternative: leave layer as it is (files written before hold it) and put new data in "
+	        "a new record selected by a new layer ID or activation ID",
+	        "field retyped: records \"layer\".fields[4] \"bias\": param true -> false: param_count of files "
+	        "written before counts it; safe alternative: leave layer as it is (files written before hold it) and "
+	        "put new data in a new record selected by a new layer ID or activation ID",
+	        "field retyped: records \"model\".fields[1] \"magic\": const 776883790 -> 776883791: files written "
+	        "before hold 776883790 here; safe alternative: leave model as it is (files written before hold it) and "
+	        "put new data in a new record selected by a new layer ID or activation ID",
+	        "field retyped: records \"model\".fields[5] \"layers\": count field layer_count -> magic: files "
+	        "written before give the number of elements in layer_count; safe alternative: leave model as it is "
+	        "(files written before hold it) and put new data in a new record selected by a new layer ID or "
+	        "activation ID");
+	/* (Its rules and io need an int: they go too, to reach the compat check.) */
+	REFUSES("field_retyped_dense",
+	        "local dense = find(s.records, \"dense\")\n"
+	        "dense.rules, dense.io = nil, nil\n"
+	        "find(dense.fields, \"neurons\").type = \"f32\"",
+	        "field retyped: records \"dense\".fields[1] \"neurons\": type i32 -> f32: files written before hold "
+	        "i32 bytes here; safe alternative: allocate a new layer ID with its own record instead of changing a "
+	        "field of dense");
+	/* A variant tag: the only enum field of a record is its tag today, so
+	 * this one compares a lock written when the tag had another name. */
+	REFUSES_SINCE("tag", "{ name = \"body\", type = \"variant\", tag = \"id\" }",
+	              "{ name = \"body\", type = \"variant\", tag = \"kind\" }",
+	              "field retyped: records \"layer\".fields[5] \"body\": variant tag kind -> id: files written "
+	              "before select these fields by kind; safe alternative: leave layer as it is (files written "
+	              "before hold it) and put new data in a new record selected by a new layer ID or activation ID");
+}
+
+Test(compat, refuses_id_removed)
+{
+	REFUSES("id_removed", "table.remove(find(s.enums, \"activation_id\").values, 6)",
+	        "ID removed: enums \"activation_id\" value 5 \"softmax\": no longer defined, but files written before "
+	        "may use it; safe alternative: keep value 5 \"softmax\" in activation_id (its doc can say it is "
+	        "deprecated)");
+}
+
+Test(compat, refuses_id_renumbered)
+{
+	REFUSES("id_renumbered", "find(find(s.enums, \"activation_id\").values, \"softmax\").value = 7",
+	        "ID renumbered: enums \"activation_id\" value 5 \"softmax\": \"softmax\" is now 7; safe alternative: "
+	        "keep softmax = 5 (files written before store the number); a new activation ID takes an unused number "
+	        "(next free: 6)");
+	/* Two layer IDs swapped: both renumbered, both numbers reused. */
+	REFUSES("id_swapped",
+	        "local v = find(s.enums, \"layer_id\").values\n"
+	        "v[1].value, v[2].value = 1, 0",
+	        "ID renumbered: enums \"layer_id\" value 0 \"dense\": \"dense\" is now 1; safe alternative: keep dense "
+	        "= 0 (files written before store the number); a new layer ID takes an unused number (next free: 2)",
+	        "ID reused: enums \"layer_id\" value 0 \"dense\": 0 is now \"conv\"; safe alternative: keep 0 meaning "
+	        "dense; give conv an unused number (next free: 2)",
+	        "ID renumbered: enums \"layer_id\" value 1 \"conv\": \"conv\" is now 0; safe alternative: keep conv "
+	        "= 1 (files written before store the number); a new layer ID takes an unused number (next free: 2)",
+	        "ID reused: enums \"layer_id\" value 1 \"conv\": 1 is now \"dense\"; safe alternative: keep 1 meaning "
+	        "conv; give dense an unused number (next free: 2)");
+}
+
+Test(compat, refuses_id_reused)
+{
+	/* Same number, another name. */
+	REFUSES("id_reused_name",
+	        "local v = find(find(s.enums, \"activation_id\").values, \"softmax\")\n"
+	        "v.name, v.title, v.doc = \"gelu\", \"GELU\", \"Gaussian error linear unit.\"",
+	        "ID reused: enums \"activation_id\" value 5 \"softmax\": 5 is now \"gelu\"; safe alternative: keep 5 "
+	        "meaning softmax; give gelu an unused number (next free: 6)");
+	/* Same number and name, another selected record. */
+	REFUSES("id_reused_record",
+	        "local _, at = find(s.records, \"activation\")\n"
+	        "table.insert(s.records, at, { name = \"relu_params\", doc = \"Parameters of ReLU.\",\n"
+	        "  section = \"activation_params\",\n"
+	        "  fields = { { name = \"cap\", type = \"f32\", doc = \"Upper bound.\" } } })\n"
+	        "find(find(s.enums, \"activation_id\").values, \"relu\").record = \"relu_params\"",
+	        "ID reused: enums \"activation_id\" value 3 \"relu\": 3 now selects record \"relu_params\" (was no "
+	        "record); safe alternative: keep 3 selecting no record; a new activation ID (next free: 6) can select "
+	        "record \"relu_params\"");
+}
+
+Test(compat, refuses_enum_storage_changed)
+{
+	REFUSES("enum_storage", "find(s.enums, \"layer_id\").type = \"i32\"",
+	        "enum storage type changed: enums \"layer_id\": stored as u8 -> i32; safe alternative: keep layer_id "
+	        "stored as u8, as in files written before; new values must fit in a u8");
+}
+
+Test(compat, refuses_enum_removed)
+{
+	/* The checker keeps a schema from dropping an enum a field uses; a lock
+	 * written when an enum still existed catches an unused one's removal. */
+	REFUSES_SINCE("enum_removed", "  },\n  records = {\n",
+	              "    { name = \"dtype\", type = \"u8\", values = {\n"
+	              "      { value = 0, name = \"float32\" },\n"
+	              "    } },\n"
+	              "  },\n"
+	              "  records = {\n",
+	              "enum removed: enums \"dtype\": no longer defined, but files written before store its values; safe "
+	              "alternative: keep enum dtype with all its values");
+}
+
+Test(compat, refuses_record_removed)
+{
+	/* Leaky ReLU loses its record: the ID now means something else, and the
+	 * record files hold is gone. */
+	REFUSES("record_removed",
+	        "local _, at = find(s.records, \"leaky_relu\")\n"
+	        "table.remove(s.records, at)\n"
+	        "find(find(s.enums, \"activation_id\").values, \"leaky_relu\").record = nil",
+	        "ID reused: enums \"activation_id\" value 4 \"leaky_relu\": 4 now selects no record (was record "
+	        "\"leaky_relu\"); safe alternative: keep 4 selecting record \"leaky_relu\"; a new activation ID (next "
+	        "free: 6) can have no record",
+	        "record removed: records \"leaky_relu\": no longer defined, but files written before hold it; safe "
+	        "alternative: keep record leaky_relu with its fields as they are");
+}
+
+/* The checker accepts only the primitives the runtime reads, so these
+ * compare locks written when a primitive was laid out otherwise. */
+Test(compat, refuses_primitive_width_changed)
+{
+	REFUSES_SINCE("prim_width", "name = \"u64\", kind = \"uint\", width = 8,",
+	              "name = \"u64\", kind = \"uint\", width = 4,",
+	              "primitive width changed: primitives \"u64\": width 4 -> 8 bytes; safe alternative: keep u64 as it "
+	              "is and add a primitive with a new name (and its reader and writer in runtime/src) for new "
+	              "records");
+}
+
+Test(compat, refuses_primitive_kind_changed)
+{
+	REFUSES_SINCE("prim_kind", "name = \"i32\", kind = \"int\",", "name = \"i32\", kind = \"uint\",",
+	              "primitive kind changed: primitives \"i32\": kind uint -> int; safe alternative: keep i32 as it "
+	              "is and add a primitive with a new name (and its reader and writer in runtime/src) for new "
+	              "records");
+}
+
+Test(compat, refuses_primitive_encoding_changed)
+{
+	REFUSES_SINCE("prim_encoding", "encoding = \"i32 byte count, then UTF-8 bytes\"",
+	              "encoding = \"u64 byte count, then UTF-8 bytes\"",
+	              "primitive encoding changed: primitives \"string\": encoding \"u64 byte count, then UTF-8 "
+	              "bytes\" -> \"i32 byte count, then UTF-8 bytes\"; safe alternative: keep string as it is and add "
+	              "a primitive with a new name (and its reader and writer in runtime/src) for new records");
+}
+
+Test(compat, refuses_primitive_removed)
+{
+	REFUSES_SINCE("prim_removed", "  },\n  enums = {\n",
+	              "    { name = \"f64\", kind = \"float\", width = 8, encoding = \"IEEE 754 binary64\" },\n"
+	              "  },\n"
+	              "  enums = {\n",
+	              "primitive removed: primitives \"f64\": no longer defined, but fields of files written before may "
+	              "store it; safe alternative: keep primitive f64 as it is (new records need not use it)");
+}
+
+Test(compat, lists_every_violation)
+{
+	static const char body[] =
+		"local dense = find(s.records, \"dense\")\n"
+		"push(dense.fields, { name = \"scale\", type = \"f32\", doc = \"A scale.\" })\n"
+		"table.remove(find(s.records, \"tensor\").fields, 2)\n"
+		"local acts = find(s.enums, \"activation_id\").values\n"
+		"find(acts, \"softmax\").value = 7\n"
+		"find(acts, \"relu\").name = \"gelu\"\n"
+		"table.remove(acts, 3)\n"
+		"find(s.enums, \"layer_id\").type = \"i32\"\n"
+		"find(find(s.records, \"layer\").fields, \"dropout\").type = \"i32\"\n";
+	run_t r;
+
+	require_root();
+	r = check_compat(LOCK, write_schema("many", body));
+	cr_assert_eq(r.status, 1, "expected exit 1, got %d:\n%s", r.status, r.err);
+	/* In schema order: enums, then records; one line each, then the summary. */
+	cr_expect_eq(count_lines(r.err), 8, "stderr:\n%s", r.err);
+	{
+		static const char *const starts[] = {
+			"enum storage type changed: enums \"layer_id\": ",
+			"ID removed: enums \"activation_id\" value 2 \"tanh\": ",
+			"ID reused: enums \"activation_id\" value 3 \"relu\": ",
+			"ID renumbered: enums \"activation_id\" value 5 \"softmax\": ",
+			"field removed: records \"tensor\".fields[2] \"requires_grad\": ",
+			"field added: records \"dense\".fields[4] \"scale\": ",
+			"field retyped: records \"layer\".fields[3] \"dropout\": ",
+			"check-compat: " LOCK " -> ",
+		};
+		const char *p = r.err;
+		for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++) {
+			cr_expect(!strncmp(p, starts[i], strlen(starts[i])), "line %zu should start with %s\nstderr:\n%s",
+			          i + 1, starts[i], r.err);
+			p = strchr(p, '\n');
+			cr_assert_not_null(p);
+			p++;
+		}
+	}
+	cr_expect(strstr(r.err, ": 7 incompatible changes: files written under " LOCK " would break") != NULL, "%s",
+	          r.err);
+	run_free(&r);
+}
+
+/* ---- 3. what is allowed ---- */
+
+Test(compat, allows_new_activation_with_record)
+{
+	static const char body[] =
+		"local acts = find(s.enums, \"activation_id\").values\n"
+		"push(acts, { value = 6, name = \"swish\", title = \"Swish\", record = \"swish\",\n"
+		"  doc = \"y = x * sigmoid(beta * x).\" })\n"
+		"local _, at = find(s.records, \"activation\")\n"
+		"table.insert(s.records, at, { name = \"swish\", doc = \"Parameters of Swish.\",\n"
+		"  section = \"activation_params\",\n"
+		"  fields = { { name = \"beta\", type = \"f32\", doc = \"Scale inside the sigmoid.\" } },\n"
+		"  rules = { { kind = \"finite\", field = \"beta\", doc = \"beta is finite.\" } } })\n"
+		"push(find(s.enums, \"padding_type\").values, { value = 2, name = \"full\", title = \"Full\",\n"
+		"  pad_before = \"k - 1\", pad_after = \"k - 1\", doc = \"Full padding.\" })\n";
+	const char *schema;
+
+	require_root();
+	schema = write_schema("swish", body);
+	expect_compatible(LOCK, schema,
+	                  ": compatible, 3 additions: enums \"activation_id\" value 6 \"swish\", enums \"padding_type\" "
+	                  "value 2 \"full\", records \"swish\"\n");
+	expect_compatible("schema/nnn.lua", schema,
+	                  ": compatible, 3 additions: enums \"activation_id\" value 6 \"swish\", enums \"padding_type\" "
+	                  "value 2 \"full\", records \"swish\"\n");
+	/* Going back would remove them. */
+	{
+		run_t r = check_compat(schema, LOCK);
+		cr_expect_eq(r.status, 1, "removing swish again should be refused:\n%s%s", r.out, r.err);
+		cr_expect(strstr(r.err, "ID removed: enums \"activation_id\" value 6 \"swish\"") != NULL, "%s", r.err);
+		cr_expect(strstr(r.err, "record removed: records \"swish\"") != NULL, "%s", r.err);
+		run_free(&r);
+	}
+}
+
+Test(compat, allows_doc_changes)
+{
+	static const char body[] =
+		"s.doc = \"Another description of the format.\"\n"
+		"find(s.records, \"dense\").doc = \"Reworded.\"\n"
+		"find(find(s.records, \"dense\").fields, \"neurons\").doc = \"How many outputs.\"\n"
+		"find(find(s.enums, \"activation_id\").values, \"relu\").title = \"Rectifier\"\n"
+		"find(find(s.enums, \"activation_id\").values, \"relu\").doc = \"y = max(0, x).\"\n"
+		"find(s.records, \"leaky_relu\").rules[1].doc = \"tau is neither infinite nor NaN.\"\n"
+		"find(s.sections, \"tensor\").doc = \"Shape, flag, data.\"\n";
+
+	require_root();
+	expect_compatible(LOCK, write_schema("docs", body), SAME);
+}
+
+Test(compat, usage_errors)
+{
+	static const char *const cmds[] = {
+		GEN_LUA " --check-compat",
+		GEN_LUA " --check-compat " LOCK,
+		GEN_LUA " --check-compat " LOCK " schema/nnn.lua schema/nnn.lua",
+		GEN_LUA " --check-compat " LOCK " schema/nnn.lua --frobnicate",
+		GEN_LUA " --check-compat " LOCK " schema/nnn.lua --out x.lock",
+		GEN_LUA " --check-compat " LOCK " schema/no-such-file.lua",
+		GEN_LUA " --lock",
+		GEN_LUA " --lock schema/nnn.lua --check-compat " LOCK,
+	};
+	run_t r;
+
+	require_root();
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		r = sh("%s", cmds[i]);
+		cr_expect_eq(r.status, 2, "%s: expected exit 2, got %d\n%s%s", cmds[i], r.status, r.out, r.err);
+		cr_expect(!strncmp(r.err, "nnngen: ", 8), "%s: stderr should start with nnngen:\n%s", cmds[i], r.err);
+		cr_expect(strstr(r.err, "traceback") == NULL, "%s crashed:\n%s", cmds[i], r.err);
+		run_free(&r);
+	}
+
+	/* Inputs that cannot be compared: a malformed lock, a schema with an error. */
+	spit_str(tpath("bad.lock"), "return { lock = 1, schema = \"nnn\", primitives = {}, enums = {}, records = 7 }\n");
+	r = check_compat(tpath("bad.lock"), "schema/nnn.lua");
+	cr_expect_eq(r.status, 2, "malformed lock: expected exit 2, got %d\n%s", r.status, r.err);
+	cr_expect(strstr(r.err, "lock error: ") != NULL && strstr(r.err, "records must be a list") != NULL, "%s", r.err);
+	run_free(&r);
+	r = check_compat(LOCK, write_schema("broken", "find(s.records, \"dense\").fields[1].type = \"int\""));
+	cr_expect_eq(r.status, 2, "schema error: expected exit 2, got %d\n%s", r.status, r.err);
+	cr_expect(strstr(r.err, "schema error: ") != NULL && strstr(r.err, "unknown type \"int\"") != NULL, "%s",
+	          r.err);
+	run_free(&r);
+}
+
+/* ---- 4. docs/growing-the-format.md, done for real ---- */
+
+/* The schema change of the walk-through: BatchNorm as layer ID 3 with its
+ * own record (the Lua the guide shows, applied to a copy of nnn.lua). */
+static const char BATCHNORM[] =
+	"local layer_ids = find(s.enums, \"layer_id\").values\n"
+	"push(layer_ids, { value = 3, name = \"batch_norm\", title = \"BatchNorm\", record = \"batch_norm\",\n"
+	"  doc = \"Batch normalization with running statistics: y = (x - mean) / sqrt(variance + epsilon) + bias.\" })\n"
+	"local _, at = find(s.records, \"layer\")\n"
+	"table.insert(s.records, at, {\n"
+	"  name = \"batch_norm\", doc = \"Type-specific fields of a BatchNorm layer.\", section = \"type_specific\",\n"
+	"  fields = {\n"
+	"    { name = \"mean\", type = \"tensor\", param = true, doc = \"Running mean per channel, shape [channels].\" },\n"
+	"    { name = \"variance\", type = \"tensor\", param = true,\n"
+	"      doc = \"Running variance per channel, shape [channels].\" },\n"
+	"    { name = \"epsilon\", type = \"f32\", doc = \"Added to the variance before the square root.\" },\n"
+	"  },\n"
+	"  rules = {\n"
+	"    { kind = \"finite\", field = \"epsilon\", doc = \"epsilon is a finite number.\" },\n"
+	"    { kind = \"dims\", field = \"mean.dims\", pattern = { \"+\" }, doc = \"Mean is [channels], channels >= 1.\" },\n"
+	"    { kind = \"dims\", field = \"variance.dims\", pattern = { \"mean.dims[0]\" }, doc = \"Variance is [channels].\" },\n"
+	"    { kind = \"dims\", field = \"bias.dims\", pattern = { \"mean.dims[0]\" }, doc = \"Bias is [channels].\" },\n"
+	"  } })\n";
+
+/* Built against the codec generated from the BatchNorm schema. Every file
+ * given decodes, validates and re-encodes to the same bytes; with
+ * --batchnorm FILE, the file's second layer is also read as a BatchNorm. */
+static const char WALK_C[] =
+	"#include <stdint.h>\n"
+	"#include <stdio.h>\n"
+	"#include <stdlib.h>\n"
+	"#include <string.h>\n"
+	"#include <nnn/model.h>\n"
+	"#include <nnn/validate.h>\n"
+	"\n"
+	"static unsigned char *slurp(const char *path, size_t *len)\n"
+	"{\n"
+	"\tFILE *f = fopen(path, \"rb\");\n"
+	"\tunsigned char *b;\n"
+	"\tlong n;\n"
+	"\tif (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)\n"
+	"\t\treturn NULL;\n"
+	"\tb = malloc((size_t)n + 1);\n"
+	"\tif (!b || fread(b, 1, (size_t)n, f) != (size_t)n)\n"
+	"\t\treturn NULL;\n"
+	"\tfclose(f);\n"
+	"\t*len = (size_t)n;\n"
+	"\treturn b;\n"
+	"}\n"
+	"\n"
+	"static void dump(const nnn_diags_t *d)\n"
+	"{\n"
+	"\tchar line[1024];\n"
+	"\tfor (size_t i = 0; i < d->n; i++)\n"
+	"\t\tprintf(\"  diag: %s\\n\", nnn_diag_format(&d->v[i], line, sizeof line));\n"
+	"}\n"
+	"\n"
+	"#define CHECK(c) do { if (!(c)) { printf(\"FAIL %s (line %d): %s\\n\", path, __LINE__, #c); dump(&d); \\\n"
+	"\treturn 1; } } while (0)\n"
+	"\n"
+	"static int check_file(const char *path, int batchnorm)\n"
+	"{\n"
+	"\tnnn_diags_t d;\n"
+	"\tnnn_model_t *m = NULL;\n"
+	"\tunsigned char *buf, *out = NULL;\n"
+	"\tsize_t len = 0, out_len = 0;\n"
+	"\n"
+	"\tnnn_diags_init(&d);\n"
+	"\tbuf = slurp(path, &len);\n"
+	"\tCHECK(buf != NULL);\n"
+	"\tCHECK(nnn_model_decode(buf, len, NULL, &m, &d) == NNN_OK);\n"
+	"\tCHECK(nnn_model_validate(m, NULL, NULL, &d) == NNN_OK);\n"
+	"\tCHECK(nnn_model_encoded_size(m) == len);\n"
+	"\tCHECK(nnn_model_encode(m, &out, &out_len, &d) == NNN_OK);\n"
+	"\tCHECK(out_len == len);\n"
+	"\tCHECK(memcmp(out, buf, len) == 0);\n"
+	"#ifndef NO_BATCHNORM\n"
+	"\tif (batchnorm) {\n"
+	"\t\tconst nnn_layer_t *l;\n"
+	"\t\tCHECK(m->layer_count == 2);\n"
+	"\t\tl = &m->layers[1];\n"
+	"\t\tCHECK(l->id == NNN_LAYER_ID_BATCH_NORM && l->id == 3);\n"
+	"\t\tCHECK(strcmp(nnn_layer_id_name(3), \"batch_norm\") == 0);\n"
+	"\t\tCHECK(strcmp(nnn_layer_title(l), \"BatchNorm\") == 0);\n"
+	"\t\tCHECK(l->body.batch_norm.epsilon == 0.001f);\n"
+	"\t\tCHECK(l->body.batch_norm.mean.data.n == 2);\n"
+	"\t\tCHECK(nnn_f32s_get(l->body.batch_norm.mean.data, 1) == -0.5f);\n"
+	"\t\tCHECK(nnn_f32s_get(l->body.batch_norm.variance.data, 0) == 0.25f);\n"
+	"\t\tCHECK(nnn_model_param_total(m) == 14);\n"
+	"\t}\n"
+	"#else\n"
+	"\t(void)batchnorm;\n"
+	"#endif\n"
+	"\tfree(out);\n"
+	"\tnnn_model_free(m);\n"
+	"\tfree(buf);\n"
+	"\tnnn_diags_free(&d);\n"
+	"\tprintf(\"ok %s\\n\", path);\n"
+	"\treturn 0;\n"
+	"}\n"
+	"\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"\tint bad = 0;\n"
+	"\tfor (int i = 1; i < argc; i++) {\n"
+	"\t\tint bn = !strcmp(argv[i], \"--batchnorm\");\n"
+	"\t\tif (bn && ++i == argc)\n"
+	"\t\t\treturn 2;\n"
+	"\t\tbad |= check_file(argv[i], bn);\n"
+	"\t}\n"
+	"\treturn bad;\n"
+	"}\n";
+
+/* Generates the codec of `schema` into <tmp>/<sub>/ and builds WALK_C
+ * against it as <tmp>/<sub>/walk (with `defs` given to cc). */
+static void build_walk(const char *schema, const char *sub, const char *defs)
+{
+	run_t r = sh("mkdir -p '%s/%s/nnn' && " GEN_LUA " '%s' --c '%s/%s/schema_gen.c' --h '%s/%s/nnn/schema_gen.h' "
+	             "--doc '%s/%s/format.md'",
+	             tmp(), sub, schema, tmp(), sub, tmp(), sub, tmp(), sub);
+	cr_assert_eq(r.status, 0, "generation from %s failed (status %d):\n%s", schema, r.status, r.err);
+	run_free(&r);
+	spit_str(tpath("walk.c"), WALK_C);
+	r = sh("cc -std=c11 -Wall -Wextra -Werror -O0 -g %s -Iruntime/include -I'%s/%s' -Iruntime/src -o '%s/%s/walk' "
+	       "'%s/%s/schema_gen.c' runtime/src/*.c '%s/walk.c' -lm",
+	       defs, tmp(), sub, tmp(), sub, tmp(), sub, tmp());
+	cr_assert_eq(r.status, 0, "building against the codec of %s failed:\n%s%s", schema, r.out, r.err);
+	run_free(&r);
+}
+
+/* Files written before any change, as shell words in `files`: two built by
+ * hand (between them every record of the format), then the real corpus when
+ * it is there. Returns how many. */
+static size_t old_files(char *files, size_t size)
+{
+	const char *dir = getenv("NNN_REAL_CORPUS");
+	char pattern[512];
+	size_t used, n = 2;
+	glob_t g;
+	bb_t b = { 0 };
+	int32_t k[1] = { 3 }, pads[2] = { 0, 0 };
+
+	bb_tiny(&b); /* Dense + Leaky ReLU, then Dense + Linear */
+	spit(tpath("tiny.nnn"), b.b, b.n);
+	bb_free(&b);
+	bb_header(&b, "conv, valid padding: \xc3\xa9t\xc3\xa9", 2 + 2 * 3 * 1, 1);
+	bb_conv(&b, 4, 2, 1, k, 1, 0, 2, pads);
+	spit(tpath("conv.nnn"), b.b, b.n);
+	bb_free(&b);
+	used = (size_t)snprintf(files, size, "'%s' '%s'", tpath("tiny.nnn"), tpath("conv.nnn"));
+	snprintf(pattern, sizeof pattern, "%s/*.nnn", dir && *dir ? dir : "../shared/corpus/real");
+	if (glob(pattern, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			int m = snprintf(files + used, size - used, " '%s'", g.gl_pathv[i]);
+			cr_assert(m > 0 && (size_t)m < size - used, "too many corpus files");
+			used += (size_t)m;
+			n++;
+		}
+		globfree(&g);
+	} else {
+		cr_log_warn("no real corpus at %s: only hand-built files are checked", pattern);
+	}
+	return n;
+}
+
+/* A Dense 3 -> 2 (ReLU), then a BatchNorm over its 2 channels. */
+static void build_batchnorm(bb_t *b)
+{
+	int32_t two[1] = { 2 };
+	bb_header(b, "dense, then batch norm", 8 + 6, 2);
+	bb_dense(b, 3, 3, 2, 0);
+	bb_u8(b, 3);          /* layer ID: batch_norm */
+	bb_u8(b, 0);          /* activation: linear */
+	bb_f32(b, 0.0f);      /* dropout */
+	bb_tensor(b, 1, two); /* bias: -1, -0.5 */
+	bb_tensor(b, 1, two); /* mean: -1, -0.5 */
+	bb_i32s(b, 1, two);   /* variance: dims [2], requires_grad 0, 0.25 and 4 */
+	bb_u8(b, 0);
+	bb_i32(b, 2);
+	bb_f32(b, 0.25f);
+	bb_f32(b, 4.0f);
+	bb_f32(b, 0.001f); /* epsilon */
+}
+
+#define BN_ADDED ": compatible, 2 additions: enums \"layer_id\" value 3 \"batch_norm\", records \"batch_norm\"\n"
+
+Test(compat, growing_walk)
+{
+	char schema[256], files[8192];
+	size_t nold;
+	char *text;
+	run_t r;
+
+	require_root();
+	if (under_valgrind())
+		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
+
+	/* 1. Edit the schema (here a copy): BatchNorm as layer ID 3. */
+	snprintf(schema, sizeof schema, "%s", write_schema("batchnorm", BATCHNORM));
+
+	/* 2. Check compatibility, against the lock and against the unchanged schema. */
+	expect_compatible(LOCK, schema, BN_ADDED);
+	expect_compatible("schema/nnn.lua", schema, BN_ADDED);
+
+	/* 3. Regenerate the codec and the format reference, and build a program
+	 * against the new codec. */
+	build_walk(schema, "x", "");
+	text = slurp(tpath("x/nnn/schema_gen.h"), NULL);
+	cr_assert_not_null(text);
+	cr_expect(strstr(text, "NNN_LAYER_ID_BATCH_NORM = 3,") != NULL, "header lacks layer ID 3");
+	cr_expect(strstr(text, "typedef struct nnn_batch_norm {") != NULL, "header lacks the batch_norm record");
+	free(text);
+	text = slurp(tpath("x/format.md"), NULL);
+	cr_assert_not_null(text);
+	cr_expect(strstr(text, "### `batch_norm`") != NULL, "format.md does not document batch_norm");
+	cr_expect(strstr(text, "| 3 | BatchNorm | `batch_norm` |") != NULL, "format.md does not list layer ID 3");
+	free(text);
+
+	/* 4. Files written before the change decode, validate and re-encode byte
+	 * for byte with the new codec; a file that uses BatchNorm decodes too. */
+	nold = old_files(files, sizeof files);
+	{
+		bb_t b = { 0 };
+		build_batchnorm(&b);
+		spit(tpath("batchnorm.nnn"), b.b, b.n);
+		bb_free(&b);
+	}
+	r = sh("'%s/x/walk' %s --batchnorm '%s'", tmp(), files, tpath("batchnorm.nnn"));
+	cr_expect_eq(r.status, 0, "files did not survive the new codec (status %d):\n%s%s", r.status, r.out, r.err);
+	cr_expect_eq(count_lines(r.out), nold + 1, "one ok line per file expected:\n%s", r.out);
+	cr_expect(!strstr(r.out, "FAIL"), "%s", r.out);
+	run_free(&r);
+
+	/* The project's own nnnkit, built before the change, refuses layer ID 3. */
+	{
+		const char *kit = getenv("NNNKIT");
+		if (!kit || !*kit)
+			kit = "build/nnnkit";
+		if (access(kit, X_OK) == 0) {
+			r = sh("unset NNN_PLUGIN_PATH; '%s' validate '%s'", kit, tpath("batchnorm.nnn"));
+			cr_expect_eq(r.status, 1, "old nnnkit should reject BatchNorm (status %d):\n%s%s", r.status, r.out,
+			             r.err);
+			cr_expect(strstr(r.err, "layer ID 3") != NULL, "stderr does not mention layer ID 3:\n%s", r.err);
+			run_free(&r);
+		}
+	}
+
+	/* 5. Update the lock: it gains exactly the two additions. */
+	r = sh(GEN_LUA " --lock '%s' --out '%s'", schema, tpath("new.lock"));
+	cr_assert_eq(r.status, 0, "--lock failed:\n%s", r.err);
+	run_free(&r);
+	expect_compatible(LOCK, tpath("new.lock"), BN_ADDED);
+	expect_compatible(tpath("new.lock"), schema, SAME);
+	/* (Line 2 names the schema file the lock was written from.) */
+	r = sh("sed 2d " LOCK " > '%s' && sed 2d '%s' > '%s' && diff '%s' '%s'", tpath("a.lock"), tpath("new.lock"),
+	       tpath("b.lock"), tpath("a.lock"), tpath("b.lock"));
+	cr_expect_eq(r.status, 1);
+	cr_expect(has_line(r.out, ">       { value = 3, name = \"batch_norm\", record = \"batch_norm\" },"), "diff:\n%s",
+	          r.out);
+	cr_expect(has_line(r.out, ">     { name = \"batch_norm\", fields = {"), "diff:\n%s", r.out);
+	cr_expect(has_line(r.out, ">       { name = \"epsilon\", type = \"f32\" },"), "diff:\n%s", r.out);
+	cr_expect(strstr(r.out, "\n< ") == NULL && strncmp(r.out, "< ", 2) != 0, "the new lock drops lines:\n%s", r.out);
+	run_free(&r);
+}
+
+Test(compat, refused_change_breaks_old_files)
+{
+	static const char body[] =
+		"push(find(s.records, \"dense\").fields, { name = \"epsilon\", type = \"f32\", doc = \"Epsilon.\" })\n";
+	char schema[256], files[8192];
+	size_t nold, fails = 0;
+	run_t r;
+
+	require_root();
+	if (under_valgrind())
+		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
+	/* What check-compat refuses... */
+	snprintf(schema, sizeof schema, "%s", write_schema("dense_epsilon", body));
+	expect_violations(LOCK, schema,
+	                  (const char *const[]){ "field added: records \"dense\".fields[4] \"epsilon\": new f32 field: "
+	                                         "files written before have no bytes for it; safe alternative: allocate "
+	                                         "a new layer ID with its own record instead of adding a field to dense",
+	                                         NULL });
+	/* ...does break the files written before: every one with a Dense layer
+	 * (all but conv.nnn). */
+	build_walk(schema, "y", "-DNO_BATCHNORM");
+	nold = old_files(files, sizeof files);
+	r = sh("'%s/y/walk' %s", tmp(), files);
+	cr_expect_eq(r.status, 1, "the old files should not survive (status %d):\n%s%s", r.status, r.out, r.err);
+	for (const char *p = r.out; (p = strstr(p, "FAIL ")) != NULL; p++)
+		fails++;
+	cr_expect_eq(fails, nold - 1, "one FAIL per file with a Dense layer expected:\n%s", r.out);
+	{
+		char ok[300];
+		snprintf(ok, sizeof ok, "ok %s", tpath("conv.nnn"));
+		cr_expect(has_line(r.out, ok), "the Conv-only file should still load:\n%s", r.out);
+	}
+	run_free(&r);
+}
