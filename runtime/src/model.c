@@ -26,7 +26,10 @@ typedef struct decoded {
  * the lengths of the unknown elements under which the rest of the file
  * decodes exactly to its end (depth first, shortest first, within a budget),
  * and report the further unknown IDs that framing reveals. */
-#define PROBE_BUDGET 100000
+#define PROBE_BUDGET 20000
+/* ...and at most this many bytes decoded in all, so a large or hostile file
+ * cannot make the search slow: it is an extra, not a promise. */
+#define PROBE_WORK ((uint64_t)32 << 20)
 
 /* A framing is only believed when every layer it reads passes every rule
  * but the parameter count (the unknown layers may hold tensors). Random
@@ -48,15 +51,17 @@ static bool plausible(const nnn_model_t *m)
 
 /* One depth-first search for framings with at most p->max_distinct distinct
  * unknown IDs, shortest lengths first. True when one was found. */
-static bool probe_search(const void *buf, size_t len, const nnn_ctx_t *ctx, nnn_probe_t *p, long *budget)
+static bool probe_search(const void *buf, size_t len, const nnn_ctx_t *ctx, nnn_probe_t *p, long *budget,
+                         uint64_t *work)
 {
 	p->nguess = 0;
-	for (; *budget > 0; (*budget)--) {
+	for (; *budget > 0 && *work < PROBE_WORK; (*budget)--) {
 		decoded_t d = { 0 };
 		nnn_cur_t c = { .buf = buf, .len = len, .ctx = ctx, .probe = p, .arena = &d.arena };
 		p->nhits = p->applied = 0;
 		p->pruned = false;
 		nnn_status_t st = nnn_gen_decode(&c, &d.model);
+		*work += c.pos + 64; /* bytes read, and a little for the attempt itself */
 		if (st == NNN_OK && !plausible(&d.model))
 			st = NNN_E_SHAPE;
 		nnn_arena_free(&d.arena);
@@ -83,11 +88,13 @@ static void probe_unknowns(const void *buf, size_t len, const nnn_ctx_t *ctx, nn
 {
 	nnn_probe_t p = { .nguess = 0 };
 	long budget = PROBE_BUDGET;
+	uint64_t work = 0;
 	bool found = false;
 	/* Fewest distinct unknown IDs first: a framing that needs one more
 	 * invented ID is less likely than one that reuses those already seen. */
-	for (p.max_distinct = 1; !found && p.max_distinct <= NNN_PROBE_MAX && budget > 0; p.max_distinct++)
-		found = probe_search(buf, len, ctx, &p, &budget);
+	for (p.max_distinct = 1; !found && p.max_distinct <= NNN_PROBE_MAX && budget > 0 && work < PROBE_WORK;
+	     p.max_distinct++)
+		found = probe_search(buf, len, ctx, &p, &budget, &work);
 	if (!found)
 		return;
 	for (size_t i = 1; i < p.nhits; i++) {

@@ -130,8 +130,9 @@ void nnn_rule_padding(nnn_vctx_t *v, const char *name, nnn_i32s_t pads, uint64_t
 	int64_t n = (int64_t)kdims.n - 2, before, after;
 	char got[160];
 
-	if (n < 1 || !formulas(type, 1, &before, &after))
-		return; /* the kernels' rank or the padding type is reported elsewhere */
+	if (n < 1)
+		return; /* the kernels' rank is reported by their dims rule */
+	/* The count holds whatever the type: shapes are inferred from it. */
 	if (pads.n != 2 * n) {
 		nnn_v_problem(v, NNN_E_PADDING, name, pads_at, "found %d padding dims %s, expected %" PRId64
 		              " (before and after for each of the %" PRId64 " spatial axes)",
@@ -240,6 +241,12 @@ static void chain_features(nnn_vctx_t *v, const char *name, int32_t i, const nnn
 static void chain_spatial(nnn_vctx_t *v, const char *name, int32_t i, const nnn_io_t *io, chain_state_t *st)
 {
 	int32_t n = io->kernel.n - 2;
+	if (n < 1 || io->pads.n != 2 * n) { /* reported by the layer's own rules; nothing to infer from */
+		st->exact = false;
+		st->last = -1;
+		st->rank = -1;
+		return;
+	}
 	if (st->exact) {
 		if (st->shape.rank != n + 2) {
 			chain_problem(v, name, i, io, st, "a %d-D convolution needs rank %d input [batch, d1..d%d, channels], found rank %d",
