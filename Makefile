@@ -4,7 +4,8 @@
 #   make test       set up, build and run the Criterion suite
 #   make test-asan  the suite under AddressSanitizer and UBSan
 #   make valgrind   the suite under valgrind (memcheck, leaks are errors)
-#   make bench      codec benchmarks (prints a table)
+#   make bench      codec and inference benchmarks (prints tables)
+#   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (crashes land in tests/regress/)
 #   make check-gen  regenerate and prove the output is byte-identical
 
 CC      ?= cc
@@ -200,6 +201,9 @@ bench: $(BENCHES) $(PLUGINS)
 
 clean:
 	rm -rf build
+
+# libFuzzer harnesses: make fuzz [FUZZ_SECONDS=60] (fuzz/Makefile.inc).
+-include fuzz/Makefile.inc
 
 -include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
 
