@@ -45,6 +45,8 @@ LIB_SO  := $(O)/libnnn.so.0
 TESTBIN := $(O)/test_nnn
 EXAMPLE := $(O)/example.nnn
 
+# Keep intermediate objects (plugin and fixture objects) between runs.
+.SECONDARY:
 .PHONY: all deps example test test-asan valgrind valgrind-cli bench check-gen check-compat lock clean install uninstall \
 	conformance
 .DEFAULT_GOAL := all

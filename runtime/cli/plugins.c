@@ -65,6 +65,13 @@ static int check_in_child(const char *path)
 		        path, sig, strsignal(sig));
 		return -1;
 	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != EXIT_PLUGIN) {
+		/* Not our exit code: something in the plugin ended the process. */
+		fprintf(stderr, "nnnkit: %s: crashed while loading (exit status %d): its entry point or a library it "
+		        "loads is broken; report it to the plugin's authors, and do not put it on NNN_PLUGIN_PATH\n",
+		        path, WEXITSTATUS(status));
+		return -1;
+	}
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
