@@ -175,7 +175,7 @@ test: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient check-gen check
 	NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) $(TESTBIN) --jobs 2
 
 test-asan:
-	$(MAKE) O=build/asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) $(MAKE) O=build/asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		LDLIBS="-lm -fsanitize=address,undefined" test
 
 valgrind: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient
