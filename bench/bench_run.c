@@ -12,12 +12,16 @@
  * thread count, its runs interleaved with the network's so that drift hits
  * both alike; the ratio is network GFLOP/s over GEMM GFLOP/s.
  *
- * Threads: OpenBLAS reads OPENBLAS_NUM_THREADS once, when it is loaded, and
- * keeps one process-wide setting, and the builtin kernels do not look at
- * nnn_run_opts_t.threads. So each thread count runs in a child process
- * (this program again, fork + exec of the file /proc/self/exe names, with
- * --child) whose environment has OPENBLAS_NUM_THREADS=N;
- * nnn_run_opts_t.threads gets the same N. OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE, which pin OpenBLAS to an
+ * Threads: the builtin kernels share each layer's work among
+ * nnn_run_opts_t.threads threads of their own and call no OpenBLAS on their
+ * fast (AVX2, AVX-512) path; their portable path sets OpenBLAS to 1 thread
+ * for the whole process. OpenBLAS reads OPENBLAS_NUM_THREADS once, when it
+ * is loaded, and keeps one process-wide setting, so each thread count runs
+ * in a child process (this program again, fork + exec of the file
+ * /proc/self/exe names, with --child) whose environment has
+ * OPENBLAS_NUM_THREADS=N, for the reference; nnn_run_opts_t.threads gets
+ * the same N, and the network is timed only once the reference's OpenBLAS
+ * threads have stopped spinning (blas_settle). OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE, which pin OpenBLAS to an
  * older kernel set, are removed from the children's environment (unless
  * --keep-env), for the network and the reference alike; the output says so.
  * The child hands its raw figures back as one binary record over a pipe (it
@@ -291,15 +295,16 @@ static bool net_call(void *arg)
 	return ok(nnn_plan_run(j->plan, j->x, j->y, j->d), "nnn_plan_run", j->d);
 }
 
-/* The builtin conv kernel's im2col scratch holds at most this many floats
- * (BI_SCRATCH_FLOATS in plugins/builtin/builtin.h, private to the plugin,
- * so mirrored here): it runs one sgemm per chunk of that many floats of A,
- * reusing one A buffer. The bare-GEMM figure does the same. */
-#define CONV_SCRATCH_FLOATS ((int64_t)1 << 20)
+/* A conv layer's bare GEMM is done in calls of at most this many floats of
+ * A, all reading the same A rows: what an im2col + sgemm kernel with a
+ * bounded scratch (as the builtin plugin's portable path has) costs at
+ * best, its A hot in cache and the im2col itself not counted. */
+#define CONV_CHUNK_FLOATS ((int64_t)1 << 20)
 
-/* A GEMM as the builtin kernels call it: C += A B (dense) or A B^T (conv,
- * whose kernels are [filters, k1*..*kn*channels]); row-major, beta 1. M is
- * done `chunk` rows per call, all chunks reading the same A rows. */
+/* A layer's GEMM as sgemm alone would do it: C += A B (dense) or A B^T
+ * (conv: A is im2col's [positions, k1*..*kn*channels], B the kernels
+ * [filters, k1*..*kn*channels]); row-major, beta 1. M is done `chunk` rows
+ * per call, all chunks reading the same A rows. */
 typedef struct gemm_job {
 	bool trans_b;
 	int m, n, k, chunk;
@@ -436,10 +441,12 @@ static bool check_output(const float *y, int64_t rows, int64_t n)
  * the plan holds one; without it the kernel would copy its weights on every
  * call), then the activation's forward, on the real activations of the layer
  * before. The chain's result must equal nnn_plan_run's. Beside each layer,
- * the bare cblas_sgemm of the same M, N, K, split into the same calls as
- * the conv kernel's im2col chunks, shows what the rest (im2col, bias fill,
- * argument checks) costs. nnn_plan_run of the whole net is measured in the
- * same rounds; whole minus the sum is the plan's own cost. */
+ * the bare cblas_sgemm of the same M, N, K (for a conv, the GEMM of an
+ * im2col + sgemm kernel at its best: in chunks of CONV_CHUNK_FLOATS of A
+ * that stay in cache, the im2col not counted) shows what the kernel costs
+ * beyond it ("rest": bias, im2col if any, argument checks; negative when
+ * the kernel beats the bare sgemm). nnn_plan_run of the whole net is
+ * measured in the same rounds; whole minus the sum is the plan's own cost. */
 static bool breakdown(child_t *c, child_result_t *r, int bi, int threads)
 {
 	const nnn_plan_t *p = c->plan[bi];
@@ -496,7 +503,7 @@ static bool breakdown(child_t *c, child_result_t *r, int bi, int threads)
 			int64_t kc = L->body.conv.kernels.data.n / L->body.conv.filters;
 			rows = nnn_shape_numel(out) / L->body.conv.filters;
 			good = gemm_new(&c->lgemm[i], true, (int)rows, (int)L->body.conv.filters, (int)kc,
-			                (int)(CONV_SCRATCH_FLOATS / kc));
+			                (int)(CONV_CHUNK_FLOATS / kc));
 		} else {
 			int64_t inputs = L->body.dense.weights.dims.v[0];
 			rows = nnn_shape_numel(in) / inputs;
@@ -564,6 +571,20 @@ static bool write_all(int fd, const void *p, size_t n)
 	return true;
 }
 
+/* After a call, OpenBLAS's own threads keep spinning for a while (about
+ * 2^28 cycles: its THREAD_TIMEOUT) before they sleep. The builtin kernels
+ * run threads of their own, which those would take cores from: so the
+ * network is timed only once the reference's threads are asleep. */
+#define BLAS_SETTLE_SECONDS 0.15
+
+static void blas_settle(int blas_threads)
+{
+	struct timespec ts = { 0, (long)(BLAS_SETTLE_SECONDS * 1e9) };
+	if (blas_threads > 1)
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+}
+
 static int child_main(const char *plugin, int threads)
 {
 	child_t c;
@@ -618,6 +639,7 @@ static int child_main(const char *plugin, int threads)
 	}
 	good = good && calibrate(gemm_call, &c.ref, RUN_SECONDS, &gemm_iters);
 	r->gemm.iters = gemm_iters;
+	blas_settle(r->blas_threads);
 	/* Rounds: every batch size, then the reference; drift hits them alike. */
 	for (int run = 0; run < RUNS && good; run++) {
 		double t;
@@ -626,6 +648,7 @@ static int child_main(const char *plugin, int threads)
 				add(&r->net[b], t);
 		if (good && (good = timed(gemm_call, &c.ref, gemm_iters, &t)))
 			add(&r->gemm, t);
+		blas_settle(r->blas_threads);
 	}
 	for (int b = 0; b < NBATCH && good; b++)
 		if (batches[b] == BREAK_BATCH && threads == 1)
@@ -875,8 +898,8 @@ static void print_table(const child_result_t *res, int nres, bool keep_env)
 		whole = summarize(&r->whole, false, 1e6);
 		printf("\nwhere the time goes at batch %d, %d thread: each layer's kernel called on its own through\n"
 		       "nnn_ctx_layer(ctx, id)->forward (state from its prepare, shapes from nnn_plan_shape), then its\n"
-		       "activation; \"sgemm\" is cblas_sgemm alone with the same M,N,K (split in as many calls as the\n"
-		       "kernel's im2col chunks: \"/calls\"), \"rest\" = forward - sgemm (im2col, bias fill, checks).\n"
+		       "activation; \"sgemm\" is cblas_sgemm alone with the same M,N,K (a conv's in \"/calls\" of 4 MiB of\n"
+		       "A, hot in cache, im2col not counted), \"rest\" = forward - sgemm (< 0: the kernel beats sgemm).\n"
 		       "us per batch, median of %d runs [min .. max]; the chained layers reproduce nnn_plan_run's\n"
 		       "output (largest difference %.3g)\n",
 		       (int)r->shape[0].dims[0], r->threads, RUNS, r->max_diff);

@@ -207,11 +207,12 @@ typedef struct fz_first {
 	bool flatten;
 } fz_first_t;
 
-/* Small input shapes the first layer should take (at most 3). */
+/* Small input shapes the first layer should take (at most FZ_SHAPES). */
+#define FZ_SHAPES 5
 static int fz_shapes(const fz_first_t *L, nnn_shape_t *out)
 {
 	int n = 0;
-	memset(out, 0, 3 * sizeof *out);
+	memset(out, 0, FZ_SHAPES * sizeof *out);
 	if (L->layers == 0) {
 		out[n].rank = 2, out[n].dims[0] = 1, out[n].dims[1] = 4, n++;
 		return n;
@@ -220,6 +221,8 @@ static int fz_shapes(const fz_first_t *L, nnn_shape_t *out)
 		int64_t in = L->ndims >= 1 && L->dims[0] > 0 ? L->dims[0] : 1;
 		out[n].rank = 2, out[n].dims[0] = 1, out[n].dims[1] = in, n++;
 		out[n].rank = 3, out[n].dims[0] = 2, out[n].dims[1] = 1, out[n].dims[2] = in, n++;
+		/* rows enough for the kernels' blocked paths */
+		out[n].rank = 2, out[n].dims[0] = 37, out[n].dims[1] = in, n++;
 		if (L->flatten && in % 2 == 0)
 			out[n].rank = 3, out[n].dims[0] = 1, out[n].dims[1] = 2, out[n].dims[2] = in / 2, n++;
 		return n;
@@ -228,13 +231,14 @@ static int fz_shapes(const fz_first_t *L, nnn_shape_t *out)
 		int32_t sp = L->ndims - 2;
 		if (sp >= 1 && sp <= NNN_MAX_RANK - 2) {
 			int64_t ch = L->dims[L->ndims - 1] > 0 ? L->dims[L->ndims - 1] : 1;
-			/* [1, k1+2, .., kn+2, c], then [2, k1, .., kn, c], then [1, 1, .., 1, c] */
-			for (int v = 0; v < 3; v++) {
+			/* [1, k1+2, .., kn+2, c], [2, k1, .., kn, c], [1, 1, .., 1, c], and
+			 * [1, k1+2, .., kn+45, c]: a long last axis, for the blocked paths */
+			for (int v = 0; v < 4; v++) {
 				out[n].rank = sp + 2;
 				out[n].dims[0] = v == 1 ? 2 : 1;
 				for (int32_t j = 0; j < sp; j++) {
 					int64_t kj = L->dims[1 + j] > 0 ? L->dims[1 + j] : 1;
-					out[n].dims[1 + j] = v == 0 ? kj + 2 : v == 1 ? kj : 1;
+					out[n].dims[1 + j] = v == 0 ? kj + 2 : v == 1 ? kj : v == 2 ? 1 : kj + (j == sp - 1 ? 45 : 2);
 				}
 				out[n].dims[sp + 1] = ch;
 				n++;
@@ -383,7 +387,7 @@ int fz_check_decode(const uint8_t *data, size_t len, char *why, size_t size)
 	 * on whatever the decoder could frame, soft problems and all. */
 	{
 		fz_first_t first;
-		nnn_shape_t shapes[3];
+		nnn_shape_t shapes[FZ_SHAPES];
 		int n;
 		fz_first_of_bytes(data, len, &first);
 		n = fz_shapes(&first, shapes);
@@ -823,9 +827,32 @@ static int fz_run_shape(const nnn_ctx_t *ctx, const nnn_model_t *m, size_t len, 
 		bad = fz_fail(why, size, "nnn_model_run fails with %s where a plan ran", nnn_status_name(sr));
 		goto out;
 	}
-	if (fz_numel(&oshape) != nout || (nout && memcmp(y1, y3, (size_t)nout * sizeof *y1) != 0))
+	if (fz_numel(&oshape) != nout || (nout && memcmp(y1, y3, (size_t)nout * sizeof *y1) != 0)) {
 		bad = fz_fail(why, size, "input %s: nnn_model_run gives a different output than nnn_plan_run",
 		              nnn_shape_format(in, sh, sizeof sh));
+		goto out;
+	}
+
+	/* The tensor limit: refused exactly when a layer's output is over it,
+	 * naming the first such layer. */
+	{
+		nnn_run_opts_t small = opts;
+		nnn_plan_t *p2 = NULL;
+		int32_t over = -1;
+		char want[32];
+		small.max_tensor_bytes = 16;
+		for (int32_t i = 0; i < m->layer_count && over < 0; i++)
+			if (fz_numel(nnn_plan_shape(p, i)) > small.max_tensor_bytes / 4)
+				over = i;
+		nnn_diags_clear(&dr);
+		sr = nnn_plan_new(ctx, m, in, &small, &p2, &dr);
+		nnn_plan_free(p2);
+		snprintf(want, sizeof want, "layers[%d]", (int)over);
+		if (over < 0 ? sr != NNN_OK : sr != NNN_E_LIMIT || !dr.n || strcmp(dr.v[dr.n - 1].path, want) != 0)
+			bad = fz_fail(why, size, "input %s, max_tensor_bytes 16: nnn_plan_new gives %s at %s, expected %s%s",
+			              nnn_shape_format(in, sh, sizeof sh), nnn_status_name(sr), dr.n ? dr.v[dr.n - 1].path : "-",
+			              over < 0 ? "OK" : "E_LIMIT at ", over < 0 ? "" : want);
+	}
 
 out:
 	nnn_plan_free(p);
@@ -844,7 +871,7 @@ int fz_check_run(const nnn_ctx_t *ctx, const uint8_t *data, size_t len, char *wh
 {
 	nnn_decode_opts_t opts = { .ctx = ctx };
 	nnn_model_t *m = NULL;
-	nnn_shape_t shapes[3];
+	nnn_shape_t shapes[FZ_SHAPES];
 	fz_first_t first;
 	int bad = 0, n;
 

@@ -236,6 +236,67 @@ static float *run_layer(const nnn_layer_t *L, const nnn_shape_t *in, const float
 	return y;
 }
 
+/* The instruction sets the plugin can be held to (NNN_BUILTIN_ISA, read
+ * when a layer is prepared or run without state): NULL is the best the CPU
+ * has (under valgrind, which hides AVX-512, AVX2 at best); "generic" is the
+ * portable im2col + sgemm path. */
+static const char *const isas[] = { NULL, "avx2", "generic" };
+#define NISAS (sizeof isas / sizeof isas[0])
+
+static void use_isa(const char *isa)
+{
+	if (isa)
+		setenv("NNN_BUILTIN_ISA", isa, 1);
+	else
+		unsetenv("NNN_BUILTIN_ISA");
+}
+
+/* Whether isa runs the plugin's own micro-kernels, whose sums are in one
+ * fixed order whatever the instruction set and the thread count. */
+static bool isa_is_fast(const char *isa)
+{
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+	__builtin_cpu_init();
+	return !(isa && strcmp(isa, "generic") == 0) && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+	(void)isa;
+	return false;
+#endif
+}
+
+/* Runs the layer under every instruction set, checks each one's output
+ * shape and values (want), and expects the fast ones to agree bit for bit.
+ * Returns y of the first (free it). */
+static float *run_layer_every_isa(const nnn_layer_t *L, const nnn_shape_t *in, const float *x, int32_t out_rank,
+                                  const int64_t *out_dims, const double *want, const char *what)
+{
+	float *first = NULL, *fast = NULL;
+	for (size_t i = 0; i < NISAS; i++) {
+		nnn_shape_t out;
+		use_isa(isas[i]);
+		float *y = run_layer(L, in, x, &out);
+		expect_shape(&out, out_rank, out_dims);
+		int64_t n = numel(&out);
+		char buf[128];
+		snprintf(buf, sizeof buf, "%s (%s)", what, isas[i] ? isas[i] : "native");
+		expect_close(y, want, n, buf);
+		if (isa_is_fast(isas[i])) {
+			if (fast)
+				cr_assert(memcmp(y, fast, (size_t)n * sizeof *y) == 0, "%s: not the bits of the native kernels", buf);
+			else
+				fast = y;
+		}
+		if (!first)
+			first = y;
+		else if (y != fast)
+			free(y);
+	}
+	use_isa(NULL);
+	if (fast && fast != first)
+		free(fast);
+	return first;
+}
+
 /* ---- references ---- */
 
 /* y[rows, neurons] = x[rows, inputs] @ w[inputs, neurons] + b, naively. */
@@ -624,20 +685,18 @@ static void dense_check(int32_t rank, const int64_t *dims, int32_t inputs, int32
                         int32_t out_rank, const int64_t *out_dims)
 {
 	dense_t d;
-	nnn_shape_t in = mkshape(rank, dims), out;
+	nnn_shape_t in = mkshape(rank, dims);
 	int64_t n = numel(&in);
 	uint32_t seed = (uint32_t)(rank * 131 + inputs * 7 + neurons);
 	float *x = malloc((size_t)n * sizeof *x);
 	cr_assert(x);
 	fill(x, n, &seed, 8, 0.25f);
 	dense_make(&d, inputs, neurons, flatten, seed);
-	float *y = run_layer(&d.L, &in, x, &out);
-	expect_shape(&out, out_rank, out_dims);
 	int64_t rows = n / inputs;
 	double *want = malloc((size_t)(rows * neurons) * sizeof *want);
 	cr_assert(want);
 	ref_dense(x, rows, inputs, neurons, d.w, d.b, want);
-	expect_close(y, want, rows * neurons, "dense");
+	float *y = run_layer_every_isa(&d.L, &in, x, out_rank, out_dims, want, "dense");
 	free(want);
 	free(y);
 	free(x);
@@ -800,13 +859,12 @@ static nnn_shape_t conv_in(const conv_case_t *cc)
 static void conv_check(const conv_case_t *cc, uint32_t seed)
 {
 	conv_t cv;
-	nnn_shape_t in = conv_in(cc), out;
+	nnn_shape_t in = conv_in(cc);
 	int64_t nx = numel(&in), want_dims[MAXN + 2];
 	conv_make(&cv, cc, &seed);
 	float *x = malloc((size_t)nx * sizeof *x);
 	cr_assert(x);
 	fill(x, nx, &seed, 8, 0.25f);
-	float *y = run_layer(&cv.L, &in, x, &out);
 
 	want_dims[0] = cc->batch;
 	for (int j = 0; j < cc->n; j++) {
@@ -815,15 +873,15 @@ static void conv_check(const conv_case_t *cc, uint32_t seed)
 			cr_assert_eq(want_dims[1 + j], cc->d[j], "Same keeps the size");
 	}
 	want_dims[cc->n + 1] = cc->f;
-	expect_shape(&out, cc->n + 2, want_dims);
+	nnn_shape_t want_shape = mkshape(cc->n + 2, want_dims);
 
-	int64_t ny = numel(&out);
+	int64_t ny = numel(&want_shape);
 	double *want = malloc((size_t)ny * sizeof *want);
 	cr_assert(want);
 	ref_conv(cc->n, cc->batch, cc->d, cc->c, cc->k, cc->f, cv.pads, x, cv.w, cv.b, want);
 	char what[64];
 	snprintf(what, sizeof what, "%d-D conv, %s", cc->n, cc->same ? "same" : "valid");
-	expect_close(y, want, ny, what);
+	float *y = run_layer_every_isa(&cv.L, &in, x, cc->n + 2, want_dims, want, what);
 	free(want);
 	free(y);
 	free(x);
@@ -942,6 +1000,220 @@ Test(kernels, conv_large_input_is_chunked)
 	 * than one chunk, with a chunk boundary inside a batch item */
 	const conv_case_t cc = { .n = 2, .batch = 3, .c = 4, .f = 3, .d = { 64, 64 }, .k = { 5, 5 }, .same = 1 };
 	conv_check(&cc, 41);
+}
+
+/* ---- threads, on data whose sums round ---- */
+
+/* Uniform floats in [-1, 1) with 24 significant bits: the sums round, so
+ * their order shows in the bits of the result. */
+static void fill_real(float *v, int64_t n, uint32_t *seed)
+{
+	for (int64_t i = 0; i < n; i++) {
+		*seed = *seed * 1664525u + 1013904223u;
+		v[i] = (float)(*seed >> 8) / (float)(1u << 23) - 1.0f;
+	}
+}
+
+/* One forward of L at `threads`, with `state` (NULL: none). */
+static float *forward_at(const nnn_layer_t *L, const nnn_shape_t *in, const nnn_shape_t *out, const float *x,
+                         void *state, int threads)
+{
+	char msg[512] = "";
+	int64_t n = numel(out);
+	float *y = nan_buffer(n);
+	nnn_kernel_args_t a = { .size = sizeof a, .layer = L, .body = &L->body, .state = state, .in = in, .out = out,
+		                .x = x, .y = y, .threads = threads };
+	nnn_status_t st = R.layer[L->id]->forward(&a, msg, sizeof msg);
+	cr_assert_eq(st, NNN_OK, "forward at %d threads: status %d: %s", threads, (int)st, msg);
+	cr_assert(isnan(y[n]), "forward at %d threads wrote past the output", threads);
+	return y;
+}
+
+/* Runs L under every instruction set at 1, 2, 3, 0 and 2 threads, with
+ * state (the later calls reuse the state's threads) and without, and
+ * expects every run of a fast instruction set to give the bits of its
+ * first, and all fast ones the same bits; checks each first run against
+ * want, to within the rounding of a sum of `terms` products whose absolute
+ * values sum to at most `mag` (and the portable path's runs against each
+ * other to within twice that). */
+static void expect_same_at_any_threads(const nnn_layer_t *L, const nnn_shape_t *in, const float *x, int64_t terms,
+                                       double mag, const double *want, const char *what)
+{
+	static const int counts[] = { 2, 3, 0, 2 };
+	float *fast = NULL;
+	for (size_t i = 0; i < NISAS; i++) {
+		const nnn_layer_type_t *t = R.layer[L->id];
+		char msg[512] = "";
+		void *state = NULL;
+		nnn_shape_t out;
+		use_isa(isas[i]);
+		const char *isa = isas[i] ? isas[i] : "native";
+		cr_assert_eq(t->infer(L, &L->body, in, &out, msg, sizeof msg), NNN_OK, "%s", msg);
+		cr_assert_eq(t->prepare(L, &L->body, in, &state, msg, sizeof msg), NNN_OK, "%s", msg);
+		int64_t n = numel(&out);
+		float *y1 = forward_at(L, in, &out, x, state, 1);
+		for (int64_t e = 0; e < n; e++)
+			cr_assert(fabs(y1[e] - want[e]) <= (double)(terms + 1) * FLT_EPSILON * mag + 1e-30,
+			          "%s (%s): element %lld is %.9g, expected %.9g", what, isa, (long long)e, (double)y1[e], want[e]);
+		for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+			for (int with_state = 0; with_state < 2; with_state++) {
+				float *y = forward_at(L, in, &out, x, with_state ? state : NULL, counts[c]);
+				if (isa_is_fast(isas[i])) {
+					cr_assert(memcmp(y, y1, (size_t)n * sizeof *y) == 0,
+					          "%s (%s): %d threads%s do not give the bits of 1 thread", what, isa, counts[c],
+					          with_state ? "" : " without state");
+				} else { /* sgemm's order may depend on how many rows it gets: two roundings apart at most */
+					for (int64_t e = 0; e < n; e++)
+						cr_assert(fabs(y[e] - y1[e]) <= 2 * (double)(terms + 1) * FLT_EPSILON * mag + 1e-30,
+						          "%s (%s): %d threads: element %lld is %.9g, at 1 thread %.9g", what, isa,
+						          counts[c], (long long)e, (double)y[e], (double)y1[e]);
+				}
+				free(y);
+			}
+		t->release(state);
+		if (isa_is_fast(isas[i])) {
+			if (fast) {
+				cr_assert(memcmp(y1, fast, (size_t)n * sizeof *y1) == 0, "%s: %s differs from native", what, isa);
+				free(y1);
+			} else {
+				fast = y1;
+			}
+		} else {
+			free(y1);
+		}
+	}
+	use_isa(NULL);
+	free(fast);
+}
+
+/* A conv case on real data: the reference and the bound of its rounding. */
+static void conv_threads_check(const conv_case_t *cc, uint32_t seed)
+{
+	conv_t cv;
+	nnn_shape_t in = conv_in(cc);
+	int64_t nx = numel(&in), ny = cc->batch * cc->f, kn = cc->c;
+	conv_make(&cv, cc, &seed);
+	fill_real(cv.w, cc->f * cc->c * (int64_t)(cv.L.body.conv.kernels.data.n / (cc->f * cc->c)), &seed);
+	fill_real(cv.b, cc->f, &seed);
+	for (int j = 0; j < cc->n; j++) {
+		ny *= cc->d[j] + cv.pads[2 * j] + cv.pads[2 * j + 1] - cc->k[j] + 1;
+		kn *= cc->k[j];
+	}
+	float *x = malloc((size_t)nx * sizeof *x);
+	double *want = malloc((size_t)ny * sizeof *want);
+	cr_assert(x && want);
+	fill_real(x, nx, &seed);
+	ref_conv(cc->n, cc->batch, cc->d, cc->c, cc->k, cc->f, cv.pads, x, cv.w, cv.b, want);
+	char what[96];
+	snprintf(what, sizeof what, "%d-D conv, batch %lld, %lld->%lld, %s", cc->n, (long long)cc->batch,
+	         (long long)cc->c, (long long)cc->f, cc->same ? "same" : "valid");
+	/* every |x|, |w| and |b| is below 1 */
+	expect_same_at_any_threads(&cv.L, &in, x, kn, (double)kn + 1, want, what);
+	free(want);
+	free(x);
+	conv_free(&cv);
+}
+
+Test(kernels, conv_threads_give_the_same_bits)
+{
+	static const conv_case_t cases[] = {
+		/* the example classifier's two layers: 1 channel (batch 5 is the
+		 * smallest it splits over threads), then 8 -> 16 */
+		{ .n = 2, .batch = 1, .c = 1, .f = 8, .d = { 28, 28 }, .k = { 5, 5 }, .same = 0 },
+		{ .n = 2, .batch = 5, .c = 1, .f = 8, .d = { 28, 28 }, .k = { 5, 5 }, .same = 0 },
+		{ .n = 2, .batch = 1, .c = 8, .f = 16, .d = { 24, 24 }, .k = { 5, 5 }, .same = 0 },
+		{ .n = 2, .batch = 3, .c = 8, .f = 16, .d = { 24, 24 }, .k = { 5, 5 }, .same = 0 },
+		/* padded: items cross chunks; 20 filters: a full vector and a part */
+		{ .n = 2, .batch = 3, .c = 4, .f = 20, .d = { 17, 19 }, .k = { 3, 4 }, .same = 1 },
+		/* lines longer than a segment (256), three panels */
+		{ .n = 1, .batch = 2, .c = 2, .f = 40, .d = { 700 }, .k = { 7 }, .same = 1 },
+		{ .n = 3, .batch = 3, .c = 3, .f = 9, .d = { 6, 7, 8 }, .k = { 3, 3, 3 }, .same = 1 },
+		/* pointwise, 1 filter */
+		{ .n = 2, .batch = 7, .c = 64, .f = 1, .d = { 30, 31 }, .k = { 1, 1 }, .same = 0 },
+		/* few filters (AVX-512: several positions a vector), tails of
+		 * positions, segments */
+		{ .n = 1, .batch = 16, .c = 1, .f = 3, .d = { 1000 }, .k = { 9 }, .same = 1 },
+		{ .n = 2, .batch = 13, .c = 2, .f = 5, .d = { 13, 29 }, .k = { 3, 3 }, .same = 1 },
+		{ .n = 2, .batch = 4, .c = 1, .f = 1, .d = { 40, 45 }, .k = { 3, 3 }, .same = 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		conv_threads_check(&cases[i], (uint32_t)i + 51);
+}
+
+Test(kernels, dense_threads_give_the_same_bits)
+{
+	static const struct {
+		int32_t rank;
+		int64_t dims[4];
+		int32_t inputs, neurons;
+		bool flatten;
+	} cases[] = {
+		{ 2, { 7, 1100 }, 1100, 130, false }, /* odd rows, inputs past a block, a part panel */
+		{ 2, { 1, 3000 }, 3000, 150, false }, /* batch 1 */
+		{ 4, { 3, 20, 20, 16 }, 6400, 128, true }, /* the example classifier's */
+		{ 4, { 1, 20, 20, 16 }, 6400, 128, true },
+		{ 3, { 3, 5, 700 }, 700, 70, false },
+		{ 2, { 64, 128 }, 128, 10, false },
+		{ 2, { 33, 2000 }, 2000, 9, false }, /* 9 neurons: an AVX-512 vector, mostly empty */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		dense_t d;
+		uint32_t seed = (uint32_t)i + 61;
+		nnn_shape_t in = mkshape(cases[i].rank, cases[i].dims);
+		int64_t n = numel(&in), rows = n / cases[i].inputs;
+		dense_make(&d, cases[i].inputs, cases[i].neurons, cases[i].flatten, seed);
+		fill_real(d.w, (int64_t)cases[i].inputs * cases[i].neurons, &seed);
+		fill_real(d.b, cases[i].neurons, &seed);
+		float *x = malloc((size_t)n * sizeof *x);
+		double *want = malloc((size_t)(rows * cases[i].neurons) * sizeof *want);
+		cr_assert(x && want);
+		fill_real(x, n, &seed);
+		ref_dense(x, rows, cases[i].inputs, cases[i].neurons, d.w, d.b, want);
+		char what[96];
+		snprintf(what, sizeof what, "dense %lld rows, %d->%d", (long long)rows, (int)cases[i].inputs,
+		         (int)cases[i].neurons);
+		expect_same_at_any_threads(&d.L, &in, x, cases[i].inputs, (double)cases[i].inputs + 1, want, what);
+		free(want);
+		free(x);
+		dense_free(&d);
+	}
+}
+
+Test(kernels, relu_and_leaky_relu_long)
+{
+	/* every vector width and a tail; signed zeros, NaN and infinities */
+	enum { N = 1000 + 13 };
+	static const float special[] = { -0.0f, 0.0f, NAN, -NAN, INFINITY, -INFINITY, FLT_MIN, -FLT_MIN, 1e-40f, -1e-40f };
+	float *in = malloc(N * sizeof *in), *x = malloc(N * sizeof *x);
+	uint32_t seed = 71;
+	cr_assert(in && x);
+	fill_real(in, N, &seed);
+	for (int i = 0; i < N; i += 37)
+		in[i] = special[(i / 37) % (sizeof special / sizeof special[0])];
+	for (size_t k = 0; k < NISAS; k++) {
+		use_isa(isas[k]);
+		for (int tau_i = 0; tau_i < 3; tau_i++) {
+			static const float taus[] = { 0.0f, 0.01f, -2.5f };
+			memcpy(x, in, N * sizeof *x);
+			act_run(NNN_ACTIVATION_ID_LEAKY_RELU, taus[tau_i], 2, (int64_t[]){ 1, N }, x);
+			for (int i = 0; i < N; i++) {
+				float want = in[i] > 0 ? in[i] : taus[tau_i] * in[i];
+				cr_assert(memcmp(&x[i], &want, sizeof want) == 0 || (isnan(x[i]) && isnan(want)),
+				          "leaky_relu tau %g of %g is %g, expected %g", (double)taus[tau_i], (double)in[i], (double)x[i],
+				          (double)want);
+			}
+		}
+		memcpy(x, in, N * sizeof *x);
+		act_run(NNN_ACTIVATION_ID_RELU, 0, 2, (int64_t[]){ N, 1 }, x);
+		for (int i = 0; i < N; i++) {
+			float want = in[i] > 0 ? in[i] : 0.0f;
+			cr_assert(memcmp(&x[i], &want, sizeof want) == 0, "relu of %g is %g, expected %g", (double)in[i],
+			          (double)x[i], (double)want);
+		}
+	}
+	use_isa(NULL);
+	free(in);
+	free(x);
 }
 
 /* ---- infer: shapes and errors ---- */

@@ -1,8 +1,16 @@
-/* conv.c: the N-D Conv layer (cross-correlation, stride 1, channels-last) as
- * im2col in bounded chunks of output rows, each followed by one sgemm
- * against the kernels viewed as [filters, k1*..*kn*channels]. */
+/* conv.c: the N-D Conv layer (cross-correlation, stride 1, channels-last).
+ *
+ * With the micro-kernels of kern.c (AVX2 or AVX-512), no im2col: an output
+ * position's patch is k1*..*k(n-1) runs of kn*channels contiguous floats
+ * of the input (of a zero-padded copy of the item, when padded), which the
+ * kernel reads in place for a block of neighbouring positions along the
+ * last axis at a time. The portable path is im2col in bounded chunks of
+ * output rows, each followed by one sgemm against the kernels viewed as
+ * [filters, k1*..*kn*channels]. Either way the work is shared among
+ * a->threads threads by chunks. */
 #include <cblas.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,17 +98,34 @@ nnn_status_t bi_conv_infer(const nnn_layer_t *layer, const void *body, const nnn
 	return NNN_OK;
 }
 
+/* Conv kernels [filters, k1..kn, channels]: filter c's tap t (k1..kn, then
+ * channels, in order) is element c * taps + t. */
+static bi_layout_t conv_layout(const nnn_conv_t *cv)
+{
+	const int32_t *kd = cv->kernels.dims.v, n = cv->kernels.dims.n - 2;
+	int64_t taps = cv->kernels.data.n / cv->filters;
+	bi_layout_t lay = { .n = cv->filters, .k = taps, .sk = 1, .sn = taps, .c = kd[n + 1] };
+	lay.len = kd[n] * lay.c; /* a run: the last axis of the kernel, all channels */
+	lay.nq = taps / lay.len;
+	return lay;
+}
+
 nnn_status_t bi_conv_prepare(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, void **state,
                              char *msg, size_t msg_size)
 {
 	nnn_shape_t out;
-	nnn_status_t st = bi_conv_infer(layer, body, in, &out, msg, msg_size);
-	if (st != NNN_OK)
-		return st;
-	*state = bi_params_new(&layer->body.conv.kernels, &layer->bias);
-	if (!*state)
-		return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory copying %d kernel values",
-		               (int)layer->body.conv.kernels.data.n);
+	bi_layout_t lay;
+	bi_state_t *st;
+	nnn_status_t s = bi_conv_infer(layer, body, in, &out, msg, msg_size);
+	if (s != NNN_OK)
+		return s;
+	lay = conv_layout(&layer->body.conv);
+	if ((s = bi_state_new(&layer->body.conv.kernels, &layer->bias, &lay, &st, msg, msg_size)) != NNN_OK)
+		return s;
+	/* as in bi_dense_prepare: the portable path's threads call sgemm each */
+	if (st->isa == BI_ISA_GENERIC)
+		openblas_set_num_threads(1);
+	*state = st;
 	return NNN_OK;
 }
 
@@ -113,6 +138,13 @@ typedef struct geom {
 	int64_t d[NNN_MAX_RANK], o[NNN_MAX_RANK], k[NNN_MAX_RANK], before[NNN_MAX_RANK];
 	int64_t stride[NNN_MAX_RANK]; /* input floats per step along each spatial axis */
 	int64_t bstride;   /* input floats per batch item */
+	/* the micro-kernel path reads a zero-padded copy of each item when padded */
+	bool padded;
+	int64_t pd[NNN_MAX_RANK];      /* padded dims (d when not padded) */
+	int64_t pstride[NNN_MAX_RANK]; /* floats per step along each axis of the padded item */
+	int64_t pitem;     /* floats per padded item */
+	int64_t outer;     /* o1*..*o(n-1): output lines (along the last axis) per item */
+	int64_t nq, len;   /* a patch is nq runs (k1*..*k(n-1)) of len floats (kn*c) */
 } geom_t;
 
 static void geom_init(geom_t *g, const nnn_conv_t *cv, const nnn_shape_t *in, const nnn_shape_t *out)
@@ -123,18 +155,58 @@ static void geom_init(geom_t *g, const nnn_conv_t *cv, const nnn_shape_t *in, co
 	g->kc = g->c;
 	g->batch = in->dims[0];
 	g->opos = 1;
+	g->padded = false;
+	g->outer = 1;
+	g->nq = 1;
 	for (int32_t j = 0; j < g->n; j++) {
 		g->d[j] = in->dims[1 + j];
 		g->o[j] = out->dims[1 + j];
 		g->k[j] = cv->kernels.dims.v[1 + j];
 		g->before[j] = cv->padding_dims.v[2 * j];
+		g->pd[j] = g->d[j] + cv->padding_dims.v[2 * j] + cv->padding_dims.v[2 * j + 1];
+		g->padded = g->padded || g->pd[j] != g->d[j];
 		g->kc *= g->k[j];
 		g->opos *= g->o[j];
+		if (j < g->n - 1) {
+			g->outer *= g->o[j];
+			g->nq *= g->k[j];
+		}
 	}
-	g->stride[g->n - 1] = g->c;
-	for (int32_t j = g->n - 2; j >= 0; j--)
+	g->len = g->k[g->n - 1] * g->c;
+	g->stride[g->n - 1] = g->pstride[g->n - 1] = g->c;
+	for (int32_t j = g->n - 2; j >= 0; j--) {
 		g->stride[j] = g->stride[j + 1] * g->d[j + 1];
+		g->pstride[j] = g->pstride[j + 1] * g->pd[j + 1];
+	}
 	g->bstride = g->stride[0] * g->d[0];
+	g->pitem = g->pstride[0] * g->pd[0];
+}
+
+/* Copies one input item into the inside of its zero-padded copy (whose
+ * border is zero already, and stays so). */
+static void pad_item(const geom_t *g, const float *x, float *xp)
+{
+	const int32_t last = g->n - 1;
+	int64_t idx[NNN_MAX_RANK] = { 0 };
+	for (int32_t j = 0; j < g->n; j++)
+		if (g->d[j] == 0)
+			return;
+	for (;;) {
+		int64_t from = 0, to = g->before[last] * g->c;
+		int32_t j;
+		for (j = 0; j < last; j++) {
+			from += idx[j] * g->stride[j];
+			to += (idx[j] + g->before[j]) * g->pstride[j];
+		}
+		memcpy(xp + to, x + from, (size_t)(g->d[last] * g->c) * sizeof *xp);
+		for (j = last - 1; j >= 0; j--) { /* the next run along axes 1..n-1 */
+			if (++idx[j] < g->d[j])
+				break;
+			idx[j] = 0;
+		}
+		if (j < 0)
+			return;
+	}
 }
 
 /* Fills m rows of col (kc floats each) for output rows r0..r0+m-1: row r is
@@ -189,52 +261,203 @@ static void im2col(const geom_t *g, const float *x, int64_t r0, int64_t m, float
 	}
 }
 
+/* Positions per segment of an output line: a unit of work. */
+#define SEG 256
+
+/* One forward call's work, shared among threads by chunks. */
+typedef struct conv_job {
+	const geom_t *g;
+	const bi_state_t *st;
+	const float *x;
+	float *y;
+	/* micro-kernels: units are segments of output lines */
+	const ptrdiff_t *off;    /* [nq] offsets of a patch's runs in the (padded) item */
+	int64_t seg, nseg;       /* positions per segment, segments per line */
+	int64_t units, per;      /* units, units per chunk */
+	float **pad;             /* per thread: a padded item, when padded */
+	int64_t *pad_of;         /* per thread: the item in pad[slot], or -1 */
+	/* generic: chunks of `chunk` rows (output positions) */
+	int64_t rows, chunk;
+	bool direct;             /* no im2col: 1x..x1 kernel without padding */
+	float **col;             /* per thread: im2col scratch of chunk * kc floats */
+} conv_job_t;
+
+static void conv_chunk(void *ctx, int64_t chunk, int slot)
+{
+	const conv_job_t *j = ctx;
+	const geom_t *g = j->g;
+	const bi_pack_t *pk = &j->st->pack, *gp = &j->st->group;
+	const int32_t last = g->n - 1;
+	const int64_t jv = (int64_t)pk->j * pk->v;
+	const int64_t u1 = (chunk + 1) * j->per < j->units ? (chunk + 1) * j->per : j->units;
+	const int rmax = bi_rmax(pk);
+	for (int64_t u = chunk * j->per; u < u1; u++) {
+		int64_t line = u / j->nseg, p0 = u % j->nseg * j->seg; /* the segment: line, first position */
+		int64_t b = line / g->outer, rem = line % g->outer, at = 0;
+		int64_t cnt = g->o[last] - p0 < j->seg ? g->o[last] - p0 : j->seg;
+		int64_t blocks = (cnt + rmax - 1) / rmax, rb = (cnt + blocks - 1) / blocks;
+		const float *xi = j->x + b * g->bstride, *xl;
+		float *yl = j->y + (line * g->o[last] + p0) * g->f;
+		if (g->padded) {
+			if (j->pad_of[slot] != b) {
+				pad_item(g, xi, j->pad[slot]);
+				j->pad_of[slot] = b;
+			}
+			xi = j->pad[slot];
+		}
+		for (int32_t a = last - 1; a >= 0; a--) { /* the line's place in the item */
+			at += rem % g->o[a] * g->pstride[a];
+			rem /= g->o[a];
+		}
+		xl = xi + at + p0 * g->c;
+		if (gp->w && cnt >= gp->g) { /* whole groups of positions, then the rest one by one */
+			int64_t rows = cnt / gp->g, gb = (rows + 11) / 12, gr = (rows + gb - 1) / gb;
+			for (int64_t i = 0; i < rows; i += gr)
+				bi_ukr_group(gp, (int)(rows - i < gr ? rows - i : gr), xl + i * gp->g * g->c, j->off, g->nq,
+				             yl + i * gp->g * g->f);
+			xl += rows * gp->g * g->c;
+			yl += rows * gp->g * g->f;
+			cnt -= rows * gp->g;
+			if (cnt == 0)
+				continue;
+			blocks = (cnt + rmax - 1) / rmax;
+			rb = (cnt + blocks - 1) / blocks;
+		}
+		for (int64_t p = 0; p < pk->np; p++) {
+			const int cols = (int)(g->f - p * jv < jv ? g->f - p * jv : jv);
+			for (int64_t i = 0; i < cnt; i += rb)
+				bi_ukr(pk, (int)(cnt - i < rb ? cnt - i : rb), xl + i * g->c, (ptrdiff_t)g->c, j->off, g->nq,
+				       g->len, pk->w + p * jv * pk->k, pk->b + p * jv, 0, yl + i * g->f + p * jv,
+				       (ptrdiff_t)g->f, cols);
+		}
+	}
+}
+
+/* Portable path: rows chunk * j->chunk.. by im2col (unless direct) and one sgemm. */
+static void conv_chunk_blas(void *ctx, int64_t chunk, int slot)
+{
+	const conv_job_t *j = ctx;
+	const geom_t *g = j->g;
+	const bi_params_t *p = j->st->plain;
+	int64_t r0 = chunk * j->chunk, m = j->rows - r0 < j->chunk ? j->rows - r0 : j->chunk;
+	const float *src = j->x + r0 * g->c;
+	bi_fill_bias(j->y + r0 * g->f, m, g->f, p->b);
+	if (!j->direct) {
+		im2col(g, j->x, r0, m, j->col[slot]);
+		src = j->col[slot];
+	}
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)g->f, (int)g->kc, 1.0f, src, (int)g->kc, p->w,
+	            (int)g->kc, 1.0f, j->y + r0 * g->f, (int)g->f);
+}
+
+/* Per-thread scratch: n buffers of `floats` zeroed floats each (and, when
+ * item is not NULL, n item numbers set to -1). False when out of memory. */
+static bool scratch_new(float ***buf, int64_t **item, int n, int64_t floats)
+{
+	*buf = calloc((size_t)n, sizeof **buf);
+	if (item)
+		*item = malloc((size_t)n * sizeof **item);
+	if (!*buf || (item && !*item) || (uint64_t)floats > SIZE_MAX / sizeof(float))
+		return false;
+	for (int i = 0; i < n; i++) {
+		if (item)
+			(*item)[i] = -1;
+		if (!((*buf)[i] = calloc((size_t)floats ? (size_t)floats : 1, sizeof(float))))
+			return false;
+	}
+	return true;
+}
+
+static void scratch_free(float **buf, int64_t *item, int n)
+{
+	for (int i = 0; buf && i < n; i++)
+		free(buf[i]);
+	free(buf);
+	free(item);
+}
+
 nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_size)
 {
 	const nnn_conv_t *cv;
-	const bi_params_t *p;
-	bi_params_t *tmp;
-	float *col = NULL;
+	bi_state_t *st, *tmp;
+	bi_layout_t lay;
+	ptrdiff_t *off = NULL;
 	geom_t g = { 0 };
-	int64_t rows, chunk;
-	bool direct;
-	nnn_status_t st = bi_check_args(a, bi_conv_infer, msg, msg_size);
-	if (st != NNN_OK)
-		return st;
+	conv_job_t j = { 0 };
+	int threads = 1;
+	double flop;
+	nnn_status_t s = bi_check_args(a, bi_conv_infer, msg, msg_size);
+	if (s != NNN_OK)
+		return s;
 	cv = &a->layer->body.conv;
-	if ((st = bi_params_get(a, &cv->kernels, &p, &tmp, msg, msg_size)) != NNN_OK)
-		return st;
+	lay = conv_layout(cv);
+	if ((s = bi_state_get(a, &cv->kernels, &lay, &st, &tmp, msg, msg_size)) != NNN_OK)
+		return s;
 	geom_init(&g, cv, a->in, a->out);
-	rows = g.batch * g.opos;
-	bi_fill_bias(a->y, rows, g.f, p->b);
-	/* A 1x..x1 kernel without padding reads x as it is: no im2col. */
-	direct = g.kc == g.c;
-	for (int32_t i = 0; i < 2 * g.n; i++)
-		direct = direct && cv->padding_dims.v[i] == 0;
-	/* BLAS takes int sizes: keep every count and offset it computes below INT_MAX. */
-	chunk = INT_MAX / (g.kc > g.f ? g.kc : g.f);
-	if (!direct) {
-		if (chunk > BI_SCRATCH_FLOATS / g.kc)
-			chunk = BI_SCRATCH_FLOATS / g.kc > 0 ? BI_SCRATCH_FLOATS / g.kc : 1;
-		if (chunk > rows)
-			chunk = rows;
-		if (rows > 0 && !(col = malloc((size_t)(chunk * g.kc) * sizeof *col))) {
-			free(tmp);
+	j.g = &g;
+	j.st = st;
+	j.x = a->x;
+	j.y = a->y;
+	j.rows = g.batch * g.opos;
+	flop = 2.0 * (double)j.rows * (double)g.f * (double)g.kc;
+	if (j.rows == 0) {
+		bi_state_free(tmp);
+		return NNN_OK;
+	}
+	if (st->isa != BI_ISA_GENERIC) {
+		const int32_t last = g.n - 1;
+		int64_t t[NNN_MAX_RANK] = { 0 };
+		if (!(off = malloc((size_t)g.nq * sizeof *off))) {
+			bi_state_free(tmp);
+			return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %lld offsets", (long long)g.nq);
+		}
+		for (int64_t q = 0; q < g.nq; q++) { /* kernel positions t over axes 1..n-1 */
+			off[q] = 0;
+			for (int32_t i = 0; i < last; i++)
+				off[q] += (ptrdiff_t)(t[i] * g.pstride[i]);
+			for (int32_t i = last - 1; i >= 0; i--) {
+				if (++t[i] < g.k[i])
+					break;
+				t[i] = 0;
+			}
+		}
+		j.off = off;
+		j.seg = g.o[last] < SEG ? g.o[last] : SEG;
+		j.nseg = (g.o[last] + j.seg - 1) / j.seg;
+		j.units = g.batch * g.outer * j.nseg;
+		j.per = bi_split(flop, j.units, a->threads, st->cpus, &threads);
+		if (g.padded && !scratch_new(&j.pad, &j.pad_of, threads, g.pitem)) {
+			scratch_free(j.pad, j.pad_of, threads);
+			free(off);
+			bi_state_free(tmp);
+			return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %d padded copies of %lld floats",
+			               threads, (long long)g.pitem);
+		}
+		bi_run(threads > 1 ? &st->pool : NULL, threads, (j.units + j.per - 1) / j.per, conv_chunk, &j);
+		scratch_free(j.pad, j.pad_of, threads);
+		free(off);
+	} else {
+		/* A 1x..x1 kernel without padding reads x as it is: no im2col. */
+		int64_t most;
+		j.direct = g.kc == g.c && !g.padded;
+		/* BLAS takes int sizes: keep every count and offset it computes below INT_MAX. */
+		most = INT_MAX / (g.kc > g.f ? g.kc : g.f);
+		if (!j.direct && most > BI_SCRATCH_FLOATS / g.kc)
+			most = BI_SCRATCH_FLOATS / g.kc > 0 ? BI_SCRATCH_FLOATS / g.kc : 1;
+		j.chunk = bi_split(flop, j.rows, a->threads, st->cpus, &threads);
+		if (j.chunk > most) {
+			j.chunk = most;
+			threads = bi_threads(threads, 0, (j.rows + j.chunk - 1) / j.chunk);
+		}
+		if (!j.direct && !scratch_new(&j.col, NULL, threads, j.chunk * g.kc)) {
+			scratch_free(j.col, NULL, threads);
+			bi_state_free(tmp);
 			return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %lld floats of im2col scratch",
-			               (long long)(chunk * g.kc));
+			               (long long)(j.chunk * g.kc));
 		}
+		bi_run(threads > 1 ? &st->pool : NULL, threads, (j.rows + j.chunk - 1) / j.chunk, conv_chunk_blas, &j);
+		scratch_free(j.col, NULL, threads);
 	}
-	for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
-		int64_t m = rows - r0 < chunk ? rows - r0 : chunk;
-		const float *src = a->x + r0 * g.c;
-		if (!direct) {
-			im2col(&g, a->x, r0, m, col);
-			src = col;
-		}
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)g.f, (int)g.kc, 1.0f, src, (int)g.kc,
-		            p->w, (int)g.kc, 1.0f, a->y + r0 * g.f, (int)g.f);
-	}
-	free(col);
-	free(tmp);
+	bi_state_free(tmp);
 	return NNN_OK;
 }

@@ -1,4 +1,7 @@
-/* dense.c: the Dense layer, y = x @ W + b, as one sgemm over all rows. */
+/* dense.c: the Dense layer, y = x @ W + b: the micro-kernels of kern.c over
+ * chunks of rows and panels of neurons, blocked over the inputs; or, on the
+ * portable path, one sgemm per chunk of rows. Either way the chunks are
+ * shared among a->threads threads. */
 #include <cblas.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -72,44 +75,128 @@ nnn_status_t bi_dense_infer(const nnn_layer_t *layer, const void *body, const nn
 	return NNN_OK;
 }
 
+/* Dense weights [inputs, neurons]: neuron c of input t is element t * neurons + c. */
+static bi_layout_t dense_layout(const nnn_dense_t *dn)
+{
+	bi_layout_t lay = { .n = dn->neurons, .k = dn->weights.dims.v[0], .sk = dn->neurons, .sn = 1 };
+	return lay;
+}
+
 nnn_status_t bi_dense_prepare(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, void **state,
                               char *msg, size_t msg_size)
 {
 	nnn_shape_t out;
-	nnn_status_t st = bi_dense_infer(layer, body, in, &out, msg, msg_size);
-	if (st != NNN_OK)
-		return st;
-	*state = bi_params_new(&layer->body.dense.weights, &layer->bias);
-	if (!*state)
-		return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory copying %d weights",
-		               (int)layer->body.dense.weights.data.n);
+	bi_layout_t lay;
+	bi_state_t *st;
+	nnn_status_t s = bi_dense_infer(layer, body, in, &out, msg, msg_size);
+	if (s != NNN_OK)
+		return s;
+	lay = dense_layout(&layer->body.dense);
+	if ((s = bi_state_new(&layer->body.dense.weights, &layer->bias, &lay, &st, msg, msg_size)) != NNN_OK)
+		return s;
+	/* The portable path splits its rows over threads itself, each calling
+	 * sgemm: OpenBLAS's own threads would only fight them. Its thread count
+	 * is one setting for the whole process, so this also holds for other
+	 * OpenBLAS calls of the host; the fast paths do not call OpenBLAS. */
+	if (st->isa == BI_ISA_GENERIC)
+		openblas_set_num_threads(1);
+	*state = st;
 	return NNN_OK;
+}
+
+/* One forward's rows x panels, cut into chunks of mc rows x one panel. */
+typedef struct dense_job {
+	const bi_state_t *st;
+	const float *x;
+	float *y;
+	int64_t rows, inputs, neurons;
+	int64_t mc, kc; /* rows per chunk, inputs per block */
+	int64_t chunk;  /* generic: rows per sgemm call */
+} dense_job_t;
+
+static void dense_chunk(void *ctx, int64_t c, int slot)
+{
+	const dense_job_t *j = ctx;
+	const bi_pack_t *pk = &j->st->pack;
+	const int64_t jv = (int64_t)pk->j * pk->v, np = pk->np, k = j->inputs, n = j->neurons;
+	const int64_t p = c % np, r0 = c / np * j->mc, r1 = r0 + j->mc < j->rows ? r0 + j->mc : j->rows;
+	const int rmax = bi_rmax(pk);
+	const int64_t blocks = (r1 - r0 + rmax - 1) / rmax, rb = (r1 - r0 + blocks - 1) / blocks;
+	const int cols = (int)(n - p * jv < jv ? n - p * jv : jv);
+	const ptrdiff_t zero = 0;
+	(void)slot;
+	/* a block of inputs at a time, for all the chunk's rows: the panel's
+	 * block of weights stays in cache while every row uses it */
+	for (int64_t k0 = 0; k0 < k; k0 += j->kc) {
+		int64_t kc = k - k0 < j->kc ? k - k0 : j->kc;
+		for (int64_t r = r0; r < r1; r += rb) {
+			float *y = j->y + r * n + p * jv;
+			bi_ukr(pk, (int)(r1 - r < rb ? r1 - r : rb), j->x + r * k + k0, (ptrdiff_t)k, &zero, 1, kc,
+			       pk->w + (p * k + k0) * jv, k0 ? y : pk->b + p * jv, k0 ? (ptrdiff_t)n : 0, y, (ptrdiff_t)n,
+			       cols);
+		}
+	}
+}
+
+/* Portable path: rows c * chunk.. of y = x @ W + b, one sgemm. */
+static void dense_chunk_blas(void *ctx, int64_t c, int slot)
+{
+	const dense_job_t *j = ctx;
+	const bi_params_t *p = j->st->plain;
+	int64_t r0 = c * j->chunk, m = j->rows - r0 < j->chunk ? j->rows - r0 : j->chunk;
+	(void)slot;
+	bi_fill_bias(j->y + r0 * j->neurons, m, j->neurons, p->b);
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)j->neurons, (int)j->inputs, 1.0f,
+	            j->x + r0 * j->inputs, (int)j->inputs, p->w, (int)j->neurons, 1.0f, j->y + r0 * j->neurons,
+	            (int)j->neurons);
 }
 
 nnn_status_t bi_dense_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_size)
 {
 	const nnn_dense_t *dn;
-	const bi_params_t *p;
-	bi_params_t *tmp;
-	int64_t inputs, neurons, rows, chunk;
-	nnn_status_t st = bi_check_args(a, bi_dense_infer, msg, msg_size);
-	if (st != NNN_OK)
-		return st;
+	bi_state_t *st, *tmp;
+	bi_layout_t lay;
+	dense_job_t j = { 0 };
+	int threads;
+	double flop;
+	nnn_status_t s = bi_check_args(a, bi_dense_infer, msg, msg_size);
+	if (s != NNN_OK)
+		return s;
 	dn = &a->layer->body.dense;
-	if ((st = bi_params_get(a, &dn->weights, &p, &tmp, msg, msg_size)) != NNN_OK)
-		return st;
-	inputs = dn->weights.dims.v[0];
-	neurons = dn->neurons;
+	lay = dense_layout(dn);
+	if ((s = bi_state_get(a, &dn->weights, &lay, &st, &tmp, msg, msg_size)) != NNN_OK)
+		return s;
+	j.st = st;
+	j.x = a->x;
+	j.y = a->y;
+	j.inputs = lay.k;
+	j.neurons = lay.n;
 	/* Flattened or not, x is row-major [rows, inputs]: only the last axis is contracted. */
-	rows = bi_numel(a->in) / inputs;
-	bi_fill_bias(a->y, rows, neurons, p->b);
-	/* BLAS takes int sizes: keep every count and offset it computes below INT_MAX. */
-	chunk = INT_MAX / (inputs > neurons ? inputs : neurons);
-	for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
-		int64_t m = rows - r0 < chunk ? rows - r0 : chunk;
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)neurons, (int)inputs, 1.0f,
-		            a->x + r0 * inputs, (int)inputs, p->w, (int)neurons, 1.0f, a->y + r0 * neurons, (int)neurons);
+	j.rows = bi_numel(a->in) / j.inputs;
+	flop = 2.0 * (double)j.rows * (double)j.inputs * (double)j.neurons;
+	threads = flop < 2 * BI_PAR_FLOP ? 1 : a->threads;
+	if (j.rows > 0 && st->isa != BI_ISA_GENERIC) {
+		const bi_pack_t *pk = &st->pack;
+		int64_t jv = (int64_t)pk->j * pk->v, rmax = bi_rmax(pk), nchunks;
+		/* kc inputs of one panel's weights: 128 KiB; mc rows of kc inputs: 256 KiB */
+		j.kc = 32768 / jv < j.inputs ? 32768 / jv : j.inputs;
+		j.mc = 65536 / j.kc < rmax ? rmax : 65536 / j.kc / rmax * rmax;
+		threads = bi_threads(threads, st->cpus, INT64_MAX);
+		/* with threads, at least two chunks each (the weights are read once per chunk) */
+		while (threads > 1 && j.mc > rmax && (j.rows + j.mc - 1) / j.mc * pk->np < 2 * threads)
+			j.mc = (j.mc / 2 + rmax - 1) / rmax * rmax;
+		nchunks = (j.rows + j.mc - 1) / j.mc * pk->np;
+		bi_run(threads > 1 ? &st->pool : NULL, threads, nchunks, dense_chunk, &j);
+	} else if (j.rows > 0) {
+		/* BLAS takes int sizes: keep every count and offset it computes below INT_MAX. */
+		int64_t most = INT_MAX / (j.inputs > j.neurons ? j.inputs : j.neurons);
+		j.chunk = bi_split(flop, j.rows, a->threads, st->cpus, &threads);
+		if (j.chunk > most) {
+			j.chunk = most;
+			threads = bi_threads(threads, 0, (j.rows + j.chunk - 1) / j.chunk);
+		}
+		bi_run(threads > 1 ? &st->pool : NULL, threads, (j.rows + j.chunk - 1) / j.chunk, dense_chunk_blas, &j);
 	}
-	free(tmp);
+	bi_state_free(tmp);
 	return NNN_OK;
 }

@@ -18,7 +18,7 @@ static const nnn_layer_type_t dense_type = {
 	.name = "dense",
 	.infer = bi_dense_infer,
 	.prepare = bi_dense_prepare,
-	.release = bi_params_free,
+	.release = bi_state_free,
 	.forward = bi_dense_forward,
 };
 
@@ -28,7 +28,7 @@ static const nnn_layer_type_t conv_type = {
 	.name = "conv",
 	.infer = bi_conv_infer,
 	.prepare = bi_conv_prepare,
-	.release = bi_params_free,
+	.release = bi_state_free,
 	.forward = bi_conv_forward,
 };
 

@@ -131,26 +131,68 @@ bi_params_t *bi_params_new(const nnn_tensor_t *w, const nnn_tensor_t *b)
 	return p;
 }
 
-nnn_status_t bi_params_get(const nnn_kernel_args_t *a, const nnn_tensor_t *w, const bi_params_t **p,
-                           bi_params_t **tmp, char *msg, size_t msg_size)
+void bi_params_free(bi_params_t *p)
 {
-	*tmp = NULL;
-	if (a->state) {
-		*p = a->state;
-		if ((*p)->nw != w->data.n || (*p)->nb != a->layer->bias.data.n)
-			return bi_fail(msg, msg_size, NNN_E_KERNEL, "the state from prepare is not this layer's");
-		return NNN_OK;
-	}
-	*p = *tmp = bi_params_new(w, &a->layer->bias);
-	if (!*tmp)
+	free(p);
+}
+
+nnn_status_t bi_state_new(const nnn_tensor_t *w, const nnn_tensor_t *b, const bi_layout_t *lay, bi_state_t **out,
+                          char *msg, size_t msg_size)
+{
+	bi_state_t *st = calloc(1, sizeof *st);
+	*out = NULL;
+	if (!st || !(st->plain = bi_params_new(w, b))) {
+		free(st);
 		return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory copying %lld weights",
-		               (long long)w->data.n + a->layer->bias.data.n);
+		               (long long)w->data.n + b->data.n);
+	}
+	st->nw = w->data.n;
+	st->nb = b->data.n;
+	st->n = lay->n;
+	st->k = lay->k;
+	st->isa = bi_isa();
+	st->cpus = bi_cpus();
+	if (st->isa != BI_ISA_GENERIC) {
+		if (!bi_pack_init(&st->pack, st->isa, lay->n, lay->k, st->plain->w, lay->sk, lay->sn, st->plain->b)) {
+			bi_state_free(st);
+			return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory packing %lld weights",
+			               (long long)w->data.n);
+		}
+		if (lay->c > 0)
+			bi_pack_group(&st->group, st->isa, lay->n, lay->c, lay->nq, lay->len, st->plain->w, st->plain->b);
+		bi_params_free(st->plain); /* the panels are all the kernels read */
+		st->plain = NULL;
+	}
+	*out = st;
 	return NNN_OK;
 }
 
-void bi_params_free(void *state)
+nnn_status_t bi_state_get(const nnn_kernel_args_t *a, const nnn_tensor_t *w, const bi_layout_t *lay, bi_state_t **st,
+                          bi_state_t **tmp, char *msg, size_t msg_size)
 {
-	free(state);
+	*tmp = NULL;
+	if (a->state) {
+		*st = a->state;
+		if ((*st)->nw != w->data.n || (*st)->nb != a->layer->bias.data.n || (*st)->n != lay->n ||
+		    (*st)->k != lay->k)
+			return bi_fail(msg, msg_size, NNN_E_KERNEL, "the state from prepare is not this layer's");
+		return NNN_OK;
+	}
+	nnn_status_t s = bi_state_new(w, &a->layer->bias, lay, tmp, msg, msg_size);
+	*st = *tmp;
+	return s;
+}
+
+void bi_state_free(void *state)
+{
+	bi_state_t *st = state;
+	if (!st)
+		return;
+	bi_pool_free(st->pool);
+	bi_pack_free(&st->pack);
+	bi_pack_free(&st->group);
+	bi_params_free(st->plain);
+	free(st);
 }
 
 void bi_fill_bias(float *y, int64_t rows, int64_t n, const float *b)

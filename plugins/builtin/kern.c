@@ -1,0 +1,285 @@
+/* kern.c: the register-blocked micro-kernels Dense and Conv run on, their
+ * weight packing, and the choice of instruction set at run time.
+ *
+ * Both layers are a product of rows (Dense: input rows; Conv: output
+ * positions, each reading its input patch in place) with a weight matrix
+ * packed into panels of J vectors of V columns (filters or neurons). A
+ * micro-kernel keeps R rows x J vectors of sums in registers, starts them
+ * from the bias, and for every tap loads J vectors of weights once for all
+ * R rows: kern_tmpl.h. It is compiled twice, for AVX-512 (V = 16) and for
+ * AVX2 with FMA (V = 8), each in a `#pragma GCC target` region, so the
+ * plugin runs on any x86-64 and picks the best its CPU has when a layer is
+ * prepared. Elsewhere, or when NNN_BUILTIN_ISA=generic, the layers use
+ * their portable im2col + sgemm path (bi_isa() says BI_ISA_GENERIC).
+ *
+ * Every output is a sum in one fixed order, tap after tap, whatever the
+ * row block, the panel width or the thread: results do not depend on the
+ * thread count, nor on the instruction set (both use fused multiply-adds).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+
+#if BI_X86
+#include <immintrin.h>
+#endif
+
+#if BI_X86
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#define KT_SFX avx2
+#define KT_VEC __m256
+#define KT_V 8
+#define KT_LOAD(p) _mm256_loadu_ps(p)
+#define KT_BCAST(p) _mm256_broadcast_ss(p)
+#define KT_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define KT_STORE(p, v) _mm256_storeu_ps(p, v)
+#define KT_ZERO() _mm256_setzero_ps()
+/* 16 ymm registers: R x J sums, J weights and a broadcast */
+#define KT_JMAX 2
+#define KT_RMAX1 12
+#define KT_RMAX2 6
+#include "kern_tmpl.h"
+#undef KT_SFX
+#undef KT_VEC
+#undef KT_V
+#undef KT_LOAD
+#undef KT_BCAST
+#undef KT_FMA
+#undef KT_STORE
+#undef KT_ZERO
+#undef KT_JMAX
+#undef KT_RMAX1
+#undef KT_RMAX2
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,fma")
+#define KT_SFX avx512
+#define KT_VEC __m512
+#define KT_V 16
+#define KT_LOAD(p) _mm512_loadu_ps(p)
+#define KT_BCAST(p) _mm512_set1_ps(*(p))
+#define KT_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define KT_STORE(p, v) _mm512_storeu_ps(p, v)
+#define KT_ZERO() _mm512_setzero_ps()
+/* 32 zmm registers: R x J sums and J weights (broadcasts are memory operands) */
+#define KT_JMAX 4
+#define KT_RMAX1 12
+#define KT_RMAX2 12
+#define KT_RMAX3 8
+#define KT_RMAX4 6
+#include "kern_tmpl.h"
+#undef KT_SFX
+#undef KT_VEC
+#undef KT_V
+#undef KT_LOAD
+#undef KT_BCAST
+#undef KT_FMA
+#undef KT_STORE
+#undef KT_ZERO
+#undef KT_JMAX
+#undef KT_RMAX1
+#undef KT_RMAX2
+#undef KT_RMAX3
+#undef KT_RMAX4
+
+/* The grouped kernel (bi_pack_group): R rows of g positions each, lane
+ * l of a row is filter l % f of its position l / f. Tap t' of a run is a
+ * fused multiply-add in the lanes of mask[t'] only (the positions whose
+ * patch has it), so every lane does the very operations, in the same
+ * order, as with the plain kernel. */
+static inline __attribute__((always_inline)) void ukr_group_body(const int R, const float *x, const ptrdiff_t xs,
+                                                                 const ptrdiff_t *off, int64_t nq, int64_t len,
+                                                                 const float *w, const uint16_t *mask,
+                                                                 const float *bias, float *y, ptrdiff_t ys,
+                                                                 __mmask16 store)
+{
+	__m512 acc[12];
+	const __m512 b0 = _mm512_loadu_ps(bias);
+#pragma GCC unroll 16
+	for (int r = 0; r < R; r++)
+		acc[r] = b0;
+	for (int64_t q = 0; q < nq; q++) {
+		const float *xq = x + off[q];
+		for (int64_t t = 0; t < len; t++, w += 16) {
+			const __m512 wv = _mm512_loadu_ps(w);
+			const __mmask16 m = mask[t];
+#pragma GCC unroll 16
+			for (int r = 0; r < R; r++) {
+				const __m512 b = _mm512_broadcastss_ps(_mm_load_ss(xq + r * xs + t));
+				acc[r] = _mm512_mask3_fmadd_ps(wv, b, acc[r], m);
+			}
+		}
+	}
+#pragma GCC unroll 16
+	for (int r = 0; r < R; r++)
+		_mm512_mask_storeu_ps(y + r * ys, store, acc[r]);
+}
+
+#define KG_CASE(R)                                                                                           \
+	case R:                                                                                                  \
+		ukr_group_body(R, x, xs, off, nq, len, w, mask, bias, y, ys, store);                                 \
+		break;
+
+static void ukr_group_avx512(int r, const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len,
+                             const float *w, const uint16_t *mask, const float *bias, float *y, ptrdiff_t ys,
+                             int cols)
+{
+	const __mmask16 store = (__mmask16)((1u << cols) - 1);
+	switch (r) {
+	KG_CASE(1) KG_CASE(2) KG_CASE(3) KG_CASE(4) KG_CASE(5) KG_CASE(6)
+	KG_CASE(7) KG_CASE(8) KG_CASE(9) KG_CASE(10) KG_CASE(11) KG_CASE(12)
+	default:
+		break;
+	}
+}
+#undef KG_CASE
+#pragma GCC pop_options
+
+#endif /* BI_X86 */
+
+/* KT_RMAX<J> of each instruction set, by J */
+static const int rmax8[3] = { 0, 12, 6 }, rmax16[5] = { 0, 12, 12, 8, 6 };
+
+bi_isa_t bi_isa(void)
+{
+	bi_isa_t best = BI_ISA_GENERIC;
+	const char *cap = getenv("NNN_BUILTIN_ISA");
+#if BI_X86
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		best = __builtin_cpu_supports("avx512f") ? BI_ISA_AVX512 : BI_ISA_AVX2;
+#endif
+	if (cap && strcmp(cap, "generic") == 0)
+		return BI_ISA_GENERIC;
+	if (cap && strcmp(cap, "avx2") == 0 && best > BI_ISA_AVX2)
+		return BI_ISA_AVX2;
+	return best;
+}
+
+int bi_rmax(const bi_pack_t *pk)
+{
+	return pk->v == 16 ? rmax16[pk->j] : rmax8[pk->j];
+}
+
+void bi_ukr(const bi_pack_t *pk, int r, const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq,
+            int64_t len, const float *w, const float *init, ptrdiff_t ins, float *y, ptrdiff_t ys, int cols)
+{
+#if BI_X86
+	if (pk->v == 16)
+		ukr_avx512(r, pk->j, x, xs, off, nq, len, w, init, ins, y, ys, cols);
+	else
+		ukr_avx2(r, pk->j, x, xs, off, nq, len, w, init, ins, y, ys, cols);
+#else
+	(void)pk, (void)r, (void)x, (void)xs, (void)off, (void)nq, (void)len, (void)w, (void)init, (void)ins;
+	(void)y, (void)ys, (void)cols;
+#endif
+}
+
+void bi_ukr_group(const bi_pack_t *pk, int r, const float *x, const ptrdiff_t *off, int64_t nq, float *y)
+{
+#if BI_X86
+	ukr_group_avx512(r, x, (ptrdiff_t)pk->g * pk->c, off, nq, pk->len, pk->w, pk->mask, pk->b, y,
+	                 (ptrdiff_t)pk->n, (int)pk->n);
+#else
+	(void)pk, (void)r, (void)x, (void)off, (void)nq, (void)y;
+#endif
+}
+
+bool bi_pack_group(bi_pack_t *pk, bi_isa_t isa, int64_t f, int64_t c, int64_t nq, int64_t len, const float *src,
+                   const float *bias)
+{
+	int64_t g, glen, taps = nq * len;
+	size_t bytes;
+	memset(pk, 0, sizeof *pk);
+	if (isa != BI_ISA_AVX512 || f < 1 || f > 8 || c < 1 || len < 1 || nq < 1)
+		return false;
+	g = 16 / f;
+	glen = len + (g - 1) * c;
+	/* the plain kernel does one 8-lane multiply-add per tap and position;
+	 * this one a 16-lane one per glen / len taps and g positions */
+	if (glen * 4 > len * g * 3 || (uint64_t)nq > (SIZE_MAX / sizeof(float) / 2 - 64) / 16 / (uint64_t)glen)
+		return false;
+	pk->v = 16;
+	pk->j = 1;
+	pk->np = 1;
+	pk->g = (int)g;
+	pk->c = c;
+	pk->len = glen;
+	pk->n = g * f;
+	pk->k = nq * glen;
+	bytes = ((size_t)(pk->k * 16 + 16) * sizeof(float) + (size_t)glen * sizeof(uint16_t) + 63) & ~(size_t)63;
+	if (!(pk->w = aligned_alloc(64, bytes)))
+		return false;
+	pk->b = pk->w + pk->k * 16;
+	pk->mask = (uint16_t *)(void *)(pk->b + 16);
+	for (int64_t t = 0; t < glen; t++) {
+		unsigned m = 0;
+		for (int64_t l = 0; l < g * f; l++)
+			m |= (t - l / f * c >= 0 && t - l / f * c < len ? 1u : 0u) << l;
+		pk->mask[t] = (uint16_t)m;
+	}
+	for (int64_t q = 0; q < nq; q++)
+		for (int64_t t = 0; t < glen; t++)
+			for (int64_t l = 0; l < 16; l++) {
+				int64_t tt = t - l / f * c; /* the tap of position l / f */
+				pk->w[(q * glen + t) * 16 + l] =
+					l < g * f && tt >= 0 && tt < len ? src[l % f * taps + q * len + tt] : 0.0f;
+			}
+	for (int64_t l = 0; l < 16; l++)
+		pk->b[l] = l < g * f ? bias[l % f] : 0.0f;
+	return true;
+}
+
+bool bi_pack_init(bi_pack_t *pk, bi_isa_t isa, int64_t n, int64_t k, const float *src, int64_t sk, int64_t sn,
+                  const float *bias)
+{
+	int64_t nvec, jv;
+	size_t bytes;
+	memset(pk, 0, sizeof *pk);
+	if (isa == BI_ISA_GENERIC || n < 1 || k < 1)
+		return false;
+	/* AVX-512 for 9 columns and more; 8 or fewer fill an AVX2 vector
+	 * (every AVX-512 CPU has AVX2 and FMA) */
+	pk->v = isa == BI_ISA_AVX512 && n > 8 ? 16 : 8;
+	nvec = (n + pk->v - 1) / pk->v;
+	/* the widest panel (AVX-512: up to 4 vectors, AVX2: 2) whose padding
+	 * wastes at most a quarter of the vectors */
+	for (pk->j = pk->v == 16 ? 4 : 2; pk->j > 1; pk->j--) {
+		int64_t padded = (nvec + pk->j - 1) / pk->j * pk->j;
+		if (pk->j <= nvec && (padded - nvec) * 4 <= nvec)
+			break;
+	}
+	jv = (int64_t)pk->j * pk->v;
+	pk->n = n;
+	pk->k = k;
+	pk->np = (n + jv - 1) / jv;
+	if ((uint64_t)pk->np > (SIZE_MAX / sizeof(float) - 64) / (uint64_t)jv / (uint64_t)(k + 1))
+		return false;
+	bytes = ((size_t)(pk->np * jv * (k + 1)) * sizeof(float) + 63) & ~(size_t)63;
+	if (!(pk->w = aligned_alloc(64, bytes)))
+		return false;
+	pk->b = pk->w + pk->np * jv * k;
+	for (int64_t p = 0; p < pk->np; p++) {
+		float *wp = pk->w + p * jv * k;
+		for (int64_t t = 0; t < k; t++)
+			for (int64_t l = 0; l < jv; l++) {
+				int64_t c = p * jv + l;
+				wp[t * jv + l] = c < n ? src[t * sk + c * sn] : 0.0f;
+			}
+		for (int64_t l = 0; l < jv; l++)
+			pk->b[p * jv + l] = p * jv + l < n ? bias[p * jv + l] : 0.0f;
+	}
+	return true;
+}
+
+void bi_pack_free(bi_pack_t *pk)
+{
+	free(pk->w);
+	memset(pk, 0, sizeof *pk);
+}

@@ -1,0 +1,209 @@
+/* kern_tmpl.h: the micro-kernels of kern.c, written once and included once
+ * per instruction set, inside a `#pragma GCC target` region, with these
+ * macros defined (kern.c defines them and undefines them afterwards):
+ *
+ *   KT_SFX         name suffix (avx512, avx2)
+ *   KT_VEC         the vector type; KT_V its lanes
+ *   KT_LOAD(p)     full load; KT_BCAST(p) one float to every lane
+ *   KT_FMA(a,b,c)  a*b + c, fused; KT_STORE(p,v) full store; KT_ZERO()
+ *   KT_JMAX        the most vectors per row (2 or 4)
+ *   KT_RMAX1..     the most rows a kernel with 1.. vectors per row keeps
+ *                  in registers (at most 12), up to KT_RMAX<KT_JMAX>
+ *
+ * Not a header of its own: it has no include guard, on purpose.
+ */
+
+#define KT_CAT2(a, b) a##_##b
+#define KT_CAT(a, b) KT_CAT2(a, b)
+#define KT_NAME(base) KT_CAT(base, KT_SFX)
+
+/* Stores the first n (1..KT_V) lanes of v. */
+static inline __attribute__((always_inline)) void KT_NAME(store_part)(float *p, KT_VEC v, int n)
+{
+	if (n >= KT_V) {
+		KT_STORE(p, v);
+	} else {
+		float t[KT_V];
+		KT_STORE(t, v);
+		memcpy(p, t, (size_t)n * sizeof *p);
+	}
+}
+
+/* Loads the first n (1..KT_V) floats at p into a vector, the rest 0. */
+static inline __attribute__((always_inline)) KT_VEC KT_NAME(load_part)(const float *p, int n)
+{
+	if (n >= KT_V)
+		return KT_LOAD(p);
+	float t[KT_V] = { 0 };
+	memcpy(t, p, (size_t)n * sizeof *p);
+	return KT_LOAD(t);
+}
+
+/* y[r][0..cols) = init[r] + sum over q < nq, t < len of
+ *     x[r * xs + off[q] + t] * w[(q * len + t) * J * V + 0..cols)
+ * for r < R: R rows of a J-vector panel, every sum in the same order
+ * (q, then t) whatever R and J are, so any split of the rows gives the same
+ * bits. init[r] is bias (ins == 0: J*V floats, zero padded, for every row)
+ * or init + r * ins (cols floats). */
+static inline __attribute__((always_inline)) void KT_NAME(ukr_body)(
+	const int R, const int J, const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len,
+	const float *w, const float *init, ptrdiff_t ins, float *y, ptrdiff_t ys, int cols)
+{
+	KT_VEC acc[12][4];
+	if (ins == 0) {
+#pragma GCC unroll 4
+		for (int j = 0; j < J; j++) {
+			KT_VEC b = KT_LOAD(init + j * KT_V);
+#pragma GCC unroll 16
+			for (int r = 0; r < R; r++)
+				acc[r][j] = b;
+		}
+	} else {
+#pragma GCC unroll 16
+		for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
+			for (int j = 0; j < J; j++) {
+				int n = cols - j * KT_V;
+				acc[r][j] = n >= KT_V ? KT_LOAD(init + r * ins + j * KT_V)
+				                      : n > 0 ? KT_NAME(load_part)(init + r * ins + j * KT_V, n) : KT_ZERO();
+			}
+	}
+	for (int64_t q = 0; q < nq; q++) {
+		const float *xq = x + off[q];
+		for (int64_t t = 0; t < len; t++, w += J * KT_V) {
+			KT_VEC wv[4];
+			if (R <= 2) /* few rows: a stream of weights (Dense at batch 1), from memory */
+				_mm_prefetch((const char *)(w + 1024), _MM_HINT_T0);
+#pragma GCC unroll 4
+			for (int j = 0; j < J; j++)
+				wv[j] = KT_LOAD(w + j * KT_V);
+#pragma GCC unroll 16
+			for (int r = 0; r < R; r++) {
+				KT_VEC b = KT_BCAST(xq + r * xs + t);
+#pragma GCC unroll 4
+				for (int j = 0; j < J; j++)
+					acc[r][j] = KT_FMA(b, wv[j], acc[r][j]);
+			}
+		}
+	}
+#pragma GCC unroll 16
+	for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
+		for (int j = 0; j < J; j++) {
+			int n = cols - j * KT_V;
+			if (n > 0)
+				KT_NAME(store_part)(y + r * ys + j * KT_V, acc[r][j], n);
+		}
+}
+
+#define KT_ARGS                                                                                              \
+	const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len, const float *w,             \
+		const float *init, ptrdiff_t ins, float *y, ptrdiff_t ys, int cols
+#define KT_PASS x, xs, off, nq, len, w, init, ins, y, ys, cols
+#define KT_CASE(R, J)                                                                                        \
+	case R:                                                                                                  \
+		KT_NAME(ukr_body)(R, J, KT_PASS);                                                                    \
+		break;
+
+/* One function per J (vectors per row), switching on R (rows). */
+static void KT_NAME(ukr_j1)(int r, KT_ARGS)
+{
+	switch (r) {
+	KT_CASE(1, 1) KT_CASE(2, 1) KT_CASE(3, 1) KT_CASE(4, 1)
+#if KT_RMAX1 >= 6
+	KT_CASE(5, 1) KT_CASE(6, 1)
+#endif
+#if KT_RMAX1 >= 8
+	KT_CASE(7, 1) KT_CASE(8, 1)
+#endif
+#if KT_RMAX1 >= 12
+	KT_CASE(9, 1) KT_CASE(10, 1) KT_CASE(11, 1) KT_CASE(12, 1)
+#endif
+	default:
+		break;
+	}
+}
+
+static void KT_NAME(ukr_j2)(int r, KT_ARGS)
+{
+	switch (r) {
+	KT_CASE(1, 2) KT_CASE(2, 2) KT_CASE(3, 2) KT_CASE(4, 2)
+#if KT_RMAX2 >= 6
+	KT_CASE(5, 2) KT_CASE(6, 2)
+#endif
+#if KT_RMAX2 >= 8
+	KT_CASE(7, 2) KT_CASE(8, 2)
+#endif
+#if KT_RMAX2 >= 12
+	KT_CASE(9, 2) KT_CASE(10, 2) KT_CASE(11, 2) KT_CASE(12, 2)
+#endif
+	default:
+		break;
+	}
+}
+
+#if KT_JMAX >= 4
+static void KT_NAME(ukr_j3)(int r, KT_ARGS)
+{
+	switch (r) {
+	KT_CASE(1, 3) KT_CASE(2, 3)
+#if KT_RMAX3 >= 4
+	KT_CASE(3, 3) KT_CASE(4, 3)
+#endif
+#if KT_RMAX3 >= 6
+	KT_CASE(5, 3) KT_CASE(6, 3)
+#endif
+#if KT_RMAX3 >= 8
+	KT_CASE(7, 3) KT_CASE(8, 3)
+#endif
+	default:
+		break;
+	}
+}
+
+static void KT_NAME(ukr_j4)(int r, KT_ARGS)
+{
+	switch (r) {
+	KT_CASE(1, 4) KT_CASE(2, 4)
+#if KT_RMAX4 >= 4
+	KT_CASE(3, 4) KT_CASE(4, 4)
+#endif
+#if KT_RMAX4 >= 6
+	KT_CASE(5, 4) KT_CASE(6, 4)
+#endif
+	default:
+		break;
+	}
+}
+
+#endif
+
+/* The kernel for R rows (1..KT_RMAX(J)) and J vectors (1..KT_JMAX). */
+static void KT_NAME(ukr)(int r, int j, KT_ARGS)
+{
+	switch (j) {
+	case 1:
+		KT_NAME(ukr_j1)(r, KT_PASS);
+		break;
+	case 2:
+		KT_NAME(ukr_j2)(r, KT_PASS);
+		break;
+#if KT_JMAX >= 4
+	case 3:
+		KT_NAME(ukr_j3)(r, KT_PASS);
+		break;
+	case 4:
+		KT_NAME(ukr_j4)(r, KT_PASS);
+		break;
+#endif
+	default:
+		break;
+	}
+}
+
+#undef KT_ARGS
+#undef KT_PASS
+#undef KT_CASE
+#undef KT_NAME
+#undef KT_CAT
+#undef KT_CAT2
