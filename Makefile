@@ -51,7 +51,7 @@ EXAMPLE := $(O)/example.nnn
 	conformance
 .DEFAULT_GOAL := all
 
-all: $(NNNKIT) $(LIB_SO) $(DOC) $(O)/mkexample $(PLUGINS)
+all: $(NNNKIT) $(LIB_SO) $(DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1
 
 # Installs the Debian packages the build and tests need, when missing.
 deps:
@@ -171,7 +171,7 @@ $(O)/lenient: tests/tools/lenient.c $(LIB_A) $(O)/gen/.stamp
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
-test: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient check-gen check-compat
+test: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient $(O)/nnnkit.1 check-gen check-compat
 	NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) $(TESTBIN) --jobs 2
 
 test-asan:
@@ -209,7 +209,13 @@ clean:
 
 -include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
 
+# The man page, from the tool's own help texts.
+$(O)/nnnkit.1: $(NNNKIT) scripts/mkman.sh
+	@echo "  MAN    $@"
+	$(Q)scripts/mkman.sh $(NNNKIT) $(VERSION) > $@.tmp && mv $@.tmp $@
+
 # ---- install ----
+VERSION := 0.1.0
 PREFIX  ?= /usr/local
 DESTDIR ?=
 INST    := $(DESTDIR)$(PREFIX)
@@ -217,7 +223,8 @@ HEADERS := $(wildcard runtime/include/nnn/*.h)
 
 install: all
 	install -d $(INST)/bin $(INST)/lib/pkgconfig $(INST)/include/nnn $(INST)/lib/nnnkit/plugins \
-		$(INST)/share/nnnkit/gen $(INST)/share/nnnkit/schema
+		$(INST)/share/nnnkit/gen $(INST)/share/nnnkit/schema $(INST)/share/man/man1 \
+		$(INST)/share/bash-completion/completions
 	install -m 0755 $(NNNKIT) $(INST)/bin/nnnkit
 	install -m 0644 $(LIB_A) $(INST)/lib/libnnn.a
 	install -m 0755 $(LIB_SO) $(INST)/lib/libnnn.so.0
@@ -225,7 +232,7 @@ install: all
 	install -m 0644 $(HEADERS) $(GEN_H) $(INST)/include/nnn/
 	@printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' \
 		'plugindir=$${prefix}/lib/nnnkit/plugins' 'nnngen=$${prefix}/bin/nnngen' '' \
-		'Name: libnnn' 'Description: read, check, write and run .nnn models' 'Version: 0.1.0' \
+		'Name: libnnn' 'Description: read, check, write and run .nnn models' 'Version: $(VERSION)' \
 		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lnnn' 'Libs.private: -lm' \
 		> $(INST)/lib/pkgconfig/libnnn.pc
 	install -m 0644 $(GEN_LUA) $(INST)/share/nnnkit/gen/
@@ -233,8 +240,11 @@ install: all
 	printf '#!/bin/sh\nexec lua5.4 "%s/share/nnnkit/gen/nnngen.lua" "$$@"\n' '$(PREFIX)' > $(INST)/bin/nnngen
 	chmod 0755 $(INST)/bin/nnngen
 	install -m 0755 $(PLUGINS) $(INST)/lib/nnnkit/plugins/
+	install -m 0644 $(O)/nnnkit.1 $(INST)/share/man/man1/nnnkit.1
+	install -m 0644 scripts/nnnkit.bash $(INST)/share/bash-completion/completions/nnnkit
 
 uninstall:
 	rm -f $(INST)/bin/nnnkit $(INST)/bin/nnngen $(INST)/lib/libnnn.a $(INST)/lib/libnnn.so \
 		$(INST)/lib/libnnn.so.0 $(INST)/lib/pkgconfig/libnnn.pc
+	rm -f $(INST)/share/man/man1/nnnkit.1 $(INST)/share/bash-completion/completions/nnnkit
 	rm -rf $(INST)/include/nnn $(INST)/share/nnnkit $(INST)/lib/nnnkit

@@ -31,6 +31,8 @@
 #include <nnn/context.h>
 #include <nnn/validate.h>
 
+#include "shell.h"
+
 #define GEN_LUA "lua5.4 gen/nnngen.lua"
 #define PLUGIN_DIR "examples/plugin-pool-swish"
 
@@ -66,23 +68,6 @@ static const char *tmp(void)
 		cr_assert_not_null(mkdtemp(g_tmp));
 	}
 	return g_tmp;
-}
-
-/* Runs a shell command with its output in `out` (optional); returns its exit status. */
-static int sh(char *out, size_t size, const char *cmd)
-{
-	char full[4096], file[128];
-	snprintf(file, sizeof file, "%s/sh.txt", tmp());
-	snprintf(full, sizeof full, "(%s) >%s 2>&1", cmd, file);
-	int st = system(full);
-	if (out && size) {
-		FILE *f = fopen(file, "r");
-		size_t n = f ? fread(out, 1, size - 1, f) : 0;
-		out[n] = '\0';
-		if (f)
-			fclose(f);
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
 static double now(void)
@@ -330,7 +315,7 @@ static void generate(const char *args, const char *dir)
 	char cmd[1024], out[4096];
 	double t0 = now();
 	snprintf(cmd, sizeof cmd, GEN_LUA " %s --conformance %s", args, dir);
-	cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s: %s", cmd, out);
+	cr_assert_eq(t_sh(out, sizeof out, "%s", cmd), 0, "%s: %s", cmd, out);
 	cr_log_info("generated %s in %.2f s", dir, now() - t0);
 }
 
@@ -375,7 +360,7 @@ Test(conformance, plugin, .fini = cleanup, .timeout = 600)
 	         "%s -std=c11 -O1 -fPIC -shared -fvisibility=hidden -Iruntime/include -I%s/gen -I%s -o %s/poolswish.so "
 	         PLUGIN_DIR "/poolswish.c %s/poolswish_gen.c -lm",
 	         tmp(), tmp(), cc, build, tmp(), tmp(), tmp());
-	cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s: %s", cmd, out);
+	cr_assert_eq(t_sh(out, sizeof out, "%s", cmd), 0, "%s: %s", cmd, out);
 	snprintf(so, sizeof so, "%s/poolswish.so", tmp());
 	cr_assert_eq(nnn_ctx_new(&ctx, NULL), NNN_OK);
 	nnn_diags_init(&d);
@@ -386,7 +371,7 @@ Test(conformance, plugin, .fini = cleanup, .timeout = 600)
 	generate("schema/nnn.lua --plugin " PLUGIN_DIR "/schema.lua", dir);
 	/* The plugin's IDs bring their own cases. */
 	snprintf(cmd, sizeof cmd, "grep -c 'maxpool' %s/manifest.json && grep -c 'swish' %s/manifest.json", dir, dir);
-	cr_assert_eq(sh(out, sizeof out, cmd), 0, "no cases for the plugin's IDs");
+	cr_assert_eq(t_sh(out, sizeof out, "%s", cmd), 0, "no cases for the plugin's IDs");
 	run_corpus(dir, ctx, "plugin");
 	nnn_ctx_free(ctx);
 }

@@ -16,32 +16,9 @@
 #include <nnn/npy.h>
 
 #include "builder.h"
+#include "shell.h"
 
 static char tmp[64], prefix[128], plugdir[128];
-
-/* Runs a shell command; returns its exit status, output in out (optional). */
-static int sh(char *out, size_t size, const char *fmt, ...) NNN_PRINTF(3, 4);
-
-static int sh(char *out, size_t size, const char *fmt, ...)
-{
-	char cmd[4096], file[160];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	snprintf(file, sizeof file, "%s/out.txt", tmp);
-	char full[4400];
-	snprintf(full, sizeof full, "(%s) >%s 2>&1", cmd, file);
-	int st = system(full);
-	if (out) {
-		FILE *f = fopen(file, "r");
-		size_t n = f ? fread(out, 1, size - 1, f) : 0;
-		out[n] = '\0';
-		if (f)
-			fclose(f);
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
 
 /* One MaxPool layer (2x2 windows, stride 2, bias [1] = 0.5) with Swish beta 1. */
 static void model(bb_t *b)
@@ -83,17 +60,17 @@ Test(example_plugin, out_of_tree_plugin_adds_ids, .fini = teardown, .timeout = 3
 	snprintf(plugdir, sizeof plugdir, "%s/plugin", tmp);
 
 	/* The core, installed once. */
-	cr_assert_eq(sh(out, sizeof out, "make -s install O=%s PREFIX=%s", build, prefix), 0, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "make -s install O=%s PREFIX=%s", build, prefix), 0, "%s", out);
 #define SUMS "cd %s && find . -type f | sort | xargs sha256sum"
-	cr_assert_eq(sh(sums, sizeof sums, SUMS, prefix), 0);
+	cr_assert_eq(t_sh(sums, sizeof sums, SUMS, prefix), 0);
 
 	/* The plugin, built against the installed files only. */
-	cr_assert_eq(sh(out, sizeof out, "PKG_CONFIG_PATH=%s/lib/pkgconfig make -s -C examples/plugin-pool-swish OUT=%s",
+	cr_assert_eq(t_sh(out, sizeof out, "PKG_CONFIG_PATH=%s/lib/pkgconfig make -s -C examples/plugin-pool-swish OUT=%s",
 	                prefix, plugdir), 0, "%s", out);
-	cr_assert_eq(sh(out, sizeof out, "nm -D --defined-only %s/poolswish.so | awk '$2 ~ /[TtDdBb]/ {print $3}'", plugdir),
+	cr_assert_eq(t_sh(out, sizeof out, "nm -D --defined-only %s/poolswish.so | awk '$2 ~ /[TtDdBb]/ {print $3}'", plugdir),
 	             0);
 	cr_assert_str_eq(out, "nnn_plugin_entry\n");
-	cr_assert_eq(sh(out, sizeof out, "ldd %s/poolswish.so", plugdir), 0);
+	cr_assert_eq(t_sh(out, sizeof out, "ldd %s/poolswish.so", plugdir), 0);
 	cr_assert_null(strstr(out, "libnnn"), "%s", out);
 
 	bb_t b = { 0 };
@@ -104,19 +81,19 @@ Test(example_plugin, out_of_tree_plugin_adds_ids, .fini = teardown, .timeout = 3
 	fclose(f);
 
 	/* Before the plugin is on the path: the unknown-ID error, with its remedies. */
-	cr_assert_eq(sh(out, sizeof out, "env -u NNN_PLUGIN_PATH %s/bin/nnnkit validate %s", prefix, path), 1, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "env -u NNN_PLUGIN_PATH %s/bin/nnnkit validate %s", prefix, path), 1, "%s", out);
 	cr_assert(strstr(out, "layers[0].id @0x20: unknown ID: layer ID 2"), "%s", out);
 	cr_assert(strstr(out, "no loaded plugin provides it (plugins loaded: builtin ("), "%s", out);
 	cr_assert(strstr(out, "--plugin FILE or NNN_PLUGIN_PATH"), "%s", out);
 
 	/* With it: validates, re-encodes byte for byte, runs. */
-	cr_assert_eq(sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/bin/nnnkit validate --input-shape 1,4,4,1 %s", plugdir,
+	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/bin/nnnkit validate --input-shape 1,4,4,1 %s", plugdir,
 	                prefix, path), 0, "%s", out);
 	cr_assert(strstr(out, "valid, output shape [1, 2, 2, 1]"), "%s", out);
 	snprintf(copy, sizeof copy, "%s/copy.nnn", tmp);
-	cr_assert_eq(sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/bin/nnnkit convert %s %s && cmp %s %s", plugdir, prefix,
+	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/bin/nnnkit convert %s %s && cmp %s %s", plugdir, prefix,
 	                path, copy, path, copy), 0, "%s", out);
-	cr_assert_eq(sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/bin/nnnkit info %s", plugdir, prefix, path), 0, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/bin/nnnkit info %s", plugdir, prefix, path), 0, "%s", out);
 	cr_assert(strstr(out, "maxpool"), "%s", out);
 	cr_assert(strstr(out, "swish(beta=1)"), "%s", out);
 	cr_assert(strstr(out, "poolswish.so"), "%s", out);
@@ -127,7 +104,7 @@ Test(example_plugin, out_of_tree_plugin_adds_ids, .fini = teardown, .timeout = 3
 	nnn_shape_t s = { .rank = 4, .dims = { 1, 4, 4, 1 } };
 	snprintf(in, sizeof in, "%s/x.npy", tmp);
 	cr_assert_eq(nnn_npy_write_file(in, &s, x, NULL), NNN_OK);
-	cr_assert_eq(sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/bin/nnnkit run %s --input %s", plugdir, prefix, path, in),
+	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/bin/nnnkit run %s --input %s", plugdir, prefix, path, in),
 	             0, "%s", out);
 	/* Windows of 0..15 as 4x4: maxima 5, 7, 13, 15; + 0.5; then x * sigmoid(x). */
 	const double pooled[4] = { 5.5, 7.5, 13.5, 15.5 };
@@ -139,7 +116,7 @@ Test(example_plugin, out_of_tree_plugin_adds_ids, .fini = teardown, .timeout = 3
 	}
 
 	/* The core never changed. */
-	cr_assert_eq(sh(sums2, sizeof sums2, SUMS, prefix), 0);
+	cr_assert_eq(t_sh(sums2, sizeof sums2, SUMS, prefix), 0);
 	cr_assert_str_eq(sums, sums2);
 	bb_free(&b);
 }

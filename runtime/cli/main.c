@@ -18,7 +18,7 @@ static int usage(FILE *f, int code)
 {
 	fprintf(f, "usage: nnnkit [--plugin FILE]... [--no-default-plugins] COMMAND [OPTIONS] ...\n\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+		fprintf(f, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
 	fprintf(f, "\nRun 'nnnkit COMMAND --help' for a command's options.\n"
 	           "Plugins: files given with --plugin (anywhere on the line), then every *.so in the folders of\n"
 	           "NNN_PLUGIN_PATH (colon-separated), then the installed plugin folder.\n"

@@ -1,0 +1,14 @@
+/* shell.h: running shell commands from tests. */
+#ifndef NNN_TEST_SHELL_H
+#define NNN_TEST_SHELL_H
+
+#include <stddef.h>
+
+#include <nnn/status.h>
+
+/* Runs a shell command made printf-style, its stdout and stderr captured
+ * into out (optional; NUL-terminated, cut to size). Returns its exit
+ * status, or 128 + the signal that ended it. */
+int t_sh(char *out, size_t size, const char *fmt, ...) NNN_PRINTF(3, 4);
+
+#endif

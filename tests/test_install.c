@@ -1,0 +1,141 @@
+/* test_install.c: `make install` into a temporary prefix puts every promised
+ * file in place (tool, static and shared library with its soname, headers,
+ * pkg-config file, generator and schema, plugin folder, man page, bash
+ * completion); a small program builds against it with pkg-config, both
+ * shared and static, and runs; the installed generator reproduces the
+ * codec; `make uninstall` leaves no file behind. */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <nnn/npy.h>
+
+#include "builder.h"
+#include "shell.h"
+
+static char tmp[64];
+
+static void teardown(void)
+{
+	if (tmp[0] && t_sh(NULL, 0, "rm -rf %s", tmp) != 0)
+		fprintf(stderr, "could not remove %s\n", tmp);
+}
+
+/* A program a user of libnnn would write: open, validate, print counts. */
+static const char prog[] =
+	"#include <stdio.h>\n"
+	"#include <nnn/file.h>\n"
+	"#include <nnn/validate.h>\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"\t(void)argc;\n"
+	"\tnnn_file_t *f = NULL;\n"
+	"\tnnn_diags_t d = { 0 };\n"
+	"\tnnn_status_t st = nnn_file_open(argv[1], NULL, &f, &d);\n"
+	"\tif (st == NNN_OK)\n"
+	"\t\tst = nnn_model_validate(nnn_file_model(f), NULL, NULL, &d);\n"
+	"\tprintf(\"%s %d layers\\n\", nnn_status_name(st), st == NNN_OK ? (int)nnn_file_model(f)->layer_count : -1);\n"
+	"\tnnn_diags_free(&d);\n"
+	"\tnnn_file_close(f);\n"
+	"\treturn st != NNN_OK;\n"
+	"}\n";
+
+Test(install, prefix_has_everything_and_builds_a_program, .fini = teardown, .timeout = 300)
+{
+	char out[65536], prefix[128], path[256];
+	const char *build = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+
+	if (getenv("NNN_UNDER_VALGRIND"))
+		cr_skip_test("builds and installs with make: run by make test and make test-asan, not under valgrind");
+	snprintf(tmp, sizeof tmp, "/tmp/nnninst.XXXXXX");
+	cr_assert_not_null(mkdtemp(tmp));
+	snprintf(prefix, sizeof prefix, "%s/prefix", tmp);
+	cr_assert_eq(t_sh(out, sizeof out, "make -s install O=%s PREFIX=%s", build, prefix), 0, "%s", out);
+
+	static const char *const files[] = {
+		"bin/nnnkit", "bin/nnngen", "lib/libnnn.a", "lib/libnnn.so", "lib/libnnn.so.0",
+		"lib/pkgconfig/libnnn.pc", "include/nnn/model.h", "include/nnn/plugin.h", "include/nnn/schema_gen.h",
+		"share/nnnkit/schema/nnn.lua", "share/nnnkit/gen/nnngen.lua", "lib/nnnkit/plugins/builtin.so",
+		"share/man/man1/nnnkit.1", "share/bash-completion/completions/nnnkit",
+	};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		struct stat st;
+		snprintf(path, sizeof path, "%s/%s", prefix, files[i]);
+		cr_expect_eq(stat(path, &st), 0, "%s is not installed", files[i]);
+	}
+	/* Every public header is installed, and compiles on its own. */
+	cr_assert_eq(t_sh(out, sizeof out, "for h in runtime/include/nnn/*.h; do cmp $h %s/include/nnn/$(basename $h) || exit 1;"
+	                  " printf '#include <nnn/%%s>\\n' $(basename $h) | cc -std=c11 -Wall -Werror -fsyntax-only"
+	                  " -I%s/include -x c - || exit 1; done", prefix, prefix), 0, "%s", out);
+
+	/* The shared library carries its soname; the link name points at it. */
+	cr_assert_eq(t_sh(out, sizeof out, "objdump -p %s/lib/libnnn.so.0 | awk '$1 == \"SONAME\" {print $2}'", prefix), 0);
+	cr_assert_str_eq(out, "libnnn.so.0\n");
+	cr_assert_eq(t_sh(out, sizeof out, "readlink %s/lib/libnnn.so", prefix), 0);
+	cr_assert_str_eq(out, "libnnn.so.0\n");
+
+	/* A program built with pkg-config against the prefix only: shared, then static. */
+	bb_t b = { 0 };
+	bb_tiny(&b);
+	const char *model = bb_to_file(&b, "tiny.nnn");
+	bb_free(&b);
+	snprintf(path, sizeof path, "%s/prog.c", tmp);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(prog, f);
+	fclose(f);
+#define PC "PKG_CONFIG_PATH=%s/lib/pkgconfig pkg-config"
+	cr_assert_eq(t_sh(out, sizeof out, "cd %s && cc -std=c11 -Wall -Werror $(" PC " --cflags libnnn) prog.c -o prog"
+	                  " $(" PC " --libs libnnn)", tmp, prefix, prefix), 0, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "LD_LIBRARY_PATH=%s/lib ldd %s/prog | grep libnnn", prefix, tmp), 0, "%s", out);
+	cr_assert(strstr(out, prefix), "the program does not use the installed library: %s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "LD_LIBRARY_PATH=%s/lib %s/prog %s", prefix, tmp, model), 0, "%s", out);
+	cr_assert_str_eq(out, "OK 2 layers\n");
+	cr_assert_eq(t_sh(out, sizeof out, "cd %s && cc -std=c11 $(" PC " --cflags libnnn) prog.c -o prog-static"
+	                  " -L$(" PC " --variable=libdir libnnn) -l:libnnn.a $(" PC " --static --libs-only-l libnnn |"
+	                  " sed 's/-lnnn//')", tmp, prefix, prefix, prefix), 0, "%s", out);
+	cr_assert_neq(t_sh(out, sizeof out, "ldd %s/prog-static | grep libnnn", tmp), 0, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "%s/prog-static %s", tmp, model), 0, "%s", out);
+	cr_assert_str_eq(out, "OK 2 layers\n");
+
+	/* The installed tool finds its installed plugins, with no environment help. */
+	cr_assert_eq(t_sh(out, sizeof out, "env -u NNN_PLUGIN_PATH %s/bin/nnnkit plugins", prefix), 0, "%s", out);
+	cr_assert(strstr(out, "lib/nnnkit/plugins/builtin.so"), "%s", out);
+	const float x[6] = { 1, 2, 3, -1, 0.5f, 4 };
+	nnn_shape_t s = { .rank = 2, .dims = { 2, 3 } };
+	snprintf(path, sizeof path, "%s/x.npy", tmp);
+	cr_assert_eq(nnn_npy_write_file(path, &s, x, NULL), NNN_OK);
+	char want[4096];
+	cr_assert_eq(t_sh(want, sizeof want, "%s run %s --input %s", getenv("NNNKIT"), model, path), 0, "%s", want);
+	cr_assert_eq(t_sh(out, sizeof out, "env -u NNN_PLUGIN_PATH %s/bin/nnnkit run %s --input %s", prefix, model, path),
+	             0, "%s", out);
+	cr_assert_str_eq(out, want);
+
+	/* The installed generator and schema reproduce the codec the tool was built from. */
+	cr_assert_eq(t_sh(out, sizeof out, "%s/bin/nnngen %s/share/nnnkit/schema/nnn.lua --c %s/g.c --h %s/g.h && "
+	                  "cmp %s/g.c %s/gen/schema_gen.c && cmp %s/g.h %s/include/nnn/schema_gen.h",
+	                  prefix, prefix, tmp, tmp, tmp, build, tmp, prefix), 0, "%s", out);
+
+	/* The man page renders without warnings and documents every command. */
+	cr_assert_eq(t_sh(out, sizeof out, "groff -man -Tutf8 -ww -z %s/share/man/man1/nnnkit.1", prefix), 0, "%s", out);
+	cr_assert_str_eq(out, "");
+	cr_assert_eq(t_sh(out, sizeof out, "%s/bin/nnnkit --help | awk '/^commands:/ {on=1; next} on && /^$/ {exit} on "
+	                  "{print $1}' | while read c; do grep -qx \".SS $c\" %s/share/man/man1/nnnkit.1 || echo missing $c;"
+	                  " done", prefix, prefix), 0, "%s", out);
+	cr_assert_str_eq(out, "", "commands without a man page section: %s", out);
+
+	/* Completion: commands, then a command's own options. */
+	cr_assert_eq(t_sh(out, sizeof out, "PATH=%s/bin:$PATH bash -c '. %s/share/bash-completion/completions/nnnkit; "
+	                  "COMP_WORDS=(nnnkit vali); COMP_CWORD=1; _nnnkit; echo \"${COMPREPLY[*]}\"; "
+	                  "COMP_WORDS=(nnnkit run m.nnn --thr); COMP_CWORD=3; _nnnkit; echo \"${COMPREPLY[*]}\"'",
+	                  prefix, prefix), 0, "%s", out);
+	cr_assert_str_eq(out, "validate\n--threads\n");
+
+	/* Uninstall leaves no file or link of ours. */
+	cr_assert_eq(t_sh(out, sizeof out, "make -s uninstall O=%s PREFIX=%s", build, prefix), 0, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "find %s ! -type d", prefix), 0, "%s", out);
+	cr_assert_str_eq(out, "", "left after uninstall: %s", out);
+}
