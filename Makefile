@@ -8,6 +8,7 @@
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (crashes land in tests/regress/)
 #   make check-gen  regenerate and prove the output is byte-identical
 
+VERSION := 0.1.0
 CC      ?= cc
 V       ?= 0
 # `make V=1` shows every command.
@@ -93,6 +94,7 @@ $(LIB_SO): $(LIB_OBJ)
 	@echo "  CC     $@"
 	$(Q)$(CC) -shared -Wl,-soname,libnnn.so.0 -o $@ $^ $(LDLIBS)
 
+$(O)/obj/runtime/cli/main.o: CPPFLAGS += -DNNNKIT_VERSION='"$(VERSION)"'
 $(NNNKIT): $(CLI_OBJ) $(LIB_A)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) -ljansson $(LDLIBS)
@@ -215,7 +217,6 @@ $(O)/nnnkit.1: $(NNNKIT) scripts/mkman.sh
 	$(Q)scripts/mkman.sh $(NNNKIT) $(VERSION) > $@.tmp && mv $@.tmp $@
 
 # ---- install ----
-VERSION := 0.1.0
 PREFIX  ?= /usr/local
 DESTDIR ?=
 INST    := $(DESTDIR)$(PREFIX)

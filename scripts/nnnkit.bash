@@ -28,7 +28,7 @@ _nnnkit()
 
 	if [[ -z $cmd ]]; then
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '--plugin --no-default-plugins --help' -- "$cur"))
+			COMPREPLY=($(compgen -W '--plugin --no-default-plugins --help --version' -- "$cur"))
 		else
 			local cmds
 			cmds=$("${COMP_WORDS[0]}" --help 2>/dev/null |

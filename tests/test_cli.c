@@ -76,6 +76,15 @@ Test(cli, help_and_usage_errors)
 	}
 	nnnkit(&r, "frobnicate");
 	cr_assert_eq(r.code, 2);
+	cr_assert(strstr(r.err, "unknown command 'frobnicate'\nusage: nnnkit"), "%s", r.err);
+	nnnkit(&r, "valdiate tiny.nnn");
+	cr_assert_eq(r.code, 2);
+	cr_assert(strstr(r.err, "unknown command 'valdiate'; did you mean 'validate'?"), "%s", r.err);
+	nnnkit(&r, "conf");
+	cr_assert(strstr(r.err, "did you mean 'conformance'?"), "%s", r.err);
+	nnnkit(&r, "--version");
+	cr_assert_eq(r.code, 0);
+	cr_assert(!strncmp(r.out, "nnnkit ", 7) && strstr(r.out, " (plugin ABI 1."), "%s", r.out);
 	nnnkit(&r, "");
 	cr_assert_eq(r.code, 2);
 	nnnkit(&r, "validate --input-shape 1,x tiny.nnn");
@@ -94,6 +103,12 @@ Test(cli, info_table)
 	cr_assert(strstr(r.out, "Leaky ReLU(tau=0.1)"), "%s", r.out);
 	cr_assert(strstr(r.out, "weights [3,2]"), "%s", r.out);
 	cr_assert(strstr(r.out, "neurons=2 flatten=false"), "%s", r.out);
+	/* Columns line up: each heading starts where its values do. */
+	const char *head = strstr(r.out, "\n#  "), *row0 = strstr(r.out, "\n0  "), *row1 = strstr(r.out, "\n1  ");
+	cr_assert(head && row0 && row1, "%s", r.out);
+	cr_assert_eq(strstr(head, "activation") - head, strstr(row0, "Leaky ReLU") - row0, "%s", r.out);
+	cr_assert_eq(strstr(head, "activation") - head, strstr(row1, "Linear") - row1, "%s", r.out);
+	cr_assert_eq(strstr(head, "kernel") - head, strstr(row1, "builtin.so") - row1, "%s", r.out);
 }
 
 Test(cli, validate_text_and_json)

@@ -1,5 +1,6 @@
 /* info.c: `nnnkit info MODEL`: what a model is, in one screen. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "cli.h"
@@ -51,32 +52,75 @@ static const char *kernel_of(const nnn_ctx_t *ctx, const nnn_layer_t *L, char *b
 	return buf;
 }
 
-static void print_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, int32_t i, size_t file_size)
+/* One row of the layer table, as text. */
+enum { COL_NUM, COL_TYPE, COL_FIELDS, COL_ACT, COL_DROPOUT, COL_TENSORS, COL_PARAMS, COL_BYTES, COL_KERNEL, NCOLS };
+typedef struct row {
+	char col[NCOLS][256];
+} row_t;
+
+static const row_t header = { { "#", "type", "fields", "activation", "dropout", "tensors", "params", "bytes",
+	                        "kernel" } };
+
+static void format_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, int32_t i, size_t file_size, row_t *r)
 {
-	char kern[128];
 	const nnn_layer_t *L = &m->layers[i];
 	nnn_named_tensor_t ts[8];
-	char fields[128], act[128], params[64], tens[256] = "";
+	char params[128];
 	int n = nnn_layer_tensors(L, ts, 8);
 	uint64_t count = 0;
 	uint64_t end = i + 1 < m->layer_count ? m->layers[i + 1].at[NNN_AT_LAYER_ID] : file_size;
 	size_t k = 0;
 
-	nnn_layer_format(L, fields, sizeof fields);
+	snprintf(r->col[COL_NUM], sizeof r->col[0], "%d", (int)i);
+	snprintf(r->col[COL_TYPE], sizeof r->col[0], "%s", nnn_layer_title(L));
+	nnn_layer_format(L, r->col[COL_FIELDS], sizeof r->col[0]);
 	nnn_activation_format(&L->activation, params, sizeof params);
-	snprintf(act, sizeof act, "%s%s%s%s", nnn_activation_title(&L->activation), params[0] ? "(" : "", params,
-	         params[0] ? ")" : "");
+	snprintf(r->col[COL_ACT], sizeof r->col[0], "%s%s%s%s", nnn_activation_title(&L->activation),
+	         params[0] ? "(" : "", params, params[0] ? ")" : "");
+	snprintf(r->col[COL_DROPOUT], sizeof r->col[0], "%g", (double)L->dropout);
+	r->col[COL_TENSORS][0] = '\0';
 	for (int t = 0; t < n && t < 8; t++) {
 		char shape[96];
 		shape_text(ts[t].tensor, shape, sizeof shape);
-		k += (size_t)snprintf(tens + k, sizeof tens - k, "%s%s %s", t ? ", " : "", ts[t].name, shape);
-		if (k >= sizeof tens)
+		k += (size_t)snprintf(r->col[COL_TENSORS] + k, sizeof r->col[0] - k, "%s%s %s", t ? ", " : "", ts[t].name,
+		                      shape);
+		if (k >= sizeof r->col[0])
 			break;
 		count += (uint64_t)ts[t].tensor->data.n;
 	}
-	printf("%3d  %-6s %-28s %-24s %-8g %-40s %10" PRIu64 " %10" PRIu64 "  %s\n", (int)i, nnn_layer_title(L), fields,
-	       act, (double)L->dropout, tens, count, end - L->at[NNN_AT_LAYER_ID],
-	       kernel_of(ctx, L, kern, sizeof kern));
+	snprintf(r->col[COL_PARAMS], sizeof r->col[0], "%" PRIu64, count);
+	snprintf(r->col[COL_BYTES], sizeof r->col[0], "%" PRIu64, end - L->at[NNN_AT_LAYER_ID]);
+	kernel_of(ctx, L, r->col[COL_KERNEL], sizeof r->col[0]);
+}
+
+/* Numbers right-aligned, text left-aligned; the last column unpadded. */
+static void print_row(const row_t *r, const int *width)
+{
+	for (int c = 0; c < NCOLS; c++) {
+		bool right = c == COL_NUM || c == COL_PARAMS || c == COL_BYTES;
+		printf(c + 1 < NCOLS ? (right ? "%*s  " : "%-*s  ") : "%.*s\n", c + 1 < NCOLS ? width[c] : 256,
+		       r->col[c]);
+	}
+}
+
+/* The table: widths measured in a first pass, so nothing is held per layer. */
+static void print_layers(const nnn_ctx_t *ctx, const nnn_model_t *m, size_t file_size)
+{
+	int width[NCOLS];
+	row_t r;
+	for (int c = 0; c < NCOLS; c++)
+		width[c] = (int)strlen(header.col[c]);
+	for (int32_t i = 0; i < m->layer_count; i++) {
+		format_layer(ctx, m, i, file_size, &r);
+		for (int c = 0; c < NCOLS; c++)
+			if ((int)strlen(r.col[c]) > width[c])
+				width[c] = (int)strlen(r.col[c]);
+	}
+	print_row(&header, width);
+	for (int32_t i = 0; i < m->layer_count; i++) {
+		format_layer(ctx, m, i, file_size, &r);
+		print_row(&r, width);
+	}
 }
 
 static int run(int argc, char **argv, cli_env_t *env)
@@ -118,10 +162,7 @@ static int run(int argc, char **argv, cli_env_t *env)
 	if (total != m->param_count)
 		printf(" (the header says %" PRIu64 ": run nnnkit validate)", m->param_count);
 	printf("\nlayers:       %d\n\n", (int)m->layer_count);
-	printf("%3s  %-6s %-28s %-24s %-8s %-40s %10s %10s  %s\n", "#", "type", "fields", "activation", "dropout",
-	       "tensors", "params", "bytes", "kernel");
-	for (int32_t i = 0; i < m->layer_count; i++)
-		print_layer(opts.ctx, m, i, size);
+	print_layers(opts.ctx, m, size);
 	nnn_file_close(f);
 	nnn_diags_free(&d);
 	return EXIT_VALID;

@@ -7,7 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <nnn/plugin.h>
+
 #include "cli.h"
+
+#ifndef NNNKIT_VERSION
+#define NNNKIT_VERSION "unknown"
+#endif
 
 static const cli_cmd_t *const commands[] = {
 	&cmd_info, &cmd_validate, &cmd_dump, &cmd_convert, &cmd_run, &cmd_plugins, &cmd_conformance,
@@ -16,7 +22,8 @@ static const cli_cmd_t *const commands[] = {
 
 static int usage(FILE *f, int code)
 {
-	fprintf(f, "usage: nnnkit [--plugin FILE]... [--no-default-plugins] COMMAND [OPTIONS] ...\n\ncommands:\n");
+	fprintf(f, "usage: nnnkit [--plugin FILE]... [--no-default-plugins] COMMAND [OPTIONS] ...\n"
+	           "       nnnkit --version\n\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
 	fprintf(f, "\nRun 'nnnkit COMMAND --help' for a command's options.\n"
@@ -25,6 +32,50 @@ static int usage(FILE *f, int code)
 	           "Exit codes: 0 success, 1 invalid model, 2 usage or system error, 3 plugin error.\n"
 	           "Errors go to stderr as 'nnnkit: FILE: message'.\n");
 	return code;
+}
+
+/* Edit distance of two short words (insertions, deletions, substitutions). */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[32];
+	if (la >= 32 || lb >= 32)
+		return 32;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* The command a mistyped or abbreviated word most likely meant, or NULL. */
+static const char *suggest(const char *word)
+{
+	const char *best = NULL;
+	size_t best_d = 3; /* more than two edits away is no longer a typo */
+	int prefixes = 0;
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		const char *name = commands[i]->name;
+		size_t d = strncmp(name, word, strlen(word)) == 0 ? 0 : distance(word, name);
+		prefixes += d == 0;
+		if (d < best_d) {
+			best_d = d;
+			best = name;
+		}
+	}
+	/* "con" could be convert or conformance: the full list says more. */
+	return prefixes > 1 ? NULL : best;
 }
 
 /* Takes the shared options out of argv, wherever they are. */
@@ -75,6 +126,9 @@ int main(int argc, char **argv)
 		code = usage(stderr, EXIT_USAGE);
 	} else if (cli_is_help(argv[1]) || !strcmp(argv[1], "help")) {
 		code = usage(stdout, EXIT_VALID);
+	} else if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("nnnkit %s (plugin ABI %d.%d)\n", NNNKIT_VERSION, NNN_ABI_MAJOR, NNN_ABI_MINOR);
+		code = EXIT_VALID;
 	} else {
 		size_t i;
 		for (i = 0; i < NCOMMANDS; i++)
@@ -83,8 +137,15 @@ int main(int argc, char **argv)
 		if (i < NCOMMANDS) {
 			code = commands[i]->run(argc - 1, argv + 1, &env);
 		} else {
-			fprintf(stderr, "nnnkit: unknown command '%s'\n", argv[1]);
-			code = usage(stderr, EXIT_USAGE);
+			const char *guess = suggest(argv[1]);
+			if (guess) {
+				fprintf(stderr, "nnnkit: unknown command '%s'; did you mean '%s'? (nnnkit --help lists them)\n",
+				        argv[1], guess);
+				code = EXIT_USAGE;
+			} else {
+				fprintf(stderr, "nnnkit: unknown command '%s'\n", argv[1]);
+				code = usage(stderr, EXIT_USAGE);
+			}
 		}
 	}
 	nnn_ctx_free(env.ctx);
