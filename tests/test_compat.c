@@ -875,7 +875,7 @@ static size_t old_files(char *files, size_t size)
 		}
 		globfree(&g);
 	} else {
-		cr_log_warn("no real corpus at %s: only hand-built files are checked", pattern);
+		fprintf(stderr, "note: no real corpus at %s: only hand-built files are checked\n", pattern);
 	}
 	return n;
 }
