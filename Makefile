@@ -176,9 +176,10 @@ $(O)/lenient: tests/tools/lenient.c $(LIB_A) $(O)/gen/.stamp
 test: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient $(O)/nnnkit.1 check-gen check-compat
 	NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) $(TESTBIN) --jobs 2
 
+SANITIZE := -fsanitize=address,undefined
 test-asan:
-	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) $(MAKE) O=build/asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-		LDLIBS="-lm -fsanitize=address,undefined" test
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) NNN_SANITIZE="$(SANITIZE)" $(MAKE) O=build/asan \
+		OPT="-O1 -g $(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all" LDLIBS="-lm $(SANITIZE)" test
 
 valgrind: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient
 	NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) NNN_UNDER_VALGRIND=1 valgrind --error-exitcode=9 --leak-check=full \

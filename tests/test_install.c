@@ -88,15 +88,17 @@ Test(install, prefix_has_everything_and_builds_a_program, .fini = teardown, .tim
 	fputs(prog, f);
 	fclose(f);
 #define PC "PKG_CONFIG_PATH=%s/lib/pkgconfig pkg-config"
-	cr_assert_eq(t_sh(out, sizeof out, "cd %s && cc -std=c11 -Wall -Werror $(" PC " --cflags libnnn) prog.c -o prog"
-	                  " $(" PC " --libs libnnn)", tmp, prefix, prefix), 0, "%s", out);
+	/* A sanitized build's library needs its runtime in the program too. */
+	const char *san = getenv("NNN_SANITIZE") ? getenv("NNN_SANITIZE") : "";
+	cr_assert_eq(t_sh(out, sizeof out, "cd %s && cc -std=c11 -Wall -Werror %s $(" PC " --cflags libnnn) prog.c -o prog"
+	                  " $(" PC " --libs libnnn)", tmp, san, prefix, prefix), 0, "%s", out);
 	cr_assert_eq(t_sh(out, sizeof out, "LD_LIBRARY_PATH=%s/lib ldd %s/prog | grep libnnn", prefix, tmp), 0, "%s", out);
 	cr_assert(strstr(out, prefix), "the program does not use the installed library: %s", out);
 	cr_assert_eq(t_sh(out, sizeof out, "LD_LIBRARY_PATH=%s/lib %s/prog %s", prefix, tmp, model), 0, "%s", out);
 	cr_assert_str_eq(out, "OK 2 layers\n");
-	cr_assert_eq(t_sh(out, sizeof out, "cd %s && cc -std=c11 $(" PC " --cflags libnnn) prog.c -o prog-static"
+	cr_assert_eq(t_sh(out, sizeof out, "cd %s && cc -std=c11 %s $(" PC " --cflags libnnn) prog.c -o prog-static"
 	                  " -L$(" PC " --variable=libdir libnnn) -l:libnnn.a $(" PC " --static --libs-only-l libnnn |"
-	                  " sed 's/-lnnn//')", tmp, prefix, prefix, prefix), 0, "%s", out);
+	                  " sed 's/-lnnn//')", tmp, san, prefix, prefix, prefix), 0, "%s", out);
 	cr_assert_neq(t_sh(out, sizeof out, "ldd %s/prog-static | grep libnnn", tmp), 0, "%s", out);
 	cr_assert_eq(t_sh(out, sizeof out, "%s/prog-static %s", tmp, model), 0, "%s", out);
 	cr_assert_str_eq(out, "OK 2 layers\n");
