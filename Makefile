@@ -37,7 +37,7 @@ BENCH_SRC := $(wildcard bench/*.c)
 PLUGINS := $(patsubst plugins/%/,$(O)/plugins/%.so,$(wildcard plugins/*/))
 # Plugins export only their entry point and never link libnnn.
 PLUGIN_CFLAGS := -fvisibility=hidden
-PLUGIN_LIBS := -lopenblas -lm
+PLUGIN_LIBS := -lm
 
 NNNKIT  := $(O)/nnnkit
 LIB_A   := $(O)/libnnn.a
