@@ -1405,26 +1405,33 @@ static float *forward_args(nnn_kernel_args_t a, const nnn_layer_t *L, const nnn_
 	return y;
 }
 
-/* The example classifier's second Conv and first Dense, at batch 4. */
-static void two_layers(conv_t *cv, dense_t *d, nnn_shape_t *cin, nnn_shape_t *din, float **cx, float **dx)
+/* Runs check on the example classifier's second Conv and first Dense, at
+ * batch 4. */
+static void on_two_layers(void (*check)(nnn_layer_t *L, const nnn_shape_t *in, const float *x, const char *what))
 {
 	static const conv_case_t cc = { .n = 2, .batch = 4, .c = 8, .f = 16, .d = { 24, 24 }, .k = { 5, 5 }, .same = 0 };
 	uint32_t seed = 91;
-	conv_make(cv, &cc, &seed);
-	dense_make(d, 6400, 128, true, 92);
-	*cin = conv_in(&cc);
-	*din = mkshape(4, (int64_t[]){ 4, 20, 20, 16 });
-	*cx = malloc((size_t)numel(cin) * sizeof **cx);
-	*dx = malloc((size_t)numel(din) * sizeof **dx);
-	cr_assert(*cx && *dx);
-	fill(*cx, numel(cin), &seed, 8, 0.25f);
-	fill(*dx, numel(din), &seed, 8, 0.25f);
+	conv_t cv;
+	dense_t d;
+	nnn_shape_t cin = conv_in(&cc), din = mkshape(4, (int64_t[]){ 4, 20, 20, 16 });
+	float *cx = malloc((size_t)numel(&cin) * sizeof *cx), *dx = malloc((size_t)numel(&din) * sizeof *dx);
+	cr_assert(cx && dx);
+	conv_make(&cv, &cc, &seed);
+	dense_make(&d, 6400, 128, true, 92);
+	fill(cx, numel(&cin), &seed, 8, 0.25f);
+	fill(dx, numel(&din), &seed, 8, 0.25f);
+	check(&cv.L, &cin, cx, "conv");
+	check(&d.L, &din, dx, "dense");
+	free(cx);
+	free(dx);
+	conv_free(&cv);
+	dense_free(&d);
 }
 
 /* Offered a pool (ABI 1.1), forward shares its chunks through it and makes
  * no threads of its own; from a host of ABI 1.0 (a smaller size), it never
  * reads the pool, and uses its own. Same bits either way. */
-static void check_host_threads(const nnn_layer_t *L, const nnn_shape_t *in, const float *x, const char *what)
+static void check_host_threads(nnn_layer_t *L, const nnn_shape_t *in, const float *x, const char *what)
 {
 	const nnn_layer_type_t *t = R.layer[L->id];
 	char msg[512] = "";
@@ -1463,17 +1470,7 @@ static void check_host_threads(const nnn_layer_t *L, const nnn_shape_t *in, cons
 
 Test(kernels, forward_uses_the_host_threads)
 {
-	conv_t cv;
-	dense_t d;
-	nnn_shape_t cin, din;
-	float *cx, *dx;
-	two_layers(&cv, &d, &cin, &din, &cx, &dx);
-	check_host_threads(&cv.L, &cin, cx, "conv");
-	check_host_threads(&d.L, &din, dx, "dense");
-	free(cx);
-	free(dx);
-	conv_free(&cv);
-	dense_free(&d);
+	on_two_layers(check_host_threads);
 }
 
 static nnn_status_t foreign_relu(const nnn_activation_t *act, const void *params, const nnn_shape_t *shape, float *x,
@@ -1532,17 +1529,7 @@ static void check_fused(nnn_layer_t *L, const nnn_shape_t *in, const float *x, c
 
 Test(kernels, fuses_its_own_elementwise_activations)
 {
-	conv_t cv;
-	dense_t d;
-	nnn_shape_t cin, din;
-	float *cx, *dx;
-	two_layers(&cv, &d, &cin, &din, &cx, &dx);
-	check_fused(&cv.L, &cin, cx, "conv");
-	check_fused(&d.L, &din, dx, "dense");
-	free(cx);
-	free(dx);
-	conv_free(&cv);
-	dense_free(&d);
+	on_two_layers(check_fused);
 }
 
 /* ---- OpenBLAS: loaded only by the portable path ---- */
