@@ -9,6 +9,7 @@
 
 #include <nnn/plugin.h>
 
+#include "mem.h"  /* libnnn's large buffers (runtime/src), compiled into mem.c */
 #include "pool.h" /* libnnn's thread pool (runtime/src), compiled into pool.c */
 
 /* plugin.h only gives the entry point's type; -Wmissing-prototypes wants a

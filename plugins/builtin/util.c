@@ -119,7 +119,7 @@ bi_params_t *bi_params_new(const nnn_tensor_t *w, const nnn_tensor_t *b)
 	bi_params_t *p;
 	if ((uint64_t)(nw + nb) > (SIZE_MAX - sizeof *p) / sizeof(float))
 		return NULL;
-	p = malloc(sizeof *p + (size_t)(nw + nb) * sizeof(float));
+	p = nnn_mem_big(sizeof *p + (size_t)(nw + nb) * sizeof(float));
 	if (!p)
 		return NULL;
 	p->nw = nw;

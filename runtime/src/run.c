@@ -14,6 +14,7 @@
 #include <nnn/validate.h>
 
 #include "codec.h"
+#include "mem.h"
 #include "pool.h"
 
 typedef struct step {
@@ -165,8 +166,8 @@ nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_
 	if (st == NNN_OK && p->threads > 1 && cpus > 1)
 		p->pool = nnn_pool_new((p->threads < cpus ? p->threads : cpus) - 1);
 	if (st == NNN_OK && biggest > 0) {
-		p->buf[0] = malloc((size_t)biggest * sizeof(float));
-		p->buf[1] = malloc((size_t)biggest * sizeof(float));
+		p->buf[0] = nnn_mem_big((size_t)biggest * sizeof(float));
+		p->buf[1] = nnn_mem_big((size_t)biggest * sizeof(float));
 		if (!p->buf[0] || !p->buf[1])
 			st = nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate 2 x %" PRId64 " floats", biggest);
 	}
