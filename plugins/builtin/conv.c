@@ -7,7 +7,9 @@
  * last axis at a time. The portable path is im2col in bounded chunks of
  * output rows, each followed by one sgemm against the kernels viewed as
  * [filters, k1*..*kn*channels]. Either way the work is shared among
- * a->threads threads by chunks. */
+ * a->threads threads by chunks, the bias starts every sum, and the layer's
+ * activation, when this plugin can fuse it, is applied to each chunk as
+ * soon as it is complete. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>

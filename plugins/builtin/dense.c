@@ -1,7 +1,9 @@
 /* dense.c: the Dense layer, y = x @ W + b: the micro-kernels of kern.c over
  * chunks of rows and panels of neurons, blocked over the inputs; or, on the
  * portable path, one sgemm per chunk of rows. Either way the chunks are
- * shared among a->threads threads. */
+ * shared among a->threads threads, the bias starts every sum, and the
+ * layer's activation, when this plugin can fuse it, is applied to each
+ * chunk as soon as it is complete. */
 #include <limits.h>
 #include <stdlib.h>
 
