@@ -38,7 +38,7 @@ BENCH_SRC := $(wildcard bench/*.c)
 PLUGINS := $(patsubst plugins/%/,$(O)/plugins/%.so,$(wildcard plugins/*/))
 # Plugins export only their entry point and never link libnnn.
 PLUGIN_CFLAGS := -fvisibility=hidden
-PLUGIN_LIBS := -lopenblas -lm
+PLUGIN_LIBS := -lm
 
 NNNKIT  := $(O)/nnnkit
 LIB_A   := $(O)/libnnn.a
@@ -144,7 +144,8 @@ $(TESTBIN): $(TEST_OBJ) $(LIB_A)
 	$(Q)$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(LIB_A) -lcriterion $(LDLIBS)
 
 # Test plugins, each broken in one way (tests/plugins/fixture.c).
-FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail
+FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail \
+	abi10 hostpool
 FIX_good :=
 FIX_tag2 := -DFIX_TAG=2 -DFIX_LAYER=1 -DFIX_ACT=4
 FIX_dupacross := -DFIX_TAG=3 -DFIX_ACT=5
@@ -157,6 +158,8 @@ FIX_noforward := -DFIX_NO_FORWARD
 FIX_missingdep := -DFIX_MISSING_DEP
 FIX_initcrash := -DFIX_INIT_CRASH
 FIX_fwdfail := -DFIX_FORWARD_FAIL -DFIX_TAG=4
+FIX_abi10 := -DFIX_ABI_1_0 -DFIX_TAG=7 -DFIX_ACT_ADDS=100
+FIX_hostpool := -DFIX_HOST_POOL -DFIX_TAG=6 -DFIX_ACT_ADDS=1000
 FIXTURE_SO := $(FIXTURES:%=$(O)/fixtures/%.so)
 $(O)/fixtures/%.so: tests/plugins/fixture.c $(O)/gen/.stamp
 	@mkdir -p $(@D)/dep

@@ -487,13 +487,14 @@ Test(kernels, exports_only_the_entry_point)
 	cr_assert(!strstr(out, " nnn_"), "the plugin needs libnnn symbols:\n%s", out);
 	free(out);
 
-	/* and libnnn is not a dependency, while OpenBLAS is. */
+	/* and neither libnnn nor OpenBLAS (loaded when the portable path
+	 * first needs it) is a dependency. */
 	snprintf(cmd, sizeof cmd, "ldd '%s'", plugin_path());
 	out = capture(cmd, &status);
 	cr_assert_eq(status, 0, "%s failed", cmd);
 	cr_assert(!strstr(out, "libnnn"), "the plugin depends on libnnn:\n%s", out);
 	cr_assert(!strstr(out, "not found"), "a dependency is missing:\n%s", out);
-	cr_assert(strstr(out, "openblas"), "the plugin does not link OpenBLAS:\n%s", out);
+	cr_assert(!strstr(out, "openblas"), "the plugin links OpenBLAS:\n%s", out);
 	free(out);
 }
 
@@ -1354,5 +1355,245 @@ Test(kernels, forward_checks_its_arguments)
 	cr_assert_eq(st, NNN_E_KERNEL, "foreign state: status %d", (int)st);
 	R.layer[0]->release(state);
 	dense_free(&other);
+	dense_free(&d);
+}
+
+/* ---- ABI 1.1: the host's threads, the fused activation ---- */
+
+/* A host pool that runs a call's chunks last to first, slot c % threads for
+ * chunk c, on the calling thread: results must not depend on either. */
+typedef struct fake_pool {
+	int calls, most_threads;
+} fake_pool_t;
+
+static void fake_parallel_for(nnn_pool_t *pool, int threads, int64_t n, nnn_task_fn fn, void *ctx)
+{
+	fake_pool_t *fp = (fake_pool_t *)(void *)pool;
+	cr_assert(threads >= 2, "parallel_for asked for %d threads: one thread needs no pool", threads);
+	fp->calls++;
+	fp->most_threads = threads > fp->most_threads ? threads : fp->most_threads;
+	for (int64_t c = n - 1; c >= 0; c--)
+		fn(ctx, c, (int)(c % threads));
+}
+
+/* Threads of this process. */
+static int thread_count(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	int n = -1;
+	cr_assert(f);
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* forward of L with prepared state, into a new buffer: args as given
+ * (their size included), x, y and state filled in here. */
+static float *forward_args(nnn_kernel_args_t a, const nnn_layer_t *L, const nnn_shape_t *in, const nnn_shape_t *out,
+                           const float *x, void *state)
+{
+	char msg[512] = "";
+	int64_t n = numel(out);
+	float *y = nan_buffer(n);
+	a.layer = L, a.body = &L->body, a.state = state, a.in = in, a.out = out, a.x = x, a.y = y;
+	nnn_status_t st = R.layer[L->id]->forward(&a, msg, sizeof msg);
+	cr_assert_eq(st, NNN_OK, "forward: status %d: %s", (int)st, msg);
+	cr_assert(isnan(y[n]), "forward wrote past the output");
+	return y;
+}
+
+/* Runs check on the example classifier's second Conv and first Dense, at
+ * batch 4. */
+static void on_two_layers(void (*check)(nnn_layer_t *L, const nnn_shape_t *in, const float *x, const char *what))
+{
+	static const conv_case_t cc = { .n = 2, .batch = 4, .c = 8, .f = 16, .d = { 24, 24 }, .k = { 5, 5 }, .same = 0 };
+	uint32_t seed = 91;
+	conv_t cv;
+	dense_t d;
+	nnn_shape_t cin = conv_in(&cc), din = mkshape(4, (int64_t[]){ 4, 20, 20, 16 });
+	float *cx = malloc((size_t)numel(&cin) * sizeof *cx), *dx = malloc((size_t)numel(&din) * sizeof *dx);
+	cr_assert(cx && dx);
+	conv_make(&cv, &cc, &seed);
+	dense_make(&d, 6400, 128, true, 92);
+	fill(cx, numel(&cin), &seed, 8, 0.25f);
+	fill(dx, numel(&din), &seed, 8, 0.25f);
+	check(&cv.L, &cin, cx, "conv");
+	check(&d.L, &din, dx, "dense");
+	free(cx);
+	free(dx);
+	conv_free(&cv);
+	dense_free(&d);
+}
+
+/* Offered a pool (ABI 1.1), forward shares its chunks through it and makes
+ * no threads of its own; from a host of ABI 1.0 (a smaller size), it never
+ * reads the pool, and uses its own. Same bits either way. */
+static void check_host_threads(nnn_layer_t *L, const nnn_shape_t *in, const float *x, const char *what)
+{
+	const nnn_layer_type_t *t = R.layer[L->id];
+	char msg[512] = "";
+	nnn_shape_t out;
+	cr_assert_eq(t->infer(L, &L->body, in, &out, msg, sizeof msg), NNN_OK, "%s", msg);
+	for (size_t i = 0; i < NISAS; i++) {
+		fake_pool_t fp = { 0 };
+		void *state = NULL;
+		int64_t n = numel(&out);
+		use_isa(isas[i]);
+		cr_assert_eq(t->prepare(L, &L->body, in, &state, msg, sizeof msg), NNN_OK, "%s", msg);
+		nnn_kernel_args_t a = { .size = sizeof a, .threads = 1 };
+		float *y1 = forward_args(a, L, in, &out, x, state);
+		a.threads = 2;
+		a.pool = (nnn_pool_t *)(void *)&fp;
+		a.parallel_for = fake_parallel_for;
+		int before = thread_count();
+		float *y2 = forward_args(a, L, in, &out, x, state);
+		cr_assert_gt(fp.calls, 0, "%s (%s): the host's threads were not used", what, isas[i] ? isas[i] : "native");
+		cr_assert_eq(fp.most_threads, 2, "%s: asked for %d threads, 2 allowed", what, fp.most_threads);
+		cr_assert_eq(thread_count(), before, "%s: threads of its own besides the host's", what);
+		cr_assert(memcmp(y1, y2, (size_t)n * sizeof *y1) == 0, "%s (%s): not the bits of 1 thread", what,
+		          isas[i] ? isas[i] : "native");
+		free(y2);
+		a.size = offsetof(nnn_kernel_args_t, pool); /* an ABI 1.0 host's arguments */
+		fp.calls = 0;
+		y2 = forward_args(a, L, in, &out, x, state);
+		cr_assert_eq(fp.calls, 0, "%s: read past the arguments' size", what);
+		cr_assert(memcmp(y1, y2, (size_t)n * sizeof *y1) == 0, "%s: own threads, other bits", what);
+		free(y2);
+		free(y1);
+		t->release(state);
+	}
+	use_isa(NULL);
+}
+
+Test(kernels, forward_uses_the_host_threads)
+{
+	on_two_layers(check_host_threads);
+}
+
+static nnn_status_t foreign_relu(const nnn_activation_t *act, const void *params, const nnn_shape_t *shape, float *x,
+                                 int threads)
+{
+	(void)act, (void)params, (void)shape, (void)x, (void)threads;
+	return NNN_OK;
+}
+
+/* With every activation id: forward given the activation gives the bits of
+ * forward, then the activation's own kernel; it applies the plugin's own
+ * element-wise ones itself (and says so), not softmax, nor another
+ * plugin's kernel for a core ID. */
+static void check_fused(nnn_layer_t *L, const nnn_shape_t *in, const float *x, const char *what)
+{
+	char msg[512] = "";
+	nnn_shape_t out;
+	cr_assert_eq(R.layer[L->id]->infer(L, &L->body, in, &out, msg, sizeof msg), NNN_OK, "%s", msg);
+	int64_t n = numel(&out);
+	for (size_t i = 0; i < NISAS; i++) {
+		void *state = NULL;
+		use_isa(isas[i]);
+		const char *isa = isas[i] ? isas[i] : "native";
+		cr_assert_eq(R.layer[L->id]->prepare(L, &L->body, in, &state, msg, sizeof msg), NNN_OK, "%s", msg);
+		for (uint8_t id = 0; id < 6; id++) {
+			bool done = false;
+			L->activation.id = id;
+			L->activation.params.leaky_relu.tau = 0.25f;
+			nnn_kernel_args_t a = { .size = sizeof a, .threads = 2 };
+			float *want = forward_args(a, L, in, &out, x, state);
+			cr_assert_eq(R.act[id]->forward(&L->activation, &L->activation.params, &out, want, 1), NNN_OK);
+			a.act = R.act[id];
+			a.act_params = &L->activation.params;
+			a.act_done = &done;
+			float *y = forward_args(a, L, in, &out, x, state);
+			cr_assert_eq(done, id != NNN_ACTIVATION_ID_SOFTMAX, "%s (%s): activation %d done: %d", what, isa, id,
+			             done);
+			if (!done)
+				cr_assert_eq(R.act[id]->forward(&L->activation, &L->activation.params, &out, y, 1), NNN_OK);
+			cr_assert(memcmp(y, want, (size_t)n * sizeof *y) == 0, "%s (%s): activation %d fused, other bits",
+			          what, isa, id);
+			free(y);
+			free(want);
+		}
+		nnn_activation_type_t other = *R.act[NNN_ACTIVATION_ID_RELU];
+		bool done = false;
+		other.forward = foreign_relu;
+		L->activation.id = NNN_ACTIVATION_ID_RELU;
+		nnn_kernel_args_t a = { .size = sizeof a, .threads = 1, .act = &other, .act_done = &done };
+		free(forward_args(a, L, in, &out, x, state));
+		cr_assert(!done, "%s (%s): applied ReLU though another plugin's kernel runs it", what, isa);
+		R.layer[L->id]->release(state);
+	}
+	use_isa(NULL);
+}
+
+Test(kernels, fuses_its_own_elementwise_activations)
+{
+	on_two_layers(check_fused);
+}
+
+/* ---- OpenBLAS: loaded only by the portable path ---- */
+
+static bool mapped(const char *name)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[1024];
+	bool found = false;
+	cr_assert(f);
+	while (!found && fgets(line, sizeof line, f))
+		found = strstr(line, name) != NULL;
+	fclose(f);
+	return found;
+}
+
+/* Prepares a Dense layer of 40 inputs under isa; returns its status. */
+static nnn_status_t prepare_dense(dense_t *d, const char *isa, void **state, char *msg, size_t size)
+{
+	nnn_shape_t in = mkshape(2, (int64_t[]){ 3, 40 });
+	use_isa(isa);
+	*state = NULL;
+	nnn_status_t st = R.layer[0]->prepare(&d->L, &d->L.body, &in, state, msg, size);
+	use_isa(NULL);
+	return st;
+}
+
+Test(kernels, openblas_is_loaded_only_by_the_portable_path)
+{
+	char msg[512] = "";
+	void *state;
+	dense_t d;
+	dense_make(&d, 40, 20, false, 93);
+	cr_assert(!mapped("libopenblas"), "OpenBLAS is mapped before any layer needs it");
+	if (isa_is_fast(NULL)) {
+		cr_assert_eq(prepare_dense(&d, NULL, &state, msg, sizeof msg), NNN_OK, "%s", msg);
+		R.layer[0]->release(state);
+		cr_assert(!mapped("libopenblas"), "the AVX2/AVX-512 path loaded OpenBLAS");
+	}
+	cr_assert_eq(prepare_dense(&d, "generic", &state, msg, sizeof msg), NNN_OK, "%s", msg);
+	cr_assert(mapped("libopenblas"), "the portable path runs without OpenBLAS?");
+	R.layer[0]->release(state);
+	dense_free(&d);
+}
+
+Test(kernels, portable_path_without_blas_says_what_to_do)
+{
+	char msg[512] = "";
+	void *state;
+	dense_t d;
+	dense_make(&d, 40, 20, false, 94);
+	setenv("NNN_BUILTIN_BLAS", "/nonexistent/libnoblas.so.0", 1);
+	cr_assert_eq(prepare_dense(&d, "generic", &state, msg, sizeof msg), NNN_E_KERNEL);
+	cr_assert_null(state);
+	cr_log_info("%s", msg);
+	static const char *const pieces[] = { "cannot load /nonexistent/libnoblas.so.0", "No such file",
+		                              "apt-get install libopenblas0", "NNN_BUILTIN_ISA unset" };
+	for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++)
+		cr_assert(strstr(msg, pieces[i]), "no '%s' in: %s", pieces[i], msg);
+	setenv("NNN_BUILTIN_BLAS", "libm.so.6", 1); /* a library, but no CBLAS */
+	cr_assert_eq(prepare_dense(&d, "generic", &state, msg, sizeof msg), NNN_E_KERNEL);
+	cr_assert(strstr(msg, "libm.so.6 has no cblas_sgemm"), "%s", msg);
+	unsetenv("NNN_BUILTIN_BLAS");
+	cr_assert_eq(prepare_dense(&d, "generic", &state, msg, sizeof msg), NNN_OK, "%s", msg);
+	R.layer[0]->release(state);
 	dense_free(&d);
 }

@@ -112,9 +112,13 @@ Test(plugins, every_failure_names_file_and_stage)
 	expect_refused(c, fixture("noentry"), "entry point", entry);
 	const char *init[] = { "initfail.so", "deliberate failure in init", NULL };
 	expect_refused(c, fixture("initfail"), "init", init);
-	const char *major[] = { "abimajor.so", "ABI 2.0", "provides 1.0", "rebuild the plugin", NULL };
+	char here[32], newer_major[32], newer_minor[32];
+	snprintf(here, sizeof here, "provides %d.%d", NNN_ABI_MAJOR, NNN_ABI_MINOR);
+	snprintf(newer_major, sizeof newer_major, "ABI %d.%d", NNN_ABI_MAJOR + 1, NNN_ABI_MINOR);
+	snprintf(newer_minor, sizeof newer_minor, "ABI %d.%d", NNN_ABI_MAJOR, NNN_ABI_MINOR + 1);
+	const char *major[] = { "abimajor.so", newer_major, here, "rebuild the plugin", NULL };
 	expect_refused(c, fixture("abimajor"), "ABI", major);
-	const char *minor[] = { "abiminor.so", "ABI 1.1", "provides 1.0", NULL };
+	const char *minor[] = { "abiminor.so", newer_minor, here, NULL };
 	expect_refused(c, fixture("abiminor"), "ABI", minor);
 	const char *dup[] = { "layer ID 0", "declared twice", NULL };
 	expect_refused(c, fixture("dupwithin"), "validation", dup);

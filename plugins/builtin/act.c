@@ -61,6 +61,55 @@ static int64_t leaky_avx(float *x, int64_t n, float tau)
 #pragma GCC pop_options
 #endif
 
+/* The element-wise activations over x[0..n): the kernels below and the
+ * layers' fused path (bi_act_apply) share these, so both give the same
+ * bits. */
+
+static void sigmoid_span(float *x, int64_t n)
+{
+	/* exp of a non-positive number only: no overflow for any x. */
+	for (int64_t i = 0; i < n; i++) {
+		if (x[i] >= 0) {
+			x[i] = 1.0f / (1.0f + expf(-x[i]));
+		} else {
+			float e = expf(x[i]);
+			x[i] = e / (1.0f + e);
+		}
+	}
+}
+
+static void tanh_span(float *x, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		x[i] = tanhf(x[i]);
+}
+
+static void relu_span(float *x, int64_t n, bi_isa_t isa)
+{
+	int64_t i = 0;
+#if BI_X86
+	if (n >= 8)
+		i = isa == BI_ISA_AVX512 ? relu_avx512(x, n) : isa == BI_ISA_AVX2 ? relu_avx(x, n) : 0;
+#else
+	(void)isa;
+#endif
+	for (; i < n; i++)
+		x[i] = x[i] > 0 ? x[i] : 0.0f;
+}
+
+static void leaky_span(float *x, int64_t n, float tau, bi_isa_t isa)
+{
+	int64_t i = 0;
+#if BI_X86
+	if (n >= 8)
+		i = isa == BI_ISA_AVX512 ? leaky_avx512(x, n, tau) : isa == BI_ISA_AVX2 ? leaky_avx(x, n, tau) : 0;
+#else
+	(void)isa;
+#endif
+	for (; i < n; i++)
+		x[i] = x[i] > 0 ? x[i] : tau * x[i];
+}
+
 /* Element count of an activation's tensor, or -1 when the shape is bad. */
 static int64_t act_numel(const nnn_shape_t *shape, const float *x)
 {
@@ -82,15 +131,7 @@ nnn_status_t bi_sigmoid(const nnn_activation_t *act, const void *params, const n
 	(void)act, (void)params, (void)threads;
 	if (n < 0)
 		return NNN_E_KERNEL;
-	/* exp of a non-positive number only: no overflow for any x. */
-	for (int64_t i = 0; i < n; i++) {
-		if (x[i] >= 0) {
-			x[i] = 1.0f / (1.0f + expf(-x[i]));
-		} else {
-			float e = expf(x[i]);
-			x[i] = e / (1.0f + e);
-		}
-	}
+	sigmoid_span(x, n);
 	return NNN_OK;
 }
 
@@ -101,8 +142,7 @@ nnn_status_t bi_tanh(const nnn_activation_t *act, const void *params, const nnn_
 	(void)act, (void)params, (void)threads;
 	if (n < 0)
 		return NNN_E_KERNEL;
-	for (int64_t i = 0; i < n; i++)
-		x[i] = tanhf(x[i]);
+	tanh_span(x, n);
 	return NNN_OK;
 }
 
@@ -111,45 +151,77 @@ nnn_status_t bi_relu(const nnn_activation_t *act, const void *params, const nnn_
 {
 	int64_t n = act_numel(shape, x);
 	(void)act, (void)params, (void)threads;
-	int64_t i = 0;
 	if (n < 0)
 		return NNN_E_KERNEL;
-#if BI_X86
-	if (n >= 8) {
-		bi_isa_t isa = bi_isa();
-		i = isa == BI_ISA_AVX512 ? relu_avx512(x, n) : isa == BI_ISA_AVX2 ? relu_avx(x, n) : 0;
-	}
-#endif
-	for (; i < n; i++)
-		x[i] = x[i] > 0 ? x[i] : 0.0f;
+	relu_span(x, n, n >= 8 ? bi_isa() : BI_ISA_GENERIC);
 	return NNN_OK;
+}
+
+/* tau of a leaky ReLU: a core ID, so the host decoded it into act, and
+ * params is the same struct. NaN when there is neither. */
+static float leaky_tau(const nnn_activation_t *act, const void *params)
+{
+	return act ? act->params.leaky_relu.tau : params ? ((const nnn_leaky_relu_t *)params)->tau : NAN;
 }
 
 nnn_status_t bi_leaky_relu(const nnn_activation_t *act, const void *params, const nnn_shape_t *shape, float *x,
                            int threads)
 {
 	int64_t n = act_numel(shape, x);
-	float tau;
 	(void)threads;
-	/* core ID: the host decoded tau into act; params is the same struct */
-	if (act)
-		tau = act->params.leaky_relu.tau;
-	else if (params)
-		tau = ((const nnn_leaky_relu_t *)params)->tau;
-	else
+	if (!act && !params)
 		return NNN_E_KERNEL;
-	int64_t i = 0;
 	if (n < 0)
 		return NNN_E_KERNEL;
-#if BI_X86
-	if (n >= 8) {
-		bi_isa_t isa = bi_isa();
-		i = isa == BI_ISA_AVX512 ? leaky_avx512(x, n, tau) : isa == BI_ISA_AVX2 ? leaky_avx(x, n, tau) : 0;
-	}
-#endif
-	for (; i < n; i++)
-		x[i] = x[i] > 0 ? x[i] : tau * x[i];
+	leaky_span(x, n, leaky_tau(act, params), n >= 8 ? bi_isa() : BI_ISA_GENERIC);
 	return NNN_OK;
+}
+
+bi_act_t bi_act_fuse(const nnn_kernel_args_t *a)
+{
+	bi_act_t f = { BI_ACT_NONE, 0.0f, BI_ISA_GENERIC };
+	nnn_status_t (*fn)(const nnn_activation_t *, const void *, const nnn_shape_t *, float *, int);
+	if (a->size < offsetof(nnn_kernel_args_t, act_done) + sizeof a->act_done || !a->act || !a->act_done)
+		return f;
+	/* only this plugin's own kernels: another plugin's ReLU must run as
+	 * the host would run it */
+	fn = a->act->forward;
+	f.kind = fn == bi_linear ? BI_ACT_LINEAR
+	         : fn == bi_sigmoid ? BI_ACT_SIGMOID
+	         : fn == bi_tanh ? BI_ACT_TANH
+	         : fn == bi_relu ? BI_ACT_RELU
+	         : fn == bi_leaky_relu ? BI_ACT_LEAKY_RELU
+	                               : BI_ACT_NONE;
+	if (f.kind == BI_ACT_LEAKY_RELU)
+		f.tau = leaky_tau(&a->layer->activation, a->act_params);
+	f.isa = f.kind == BI_ACT_RELU || f.kind == BI_ACT_LEAKY_RELU ? bi_isa() : BI_ISA_GENERIC;
+	return f;
+}
+
+void bi_act_apply(const bi_act_t *f, float *x, int64_t n)
+{
+	switch (f->kind) {
+	case BI_ACT_SIGMOID:
+		sigmoid_span(x, n);
+		break;
+	case BI_ACT_TANH:
+		tanh_span(x, n);
+		break;
+	case BI_ACT_RELU:
+		relu_span(x, n, n >= 8 ? f->isa : BI_ISA_GENERIC);
+		break;
+	case BI_ACT_LEAKY_RELU:
+		leaky_span(x, n, f->tau, n >= 8 ? f->isa : BI_ISA_GENERIC);
+		break;
+	default: /* none, linear */
+		break;
+	}
+}
+
+void bi_act_done(const nnn_kernel_args_t *a, const bi_act_t *f)
+{
+	if (f->kind != BI_ACT_NONE)
+		*a->act_done = true;
 }
 
 nnn_status_t bi_softmax(const nnn_activation_t *act, const void *params, const nnn_shape_t *shape, float *x,

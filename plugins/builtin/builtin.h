@@ -4,9 +4,13 @@
 #ifndef NNN_BUILTIN_H
 #define NNN_BUILTIN_H
 
+#include <cblas.h> /* types only: blas.c loads the library when needed */
 #include <stddef.h>
 
 #include <nnn/plugin.h>
+
+#include "mem.h"  /* libnnn's large buffers (runtime/src), compiled into mem.c */
+#include "pool.h" /* libnnn's thread pool (runtime/src), compiled into pool.c */
 
 /* plugin.h only gives the entry point's type; -Wmissing-prototypes wants a
  * declaration before the definition. */
@@ -115,21 +119,34 @@ void bi_ukr(const bi_pack_t *pk, int r, const float *x, ptrdiff_t xs, const ptrd
  * g * f floats at y + i * g * f. */
 void bi_ukr_group(const bi_pack_t *pk, int r, const float *x, const ptrdiff_t *off, int64_t nq, float *y);
 
+/* ---- blas.c: the portable path's sgemm ---- */
+
+/* cblas_sgemm's type (blas.c checks it against <cblas.h>). */
+typedef void (*bi_sgemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, blasint, blasint,
+                            blasint, float, const float *, blasint, const float *, blasint, float, float *, blasint);
+typedef struct bi_blas {
+	void *lib;         /* dlopen handle, or NULL */
+	bi_sgemm_fn sgemm;
+} bi_blas_t;
+/* Loads the CBLAS library (NNN_BUILTIN_BLAS, read with secure_getenv, else
+ * libopenblas.so.0) and sets OpenBLAS to one thread; or NNN_E_KERNEL with a
+ * message naming the library and the remedy. */
+nnn_status_t bi_blas_open(bi_blas_t *b, char *msg, size_t msg_size);
+/* Drops the handle (a zeroed bi_blas_t is harmless). */
+void bi_blas_close(bi_blas_t *b);
+
 /* ---- pool.c: threads ---- */
 
-#define BI_MAX_THREADS 255
-typedef struct bi_pool bi_pool_t;
-/* Chunk `chunk` of some work, on the thread numbered `slot`. */
-typedef void (*bi_task_fn)(void *ctx, int64_t chunk, int slot);
+typedef struct bi_state bi_state_t;
 /* Runs f(ctx, c, slot) once for every chunk c < n, on min(threads, n,
- * BI_MAX_THREADS) threads: the caller (slot 0) and workers (slots 1..) of *pool, which is
- * made, or remade larger, as needed and kept (pool NULL: workers for this
- * call only). Chunks go to whichever thread asks first, so a chunk's result
- * must not depend on its slot. Without threads (none can be made), every
- * chunk runs on the caller. */
-void bi_run(bi_pool_t **pool, int threads, int64_t n, bi_task_fn f, void *ctx);
+ * NNN_POOL_MAX_THREADS) threads, slot 0 being the caller: the host's (a's
+ * parallel_for, ABI 1.1) when it offers them, else st's own pool, made or
+ * remade larger as needed and kept. Chunks go to whichever thread asks
+ * first, so a chunk's result must not depend on its slot. Without threads
+ * (none can be made), every chunk runs on the caller. */
+void bi_run(const nnn_kernel_args_t *a, bi_state_t *st, int threads, int64_t n, nnn_task_fn f, void *ctx);
 /* Threads worth asking bi_run for: `threads` (>= 1) capped by cpus (when
- * > 0), by BI_MAX_THREADS and by the chunk count. */
+ * > 0), by NNN_POOL_MAX_THREADS and by the chunk count. */
 int bi_threads(int threads, int cpus, int64_t chunks);
 /* How to cut work of `units` equal units, `flop` FLOPs in all, into chunks
  * for up to `threads` threads: returns the units per chunk and sets *used
@@ -139,10 +156,6 @@ int bi_threads(int threads, int cpus, int64_t chunks);
  * BI_PAR_FLOP / 2. */
 #define BI_CHUNKS 16
 int64_t bi_split(double flop, int64_t units, int threads, int cpus, int *used);
-/* Joins the workers and frees the pool (NULL is harmless). */
-void bi_pool_free(bi_pool_t *p);
-/* Online CPUs (>= 1). */
-int bi_cpus(void);
 
 /* ---- util.c: a layer's state ---- */
 
@@ -154,15 +167,16 @@ typedef struct bi_layout {
 } bi_layout_t;
 
 /* A Dense or Conv layer's state: from prepare, or made for one forward. */
-typedef struct bi_state {
+struct bi_state {
 	int64_t nw, nb, n, k; /* the layer's counts: a state only serves its own layer */
 	bi_isa_t isa;
 	int cpus;             /* online CPUs: threads beyond are not used */
 	bi_params_t *plain;   /* BI_ISA_GENERIC: the weights as host floats, for sgemm */
+	bi_blas_t blas;       /* and the sgemm */
 	bi_pack_t pack;       /* else: the weights in panels, for the micro-kernels */
 	bi_pack_t group;      /* and for a Conv with few filters, maybe grouped (w NULL: not) */
-	bi_pool_t *pool;      /* threads: made by the first forward that asks for them */
-} bi_state_t;
+	nnn_pool_t *pool;     /* threads of its own, for hosts that offer none (bi_run) */
+};
 
 /* A new state for weights w laid out as `lay`, and bias b, for the
  * instruction set bi_isa() says. */
@@ -202,5 +216,33 @@ nnn_status_t bi_leaky_relu(const nnn_activation_t *act, const void *params, cons
                            int threads);
 nnn_status_t bi_softmax(const nnn_activation_t *act, const void *params, const nnn_shape_t *shape, float *x,
                         int threads);
+
+/* A layer's activation applied in the layer's own chunks, while they are
+ * in cache, instead of in a pass of its own over the whole output (ABI 1.1:
+ * the host says which kernel it would run, in a->act). Only this plugin's
+ * element-wise activations, whose results do not depend on how the output
+ * is cut; softmax, whose rows a chunk may split, and other plugins'
+ * kernels stay with the host. */
+typedef enum bi_act_kind {
+	BI_ACT_NONE, /* the host applies it */
+	BI_ACT_LINEAR,
+	BI_ACT_SIGMOID,
+	BI_ACT_TANH,
+	BI_ACT_RELU,
+	BI_ACT_LEAKY_RELU
+} bi_act_kind_t;
+typedef struct bi_act {
+	bi_act_kind_t kind;
+	float tau;    /* leaky ReLU */
+	bi_isa_t isa; /* for ReLU and leaky ReLU, picked once per call */
+} bi_act_t;
+/* What a forward call fuses: BI_ACT_NONE unless the host is ABI 1.1 or
+ * later and its activation is one of this plugin's element-wise ones. */
+bi_act_t bi_act_fuse(const nnn_kernel_args_t *a);
+/* Applies it to x[0..n) in place (nothing for NONE and LINEAR). */
+void bi_act_apply(const bi_act_t *f, float *x, int64_t n);
+/* Tells the host the activation is done (after a forward that applied it
+ * to every chunk), unless it is NONE. */
+void bi_act_done(const nnn_kernel_args_t *a, const bi_act_t *f);
 
 #endif

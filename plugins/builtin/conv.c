@@ -7,8 +7,9 @@
  * last axis at a time. The portable path is im2col in bounded chunks of
  * output rows, each followed by one sgemm against the kernels viewed as
  * [filters, k1*..*kn*channels]. Either way the work is shared among
- * a->threads threads by chunks. */
-#include <cblas.h>
+ * a->threads threads by chunks, the bias starts every sum, and the layer's
+ * activation, when this plugin can fuse it, is applied to each chunk as
+ * soon as it is complete. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -122,9 +123,6 @@ nnn_status_t bi_conv_prepare(const nnn_layer_t *layer, const void *body, const n
 	lay = conv_layout(&layer->body.conv);
 	if ((s = bi_state_new(&layer->body.conv.kernels, &layer->bias, &lay, &st, msg, msg_size)) != NNN_OK)
 		return s;
-	/* as in bi_dense_prepare: the portable path's threads call sgemm each */
-	if (st->isa == BI_ISA_GENERIC)
-		openblas_set_num_threads(1);
 	*state = st;
 	return NNN_OK;
 }
@@ -280,56 +278,65 @@ typedef struct conv_job {
 	int64_t rows, chunk;
 	bool direct;             /* no im2col: 1x..x1 kernel without padding */
 	float **col;             /* per thread: im2col scratch of chunk * kc floats */
+	bi_act_t act;            /* applied to each segment or chunk once it is complete */
 } conv_job_t;
+
+/* The cnt positions from p0 of output line `line`, all filters: grouped
+ * kernels for whole groups of positions where there are, then the plain
+ * kernel panel by panel. */
+static void conv_segment(const conv_job_t *j, int64_t line, int64_t p0, int64_t cnt, int slot)
+{
+	const geom_t *g = j->g;
+	const bi_pack_t *pk = &j->st->pack, *gp = &j->st->group;
+	const int32_t last = g->n - 1;
+	const int64_t jv = (int64_t)pk->j * pk->v;
+	const int rmax = bi_rmax(pk);
+	int64_t b = line / g->outer, rem = line % g->outer, at = 0;
+	int64_t blocks = (cnt + rmax - 1) / rmax, rb = (cnt + blocks - 1) / blocks;
+	const float *xi = j->x + b * g->bstride, *xl;
+	float *yl = j->y + (line * g->o[last] + p0) * g->f;
+	if (g->padded) {
+		if (j->pad_of[slot] != b) {
+			pad_item(g, xi, j->pad[slot]);
+			j->pad_of[slot] = b;
+		}
+		xi = j->pad[slot];
+	}
+	for (int32_t a = last - 1; a >= 0; a--) { /* the line's place in the item */
+		at += rem % g->o[a] * g->pstride[a];
+		rem /= g->o[a];
+	}
+	xl = xi + at + p0 * g->c;
+	if (gp->w && cnt >= gp->g) { /* whole groups of positions, then the rest one by one */
+		int64_t rows = cnt / gp->g, gb = (rows + 11) / 12, gr = (rows + gb - 1) / gb;
+		for (int64_t i = 0; i < rows; i += gr)
+			bi_ukr_group(gp, (int)(rows - i < gr ? rows - i : gr), xl + i * gp->g * g->c, j->off, g->nq,
+			             yl + i * gp->g * g->f);
+		xl += rows * gp->g * g->c;
+		yl += rows * gp->g * g->f;
+		cnt -= rows * gp->g;
+		if (cnt == 0)
+			return;
+		blocks = (cnt + rmax - 1) / rmax;
+		rb = (cnt + blocks - 1) / blocks;
+	}
+	for (int64_t p = 0; p < pk->np; p++) {
+		const int cols = (int)(g->f - p * jv < jv ? g->f - p * jv : jv);
+		for (int64_t i = 0; i < cnt; i += rb)
+			bi_ukr(pk, (int)(cnt - i < rb ? cnt - i : rb), xl + i * g->c, (ptrdiff_t)g->c, j->off, g->nq, g->len,
+			       pk->w + p * jv * pk->k, pk->b + p * jv, 0, yl + i * g->f + p * jv, (ptrdiff_t)g->f, cols);
+	}
+}
 
 static void conv_chunk(void *ctx, int64_t chunk, int slot)
 {
 	const conv_job_t *j = ctx;
 	const geom_t *g = j->g;
-	const bi_pack_t *pk = &j->st->pack, *gp = &j->st->group;
-	const int32_t last = g->n - 1;
-	const int64_t jv = (int64_t)pk->j * pk->v;
-	const int64_t u1 = (chunk + 1) * j->per < j->units ? (chunk + 1) * j->per : j->units;
-	const int rmax = bi_rmax(pk);
-	for (int64_t u = chunk * j->per; u < u1; u++) {
-		int64_t line = u / j->nseg, p0 = u % j->nseg * j->seg; /* the segment: line, first position */
-		int64_t b = line / g->outer, rem = line % g->outer, at = 0;
-		int64_t cnt = g->o[last] - p0 < j->seg ? g->o[last] - p0 : j->seg;
-		int64_t blocks = (cnt + rmax - 1) / rmax, rb = (cnt + blocks - 1) / blocks;
-		const float *xi = j->x + b * g->bstride, *xl;
-		float *yl = j->y + (line * g->o[last] + p0) * g->f;
-		if (g->padded) {
-			if (j->pad_of[slot] != b) {
-				pad_item(g, xi, j->pad[slot]);
-				j->pad_of[slot] = b;
-			}
-			xi = j->pad[slot];
-		}
-		for (int32_t a = last - 1; a >= 0; a--) { /* the line's place in the item */
-			at += rem % g->o[a] * g->pstride[a];
-			rem /= g->o[a];
-		}
-		xl = xi + at + p0 * g->c;
-		if (gp->w && cnt >= gp->g) { /* whole groups of positions, then the rest one by one */
-			int64_t rows = cnt / gp->g, gb = (rows + 11) / 12, gr = (rows + gb - 1) / gb;
-			for (int64_t i = 0; i < rows; i += gr)
-				bi_ukr_group(gp, (int)(rows - i < gr ? rows - i : gr), xl + i * gp->g * g->c, j->off, g->nq,
-				             yl + i * gp->g * g->f);
-			xl += rows * gp->g * g->c;
-			yl += rows * gp->g * g->f;
-			cnt -= rows * gp->g;
-			if (cnt == 0)
-				continue;
-			blocks = (cnt + rmax - 1) / rmax;
-			rb = (cnt + blocks - 1) / blocks;
-		}
-		for (int64_t p = 0; p < pk->np; p++) {
-			const int cols = (int)(g->f - p * jv < jv ? g->f - p * jv : jv);
-			for (int64_t i = 0; i < cnt; i += rb)
-				bi_ukr(pk, (int)(cnt - i < rb ? cnt - i : rb), xl + i * g->c, (ptrdiff_t)g->c, j->off, g->nq,
-				       g->len, pk->w + p * jv * pk->k, pk->b + p * jv, 0, yl + i * g->f + p * jv,
-				       (ptrdiff_t)g->f, cols);
-		}
+	const int64_t u1 = (chunk + 1) * j->per < j->units ? (chunk + 1) * j->per : j->units, olast = g->o[g->n - 1];
+	for (int64_t u = chunk * j->per; u < u1; u++) { /* unit u: a segment of a line */
+		int64_t line = u / j->nseg, p0 = u % j->nseg * j->seg, cnt = olast - p0 < j->seg ? olast - p0 : j->seg;
+		conv_segment(j, line, p0, cnt, slot);
+		bi_act_apply(&j->act, j->y + (line * olast + p0) * g->f, cnt * g->f);
 	}
 }
 
@@ -346,8 +353,9 @@ static void conv_chunk_blas(void *ctx, int64_t chunk, int slot)
 		im2col(g, j->x, r0, m, j->col[slot]);
 		src = j->col[slot];
 	}
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)g->f, (int)g->kc, 1.0f, src, (int)g->kc, p->w,
-	            (int)g->kc, 1.0f, j->y + r0 * g->f, (int)g->f);
+	j->st->blas.sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)g->f, (int)g->kc, 1.0f, src, (int)g->kc,
+	                  p->w, (int)g->kc, 1.0f, j->y + r0 * g->f, (int)g->f);
+	bi_act_apply(&j->act, j->y + r0 * g->f, m * g->f);
 }
 
 /* Per-thread scratch: n buffers of `floats` zeroed floats each (and, when
@@ -398,6 +406,7 @@ nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_s
 	j.st = st;
 	j.x = a->x;
 	j.y = a->y;
+	j.act = bi_act_fuse(a);
 	j.rows = g.batch * g.opos;
 	flop = 2.0 * (double)j.rows * (double)g.f * (double)g.kc;
 	if (j.rows == 0) {
@@ -433,7 +442,7 @@ nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_s
 			return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %d padded copies of %lld floats",
 			               threads, (long long)g.pitem);
 		}
-		bi_run(threads > 1 ? &st->pool : NULL, threads, (j.units + j.per - 1) / j.per, conv_chunk, &j);
+		bi_run(a, st, threads, (j.units + j.per - 1) / j.per, conv_chunk, &j);
 		scratch_free(j.pad, j.pad_of, threads);
 		free(off);
 	} else {
@@ -455,9 +464,10 @@ nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_s
 			return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %lld floats of im2col scratch",
 			               (long long)(j.chunk * g.kc));
 		}
-		bi_run(threads > 1 ? &st->pool : NULL, threads, (j.rows + j.chunk - 1) / j.chunk, conv_chunk_blas, &j);
+		bi_run(a, st, threads, (j.rows + j.chunk - 1) / j.chunk, conv_chunk_blas, &j);
 		scratch_free(j.col, NULL, threads);
 	}
+	bi_act_done(a, &j.act);
 	bi_state_free(tmp);
 	return NNN_OK;
 }

@@ -1,8 +1,9 @@
 /* dense.c: the Dense layer, y = x @ W + b: the micro-kernels of kern.c over
  * chunks of rows and panels of neurons, blocked over the inputs; or, on the
  * portable path, one sgemm per chunk of rows. Either way the chunks are
- * shared among a->threads threads. */
-#include <cblas.h>
+ * shared among a->threads threads, the bias starts every sum, and the
+ * layer's activation, when this plugin can fuse it, is applied to each
+ * chunk as soon as it is complete. */
 #include <limits.h>
 #include <stdlib.h>
 
@@ -94,12 +95,6 @@ nnn_status_t bi_dense_prepare(const nnn_layer_t *layer, const void *body, const 
 	lay = dense_layout(&layer->body.dense);
 	if ((s = bi_state_new(&layer->body.dense.weights, &layer->bias, &lay, &st, msg, msg_size)) != NNN_OK)
 		return s;
-	/* The portable path splits its rows over threads itself, each calling
-	 * sgemm: OpenBLAS's own threads would only fight them. Its thread count
-	 * is one setting for the whole process, so this also holds for other
-	 * OpenBLAS calls of the host; the fast paths do not call OpenBLAS. */
-	if (st->isa == BI_ISA_GENERIC)
-		openblas_set_num_threads(1);
 	*state = st;
 	return NNN_OK;
 }
@@ -112,6 +107,7 @@ typedef struct dense_job {
 	int64_t rows, inputs, neurons;
 	int64_t mc, kc; /* rows per chunk, inputs per block */
 	int64_t chunk;  /* generic: rows per sgemm call */
+	bi_act_t act;   /* applied to each chunk once it is complete */
 } dense_job_t;
 
 static void dense_chunk(void *ctx, int64_t c, int slot)
@@ -136,6 +132,8 @@ static void dense_chunk(void *ctx, int64_t c, int slot)
 			       cols);
 		}
 	}
+	for (int64_t r = r0; r < r1; r++)
+		bi_act_apply(&j->act, j->y + r * n + p * jv, cols);
 }
 
 /* Portable path: rows c * chunk.. of y = x @ W + b, one sgemm. */
@@ -146,9 +144,10 @@ static void dense_chunk_blas(void *ctx, int64_t c, int slot)
 	int64_t r0 = c * j->chunk, m = j->rows - r0 < j->chunk ? j->rows - r0 : j->chunk;
 	(void)slot;
 	bi_fill_bias(j->y + r0 * j->neurons, m, j->neurons, p->b);
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)j->neurons, (int)j->inputs, 1.0f,
-	            j->x + r0 * j->inputs, (int)j->inputs, p->w, (int)j->neurons, 1.0f, j->y + r0 * j->neurons,
-	            (int)j->neurons);
+	j->st->blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)j->neurons, (int)j->inputs, 1.0f,
+	                  j->x + r0 * j->inputs, (int)j->inputs, p->w, (int)j->neurons, 1.0f, j->y + r0 * j->neurons,
+	                  (int)j->neurons);
+	bi_act_apply(&j->act, j->y + r0 * j->neurons, m * j->neurons);
 }
 
 nnn_status_t bi_dense_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_size)
@@ -169,6 +168,7 @@ nnn_status_t bi_dense_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_
 	j.st = st;
 	j.x = a->x;
 	j.y = a->y;
+	j.act = bi_act_fuse(a);
 	j.inputs = lay.k;
 	j.neurons = lay.n;
 	/* Flattened or not, x is row-major [rows, inputs]: only the last axis is contracted. */
@@ -186,7 +186,7 @@ nnn_status_t bi_dense_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_
 		while (threads > 1 && j.mc > rmax && (j.rows + j.mc - 1) / j.mc * pk->np < 2 * threads)
 			j.mc = (j.mc / 2 + rmax - 1) / rmax * rmax;
 		nchunks = (j.rows + j.mc - 1) / j.mc * pk->np;
-		bi_run(threads > 1 ? &st->pool : NULL, threads, nchunks, dense_chunk, &j);
+		bi_run(a, st, threads, nchunks, dense_chunk, &j);
 	} else if (j.rows > 0) {
 		/* BLAS takes int sizes: keep every count and offset it computes below INT_MAX. */
 		int64_t most = INT_MAX / (j.inputs > j.neurons ? j.inputs : j.neurons);
@@ -195,8 +195,9 @@ nnn_status_t bi_dense_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_
 			j.chunk = most;
 			threads = bi_threads(threads, 0, (j.rows + j.chunk - 1) / j.chunk);
 		}
-		bi_run(threads > 1 ? &st->pool : NULL, threads, (j.rows + j.chunk - 1) / j.chunk, dense_chunk_blas, &j);
+		bi_run(a, st, threads, (j.rows + j.chunk - 1) / j.chunk, dense_chunk_blas, &j);
 	}
+	bi_act_done(a, &j.act);
 	bi_state_free(tmp);
 	return NNN_OK;
 }

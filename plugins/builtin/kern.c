@@ -214,7 +214,7 @@ bool bi_pack_group(bi_pack_t *pk, bi_isa_t isa, int64_t f, int64_t c, int64_t nq
 	pk->n = g * f;
 	pk->k = nq * glen;
 	bytes = ((size_t)(pk->k * 16 + 16) * sizeof(float) + (size_t)glen * sizeof(uint16_t) + 63) & ~(size_t)63;
-	if (!(pk->w = aligned_alloc(64, bytes)))
+	if (!(pk->w = nnn_mem_big(bytes)))
 		return false;
 	pk->b = pk->w + pk->k * 16;
 	pk->mask = (uint16_t *)(void *)(pk->b + 16);
@@ -262,7 +262,7 @@ bool bi_pack_init(bi_pack_t *pk, bi_isa_t isa, int64_t n, int64_t k, const float
 	if ((uint64_t)pk->np > (SIZE_MAX / sizeof(float) - 64) / (uint64_t)jv / (uint64_t)(k + 1))
 		return false;
 	bytes = ((size_t)(pk->np * jv * (k + 1)) * sizeof(float) + 63) & ~(size_t)63;
-	if (!(pk->w = aligned_alloc(64, bytes)))
+	if (!(pk->w = nnn_mem_big(bytes)))
 		return false;
 	pk->b = pk->w + pk->np * jv * k;
 	for (int64_t p = 0; p < pk->np; p++) {

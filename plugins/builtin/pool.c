@@ -1,241 +1,42 @@
-/* pool.c: the threads a layer's forward shares its work with. A pool
- * belongs to one layer's state (made by the first forward that asks for
- * threads, joined by release), or lives for one call when there is no
- * state: there is no global state.
+/* pool.c: how a forward call's chunks are shared among threads. On a host
+ * of ABI 1.1 or later a plan offers its own threads (the same ones from
+ * layer to layer, so they are awake when the next layer starts); on an
+ * older host, or one that calls forward directly (tests, benchmarks), the
+ * layer's state keeps a pool of its own, made by the first forward that
+ * asks for threads and joined by release.
  *
- * A call cuts the work into chunks; the calling thread and the workers take
- * the next chunk from a shared counter until none is left. So a worker the
- * system schedules late only takes fewer chunks (the caller never waits
- * for a thread that has not started), and which thread computes a chunk
- * changes nothing in its result. Between calls a worker waits a short
- * while without sleeping (giving its CPU to any thread that can use it),
- * then sleeps on a condition variable: small layers follow each other
- * closely, and a wake-up through the kernel can cost as much as one. */
-#define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
-#include <sched.h>
-#include <stdint.h>
-#include <stdatomic.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
+ * That pool is libnnn's own code, compiled in here: a plugin never links
+ * libnnn, and with -fvisibility=hidden this copy stays private. */
+#include "../../runtime/src/pool.c"
 
 #include "builtin.h"
 
-/* How long a thread waits, yielding, before it sleeps. */
-#define SPIN_NS 100000.0
-
-/* A call's ticket: its number, its thread count, its chunk count and the
- * next chunk to take, in one atomic word. A thread takes chunk c by moving
- * the ticket from c to c + 1, so a worker late for a call can take nothing
- * of the next one; it reads f and ctx only once it holds a chunk, and the
- * caller waits for every chunk taken before it returns (or changes them). */
-#define T_NEXT_BITS 18
-#define T_N_BITS 18
-#define T_THREADS_BITS 8 /* BI_MAX_THREADS fits */
-#define T_MASK(bits) ((1ull << (bits)) - 1)
-#define T_N_SHIFT T_NEXT_BITS
-#define T_THREADS_SHIFT (T_N_SHIFT + T_N_BITS)
-#define T_CALL_SHIFT (T_THREADS_SHIFT + T_THREADS_BITS)
-
-struct bi_pool {
-	pthread_mutex_t mu;
-	pthread_cond_t go, finished;
-	pthread_t *tid;
-	int nworkers;
-	atomic_ulong gen;     /* bumped by every call, and by free */
-	atomic_bool quit;
-	int sleepers;         /* workers waiting on go (under mu) */
-	bool caller_sleeps;   /* the caller waits on finished (under mu) */
-	atomic_ullong ticket; /* the current call */
-	atomic_llong done;    /* chunks of the current call finished */
-	bi_task_fn f;         /* the current call's work */
-	void *ctx;
-};
-
-typedef struct worker_arg {
-	bi_pool_t *p;
-	int slot;
-} worker_arg_t;
-
-static double now_ns(void)
+/* Whether the host offered its threads to this call. */
+static bool host_pool(const nnn_kernel_args_t *a)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+	return a->size >= offsetof(nnn_kernel_args_t, parallel_for) + sizeof a->parallel_for && a->pool &&
+	       a->parallel_for;
 }
 
-static inline void cpu_relax(void)
+void bi_run(const nnn_kernel_args_t *a, bi_state_t *st, int threads, int64_t n, nnn_task_fn f, void *ctx)
 {
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-	__builtin_ia32_pause();
-#endif
-}
-
-/* Waits up to SPIN_NS for done(p, arg) without sleeping: a few microseconds
- * of pause, then sched_yield between looks, so that a thread that waits
- * gives its CPU to any other that can run (the next layer's threads, say:
- * each layer has its own pool). True when done. */
-static bool spin_until(bool (*done)(bi_pool_t *, unsigned long), bi_pool_t *p, unsigned long arg)
-{
-	double t0 = 0;
-	for (unsigned n = 0;; n++) {
-		if (done(p, arg))
-			return true;
-		if (n < 256) {
-			cpu_relax();
-			continue;
-		}
-		double t = now_ns();
-		if (t0 == 0)
-			t0 = t;
-		else if (t - t0 > SPIN_NS)
-			return false;
-		sched_yield();
-	}
-}
-
-static bool gen_moved(bi_pool_t *p, unsigned long old)
-{
-	return atomic_load(&p->gen) != old;
-}
-
-static bool all_done(bi_pool_t *p, unsigned long n)
-{
-	return (unsigned long)atomic_load(&p->done) >= n;
-}
-
-/* Takes chunks of the call whose ticket was t until none is left; signals
- * a sleeping caller after the last. */
-static void work(bi_pool_t *p, unsigned long long t, int slot)
-{
-	const unsigned long long call = t >> T_CALL_SHIFT;
-	const unsigned long long n = t >> T_N_SHIFT & T_MASK(T_N_BITS);
-	if ((unsigned long long)slot >= (t >> T_THREADS_SHIFT & T_MASK(T_THREADS_BITS)))
+	threads = bi_threads(threads, 0, n);
+	if (threads > 1 && host_pool(a)) {
+		a->parallel_for(a->pool, threads, n, f, ctx);
 		return;
-	for (;;) {
-		t = atomic_load(&p->ticket);
-		if (t >> T_CALL_SHIFT != call || (t & T_MASK(T_NEXT_BITS)) >= n)
-			return;
-		if (!atomic_compare_exchange_weak(&p->ticket, &t, t + 1))
-			continue;
-		p->f(p->ctx, (int64_t)(t & T_MASK(T_NEXT_BITS)), slot);
-		if ((unsigned long long)atomic_fetch_add(&p->done, 1) + 1 == n) {
-			pthread_mutex_lock(&p->mu);
-			if (p->caller_sleeps)
-				pthread_cond_signal(&p->finished);
-			pthread_mutex_unlock(&p->mu);
-		}
 	}
-}
-
-static void *worker(void *arg)
-{
-	bi_pool_t *p = ((worker_arg_t *)arg)->p;
-	int slot = ((worker_arg_t *)arg)->slot;
-	unsigned long seen = 0;
-	free(arg);
-	for (;;) {
-		if (!spin_until(gen_moved, p, seen)) {
-			pthread_mutex_lock(&p->mu);
-			p->sleepers++;
-			while (atomic_load(&p->gen) == seen)
-				pthread_cond_wait(&p->go, &p->mu);
-			p->sleepers--;
-			pthread_mutex_unlock(&p->mu);
-		}
-		seen = atomic_load(&p->gen);
-		if (atomic_load(&p->quit))
-			break;
-		work(p, atomic_load(&p->ticket), slot);
+	if (threads > 1 && nnn_pool_workers(st->pool) < threads - 1) { /* none yet, or too few: a new one */
+		nnn_pool_free(st->pool);
+		st->pool = nnn_pool_new(threads - 1); /* NULL: no threads to be had, all on this one */
 	}
-	return NULL;
-}
-
-/* Bumps gen, waking the workers that sleep. */
-static void wake(bi_pool_t *p)
-{
-	atomic_fetch_add(&p->gen, 1);
-	pthread_mutex_lock(&p->mu);
-	if (p->sleepers)
-		pthread_cond_broadcast(&p->go);
-	pthread_mutex_unlock(&p->mu);
-}
-
-void bi_pool_free(bi_pool_t *p)
-{
-	if (!p)
-		return;
-	atomic_store(&p->quit, true);
-	wake(p);
-	for (int i = 0; i < p->nworkers; i++)
-		pthread_join(p->tid[i], NULL);
-	pthread_cond_destroy(&p->go);
-	pthread_cond_destroy(&p->finished);
-	pthread_mutex_destroy(&p->mu);
-	free(p->tid);
-	free(p);
-}
-
-/* A pool of n workers (slots 1..n), or NULL when any part of it cannot be
- * made. */
-static bi_pool_t *pool_new(int n)
-{
-	bi_pool_t *p = calloc(1, sizeof *p);
-	if (!p)
-		return NULL;
-	atomic_init(&p->gen, 0);
-	atomic_init(&p->quit, false);
-	atomic_init(&p->ticket, 0);
-	atomic_init(&p->done, 0);
-	if (!(p->tid = calloc((size_t)n, sizeof *p->tid)) || pthread_mutex_init(&p->mu, NULL) != 0) {
-		free(p->tid);
-		free(p);
-		return NULL;
-	}
-	if (pthread_cond_init(&p->go, NULL) != 0) {
-		pthread_mutex_destroy(&p->mu);
-		free(p->tid);
-		free(p);
-		return NULL;
-	}
-	if (pthread_cond_init(&p->finished, NULL) != 0) {
-		pthread_cond_destroy(&p->go);
-		pthread_mutex_destroy(&p->mu);
-		free(p->tid);
-		free(p);
-		return NULL;
-	}
-	for (int i = 0; i < n; i++) {
-		worker_arg_t *a = malloc(sizeof *a);
-		if (!a)
-			break;
-		a->p = p;
-		a->slot = i + 1;
-		if (pthread_create(&p->tid[i], NULL, worker, a) != 0) {
-			free(a);
-			break;
-		}
-		p->nworkers++;
-	}
-	if (p->nworkers < n) {
-		bi_pool_free(p);
-		return NULL;
-	}
-	return p;
-}
-
-int bi_cpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+	nnn_pool_run(threads > 1 ? st->pool : NULL, threads, n, f, ctx);
 }
 
 int bi_threads(int threads, int cpus, int64_t chunks)
 {
 	int n = threads < 1 ? 1 : threads;
 	n = n > cpus && cpus > 0 ? cpus : n;
-	n = n > BI_MAX_THREADS ? BI_MAX_THREADS : n;
+	n = n > NNN_POOL_MAX_THREADS ? NNN_POOL_MAX_THREADS : n;
 	return chunks < n ? (chunks < 1 ? 1 : (int)chunks) : n;
 }
 
@@ -252,57 +53,4 @@ int64_t bi_split(double flop, int64_t units, int threads, int cpus, int *used)
 	}
 	*used = bi_threads(t, 0, (units + per - 1) / per);
 	return per;
-}
-
-/* Every chunk of f on the calling thread alone. */
-static void run_here(int64_t n, bi_task_fn f, void *ctx)
-{
-	for (int64_t c = 0; c < n; c++)
-		f(ctx, c, 0);
-}
-
-void bi_run(bi_pool_t **pool, int threads, int64_t n, bi_task_fn f, void *ctx)
-{
-	bi_pool_t *p = NULL, *tmp = NULL;
-	unsigned long long call, t;
-	if (n <= 0)
-		return;
-	threads = bi_threads(threads, 0, n);
-	if (threads > 1 && (unsigned long long)n <= T_MASK(T_N_BITS)) {
-		p = pool ? *pool : NULL;
-		if (p && p->nworkers < threads - 1) { /* more threads asked for: a new pool of that size */
-			bi_pool_free(p);
-			p = *pool = NULL;
-		}
-		if (!p) {
-			p = pool_new(threads - 1);
-			if (pool)
-				*pool = p;
-			else
-				tmp = p;
-		}
-	}
-	if (!p) { /* one thread, or none to be had */
-		run_here(n, f, ctx);
-		return;
-	}
-	/* No worker reads f or ctx before it holds a chunk of this call. */
-	p->f = f;
-	p->ctx = ctx;
-	atomic_store(&p->done, 0);
-	call = ((atomic_load(&p->ticket) >> T_CALL_SHIFT) + 1) & T_MASK(64 - T_CALL_SHIFT);
-	t = call << T_CALL_SHIFT | (unsigned long long)threads << T_THREADS_SHIFT | (unsigned long long)n << T_N_SHIFT;
-	atomic_store(&p->ticket, t);
-	wake(p);
-	work(p, t, 0);
-	/* every chunk is taken; wait for those still running elsewhere */
-	if (!spin_until(all_done, p, (unsigned long)n)) {
-		pthread_mutex_lock(&p->mu);
-		p->caller_sleeps = true;
-		while (atomic_load(&p->done) < n)
-			pthread_cond_wait(&p->finished, &p->mu);
-		p->caller_sleeps = false;
-		pthread_mutex_unlock(&p->mu);
-	}
-	bi_pool_free(tmp);
 }

@@ -119,7 +119,7 @@ bi_params_t *bi_params_new(const nnn_tensor_t *w, const nnn_tensor_t *b)
 	bi_params_t *p;
 	if ((uint64_t)(nw + nb) > (SIZE_MAX - sizeof *p) / sizeof(float))
 		return NULL;
-	p = malloc(sizeof *p + (size_t)(nw + nb) * sizeof(float));
+	p = nnn_mem_big(sizeof *p + (size_t)(nw + nb) * sizeof(float));
 	if (!p)
 		return NULL;
 	p->nw = nw;
@@ -151,8 +151,14 @@ nnn_status_t bi_state_new(const nnn_tensor_t *w, const nnn_tensor_t *b, const bi
 	st->n = lay->n;
 	st->k = lay->k;
 	st->isa = bi_isa();
-	st->cpus = bi_cpus();
-	if (st->isa != BI_ISA_GENERIC) {
+	st->cpus = nnn_pool_cpus();
+	if (st->isa == BI_ISA_GENERIC) {
+		nnn_status_t s = bi_blas_open(&st->blas, msg, msg_size);
+		if (s != NNN_OK) {
+			bi_state_free(st);
+			return s;
+		}
+	} else {
 		if (!bi_pack_init(&st->pack, st->isa, lay->n, lay->k, st->plain->w, lay->sk, lay->sn, st->plain->b)) {
 			bi_state_free(st);
 			return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory packing %lld weights",
@@ -188,7 +194,8 @@ void bi_state_free(void *state)
 	bi_state_t *st = state;
 	if (!st)
 		return;
-	bi_pool_free(st->pool);
+	nnn_pool_free(st->pool);
+	bi_blas_close(&st->blas);
 	bi_pack_free(&st->pack);
 	bi_pack_free(&st->group);
 	bi_params_free(st->plain);

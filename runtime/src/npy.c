@@ -21,6 +21,8 @@
 #include <nnn/file.h>
 #include <nnn/npy.h>
 
+#include "mem.h"
+
 #define NPY_MAGIC "\x93" "NUMPY"
 #define NPY_MAGIC_LEN 6
 #define NPY_ALIGN 64           /* numpy's ARRAY_ALIGN */
@@ -418,10 +420,15 @@ static nnn_status_t convert(dtype_t dt, const unsigned char *p, size_t count, ui
 	size_t i;
 	switch (dt) {
 	case DT_F4:
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		if (count) /* the file's bytes are the host's floats already */
+			memcpy(out, p, count * sizeof *out);
+#else
 		for (i = 0; i < count; i++) {
 			uint32_t u = nnn_le_u32(p + 4 * i);
 			memcpy(&out[i], &u, sizeof u);
 		}
+#endif
 		break;
 	case DT_F8:
 		for (i = 0; i < count; i++) {
@@ -538,7 +545,7 @@ static nnn_status_t decode(const unsigned char *b, size_t len, nnn_npy_t *out, n
 	if (count > SIZE_MAX / sizeof(float))
 		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "data", "%" PRIu64 " float32 elements do not fit in memory",
 		                     count);
-	out->data = malloc(count ? (size_t)count * sizeof(float) : sizeof(float));
+	out->data = nnn_mem_big((size_t)count * sizeof(float));
 	if (!out->data)
 		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "data", "cannot allocate %" PRIu64 " float32 elements",
 		                     count);

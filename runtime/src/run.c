@@ -1,5 +1,11 @@
-/* run.c: plans and runs a model with the kernels of a context. */
+/* run.c: plans and runs a model with the kernels of a context.
+ *
+ * A plan of more than one thread keeps a pool of workers for its whole
+ * life and offers it to every kernel (nnn_kernel_args_t.parallel_for):
+ * the same threads serve one layer after another, awake, where a pool per
+ * layer would have to wake its own threads for every layer. */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +14,8 @@
 #include <nnn/validate.h>
 
 #include "codec.h"
+#include "mem.h"
+#include "pool.h"
 
 typedef struct step {
 	const nnn_layer_t *layer;
@@ -25,6 +33,9 @@ struct nnn_plan {
 	nnn_shape_t *shapes; /* n + 1: the input, then each layer's output */
 	float *buf[2];       /* ping-pong between layers */
 	int threads;
+	nnn_pool_t *pool;    /* threads - 1 workers (fewer CPUs: fewer), or NULL */
+	pthread_mutex_t lock; /* one run at a time: the buffers and the pool are the plan's */
+	bool locked;          /* lock was made */
 };
 
 int64_t nnn_shape_numel(const nnn_shape_t *s)
@@ -51,6 +62,9 @@ void nnn_plan_free(nnn_plan_t *p)
 	free(p->shapes);
 	free(p->buf[0]);
 	free(p->buf[1]);
+	nnn_pool_free(p->pool);
+	if (p->locked)
+		pthread_mutex_destroy(&p->lock);
 	free(p);
 }
 
@@ -99,6 +113,7 @@ nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_
 {
 	uint64_t limit = opts && opts->max_tensor_bytes ? opts->max_tensor_bytes : (uint64_t)4 << 30;
 	int64_t biggest = 0;
+	int cpus = nnn_pool_cpus();
 	nnn_plan_t *p;
 	nnn_status_t st;
 
@@ -114,7 +129,8 @@ nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_
 	p->threads = opts && opts->threads > 0 ? opts->threads : 1;
 	p->steps = calloc((size_t)p->n + 1, sizeof *p->steps);
 	p->shapes = calloc((size_t)p->n + 1, sizeof *p->shapes);
-	if (!p->steps || !p->shapes) {
+	p->locked = pthread_mutex_init(&p->lock, NULL) == 0;
+	if (!p->steps || !p->shapes || !p->locked) {
 		nnn_plan_free(p);
 		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a plan of %d layers", (int)m->layer_count);
 	}
@@ -145,9 +161,13 @@ nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_
 		    s->type->prepare(L, s->body, &p->shapes[i], &s->state, msg, sizeof msg) != NNN_OK)
 			st = layer_fail(d, NNN_E_KERNEL, L, i, "prepare failed: %s", msg);
 	}
+	/* More threads than CPUs would only take turns. Without threads (none
+	 * can be started), kernels run on the caller or on their own. */
+	if (st == NNN_OK && p->threads > 1 && cpus > 1)
+		p->pool = nnn_pool_new((p->threads < cpus ? p->threads : cpus) - 1);
 	if (st == NNN_OK && biggest > 0) {
-		p->buf[0] = malloc((size_t)biggest * sizeof(float));
-		p->buf[1] = malloc((size_t)biggest * sizeof(float));
+		p->buf[0] = nnn_mem_big((size_t)biggest * sizeof(float));
+		p->buf[1] = nnn_mem_big((size_t)biggest * sizeof(float));
 		if (!p->buf[0] || !p->buf[1])
 			st = nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate 2 x %" PRId64 " floats", biggest);
 	}
@@ -159,16 +179,13 @@ nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_
 	return NNN_OK;
 }
 
-nnn_status_t nnn_plan_run(nnn_plan_t *p, const float *x, float *y, nnn_diags_t *d)
+/* Every layer, then its activation (unless its kernel applied it). */
+static nnn_status_t run_steps(nnn_plan_t *p, const float *x, float *y, nnn_diags_t *d)
 {
-	if (p->n == 0) {
-		int64_t n = nnn_shape_numel(&p->shapes[0]);
-		memcpy(y, x, (size_t)n * sizeof *y);
-		return NNN_OK;
-	}
 	for (int32_t i = 0; i < p->n; i++) {
 		const step_t *s = &p->steps[i];
 		char msg[NNN_MSG_MAX] = "";
+		bool act_done = false;
 		nnn_kernel_args_t a = {
 			.size = sizeof a,
 			.layer = s->layer,
@@ -179,13 +196,32 @@ nnn_status_t nnn_plan_run(nnn_plan_t *p, const float *x, float *y, nnn_diags_t *
 			.x = i == 0 ? x : p->buf[(i - 1) % 2],
 			.y = i == p->n - 1 ? y : p->buf[i % 2],
 			.threads = p->threads,
+			.pool = p->pool,
+			.parallel_for = p->pool ? nnn_pool_run : NULL,
+			.act = s->act,
+			.act_params = s->act_params,
+			.act_done = &act_done,
 		};
 		if (s->type->forward(&a, msg, sizeof msg) != NNN_OK)
 			return layer_fail(d, NNN_E_KERNEL, s->layer, i, "forward failed: %s", msg[0] ? msg : "no reason given");
-		if (s->act->forward(&s->layer->activation, s->act_params, a.out, a.y, p->threads) != NNN_OK)
+		if (!act_done && s->act->forward(&s->layer->activation, s->act_params, a.out, a.y, p->threads) != NNN_OK)
 			return layer_fail(d, NNN_E_KERNEL, s->layer, i, "activation %s failed", s->act->name);
 	}
 	return NNN_OK;
+}
+
+nnn_status_t nnn_plan_run(nnn_plan_t *p, const float *x, float *y, nnn_diags_t *d)
+{
+	nnn_status_t st = NNN_OK;
+	if (p->n == 0) {
+		int64_t n = nnn_shape_numel(&p->shapes[0]);
+		memcpy(y, x, (size_t)n * sizeof *y);
+		return NNN_OK;
+	}
+	pthread_mutex_lock(&p->lock);
+	st = run_steps(p, x, y, d);
+	pthread_mutex_unlock(&p->lock);
+	return st;
 }
 
 nnn_status_t nnn_model_run(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_shape_t *input, const float *x,

@@ -37,6 +37,39 @@ static nnn_status_t infer(const nnn_layer_t *layer, const void *body, const nnn_
 	return NNN_OK;
 }
 
+#ifdef FIX_HOST_POOL
+/* ABI 1.1: the host's threads fill the output, one chunk a float, with the
+ * tag, + 10 when they were offered, + 0.5 for the activation done here. */
+typedef struct fill {
+	float *y, value;
+} fill_t;
+
+static void fill_chunk(void *ctx, int64_t c, int slot)
+{
+	const fill_t *f = ctx;
+	(void)slot;
+	f->y[c] = f->value;
+}
+
+static nnn_status_t forward(const nnn_kernel_args_t *a, char *msg, size_t msg_size)
+{
+	int64_t n = 1;
+	bool v11 = a->size >= offsetof(nnn_kernel_args_t, act_done) + sizeof a->act_done;
+	bool pool = v11 && a->parallel_for, act = v11 && a->act_done;
+	fill_t f = { a->y, (float)fixture_tag() + (pool ? 10.0f : 0.0f) + (act ? 0.5f : 0.0f) };
+	(void)msg, (void)msg_size;
+	for (int32_t i = 0; i < a->out->rank; i++)
+		n *= a->out->dims[i];
+	if (pool)
+		a->parallel_for(a->pool, a->threads, n, fill_chunk, &f);
+	else
+		for (int64_t i = 0; i < n; i++)
+			fill_chunk(&f, i, 0);
+	if (act)
+		*a->act_done = true;
+	return NNN_OK;
+}
+#else
 static nnn_status_t forward(const nnn_kernel_args_t *a, char *msg, size_t msg_size)
 {
 	(void)msg, (void)msg_size;
@@ -55,11 +88,21 @@ static nnn_status_t forward(const nnn_kernel_args_t *a, char *msg, size_t msg_si
 #endif
 	return NNN_OK;
 }
+#endif
 
+/* Does nothing; with FIX_ACT_ADDS, adds that to every element, so a test
+ * sees whether the host ran it. */
 static nnn_status_t act_forward(const nnn_activation_t *act, const void *params, const nnn_shape_t *shape, float *x,
                                 int threads)
 {
 	(void)act, (void)params, (void)shape, (void)x, (void)threads;
+#ifdef FIX_ACT_ADDS
+	int64_t n = 1;
+	for (int32_t i = 0; i < shape->rank; i++)
+		n *= shape->dims[i];
+	for (int64_t i = 0; i < n; i++)
+		x[i] += FIX_ACT_ADDS;
+#endif
 	return NNN_OK;
 }
 
@@ -95,6 +138,9 @@ NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t 
 #endif
 #ifdef FIX_ABI_MINOR
 	info.abi_minor = NNN_ABI_MINOR + 1;
+#endif
+#ifdef FIX_ABI_1_0
+	info.abi_minor = 0; /* older than the host: it must still load and run */
 #endif
 	nnn_status_t st = h->declare(d, &info);
 	if (st != NNN_OK)

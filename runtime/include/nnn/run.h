@@ -2,6 +2,12 @@
  * shape, finds every layer's and activation's kernel in a context, asks
  * kernels to prepare, and sizes its buffers once; running it then only
  * computes. Dropout is ignored, as at inference.
+ *
+ * Threads: a plan of more than one thread starts its worker threads once,
+ * at nnn_plan_new (at most one per online CPU, the caller being one), and
+ * joins them at nnn_plan_free; every kernel may share its work with them
+ * (plugin ABI 1.1). Results do not depend on the thread count with the
+ * builtin kernels' AVX2/AVX-512 path.
  */
 #ifndef NNN_RUN_H
 #define NNN_RUN_H
@@ -10,7 +16,7 @@
 
 typedef struct nnn_run_opts {
 	uint32_t size;             /* sizeof(nnn_run_opts_t) */
-	int threads;               /* threads kernels may use; 0 means 1 */
+	int threads;               /* threads kernels may use, the caller's included; 0 means 1 */
 	uint64_t max_tensor_bytes; /* largest intermediate tensor allowed; 0 means 4 GiB */
 } nnn_run_opts_t;
 
@@ -30,7 +36,10 @@ const nnn_shape_t *nnn_plan_shape(const nnn_plan_t *p, int32_t i);
 int64_t nnn_shape_numel(const nnn_shape_t *s);
 
 /* Runs the model on x (numel of the input shape floats) into y (numel of
- * the output shape floats). y may not alias x. */
+ * the output shape floats). y may not alias x. A plan runs one call at a
+ * time: calls from several threads on the same plan are safe but take
+ * turns (its buffers and threads are the plan's); for calls in parallel,
+ * make one plan per calling thread. */
 NNN_NODISCARD nnn_status_t nnn_plan_run(nnn_plan_t *p, const float *x, float *y, nnn_diags_t *diags);
 
 void nnn_plan_free(nnn_plan_t *p);
