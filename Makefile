@@ -85,6 +85,14 @@ $(O)/obj/gen/schema_gen.o: $(GEN_C)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
+# The map page (HTML, CSS, JS) compiled into nnnkit as a byte array.
+$(O)/gen/map_page.h: runtime/cli/map_page.html | deps
+	@mkdir -p $(@D)
+	@echo "  XXD    $@"
+	$(Q)cd runtime/cli && xxd -i map_page.html | sed 's/^unsigned/static const unsigned/' > $(abspath $@).tmp
+	$(Q)mv $@.tmp $@
+$(O)/obj/runtime/cli/map.o: $(O)/gen/map_page.h
+
 $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
 	@echo "  AR     $@"
