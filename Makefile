@@ -89,7 +89,7 @@ $(O)/obj/gen/schema_gen.o: $(GEN_C)
 $(O)/gen/map_page.h: runtime/cli/map_page.html | deps
 	@mkdir -p $(@D)
 	@echo "  XXD    $@"
-	$(Q)cd runtime/cli && xxd -i map_page.html | sed 's/^unsigned/static const unsigned/' > $(abspath $@).tmp
+	$(Q){ echo 'static const unsigned char map_page_html[] = {'; xxd -i < $<; echo '};'; } > $@.tmp
 	$(Q)mv $@.tmp $@
 $(O)/obj/runtime/cli/map.o: $(O)/gen/map_page.h
 

@@ -55,8 +55,8 @@ int cli_is_help(const char *arg);
 void cli_json_str(FILE *f, const char *s, size_t n);
 /* Exit code for a status. */
 int cli_exit_code(nnn_status_t st);
-/* Length (1-4) of the valid UTF-8 sequence at s (n bytes left), or 0 when
- * the bytes there are not one (overlong, surrogate, cut short...). */
+/* Length (1-4) of the valid UTF-8 sequence at s (n >= 1 bytes left), or 0
+ * when the bytes there are not one (overlong, surrogate, cut short...). */
 size_t cli_utf8_seq(const unsigned char *s, size_t n);
 /* Prints a field's value as `nnnkit dump` shows it: the number and its enum
  * name, a string's length and escaped text, an array's count and its first

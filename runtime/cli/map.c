@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "scan.h"
-/* static const unsigned char map_page_html[], map_page_html_len (xxd -i) */
+/* static const unsigned char map_page_html[] (made by the Makefile with xxd -i) */
 #include "map_page.h"
 
 static int run(int argc, char **argv, cli_env_t *env);
@@ -200,7 +200,7 @@ static void data(FILE *o, const cli_scan_t *s, const char *path)
 static void render(FILE *o, const cli_scan_t *s, const char *path)
 {
 	const unsigned char *page = map_page_html;
-	size_t n = map_page_html_len, m = strlen(DATA_MARK), at = 0;
+	size_t n = sizeof map_page_html, m = strlen(DATA_MARK), at = 0;
 	while (at + m <= n && memcmp(page + at, DATA_MARK, m))
 		at++;
 	if (at + m > n) {

@@ -97,7 +97,8 @@ static char *value_text(visit_t *v, const nnn_field_t *f)
 /* The short form of a value, for one-line summaries. */
 static void label(char *buf, size_t size, const nnn_field_t *f, const char *value)
 {
-	const char *name = f->type ? f->type->value_name(f->i) : NULL;
+	int is_enum = f->type && f->type->value_name && (f->prim == NNN_PRIM_U8 || f->prim == NNN_PRIM_I32);
+	const char *name = is_enum ? f->type->value_name(f->i) : NULL;
 	const char *bracket = strchr(value, '[');
 	if (f->prim == NNN_PRIM_F32)
 		snprintf(buf, size, "%.7g", (double)f->f);
@@ -109,29 +110,16 @@ static void label(char *buf, size_t size, const nnn_field_t *f, const char *valu
 		snprintf(buf, size, "%s", value);
 }
 
-static char *type_name(visit_t *v, int id, const char **kernel)
+/* A layer or activation type's name: the schema's title, else the name
+ * its plugin gave it (plugin_name, may be NULL). */
+static char *name_of(cli_scan_t *s, const char *title, const char *plugin_name, const char *what, int id)
 {
-	const char *plugin = NULL, *title = nnn_layer_id_title(id);
-	const nnn_layer_type_t *t = v->ctx ? nnn_ctx_layer(v->ctx, id, &plugin) : NULL;
 	char buf[48];
-	*kernel = plugin && strrchr(plugin, '/') ? strrchr(plugin, '/') + 1 : plugin;
-	if (!title && t)
-		title = t->name;
 	if (!title)
-		snprintf(buf, sizeof buf, "unknown layer ID %d", id);
-	return dup(v->s, title ? title : buf);
-}
-
-static char *act_name(visit_t *v, int id)
-{
-	const char *title = nnn_activation_id_title(id);
-	const nnn_activation_type_t *t = v->ctx ? nnn_ctx_activation(v->ctx, id, NULL) : NULL;
-	char buf[48];
-	if (!title && t)
-		title = t->name;
+		title = plugin_name;
 	if (!title)
-		snprintf(buf, sizeof buf, "unknown activation ID %d", id);
-	return dup(v->s, title ? title : buf);
+		snprintf(buf, sizeof buf, "unknown %s ID %d", what, id);
+	return dup(s, title ? title : buf);
 }
 
 /* Files the field under its layer: type, activation, summary. */
@@ -157,11 +145,15 @@ static void layer_field(visit_t *v, size_t at, const nnn_field_t *f)
 	L->end = at + 1;
 	label(lab, sizeof lab, f, F->value);
 	if (!strcmp(rel, "id")) {
+		const char *plugin = NULL;
 		L->id = (int)f->i;
-		L->type = type_name(v, L->id, &L->kernel);
+		const nnn_layer_type_t *t = v->ctx ? nnn_ctx_layer(v->ctx, L->id, &plugin) : NULL;
+		L->kernel = plugin && strrchr(plugin, '/') ? strrchr(plugin, '/') + 1 : plugin;
+		L->type = name_of(s, nnn_layer_id_title(L->id), t ? t->name : NULL, "layer", L->id);
 	} else if (!strcmp(rel, "activation.id")) {
 		L->act_id = (int)f->i;
-		L->act = act_name(v, L->act_id);
+		const nnn_activation_type_t *t = v->ctx ? nnn_ctx_activation(v->ctx, L->act_id, NULL) : NULL;
+		L->act = name_of(s, nnn_activation_id_title(L->act_id), t ? t->name : NULL, "activation", L->act_id);
 	} else if (!strncmp(rel, "activation.", 11)) {
 		append(s, &L->act, "%s%s=%s", strchr(L->act ? L->act : "", '(') ? " " : "(", rel + 11, lab);
 	} else if (!strchr(rel, '.') && strcmp(rel, "dropout")) {
