@@ -86,6 +86,14 @@ $(O)/obj/gen/schema_gen.o: $(GEN_C)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
+# The map page (HTML, CSS, JS) compiled into nnnkit as a byte array.
+$(O)/gen/map_page.h: runtime/cli/map_page.html | deps
+	@mkdir -p $(@D)
+	@echo "  XXD    $@"
+	$(Q){ echo 'static const unsigned char map_page_html[] = {'; xxd -i < $<; echo '};'; } > $@.tmp
+	$(Q)mv $@.tmp $@
+$(O)/obj/runtime/cli/map.o: $(O)/gen/map_page.h
+
 $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
 	@echo "  AR     $@"
@@ -169,7 +177,8 @@ $(O)/fixtures/%.so: tests/plugins/fixture.c $(O)/gen/.stamp
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PLUGIN_CFLAGS) $(FIX_$*) -shared -o $@ $< \
 		$(if $(filter missingdep,$*),-L$(@D)/dep -lfixdep)
-	@rm -f $(@D)/dep/libfixdep.so # what the plugin needs is gone: dlopen must say so
+	@# what the plugin needs is gone: dlopen must say so
+	@if [ $* = missingdep ]; then rm -f $(@D)/dep/libfixdep.so; fi
 
 # A decoder that skips one check, for the conformance runner to catch.
 $(O)/lenient: tests/tools/lenient.c $(LIB_A) $(O)/gen/.stamp

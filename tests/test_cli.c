@@ -58,12 +58,12 @@ static const char *tiny_file(void)
 
 Test(cli, help_and_usage_errors)
 {
-	static const char *cmds[] = { "info", "validate", "dump", "convert" };
+	static const char *cmds[] = { "info", "validate", "dump", "convert", "map", "graph" };
 	run_t r;
 	nnnkit(&r, "--help");
 	cr_assert_eq(r.code, 0);
 	cr_assert(strstr(r.out, "Exit codes"), "%s", r.out);
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
 		char args[64];
 		snprintf(args, sizeof args, "%s --help", cmds[i]);
 		nnnkit(&r, args);

@@ -34,7 +34,8 @@ typedef struct cli_cmd {
 	int (*run)(int argc, char **argv, cli_env_t *env);
 } cli_cmd_t;
 
-extern const cli_cmd_t cmd_info, cmd_validate, cmd_dump, cmd_convert, cmd_run, cmd_plugins, cmd_conformance;
+extern const cli_cmd_t cmd_info, cmd_validate, cmd_dump, cmd_convert, cmd_run, cmd_plugins, cmd_conformance, cmd_map,
+	cmd_graph;
 
 /* The context with the plugins loaded: explicit ones first, then (unless
  * --no-default-plugins) NNN_PLUGIN_PATH and the installed folder. Failures
@@ -54,5 +55,20 @@ int cli_is_help(const char *arg);
 void cli_json_str(FILE *f, const char *s, size_t n);
 /* Exit code for a status. */
 int cli_exit_code(nnn_status_t st);
+/* Length (1-4) of the valid UTF-8 sequence at s (n >= 1 bytes left), or 0
+ * when the bytes there are not one (overlong, surrogate, cut short...). */
+size_t cli_utf8_seq(const unsigned char *s, size_t n);
+/* Prints a field's value as `nnnkit dump` shows it: the number and its enum
+ * name, a string's length and escaped text, an array's count and its first
+ * elements (`values` of a float array, 16 of an int array). */
+void cli_field_value(FILE *out, const nnn_field_t *f, int values);
+/* The --input-shape option (a separate or an '=' value) at argv[*i], for
+ * commands that take one: -1 when argv[*i] is something else; 0 when it
+ * parsed into *out (*i moved past its value); else the exit code after the
+ * usage message. */
+int cli_input_shape(const cli_cmd_t *cmd, int argc, char **argv, int *i, nnn_shape_t *out);
+/* Writes n bytes to `path` atomically, or to stdout when path is "-";
+ * prints what failed. Returns an exit code. */
+int cli_emit(const char *path, const void *buf, size_t n);
 
 #endif

@@ -1,6 +1,8 @@
 /* common.c: reporting and small helpers shared by the commands. */
 #define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -63,6 +65,125 @@ void cli_json_str(FILE *f, const char *s, size_t n)
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+size_t cli_utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t cp, min;
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		len = 2, cp = s[0] & 0x1fu, min = 0x80;
+	else if ((s[0] & 0xf0) == 0xe0)
+		len = 3, cp = s[0] & 0x0fu, min = 0x800;
+	else if ((s[0] & 0xf8) == 0xf0)
+		len = 4, cp = s[0] & 0x07u, min = 0x10000;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3fu);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+void cli_field_value(FILE *out, const nnn_field_t *f, int values)
+{
+	const char *name;
+	switch (f->prim) {
+	case NNN_PRIM_U8:
+	case NNN_PRIM_I32:
+		fprintf(out, "%" PRId64, f->i);
+		if (f->type && (name = f->type->value_name(f->i)) != NULL)
+			fprintf(out, " (%s)", name);
+		else if (f->type)
+			fprintf(out, " (not a %s)", f->type->name);
+		break;
+	case NNN_PRIM_U64:
+		fprintf(out, "%" PRIu64, f->u);
+		break;
+	case NNN_PRIM_F32: {
+		uint32_t bits;
+		memcpy(&bits, &f->f, 4);
+		fprintf(out, "%.9g (0x%08" PRIx32 ")", (double)f->f, bits);
+		break;
+	}
+	case NNN_PRIM_BOOL:
+		fprintf(out, f->i == 0 ? "false" : f->i == 1 ? "true" : "invalid byte %" PRId64, f->i);
+		break;
+	case NNN_PRIM_STRING: {
+		int32_t n = f->count < 72 ? f->count : 72;
+		fprintf(out, "%d bytes ", (int)f->count);
+		cli_json_str(out, (const char *)f->bytes, (size_t)n);
+		if (n < f->count)
+			fprintf(out, "...");
+		break;
+	}
+	case NNN_PRIM_I32_ARRAY:
+		fprintf(out, "%d: [", (int)f->count);
+		for (int32_t i = 0; i < f->count && i < 16; i++)
+			fprintf(out, "%s%d", i ? ", " : "", (int)(int32_t)nnn_le_u32(f->bytes + 4 * i));
+		fprintf(out, "%s]", f->count > 16 ? ", ..." : "");
+		break;
+	case NNN_PRIM_F32_ARRAY: {
+		nnn_f32s_t a = { f->bytes, f->count };
+		fprintf(out, "%d: [", (int)f->count);
+		for (int32_t i = 0; i < f->count && i < values; i++)
+			fprintf(out, "%s%.9g", i ? ", " : "", (double)nnn_f32s_get(a, i));
+		fprintf(out, "%s]", f->count > values ? ", ..." : "");
+		break;
+	}
+	}
+}
+
+int cli_input_shape(const cli_cmd_t *cmd, int argc, char **argv, int *i, nnn_shape_t *out)
+{
+	const char *a = argv[*i], *v;
+	nnn_diags_t d;
+	int code = 0;
+	if (strcmp(a, "--input-shape") && strncmp(a, "--input-shape=", 14))
+		return -1;
+	v = a[13] == '=' ? a + 14 : (*i + 1 < argc ? argv[++*i] : NULL);
+	if (!v)
+		return cli_usage(cmd, "--input-shape needs a value such as 1,28,28,1");
+	nnn_diags_init(&d);
+	if (nnn_shape_parse(v, out, &d) != NNN_OK)
+		code = cli_usage(cmd, "%s", d.v[0].msg);
+	nnn_diags_free(&d);
+	return code;
+}
+
+typedef struct emit_buf {
+	const void *buf;
+	size_t n;
+} emit_buf_t;
+
+static nnn_status_t fill(void *ctx, int fd, nnn_diags_t *diags)
+{
+	const emit_buf_t *w = ctx;
+	return nnn_write_all(fd, w->buf, w->n, diags);
+}
+
+int cli_emit(const char *path, const void *buf, size_t n)
+{
+	emit_buf_t w = { buf, n };
+	nnn_diags_t d;
+	nnn_status_t st;
+	int code;
+	nnn_diags_init(&d);
+	if (!strcmp(path, "-"))
+		st = nnn_write_all(STDOUT_FILENO, buf, n, &d);
+	else
+		st = nnn_write_atomic(path, fill, &w, &d);
+	code = cli_report(!strcmp(path, "-") ? "stdout" : path, &d, st);
+	nnn_diags_free(&d);
+	return code;
 }
 
 const char *cli_plugin_dir(const cli_env_t *env, char *buf, size_t size)

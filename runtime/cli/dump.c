@@ -24,55 +24,6 @@ typedef struct dump_ctx {
 
 static const char *PRIM_NAME[] = { "u8", "i32", "u64", "f32", "bool", "string", "i32_array", "f32_array" };
 
-static void print_value(const dump_ctx_t *c, const nnn_field_t *f)
-{
-	const char *name;
-	switch (f->prim) {
-	case NNN_PRIM_U8:
-	case NNN_PRIM_I32:
-		printf("%" PRId64, f->i);
-		if (f->type && (name = f->type->value_name(f->i)) != NULL)
-			printf(" (%s)", name);
-		else if (f->type)
-			printf(" (not a %s)", f->type->name);
-		break;
-	case NNN_PRIM_U64:
-		printf("%" PRIu64, f->u);
-		break;
-	case NNN_PRIM_F32: {
-		uint32_t bits;
-		memcpy(&bits, &f->f, 4);
-		printf("%.9g (0x%08" PRIx32 ")", (double)f->f, bits);
-		break;
-	}
-	case NNN_PRIM_BOOL:
-		printf(f->i == 0 ? "false" : f->i == 1 ? "true" : "invalid byte %" PRId64, f->i);
-		break;
-	case NNN_PRIM_STRING: {
-		int32_t n = f->count < 72 ? f->count : 72;
-		printf("%d bytes ", (int)f->count);
-		cli_json_str(stdout, (const char *)f->bytes, (size_t)n);
-		if (n < f->count)
-			printf("...");
-		break;
-	}
-	case NNN_PRIM_I32_ARRAY:
-		printf("%d: [", (int)f->count);
-		for (int32_t i = 0; i < f->count && i < 16; i++)
-			printf("%s%d", i ? ", " : "", (int)(int32_t)nnn_le_u32(f->bytes + 4 * i));
-		printf("%s]", f->count > 16 ? ", ..." : "");
-		break;
-	case NNN_PRIM_F32_ARRAY: {
-		nnn_f32s_t a = { f->bytes, f->count };
-		printf("%d: [", (int)f->count);
-		for (int32_t i = 0; i < f->count && i < c->values; i++)
-			printf("%s%.9g", i ? ", " : "", (double)nnn_f32s_get(a, i));
-		printf("%s]", f->count > c->values ? ", ..." : "");
-		break;
-	}
-	}
-}
-
 static void on_field(void *ctx, const nnn_field_t *f)
 {
 	dump_ctx_t *c = ctx;
@@ -82,7 +33,7 @@ static void on_field(void *ctx, const nnn_field_t *f)
 	else
 		snprintf(type, sizeof type, "%s", PRIM_NAME[f->prim]);
 	printf("0x%08" PRIx64 " %9" PRIu64 "  %-36s %-18s ", f->offset, f->size, f->path, type);
-	print_value(c, f);
+	cli_field_value(stdout, f, c->values);
 	putchar('\n');
 	if (f->offset + f->size > c->end)
 		c->end = f->offset + f->size;

@@ -80,15 +80,9 @@ static int run(int argc, char **argv, cli_env_t *env)
 			return EXIT_VALID;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
-		} else if (!strcmp(argv[i], "--input-shape") || !strncmp(argv[i], "--input-shape=", 14)) {
-			const char *v = argv[i][13] == '=' ? argv[i] + 14 : (i + 1 < argc ? argv[++i] : NULL);
-			if (!v)
-				return cli_usage(&cmd_validate, "--input-shape needs a value such as 1,28,28,1");
-			if (nnn_shape_parse(v, &in, &d) != NNN_OK) {
-				code = cli_usage(&cmd_validate, "%s", d.v[0].msg);
-				nnn_diags_free(&d);
+		} else if ((code = cli_input_shape(&cmd_validate, argc, argv, &i, &in)) >= 0) {
+			if (code)
 				return code;
-			}
 			have_in = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return cli_usage(&cmd_validate, "unknown option %s", argv[i]);

@@ -1,0 +1,86 @@
+/* graph.c: `nnnkit graph MODEL`: the layer chain as Graphviz DOT. */
+#include <string.h>
+
+#include "scan.h"
+
+static int run(int argc, char **argv, cli_env_t *env);
+
+const cli_cmd_t cmd_graph = {
+	"graph", "the layer graph as Graphviz DOT (nnnkit graph m.nnn | dot -Tsvg > m.svg)",
+	"usage: nnnkit graph [--input-shape 1,28,28,1] [-o FILE] MODEL\n"
+	"Prints a Graphviz digraph: an input node, one node per layer (type, activation, its own\n"
+	"fields, input -> output shape) in file order, and an output node. Without --input-shape,\n"
+	"shapes show what each layer's own fields fix ('?' is unknown). An invalid model is drawn\n"
+	"as far as it decodes, ending in a node that names the first problem (exit 1).\n"
+	"  -o FILE  write to FILE atomically instead of stdout\n",
+	run,
+};
+
+/* Text inside a DOT double-quoted string: quotes and backslashes escaped,
+ * control bytes and bytes that are not UTF-8 shown as '?'. */
+static void dot_text(FILE *o, const char *text)
+{
+	const unsigned char *p = (const unsigned char *)(text ? text : "");
+	size_t n = strlen((const char *)p);
+	for (size_t i = 0; i < n;) {
+		size_t k = cli_utf8_seq(p + i, n - i);
+		if (k > 1)
+			fwrite(p + i, 1, k, o);
+		else if (k == 0 || p[i] < 0x20 || p[i] == 0x7f)
+			fputc('?', o);
+		else if (p[i] == '"' || p[i] == '\\')
+			fprintf(o, "\\%c", p[i]);
+		else
+			fputc(p[i], o);
+		i += k ? k : 1;
+	}
+}
+
+static void render(FILE *o, const cli_scan_t *s, const char *path)
+{
+	char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
+	fputs("digraph nnn {\n  graph [labelloc=t, fontname=\"Helvetica\", label=\"", o);
+	if (s->desc)
+		dot_text(o, s->desc); /* NUL-terminated: an embedded NUL ends the label early, harmlessly */
+	fputs("\\n", o);
+	dot_text(o, path);
+	fputs("\"];\n  node [shape=box, style=\"rounded,filled\", fillcolor=\"#eef4fb\", fontname=\"Helvetica\"];\n", o);
+	fputs("  input [shape=oval, fillcolor=white, label=\"input\\n", o);
+	dot_text(o, s->nlayers ? s->layers[0].in : "?");
+	fputs("\"];\n", o);
+	for (size_t i = 0; i < s->nlayers; i++) {
+		const cli_layer_t *L = &s->layers[i];
+		fprintf(o, "  layer%zu [label=\"#%zu ", i, i);
+		dot_text(o, L->type);
+		fputs("\\n", o);
+		dot_text(o, L->act ? L->act : "?");
+		if (L->summary) {
+			fputs("\\n", o);
+			dot_text(o, L->summary);
+		}
+		fputs("\\n", o);
+		dot_text(o, L->in);
+		fputs(" -> ", o);
+		dot_text(o, L->out);
+		fputs("\"];\n", o);
+	}
+	if (s->status == NNN_OK) {
+		fputs("  output [shape=oval, fillcolor=white, label=\"output\\n", o);
+		dot_text(o, s->nlayers ? s->layers[s->nlayers - 1].out : "?");
+		fputs("\"];\n", o);
+	} else {
+		fputs("  problem [shape=octagon, color=red, fillcolor=\"#fdecea\", label=\"", o);
+		if (s->problems.n)
+			dot_text(o, nnn_diag_format(&s->problems.v[0], buf, sizeof buf));
+		fprintf(o, "\\nproblems found: %zu (nnnkit validate lists them)\"];\n", s->problems.n + s->problems.dropped);
+	}
+	fputs("  input", o);
+	for (size_t i = 0; i < s->nlayers; i++)
+		fprintf(o, " -> layer%zu", i);
+	fprintf(o, " -> %s;\n}\n", s->status == NNN_OK ? "output" : "problem");
+}
+
+static int run(int argc, char **argv, cli_env_t *env)
+{
+	return cli_picture(&cmd_graph, argc, argv, env, "-", render);
+}

@@ -1,0 +1,220 @@
+/* map.c: `nnnkit map MODEL -o map.html`: one self-contained page with the
+ * layer graph, every layer's fields, a histogram per tensor and a byte map
+ * of the file. The page (runtime/cli/map_page.html, HTML, CSS and JS with no
+ * outside references) is compiled in; this file only adds the data, as one
+ * JSON blob the page's script reads. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "scan.h"
+/* static const unsigned char map_page_html[] (made by the Makefile with xxd -i) */
+#include "map_page.h"
+
+static int run(int argc, char **argv, cli_env_t *env);
+
+const cli_cmd_t cmd_map = {
+	"map", "one self-contained HTML page: layer graph, shapes, histograms, byte map",
+	"usage: nnnkit map [--input-shape 1,28,28,1] MODEL -o map.html\n"
+	"Writes one HTML page (no network access: inline CSS and script) showing the layer graph with\n"
+	"each layer's input and output shapes, every layer's fields (plugin layers included), a\n"
+	"histogram of every tensor (min, max, mean, std; NaN and infinities counted apart), and a\n"
+	"map of the file's bytes where every field is a region: hover one for its path, offset,\n"
+	"size and value. Without --input-shape, shapes show what each layer's own fields fix.\n"
+	"An invalid model is mapped as far as it decodes, with its problems listed on the page and\n"
+	"on stderr (exit 1).\n"
+	"  -o FILE  the page, written atomically; '-' writes to stdout\n",
+	run,
+};
+
+/* The marker in the page that the data replaces. */
+#define DATA_MARK "@NNN_DATA@"
+
+/* A JSON string that is also safe inside <script>: besides JSON's own
+ * escapes, '<', '>' and '&' (no "</script>" or "<!--" can end or bend the
+ * element), U+2028 and U+2029 (line ends to older JavaScript), and every
+ * byte that is not valid UTF-8 as U+FFFD. */
+static void jstr(FILE *o, const char *text, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	fputc('"', o);
+	for (size_t i = 0; i < n;) {
+		size_t k = cli_utf8_seq(p + i, n - i);
+		if (k == 0) {
+			fputs("\\ufffd", o);
+			k = 1;
+		} else if (k == 3 && p[i] == 0xe2 && p[i + 1] == 0x80 && (p[i + 2] == 0xa8 || p[i + 2] == 0xa9)) {
+			fprintf(o, "\\u%04x", p[i + 2] == 0xa8 ? 0x2028 : 0x2029);
+		} else if (k > 1) {
+			fwrite(p + i, 1, k, o);
+		} else if (p[i] == '"' || p[i] == '\\') {
+			fprintf(o, "\\%c", p[i]);
+		} else if (p[i] < 0x20 || p[i] == 0x7f || p[i] == '<' || p[i] == '>' || p[i] == '&') {
+			fprintf(o, "\\u%04x", p[i]);
+		} else {
+			fputc(p[i], o);
+		}
+		i += k;
+	}
+	fputc('"', o);
+}
+
+static void jz(FILE *o, const char *s)
+{
+	if (s)
+		jstr(o, s, strlen(s));
+	else
+		fputs("null", o);
+}
+
+/* Index of a kind in the page's colour table (kinds seen so far, in order). */
+#define MAX_KINDS 64
+typedef struct kinds {
+	const char *v[MAX_KINDS];
+	int n;
+} kinds_t;
+
+static int kind_index(kinds_t *k, const char *kind)
+{
+	for (int i = 0; i < k->n; i++)
+		if (!strcmp(k->v[i], kind))
+			return i;
+	if (k->n == MAX_KINDS)
+		return MAX_KINDS - 1; /* a schema with this many kinds shares the last colour */
+	k->v[k->n] = kind;
+	return k->n++;
+}
+
+static void fields(FILE *o, const cli_scan_t *s, kinds_t *k)
+{
+	fputs(",\n\"fields\": [", o);
+	for (size_t i = 0; i < s->nfields; i++) {
+		const cli_field_t *f = &s->fields[i];
+		fprintf(o, "%s\n[%" PRIu64 ",%" PRIu64 ",%d,%d,", i ? "," : "", f->offset, f->size, kind_index(k, f->kind),
+		        (int)f->layer);
+		jz(o, f->path);
+		fputc(',', o);
+		jz(o, f->value);
+		fputc(']', o);
+	}
+	fputs("],\n\"kinds\": [", o);
+	for (int i = 0; i < k->n; i++) {
+		fputs(i ? "," : "", o);
+		jz(o, k->v[i]);
+	}
+	fputc(']', o);
+}
+
+static void layers(FILE *o, const cli_scan_t *s)
+{
+	fputs(",\n\"layers\": [", o);
+	for (size_t i = 0; i < s->nlayers; i++) {
+		const cli_layer_t *L = &s->layers[i];
+		fprintf(o, "%s\n{\"id\":%d,\"first\":%zu,\"end\":%zu,\"type\":", i ? "," : "", L->id, L->first, L->end);
+		jz(o, L->type);
+		fputs(",\"kernel\":", o);
+		jz(o, L->kernel);
+		fputs(",\"act\":", o);
+		jz(o, L->act);
+		fputs(",\"summary\":", o);
+		jz(o, L->summary ? L->summary : "");
+		fputs(",\"in\":", o);
+		jz(o, L->in);
+		fputs(",\"out\":", o);
+		jz(o, L->out);
+		fputc('}', o);
+	}
+	fputc(']', o);
+}
+
+static void num(FILE *o, const char *name, double v)
+{
+	fprintf(o, ",\"%s\":%.9g", name, v);
+}
+
+static void tensors(FILE *o, const cli_scan_t *s)
+{
+	fputs(",\n\"tensors\": [", o);
+	for (size_t i = 0; i < s->ntensors; i++) {
+		const cli_tensor_t *t = &s->tensors[i];
+		fprintf(o, "%s\n{\"field\":%zu,\"dims\":", i ? "," : "", t->field);
+		jz(o, t->dims);
+		fprintf(o, ",\"count\":%" PRId64 ",\"finite\":%" PRId64 ",\"nan\":%" PRId64 ",\"pinf\":%" PRId64
+		           ",\"ninf\":%" PRId64, t->count, t->finite, t->nan, t->pinf, t->ninf);
+		num(o, "min", t->min);
+		num(o, "max", t->max);
+		num(o, "mean", t->mean);
+		num(o, "std", t->std);
+		fputs(",\"bins\":[", o);
+		for (int b = 0; b < CLI_BINS; b++)
+			fprintf(o, "%s%" PRIu64, b ? "," : "", t->bins[b]);
+		fputs("]}", o);
+	}
+	fputc(']', o);
+}
+
+static void problems(FILE *o, const cli_scan_t *s)
+{
+	char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
+	fputs(",\n\"problems\": [", o);
+	for (size_t i = 0; i < s->problems.n; i++) {
+		const nnn_diag_t *d = &s->problems.v[i];
+		fprintf(o, "%s\n{\"code\":\"%s\",\"offset\":", i ? "," : "", nnn_status_name(d->code));
+		if (d->offset == NNN_NO_OFFSET)
+			fputs("null", o);
+		else
+			fprintf(o, "%" PRIu64, d->offset);
+		fputs(",\"path\":", o);
+		jz(o, d->path);
+		fputs(",\"text\":", o);
+		jz(o, nnn_diag_format(d, buf, sizeof buf));
+		fputc('}', o);
+	}
+	fprintf(o, "],\n\"dropped\": %zu", s->problems.dropped);
+}
+
+static void data(FILE *o, const cli_scan_t *s, const char *path)
+{
+	char buf[NNN_MAX_RANK * 24];
+	kinds_t k = { .n = 0 };
+	fputs("{\"file\": ", o);
+	jz(o, path);
+	fprintf(o, ",\n\"size\": %zu,\n\"valid\": %s,\n\"status\": \"%s\",\n\"description\": ", s->size,
+	        s->status == NNN_OK ? "true" : "false", nnn_status_name(s->status));
+	if (s->desc)
+		jstr(o, s->desc, s->desc_len);
+	else
+		fputs("null", o);
+	fprintf(o, ",\n\"descCut\": %s,\n\"input\": ", s->desc_cut ? "true" : "false");
+	jz(o, s->have_input ? nnn_shape_format(&s->input, buf, sizeof buf) : NULL);
+	if (s->status != NNN_OK && s->decoded_end < s->size)
+		fprintf(o, ",\n\"undecoded\": [%" PRIu64 ",%" PRIu64 "]", s->decoded_end, (uint64_t)s->size - s->decoded_end);
+	else
+		fputs(",\n\"undecoded\": null", o);
+	fields(o, s, &k);
+	layers(o, s);
+	tensors(o, s);
+	problems(o, s);
+	fputs("}", o);
+}
+
+static void render(FILE *o, const cli_scan_t *s, const char *path)
+{
+	const unsigned char *page = map_page_html;
+	size_t n = sizeof map_page_html, m = strlen(DATA_MARK), at = 0;
+	while (at + m <= n && memcmp(page + at, DATA_MARK, m))
+		at++;
+	if (at + m > n) {
+		/* Only a broken build can get here: tests/test_map.c renders a page. */
+		fputs("nnnkit: the compiled-in map page has no data marker\n", stderr);
+		at = n;
+	}
+	fwrite(page, 1, at, o);
+	data(o, s, path);
+	if (at < n)
+		fwrite(page + at + m, 1, n - at - m, o);
+}
+
+static int run(int argc, char **argv, cli_env_t *env)
+{
+	return cli_picture(&cmd_map, argc, argv, env, NULL, render);
+}

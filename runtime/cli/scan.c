@@ -1,0 +1,438 @@
+/* scan.c: see scan.h. One decode with a visitor collects the fields, and the
+ * histograms while the values are at hand (the visitor sees every float
+ * array, even in a file that then fails); nnn_validate_bytes finds the
+ * problems exactly as `nnnkit validate` does; nnn_model_validate gives the
+ * shapes when the model decodes. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan.h"
+
+/* What the visitor needs besides the scan. */
+typedef struct visit {
+	cli_scan_t *s;
+	const nnn_ctx_t *ctx;
+	FILE *scratch; /* formats each value (one stream, rewound per field) */
+	char *buf;
+	size_t len;
+} visit_t;
+
+static const char *const PRIM_KIND[] = { "u8", "i32", "u64", "f32", "bool", "string", "i32_array", "f32_array" };
+
+static char *dup(cli_scan_t *s, const char *t)
+{
+	char *p = strdup(t);
+	if (!p)
+		s->oom = 1;
+	return p;
+}
+
+/* Appends printf text to a growing string (*str may be NULL). */
+static void append(cli_scan_t *s, char **str, const char *fmt, ...) NNN_PRINTF(3, 4);
+static void append(cli_scan_t *s, char **str, const char *fmt, ...)
+{
+	va_list ap;
+	size_t old = *str ? strlen(*str) : 0;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *p = n < 0 ? NULL : realloc(*str, old + (size_t)n + 1);
+	if (!p) {
+		s->oom = 1;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(p + old, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	*str = p;
+}
+
+/* Makes room for one more element of an array that doubles. */
+static int grow(cli_scan_t *s, void **v, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return 1;
+	size_t c = *cap ? 2 * *cap : 64;
+	void *p = realloc(*v, c * elem);
+	if (!p) {
+		s->oom = 1;
+		return 0;
+	}
+	*v = p;
+	*cap = c;
+	return 1;
+}
+
+const char *cli_scan_rel(const cli_field_t *f)
+{
+	const char *p = f->layer >= 0 ? strchr(f->path, ']') : NULL;
+	return p && p[1] == '.' ? p + 2 : f->path;
+}
+
+/* "layers[3].bias" -> 3; -1 outside the layers. */
+static int32_t layer_of(const char *path)
+{
+	char *end;
+	if (strncmp(path, "layers[", 7))
+		return -1;
+	long i = strtol(path + 7, &end, 10);
+	return *end == ']' && i >= 0 && i <= INT32_MAX ? (int32_t)i : -1;
+}
+
+static char *value_text(visit_t *v, const nnn_field_t *f)
+{
+	if (fseek(v->scratch, 0, SEEK_SET) == 0) {
+		cli_field_value(v->scratch, f, 4);
+		fputc('\0', v->scratch);
+		if (fflush(v->scratch) == 0 && !ferror(v->scratch))
+			return dup(v->s, v->buf);
+	}
+	v->s->oom = 1;
+	return NULL;
+}
+
+/* The short form of a value, for one-line summaries. */
+static void label(char *buf, size_t size, const nnn_field_t *f, const char *value)
+{
+	int is_enum = f->type && f->type->value_name && (f->prim == NNN_PRIM_U8 || f->prim == NNN_PRIM_I32);
+	const char *name = is_enum ? f->type->value_name(f->i) : NULL;
+	const char *bracket = strchr(value, '[');
+	if (f->prim == NNN_PRIM_F32)
+		snprintf(buf, size, "%.7g", (double)f->f);
+	else if (name)
+		snprintf(buf, size, "%s", name);
+	else if ((f->prim == NNN_PRIM_I32_ARRAY || f->prim == NNN_PRIM_F32_ARRAY) && bracket)
+		snprintf(buf, size, "%s", bracket);
+	else
+		snprintf(buf, size, "%s", value);
+}
+
+/* A layer or activation type's name: the schema's title, else the name
+ * its plugin gave it (plugin_name, may be NULL). */
+static char *name_of(cli_scan_t *s, const char *title, const char *plugin_name, const char *what, int id)
+{
+	char buf[48];
+	if (!title)
+		title = plugin_name;
+	if (!title)
+		snprintf(buf, sizeof buf, "unknown %s ID %d", what, id);
+	return dup(s, title ? title : buf);
+}
+
+/* Files the field under its layer: type, activation, summary. */
+static void layer_field(visit_t *v, size_t at, const nnn_field_t *f)
+{
+	cli_scan_t *s = v->s;
+	const cli_field_t *F = &s->fields[at];
+	const char *rel = cli_scan_rel(F);
+	char lab[128];
+	cli_layer_t *L;
+
+	if ((size_t)F->layer == s->nlayers) {
+		if (!grow(s, (void **)&s->layers, &s->lcap, s->nlayers, sizeof *s->layers))
+			return;
+		L = &s->layers[s->nlayers++];
+		memset(L, 0, sizeof *L);
+		L->first = at;
+		L->id = L->act_id = -1;
+	}
+	if ((size_t)F->layer + 1 != s->nlayers)
+		return; /* layers come in order: the decoder never goes back */
+	L = &s->layers[F->layer];
+	L->end = at + 1;
+	label(lab, sizeof lab, f, F->value);
+	if (!strcmp(rel, "id")) {
+		const char *plugin = NULL;
+		L->id = (int)f->i;
+		const nnn_layer_type_t *t = v->ctx ? nnn_ctx_layer(v->ctx, L->id, &plugin) : NULL;
+		L->kernel = plugin && strrchr(plugin, '/') ? strrchr(plugin, '/') + 1 : plugin;
+		L->type = name_of(s, nnn_layer_id_title(L->id), t ? t->name : NULL, "layer", L->id);
+	} else if (!strcmp(rel, "activation.id")) {
+		L->act_id = (int)f->i;
+		const nnn_activation_type_t *t = v->ctx ? nnn_ctx_activation(v->ctx, L->act_id, NULL) : NULL;
+		L->act = name_of(s, nnn_activation_id_title(L->act_id), t ? t->name : NULL, "activation", L->act_id);
+	} else if (!strncmp(rel, "activation.", 11)) {
+		append(s, &L->act, "%s%s=%s", strchr(L->act ? L->act : "", '(') ? " " : "(", rel + 11, lab);
+	} else if (!strchr(rel, '.') && strcmp(rel, "dropout")) {
+		append(s, &L->summary, "%s%s=%s", L->summary ? " " : "", rel, lab);
+	}
+}
+
+/* "[3, 2]" from the dims field beside a tensor's data ("x.data" and
+ * "x.dims", a few fields before it). */
+static const char *dims_of(const cli_scan_t *s, size_t at)
+{
+	const char *path = s->fields[at].path;
+	size_t plen = strlen(path);
+	if (plen < 5 || strcmp(path + plen - 5, ".data"))
+		return "?";
+	plen -= 5;
+	for (size_t j = at; j-- > 0 && at - j <= 4 && s->fields[j].layer == s->fields[at].layer;) {
+		const cli_field_t *d = &s->fields[j];
+		if (!strncmp(d->path, path, plen) && !strcmp(d->path + plen, ".dims") && strchr(d->value, '['))
+			return strchr(d->value, '[');
+	}
+	return "?";
+}
+
+/* Counts, then statistics of the finite values (Welford, in double), then
+ * their histogram over [min, max]. */
+static void stats(cli_tensor_t *t, nnn_f32s_t a)
+{
+	double mean = 0, m2 = 0;
+	t->count = a.n;
+	for (int32_t i = 0; i < a.n; i++) {
+		double x = nnn_f32s_get(a, i);
+		if (isnan(x)) {
+			t->nan++;
+		} else if (isinf(x)) {
+			if (x > 0)
+				t->pinf++;
+			else
+				t->ninf++;
+		} else {
+			if (!t->finite || x < t->min)
+				t->min = x;
+			if (!t->finite || x > t->max)
+				t->max = x;
+			t->finite++;
+			double d = x - mean;
+			mean += d / (double)t->finite;
+			m2 += d * (x - mean);
+		}
+	}
+	if (!t->finite)
+		return;
+	t->mean = mean;
+	t->std = sqrt(m2 / (double)t->finite);
+	double w = t->max - t->min;
+	for (int32_t i = 0; i < a.n; i++) {
+		double x = nnn_f32s_get(a, i);
+		if (!isfinite(x))
+			continue;
+		int b = w > 0 ? (int)((x - t->min) / w * CLI_BINS) : 0;
+		t->bins[b < CLI_BINS ? b : CLI_BINS - 1]++;
+	}
+}
+
+static void tensor(visit_t *v, size_t at, const nnn_field_t *f)
+{
+	cli_scan_t *s = v->s;
+	if (!grow(s, (void **)&s->tensors, &s->tcap, s->ntensors, sizeof *s->tensors))
+		return;
+	cli_tensor_t *t = &s->tensors[s->ntensors++];
+	memset(t, 0, sizeof *t);
+	t->field = at;
+	t->dims = dims_of(s, at);
+	stats(t, (nnn_f32s_t){ f->bytes, f->count });
+}
+
+static void on_field(void *ctx, const nnn_field_t *f)
+{
+	visit_t *v = ctx;
+	cli_scan_t *s = v->s;
+	if (s->oom || !grow(s, (void **)&s->fields, &s->fcap, s->nfields, sizeof *s->fields))
+		return;
+	size_t at = s->nfields++;
+	cli_field_t *F = &s->fields[at];
+	memset(F, 0, sizeof *F);
+	F->offset = f->offset;
+	F->size = f->size;
+	F->kind = f->type ? f->type->name : PRIM_KIND[f->prim];
+	F->layer = layer_of(f->path);
+	F->path = dup(s, f->path);
+	F->value = value_text(v, f);
+	if (s->oom)
+		return;
+	if (f->offset + f->size > s->decoded_end)
+		s->decoded_end = f->offset + f->size;
+	if (!strcmp(f->path, "description") && f->prim == NNN_PRIM_STRING && !s->desc) {
+		s->desc_len = f->count < CLI_DESC_MAX ? (size_t)f->count : CLI_DESC_MAX;
+		s->desc_cut = (size_t)f->count > s->desc_len;
+		if ((s->desc = malloc(s->desc_len + 1)) == NULL)
+			s->oom = 1;
+		else
+			memcpy(s->desc, f->bytes, s->desc_len), s->desc[s->desc_len] = '\0';
+	}
+	if (F->layer >= 0)
+		layer_field(v, at, f);
+	if (f->prim == NNN_PRIM_F32_ARRAY)
+		tensor(v, at, f);
+}
+
+static char *shape_text(cli_scan_t *s, const nnn_shape_t *sh)
+{
+	char buf[NNN_MAX_RANK * 24];
+	return dup(s, sh->rank ? nnn_shape_format(sh, buf, sizeof buf) : "?");
+}
+
+/* Without an input shape: what a core layer's own fields fix (the last axis,
+ * and a Conv's rank); '?' for the rest. */
+static void partial(cli_scan_t *s, const nnn_layer_t *m, cli_layer_t *L)
+{
+	char in[NNN_MAX_RANK * 4 + 32] = "?", out[sizeof in] = "?";
+	if (m->id == NNN_LAYER_ID_DENSE && m->body.dense.weights.dims.n >= 1) {
+		const nnn_dense_t *d = &m->body.dense;
+		snprintf(in, sizeof in, d->flatten ? "[?, ...]" : "[?, ..., %d]", (int)d->weights.dims.v[0]);
+		snprintf(out, sizeof out, d->flatten ? "[?, %d]" : "[?, ..., %d]", (int)d->neurons);
+	} else if (m->id == NNN_LAYER_ID_CONV && m->body.conv.kernels.dims.n >= 3 &&
+	           m->body.conv.kernels.dims.n <= NNN_MAX_RANK) {
+		const nnn_i32s_t *k = &m->body.conv.kernels.dims;
+		size_t a = (size_t)snprintf(in, sizeof in, "[?");
+		for (int32_t i = 2; i < k->n; i++)
+			a += (size_t)snprintf(in + a, sizeof in - a, ", ?"); /* batch and every spatial axis */
+		memcpy(out, in, a);
+		snprintf(in + a, sizeof in - a, ", %d]", (int)k->v[k->n - 1]);
+		snprintf(out + a, sizeof out - a, ", %d]", (int)m->body.conv.filters);
+	}
+	L->in = dup(s, in);
+	L->out = dup(s, out);
+}
+
+/* Each layer's shapes: exact from an input shape (the validator's chain),
+ * else partial; '?' when the model did not decode. */
+static void shapes(cli_scan_t *s, const nnn_model_t *m)
+{
+	nnn_shape_t *out = NULL, none = { 0 };
+	int exact = m && s->have_input && s->nlayers && (size_t)m->layer_count == s->nlayers;
+	if (exact && (out = calloc(s->nlayers, sizeof *out)) == NULL)
+		s->oom = 1;
+	if (out) {
+		nnn_status_t st = nnn_model_validate(m, &s->input, out, NULL);
+		(void)st; /* the problems come from nnn_validate_bytes; a rank 0 shape is one not inferred */
+	}
+	for (size_t i = 0; i < s->nlayers; i++) {
+		cli_layer_t *L = &s->layers[i];
+		if (L->act && strchr(L->act, '('))
+			append(s, &L->act, ")");
+		if (out) {
+			L->in = shape_text(s, i ? &out[i - 1] : &s->input);
+			L->out = shape_text(s, &out[i]);
+		} else if (m && (int64_t)i < m->layer_count) {
+			partial(s, &m->layers[i], L);
+		} else {
+			L->in = shape_text(s, &none);
+			L->out = shape_text(s, &none);
+		}
+	}
+	free(out);
+}
+
+nnn_status_t cli_scan(cli_scan_t *s, const char *path, const nnn_ctx_t *ctx, const nnn_shape_t *input,
+                      nnn_diags_t *diags)
+{
+	visit_t v = { s, ctx, NULL, NULL, 0 };
+	nnn_visitor_t vis = { on_field, NULL, &v };
+	nnn_decode_opts_t opts = { .flags = NNN_DECODE_KEEP_GOING, .visit = &vis, .ctx = ctx };
+	const unsigned char *data;
+	nnn_model_t *m = NULL;
+	nnn_status_t st;
+
+	memset(s, 0, sizeof *s);
+	nnn_diags_init(&s->problems);
+	if (input) {
+		s->have_input = 1;
+		s->input = *input;
+	}
+	st = nnn_map(path, &data, &s->size, diags);
+	if (st != NNN_OK)
+		return st;
+	v.scratch = open_memstream(&v.buf, &v.len);
+	if (!v.scratch) {
+		nnn_unmap(data, s->size);
+		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot make a text buffer");
+	}
+	s->status = nnn_validate_bytes(data, s->size, ctx, input, &s->problems);
+	if (nnn_model_decode(data, s->size, &opts, &m, NULL) != NNN_OK)
+		m = NULL; /* the fields seen up to the problem are all there is */
+	shapes(s, m);
+	nnn_model_free(m);
+	fclose(v.scratch);
+	free(v.buf);
+	nnn_unmap(data, s->size);
+	if (s->oom)
+		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot hold the fields of a %zu-byte file",
+		                     s->size);
+	return NNN_OK;
+}
+
+void cli_scan_free(cli_scan_t *s)
+{
+	for (size_t i = 0; i < s->nfields; i++) {
+		free(s->fields[i].path);
+		free(s->fields[i].value);
+	}
+	for (size_t i = 0; i < s->nlayers; i++) {
+		cli_layer_t *L = &s->layers[i];
+		free(L->type);
+		free(L->act);
+		free(L->summary);
+		free(L->in);
+		free(L->out);
+	}
+	free(s->fields);
+	free(s->tensors);
+	free(s->layers);
+	free(s->desc);
+	nnn_diags_free(&s->problems);
+	memset(s, 0, sizeof *s);
+}
+
+int cli_picture(const cli_cmd_t *cmd, int argc, char **argv, cli_env_t *env, const char *default_out,
+                void (*render)(FILE *out, const cli_scan_t *s, const char *path))
+{
+	const char *path = NULL, *out = default_out;
+	nnn_shape_t in;
+	int have_in = 0, code;
+	char *page = NULL;
+	size_t n = 0;
+	nnn_diags_t d;
+	cli_scan_t s;
+
+	for (int i = 1; i < argc; i++) {
+		if (cli_is_help(argv[i])) {
+			fputs(cmd->help, stdout);
+			return EXIT_VALID;
+		} else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+			if (++i == argc)
+				return cli_usage(cmd, "%s needs a file (or - for stdout)", argv[i - 1]);
+			out = argv[i];
+		} else if ((code = cli_input_shape(cmd, argc, argv, &i, &in)) >= 0) {
+			if (code)
+				return code;
+			have_in = 1;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cli_usage(cmd, "unknown option %s", argv[i]);
+		} else if (path) {
+			return cli_usage(cmd, "one model at a time");
+		} else {
+			path = argv[i];
+		}
+	}
+	if (!path)
+		return cli_usage(cmd, "no model given");
+	if (!out)
+		return cli_usage(cmd, "no output given: -o FILE, or -o - for stdout");
+	nnn_diags_init(&d);
+	nnn_status_t st = cli_scan(&s, path, cli_ctx(env), have_in ? &in : NULL, &d);
+	FILE *o = st == NNN_OK ? open_memstream(&page, &n) : NULL;
+	if (st == NNN_OK && !o)
+		st = nnn_diags_add(&d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot make a page buffer");
+	if (o) {
+		render(o, &s, path);
+		int bad = ferror(o);
+		if (fclose(o) != 0 || bad)
+			st = nnn_diags_add(&d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot hold the output in memory");
+	}
+	if (st != NNN_OK)
+		code = cli_report(path, &d, st);
+	else if ((code = cli_emit(out, page, n)) == EXIT_VALID)
+		code = cli_report(path, &s.problems, s.status); /* what the picture shows as problems */
+	free(page);
+	cli_scan_free(&s);
+	nnn_diags_free(&d);
+	return code;
+}
