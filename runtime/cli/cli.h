@@ -5,8 +5,8 @@
 #include <stdio.h>
 
 #include <nnn/context.h>
-#include <nnn/run.h>
 #include <nnn/file.h>
+#include <nnn/run.h>
 #include <nnn/validate.h>
 
 /* Exit codes, documented in nnnkit --help and README.md. */
@@ -51,6 +51,9 @@ const char *cli_plugin_dir(const cli_env_t *env, char *buf, size_t size);
 int cli_report(const char *file, const nnn_diags_t *d, nnn_status_t st);
 /* Prints "nnnkit: CMD: message" and the usage hint; returns EXIT_USAGE. */
 int cli_usage(const cli_cmd_t *cmd, const char *fmt, ...) NNN_PRINTF(2, 3);
+/* An argument no option of cmd took: an unknown option or a second model
+ * is a usage error (printed, EXIT_USAGE); else it is the model (*model). */
+int cli_model_arg(const cli_cmd_t *cmd, const char *arg, const char **model);
 /* True when argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
 /* Prints s as a JSON string (with quotes) of n bytes. */
@@ -83,6 +86,8 @@ typedef struct cli_progress {
 	int cols;                 /* the terminal's width */
 } cli_progress_t;
 
+/* Seconds on CLOCK_MONOTONIC, for durations. */
+double cli_seconds(void);
 /* Whether to draw: `flag` (env->progress) when 0 or 1, else NNNKIT_PROGRESS
  * when "0" or "1", else whether stderr is a terminal and TERM is not "dumb". */
 int cli_progress_wanted(int flag);

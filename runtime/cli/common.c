@@ -44,6 +44,16 @@ int cli_usage(const cli_cmd_t *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int cli_model_arg(const cli_cmd_t *cmd, const char *arg, const char **model)
+{
+	if (arg[0] == '-' && arg[1])
+		return cli_usage(cmd, "unknown option or missing value: %s", arg);
+	if (*model)
+		return cli_usage(cmd, "one model at a time");
+	*model = arg;
+	return EXIT_VALID;
+}
+
 int cli_is_help(const char *arg)
 {
 	return !strcmp(arg, "-h") || !strcmp(arg, "--help");

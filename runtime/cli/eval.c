@@ -8,7 +8,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <nnn/npy.h>
 
@@ -105,12 +104,8 @@ static int parse(int argc, char **argv, eval_args_t *a)
 		} else if ((code = cli_run_option(&cmd_eval, argc, argv, &i, &a->run)) >= 0) {
 			if (code != EXIT_VALID)
 				return code;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage(&cmd_eval, "unknown option or missing value: %s", argv[i]);
-		} else if (a->model) {
-			return cli_usage(&cmd_eval, "one model at a time");
-		} else {
-			a->model = argv[i];
+		} else if ((code = cli_model_arg(&cmd_eval, argv[i], &a->model)) != EXIT_VALID) {
+			return code;
 		}
 	}
 	if (!a->model || !a->inputs || !a->labels)
@@ -236,13 +231,6 @@ static int label_classes(const eval_args_t *a, const nnn_npy_t *y, const nnn_sha
 	                first, (double)v, C, more, C - 1);
 }
 
-static double seconds_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Counts one batch's predictions. */
 static void count_batch(tally_t *t, const cli_batches_t *b, const int32_t *truth)
 {
@@ -259,8 +247,8 @@ static void count_batch(tally_t *t, const cli_batches_t *b, const int32_t *truth
 	}
 }
 
-/* Plans for the first batch, so that the output's classes are known before
- * the labels are checked against them. */
+/* The classes: the last axis of the planned output, which the labels are
+ * then checked against. */
 static int classes_of(const eval_args_t *a, const cli_batches_t *b, tally_t *t)
 {
 	char sh[256];
@@ -275,6 +263,16 @@ static int classes_of(const eval_args_t *a, const cli_batches_t *b, tally_t *t)
 	return EXIT_VALID;
 }
 
+/* How often class c was the true class (support) and the predicted one. */
+static void class_counts(const tally_t *t, int64_t c, int64_t *support, int64_t *predicted)
+{
+	*support = *predicted = 0;
+	for (int64_t k = 0; k < t->classes; k++) {
+		*support += t->cm[c * t->classes + k];
+		*predicted += t->cm[k * t->classes + c];
+	}
+}
+
 static void print_text(const eval_args_t *a, const tally_t *t)
 {
 	int64_t C = t->classes, total = t->n * t->per, most = C - 1;
@@ -286,9 +284,8 @@ static void print_text(const eval_args_t *a, const tally_t *t)
 	       t->seconds > 0 ? (double)t->n / t->seconds : 0.0);
 	printf("%5s %9s %9s %9s %9s\n", "class", "support", "predicted", "precision", "recall");
 	for (int64_t c = 0; c < C; c++) {
-		int64_t support = 0, predicted = 0, hit = t->cm[c * C + c];
-		for (int64_t k = 0; k < C; k++)
-			support += t->cm[c * C + k], predicted += t->cm[k * C + c];
+		int64_t support, predicted, hit = t->cm[c * C + c];
+		class_counts(t, c, &support, &predicted);
 		printf("%5" PRId64 " %9" PRId64 " %9" PRId64, c, support, predicted);
 		if (predicted)
 			printf(" %9.4f", (double)hit / (double)predicted);
@@ -329,12 +326,11 @@ static void print_json(const eval_args_t *a, const tally_t *t)
 	int64_t C = t->classes, total = t->n * t->per;
 	json_t *per_class = json_array(), *cm = json_array();
 	for (int64_t c = 0; c < C; c++) {
-		int64_t support = 0, predicted = 0, hit = t->cm[c * C + c];
+		int64_t support, predicted, hit = t->cm[c * C + c];
 		json_t *row = json_array();
-		for (int64_t k = 0; k < C; k++) {
-			support += t->cm[c * C + k], predicted += t->cm[k * C + c];
+		class_counts(t, c, &support, &predicted);
+		for (int64_t k = 0; k < C; k++)
 			json_array_append_new(row, json_integer(t->cm[c * C + k]));
-		}
 		json_array_append_new(cm, row);
 		json_array_append_new(per_class, json_pack("{s:I, s:I, s:I, s:o, s:o}", "class", (json_int_t)c, "support",
 		                                           (json_int_t)support, "predicted", (json_int_t)predicted,
@@ -405,7 +401,7 @@ static int eval_files(const eval_args_t *a, cli_env_t *env, nnn_diags_t *d)
 	cli_batches_t b = { 0 };
 	tally_t t = { 0 };
 	int32_t *truth = NULL;
-	double t0 = seconds_now();
+	double t0 = cli_seconds();
 	int code = prepare(a, env, &f, &x, &b, &t, &truth, d);
 	if (code == EXIT_VALID) {
 		nnn_status_t st = NNN_E_NOMEM;
@@ -414,7 +410,7 @@ static int eval_files(const eval_args_t *a, cli_env_t *env, nnn_diags_t *d)
 			nnn_diags_add(d, st, NNN_NO_OFFSET, "", "no memory for the confusion matrix");
 		else
 			st = evaluate(&b, &t, truth, cli_progress_wanted(env->progress), d);
-		t.seconds = seconds_now() - t0;
+		t.seconds = cli_seconds() - t0;
 		if (st == NNN_OK)
 			(a->json ? print_json : print_text)(a, &t);
 		else

@@ -16,7 +16,7 @@
 #define PROGRESS_PERIOD 0.1 /* seconds between redraws: 10 a second at most */
 #define BAR_MAX 30
 
-static double now(void)
+double cli_seconds(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
@@ -60,7 +60,7 @@ static void draw(cli_progress_t *p, double t)
 	double elapsed = t - p->start, rate = elapsed > 0 ? (double)p->done / elapsed : 0;
 	double pct = p->total ? 100.0 * (double)p->done / (double)p->total : 0;
 	if (rate > 0)
-		fmt_time((double)(p->total - p->done) / rate, eta, sizeof eta);
+		fmt_time((double)(p->done < p->total ? p->total - p->done : 0) / rate, eta, sizeof eta);
 	int n = snprintf(stats, sizeof stats, " %llu/%llu %s %3.0f%% %.0f/s ETA %s", (unsigned long long)p->done,
 	                 (unsigned long long)p->total, p->unit, pct, rate, eta);
 	/* The bar takes what the terminal leaves; the line never wraps. */
@@ -77,6 +77,8 @@ static void draw(cli_progress_t *p, double t)
 	}
 	if (len >= (int)sizeof line)
 		len = (int)sizeof line - 1;
+	if (len > p->cols) /* a very narrow terminal: cut, rather than wrap */
+		len = p->cols;
 	/* Spaces over what is left of a longer previous line; one write, as
 	 * stderr is unbuffered. */
 	int pad = p->width - (len - 1);
@@ -99,7 +101,7 @@ void cli_progress_start(cli_progress_t *p, int on, const char *label, const char
 	if (!on)
 		return;
 	p->cols = columns();
-	p->start = now();
+	p->start = cli_seconds();
 	/* Drawn at once: the first step may be the longest (plans, page faults). */
 	draw(p, p->start);
 }
@@ -109,7 +111,7 @@ void cli_progress_update(cli_progress_t *p, uint64_t done)
 	p->done = done;
 	if (!p->on)
 		return;
-	double t = now();
+	double t = cli_seconds();
 	if (t - p->last >= PROGRESS_PERIOD)
 		draw(p, t);
 }

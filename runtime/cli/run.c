@@ -43,12 +43,8 @@ static int parse(int argc, char **argv, run_args_t *a)
 		} else if ((code = cli_run_option(&cmd_run, argc, argv, &i, &a->run)) >= 0) {
 			if (code != EXIT_VALID)
 				return code;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage(&cmd_run, "unknown option or missing value: %s", argv[i]);
-		} else if (a->model) {
-			return cli_usage(&cmd_run, "one model at a time");
-		} else {
-			a->model = argv[i];
+		} else if ((code = cli_model_arg(&cmd_run, argv[i], &a->model)) != EXIT_VALID) {
+			return code;
 		}
 	}
 	if (!a->model || !a->input)

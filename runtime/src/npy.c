@@ -575,7 +575,6 @@ static nnn_status_t decode(const unsigned char *b, size_t len, nnn_npy_t *out, n
 	return convert_new(b, &lay, &out->data, d);
 }
 
-
 nnn_status_t nnn_npy_read_mem(const void *buf, size_t len, nnn_npy_t *out, nnn_diags_t *diags)
 {
 	nnn_status_t st;
@@ -685,17 +684,25 @@ static nnn_status_t src_load(const char *path, src_t *s, nnn_diags_t *diags)
 	return st;
 }
 
+/* The file readers' start: checks the arguments of `fn`, zeroes *out
+ * (out_size bytes) and loads the bytes of `path` into *s (zeroed on failure,
+ * so that src_drop is always safe). */
+static nnn_status_t load_checked(const char *fn, const char *path, void *out, size_t out_size, src_t *s,
+                                 nnn_diags_t *diags)
+{
+	memset(s, 0, sizeof *s);
+	if (!out)
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "%s: out is NULL", fn);
+	memset(out, 0, out_size);
+	if (!path)
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "%s: path is NULL", fn);
+	return src_load(path, s, diags);
+}
+
 nnn_status_t nnn_npy_read_file(const char *path, nnn_npy_t *out, nnn_diags_t *diags)
 {
 	src_t s;
-	nnn_status_t st;
-
-	if (!out)
-		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_read_file: out is NULL");
-	memset(out, 0, sizeof *out);
-	if (!path)
-		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_read_file: path is NULL");
-	st = src_load(path, &s, diags);
+	nnn_status_t st = load_checked("nnn_npy_read_file", path, out, sizeof *out, &s, diags);
 	if (st == NNN_OK)
 		st = nnn_npy_read_mem(s.b, s.n, out, diags);
 	src_drop(&s);
@@ -714,14 +721,7 @@ nnn_status_t nnn_npy_map(const char *path, nnn_npy_view_t *out, nnn_diags_t *dia
 {
 	src_t s;
 	layout_t lay;
-	nnn_status_t st;
-
-	if (!out)
-		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_map: out is NULL");
-	memset(out, 0, sizeof *out);
-	if (!path)
-		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_map: path is NULL");
-	st = src_load(path, &s, diags);
+	nnn_status_t st = load_checked("nnn_npy_map", path, out, sizeof *out, &s, diags);
 	if (st == NNN_OK)
 		st = parse(s.b ? s.b : (const unsigned char *)"", s.n, &lay, diags);
 	if (st != NNN_OK) {

@@ -53,9 +53,10 @@ NNN_NODISCARD nnn_status_t nnn_npy_read_file(const char *path, nnn_npy_t *out, n
 
 /* A read-only view of the array in a .npy file, for inputs too large to
  * hold twice. When the file holds '<f4' on a little-endian host, `data`
- * points into the mapped file (in_place = 1: nothing copied, pages read as
- * they are used); any other dtype is converted into a new buffer as
- * nnn_npy_read_file does. Same checks, errors and "-" as nnn_npy_read_file.
+ * points into the file's bytes (in_place = 1: nothing copied; a regular
+ * file is mapped and its pages read as they are used, a pipe is read once);
+ * any other dtype is converted into a new buffer as nnn_npy_read_file
+ * does. Same checks, errors and "-" as nnn_npy_read_file.
  * Owned: release with nnn_npy_unmap; `data` is valid until then, and, as
  * with nnn_file_open, the file must not be truncated while mapped. */
 typedef struct nnn_npy_view {
