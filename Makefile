@@ -149,7 +149,7 @@ $(CONFORMANCE)/manifest.json: $(SCHEMA) $(GEN_LUA) | deps
 # ---- tests ----
 $(TESTBIN): $(TEST_OBJ) $(LIB_A)
 	@echo "  CC     $@"
-	$(Q)$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(LIB_A) -lcriterion $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(LIB_A) -lcriterion -ljansson $(LDLIBS)
 
 # Test plugins, each broken in one way (tests/plugins/fixture.c).
 FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail \

@@ -12,39 +12,7 @@
 #include <nnn/npy.h>
 
 #include "builder.h"
-
-typedef struct run {
-	int code;
-	char out[65536];
-	char err[16384];
-} run_t;
-
-static void slurp(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "rb");
-	size_t n = 0;
-	if (f) {
-		n = fread(buf, 1, size - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
-	unlink(path);
-}
-
-/* Runs `nnnkit ARGS` through the shell; fills exit code, stdout, stderr. */
-static void nnnkit(run_t *r, const char *args)
-{
-	const char *bin = getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
-	char out[] = "/tmp/nnncli.out.XXXXXX", err[] = "/tmp/nnncli.err.XXXXXX", cmd[4096];
-	close(mkstemp(out));
-	close(mkstemp(err));
-	snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s </dev/null", bin, args, out, err);
-	int st = system(cmd);
-	cr_assert(WIFEXITED(st), "nnnkit %s: did not exit normally", args);
-	r->code = WEXITSTATUS(st);
-	slurp(out, r->out, sizeof r->out);
-	slurp(err, r->err, sizeof r->err);
-}
+#include "clirun.h"
 
 static const char *tiny_file(void)
 {
@@ -314,9 +282,18 @@ Test(cli, conformance_runner_catches_lenient_and_crashing_decoders)
 	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
 
 	snprintf(args, sizeof args, "conformance --corpus %s", dir);
-	nnnkit(&r, args);
+	nnnkit_env(&r, "-u NNNKIT_PROGRESS", args);
 	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
 	cr_assert(strstr(r.out, "\n4 passed, 0 failed\n"), "%s", r.out);
+	cr_assert_str_eq(r.err, ""); /* no progress bar on a pipe */
+	char quiet[sizeof r.out];
+	memcpy(quiet, r.out, sizeof quiet);
+	snprintf(args, sizeof args, "--progress conformance --corpus %s", dir);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+	cr_assert_str_eq(r.out, quiet);
+	cr_assert(!strncmp(r.err, "\rconformance [", 14) && strstr(r.err, " 0/4 cases   0%"), "%s", r.err);
+	cr_assert_eq(r.err[strlen(r.err) - 1], '\r', "the bar is not erased: %s", r.err);
 
 	/* nnnkit itself as an external decoder. */
 	snprintf(args, sizeof args, "conformance --corpus %s --decoder '%s validate {file}'",

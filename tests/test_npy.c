@@ -826,6 +826,97 @@ Test(npy, read_file_errors)
 	nnn_diags_free(&d);
 }
 
+/* ---- nnn_npy_map: in place when it can be, the same values either way ---- */
+
+static nnn_npy_view_t maps(const char *path, nnn_shape_t shape)
+{
+	nnn_npy_view_t v;
+	nnn_diags_t d;
+	char line[1024];
+	nnn_diags_init(&d);
+	nnn_status_t st = nnn_npy_map(path, &v, &d);
+	cr_assert_eq(st, NNN_OK, "%s", d.n ? nnn_diag_format(&d.v[0], line, sizeof line) : "");
+	cr_assert_eq(v.shape.rank, shape.rank);
+	for (int32_t i = 0; i < shape.rank; i++)
+		cr_assert_eq(v.shape.dims[i], shape.dims[i], "dims[%d]", (int)i);
+	nnn_diags_free(&d);
+	return v;
+}
+
+Test(npy, map_f4_in_place)
+{
+	const float x[6] = { 1.5f, -2, 0.1f, 0, -0.0f, 3e38f };
+	nnn_shape_t s = SHAPE(2, 3);
+	cr_assert_eq(nnn_npy_write_file(tpath("m.npy"), &s, x, NULL), NNN_OK);
+	nnn_npy_view_t v = maps(tpath("m.npy"), s);
+	cr_assert_eq(v.in_place, 1);
+	cr_assert_eq(v.count, 6);
+	same_floats(v.data, x, 6);
+	nnn_npy_unmap(&v);
+	cr_assert_null(v.data);
+	nnn_npy_unmap(&v); /* twice, and NULL: harmless */
+	nnn_npy_unmap(NULL);
+
+	/* Empty arrays map too, with data not NULL. */
+	s = SHAPE(0, 3);
+	cr_assert_eq(nnn_npy_write_file(tpath("e.npy"), &s, NULL, NULL), NNN_OK);
+	v = maps(tpath("e.npy"), s);
+	cr_assert_not_null(v.data);
+	cr_assert_eq(v.count, 0);
+	nnn_npy_unmap(&v);
+}
+
+Test(npy, map_converts_other_dtypes_and_unaligned_data)
+{
+	const int32_t i4[3] = { -7, 0, 16777217 };
+	npyb_t f = npy_v1("{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }", i4, sizeof i4);
+	spit(tpath("i.npy"), f.b, f.n);
+	free(f.b);
+	nnn_npy_view_t v = maps(tpath("i.npy"), SHAPE(3));
+	cr_assert_eq(v.in_place, 0);
+	same_floats(v.data, (const float[]){ -7.0f, 0.0f, 16777216.0f }, 3);
+	nnn_npy_unmap(&v);
+
+	/* A header that leaves the data at an odd offset: copied, not misread. */
+	const float x[2] = { 0.25f, -8 };
+	f = npy_raw(1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), } \n", x, sizeof x);
+	cr_assert_neq((10 + strlen("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), } \n")) % 4, 0);
+	spit(tpath("odd.npy"), f.b, f.n);
+	free(f.b);
+	v = maps(tpath("odd.npy"), SHAPE(2));
+	cr_assert_eq(v.in_place, 0);
+	same_floats(v.data, x, 2);
+	nnn_npy_unmap(&v);
+}
+
+Test(npy, map_errors_leave_a_zeroed_view)
+{
+	nnn_npy_view_t v;
+	nnn_diags_t d;
+	nnn_diags_init(&d);
+	memset(&v, 0xab, sizeof v);
+	cr_assert_eq(nnn_npy_map(tpath("missing.npy"), &v, &d), NNN_E_IO);
+	cr_assert_null(v.data);
+	cr_assert_not_null(strstr(d.v[0].msg, "missing.npy"));
+	const float x[4] = { 1, 2, 3, 4 };
+	npyb_t f = npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (5,), }", x, sizeof x);
+	spit(tpath("short.npy"), f.b, f.n);
+	free(f.b);
+	memset(&v, 0xab, sizeof v);
+	cr_assert_eq(nnn_npy_map(tpath("short.npy"), &v, &d), NNN_E_TRUNCATED);
+	cr_assert_null(v.data);
+	cr_assert_eq(v.count, 0);
+	const unsigned char b1[2] = { 1, 2 };
+	f = npy_v1("{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }", b1, sizeof b1);
+	spit(tpath("bool.npy"), f.b, f.n);
+	free(f.b);
+	cr_assert_eq(nnn_npy_map(tpath("bool.npy"), &v, &d), NNN_E_BOOL);
+	cr_assert_null(v.data);
+	cr_assert_eq(nnn_npy_map(NULL, &v, &d), NNN_E_USAGE);
+	cr_assert_eq(nnn_npy_map(tpath("bool.npy"), NULL, &d), NNN_E_USAGE);
+	nnn_diags_free(&d);
+}
+
 Test(npy, write_rejects_bad_arguments)
 {
 	float v[4] = { 0 };
@@ -879,6 +970,32 @@ Test(npy, stdin_regular_file)
 	cr_assert_eq(read_stdin_from(open(tpath("in.npy"), O_RDONLY), &a, NULL), NNN_OK);
 	same_floats(a.data, v, 3);
 	nnn_npy_free(&a);
+}
+
+/* A pipe cannot be mapped: the bytes read are used in place instead. */
+Test(npy, map_stdin_pipe)
+{
+	const float v[3] = { 1, -2, 0.5f };
+	nnn_shape_t s = SHAPE(3, 1);
+	unsigned char *b;
+	size_t n;
+	int fds[2];
+	nnn_npy_view_t a;
+	cr_assert_eq(nnn_npy_encode(&s, v, &b, &n, NULL), NNN_OK);
+	cr_assert_eq(pipe(fds), 0);
+	cr_assert_eq(write(fds[1], b, n), (ssize_t)n); /* smaller than the pipe buffer */
+	close(fds[1]);
+	free(b);
+	int saved = dup(STDIN_FILENO);
+	cr_assert_eq(dup2(fds[0], STDIN_FILENO), STDIN_FILENO);
+	close(fds[0]);
+	nnn_status_t st = nnn_npy_map("-", &a, NULL);
+	dup2(saved, STDIN_FILENO);
+	close(saved);
+	cr_assert_eq(st, NNN_OK);
+	cr_assert_eq(a.in_place, 1);
+	same_floats(a.data, v, 3);
+	nnn_npy_unmap(&a);
 }
 
 /* Through a pipe, larger than the pipe buffer and the first read buffer. */

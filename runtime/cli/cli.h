@@ -6,6 +6,7 @@
 
 #include <nnn/context.h>
 #include <nnn/file.h>
+#include <nnn/run.h>
 #include <nnn/validate.h>
 
 /* Exit codes, documented in nnnkit --help and README.md. */
@@ -25,6 +26,7 @@ typedef struct cli_env {
 	const char *exe_dir;  /* folder of the nnnkit executable */
 	nnn_ctx_t *ctx;
 	int plugin_failed;    /* an explicitly named plugin failed */
+	int progress;         /* --progress 1, --no-progress 0, neither -1 */
 } cli_env_t;
 
 typedef struct cli_cmd {
@@ -34,8 +36,8 @@ typedef struct cli_cmd {
 	int (*run)(int argc, char **argv, cli_env_t *env);
 } cli_cmd_t;
 
-extern const cli_cmd_t cmd_info, cmd_validate, cmd_dump, cmd_convert, cmd_run, cmd_plugins, cmd_conformance, cmd_map,
-	cmd_graph;
+extern const cli_cmd_t cmd_info, cmd_validate, cmd_dump, cmd_convert, cmd_run, cmd_eval, cmd_plugins,
+	cmd_conformance, cmd_map, cmd_graph;
 
 /* The context with the plugins loaded: explicit ones first, then (unless
  * --no-default-plugins) NNN_PLUGIN_PATH and the installed folder. Failures
@@ -49,6 +51,9 @@ const char *cli_plugin_dir(const cli_env_t *env, char *buf, size_t size);
 int cli_report(const char *file, const nnn_diags_t *d, nnn_status_t st);
 /* Prints "nnnkit: CMD: message" and the usage hint; returns EXIT_USAGE. */
 int cli_usage(const cli_cmd_t *cmd, const char *fmt, ...) NNN_PRINTF(2, 3);
+/* An argument no option of cmd took: an unknown option or a second model
+ * is a usage error (printed, EXIT_USAGE); else it is the model (*model). */
+int cli_model_arg(const cli_cmd_t *cmd, const char *arg, const char **model);
 /* True when argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
 /* Prints s as a JSON string (with quotes) of n bytes. */
@@ -70,5 +75,72 @@ int cli_input_shape(const cli_cmd_t *cmd, int argc, char **argv, int *i, nnn_sha
 /* Writes n bytes to `path` atomically, or to stdout when path is "-";
  * prints what failed. Returns an exit code. */
 int cli_emit(const char *path, const void *buf, size_t n);
+
+/* The options of the commands that run a model: --batch N, --threads N,
+ * --max-tensor-bytes N. */
+typedef struct cli_run_args {
+	long batch, threads;
+	unsigned long long max_bytes; /* 0: the library's default */
+} cli_run_args_t;
+
+/* When argv[*i] is one of those options with a value, parses the value
+ * into r and steps *i past it: EXIT_VALID, or EXIT_USAGE (printed) for a
+ * bad value. -1 when argv[*i] is something else. */
+int cli_run_option(const cli_cmd_t *cmd, int argc, char **argv, int *i, cli_run_args_t *r);
+nnn_run_opts_t cli_run_opts(const cli_run_args_t *r);
+
+/* A one-line progress bar on stderr: "LABEL [####....] done/total UNIT
+ * pct% rate/s ETA t", redrawn at most 10 times a second, erased by
+ * cli_progress_end. The caller owns the struct; nothing is allocated. */
+typedef struct cli_progress {
+	int on;
+	const char *label, *unit; /* borrowed */
+	uint64_t total, done;
+	double start, last;       /* CLOCK_MONOTONIC seconds: start, last redraw */
+	int width;                /* columns the bar covers now; 0 when none is shown */
+	int cols;                 /* the terminal's width */
+} cli_progress_t;
+
+/* Seconds on CLOCK_MONOTONIC, for durations. */
+double cli_seconds(void);
+/* Whether to draw: `flag` (env->progress) when 0 or 1, else NNNKIT_PROGRESS
+ * when "0" or "1", else whether stderr is a terminal and TERM is not "dumb". */
+int cli_progress_wanted(int flag);
+/* Starts (and, when on, draws at once) a bar for `total` steps. */
+void cli_progress_start(cli_progress_t *p, int on, const char *label, const char *unit, uint64_t total);
+void cli_progress_update(cli_progress_t *p, uint64_t done);
+/* Erases the bar; call before printing anything else. Idempotent. */
+void cli_progress_end(cli_progress_t *p);
+
+/* A model run over the samples of an array in batches of one size: one
+ * plan for the full batches, one more for a shorter last batch. The caller
+ * owns the struct (start, next until done, end). */
+typedef struct cli_batches {
+	const nnn_ctx_t *ctx;
+	const nnn_model_t *m;
+	nnn_run_opts_t opts;
+	const float *x;       /* the samples, `per` floats each (borrowed) */
+	nnn_shape_t in;       /* the current plan's input shape; dims[0] is its batch size */
+	int64_t total, per;   /* samples, floats per sample */
+	nnn_plan_t *plan;
+	nnn_shape_t out;      /* a full batch's output shape */
+	int64_t out_per;      /* output floats per sample */
+	int64_t from, n;      /* the batch last run: samples [from, from + n) */
+	float *y;             /* its outputs, when next() was given no destination */
+} cli_batches_t;
+
+/* Plans for batches of min(batch, samples) of `shape` (dims[0] = samples,
+ * at least 1), whose floats are x. */
+NNN_NODISCARD nnn_status_t cli_batches_start(cli_batches_t *b, const nnn_ctx_t *ctx, const nnn_model_t *m,
+                                             const nnn_shape_t *shape, const float *x, int64_t batch,
+                                             const nnn_run_opts_t *opts, nnn_diags_t *d);
+/* True while samples are left. */
+int cli_batches_more(const cli_batches_t *b);
+/* Runs the next batch; b->from and b->n say which samples it held. Its
+ * outputs go to their place in dst (total * out_per floats) or, when dst
+ * is NULL, to b->y. */
+NNN_NODISCARD nnn_status_t cli_batches_next(cli_batches_t *b, float *dst, nnn_diags_t *d);
+/* Frees the plan and b->y. */
+void cli_batches_end(cli_batches_t *b);
 
 #endif

@@ -45,6 +45,16 @@ int cli_usage(const cli_cmd_t *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int cli_model_arg(const cli_cmd_t *cmd, const char *arg, const char **model)
+{
+	if (arg[0] == '-' && arg[1])
+		return cli_usage(cmd, "unknown option or missing value: %s", arg);
+	if (*model)
+		return cli_usage(cmd, "one model at a time");
+	*model = arg;
+	return EXIT_VALID;
+}
+
 int cli_is_help(const char *arg)
 {
 	return !strcmp(arg, "-h") || !strcmp(arg, "--help");
@@ -227,4 +237,32 @@ nnn_ctx_t *cli_ctx(cli_env_t *env)
 	}
 	nnn_diags_free(&d);
 	return env->ctx;
+}
+
+int cli_run_option(const cli_cmd_t *cmd, int argc, char **argv, int *i, cli_run_args_t *r)
+{
+	const char *opt = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+	char *end;
+	if (!v)
+		return -1;
+	if (!strcmp(opt, "--batch") || !strcmp(opt, "--threads")) {
+		long n = strtol(v, &end, 10);
+		if (*end || n < 1 || n > 1 << 20)
+			return cli_usage(cmd, "%s needs a count from 1 to 1048576, not '%s'", opt, v);
+		*(opt[2] == 'b' ? &r->batch : &r->threads) = n;
+	} else if (!strcmp(opt, "--max-tensor-bytes")) {
+		r->max_bytes = strtoull(v, &end, 10);
+		if (*end || r->max_bytes == 0 || *v == '-')
+			return cli_usage(cmd, "--max-tensor-bytes needs a byte count > 0, not '%s'", v);
+	} else {
+		return -1;
+	}
+	++*i;
+	return EXIT_VALID;
+}
+
+nnn_run_opts_t cli_run_opts(const cli_run_args_t *r)
+{
+	nnn_run_opts_t o = { .size = sizeof o, .threads = (int)r->threads, .max_tensor_bytes = r->max_bytes };
+	return o;
 }

@@ -28,6 +28,8 @@ const cli_cmd_t cmd_conformance = {
 	"                 the expected error code.\n"
 	"  --timeout S    seconds a case may take (default 10)\n"
 	"  --json         machine-readable results\n"
+	"  --progress, --no-progress  a progress bar on stderr, per case (default: only when stderr is\n"
+	"                 a terminal and TERM is not dumb; NNNKIT_PROGRESS=0/1 sets the default)\n"
 	"Exit: 0 when every case passed, 1 otherwise, 2 on usage errors.\n",
 	run,
 };
@@ -269,8 +271,13 @@ static int run(int argc, char **argv, cli_env_t *env)
 	c.failures = json_array();
 	size_t i;
 	json_t *cs;
-	json_array_foreach(cases, i, cs)
+	cli_progress_t pr;
+	cli_progress_start(&pr, cli_progress_wanted(env->progress), "conformance", "cases", json_array_size(cases));
+	json_array_foreach(cases, i, cs) {
 		one_case(&c, ctx, cs);
+		cli_progress_update(&pr, i + 1);
+	}
+	cli_progress_end(&pr);
 	int total[3] = { 0, 0, 0 };
 	for (int k = 0; k < c.nt; k++)
 		for (int r = 0; r < 3; r++)

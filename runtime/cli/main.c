@@ -16,20 +16,24 @@
 #endif
 
 static const cli_cmd_t *const commands[] = {
-	&cmd_info, &cmd_validate, &cmd_dump, &cmd_map, &cmd_graph, &cmd_convert, &cmd_run, &cmd_plugins, &cmd_conformance,
+	&cmd_info, &cmd_validate, &cmd_dump, &cmd_map, &cmd_graph, &cmd_convert, &cmd_run, &cmd_eval, &cmd_plugins,
+	&cmd_conformance,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 static int usage(FILE *f, int code)
 {
-	fprintf(f, "usage: nnnkit [--plugin FILE]... [--no-default-plugins] COMMAND [OPTIONS] ...\n"
+	fprintf(f, "usage: nnnkit [--plugin FILE]... [--no-default-plugins] [--[no-]progress] COMMAND [OPTIONS] ...\n"
 	           "       nnnkit --version\n\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
 	fprintf(f, "\nRun 'nnnkit COMMAND --help' for a command's options.\n"
 	           "Plugins: files given with --plugin (anywhere on the line), then every *.so in the folders of\n"
 	           "NNN_PLUGIN_PATH (colon-separated), then the installed plugin folder.\n"
-	           "Exit codes: 0 success, 1 invalid model, 2 usage or system error, 3 plugin error.\n"
+	           "Progress: run, eval and conformance draw a progress bar on stderr when it is a terminal\n"
+	           "and TERM is not dumb; --progress or NNNKIT_PROGRESS=1 forces it on, --no-progress or\n"
+	           "NNNKIT_PROGRESS=0 off (the option wins over the variable).\n"
+	           "Exit codes: 0 success, 1 invalid model or data, 2 usage or system error, 3 plugin error.\n"
 	           "Errors go to stderr as 'nnnkit: FILE: message'.\n");
 	return code;
 }
@@ -92,6 +96,8 @@ static int shared_options(int *argc, char **argv, cli_env_t *env)
 			env->plugins[env->nplugins++] = v;
 		} else if (!strcmp(argv[i], "--no-default-plugins")) {
 			env->no_default = 1;
+		} else if (!strcmp(argv[i], "--progress") || !strcmp(argv[i], "--no-progress")) {
+			env->progress = argv[i][2] == 'p';
 		} else if (!strcmp(argv[i], "--")) {
 			while (i < *argc)
 				argv[k++] = argv[i++];
@@ -107,7 +113,7 @@ static int shared_options(int *argc, char **argv, cli_env_t *env)
 int main(int argc, char **argv)
 {
 	static char exe[PATH_MAX];
-	cli_env_t env = { 0 };
+	cli_env_t env = { .progress = -1 };
 	int code = EXIT_USAGE;
 
 	env.plugins = calloc((size_t)argc + 1, sizeof *env.plugins);

@@ -17,18 +17,20 @@ const cli_cmd_t cmd_run = {
 	"Runs the model on X (float32 or convertible, C order, first axis = samples; '-' reads stdin)\n"
 	"in batches of N samples (default 256) and writes the outputs to Y ('-' writes stdout),\n"
 	"or prints them as text, one sample per line, when --output is not given.\n"
-	"  --max-tensor-bytes N  refuse, naming the layer, an intermediate tensor over N bytes (4 GiB)\n",
+	"  --max-tensor-bytes N  refuse, naming the layer, an intermediate tensor over N bytes (4 GiB)\n"
+	"  --progress, --no-progress  a progress bar on stderr, per batch (default: only when stderr\n"
+	"                        is a terminal and TERM is not dumb; NNNKIT_PROGRESS=0/1 sets the default)\n",
 	run,
 };
 
 typedef struct run_args {
 	const char *model, *input, *output;
-	long batch, threads;
-	unsigned long long max_bytes;
+	cli_run_args_t run;
 } run_args_t;
 
 static int parse(int argc, char **argv, run_args_t *a)
 {
+	int code;
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (cli_is_help(argv[i])) {
@@ -38,25 +40,11 @@ static int parse(int argc, char **argv, run_args_t *a)
 			a->input = v, i++;
 		} else if (!strcmp(argv[i], "--output") && v) {
 			a->output = v, i++;
-		} else if ((!strcmp(argv[i], "--batch") || !strcmp(argv[i], "--threads")) && v) {
-			char *end;
-			long n = strtol(v, &end, 10);
-			if (*end || n < 1 || n > 1 << 20)
-				return cli_usage(&cmd_run, "%s needs a count from 1 to 1048576, not '%s'", argv[i], v);
-			*(argv[i][2] == 'b' ? &a->batch : &a->threads) = n;
-			i++;
-		} else if (!strcmp(argv[i], "--max-tensor-bytes") && v) {
-			char *end;
-			a->max_bytes = strtoull(v, &end, 10);
-			if (*end || a->max_bytes == 0)
-				return cli_usage(&cmd_run, "--max-tensor-bytes needs a byte count > 0, not '%s'", v);
-			i++;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage(&cmd_run, "unknown option or missing value: %s", argv[i]);
-		} else if (a->model) {
-			return cli_usage(&cmd_run, "one model at a time");
-		} else {
-			a->model = argv[i];
+		} else if ((code = cli_run_option(&cmd_run, argc, argv, &i, &a->run)) >= 0) {
+			if (code != EXIT_VALID)
+				return code;
+		} else if ((code = cli_model_arg(&cmd_run, argv[i], &a->model)) != EXIT_VALID) {
+			return code;
 		}
 	}
 	if (!a->model || !a->input)
@@ -74,30 +62,40 @@ static void print_rows(const nnn_shape_t *s, const float *y)
 	}
 }
 
-/* Runs the samples [from, from + n) through a plan made for n samples. */
-static nnn_status_t run_batch(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_npy_t *x, int64_t from, int64_t n,
-                              const run_args_t *a, float *y, nnn_shape_t *out_shape, nnn_diags_t *d)
+/* Runs every batch into *y (allocated here: total * out_per floats), with a
+ * progress bar; sets the output shape. */
+static nnn_status_t run_all(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_npy_view_t *x, const run_args_t *a,
+                            int progress, float **y, nnn_shape_t *out_shape, nnn_diags_t *d)
 {
-	nnn_shape_t in = x->shape;
-	nnn_run_opts_t o = { .size = sizeof o, .threads = (int)a->threads, .max_tensor_bytes = a->max_bytes };
-	nnn_plan_t *p;
-	in.dims[0] = n;
-	int64_t per = nnn_shape_numel(&x->shape) / x->shape.dims[0];
-	nnn_status_t st = nnn_plan_new(ctx, m, &in, &o, &p, d);
-	if (st != NNN_OK)
-		return st;
-	*out_shape = *nnn_plan_shape(p, m->layer_count - 1);
-	int64_t out_per = nnn_shape_numel(out_shape) / n;
-	st = nnn_plan_run(p, x->data + from * per, y + from * out_per, d);
-	nnn_plan_free(p);
+	nnn_run_opts_t o = cli_run_opts(&a->run);
+	cli_batches_t b;
+	cli_progress_t pr;
+	int64_t total = x->shape.dims[0];
+	nnn_status_t st = cli_batches_start(&b, ctx, m, &x->shape, x->data, a->run.batch, &o, d);
+	if (st == NNN_OK) {
+		*out_shape = b.out;
+		out_shape->dims[0] = total;
+		if (b.out_per && total > (int64_t)(SIZE_MAX / sizeof **y) / b.out_per)
+			st = nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "",
+			                   "%" PRId64 " outputs of %" PRId64 " floats do not fit in memory", total, b.out_per);
+		else if (!(*y = malloc((size_t)(total * b.out_per) * sizeof **y + 1)))
+			st = nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory for the outputs");
+	}
+	cli_progress_start(&pr, st == NNN_OK && progress, "run", "samples", (uint64_t)total);
+	while (st == NNN_OK && cli_batches_more(&b)) {
+		st = cli_batches_next(&b, *y, d);
+		cli_progress_update(&pr, (uint64_t)(b.from + b.n));
+	}
+	cli_progress_end(&pr);
+	cli_batches_end(&b);
 	return st;
 }
 
 static int run(int argc, char **argv, cli_env_t *env)
 {
-	run_args_t a = { .batch = 256, .threads = 1 };
+	run_args_t a = { .run = { .batch = 256, .threads = 1 } };
 	nnn_diags_t d;
-	nnn_npy_t x = { 0 };
+	nnn_npy_view_t x = { 0 };
 	nnn_file_t *f = NULL;
 	float *y = NULL;
 	int code = parse(argc, argv, &a);
@@ -111,7 +109,7 @@ static int run(int argc, char **argv, cli_env_t *env)
 	nnn_status_t st = ctx ? nnn_file_open(a.model, &opts, &f, &d) : NNN_E_NOMEM;
 	if (st == NNN_OK) {
 		blame = a.input;
-		st = nnn_npy_read_file(a.input, &x, &d);
+		st = nnn_npy_map(a.input, &x, &d);
 	}
 	if (st == NNN_OK && x.shape.rank < 2)
 		st = nnn_diags_add(&d, NNN_E_INPUT_SHAPE, NNN_NO_OFFSET, "", "the input has rank %d; expected [samples, ...]",
@@ -120,29 +118,8 @@ static int run(int argc, char **argv, cli_env_t *env)
 		st = nnn_diags_add(&d, NNN_E_INPUT_SHAPE, NNN_NO_OFFSET, "", "the input has no samples");
 	nnn_shape_t out_shape = { 0 };
 	if (st == NNN_OK) {
-		const nnn_model_t *m = nnn_file_model(f);
-		int64_t total = x.shape.dims[0], b = a.batch < total ? a.batch : total;
 		blame = a.model;
-		/* A first plan tells the output size; then every full batch, then the rest. */
-		nnn_shape_t one = x.shape;
-		one.dims[0] = b;
-		nnn_plan_t *p;
-		nnn_run_opts_t o = { .size = sizeof o, .threads = (int)a.threads, .max_tensor_bytes = a.max_bytes };
-		st = nnn_plan_new(ctx, m, &one, &o, &p, &d);
-		if (st == NNN_OK) {
-			out_shape = *nnn_plan_shape(p, m->layer_count - 1);
-			int64_t per = nnn_shape_numel(&x.shape) / total, out_per = nnn_shape_numel(&out_shape) / b;
-			y = malloc((size_t)(total * out_per) * sizeof *y);
-			if (!y)
-				st = nnn_diags_add(&d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory for the outputs");
-			int64_t s = 0;
-			for (; st == NNN_OK && s + b <= total; s += b)
-				st = nnn_plan_run(p, x.data + s * per, y + s * out_per, &d);
-			nnn_plan_free(p);
-			if (st == NNN_OK && s < total)
-				st = run_batch(ctx, m, &x, s, total - s, &a, y, &one, &d);
-			out_shape.dims[0] = total;
-		}
+		st = run_all(ctx, nnn_file_model(f), &x, &a, cli_progress_wanted(env->progress), &y, &out_shape, &d);
 	}
 	if (st == NNN_OK) {
 		if (a.output) {
@@ -156,7 +133,7 @@ static int run(int argc, char **argv, cli_env_t *env)
 	if (code == EXIT_VALID && env->plugin_failed)
 		code = EXIT_PLUGIN;
 	free(y);
-	nnn_npy_free(&x);
+	nnn_npy_unmap(&x);
 	nnn_file_close(f);
 	nnn_diags_free(&d);
 	return code;

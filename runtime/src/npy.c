@@ -476,7 +476,17 @@ static nnn_status_t convert(dtype_t dt, const unsigned char *p, size_t count, ui
 
 /* ---- reading ---- */
 
-static nnn_status_t decode(const unsigned char *b, size_t len, nnn_npy_t *out, nnn_diags_t *d)
+/* Where the elements are, as the preamble and the header say. */
+typedef struct layout {
+	dtype_t dt;
+	nnn_shape_t shape;
+	size_t data_at; /* offset of the first element */
+	size_t count;   /* elements */
+} layout_t;
+
+/* Checks the preamble and the header, and the data size against the shape
+ * exactly, before anything is allocated. */
+static nnn_status_t parse(const unsigned char *b, size_t len, layout_t *lay, nnn_diags_t *d)
 {
 	char tmp[128], sh[NNN_MAX_RANK * 22 + 8];
 	size_t hstart, hlen, left;
@@ -517,16 +527,16 @@ static nnn_status_t decode(const unsigned char *b, size_t len, nnn_npy_t *out, n
 		                     "header_len is %zu but the file ends %zu bytes into the header", hlen, len - hstart);
 
 	hp_t p = { .s = b + hstart, .n = hlen, .base = hstart, .major = major, .d = d };
-	st = parse_header(&p, &dt, &out->shape, offs);
+	st = parse_header(&p, &dt, &lay->shape, offs);
 	if (st != NNN_OK)
 		return st;
-	bad = shape_count(&out->shape, &count);
+	bad = shape_count(&lay->shape, &count);
 	if (bad >= 0) {
 		char path[32];
 		snprintf(path, sizeof path, "shape[%" PRId32 "]", bad);
 		return nnn_diags_add(d, NNN_E_DIM_OVERFLOW, offs[bad], path,
 		                     "shape %s: the product of the dims passes 2^63 - 1 at %s",
-		                     fmt_shape(&out->shape, sh, sizeof sh), path);
+		                     fmt_shape(&lay->shape, sh, sizeof sh), path);
 	}
 
 	/* The data size must match exactly, and is checked before allocating. */
@@ -535,22 +545,41 @@ static nnn_status_t decode(const unsigned char *b, size_t len, nnn_npy_t *out, n
 		return nnn_diags_add(d, NNN_E_TRUNCATED, len, "data",
 		                     "shape %s of '%s' needs %" PRIu64 " elements of %u bytes, but the file ends %zu "
 		                     "bytes after the header",
-		                     fmt_shape(&out->shape, sh, sizeof sh), dtypes[dt].descr, count, dtypes[dt].size, left);
+		                     fmt_shape(&lay->shape, sh, sizeof sh), dtypes[dt].descr, count, dtypes[dt].size, left);
 	if (count * dtypes[dt].size != left)
 		return nnn_diags_add(d, NNN_E_DIM_MISMATCH, hstart + hlen + count * dtypes[dt].size, "data",
 		                     "%zu bytes after the data: shape %s of '%s' takes %" PRIu64 " bytes, the file has %zu "
 		                     "after the header; the shape is wrong or bytes were appended",
-		                     left - (size_t)(count * dtypes[dt].size), fmt_shape(&out->shape, sh, sizeof sh),
+		                     left - (size_t)(count * dtypes[dt].size), fmt_shape(&lay->shape, sh, sizeof sh),
 		                     dtypes[dt].descr, count * dtypes[dt].size, left);
 	if (count > SIZE_MAX / sizeof(float))
 		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "data", "%" PRIu64 " float32 elements do not fit in memory",
 		                     count);
-	out->data = nnn_mem_big((size_t)count * sizeof(float));
-	if (!out->data)
-		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "data", "cannot allocate %" PRIu64 " float32 elements",
-		                     count);
-	out->count = (size_t)count;
-	return convert(dt, b + hstart + hlen, (size_t)count, hstart + hlen, out->data, d);
+	lay->dt = dt;
+	lay->data_at = hstart + hlen;
+	lay->count = (size_t)count;
+	return NNN_OK;
+}
+
+/* The elements of a parsed file as float32, in a new buffer (*out). */
+static nnn_status_t convert_new(const unsigned char *b, const layout_t *lay, float **out, nnn_diags_t *d)
+{
+	*out = nnn_mem_big(lay->count * sizeof(float));
+	if (!*out)
+		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "data", "cannot allocate %zu float32 elements",
+		                     lay->count);
+	return convert(lay->dt, b + lay->data_at, lay->count, lay->data_at, *out, d);
+}
+
+static nnn_status_t decode(const unsigned char *b, size_t len, nnn_npy_t *out, nnn_diags_t *d)
+{
+	layout_t lay;
+	nnn_status_t st = parse(b, len, &lay, d);
+	if (st != NNN_OK)
+		return st;
+	out->shape = lay.shape;
+	out->count = lay.count;
+	return convert_new(b, &lay, &out->data, d);
 }
 
 nnn_status_t nnn_npy_read_mem(const void *buf, size_t len, nnn_npy_t *out, nnn_diags_t *diags)
@@ -606,21 +635,32 @@ static nnn_status_t read_all(int fd, const char *name, unsigned char **buf, size
 	return NNN_OK;
 }
 
-nnn_status_t nnn_npy_read_file(const char *path, nnn_npy_t *out, nnn_diags_t *diags)
+/* A file's bytes: mapped when it is a regular file of known size, else read
+ * to EOF into a malloc'd buffer (pipes, terminals, devices). */
+typedef struct src {
+	const unsigned char *b;
+	size_t n;
+	int mapped;
+} src_t;
+
+static void src_drop(src_t *s)
 {
-	int is_stdin, fd;
+	if (s->mapped)
+		munmap((void *)s->b, s->n);
+	else
+		free((void *)s->b);
+	memset(s, 0, sizeof *s);
+}
+
+/* "-" is standard input; names in messages are the caller's path. */
+static nnn_status_t src_load(const char *path, src_t *s, nnn_diags_t *diags)
+{
+	int is_stdin = !strcmp(path, "-"), fd;
 	struct stat sb;
 	nnn_status_t st;
-	unsigned char *b;
-	size_t n;
-
-	if (!out)
-		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_read_file: out is NULL");
-	memset(out, 0, sizeof *out);
-	if (!path)
-		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_read_file: path is NULL");
-	is_stdin = !strcmp(path, "-");
 	const char *name = is_stdin ? "standard input" : path;
+
+	memset(s, 0, sizeof *s);
 	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot open %s: %s", path, strerror(errno));
@@ -636,19 +676,96 @@ nnn_status_t nnn_npy_read_file(const char *path, nnn_npy_t *out, nnn_diags_t *di
 		if (m == MAP_FAILED) {
 			st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot map %s: %s", name, strerror(errno));
 		} else {
-			st = nnn_npy_read_mem(m, (size_t)sb.st_size, out, diags);
-			munmap(m, (size_t)sb.st_size);
+			s->b = m;
+			s->n = (size_t)sb.st_size;
+			s->mapped = 1;
+			st = NNN_OK;
 		}
 	} else {
-		st = read_all(fd, name, &b, &n, diags);
-		if (st == NNN_OK) {
-			st = nnn_npy_read_mem(b, n, out, diags);
-			free(b);
-		}
+		unsigned char *b;
+		st = read_all(fd, name, &b, &s->n, diags);
+		s->b = b;
 	}
 	if (!is_stdin)
 		close(fd);
 	return st;
+}
+
+/* The file readers' start: checks the arguments of `fn`, zeroes *out
+ * (out_size bytes) and loads the bytes of `path` into *s (zeroed on failure,
+ * so that src_drop is always safe). */
+static nnn_status_t load_checked(const char *fn, const char *path, void *out, size_t out_size, src_t *s,
+                                 nnn_diags_t *diags)
+{
+	memset(s, 0, sizeof *s);
+	if (!out)
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "%s: out is NULL", fn);
+	memset(out, 0, out_size);
+	if (!path)
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "%s: path is NULL", fn);
+	return src_load(path, s, diags);
+}
+
+nnn_status_t nnn_npy_read_file(const char *path, nnn_npy_t *out, nnn_diags_t *diags)
+{
+	src_t s;
+	nnn_status_t st = load_checked("nnn_npy_read_file", path, out, sizeof *out, &s, diags);
+	if (st == NNN_OK)
+		st = nnn_npy_read_mem(s.b, s.n, out, diags);
+	src_drop(&s);
+	return st;
+}
+
+static int host_little_endian(void)
+{
+	const uint16_t one = 1;
+	unsigned char first;
+	memcpy(&first, &one, 1);
+	return first == 1;
+}
+
+nnn_status_t nnn_npy_map(const char *path, nnn_npy_view_t *out, nnn_diags_t *diags)
+{
+	src_t s;
+	layout_t lay;
+	nnn_status_t st = load_checked("nnn_npy_map", path, out, sizeof *out, &s, diags);
+	if (st == NNN_OK)
+		st = parse(s.b ? s.b : (const unsigned char *)"", s.n, &lay, diags);
+	if (st != NNN_OK) {
+		src_drop(&s);
+		return st;
+	}
+	out->shape = lay.shape;
+	out->count = lay.count;
+	/* numpy aligns the data to 64 bytes, so '<f4' data is usable in place. */
+	if (lay.dt == DT_F4 && host_little_endian() && (uintptr_t)(s.b + lay.data_at) % _Alignof(float) == 0) {
+		out->data = (const float *)(const void *)(s.b + lay.data_at);
+		out->in_place = 1;
+		out->base_ = s.b;
+		out->base_size_ = s.n;
+		out->base_mapped_ = s.mapped;
+		return NNN_OK;
+	}
+	float *copy;
+	st = convert_new(s.b, &lay, &copy, diags);
+	src_drop(&s);
+	if (st != NNN_OK) {
+		free(copy);
+		memset(out, 0, sizeof *out);
+		return st;
+	}
+	out->data = copy;
+	out->base_ = copy;
+	return NNN_OK;
+}
+
+void nnn_npy_unmap(nnn_npy_view_t *v)
+{
+	if (!v)
+		return;
+	src_t s = { v->base_, v->base_size_, v->base_mapped_ };
+	src_drop(&s);
+	memset(v, 0, sizeof *v);
 }
 
 void nnn_npy_free(nnn_npy_t *a)

@@ -51,6 +51,31 @@ NNN_NODISCARD nnn_status_t nnn_npy_read_mem(const void *buf, size_t len, nnn_npy
  * files are mapped, pipes and devices read to EOF. */
 NNN_NODISCARD nnn_status_t nnn_npy_read_file(const char *path, nnn_npy_t *out, nnn_diags_t *diags);
 
+/* A read-only view of the array in a .npy file, for inputs too large to
+ * hold twice. When the file holds '<f4' on a little-endian host, `data`
+ * points into the file's bytes (in_place = 1: nothing copied; a regular
+ * file is mapped and its pages read as they are used, a pipe is read once);
+ * any other dtype is converted into a new buffer as nnn_npy_read_file
+ * does. Same checks, errors and "-" as nnn_npy_read_file.
+ * Owned: release with nnn_npy_unmap; `data` is valid until then, and, as
+ * with nnn_file_open, the file must not be truncated while mapped. */
+typedef struct nnn_npy_view {
+	nnn_shape_t shape;
+	const float *data;
+	size_t count;
+	int in_place;
+	/* private: what nnn_npy_unmap releases */
+	const void *base_;
+	size_t base_size_;
+	int base_mapped_;
+} nnn_npy_view_t;
+
+/* On failure *out is zeroed. */
+NNN_NODISCARD nnn_status_t nnn_npy_map(const char *path, nnn_npy_view_t *out, nnn_diags_t *diags);
+
+/* Releases the view and zeroes *v; NULL and a zeroed view are harmless. */
+void nnn_npy_unmap(nnn_npy_view_t *v);
+
 /* Writes `data` (the product of shape's dims floats, C order; may be NULL
  * when that product is 0) as a float32 .npy file. "-" writes to standard
  * output; any other path is replaced atomically (nnn_write_atomic). */

@@ -1,0 +1,440 @@
+/* eval.c: `nnnkit eval MODEL --inputs X.npy --labels Y.npy`: accuracy,
+ * per-class precision and recall, and the confusion matrix of a classifier
+ * over a labelled data set. */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nnn/npy.h>
+
+#include "cli.h"
+
+/* The confusion matrix is classes^2 counters: 8 MiB at this many. */
+#define CLASSES_MAX 1024
+/* Wider matrices are left to --json. */
+#define TEXT_MATRIX_MAX 20
+
+static int run(int argc, char **argv, cli_env_t *env);
+
+const cli_cmd_t cmd_eval = {
+	"eval", "accuracy and confusion matrix over a labelled data set",
+	"usage: nnnkit eval MODEL --inputs X.npy --labels Y.npy [--batch N] [--threads N] [--json]\n"
+	"                   [--input-shape 1,D,...] [--max-tensor-bytes N]\n"
+	"Runs the model on the samples of X (first axis = samples; '<f4' is read in place from the\n"
+	"file, other dtypes are converted) in batches of N (default 64). The predicted class is the\n"
+	"argmax of the output's last axis (the lowest class on ties); it is compared with Y, and the\n"
+	"accuracy, each class's precision and recall, and the confusion matrix (rows: true class,\n"
+	"columns: predicted) are printed.\n"
+	"Y holds, for every sample, either a class index (shape [n] or [n, 1]; any dtype, as long\n"
+	"as the values are whole numbers from 0 to classes - 1) or a one-hot row (shape [n, classes];\n"
+	"the largest value of a row, which must be unique, is its class).\n"
+	"  --input-shape 1,D,... the model's input shape, as for validate (e.g. 1,28,28,1; the first\n"
+	"                        axis, the batch, is ignored): reshapes X's samples, which must have\n"
+	"                        as many values\n"
+	"  --json                the result as one JSON object: n, classes, correct, accuracy,\n"
+	"                        per_class [{class, support, predicted, precision, recall}],\n"
+	"                        confusion (rows: true class), seconds\n"
+	"  --max-tensor-bytes N  refuse, naming the layer, an intermediate tensor over N bytes (4 GiB)\n"
+	"  --progress, --no-progress  a progress bar on stderr, per batch (default: only when stderr\n"
+	"                        is a terminal and TERM is not dumb; NNNKIT_PROGRESS=0/1 sets the default)\n"
+	"Exit: 0 done, 1 the model, X or Y is invalid or they do not fit together (sample counts,\n"
+	"label values, output classes), 2 usage or I/O error, 3 plugin error.\n",
+	run,
+};
+
+typedef struct eval_args {
+	const char *model, *inputs, *labels;
+	cli_run_args_t run;
+	int json, reshape;
+	nnn_shape_t shape; /* --input-shape: dims[0] is ignored */
+} eval_args_t;
+
+/* What was counted. Predictions are compared per output position: one per
+ * sample for an output [n, classes]. */
+typedef struct tally {
+	int64_t classes, per;  /* classes; positions per sample */
+	int64_t n, correct;    /* samples; correct positions */
+	int64_t *cm;           /* classes x classes: [true][predicted] */
+	int one_hot;           /* the labels were one-hot rows */
+	double seconds;
+} tally_t;
+
+/* Prints "nnnkit: FILE: message" for data that does not fit; EXIT_INVALID. */
+static int bad_data(const char *file, const char *fmt, ...) NNN_PRINTF(2, 3);
+
+static int bad_data(const char *file, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "nnnkit: %s: ", file);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_INVALID;
+}
+
+/* Returns EXIT_VALID, EXIT_USAGE, or -1 after --help. */
+static int parse(int argc, char **argv, eval_args_t *a)
+{
+	int code;
+	for (int i = 1; i < argc; i++) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (cli_is_help(argv[i])) {
+			fputs(cmd_eval.help, stdout);
+			return -1;
+		} else if (!strcmp(argv[i], "--inputs") && v) {
+			a->inputs = v, i++;
+		} else if (!strcmp(argv[i], "--labels") && v) {
+			a->labels = v, i++;
+		} else if (!strcmp(argv[i], "--json")) {
+			a->json = 1;
+		} else if (!strcmp(argv[i], "--input-shape") && v) {
+			nnn_diags_t d;
+			nnn_diags_init(&d);
+			code = nnn_shape_parse(v, &a->shape, &d) == NNN_OK ? EXIT_VALID
+			                                                    : cli_usage(&cmd_eval, "%s", d.v[0].msg);
+			nnn_diags_free(&d);
+			if (code != EXIT_VALID)
+				return code;
+			a->reshape = 1, i++;
+		} else if ((code = cli_run_option(&cmd_eval, argc, argv, &i, &a->run)) >= 0) {
+			if (code != EXIT_VALID)
+				return code;
+		} else if ((code = cli_model_arg(&cmd_eval, argv[i], &a->model)) != EXIT_VALID) {
+			return code;
+		}
+	}
+	if (!a->model || !a->inputs || !a->labels)
+		return cli_usage(&cmd_eval, "%s", !a->model ? "no model given" : !a->inputs ? "no --inputs given"
+		                                                                            : "no --labels given");
+	return EXIT_VALID;
+}
+
+/* X must be [samples, ...] with at least one sample; --input-shape
+ * reshapes it. */
+static int check_inputs(const eval_args_t *a, nnn_npy_view_t *x)
+{
+	char sh[256];
+	if (x->shape.rank < 1 || x->shape.dims[0] == 0)
+		return bad_data(a->inputs, "shape %s: no samples; expected an array [samples, ...] with at least one",
+		                nnn_shape_format(&x->shape, sh, sizeof sh));
+	int64_t n = x->shape.dims[0], per = (int64_t)x->count / n;
+	if (!a->reshape) {
+		if (x->shape.rank < 2)
+			return bad_data(a->inputs,
+			                "shape %s: one value per sample; expected [samples, ...] (or give --input-shape)",
+			                nnn_shape_format(&x->shape, sh, sizeof sh));
+		return EXIT_VALID;
+	}
+	nnn_shape_t want = a->shape;
+	want.dims[0] = 1;
+	if (nnn_shape_numel(&want) != per) {
+		char s2[256];
+		return bad_data(a->inputs, "shape %s: %" PRId64 " values per sample, but --input-shape %s takes %" PRId64
+		                "; expected the model's input shape with any batch size, as for validate",
+		                nnn_shape_format(&x->shape, sh, sizeof sh), per, nnn_shape_format(&a->shape, s2, sizeof s2),
+		                nnn_shape_numel(&want));
+	}
+	want.dims[0] = n;
+	x->shape = want;
+	return EXIT_VALID;
+}
+
+/* The label shapes that fit an output shape (dims[0] = samples): class
+ * indices (the output without its class axis) or one-hot rows (the output). */
+static void expected_shapes(const nnn_shape_t *out, int64_t n, char *buf, size_t size)
+{
+	char a[256], b[256];
+	nnn_shape_t idx = *out, hot = *out;
+	idx.dims[0] = hot.dims[0] = n;
+	idx.rank--;
+	snprintf(buf, size, "%s (class indices) or %s (one-hot rows)", nnn_shape_format(&idx, a, sizeof a),
+	         nnn_shape_format(&hot, b, sizeof b));
+}
+
+/* A class index label: the class, or -1 when v is not a whole number from
+ * 0 to classes - 1 (NaN included). */
+static int32_t index_class(float v, int64_t classes)
+{
+	return v >= 0 && v < (float)classes && v == floorf(v) ? (int32_t)v : -1;
+}
+
+/* A one-hot row: its class, or -1 when it has no single largest value. */
+static int32_t row_class(const float *row, int64_t classes)
+{
+	int64_t best = 0, ties = 0;
+	for (int64_t c = 1; c < classes; c++) {
+		if (row[c] > row[best])
+			best = c, ties = 0;
+		else if (row[c] == row[best])
+			ties++;
+	}
+	return ties || !isfinite(row[best]) ? -1 : (int32_t)best;
+}
+
+/* The true class of every position, from Y; checks every label first so
+ * that a bad one is found before the model runs. *truth is returned (free). */
+static int label_classes(const eval_args_t *a, const nnn_npy_t *y, const nnn_shape_t *out, tally_t *t,
+                         int32_t **truth)
+{
+	char sh[256], want[600];
+	int64_t n = t->n, C = t->classes, per = y->shape.rank ? (int64_t)y->count / n : 0;
+	expected_shapes(out, n, want, sizeof want);
+	if (y->shape.rank < 1)
+		return bad_data(a->labels, "a single value, not one label per sample; expected %s", want);
+	if (y->shape.dims[0] != n)
+		return bad_data(a->labels,
+		                "shape[0]: %" PRId64 " labels for %" PRId64 " samples in %s; expected one label per sample "
+		                "(are both files from the same data set?)",
+		                y->shape.dims[0], n, a->inputs);
+	if (per != t->per && per != t->per * C)
+		return bad_data(a->labels, "shape %s: %" PRId64 " values per sample, but the model gives %" PRId64
+		                " class scores per sample; expected %s",
+		                nnn_shape_format(&y->shape, sh, sizeof sh), per, t->per * C, want);
+	t->one_hot = per != t->per;
+	int64_t count = n * t->per, bad = 0, first = -1;
+	/* count <= the floats Y holds: bounded by what is already in memory. */
+	*truth = malloc((size_t)count * sizeof **truth + 1);
+	if (!*truth) {
+		fprintf(stderr, "nnnkit: %s: no memory for %" PRId64 " labels\n", a->labels, count);
+		return EXIT_USAGE;
+	}
+	for (int64_t i = 0; i < count; i++) {
+		int32_t c = t->one_hot ? row_class(y->data + i * C, C) : index_class(y->data[i], C);
+		(*truth)[i] = c;
+		if (c < 0 && !bad++)
+			first = i;
+	}
+	if (!bad)
+		return EXIT_VALID;
+	char more[64] = "";
+	if (bad > 1)
+		snprintf(more, sizeof more, " (%" PRId64 " labels like it in all)", bad);
+	if (t->one_hot)
+		return bad_data(a->labels,
+		                "row %" PRId64 " (data[%" PRId64 "...]) has no single largest value%s; expected one-hot rows "
+		                "(a 1 for the class, 0 elsewhere), or %s",
+		                first, first * C, more, want);
+	float v = y->data[first];
+	if (v != floorf(v) || isnan(v))
+		return bad_data(a->labels,
+		                "data[%" PRId64 "]: label %.9g is not a class index%s; expected a whole number from 0 to %" PRId64
+		                " (save labels as integers, e.g. y.astype('int64'), or as one-hot rows)",
+		                first, (double)v, more, C - 1);
+	return bad_data(a->labels,
+	                "data[%" PRId64 "]: label %.9g is outside the model's %" PRId64 " classes%s; expected 0 to %" PRId64
+	                " (are the labels for this model? labels counted from 1 need y - 1)",
+	                first, (double)v, C, more, C - 1);
+}
+
+/* Counts one batch's predictions. */
+static void count_batch(tally_t *t, const cli_batches_t *b, const int32_t *truth)
+{
+	int64_t C = t->classes, positions = b->n * t->per;
+	const int32_t *want = truth + b->from * t->per;
+	for (int64_t j = 0; j < positions; j++) {
+		const float *row = b->y + j * C;
+		int64_t best = 0;
+		for (int64_t c = 1; c < C; c++)
+			if (row[c] > row[best])
+				best = c;
+		t->cm[want[j] * C + best]++;
+		t->correct += want[j] == best;
+	}
+}
+
+/* The classes: the last axis of the planned output, which the labels are
+ * then checked against. */
+static int classes_of(const eval_args_t *a, const cli_batches_t *b, tally_t *t)
+{
+	char sh[256];
+	const nnn_shape_t *out = &b->out;
+	t->classes = out->rank >= 2 ? out->dims[out->rank - 1] : 0;
+	if (t->classes < 2 || t->classes > CLASSES_MAX)
+		return bad_data(a->model,
+		                "its output %s has a last axis of %" PRId64 "; eval takes the argmax over that axis and "
+		                "needs 2 to %d classes (nnnkit run gives the raw outputs)",
+		                nnn_shape_format(out, sh, sizeof sh), t->classes, CLASSES_MAX);
+	t->per = b->out_per / t->classes;
+	return EXIT_VALID;
+}
+
+/* How often class c was the true class (support) and the predicted one. */
+static void class_counts(const tally_t *t, int64_t c, int64_t *support, int64_t *predicted)
+{
+	*support = *predicted = 0;
+	for (int64_t k = 0; k < t->classes; k++) {
+		*support += t->cm[c * t->classes + k];
+		*predicted += t->cm[k * t->classes + c];
+	}
+}
+
+static void print_text(const eval_args_t *a, const tally_t *t)
+{
+	int64_t C = t->classes, total = t->n * t->per, most = C - 1;
+	printf("model:    %s\ninputs:   %s\nlabels:   %s (%s)\n", a->model, a->inputs, a->labels,
+	       t->one_hot ? "one-hot rows" : "class indices");
+	printf("accuracy: %.4f (%" PRId64 " of %" PRId64 " correct)\n", total ? (double)t->correct / (double)total : 0.0,
+	       t->correct, total);
+	printf("time:     %.3f s for %" PRId64 " samples (%.0f samples/s)\n\n", t->seconds, t->n,
+	       t->seconds > 0 ? (double)t->n / t->seconds : 0.0);
+	printf("%5s %9s %9s %9s %9s\n", "class", "support", "predicted", "precision", "recall");
+	for (int64_t c = 0; c < C; c++) {
+		int64_t support, predicted, hit = t->cm[c * C + c];
+		class_counts(t, c, &support, &predicted);
+		printf("%5" PRId64 " %9" PRId64 " %9" PRId64, c, support, predicted);
+		if (predicted)
+			printf(" %9.4f", (double)hit / (double)predicted);
+		else
+			printf(" %9s", "-");
+		if (support)
+			printf(" %9.4f\n", (double)hit / (double)support);
+		else
+			printf(" %9s\n", "-");
+	}
+	if (C > TEXT_MATRIX_MAX) {
+		printf("\nconfusion matrix: %" PRId64 " x %" PRId64 ", too wide to print (--json has it)\n", C, C);
+		return;
+	}
+	for (int64_t i = 0; i < C * C; i++)
+		most = t->cm[i] > most ? t->cm[i] : most;
+	int width = snprintf(NULL, 0, "%" PRId64, most);
+	width = width < 4 ? 4 : width;
+	printf("\nconfusion matrix (rows: true class, columns: predicted)\n%9s", "true\\pred");
+	for (int64_t c = 0; c < C; c++)
+		printf(" %*" PRId64, width, c);
+	for (int64_t r = 0; r < C; r++) {
+		printf("\n%9" PRId64, r);
+		for (int64_t c = 0; c < C; c++)
+			printf(" %*" PRId64, width, t->cm[r * C + c]);
+	}
+	putchar('\n');
+}
+
+/* A ratio, or null when nothing was counted. */
+static json_t *ratio(int64_t num, int64_t den)
+{
+	return den ? json_real((double)num / (double)den) : json_null();
+}
+
+static void print_json(const eval_args_t *a, const tally_t *t)
+{
+	int64_t C = t->classes, total = t->n * t->per;
+	json_t *per_class = json_array(), *cm = json_array();
+	for (int64_t c = 0; c < C; c++) {
+		int64_t support, predicted, hit = t->cm[c * C + c];
+		json_t *row = json_array();
+		class_counts(t, c, &support, &predicted);
+		for (int64_t k = 0; k < C; k++)
+			json_array_append_new(row, json_integer(t->cm[c * C + k]));
+		json_array_append_new(cm, row);
+		json_array_append_new(per_class, json_pack("{s:I, s:I, s:I, s:o, s:o}", "class", (json_int_t)c, "support",
+		                                           (json_int_t)support, "predicted", (json_int_t)predicted,
+		                                           "precision", ratio(hit, predicted), "recall", ratio(hit, support)));
+	}
+	json_t *out = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:f}", "model", a->model,
+	                        "inputs", a->inputs, "labels", a->labels, "label_kind",
+	                        t->one_hot ? "one-hot" : "indices", "n", (json_int_t)t->n, "compared",
+	                        (json_int_t)total, "classes", (json_int_t)C, "correct", (json_int_t)t->correct,
+	                        "accuracy", ratio(t->correct, total), "per_class", per_class, "confusion", cm, "seconds",
+	                        t->seconds);
+	json_dumpf(out, stdout, JSON_PRESERVE_ORDER | JSON_COMPACT);
+	putchar('\n');
+	json_decref(out);
+}
+
+/* Runs every batch with a progress bar and counts. */
+static nnn_status_t evaluate(cli_batches_t *b, tally_t *t, const int32_t *truth, int progress, nnn_diags_t *d)
+{
+	cli_progress_t pr;
+	nnn_status_t st = NNN_OK;
+	cli_progress_start(&pr, progress, "eval", "samples", (uint64_t)t->n);
+	while (st == NNN_OK && cli_batches_more(b)) {
+		st = cli_batches_next(b, NULL, d);
+		if (st == NNN_OK)
+			count_batch(t, b, truth);
+		cli_progress_update(&pr, (uint64_t)(b->from + b->n));
+	}
+	cli_progress_end(&pr);
+	return st;
+}
+
+/* Opens the three files and checks that they fit together; EXIT_VALID
+ * with the batches planned, the classes known and every label checked. */
+static int prepare(const eval_args_t *a, cli_env_t *env, nnn_file_t **f, nnn_npy_view_t *x, cli_batches_t *b,
+                   tally_t *t, int32_t **truth, nnn_diags_t *d)
+{
+	nnn_npy_t y = { 0 };
+	nnn_ctx_t *ctx = cli_ctx(env);
+	nnn_decode_opts_t opts = { .ctx = ctx };
+	nnn_run_opts_t ro = cli_run_opts(&a->run);
+	nnn_status_t st = ctx ? nnn_file_open(a->model, &opts, f, d) : NNN_E_NOMEM;
+	if (st != NNN_OK)
+		return cli_report(a->model, d, st);
+	st = nnn_npy_map(a->inputs, x, d);
+	if (st != NNN_OK)
+		return cli_report(a->inputs, d, st);
+	int code = check_inputs(a, x);
+	if (code != EXIT_VALID)
+		return code;
+	st = nnn_npy_read_file(a->labels, &y, d);
+	if (st != NNN_OK)
+		return cli_report(a->labels, d, st);
+	t->n = x->shape.dims[0];
+	st = cli_batches_start(b, ctx, nnn_file_model(*f), &x->shape, x->data, a->run.batch, &ro, d);
+	if (st != NNN_OK)
+		code = cli_report(a->model, d, st);
+	else if ((code = classes_of(a, b, t)) == EXIT_VALID)
+		code = label_classes(a, &y, &b->out, t, truth);
+	nnn_npy_free(&y); /* the classes are in truth now */
+	return code;
+}
+
+static int eval_files(const eval_args_t *a, cli_env_t *env, nnn_diags_t *d)
+{
+	nnn_file_t *f = NULL;
+	nnn_npy_view_t x = { 0 };
+	cli_batches_t b = { 0 };
+	tally_t t = { 0 };
+	int32_t *truth = NULL;
+	double t0 = cli_seconds();
+	int code = prepare(a, env, &f, &x, &b, &t, &truth, d);
+	if (code == EXIT_VALID) {
+		nnn_status_t st = NNN_E_NOMEM;
+		t.cm = calloc((size_t)(t.classes * t.classes), sizeof *t.cm);
+		if (!t.cm)
+			nnn_diags_add(d, st, NNN_NO_OFFSET, "", "no memory for the confusion matrix");
+		else
+			st = evaluate(&b, &t, truth, cli_progress_wanted(env->progress), d);
+		t.seconds = cli_seconds() - t0;
+		if (st == NNN_OK)
+			(a->json ? print_json : print_text)(a, &t);
+		else
+			code = cli_report(a->model, d, st);
+	}
+	if (code == EXIT_VALID && env->plugin_failed)
+		code = EXIT_PLUGIN;
+	free(t.cm);
+	free(truth);
+	cli_batches_end(&b);
+	nnn_npy_unmap(&x);
+	nnn_file_close(f);
+	return code;
+}
+
+static int run(int argc, char **argv, cli_env_t *env)
+{
+	eval_args_t a = { .run = { .batch = 64, .threads = 1 } };
+	nnn_diags_t d;
+	int code = parse(argc, argv, &a);
+	if (code != EXIT_VALID)
+		return code < 0 ? EXIT_VALID : code;
+	nnn_diags_init(&d);
+	code = eval_files(&a, env, &d);
+	nnn_diags_free(&d);
+	return code;
+}

@@ -1,0 +1,40 @@
+/* clirun.c: see clirun.h. */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clirun.h"
+
+static void slurp(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = 0;
+	if (f) {
+		n = fread(buf, 1, size - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	unlink(path);
+}
+
+const char *nnnkit_bin(void)
+{
+	return getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
+}
+
+void nnnkit_env(run_t *r, const char *pre, const char *args)
+{
+	char out[] = "/tmp/nnncli.out.XXXXXX", err[] = "/tmp/nnncli.err.XXXXXX", cmd[4096];
+	close(mkstemp(out));
+	close(mkstemp(err));
+	snprintf(cmd, sizeof cmd, "%s%s%s%s %s >%s 2>%s </dev/null", pre[0] ? "env " : "", pre, pre[0] ? " " : "",
+	         nnnkit_bin(), args, out, err);
+	int st = system(cmd);
+	cr_assert(WIFEXITED(st), "nnnkit %s: did not exit normally", args);
+	r->code = WEXITSTATUS(st);
+	slurp(out, r->out, sizeof r->out);
+	slurp(err, r->err, sizeof r->err);
+}

@@ -1,0 +1,22 @@
+/* clirun.h: runs the nnnkit executable as a user would, for the CLI tests.
+ * The binary is $NNNKIT (set by make test), or build/nnnkit. */
+#ifndef NNN_TEST_CLIRUN_H
+#define NNN_TEST_CLIRUN_H
+
+typedef struct run {
+	int code;
+	char out[65536];
+	char err[16384];
+} run_t;
+
+/* The path of the nnnkit executable. */
+const char *nnnkit_bin(void);
+
+/* Runs `env PRE nnnkit ARGS` through the shell (PRE such as
+ * "NNNKIT_PROGRESS=1" or "-u TERM"; "" runs nnnkit directly) with stdin
+ * from /dev/null; fills the exit code, stdout and stderr (each cut to its
+ * buffer). */
+void nnnkit_env(run_t *r, const char *pre, const char *args);
+#define nnnkit(r, args) nnnkit_env((r), "", (args))
+
+#endif
