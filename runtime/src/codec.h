@@ -25,6 +25,12 @@ typedef struct nnn_arena {
 void *nnn_arena_alloc(nnn_arena_t *a, size_t size);
 void nnn_arena_free(nnn_arena_t *a);
 
+/* A buffer of n bytes that is about to be filled whole (a model's copy, an
+ * encoding); free with free(). From 2 MiB up it is made of whole 2 MiB
+ * pages advised to be huge pages: filling fresh memory costs a page fault
+ * per page, and per 4 KiB page those cost more than the copy itself. */
+void *nnn_alloc_big(size_t n);
+
 /* ---- field paths ("layers[2].weights.dims[1]") ---- */
 
 typedef struct nnn_path {
