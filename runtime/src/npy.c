@@ -21,6 +21,8 @@
 #include <nnn/file.h>
 #include <nnn/npy.h>
 
+#include "codec.h"
+
 #define NPY_MAGIC "\x93" "NUMPY"
 #define NPY_MAGIC_LEN 6
 #define NPY_ALIGN 64           /* numpy's ARRAY_ALIGN */
@@ -469,7 +471,11 @@ static nnn_status_t convert(dtype_t dt, const unsigned char *p, size_t count, ui
 
 /* ---- reading ---- */
 
-static nnn_status_t decode(const unsigned char *b, size_t len, nnn_npy_t *out, nnn_diags_t *d)
+/* Checks everything up to the data of a file of `len` bytes, reading only
+ * its preamble and header from b; fills out->shape, *count, the dtype and
+ * the data's offset. */
+static nnn_status_t parse(const unsigned char *b, size_t len, nnn_npy_t *out, uint64_t *count_out, dtype_t *dt_out,
+                          size_t *data_at, nnn_diags_t *d)
 {
 	char tmp[128], sh[NNN_MAX_RANK * 22 + 8];
 	size_t hstart, hlen, left;
@@ -538,12 +544,34 @@ static nnn_status_t decode(const unsigned char *b, size_t len, nnn_npy_t *out, n
 	if (count > SIZE_MAX / sizeof(float))
 		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "data", "%" PRIu64 " float32 elements do not fit in memory",
 		                     count);
-	out->data = malloc(count ? (size_t)count * sizeof(float) : sizeof(float));
+	*count_out = count;
+	*dt_out = dt;
+	*data_at = hstart + hlen;
+	return NNN_OK;
+}
+
+/* The array for out->count floats (never NULL when it succeeds). */
+static nnn_status_t alloc_data(nnn_npy_t *out, nnn_diags_t *d)
+{
+	out->data = nnn_alloc_big(out->count ? out->count * sizeof(float) : sizeof(float));
 	if (!out->data)
-		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "data", "cannot allocate %" PRIu64 " float32 elements",
-		                     count);
+		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "data", "cannot allocate %zu float32 elements",
+		                     out->count);
+	return NNN_OK;
+}
+
+static nnn_status_t decode(const unsigned char *b, size_t len, nnn_npy_t *out, nnn_diags_t *d)
+{
+	uint64_t count;
+	dtype_t dt;
+	size_t at;
+	nnn_status_t st = parse(b, len, out, &count, &dt, &at, d);
+	if (st != NNN_OK)
+		return st;
 	out->count = (size_t)count;
-	return convert(dt, b + hstart + hlen, (size_t)count, hstart + hlen, out->data, d);
+	if ((st = alloc_data(out, d)) != NNN_OK)
+		return st;
+	return convert(dt, b + at, (size_t)count, at, out->data, d);
 }
 
 nnn_status_t nnn_npy_read_mem(const void *buf, size_t len, nnn_npy_t *out, nnn_diags_t *diags)
@@ -599,6 +627,61 @@ static nnn_status_t read_all(int fd, const char *name, unsigned char **buf, size
 	return NNN_OK;
 }
 
+/* Reads exactly n bytes at `at`; false on a short read or an error. */
+static bool pread_all(int fd, void *buf, size_t n, size_t at)
+{
+	unsigned char *p = buf;
+	while (n) {
+		ssize_t k = pread(fd, p, n, (off_t)at);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		p += k;
+		at += (size_t)k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+/* A regular file of little-endian float32 data, the common case: parse
+ * the header from its first bytes, then read(2) the data straight into the
+ * array. The file is never mapped, so it is neither held in memory twice
+ * nor faulted in page by page. Whatever else, and any problem, gives false:
+ * the general path then reads the file and says what is wrong. */
+static bool read_f4_direct(int fd, size_t size, nnn_npy_t *out)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	unsigned char pre[12], *h;
+	uint64_t count;
+	dtype_t dt;
+	size_t at, hstart, hlen;
+	bool good;
+	if (size < sizeof pre || !pread_all(fd, pre, sizeof pre, 0) || memcmp(pre, NPY_MAGIC, NPY_MAGIC_LEN) != 0 ||
+	    pre[6] < 1 || pre[6] > 3)
+		return false;
+	hstart = pre[6] == 1 ? 10 : 12;
+	hlen = pre[6] == 1 ? (size_t)pre[8] | (size_t)pre[9] << 8 : (size_t)nnn_le_u32(pre + 8);
+	if (hlen > ((size_t)1 << 16) || hlen > size - hstart || !(h = malloc(hstart + hlen)))
+		return false;
+	good = pread_all(fd, h, hstart + hlen, 0) && parse(h, size, out, &count, &dt, &at, NULL) == NNN_OK &&
+	       dt == DT_F4;
+	free(h);
+	if (good) {
+		out->count = (size_t)count;
+		good = alloc_data(out, NULL) == NNN_OK && pread_all(fd, out->data, out->count * sizeof(float), at);
+	}
+	if (!good)
+		nnn_npy_free(out);
+	return good;
+#else
+	(void)fd;
+	(void)size;
+	(void)out;
+	return false;
+#endif
+}
+
 nnn_status_t nnn_npy_read_file(const char *path, nnn_npy_t *out, nnn_diags_t *diags)
 {
 	int is_stdin, fd;
@@ -621,6 +704,8 @@ nnn_status_t nnn_npy_read_file(const char *path, nnn_npy_t *out, nnn_diags_t *di
 		st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot stat %s: %s", name, strerror(errno));
 	} else if (S_ISDIR(sb.st_mode)) {
 		st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "%s is a directory, expected a .npy file", name);
+	} else if (S_ISREG(sb.st_mode) && (uintmax_t)sb.st_size <= SIZE_MAX && read_f4_direct(fd, (size_t)sb.st_size, out)) {
+		st = NNN_OK;
 	} else if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
 		/* Size known: map it whole, like nnn_map. */
 		void *m = MAP_FAILED;

@@ -146,8 +146,9 @@ nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_
 			st = layer_fail(d, NNN_E_KERNEL, L, i, "prepare failed: %s", msg);
 	}
 	if (st == NNN_OK && biggest > 0) {
-		p->buf[0] = malloc((size_t)biggest * sizeof(float));
-		p->buf[1] = malloc((size_t)biggest * sizeof(float));
+		/* Huge pages where they pay: the first batch faults them all in. */
+		p->buf[0] = nnn_alloc_big((size_t)biggest * sizeof(float));
+		p->buf[1] = nnn_alloc_big((size_t)biggest * sizeof(float));
 		if (!p->buf[0] || !p->buf[1])
 			st = nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate 2 x %" PRId64 " floats", biggest);
 	}
