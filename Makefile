@@ -206,7 +206,7 @@ $(O)/nnnbench: $(SUITE_OBJ) $(LIB_A)
 # make bench BENCH_ARGS=--json (or --markdown, --quick); PyTorch is optional.
 bench: $(O)/nnnbench $(BENCHES) $(NNNKIT) $(PLUGINS) $(O)/mkexample
 	@scripts/deps.sh --bench || true
-	$(O)/nnnbench --build $(abspath $(O)) --torch bench/torch_bench.py $(BENCH_ARGS)
+	$(Q)$(O)/nnnbench --build $(abspath $(O)) --torch bench/torch_bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf build

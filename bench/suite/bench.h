@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <nnn/model.h>
+
 #define MAX_RUNS 31
 #define BN_PATH 4352 /* a folder of up to 4095 bytes and a file name */
 
@@ -134,6 +136,11 @@ bool bn_runs(const config_t *c, table_t *t);
 /* infer.c: nnn_plan_run against PyTorch (sets torch_ok); the worker side. */
 bool bn_infer(config_t *c, table_t *t);
 int bn_worker_main(int argc, char **argv);
+
+/* Calls each(layer, its output shape, ctx) for every layer of the example
+ * at `batch` images of 28x28x1; false when it cannot be read. */
+typedef void (*bn_layer_fn)(const nnn_layer_t *L, const nnn_shape_t *out, void *ctx);
+bool bn_example_layers(const config_t *c, int batch, bn_layer_fn each, void *ctx);
 
 /* The example model's input for whole runs: 10,000 images, [10000, 28, 28, 1]. */
 #define BN_IMAGES 10000

@@ -341,24 +341,19 @@ static bool time_case(worker_t *w, icase_t *ic, bool torch)
 
 /* FLOPs of one image through the example: 2 x the multiply-adds of each
  * Conv (output positions x filters x taps) and Dense (inputs x neurons). */
+static void add_flop(const nnn_layer_t *L, const nnn_shape_t *out, void *ctx)
+{
+	double *flop = ctx;
+	if (L->id == NNN_LAYER_ID_CONV)
+		*flop += 2.0 * (double)nnn_shape_numel(out) * L->body.conv.kernels.data.n / L->body.conv.filters;
+	else if (L->id == NNN_LAYER_ID_DENSE)
+		*flop += 2.0 * L->body.dense.weights.data.n;
+}
+
 static double flop_per_image(const config_t *c)
 {
-	nnn_file_t *f;
-	nnn_shape_t in = { .rank = 4, .dims = { 1, 28, 28, 1 } }, out[16];
 	double flop = 0;
-	if (nnn_file_open(c->example, NULL, &f, NULL) != NNN_OK)
-		return 0;
-	const nnn_model_t *m = nnn_file_model(f);
-	if (m->layer_count <= 16 && nnn_model_validate(m, &in, out, NULL) == NNN_OK)
-		for (int32_t i = 0; i < m->layer_count; i++) {
-			const nnn_layer_t *L = &m->layers[i];
-			if (L->id == NNN_LAYER_ID_CONV)
-				flop += 2.0 * (double)nnn_shape_numel(&out[i]) * L->body.conv.kernels.data.n / L->body.conv.filters;
-			else if (L->id == NNN_LAYER_ID_DENSE)
-				flop += 2.0 * L->body.dense.weights.data.n;
-		}
-	nnn_file_close(f);
-	return flop;
+	return bn_example_layers(c, 1, add_flop, &flop) ? flop : 0;
 }
 
 /* nnnkit's outputs on the 10,000 images (nnnkit run) against PyTorch's. */

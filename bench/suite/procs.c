@@ -16,6 +16,7 @@
 
 #include <nnn/file.h>
 #include <nnn/npy.h>
+#include <nnn/run.h>
 #include <nnn/validate.h>
 
 #include "bench.h"
@@ -129,24 +130,35 @@ bool bn_procs(config_t *c, table_t *t)
 
 /* ---- run: 10,000 images ---- */
 
-/* Bytes of the largest intermediate tensor of the example at `batch`. */
-static double largest_activation(const config_t *c, int batch)
+bool bn_example_layers(const config_t *c, int batch, bn_layer_fn each, void *ctx)
 {
 	nnn_file_t *f;
 	nnn_shape_t in = { .rank = 4, .dims = { batch, 28, 28, 1 } }, out[16];
-	double big = 0;
+	bool good = false;
 	if (nnn_file_open(c->example, NULL, &f, NULL) != NNN_OK)
-		return 0;
+		return false;
 	const nnn_model_t *m = nnn_file_model(f);
-	if (m->layer_count <= 16 && nnn_model_validate(m, &in, out, NULL) == NNN_OK)
-		for (int32_t i = 0; i < m->layer_count; i++) {
-			double n = 4;
-			for (int32_t k = 0; k < out[i].rank; k++)
-				n *= (double)out[i].dims[k];
-			big = n > big ? n : big;
-		}
+	if (m->layer_count <= 16 && nnn_model_validate(m, &in, out, NULL) == NNN_OK) {
+		for (int32_t i = 0; i < m->layer_count; i++)
+			each(&m->layers[i], &out[i], ctx);
+		good = true;
+	}
 	nnn_file_close(f);
-	return big;
+	return good;
+}
+
+static void biggest(const nnn_layer_t *L, const nnn_shape_t *out, void *ctx)
+{
+	double *big = ctx, n = 4 * (double)nnn_shape_numel(out);
+	(void)L;
+	*big = n > *big ? n : *big;
+}
+
+/* Bytes of the largest intermediate tensor of the example at `batch`. */
+static double largest_activation(const config_t *c, int batch)
+{
+	double big = 0;
+	return bn_example_layers(c, batch, biggest, &big) ? big : 0;
 }
 
 static double file_size(const char *path)

@@ -285,6 +285,75 @@ static void print_text(const table_t *t, FILE *out)
 	}
 }
 
+/* The columns of a pivot: the distinct cases of the rows it takes, in order. */
+#define PIVOT_MAX 16
+
+/* Which rows a pivot takes: those of the sections starting with one of
+ * `sections` (a NULL-terminated list), of unit `unit` (any when < 0). */
+typedef struct pick {
+	const char *const *sections;
+	int unit;
+} pick_t;
+
+static bool takes(const row_t *r, const pick_t *p)
+{
+	bool in = false;
+	for (const char *const *s = p->sections; *s; s++)
+		in |= !strncmp(r->section, *s, strlen(*s));
+	return in && (p->unit < 0 || r->unit == (unit_t)p->unit);
+}
+
+/* One line per figure of the rows picked, one column per case; with
+ * `refs`, one more line per reference. */
+static void print_pivot(const table_t *t, FILE *out, const char *title, const pick_t *section, bool refs)
+{
+	const char *cols[PIVOT_MAX];
+	int ncol = 0;
+	for (int i = 0; i < t->n; i++) {
+		const row_t *r = &t->rows[i];
+		bool seen = false;
+		for (int k = 0; k < ncol; k++)
+			seen |= !strcmp(cols[k], r->what);
+		if (takes(r, section) && !seen && ncol < PIVOT_MAX)
+			cols[ncol++] = r->what;
+	}
+	if (!ncol)
+		return;
+	fprintf(out, "\n%s\n\n| |", title);
+	for (int k = 0; k < ncol; k++)
+		fprintf(out, " %s |", cols[k]);
+	fprintf(out, "\n|---|");
+	for (int k = 0; k < ncol; k++)
+		fprintf(out, "---:|");
+	fprintf(out, "\n");
+	for (int pass = 0; pass < (refs ? 2 : 1); pass++)
+		for (int i = 0; i < t->n; i++) {
+			const row_t *r = &t->rows[i];
+			const char *name = pass ? r->ref_name : r->figure;
+			bool first = takes(r, section) && name[0];
+			for (int j = 0; j < i && first; j++) /* each line once, where it first appears */
+				first = !(takes(&t->rows[j], section) && !strcmp(pass ? t->rows[j].ref_name : t->rows[j].figure, name));
+			if (!first)
+				continue;
+			fprintf(out, "| %s |", name);
+			for (int k = 0; k < ncol; k++) {
+				char v[24] = "-";
+				for (int j = i; j < t->n; j++) {
+					const row_t *q = &t->rows[j];
+					const stats_t *st = pass ? &q->ref : &q->fig;
+					if (takes(q, section) && !strcmp(pass ? q->ref_name : q->figure, name) &&
+					    !strcmp(q->what, cols[k]) && st->n > 0) {
+						char a[24];
+						num(a, sizeof a, st->med);
+						snprintf(v, sizeof v, "%s", a);
+					}
+				}
+				fprintf(out, " %s |", v);
+			}
+			fprintf(out, "\n");
+		}
+}
+
 static void print_markdown(const table_t *t, FILE *out)
 {
 	for (int i = 0; i < t->nnotes; i++)
@@ -299,6 +368,12 @@ static void print_markdown(const table_t *t, FILE *out)
 		        c.med, c.spread, c.faults, r->ref_name[0] ? r->ref_name : "-", c.ref, c.ratio, c.target,
 		        !strcmp(c.met, "NO") ? "**no**" : c.met);
 	}
+	static const char *const codec[] = { "open", "validate", "check-finite", "decode", "encode", NULL };
+	static const char *const infer[] = { "inference, 1 thread", NULL };
+	const pick_t by_size = { codec, -1 }, by_batch = { infer, U_IMGS };
+	print_pivot(t, out, "By model size (medians from the table above; us for open, close and validate, GB/s for the "
+	                    "rest):", &by_size, false);
+	print_pivot(t, out, "By batch, 1 thread (images per second, medians from the table above):", &by_batch, true);
 }
 
 static void json_str(FILE *out, const char *s)
