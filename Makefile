@@ -4,7 +4,7 @@
 #   make test       set up, build and run the Criterion suite
 #   make test-asan  the suite under AddressSanitizer and UBSan
 #   make valgrind   the suite under valgrind (memcheck, leaks are errors)
-#   make bench      codec and inference benchmarks (prints tables)
+#   make bench      the benchmark table (BENCH_ARGS=--json, --markdown, --quick)
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (crashes land in tests/regress/)
 #   make check-gen  regenerate and prove the output is byte-identical
 
@@ -208,13 +208,20 @@ valgrind-cli: $(NNNKIT) $(PLUGINS) $(CONFORMANCE)/manifest.json
 			$(NNNKIT) dump $$f >/dev/null || exit 1; done
 	@echo "valgrind-cli: no errors, no leaks"
 
-# ---- benchmarks: one program per bench/*.c ----
+# ---- benchmarks: nnnbench (bench/suite/) prints the one table; bench/*.c are
+# tools of their own (bench_run: where inference time goes, layer by layer) ----
 BENCHES := $(BENCH_SRC:bench/%.c=$(O)/%)
 $(O)/bench_%: $(O)/obj/bench/bench_%.o $(LIB_A)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lopenblas
-bench: $(BENCHES) $(PLUGINS)
-	@for b in $(BENCHES); do NNN_BUILD=$(abspath $(O)) $$b || exit 1; done
+SUITE_OBJ := $(patsubst %.c,$(O)/obj/%.o,$(wildcard bench/suite/*.c))
+$(O)/nnnbench: $(SUITE_OBJ) $(LIB_A)
+	@echo "  CC     $@"
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lopenblas
+# make bench BENCH_ARGS=--json (or --markdown, --quick); PyTorch is optional.
+bench: $(O)/nnnbench $(BENCHES) $(NNNKIT) $(PLUGINS) $(O)/mkexample
+	@scripts/deps.sh --bench || true
+	$(Q)$(O)/nnnbench --build $(abspath $(O)) --torch bench/torch_bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf build

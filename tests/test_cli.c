@@ -3,6 +3,7 @@
  * make test), or build/nnnkit. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,39 @@ Test(cli, validate_text_and_json)
 	nnnkit(&r, "validate /nonexistent.nnn");
 	cr_assert_eq(r.code, 2);
 	cr_assert(strstr(r.err, "nnnkit: /nonexistent.nnn: "), "%s", r.err);
+}
+
+Test(cli, validate_check_finite)
+{
+	run_t r;
+	char args[700], want[700];
+	bb_t b = { 0 };
+	bb_tiny(&b);
+	bb_put_f32(&b, 76 + 4 * 2, NAN); /* layers[0].weights.data[2] */
+	const char *path = bb_to_file(&b, "nan.nnn");
+
+	/* Validation alone never reads tensor data: the file is valid. */
+	snprintf(args, sizeof args, "validate %s", path);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+
+	snprintf(args, sizeof args, "validate --check-finite %s", path);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 1);
+	snprintf(want, sizeof want, "nnnkit: %s: layers[0].weights.data[2] @0x54: value out of range: found NaN", path);
+	cr_assert(strstr(r.err, want), "%s", r.err);
+
+	snprintf(args, sizeof args, "validate --check-finite --json %s", path);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 1);
+	cr_assert(strstr(r.out, "\"path\": \"layers[0].weights.data[2]\", \"offset\": 84"), "%s", r.out);
+	cr_assert(strstr(r.out, "\"values\": 11, \"nonfinite\": 1}"), "%s", r.out);
+
+	snprintf(args, sizeof args, "validate --check-finite %s", tiny_file());
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "valid, all 11 parameter values finite"), "%s", r.out);
+	bb_free(&b);
 }
 
 Test(cli, dump_names_every_byte_and_marks_problems)

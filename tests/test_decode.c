@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -322,23 +323,38 @@ Test(decode, visitor_tiles_the_file)
 	bb_free(&b);
 }
 
-Test(decode, copy_outlives_the_buffer)
+/* Decodes b with NNN_DECODE_COPY from a duplicate that is scribbled over
+ * and freed at once: the model must not need it. */
+static nnn_model_t *copy_of(const bb_t *b)
 {
-	bb_t b = { 0 };
 	nnn_model_t *m;
 	nnn_decode_opts_t o = { .flags = NNN_DECODE_COPY };
-	bb_tiny(&b);
-	unsigned char *dup = malloc(b.n);
-	memcpy(dup, b.b, b.n);
-	cr_assert_eq(nnn_model_decode(dup, b.n, &o, &m, NULL), NNN_OK);
-	memset(dup, 0xAB, b.n);
+	unsigned char *dup = malloc(b->n);
+	cr_assert_not_null(dup);
+	memcpy(dup, b->b, b->n);
+	cr_assert_eq(nnn_model_decode(dup, b->n, &o, &m, NULL), NNN_OK);
+	memset(dup, 0xAB, b->n);
 	free(dup);
+	return m;
+}
+
+/* m encodes to exactly b's bytes. */
+static void encodes_to(const nnn_model_t *m, const bb_t *b)
+{
 	unsigned char *out;
 	size_t len;
 	cr_assert_eq(nnn_model_encode(m, &out, &len, NULL), NNN_OK);
-	cr_assert_eq(len, b.n);
-	cr_assert_eq(memcmp(out, b.b, len), 0);
+	cr_assert_eq(len, b->n);
+	cr_assert_eq(memcmp(out, b->b, len), 0);
 	free(out);
+}
+
+Test(decode, copy_outlives_the_buffer)
+{
+	bb_t b = { 0 };
+	bb_tiny(&b);
+	nnn_model_t *m = copy_of(&b);
+	encodes_to(m, &b);
 	nnn_model_free(m);
 	bb_free(&b);
 }
@@ -358,6 +374,78 @@ Test(decode, file_open_maps_zero_copy)
 	nnn_file_close(NULL);
 	nnn_model_free(NULL);
 	unlink(path);
+	bb_free(&b);
+}
+
+Test(decode, file_open_copy_outlives_the_file)
+{
+	bb_t b = { 0 };
+	nnn_file_t *f;
+	nnn_decode_opts_t o = { .flags = NNN_DECODE_COPY };
+	size_t size;
+	bb_tiny(&b);
+	const char *path = bb_to_file(&b, "tiny.nnn");
+	cr_assert_eq(nnn_file_open(path, &o, &f, NULL), NNN_OK);
+	/* The file's bytes, read into memory the model owns. */
+	const unsigned char *base = nnn_file_bytes(f, &size);
+	cr_assert_eq(size, TINY_SIZE);
+	cr_assert_eq(memcmp(base, b.b, size), 0);
+	cr_assert_eq(nnn_file_model(f)->layers[0].bias.data.bytes, base + 47);
+	FILE *w = fopen(path, "wb"); /* the file changes: the model does not */
+	cr_assert_not_null(w);
+	fclose(w);
+	unlink(path);
+	encodes_to(nnn_file_model(f), &b);
+	nnn_file_close(f);
+	bb_free(&b);
+}
+
+Test(decode, file_open_copy_fails_as_zero_copy_does)
+{
+	nnn_diags_t d1, d2;
+	nnn_file_t *f;
+	nnn_decode_opts_t o = { .flags = NNN_DECODE_COPY };
+	bb_t b = { 0 };
+	bb_tiny(&b);
+	b.n -= 3;
+	const char *paths[] = { bb_to_file(&b, "cut.nnn"), "/nonexistent/x.nnn", "/tmp" };
+	char cut[512];
+	snprintf(cut, sizeof cut, "%s", paths[0]);
+	paths[0] = cut;
+	for (size_t i = 0; i < 3; i++) {
+		nnn_diags_init(&d1);
+		nnn_diags_init(&d2);
+		nnn_status_t s1 = nnn_file_open(paths[i], NULL, &f, &d1);
+		cr_assert_null(f);
+		nnn_status_t s2 = nnn_file_open(paths[i], &o, &f, &d2);
+		cr_assert_null(f);
+		cr_assert_neq(s1, NNN_OK, "%s", paths[i]);
+		cr_assert_eq(s1, s2, "%s: %s, with COPY %s", paths[i], nnn_status_name(s1), nnn_status_name(s2));
+		cr_assert_eq(d1.n, d2.n, "%s", paths[i]);
+		for (size_t k = 0; k < d1.n; k++) {
+			cr_assert_str_eq(d1.v[k].path, d2.v[k].path);
+			cr_assert_eq(d1.v[k].offset, d2.v[k].offset);
+			cr_assert_str_eq(d1.v[k].msg, d2.v[k].msg);
+		}
+		nnn_diags_free(&d1);
+		nnn_diags_free(&d2);
+	}
+	unlink(cut);
+	bb_free(&b);
+}
+
+/* A copy past 2 MiB takes the huge-page path: the same values, owned. */
+Test(decode, large_copy_equals_the_input)
+{
+	bb_t b = { 0 };
+	bb_header(&b, "big", 1024 * 1024 + 1024, 1);
+	bb_dense(&b, 0, 1024, 1024, 0);
+	nnn_model_t *m = copy_of(&b);
+	const nnn_tensor_t *w = &m->layers[0].body.dense.weights;
+	cr_assert_eq(w->data.n, 1024 * 1024);
+	cr_assert_eq(memcmp(w->data.bytes, b.b + w->at[NNN_AT_TENSOR_DATA] + 4, 4u << 20), 0);
+	cr_assert_eq(nnn_f32s_get(w->data, 1024 * 1024 - 1), 0.5f * (1024 * 1024 - 1) - 1);
+	nnn_model_free(m);
 	bb_free(&b);
 }
 

@@ -193,6 +193,19 @@ static void fails(const npyb_t *f, nnn_status_t code, const char *path, uint64_t
 	cr_assert_null(a.data);
 	cr_assert_eq(a.count, 0);
 	cr_assert_eq(a.shape.rank, 0);
+
+	/* From a file, the reader takes another path first (the header, then
+	 * read(2) into the array); it must fail exactly the same way. */
+	nnn_diags_t df;
+	nnn_diags_init(&df);
+	spit(tpath("fails.npy"), f->b, f->n);
+	cr_assert_eq(nnn_npy_read_file(tpath("fails.npy"), &a, &df), code, "from a file: %s", line);
+	cr_assert_eq(df.n, 1, "from a file: %zu diagnostics", df.n);
+	cr_assert_str_eq(df.v[0].path, d.v[0].path);
+	cr_assert_eq(df.v[0].offset, d.v[0].offset);
+	cr_assert_str_eq(df.v[0].msg, d.v[0].msg);
+	cr_assert_null(a.data);
+	nnn_diags_free(&df);
 	nnn_diags_free(&d);
 	free(f->b);
 }
@@ -211,6 +224,15 @@ static nnn_npy_t reads(npyb_t *f, nnn_shape_t shape)
 	for (int32_t i = 0; i < shape.rank; i++)
 		cr_assert_eq(a.shape.dims[i], shape.dims[i], "dims[%d]", (int)i);
 	cr_assert_not_null(a.data);
+
+	/* From a file (read(2) straight into the array for '<f4'): the same. */
+	nnn_npy_t b;
+	spit(tpath("reads.npy"), f->b, f->n);
+	cr_assert_eq(nnn_npy_read_file(tpath("reads.npy"), &b, &d), NNN_OK);
+	cr_assert_eq(b.count, a.count);
+	cr_assert_eq(b.shape.rank, a.shape.rank);
+	cr_assert_eq(memcmp(b.data, a.data, a.count * sizeof *a.data), 0);
+	nnn_npy_free(&b);
 	free(f->b);
 	f->b = NULL;
 	nnn_diags_free(&d);

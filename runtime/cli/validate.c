@@ -1,5 +1,6 @@
 /* validate.c: `nnnkit validate MODEL`: every problem, one per line. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,33 +10,91 @@ static int run(int argc, char **argv, cli_env_t *env);
 
 const cli_cmd_t cmd_validate = {
 	"validate", "check a model against every rule of the format",
-	"usage: nnnkit validate [--input-shape 1,28,28,1] [--json] MODEL\n"
+	"usage: nnnkit validate [--input-shape 1,28,28,1] [--check-finite] [--json] MODEL\n"
 	"Checks the structure and every semantic rule, reporting every problem on its own line.\n"
 	"With --input-shape, infers each layer's output shape and checks the whole chain exactly.\n"
-	"  --json   one JSON object on stdout instead of text\n"
+	"Validation never reads tensor data: its time grows with the layers, not the bytes.\n"
+	"  --check-finite  also read every tensor value and report NaN and infinities: each\n"
+	"                  tensor's first few by element path and byte offset, then its counts\n"
+	"                  (one pass over the tensor bytes, at about memory read speed)\n"
+	"  --json          one JSON object on stdout instead of text\n"
 	"Exit: 0 valid, 1 invalid, 2 usage or system error.\n",
 	run,
 };
 
-/* Output shapes of a valid model, for the report. */
-static nnn_shape_t *infer(const nnn_ctx_t *ctx, const unsigned char *data, size_t size, const nnn_shape_t *in,
-                          int32_t *n)
+typedef struct args {
+	const char *path;
+	nnn_shape_t in;
+	int have_in, json, finite;
+} args_t;
+
+/* What a valid model's report adds: its output shapes, and what the finite
+ * check found. */
+typedef struct extra {
+	nnn_shape_t *shapes; /* one per layer when n > 0 */
+	int32_t n;
+	int finite_ran;
+	uint64_t nonfinite, values;
+} extra_t;
+
+static bool any_unknown_id(const nnn_diags_t *d)
 {
-	nnn_model_t *m;
-	nnn_shape_t *out = NULL;
-	*n = 0;
-	nnn_decode_opts_t opts = { .ctx = ctx };
-	if (nnn_model_decode(data, size, &opts, &m, NULL) != NNN_OK)
-		return NULL;
-	if (m->layer_count > 0 && (out = calloc((size_t)m->layer_count, sizeof *out)) != NULL &&
-	    nnn_model_validate(m, in, out, NULL) == NNN_OK)
-		*n = m->layer_count;
-	nnn_model_free(m);
-	return out;
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].code == NNN_E_UNKNOWN_ID)
+			return true;
+	return d->dropped > 0; /* it may be among those not kept */
 }
 
-static void print_json(const char *path, const nnn_diags_t *d, nnn_status_t st, const nnn_shape_t *shapes,
-                       int32_t n)
+/* Every rule. Plugins are loaded only when the file has an ID the schema
+ * lacks: loading the default ones (and the libraries they link) costs far
+ * more than validating, and they could change nothing else. Plugins named
+ * with --plugin are loaded as asked. *ctx is the context used (may be NULL). */
+static nnn_status_t check_rules(cli_env_t *env, const unsigned char *data, size_t size, const args_t *a,
+                                nnn_diags_t *d, const nnn_ctx_t **ctx)
+{
+	const nnn_shape_t *in = a->have_in ? &a->in : NULL;
+	*ctx = env->ctx;
+	if (!env->ctx && env->nplugins == 0) {
+		nnn_diags_t first;
+		nnn_diags_init(&first);
+		nnn_status_t st = nnn_validate_bytes(data, size, NULL, in, &first);
+		if (!any_unknown_id(&first)) {
+			nnn_diags_free(d);
+			*d = first;
+			return st;
+		}
+		nnn_diags_free(&first);
+	}
+	*ctx = cli_ctx(env);
+	return nnn_validate_bytes(data, size, *ctx, in, d);
+}
+
+/* Output shapes and the finite check, on a model that decodes. */
+static nnn_status_t check_more(const nnn_ctx_t *ctx, const unsigned char *data, size_t size, const args_t *a,
+                               nnn_status_t st, extra_t *x, nnn_diags_t *d)
+{
+	nnn_model_t *m;
+	nnn_decode_opts_t opts = { .ctx = ctx };
+	if (!a->have_in && !a->finite)
+		return st;
+	if (nnn_model_decode(data, size, &opts, &m, NULL) != NNN_OK)
+		return st; /* the problems that stop it are reported already */
+	if (st == NNN_OK && a->have_in && m->layer_count > 0 &&
+	    (x->shapes = calloc((size_t)m->layer_count, sizeof *x->shapes)) != NULL &&
+	    nnn_model_validate(m, &a->in, x->shapes, NULL) == NNN_OK)
+		x->n = m->layer_count;
+	if (a->finite) {
+		nnn_status_t fs = nnn_model_check_finite(m, &x->nonfinite, d);
+		x->finite_ran = 1;
+		x->values = nnn_model_param_total(m);
+		if (st == NNN_OK)
+			st = fs;
+	}
+	nnn_model_free(m);
+	return st;
+}
+
+static void print_json(const char *path, const nnn_diags_t *d, nnn_status_t st, const extra_t *x)
 {
 	char buf[256];
 	printf("{\"file\": ");
@@ -57,68 +116,87 @@ static void print_json(const char *path, const nnn_diags_t *d, nnn_status_t st, 
 		printf("}");
 	}
 	printf("%s]", d->n ? "\n" : "");
-	if (n > 0)
-		printf(", \"output_shape\": \"%s\"", nnn_shape_format(&shapes[n - 1], buf, sizeof buf));
+	if (x->n > 0)
+		printf(", \"output_shape\": \"%s\"", nnn_shape_format(&x->shapes[x->n - 1], buf, sizeof buf));
+	if (x->finite_ran)
+		printf(", \"values\": %" PRIu64 ", \"nonfinite\": %" PRIu64, x->values, x->nonfinite);
 	printf("}\n");
 }
 
-static int run(int argc, char **argv, cli_env_t *env)
+static void print_valid(const char *path, const extra_t *x)
 {
-	const char *path = NULL;
-	nnn_shape_t in, *shapes = NULL;
-	int have_in = 0, json = 0, code;
-	int32_t n = 0;
-	nnn_diags_t d;
-	const unsigned char *data;
-	size_t size;
-	nnn_status_t st;
+	char buf[256];
+	printf("%s: valid", path);
+	if (x->n > 0)
+		printf(", output shape %s", nnn_shape_format(&x->shapes[x->n - 1], buf, sizeof buf));
+	if (x->finite_ran)
+		printf(", all %" PRIu64 " parameter values finite", x->values);
+	printf("\n");
+	for (int32_t i = 0; i < x->n; i++)
+		printf("  layers[%d] -> %s\n", (int)i, nnn_shape_format(&x->shapes[i], buf, sizeof buf));
+}
 
-	nnn_diags_init(&d);
+/* Fills a; returns -1 to go on, else the exit code. */
+static int parse(int argc, char **argv, args_t *a)
+{
+	int code;
 	for (int i = 1; i < argc; i++) {
 		if (cli_is_help(argv[i])) {
 			fputs(cmd_validate.help, stdout);
 			return EXIT_VALID;
 		} else if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if ((code = cli_input_shape(&cmd_validate, argc, argv, &i, &in)) >= 0) {
+			a->json = 1;
+		} else if (!strcmp(argv[i], "--check-finite")) {
+			a->finite = 1;
+		} else if ((code = cli_input_shape(&cmd_validate, argc, argv, &i, &a->in)) >= 0) {
 			if (code)
 				return code;
-			have_in = 1;
+			a->have_in = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return cli_usage(&cmd_validate, "unknown option %s", argv[i]);
-		} else if (path) {
+		} else if (a->path) {
 			return cli_usage(&cmd_validate, "one model at a time");
 		} else {
-			path = argv[i];
+			a->path = argv[i];
 		}
 	}
-	if (!path)
+	if (!a->path)
 		return cli_usage(&cmd_validate, "no model given");
-	st = nnn_map(path, &data, &size, &d);
+	return -1;
+}
+
+static int run(int argc, char **argv, cli_env_t *env)
+{
+	args_t a = { 0 };
+	extra_t x = { 0 };
+	const nnn_ctx_t *ctx;
+	nnn_diags_t d;
+	const unsigned char *data;
+	size_t size;
+	nnn_status_t st;
+	int code = parse(argc, argv, &a);
+
+	if (code >= 0)
+		return code;
+	nnn_diags_init(&d);
+	st = nnn_map(a.path, &data, &size, &d);
 	if (st != NNN_OK) {
-		code = cli_report(path, &d, st);
+		code = cli_report(a.path, &d, st);
 		nnn_diags_free(&d);
 		return code;
 	}
-	st = nnn_validate_bytes(data, size, cli_ctx(env), have_in ? &in : NULL, &d);
-	if (st == NNN_OK && have_in)
-		shapes = infer(env->ctx, data, size, &in, &n);
-	if (json) {
-		print_json(path, &d, st, shapes, n);
+	st = check_rules(env, data, size, &a, &d, &ctx);
+	st = check_more(ctx, data, size, &a, st, &x, &d);
+	if (a.json) {
+		print_json(a.path, &d, st, &x);
 		code = cli_exit_code(st);
 	} else if (st != NNN_OK) {
-		code = cli_report(path, &d, st);
+		code = cli_report(a.path, &d, st);
 	} else {
-		char buf[256];
-		printf("%s: valid", path);
-		if (n > 0)
-			printf(", output shape %s", nnn_shape_format(&shapes[n - 1], buf, sizeof buf));
-		printf("\n");
-		for (int32_t i = 0; i < n; i++)
-			printf("  layers[%d] -> %s\n", (int)i, nnn_shape_format(&shapes[i], buf, sizeof buf));
+		print_valid(a.path, &x);
 		code = EXIT_VALID;
 	}
-	free(shapes);
+	free(x.shapes);
 	nnn_unmap(data, size);
 	nnn_diags_free(&d);
 	return code;

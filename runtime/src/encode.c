@@ -14,6 +14,7 @@
 #include <nnn/file.h>
 
 #include "codec.h"
+#include "mem.h"
 
 /* ---- writers ---- */
 
@@ -143,7 +144,7 @@ nnn_status_t nnn_model_encode(const nnn_model_t *m, unsigned char **buf, size_t 
 		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "%llu bytes do not fit in memory",
 		                     (unsigned long long)size);
 	s.cap = size ? (size_t)size : 1;
-	s.buf = malloc(s.cap);
+	s.buf = nnn_mem_big(s.cap);
 	if (!s.buf)
 		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate %zu bytes", s.cap);
 	st = nnn_gen_encode(&s.base, m);

@@ -1,5 +1,6 @@
 /* model.c: the public face of the codec: decode, free, validate, open. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MADV_HUGEPAGE */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -13,12 +14,14 @@
 #include <nnn/validate.h>
 
 #include "codec.h"
+#include "mem.h"
 
 /* A decoded model and the memory it owns; `model` comes first so that a
  * pointer to it is a pointer to the whole. */
 typedef struct decoded {
 	nnn_model_t model;
 	nnn_arena_t arena;
+	unsigned char *copy; /* NNN_DECODE_COPY: the whole input, which the views point into */
 } decoded_t;
 
 /* Layers carry no length, so nothing after an unknown ID can be read with
@@ -115,8 +118,9 @@ static void probe_unknowns(const void *buf, size_t len, const nnn_ctx_t *ctx, nn
 	}
 }
 
-nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts_t *opts, nnn_model_t **out,
-                              nnn_diags_t *diags)
+/* The decode proper: strings and float arrays are views into buf. */
+static nnn_status_t decode_views(const void *buf, size_t len, const nnn_decode_opts_t *opts, nnn_model_t **out,
+                                 nnn_diags_t *diags)
 {
 	decoded_t *d = calloc(1, sizeof *d);
 	nnn_cur_t c = { .buf = buf, .len = len, .diags = diags };
@@ -126,7 +130,7 @@ nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts
 	if (!d)
 		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a model");
 	if (opts) {
-		c.flags = opts->flags;
+		c.flags = opts->flags & ~(unsigned)NNN_DECODE_COPY;
 		c.vis = opts->visit;
 		c.ctx = opts->ctx;
 	}
@@ -147,12 +151,55 @@ nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts
 	return NNN_OK;
 }
 
+/* Decodes views into `copy` (from nnn_mem_big), which the model then owns;
+ * on failure copy is freed. */
+static nnn_status_t adopt(unsigned char *copy, size_t len, const nnn_decode_opts_t *opts, nnn_model_t **out,
+                          nnn_diags_t *diags)
+{
+	nnn_status_t st = decode_views(copy, len, opts, out, diags);
+	if (st != NNN_OK) {
+		free(copy);
+		return st;
+	}
+	((decoded_t *)*out)->copy = copy;
+	return NNN_OK;
+}
+
+nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts_t *opts, nnn_model_t **out,
+                              nnn_diags_t *diags)
+{
+	nnn_decode_opts_t again = { 0 };
+	unsigned char *copy;
+	nnn_status_t st;
+
+	if (!opts || !(opts->flags & NNN_DECODE_COPY))
+		return decode_views(buf, len, opts, out, diags);
+	/* A copy is one allocation of the whole input, filled by one memcpy:
+	 * much cheaper than an allocation per tensor, whose fresh pages each
+	 * fault. The bytes are checked where they are first, so that a bad
+	 * input costs no copy; the second decode, from the copy, then only
+	 * sets up the views (the visitor has seen every field already). */
+	st = decode_views(buf, len, opts, out, diags);
+	nnn_model_free(*out);
+	*out = NULL;
+	if (st != NNN_OK)
+		return st;
+	if (!(copy = nnn_mem_big(len)))
+		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate %zu bytes for a copy", len);
+	if (len)
+		memcpy(copy, buf, len);
+	again.flags = opts->flags;
+	again.ctx = opts->ctx;
+	return adopt(copy, len, &again, out, diags);
+}
+
 void nnn_model_free(nnn_model_t *m)
 {
 	decoded_t *d = (decoded_t *)m;
 	if (!d)
 		return;
 	nnn_arena_free(&d->arena);
+	free(d->copy);
 	free(d);
 }
 
@@ -246,9 +293,10 @@ char *nnn_shape_format(const nnn_shape_t *s, char *buf, size_t size)
 /* ---- files ---- */
 
 struct nnn_file {
-	const unsigned char *data;
+	const unsigned char *data; /* the mapping; NULL with NNN_DECODE_COPY */
 	size_t size;
 	nnn_model_t *model;
+	const unsigned char *copy; /* NNN_DECODE_COPY: the file's bytes, owned by the model */
 };
 
 nnn_status_t nnn_map(const char *path, const unsigned char **data, size_t *size, nnn_diags_t *diags)
@@ -282,11 +330,52 @@ void nnn_unmap(const unsigned char *data, size_t size)
 		munmap((void *)data, size);
 }
 
+/* Reads a whole regular file into memory from nnn_mem_big: for a copy,
+ * read(2) beats mapping the file and copying from the mapping, whose every
+ * page would fault. */
+static nnn_status_t read_whole(const char *path, unsigned char **out, size_t *size, nnn_diags_t *diags)
+{
+	struct stat sb;
+	size_t n = 0;
+	nnn_status_t st = NNN_OK;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*out = NULL;
+	*size = 0;
+	if (fd < 0)
+		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot open: %s", strerror(errno));
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+		st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "not a regular file");
+	else if ((uint64_t)sb.st_size > SIZE_MAX || !(*out = nnn_mem_big((size_t)sb.st_size)))
+		st = nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate %lld bytes for a copy",
+		                   (long long)sb.st_size);
+	/* Up to the size fstat gave, as a mapping would: a file that grows
+	 * meanwhile is read as it was, one that shrinks ends early. */
+	while (st == NNN_OK && n < (size_t)sb.st_size) {
+		ssize_t k = read(fd, *out + n, (size_t)sb.st_size - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot read: %s", strerror(errno));
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	close(fd);
+	if (st != NNN_OK) {
+		free(*out);
+		*out = NULL;
+		return st;
+	}
+	*size = n;
+	return NNN_OK;
+}
+
 nnn_status_t nnn_file_open(const char *path, const nnn_decode_opts_t *o, nnn_file_t **out, nnn_diags_t *diags)
 {
 	nnn_decode_opts_t opts = { 0 };
-	unsigned flags;
 	nnn_file_t *f = calloc(1, sizeof *f);
+	unsigned char *copy;
 	nnn_status_t st;
 
 	*out = NULL;
@@ -294,16 +383,16 @@ nnn_status_t nnn_file_open(const char *path, const nnn_decode_opts_t *o, nnn_fil
 		opts = *o;
 	/* A model that failed is not opened: keeping going only helps reports. */
 	opts.flags &= ~(unsigned)NNN_DECODE_KEEP_GOING;
-	flags = opts.flags;
 	if (!f)
 		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a file");
-	st = nnn_map(path, &f->data, &f->size, diags);
-	if (st == NNN_OK)
-		st = nnn_model_decode(f->data, f->size, &opts, &f->model, diags);
-	if (st == NNN_OK && (flags & NNN_DECODE_COPY)) {
-		nnn_unmap(f->data, f->size);
-		f->data = NULL;
-		f->size = 0;
+	if (opts.flags & NNN_DECODE_COPY) {
+		st = read_whole(path, &copy, &f->size, diags);
+		if (st == NNN_OK && (st = adopt(copy, f->size, &opts, &f->model, diags)) == NNN_OK)
+			f->copy = copy;
+	} else {
+		st = nnn_map(path, &f->data, &f->size, diags);
+		if (st == NNN_OK)
+			st = nnn_model_decode(f->data, f->size, &opts, &f->model, diags);
 	}
 	if (st != NNN_OK) {
 		nnn_file_close(f);
@@ -321,7 +410,7 @@ const nnn_model_t *nnn_file_model(const nnn_file_t *f)
 const unsigned char *nnn_file_bytes(const nnn_file_t *f, size_t *size)
 {
 	*size = f->size;
-	return f->data;
+	return f->data ? f->data : f->copy;
 }
 
 void nnn_file_close(nnn_file_t *f)
@@ -329,6 +418,7 @@ void nnn_file_close(nnn_file_t *f)
 	if (!f)
 		return;
 	nnn_model_free(f->model);
-	nnn_unmap(f->data, f->size);
+	if (f->data)
+		nnn_unmap(f->data, f->size);
 	free(f);
 }

@@ -11,16 +11,18 @@
 
 typedef struct nnn_file nnn_file_t;
 
-/* Maps `path` and decodes it (opts may be NULL; NNN_DECODE_COPY makes the
- * model independent of the mapping, which is then dropped at once).
- * Owned: close with nnn_file_close. Problems are appended to `diags`. */
+/* Maps `path` and decodes it (opts may be NULL). With NNN_DECODE_COPY the
+ * file is not mapped but read whole into memory the model owns, so the
+ * model does not depend on the file. Owned: close with nnn_file_close.
+ * Problems are appended to `diags`. */
 NNN_NODISCARD nnn_status_t nnn_file_open(const char *path, const nnn_decode_opts_t *opts, nnn_file_t **out,
                                          nnn_diags_t *diags);
 
 /* The decoded model. Borrowed: valid until nnn_file_close. */
 const nnn_model_t *nnn_file_model(const nnn_file_t *f);
 
-/* The file's bytes and size. Borrowed: valid until nnn_file_close. */
+/* The file's bytes and size: the mapping, or with NNN_DECODE_COPY the
+ * model's copy. Borrowed: valid until nnn_file_close. */
 const unsigned char *nnn_file_bytes(const nnn_file_t *f, size_t *size);
 
 /* Unmaps and frees; NULL is harmless. */

@@ -17,8 +17,9 @@
 
 /* Decode flags. */
 enum {
-	/* Copy strings and float data into the model's own memory, so the model
-	 * outlives the input buffer. Without it they are views into the buffer. */
+	/* Copy the input into memory the model owns (one allocation, huge pages
+	 * when large), so the model outlives the input buffer. Without it
+	 * strings and float data are views into the buffer. */
 	NNN_DECODE_COPY = 1u << 0,
 	/* Record problems that leave the framing intact (a bool byte of 2, a bad
 	 * dims product, invalid UTF-8, trailing bytes) and go on; used by the

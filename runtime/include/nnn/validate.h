@@ -22,6 +22,19 @@ NNN_NODISCARD nnn_status_t nnn_model_validate(const nnn_model_t *m, const nnn_sh
 NNN_NODISCARD nnn_status_t nnn_validate_bytes(const void *buf, size_t len, const nnn_ctx_t *ctx,
                                               const nnn_shape_t *input, nnn_diags_t *diags);
 
+/* Reads every value of every parameter tensor (bias, weights, kernels, and
+ * those of plugin layers) and reports each NaN, +inf and -inf, which the
+ * rules above never look for: they do not read tensor data. Each tensor's
+ * first NNN_FINITE_SHOWN non-finite values are reported one by one as
+ * NNN_E_RANGE at their element ("layers[2].weights.data[17]") and byte
+ * offset (NNN_NO_OFFSET for a model not decoded from bytes); a tensor with
+ * more gets one more line, at its data field, with its counts of NaN, +inf
+ * and -inf. `nonfinite` (may be NULL) receives the total count. One pass
+ * over the tensor bytes, at about memory read speed. Returns NNN_OK when
+ * every value is finite, else NNN_E_RANGE. */
+#define NNN_FINITE_SHOWN 4
+NNN_NODISCARD nnn_status_t nnn_model_check_finite(const nnn_model_t *m, uint64_t *nonfinite, nnn_diags_t *diags);
+
 /* Parses "1,28,28,1" into a shape; NNN_E_USAGE with a message otherwise. */
 NNN_NODISCARD nnn_status_t nnn_shape_parse(const char *text, nnn_shape_t *out, nnn_diags_t *diags);
 

@@ -1,0 +1,154 @@
+/* bench.h: nnnbench, the one benchmark of `make bench`.
+ *
+ * Every figure is measured beside a reference in the same run (memcpy, a
+ * plain read loop, write(2), an empty process, OpenBLAS sgemm, PyTorch),
+ * their runs interleaved so that the load of a shared machine hits both
+ * alike, and lands as one row of one table: median, min..max, reference,
+ * ratio, target, met.
+ *
+ *   codec.c   models, open, validate, check-finite, decode, encode
+ *   procs.c   whole nnnkit processes: info, validate, run (time, peak RSS)
+ *   infer.c   inference against PyTorch: worker processes, interleaved
+ *   table.c   rows, statistics, text / Markdown / JSON output
+ *   main.c    options, order, the machine
+ */
+#ifndef NNNBENCH_H
+#define NNNBENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <nnn/model.h>
+
+#define MAX_RUNS 31
+#define BN_PATH 4352 /* a folder of up to 4095 bytes and a file name */
+
+/* ---- measurements (table.c) ---- */
+
+double bn_now(void);
+/* Minor page faults of this process so far. */
+long bn_faults(void);
+/* Sleeps `seconds`. */
+void bn_sleep(double seconds);
+
+/* Raw samples of one figure: seconds (or bytes, or images per second:
+ * whatever the row's unit is computed from), one per run. */
+typedef struct series {
+	double v[MAX_RUNS];
+	long faults[MAX_RUNS];
+	int n;
+} series_t;
+
+void bn_add(series_t *s, double v, long faults);
+
+/* How samples become the row's unit. */
+typedef enum unit {
+	U_US,     /* seconds -> microseconds */
+	U_MS,     /* seconds -> milliseconds */
+	U_S,      /* seconds */
+	U_GBS,    /* seconds for `per` bytes -> GB/s */
+	U_IMGS,   /* seconds for `per` images -> images/s */
+	U_GFLOPS, /* seconds for `per` FLOPs -> GFLOP/s */
+	U_MIB,    /* bytes -> MiB */
+} unit_t;
+
+typedef struct stats {
+	double med, min, max; /* in the row's unit */
+	long faults;          /* median faults per run */
+	int n;
+} stats_t;
+
+stats_t bn_stats(const series_t *s, unit_t u, double per);
+/* Whether bigger is better in this unit. */
+bool bn_unit_rate(unit_t u);
+
+/* ---- the table (table.c) ---- */
+
+typedef enum target_kind {
+	T_NONE,
+	T_BELOW,     /* median < value, in the row's unit */
+	T_RATIO_MIN, /* median / reference >= value */
+	T_RATIO_MAX, /* median / reference <= value */
+} target_kind_t;
+
+typedef struct row {
+	char section[48];  /* "open", "inference, 1 thread", ... */
+	char figure[96];
+	char what[32];     /* the model, batch, or case */
+	unit_t unit;
+	stats_t fig;
+	char ref_name[96]; /* "" when there is none */
+	stats_t ref;       /* ref.n == 0: not measured (not installed, skipped) */
+	target_kind_t target;
+	double target_value;
+	bool show_faults;
+} row_t;
+
+typedef struct table {
+	row_t *rows;
+	int n, cap;
+	char **notes; /* lines printed above the table */
+	int nnotes, notes_cap;
+} table_t;
+
+/* Appends a row (copied); returns it for filling in, or NULL when out of memory. */
+row_t *bn_row(table_t *t, const char *section, const char *figure, const char *what, unit_t u);
+void bn_ref(row_t *r, const char *name, stats_t ref);
+void bn_target(row_t *r, target_kind_t k, double value);
+void bn_note(table_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void bn_table_free(table_t *t);
+
+typedef enum format { F_TEXT, F_MARKDOWN, F_JSON } format_t;
+void bn_print(const table_t *t, format_t f, FILE *out);
+
+/* ---- shared settings ---- */
+
+typedef struct config {
+	const char *build;  /* the build folder: nnnkit, plugins/builtin.so, mkexample */
+	const char *dir;    /* where the models go: BUILD/bench */
+	const char *torch;  /* bench/torch_bench.py */
+	const char *python; /* /usr/bin/python3 */
+	bool quick;         /* fewer runs, no 1 GiB model: for trying the benchmark out */
+	bool keep_env;      /* leave OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE, OMP_WAIT_POLICY as they are */
+	char nnnkit[BN_PATH], plugin[BN_PATH], mkexample[BN_PATH], example[BN_PATH], inputs[BN_PATH];
+	/* found out on the way */
+	bool torch_ok;      /* PyTorch runs, and agrees with nnnkit */
+	double info_rss;    /* peak RSS of `nnnkit info` on the example, bytes */
+} config_t;
+
+/* The environment every contender runs in: environ with every thread
+ * count set to `threads` and (unless keep_env) without OPENBLAS_CORETYPE
+ * and OPENBLAS_L2_SIZE, with OMP_WAIT_POLICY=PASSIVE. Returned: free with
+ * bn_env_free. */
+char **bn_env(const config_t *c, int threads);
+void bn_env_free(char **env);
+
+/* ---- the sections ---- */
+
+/* codec.c: writes the models (the example through mkexample), measures. */
+bool bn_codec(const config_t *c, table_t *t);
+/* procs.c: nnnkit info and validate as whole processes (sets info_rss);
+ * nnnkit run over 10,000 images against PyTorch. */
+bool bn_procs(config_t *c, table_t *t);
+bool bn_runs(const config_t *c, table_t *t);
+/* infer.c: nnn_plan_run against PyTorch (sets torch_ok); the worker side. */
+bool bn_infer(config_t *c, table_t *t);
+int bn_worker_main(int argc, char **argv);
+
+/* Calls each(layer, its output shape, ctx) for every layer of the example
+ * at `batch` images of 28x28x1; false when it cannot be read. */
+typedef void (*bn_layer_fn)(const nnn_layer_t *L, const nnn_shape_t *out, void *ctx);
+bool bn_example_layers(const config_t *c, int batch, bn_layer_fn each, void *ctx);
+
+/* The example model's input for whole runs: 10,000 images, [10000, 28, 28, 1]. */
+#define BN_IMAGES 10000
+bool bn_write_inputs(const config_t *c);
+
+/* Runs argv with env, stdout and stderr to /dev/null (or stdout to `out`
+ * when non-NULL); seconds and peak RSS (bytes) of the child. False when it
+ * could not run or did not exit 0. */
+bool bn_spawn(char *const argv[], char **env, const char *out, double *seconds, double *maxrss);
+
+#endif
