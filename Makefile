@@ -91,7 +91,7 @@ $(LIB_A): $(LIB_OBJ)
 	$(Q)ar rcs $@ $^
 $(LIB_SO): $(LIB_OBJ)
 	@echo "  CC     $@"
-	$(Q)$(CC) -shared -Wl,-soname,libnnn.so.0 -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) -shared -Wl,-soname,libnnn.so.0 -o $@ $^ -ljansson $(LDLIBS)
 
 $(NNNKIT): $(CLI_OBJ) $(LIB_A)
 	@echo "  CC     $@"
@@ -139,7 +139,7 @@ $(CONFORMANCE)/manifest.json: $(SCHEMA) $(GEN_LUA) | deps
 # ---- tests ----
 $(TESTBIN): $(TEST_OBJ) $(LIB_A)
 	@echo "  CC     $@"
-	$(Q)$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(LIB_A) -lcriterion $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(LIB_A) -lcriterion -ljansson $(LDLIBS)
 
 # Test plugins, each broken in one way (tests/plugins/fixture.c).
 FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail
@@ -226,7 +226,7 @@ install: all
 	@printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' \
 		'plugindir=$${prefix}/lib/nnnkit/plugins' 'nnngen=$${prefix}/bin/nnngen' '' \
 		'Name: libnnn' 'Description: read, check, write and run .nnn models' 'Version: 0.1.0' \
-		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lnnn' 'Libs.private: -lm' \
+		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lnnn' 'Libs.private: -ljansson -lm' \
 		> $(INST)/lib/pkgconfig/libnnn.pc
 	install -m 0644 $(GEN_LUA) $(INST)/share/nnnkit/gen/
 	install -m 0644 $(SCHEMA) $(INST)/share/nnnkit/schema/

@@ -58,12 +58,12 @@ static const char *tiny_file(void)
 
 Test(cli, help_and_usage_errors)
 {
-	static const char *cmds[] = { "info", "validate", "dump", "convert" };
+	static const char *cmds[] = { "info", "validate", "dump", "convert", "export", "build" };
 	run_t r;
 	nnnkit(&r, "--help");
 	cr_assert_eq(r.code, 0);
 	cr_assert(strstr(r.out, "Exit codes"), "%s", r.out);
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
 		char args[64];
 		snprintf(args, sizeof args, "%s --help", cmds[i]);
 		nnnkit(&r, args);
@@ -171,9 +171,10 @@ Test(cli, convert_roundtrip)
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	snprintf(args, sizeof args, "cmp -s %s %s", in, out);
 	cr_assert_eq(system(args), 0);
-	snprintf(args, sizeof args, "convert %s %s.json", in, in);
+	snprintf(args, sizeof args, "convert %s %s.txt", in, in);
 	nnnkit(&r, args);
 	cr_assert_eq(r.code, 2);
+	cr_assert(strstr(r.err, "cannot tell the output form"), "%s", r.err);
 	unlink(out);
 }
 

@@ -689,7 +689,7 @@ Test(gen, schema_extension)
 
 	spit_str(tpath("prog.c"), PROG_C);
 	r = sh("cc " CC_WARN " -O0 -g " INCLUDES("'%s/x'") " -o '%s/prog' '%s/prog.c' '%s/x/schema_gen.c' "
-	       "runtime/src/*.c -lm",
+	       "runtime/src/*.c -ljansson -lm",
 	       tmp(), tmp(), tmp(), tmp());
 	cr_assert_eq(r.status, 0, "building the program against the extended codec failed:\n%s%s", r.out, r.err);
 	run_free(&r);

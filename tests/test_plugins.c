@@ -112,9 +112,9 @@ Test(plugins, every_failure_names_file_and_stage)
 	expect_refused(c, fixture("noentry"), "entry point", entry);
 	const char *init[] = { "initfail.so", "deliberate failure in init", NULL };
 	expect_refused(c, fixture("initfail"), "init", init);
-	const char *major[] = { "abimajor.so", "ABI 2.0", "provides 1.0", "rebuild the plugin", NULL };
+	const char *major[] = { "abimajor.so", "ABI 2.1", "provides 1.1", "rebuild the plugin", NULL };
 	expect_refused(c, fixture("abimajor"), "ABI", major);
-	const char *minor[] = { "abiminor.so", "ABI 1.1", "provides 1.0", NULL };
+	const char *minor[] = { "abiminor.so", "ABI 1.2", "provides 1.1", NULL };
 	expect_refused(c, fixture("abiminor"), "ABI", minor);
 	const char *dup[] = { "layer ID 0", "declared twice", NULL };
 	expect_refused(c, fixture("dupwithin"), "validation", dup);

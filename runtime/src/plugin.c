@@ -444,6 +444,10 @@ static nnn_status_t check_decl(nnn_decl_t *d)
 			                 "layer ID %d (%s) is not in the schema, so it needs its own codec (body_size, "
 			                 "decode, encode, encoded_size: generate them with nnngen --plugin)",
 			                 t->id, t->name);
+		if (t->record && (core || t->record->size != t->body_size))
+			return decl_fail(d, "validation", "layer ID %d (%s): %s", t->id, t->name,
+			                 core ? "its record describes fields, but the schema defines that ID: leave it NULL"
+			                      : "its record does not describe body_size bytes: regenerate its codec");
 	}
 	for (int i = 0; i < d->nacts; i++) {
 		const nnn_activation_type_t *t = &d->acts[i];
@@ -464,6 +468,10 @@ static nnn_status_t check_decl(nnn_decl_t *d)
 			                 "activation ID %d (%s) is not in the schema, so it needs its own codec (decode, "
 			                 "encode, encoded_size: generate them with nnngen --plugin)",
 			                 t->id, t->name);
+		if (t->record && (core || t->record->size != t->params_size))
+			return decl_fail(d, "validation", "activation ID %d (%s): %s", t->id, t->name,
+			                 core ? "its record describes fields, but the schema defines that ID: leave it NULL"
+			                      : "its record does not describe params_size bytes: regenerate its codec");
 	}
 	return NNN_OK;
 }
