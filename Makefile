@@ -142,7 +142,8 @@ $(TESTBIN): $(TEST_OBJ) $(LIB_A)
 	$(Q)$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(LIB_A) -lcriterion -ljansson $(LDLIBS)
 
 # Test plugins, each broken in one way (tests/plugins/fixture.c).
-FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail
+FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail \
+	oldabi
 FIX_good :=
 FIX_tag2 := -DFIX_TAG=2 -DFIX_LAYER=1 -DFIX_ACT=4
 FIX_dupacross := -DFIX_TAG=3 -DFIX_ACT=5
@@ -155,6 +156,7 @@ FIX_noforward := -DFIX_NO_FORWARD
 FIX_missingdep := -DFIX_MISSING_DEP
 FIX_initcrash := -DFIX_INIT_CRASH
 FIX_fwdfail := -DFIX_FORWARD_FAIL -DFIX_TAG=4
+FIX_oldabi := -DFIX_OLD_ABI -DFIX_LAYER=7
 FIXTURE_SO := $(FIXTURES:%=$(O)/fixtures/%.so)
 $(O)/fixtures/%.so: tests/plugins/fixture.c $(O)/gen/.stamp
 	@mkdir -p $(@D)/dep
@@ -164,7 +166,7 @@ $(O)/fixtures/%.so: tests/plugins/fixture.c $(O)/gen/.stamp
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PLUGIN_CFLAGS) $(FIX_$*) -shared -o $@ $< \
 		$(if $(filter missingdep,$*),-L$(@D)/dep -lfixdep)
-	@rm -f $(@D)/dep/libfixdep.so # what the plugin needs is gone: dlopen must say so
+	@$(if $(filter missingdep,$*),rm -f $(@D)/dep/libfixdep.so) # what the plugin needs is gone: dlopen must say so
 
 # A decoder that skips one check, for the conformance runner to catch.
 $(O)/lenient: tests/tools/lenient.c $(LIB_A) $(O)/gen/.stamp

@@ -2,7 +2,7 @@
 # Installs the Debian packages nnnkit's build and tests need, when any is
 # missing. Needs root (apt-get); does nothing when all are present.
 set -eu
-PKGS="make gcc clang libclang-rt-14-dev lua5.4 libcriterion-dev libopenblas-dev libjansson-dev pkg-config valgrind"
+PKGS="make gcc clang libclang-rt-14-dev lua5.4 libcriterion-dev libopenblas-dev libjansson-dev pkg-config valgrind python3-numpy"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -3,6 +3,8 @@
  * make test), or build/nnnkit. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,7 @@ typedef struct run {
 	char err[16384];
 } run_t;
 
-static void slurp(const char *path, char *buf, size_t size)
+static void slurp_keep(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "rb");
 	size_t n = 0;
@@ -28,6 +30,12 @@ static void slurp(const char *path, char *buf, size_t size)
 		fclose(f);
 	}
 	buf[n] = '\0';
+}
+
+/* Reads and removes a file (the outputs of a run). */
+static void slurp(const char *path, char *buf, size_t size)
+{
+	slurp_keep(path, buf, size);
 	unlink(path);
 }
 
@@ -332,4 +340,189 @@ Test(cli, conformance_runner_catches_lenient_and_crashing_decoders)
 
 	snprintf(args, sizeof args, "rm -rf %s", dir);
 	cr_assert_eq(system(args), 0);
+}
+
+/* ---- the JSON form, export, build ---- */
+
+/* Runs `cmd` through the shell; its exit status. */
+static int shell(const char *fmt, ...) NNN_PRINTF(1, 2);
+
+static int shell(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	int st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+Test(cli, json_convert_both_ways)
+{
+	run_t r;
+	char args[4096], dir[600];
+	const char *in = tiny_file();
+	snprintf(dir, sizeof dir, "%s", in);
+	*strrchr(dir, '/') = '\0';
+
+	/* By extension, by --to, and by content (a JSON file named .txt). */
+	snprintf(args, sizeof args, "convert %s %s/t.json", in, dir);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_str_eq(r.out, "");
+	snprintf(args, sizeof args, "convert --to json %s %s/t.txt", in, dir);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_eq(shell("cmp -s %s/t.json %s/t.txt", dir, dir), 0);
+	snprintf(args, sizeof args, "convert %s/t.txt %s/back.nnn", dir, dir);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_eq(shell("cmp -s %s %s/back.nnn", in, dir), 0, "not byte for byte");
+	snprintf(args, sizeof args, "convert %s/t.json --to nnn %s/back2", dir, dir);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_eq(shell("cmp -s %s %s/back2", in, dir), 0);
+
+	/* To standard output; tensors of 6 values and more as .npy files. */
+	snprintf(args, sizeof args, "convert %s -", in);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "\"description\": \"tiny\",\n  \"param_count\": 11,\n  \"layers\": [\n"), "%s", r.out);
+	snprintf(args, sizeof args, "convert --tensors %s/npy --tensors-min 6 %s %s/t2.json", dir, in, dir);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_eq(shell("test -f %s/npy/layers.0.weights.npy && ! test -e %s/npy/layers.1.weights.npy && "
+	                   "grep -q '\"npy\": \"npy/layers.0.weights.npy\"' %s/t2.json", dir, dir, dir), 0);
+	snprintf(args, sizeof args, "convert %s/t2.json %s/back3.nnn", dir, dir);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_eq(shell("cmp -s %s %s/back3.nnn", in, dir), 0);
+
+	/* A mistake: FILE:LINE:COLUMN, path, what, the remedy. */
+	cr_assert_eq(shell("sed 's/\"dims\": \\[3, 2\\]/\"dims\": [3, \"two\"]/' %s/t.json > %s/bad.json", dir, dir), 0);
+	snprintf(args, sizeof args, "convert %s/bad.json %s/bad.nnn", dir, dir);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 1);
+	char want[1024];
+	snprintf(want, sizeof want, "nnnkit: %s/bad.json:11:31: layers[0].weights.dims[1]: value of the wrong kind: "
+	         "expected an integer in -2147483648..2147483647, found \"two\" (write it as", dir);
+	cr_assert(strstr(r.err, want), "%s", r.err);
+	cr_assert_eq(shell("test -e %s/bad.nnn", dir), 1, "nothing written");
+
+	snprintf(args, sizeof args, "convert --tensors x %s %s/x.nnn", in, dir);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 2);
+	cr_assert(strstr(r.err, "--tensors is for JSON output"), "%s", r.err);
+	cr_assert_eq(shell("rm -rf %s", dir), 0);
+}
+
+Test(cli, export_and_build_back)
+{
+	run_t r;
+	char args[4096], dir[600];
+	const char *in = tiny_file();
+	snprintf(dir, sizeof dir, "%s", in);
+	*strrchr(dir, '/') = '\0';
+	snprintf(args, sizeof args, "export %s %s/out", in, dir);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	char index[4096], path[700];
+	snprintf(path, sizeof path, "%s/out/index.json", dir);
+	slurp(path, index, sizeof index);
+	cr_assert(strstr(index, "{\n  \"model\": \"model.json\",\n  \"tensors\": [\n    {\"path\": \"layers[0].bias\", "
+	                        "\"file\": \"layers.0.bias.npy\", \"shape\": [2], \"dtype\": \"float32\"},\n"), "%s", index);
+	cr_assert(strstr(index, "{\"path\": \"layers[1].weights\", \"file\": \"layers.1.weights.npy\", \"shape\": [2, 1], "
+	                        "\"dtype\": \"float32\"}\n  ]\n}\n"), "%s", index);
+	snprintf(args, sizeof args, "build %s/out/model.json %s/rebuilt.nnn", dir, dir);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_eq(shell("cmp -s %s %s/rebuilt.nnn", in, dir), 0, "export, then build: not byte for byte");
+	cr_assert_eq(shell("rm -rf %s", dir), 0);
+}
+
+/* A model from a hand-written spec and .npy files; a wrong one is refused
+ * with the validator's message at the spec's line, and OUT is left alone. */
+Test(cli, build_from_spec)
+{
+	run_t r;
+	char args[4096], dir[64] = "/tmp/nnnbuild.XXXXXX", path[256];
+	cr_assert_not_null(mkdtemp(dir));
+	static const float w1[12] = { 1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1 }, b1[4] = { 0, 0, 0, -1 },
+	                   w2[8] = { 1, -1, 1, -1, 1, -1, 1, -1 }, b2[2] = { 0.5f, 0 };
+	const struct {
+		const char *name;
+		int32_t rank;
+		int64_t dims[2];
+		const float *v;
+	} t[] = { { "w1", 2, { 3, 4 }, w1 }, { "b1", 1, { 4 }, b1 }, { "w2", 2, { 4, 2 }, w2 }, { "b2", 1, { 2 }, b2 },
+		  { "b3", 1, { 3 }, w1 } };
+	for (size_t i = 0; i < 5; i++) {
+		nnn_shape_t s = { .rank = t[i].rank, .dims = { t[i].dims[0], t[i].dims[1] } };
+		snprintf(path, sizeof path, "%s/%s.npy", dir, t[i].name);
+		cr_assert_eq(nnn_npy_write_file(path, &s, t[i].v, NULL), NNN_OK);
+	}
+	cr_assert_eq(shell("cd %s && printf '%%s\\n' '{\"description\": \"built\", \"layers\": [' "
+	                   "'  {\"activation\": {\"id\": \"leaky_relu\", \"tau\": 0.5}, \"weights\": \"w1.npy\", \"bias\": \"b1.npy\"},' "
+	                   "'  {\"id\": \"dense\", \"weights\": \"w2.npy\", \"bias\": \"b2.npy\"}]}' > spec.json && "
+	                   "sed 's/b2.npy/b3.npy/' spec.json > wrong.json && sed 's/, \"bias\": \"b2.npy\"//' spec.json > "
+	                   "nobias.json && echo old > out.nnn", dir), 0);
+	snprintf(args, sizeof args, "build --input-shape 5,3 %s/spec.json %s/model.nnn", dir, dir);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "model.nnn: "), "%s", r.out);
+	snprintf(args, sizeof args, "info %s/model.nnn", dir);
+	nnnkit(&r, args);
+	cr_assert(strstr(r.out, "parameters:   26"), "filled in: %s", r.out);
+	cr_assert(strstr(r.out, "Leaky ReLU(tau=0.5)"), "%s", r.out);
+	cr_assert(strstr(r.out, "neurons=4 flatten=false"), "from w1.npy: %s", r.out);
+
+	/* b3 has 3 values; the second layer has 2 neurons. */
+	snprintf(args, sizeof args, "build %s/wrong.json %s/out.nnn", dir, dir);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 1, "%s", r.err);
+	char want[512];
+	snprintf(want, sizeof want, "nnnkit: %s/wrong.json:3:48: layers[1].bias.dims[0]: tensor shape does not fit the "
+	         "layer: found 3, expected neurons = 2", dir);
+	cr_assert(strstr(r.err, want), "the line of \"b3.npy\", which gave the dims: %s", r.err);
+	snprintf(args, sizeof args, "build %s/nobias.json %s/out.nnn", dir, dir);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 1, "%s", r.err);
+	snprintf(want, sizeof want, "nnnkit: %s/nobias.json:3:3: layers[1].bias: required field missing", dir);
+	cr_assert(strstr(r.err, want), "%s", r.err);
+	/* Atomic: the old file is intact, and no temporary file is left. */
+	snprintf(path, sizeof path, "%s/out.nnn", dir);
+	char old[64];
+	slurp_keep(path, old, sizeof old);
+	cr_assert_str_eq(old, "old\n");
+	cr_assert_eq(shell("ls %s | grep -q tmp", dir), 1, "a temporary file was left");
+	cr_assert_eq(shell("rm -rf %s", dir), 0);
+}
+
+/* docs/from-numpy.md's example: NumPy trains, nnnkit builds and runs, and
+ * agrees with NumPy within 1e-5. */
+Test(cli, from_numpy_example, .timeout = 120)
+{
+	if (getenv("NNN_UNDER_VALGRIND"))
+		cr_skip_test("python3 leaks under valgrind --trace-children");
+	if (shell("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") != 0)
+		cr_skip_test("numpy is not installed for /usr/bin/python3 (Debian: apt-get install python3-numpy): skipped");
+	char dir[64] = "/tmp/nnnnumpy.XXXXXX", path[256];
+	cr_assert_not_null(mkdtemp(dir));
+	const char *bin = getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
+	cr_assert_eq(shell("NNNKIT=%s /usr/bin/python3 examples/from-numpy/train.py %s/out > %s/log 2>&1", bin, dir, dir),
+	             0, "the example failed: see %s/log", dir);
+	nnn_npy_t y, want;
+	snprintf(path, sizeof path, "%s/out/y.npy", dir);
+	cr_assert_eq(nnn_npy_read_file(path, &y, NULL), NNN_OK);
+	snprintf(path, sizeof path, "%s/out/expected.npy", dir);
+	cr_assert_eq(nnn_npy_read_file(path, &want, NULL), NNN_OK);
+	cr_assert_eq(y.count, want.count);
+	cr_assert_eq(y.shape.rank, 2);
+	for (size_t i = 0; i < y.count; i++)
+		cr_assert(fabsf(y.data[i] - want.data[i]) <= 1e-5f, "output %zu: nnnkit %.9g, NumPy %.9g", i,
+		          (double)y.data[i], (double)want.data[i]);
+	nnn_npy_free(&y);
+	nnn_npy_free(&want);
+	cr_assert_eq(shell("rm -rf %s", dir), 0);
 }

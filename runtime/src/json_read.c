@@ -252,9 +252,9 @@ static nnn_status_t get_u64(rd_t *r, const json_t *v, uint64_t *out)
 	if (s && s[0] >= '0' && s[0] <= '9' && strspn(s, "0123456789") == strlen(s) && strlen(s) <= 20) {
 		uint64_t x = 0;
 		bool over = false;
-		for (; *s; s++) {
-			over |= x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10;
-			x = x * 10 + (uint64_t)(*s - '0');
+		for (const char *p = s; *p; p++) {
+			over |= x > (UINT64_MAX - (uint64_t)(*p - '0')) / 10;
+			x = x * 10 + (uint64_t)(*p - '0');
 		}
 		if (!over) {
 			*out = x;
@@ -856,11 +856,11 @@ static nnn_status_t rd_fields(rd_t *r, const nnn_rdesc_t *rd, const json_t *obj,
 				from_npy = true, npy = r->npy_shape;
 		}
 	}
-	if (rd->dims < 0)
-		return NNN_OK;
-	if (SPEC(r) && !json_object_get(obj, rd->fields[rd->dims].name))
-		NNN_TRY(default_dims(r, rd, base, from_npy ? &npy : NULL));
-	NNN_TRY(check_dims(r, rd, base));
+	if (rd->dims >= 0) {
+		if (SPEC(r) && !json_object_get(obj, rd->fields[rd->dims].name))
+			NNN_TRY(default_dims(r, rd, base, from_npy ? &npy : NULL));
+		NNN_TRY(check_dims(r, rd, base));
+	}
 	if (SPEC(r))
 		derive(rd, obj, base);
 	return NNN_OK;
