@@ -8,6 +8,7 @@
  * field paths and JSON paths are the same by construction.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <nnn/file.h>
 #include <nnn/npy.h>
@@ -388,15 +390,19 @@ static nnn_status_t get_npy(rd_t *r, const json_t *v, nnn_f32s_t *out)
 		            "a .npy reference needs \"npy\": the file's name (relative to the JSON's folder), found %s",
 		            name ? shown(name, b, sizeof b) : "none");
 	const char *n = json_string_value(name);
-	if (n[0] == '/' || !r->base_dir)
-		snprintf(file, sizeof file, "%s", n);
-	else
-		snprintf(file, sizeof file, "%s/%s", r->base_dir, n);
+	snprintf(file, sizeof file, "%s%s%s", n[0] == '/' ? "" : r->base_dir ? r->base_dir : ".", n[0] == '/' ? "" : "/",
+	         n);
 	nnn_diags_t nd;
 	nnn_npy_t a;
 	nnn_diags_init(&nd);
-	nnn_status_t st = nnn_npy_read_file(file, &a, &nd);
 	size_t m = nnn_path_push(&r->path, "npy");
+	/* Regular files only: not standard input, a pipe or /dev/zero, which
+	 * would be read without end. */
+	struct stat sb;
+	int err = stat(file, &sb) != 0 ? errno : 0;
+	if (err || !S_ISREG(sb.st_mode))
+		return fail(r, NNN_E_IO, "%s: %s", file, err ? strerror(err) : "not a regular file, as a .npy file is");
+	nnn_status_t st = nnn_npy_read_file(file, &a, &nd);
 	if (st != NNN_OK) {
 		st = npy_fail(r, file, &nd, st);
 		nnn_diags_free(&nd);
