@@ -7,11 +7,6 @@
 /* The NaN written as plain "nan": the quiet NaN without sign or payload. */
 #define NNN_JSON_NAN 0x7fc00000u
 
-/* A float's JSON text, by its bits: the shortest number that reads back to
- * them, or "inf", "-inf", "nan", "nan:0xXXXXXXXX" (quoted). buf holds at
- * least 32 bytes; returns the length. */
-size_t nnn_json_f32(char *buf, size_t size, uint32_t bits);
-
 /* The value of an integer member (u8, i32, u64 as int64; enums included). */
 static inline int64_t nnn_json_int(const nnn_fdesc_t *f, const void *p)
 {

@@ -228,6 +228,13 @@ static const char *shown(const json_t *v, char *buf, size_t size)
 
 /* ---- scalars ---- */
 
+/* A string's text when it holds no NUL (a name, a number, a file); else NULL. */
+static const char *text_of(const json_t *v)
+{
+	const char *s = json_string_value(v);
+	return s && strlen(s) == json_string_length(v) ? s : NULL;
+}
+
 static nnn_status_t get_int(rd_t *r, const json_t *v, int64_t lo, int64_t hi, int64_t *out)
 {
 	char b[64];
@@ -245,7 +252,7 @@ static nnn_status_t get_int(rd_t *r, const json_t *v, int64_t lo, int64_t hi, in
 static nnn_status_t get_u64(rd_t *r, const json_t *v, uint64_t *out)
 {
 	char b[64];
-	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+	const char *s = text_of(v);
 	if (json_is_integer(v) && json_integer_value(v) >= 0) {
 		*out = (uint64_t)json_integer_value(v);
 		return NNN_OK;
@@ -273,7 +280,7 @@ static nnn_status_t get_u64(rd_t *r, const json_t *v, uint64_t *out)
 static nnn_status_t get_f32(rd_t *r, const json_t *v, uint32_t *bits)
 {
 	char b[64];
-	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+	const char *s = text_of(v);
 	if (json_is_number(v)) {
 		double x = json_number_value(v);
 		float f = (float)x;
@@ -370,12 +377,57 @@ static nnn_status_t npy_fail(rd_t *r, const char *file, const nnn_diags_t *nd, n
 	return fail(r, g->code, "%s: %s%s", file, where, g->msg);
 }
 
+/* The file a reference names, read: regular files only (not standard
+ * input, a pipe or /dev/zero, which would be read without end). */
+static nnn_status_t load_npy(rd_t *r, const char *name, nnn_npy_t *a)
+{
+	char file[4096];
+	struct stat sb;
+	nnn_diags_t nd;
+	bool rel = name[0] != '/';
+	snprintf(file, sizeof file, "%s%s%s", rel ? (r->base_dir ? r->base_dir : ".") : "", rel ? "/" : "", name);
+	int err = stat(file, &sb) != 0 ? errno : 0;
+	if (err || !S_ISREG(sb.st_mode))
+		return fail(r, NNN_E_IO, "%s: %s", file, err ? strerror(err) : "not a regular file, as a .npy file is");
+	nnn_diags_init(&nd);
+	nnn_status_t st = nnn_npy_read_file(file, a, &nd);
+	if (st != NNN_OK)
+		st = npy_fail(r, file, &nd, st);
+	nnn_diags_free(&nd);
+	return st;
+}
+
+/* The optional "dtype" and "shape" of a reference against the file read. */
+static nnn_status_t check_ref(rd_t *r, const json_t *ref, const char *name, const nnn_npy_t *a)
+{
+	char b[64], sh[NNN_MAX_RANK * 22 + 8];
+	const json_t *dtype = json_object_get(ref, "dtype"), *shape = json_object_get(ref, "shape");
+	const char *dt = dtype ? text_of(dtype) : NULL;
+	size_t m;
+	if (dtype && (!dt || (strcmp(dt, "float32") && strcmp(dt, "<f4")))) {
+		nnn_path_push(&r->path, "dtype");
+		return fail(r, NNN_E_ENUM, "expected \"float32\" (what .nnn tensors hold; any dtype nnnkit reads is "
+		            "converted), found %s", shown(dtype, b, sizeof b));
+	}
+	if (!shape)
+		return NNN_OK;
+	m = nnn_path_push(&r->path, "shape");
+	bool same = json_is_array(shape) && json_array_size(shape) == (size_t)a->shape.rank;
+	for (int32_t i = 0; same && i < a->shape.rank; i++)
+		same = json_is_integer(json_array_get(shape, (size_t)i)) &&
+		       json_integer_value(json_array_get(shape, (size_t)i)) == a->shape.dims[i];
+	if (!same)
+		return fail(r, NNN_E_DIM_MISMATCH, "%s has shape %s, the reference says %s", name,
+		            nnn_shape_format(&a->shape, sh, sizeof sh), shown(shape, b, sizeof b));
+	nnn_path_pop(&r->path, m);
+	return NNN_OK;
+}
+
 /* {"npy": FILE, "shape": [...], "dtype": "float32"}: the array in FILE. */
 static nnn_status_t get_npy(rd_t *r, const json_t *v, nnn_f32s_t *out)
 {
-	char b[64], file[4096];
-	const json_t *name = json_object_get(v, "npy"), *shape = json_object_get(v, "shape"),
-	             *dtype = json_object_get(v, "dtype");
+	char b[64];
+	const json_t *name = json_object_get(v, "npy");
 	const char *key;
 	json_t *val;
 	json_object_foreach((json_t *)v, key, val) {
@@ -385,49 +437,16 @@ static nnn_status_t get_npy(rd_t *r, const json_t *v, nnn_f32s_t *out)
 			            "\"dtype\"", key);
 		}
 	}
-	if (!json_is_string(name))
+	const char *n = name ? text_of(name) : NULL;
+	if (!n)
 		return fail(r, name ? NNN_E_JSON_TYPE : NNN_E_JSON_MISSING,
 		            "a .npy reference needs \"npy\": the file's name (relative to the JSON's folder), found %s",
 		            name ? shown(name, b, sizeof b) : "none");
-	const char *n = json_string_value(name);
-	snprintf(file, sizeof file, "%s%s%s", n[0] == '/' ? "" : r->base_dir ? r->base_dir : ".", n[0] == '/' ? "" : "/",
-	         n);
-	nnn_diags_t nd;
 	nnn_npy_t a;
-	nnn_diags_init(&nd);
 	size_t m = nnn_path_push(&r->path, "npy");
-	/* Regular files only: not standard input, a pipe or /dev/zero, which
-	 * would be read without end. */
-	struct stat sb;
-	int err = stat(file, &sb) != 0 ? errno : 0;
-	if (err || !S_ISREG(sb.st_mode))
-		return fail(r, NNN_E_IO, "%s: %s", file, err ? strerror(err) : "not a regular file, as a .npy file is");
-	nnn_status_t st = nnn_npy_read_file(file, &a, &nd);
-	if (st != NNN_OK) {
-		st = npy_fail(r, file, &nd, st);
-		nnn_diags_free(&nd);
-		return st;
-	}
-	nnn_diags_free(&nd);
+	NNN_TRY(load_npy(r, n, &a));
 	nnn_path_pop(&r->path, m);
-	if (dtype && (!json_is_string(dtype) ||
-	              (strcmp(json_string_value(dtype), "float32") && strcmp(json_string_value(dtype), "<f4")))) {
-		nnn_path_push(&r->path, "dtype");
-		st = fail(r, NNN_E_ENUM, "expected \"float32\" (what .nnn tensors hold; any dtype nnnkit reads is "
-		          "converted), found %s", shown(dtype, b, sizeof b));
-	} else if (shape) {
-		m = nnn_path_push(&r->path, "shape");
-		bool same = json_is_array(shape) && json_array_size(shape) == (size_t)a.shape.rank;
-		for (int32_t i = 0; same && i < a.shape.rank; i++)
-			same = json_is_integer(json_array_get(shape, (size_t)i)) &&
-			       json_integer_value(json_array_get(shape, (size_t)i)) == a.shape.dims[i];
-		char sh[NNN_MAX_RANK * 22 + 8];
-		if (!same)
-			st = fail(r, NNN_E_DIM_MISMATCH, "%s has shape %s, the reference says %s", n,
-			          nnn_shape_format(&a.shape, sh, sizeof sh), shown(shape, b, sizeof b));
-		else
-			nnn_path_pop(&r->path, m);
-	}
+	nnn_status_t st = check_ref(r, v, n, &a);
 	if (st == NNN_OK && a.count > INT32_MAX)
 		st = fail(r, NNN_E_LIMIT, "%s holds %zu values; a tensor holds at most 2147483647", n, a.count);
 	unsigned char *bytes = NULL;
@@ -547,25 +566,23 @@ static bool plugin_named(const rd_t *r, const nnn_fdesc_t *var, const char *name
 static nnn_status_t get_enum(rd_t *r, const nnn_rdesc_t *rd, int32_t i, const json_t *v, void *p)
 {
 	const nnn_fdesc_t *f = &rd->fields[i], *var = open_variant(rd, i);
-	const char *kind = var ? (var->ext == NNN_FX_LAYER ? "layer" : "activation") : NULL;
 	char b[64], plugins[512];
 	int64_t x;
 	if (json_is_string(v)) {
-		const char *s = json_string_value(v);
-		if (!f->type->value_of(s, &x) && !(var && plugin_named(r, var, s, &x)) &&
-		    nnn_ctx_plugins_text(r->ctx, plugins, sizeof plugins))
+		const char *s = text_of(v) ? text_of(v) : "";
+		if (!f->type->value_of(s, &x) && !(var && plugin_named(r, var, s, &x)))
 			return fail(r, var ? NNN_E_UNKNOWN_ID : NNN_E_ENUM, "%s is no %s: expected one of %s%s%s%s, or a "
 			            "number", shown(v, b, sizeof b), f->type->name, f->type->names,
 			            var ? ", or the name of a type a loaded plugin provides (plugins loaded: " : "",
-			            var ? plugins : "", var ? ")" : "");
+			            var ? nnn_ctx_plugins_text(r->ctx, plugins, sizeof plugins) : "", var ? ")" : "");
 	} else if (json_is_integer(v)) {
 		int64_t hi = f->prim == NNN_PRIM_U8 ? UINT8_MAX : f->prim == NNN_PRIM_I32 ? INT32_MAX : INT64_MAX;
 		NNN_TRY(get_int(r, v, f->prim == NNN_PRIM_I32 ? INT32_MIN : 0, hi, &x));
 		/* Without its fields' codec, an ID the schema lacks cannot be written. */
-		if (var && !f->type->value_name(x) && !plugin_type(r->ctx, var->ext, x) &&
-		    nnn_ctx_plugins_text(r->ctx, plugins, sizeof plugins))
+		if (var && !f->type->value_name(x) && !plugin_type(r->ctx, var->ext, x))
 			return fail(r, NNN_E_UNKNOWN_ID, "%s ID %" PRId64 " is not in the schema, and no loaded plugin "
-			            "provides it (plugins loaded: %s)", kind, x, plugins);
+			            "provides it (plugins loaded: %s)", var->ext == NNN_FX_LAYER ? "layer" : "activation", x,
+			            nnn_ctx_plugins_text(r->ctx, plugins, sizeof plugins));
 	} else {
 		return fail(r, NNN_E_JSON_TYPE, "expected the name of a %s (%s) or its number, found %s", f->type->name,
 		            f->type->names, shown(v, b, sizeof b));
@@ -687,6 +704,13 @@ static size_t distance(const char *a, const char *b)
 	return row[lb];
 }
 
+/* Whether `key` looks like a misspelling of `name`. */
+static bool near(const char *key, const char *name)
+{
+	size_t d = distance(key, name);
+	return d > 0 && d <= 2 && d < strlen(name);
+}
+
 static bool known(const active_t *act, const char *key)
 {
 	for (int k = 0; k < act->n; k++)
@@ -702,7 +726,7 @@ static nnn_status_t missing(rd_t *r, const nnn_fdesc_t *f, const json_t *obj)
 	const char *key;
 	json_t *val;
 	json_object_foreach((json_t *)obj, key, val) {
-		if (strcmp(key, f->name) && distance(key, f->name) <= 2)
+		if (near(key, f->name))
 			snprintf(hint, sizeof hint, " (\"%s\" is there: a misspelling?)", key);
 	}
 	return fail(r, NNN_E_JSON_MISSING, "expected \"%s\" in this object (%s)%s", f->name, f->doc, hint);
@@ -724,7 +748,7 @@ static nnn_status_t unknown_keys(rd_t *r, const json_t *obj, const active_t *act
 					continue;
 				if (k < sizeof names)
 					k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", k ? ", " : "", f->name);
-				if (distance(key, f->name) <= 2)
+				if (near(key, f->name))
 					snprintf(hint, sizeof hint, "did you mean \"%s\"? ", f->name);
 			}
 		}
@@ -822,7 +846,8 @@ static nnn_status_t rd_field(rd_t *r, const nnn_rdesc_t *rd, int32_t i, const js
 		return NNN_OK;
 	}
 	if (!v) {
-		bool tensor = (f->kind == NNN_FK_RECORD && f->rec->dims >= 0) || f->prim == NNN_PRIM_F32_ARRAY;
+		bool tensor = (f->kind == NNN_FK_RECORD && f->rec->dims >= 0) ||
+		              (f->kind == NNN_FK_PRIM && f->prim == NNN_PRIM_F32_ARRAY);
 		if (!SPEC(r) || tensor)
 			return missing(r, f, obj);
 		if (f->flags & NNN_FD_TOTAL)

@@ -63,8 +63,10 @@ static void put(out_t *o, const char *s, size_t n)
 	memcpy(o->b + o->n, s, n);
 	o->n += n;
 	o->b[o->n] = '\0';
-	const char *nl = n ? memchr(s, '\n', n) : NULL;
-	o->col = nl ? n - (size_t)(nl - s) - 1 : o->col + n;
+	size_t k = n;
+	while (k > 0 && s[k - 1] != '\n')
+		k--;
+	o->col = k ? n - k : o->col + n;
 }
 
 /* Back to an earlier state of the text (a line that did not fit). */
@@ -117,7 +119,10 @@ static bool reads_back(char *buf, size_t size, float f, int p)
 	return f32_bits((float)strtod(buf, NULL)) == f32_bits(f);
 }
 
-size_t nnn_json_f32(char *buf, size_t size, uint32_t bits)
+/* A float's JSON text, by its bits: the shortest number that reads back to
+ * them, or "inf", "-inf", "nan", "nan:0xXXXXXXXX" (quoted). Returns the
+ * length; buf holds at least 32 bytes. */
+static size_t f32_text(char *buf, size_t size, uint32_t bits)
 {
 	float f;
 	memcpy(&f, &bits, sizeof f);
@@ -274,7 +279,7 @@ static void put_value(wr_t *w, bool f32, const void *v, int32_t i)
 {
 	char buf[64];
 	if (f32) {
-		size_t k = nnn_json_f32(buf, sizeof buf, nnn_le_u32((const unsigned char *)v + 4 * (size_t)i));
+		size_t k = f32_text(buf, sizeof buf, nnn_le_u32((const unsigned char *)v + 4 * (size_t)i));
 		put(&w->o, buf, k);
 	} else {
 		putf(&w->o, "%" PRId32, ((const int32_t *)v)[i]);
@@ -358,7 +363,6 @@ static nnn_status_t put_npy(wr_t *w, nnn_f32s_t a, const nnn_i32s_t *dims, bool 
 {
 	char name[NNN_PATH_MAX + 8], file[PATH_MAX + NNN_PATH_MAX + 16], tpath[NNN_PATH_MAX];
 	nnn_shape_t shape = { .rank = 1, .dims = { a.n } };
-	int64_t prod = 1;
 	/* "layers[0].weights.data" -> "layers.0.weights.npy": no brackets for shells. */
 	size_t len = w->path.len, k = 0;
 	if (is_data && len >= 5 && !strcmp(w->path.s + len - 5, ".data"))
@@ -368,10 +372,14 @@ static nnn_status_t put_npy(wr_t *w, nnn_f32s_t a, const nnn_i32s_t *dims, bool 
 		if (tpath[i] != ']')
 			name[k++] = tpath[i] == '[' ? '.' : tpath[i];
 	snprintf(name + k, sizeof name - k, ".npy");
-	if (dims && dims->n <= NNN_MAX_RANK) {
-		for (int32_t i = 0; i < dims->n; i++)
-			prod *= dims->v[i] >= 0 ? dims->v[i] : -1;
-		if (prod == a.n) {
+	if (dims && dims->n >= 0 && dims->n <= NNN_MAX_RANK) {
+		uint64_t prod = 1;
+		for (int32_t i = 0; i < dims->n && prod != UINT64_MAX; i++)
+			if (dims->v[i] < 0 || (dims->v[i] && prod > UINT64_MAX / (uint64_t)dims->v[i] - 1))
+				prod = UINT64_MAX; /* not a shape for these values */
+			else
+				prod *= (uint64_t)dims->v[i];
+		if (prod == (uint64_t)a.n) {
 			shape.rank = dims->n;
 			for (int32_t i = 0; i < dims->n; i++)
 				shape.dims[i] = dims->v[i];
@@ -458,7 +466,7 @@ static nnn_status_t put_prim(wr_t *w, const nnn_rdesc_t *rd, int32_t i, const vo
 	case NNN_PRIM_F32: {
 		float v;
 		memcpy(&v, p, sizeof v);
-		size_t k = nnn_json_f32(buf, sizeof buf, f32_bits(v));
+		size_t k = f32_text(buf, sizeof buf, f32_bits(v));
 		put(&w->o, buf, k);
 		break;
 	}
@@ -545,6 +553,8 @@ static nnn_status_t put_fields(wr_t *w, const nnn_rdesc_t *rd, const void *base,
 		} else {
 			int32_t n = *(const int32_t *)member(base, &rd->fields[f->ref]);
 			const char *elems = *(const char *const *)p;
+			if (n > 0 && !elems)
+				return fail(w, NNN_E_USAGE, "%d elements without their records", (int)n);
 			put(&w->o, "[", 1);
 			for (int32_t k = 0; k < n && st == NNN_OK; k++) {
 				size_t m = nnn_path_index(&w->path, k);
