@@ -914,7 +914,9 @@ local function emit_desc(w, s, r)
   end
   w("};")
   w("%sconst nnn_rdesc_t %s = {", desc_name(r):sub(1, 5) == "desc_" and "static " or "", desc_name(r))
-  w("\t.name = %s, .size = sizeof(%s), .fields = fields_%s, .nfields = %d,", cstr(r.name), rtype(r), r.name, #r.fields)
+  w("\t.size = sizeof(nnn_rdesc_t), .field_size = sizeof(nnn_fdesc_t),")
+  w("\t.name = %s, .record_size = sizeof(%s), .fields = fields_%s, .nfields = %d,", cstr(r.name), rtype(r), r.name,
+    #r.fields)
   w("\t.dims = %d, .data = %d,", dims, data)
   if #derive > 0 then
     w("\t.derive = derive_%s, .nderive = %d,", r.name, #derive)

@@ -1100,3 +1100,12 @@ Test(gen, schema_sandbox)
 	REJECTS("import(5)", "import needs a file name");
 	REJECTS("import(\"missing.lua\")", "missing.lua");
 }
+
+/* A variant's field named like a field of its holder: both would be
+ * layers[0].<name> in field paths and in the JSON form. */
+Test(gen, rejects_variant_field_named_like_holder)
+{
+	REJECTS("push(find(s.records, \"dense\").fields,\n"
+	        "  { name = \"dropout\", type = \"f32\", doc = \"Another.\" })",
+	        "\"dense\".fields[4] \"dropout\"", "is also a field of \"layer\", which holds this record as a variant");
+}

@@ -635,7 +635,7 @@ static nnn_status_t rd_variant(rd_t *r, const nnn_rdesc_t *rd, const nnn_fdesc_t
 			            "descriptors of its fields, so they cannot be read from JSON: rebuild the plugin with "
 			            "nnngen --plugin from this nnnkit", f->ext == NNN_FX_LAYER ? "layer" : "activation", name);
 		if (rec) {
-			NNN_TRY(alloc(r, 1, rec->size, &ext->body));
+			NNN_TRY(alloc(r, 1, rec->record_size, &ext->body));
 			body = ext->body;
 		}
 	}
@@ -659,10 +659,10 @@ static nnn_status_t rd_array(rd_t *r, const nnn_rdesc_t *rd, const nnn_fdesc_t *
 	} else if (!SPEC(r)) {
 		return missing(r, f, v);
 	}
-	NNN_TRY(alloc(r, n, f->rec->size, (void **)&elems));
+	NNN_TRY(alloc(r, n, f->rec->record_size, (void **)&elems));
 	for (size_t i = 0; i < n; i++) {
 		size_t k = nnn_path_index(&r->path, (int64_t)i);
-		NNN_TRY(rd_record(r, f->rec, json_array_get(a, i), elems + i * f->rec->size));
+		NNN_TRY(rd_record(r, f->rec, json_array_get(a, i), elems + i * f->rec->record_size));
 		nnn_path_pop(&r->path, k);
 	}
 	nnn_path_pop(&r->path, m);

@@ -560,7 +560,7 @@ static nnn_status_t put_fields(wr_t *w, const nnn_rdesc_t *rd, const void *base,
 				size_t m = nnn_path_index(&w->path, k);
 				put(&w->o, k ? "," : "", k ? 1 : 0);
 				indent(&w->o, depth + 1);
-				st = put_record(w, f->rec, elems + (size_t)k * f->rec->size, depth + 1, true);
+				st = put_record(w, f->rec, elems + (size_t)k * f->rec->record_size, depth + 1, true);
 				nnn_path_pop(&w->path, m);
 			}
 			if (n > 0)

@@ -102,8 +102,9 @@ typedef struct nnn_type {
  * <plugin>_<record>_desc in a plugin's *_gen.c): every field of a record in
  * file order, with the offset of its member in the record's C struct, so
  * that tools such as the JSON form (nnn/json.h) walk any record, a plugin's
- * included, without restating a field by hand. Plugins embed these structs:
- * they only ever grow at the end. */
+ * included, without restating a field by hand. Plugins embed these structs,
+ * so a record descriptor starts with its own size and the size of its field
+ * entries: both may only grow, at the end, in later ABI minors. */
 typedef enum nnn_fkind {
 	NNN_FK_PRIM,    /* a primitive (prim) */
 	NNN_FK_ENUM,    /* an enum value stored as prim; `type` names the enum */
@@ -155,8 +156,10 @@ typedef struct nnn_derive {
 } nnn_derive_t;
 
 struct nnn_rdesc {
+	uint32_t size;             /* sizeof(nnn_rdesc_t) */
+	uint32_t field_size;       /* sizeof(nnn_fdesc_t): the stride of `fields` */
 	const char *name;          /* "dense" */
-	size_t size;               /* sizeof the record's C struct */
+	size_t record_size;        /* sizeof the record's C struct */
 	const nnn_fdesc_t *fields; /* in file order */
 	int32_t nfields;
 	int32_t dims, data;        /* a dims_product rule's fields (a tensor), or -1 */
