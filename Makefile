@@ -100,7 +100,7 @@ $(LIB_A): $(LIB_OBJ)
 	$(Q)ar rcs $@ $^
 $(LIB_SO): $(LIB_OBJ)
 	@echo "  CC     $@"
-	$(Q)$(CC) -shared -Wl,-soname,libnnn.so.0 -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) -shared -Wl,-soname,libnnn.so.0 -o $@ $^ -ljansson $(LDLIBS)
 
 $(O)/obj/runtime/cli/main.o: CPPFLAGS += -DNNNKIT_VERSION='"$(VERSION)"'
 $(NNNKIT): $(CLI_OBJ) $(LIB_A)
@@ -153,7 +153,7 @@ $(TESTBIN): $(TEST_OBJ) $(LIB_A)
 
 # Test plugins, each broken in one way (tests/plugins/fixture.c).
 FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail \
-	abi10 hostpool
+	abi10 hostpool oldabi
 FIX_good :=
 FIX_tag2 := -DFIX_TAG=2 -DFIX_LAYER=1 -DFIX_ACT=4
 FIX_dupacross := -DFIX_TAG=3 -DFIX_ACT=5
@@ -168,6 +168,7 @@ FIX_initcrash := -DFIX_INIT_CRASH
 FIX_fwdfail := -DFIX_FORWARD_FAIL -DFIX_TAG=4
 FIX_abi10 := -DFIX_ABI_1_0 -DFIX_TAG=7 -DFIX_ACT_ADDS=100
 FIX_hostpool := -DFIX_HOST_POOL -DFIX_TAG=6 -DFIX_ACT_ADDS=1000
+FIX_oldabi := -DFIX_OLD_ABI -DFIX_LAYER=7
 FIXTURE_SO := $(FIXTURES:%=$(O)/fixtures/%.so)
 $(O)/fixtures/%.so: tests/plugins/fixture.c $(O)/gen/.stamp
 	@mkdir -p $(@D)/dep
@@ -254,7 +255,7 @@ install: all
 	@printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' \
 		'plugindir=$${prefix}/lib/nnnkit/plugins' 'nnngen=$${prefix}/bin/nnngen' '' \
 		'Name: libnnn' 'Description: read, check, write and run .nnn models' 'Version: $(VERSION)' \
-		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lnnn' 'Libs.private: -lm' \
+		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lnnn' 'Libs.private: -ljansson -lm' \
 		> $(INST)/lib/pkgconfig/libnnn.pc
 	install -m 0644 $(GEN_LUA) $(INST)/share/nnnkit/gen/
 	install -m 0644 $(SCHEMA) $(INST)/share/nnnkit/schema/

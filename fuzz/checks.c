@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <nnn/json.h>
 #include <nnn/model.h>
 #include <nnn/npy.h>
 #include <nnn/run.h>
@@ -999,8 +1000,63 @@ out:
 
 /* ---- by name ---- */
 
+/* JSON -> model -> bytes, and model -> JSON -> model -> the same bytes. */
+static int fz_json_once(const uint8_t *data, size_t len, unsigned flags, char *why, size_t size)
+{
+	nnn_json_read_opts_t o = { .flags = flags, .base_dir = "/nonexistent-nnn-fuzz" };
+	nnn_model_t *m = NULL, *m2 = NULL;
+	nnn_diags_t d;
+	unsigned char *b1 = NULL, *b2 = NULL;
+	char *text = NULL;
+	size_t n1 = 0, n2 = 0, tn = 0;
+	int bad = 0;
+	const char *mode = flags ? "spec" : "strict";
+
+	nnn_diags_init(&d);
+	nnn_status_t st = nnn_json_decode((const char *)data, len, &o, &m, &d);
+	if ((bad = fz_diags_ok("nnn_json_decode", &d, st, (size_t)-1, why, size)))
+		goto out;
+	if (st != NNN_OK) {
+		if (m || d.n != 1 || d.v[0].code != st || d.v[0].line == 0 || d.v[0].column == 0)
+			bad = fz_fail(why, size, "%s: failed with %s but left a model, %zu problems, or a problem without its "
+			              "code or line", mode, nnn_status_name(st), d.n);
+		goto out;
+	}
+	fz_describe(m);
+	if (nnn_model_encode(m, &b1, &n1, &d) != NNN_OK) {
+		bad = fz_fail(why, size, "%s: an accepted model does not encode: %s", mode, d.n ? d.v[d.n - 1].msg : "");
+		goto out;
+	}
+	if (nnn_json_encode(m, NULL, &text, &tn, &d) != NNN_OK) {
+		bad = fz_fail(why, size, "%s: an accepted model has no JSON form: %s", mode, d.n ? d.v[d.n - 1].msg : "");
+		goto out;
+	}
+	o.flags = 0;
+	if (nnn_json_decode(text, tn, &o, &m2, &d) != NNN_OK) {
+		bad = fz_fail(why, size, "%s: the JSON written does not read back: %s", mode, d.n ? d.v[d.n - 1].msg : "");
+		goto out;
+	}
+	if (nnn_model_encode(m2, &b2, &n2, &d) != NNN_OK || n1 != n2 || memcmp(b1, b2, n1) != 0)
+		bad = fz_fail(why, size, "%s: JSON -> model -> JSON -> model changed the bytes (%zu, then %zu)", mode, n1, n2);
+out:
+	free(b1);
+	free(b2);
+	free(text);
+	nnn_model_free(m);
+	nnn_model_free(m2);
+	nnn_diags_free(&d);
+	return bad;
+}
+
+int fz_check_json(const uint8_t *data, size_t len, char *why, size_t size)
+{
+	return fz_json_once(data, len, 0, why, size) || fz_json_once(data, len, NNN_JSON_SPEC, why, size);
+}
+
 int fz_check(const char *name, const uint8_t *data, size_t len, char *why, size_t size)
 {
+	if (!strcmp(name, "fuzz_json"))
+		return fz_check_json(data, len, why, size);
 	if (!strcmp(name, "fuzz_decode"))
 		return fz_check_decode(data, len, why, size);
 	if (!strcmp(name, "fuzz_dump"))

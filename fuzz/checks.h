@@ -44,6 +44,12 @@ int fz_check_run(const nnn_ctx_t *ctx, const uint8_t *data, size_t len, char *wh
 /* The .npy reader, and writer -> reader round trips of what it read. */
 int fz_check_npy(const uint8_t *data, size_t len, char *why, size_t size);
 
+/* The JSON reader, strict and as a build spec (.npy references resolved in
+ * a folder that does not exist): a failure has exactly one problem, with the
+ * status's code and a line; an accepted model encodes, and its JSON form
+ * reads back (strictly) to the same bytes. */
+int fz_check_json(const uint8_t *data, size_t len, char *why, size_t size);
+
 /* The context fz_check_run uses, created once per process: the builtin
  * plugin from $NNN_BUILD/plugins/builtin.so, else build/plugins/builtin.so.
  * NULL (with why set) when it cannot be loaded. */
@@ -58,7 +64,8 @@ extern unsigned fz_probe_every;
 void fz_harness_init(void);
 
 /* The check of harness `name` ("fuzz_decode", "fuzz_dump", "fuzz_run",
- * "fuzz_npy"); -1 for an unknown name or when fuzz_run has no context. */
+ * "fuzz_npy", "fuzz_json"); -1 for an unknown name or when fuzz_run has no
+ * context. */
 int fz_check(const char *name, const uint8_t *data, size_t len, char *why, size_t size);
 
 #endif

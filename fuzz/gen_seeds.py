@@ -8,7 +8,8 @@ with libnnn, so the seeds do not inherit a bug of the encoder. Valid models go
 to every model harness; the mutation classes (truncated, bad bool, bad UTF-8,
 trailing bytes, negative count, unknown IDs, ...) go to fuzz_decode and
 fuzz_dump, where the decoder's error paths are. fuzz_npy gets one file per
-dtype and version and the reader's rejections.
+dtype and version and the reader's rejections; fuzz_json the JSON form's
+value forms, a build spec, and one of each mistake.
 """
 import math
 import os
@@ -201,6 +202,48 @@ def npys():
     }
 
 
+def jsons():
+    """The JSON form (docs/json.md), strict and as build specs: every value form once."""
+    tensor = '{"dims": [%s], "requires_grad": %s, "data": [%s]}'
+    dense = ('{"id": "dense", "activation": %s, "dropout": %s, "bias": %s, "neurons": %d, '
+             '"weights": %s, "flatten": false}')
+    tiny = ('{"description": "tiny", "param_count": 11, "layers": [%s, %s]}' % (
+        dense % ('{"id": "leaky_relu", "tau": 0.1}', '0.0', tensor % ('2', 'true', '-1.0, -0.5'), 2,
+                 tensor % ('3, 2', 'true', '-1.0, -0.5, 0.0, 0.5, 1.0, 1.5')),
+        dense % ('{"id": "linear"}', '0.0', tensor % ('1', 'true', '-1.0'), 1,
+                 tensor % ('2, 1', 'false', '-1.0, -0.5'))))
+    floats = ('"nan", "nan:0x7fc00001", "nan:0xff800001", "inf", "-inf", -0.0, 1e-45, 3.4028235e+38, '
+              '0.1, 16777218.0')
+    special = ('{"description": "caf\\u00e9 \\u0000 \\"q\\"", "param_count": "18446744073709551615", '
+               '"magic": 776883790, "layer_count": 1, "layers": [%s]}' % (
+                   dense % ('{"id": 4, "tau": "nan:0x7fa00000"}', '-0.0', tensor % ('10', 'true', floats), 10,
+                            tensor % ('1, 10', 'true', floats))))
+    conv = ('{"description": "", "param_count": 0, "layers": [{"id": "conv", "activation": {"id": "relu"}, '
+            '"dropout": 0.0, "bias": %s, "filters": 1, "kernels": %s, "padding_type": "same", '
+            '"padding_dims": [1, 1]}, {"id": 1, "activation": {"id": "softmax"}, "dropout": 0.5, "bias": %s, '
+            '"filters": 1, "kernels": %s, "padding_type": 7, "padding_dims": []}]}' % (
+                tensor % ('1', 'true', '0.5'), tensor % ('1, 3, 1', 'true', '1, 2, 3'),
+                tensor % ('0', 'true', ''), tensor % ('', 'true', '2.0')))
+    spec = ('{"layers": [{"activation": "relu", "weights": {"dims": [2, 3], "data": [1, 2, 3, 4, 5, 6]}, '
+            '"bias": {"data": [0, 0, 0]}}, {"id": "dense", "activation": {"id": "leaky_relu", "tau": 0.5}, '
+            '"weights": {"data": [1, 2, 3]}, "bias": "b.npy"}]}')
+    return {
+        'tiny': tiny,
+        'special': special,
+        'conv': conv,
+        'spec': spec,
+        'npy_ref': tiny.replace('[-1.0, -0.5]}', '{"npy": "b.npy", "shape": [2], "dtype": "float32"}}', 1),
+        'missing': tiny.replace(', "flatten": false', '', 1),
+        'unknown': tiny.replace('"flatten": false', '"flaten": false', 1),
+        'wrong_type': tiny.replace('[3, 2]', '[3, "2"]', 1),
+        'range': tiny.replace('"neurons": 2', '"neurons": 2147483648', 1),
+        'dims': tiny.replace('[3, 2]', '[3, 3]', 1),
+        'syntax': tiny[:-1],
+        'duplicate': tiny.replace('"tiny",', '"tiny", "description": "x",', 1),
+        'empty': '{}',
+    }
+
+
 def write(folder, name, data):
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, name), 'wb') as f:
@@ -221,6 +264,8 @@ def main():
         write(os.path.join(out, 'fuzz_run'), name + '.nnn', bad[name])
     for name, data in npys().items():
         write(os.path.join(out, 'fuzz_npy'), name + '.npy', data)
+    for name, text in jsons().items():
+        write(os.path.join(out, 'fuzz_json'), name + '.json', text.encode())
 
 
 if __name__ == '__main__':

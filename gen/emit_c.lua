@@ -58,6 +58,15 @@ local function at_const(r, f) return up(rprefix(r)) .. "AT_" .. up(r.name) .. "_
 local function rconst(r, what) return up(rprefix(r)) .. up(r.name) .. "_" .. what end
 local function enum_const(e, v) return "NNN_" .. up(e.name) .. "_" .. up(v.name) end
 
+-- The descriptor of a record (nnn/types.h nnn_rdesc_t): public for the
+-- core's records and a plugin's own, a static copy for the core records a
+-- plugin's code uses (it never links libnnn).
+local function desc_name(r)
+  if r.plugin_name then return r.plugin_name .. "_" .. r.name .. "_desc" end
+  if ST == PLUGIN then return "desc_" .. r.name end
+  return "nnn_" .. r.name .. "_desc"
+end
+
 local function field_ctype(f)
   if f.kind == "prim" or f.kind == "enum" then return CTYPE[f.prim.name] end
   if f.kind == "record" then return rtype(f.rec) end
@@ -242,6 +251,8 @@ function M.header(s)
       e.values[1].name, ccomment(e.values[1].title))
     w("const char *nnn_%s_name(int64_t value);", e.name)
     w("const char *nnn_%s_title(int64_t value);", e.name)
+    w("/* The value named `name` (\"%s\" -> %d); false when none is. */", e.values[1].name, e.values[1].value)
+    w("bool nnn_%s_value(const char *name, int64_t *value);", e.name)
     w("extern const nnn_type_t nnn_type_%s;", e.name)
     w("")
   end
@@ -297,6 +308,9 @@ function M.header(s)
     end
   end
   w("")
+  w("/* Every record's fields as data (nnn/types.h). */")
+  for _, r in ipairs(reachable(s)) do w("extern const nnn_rdesc_t %s;", desc_name(r)) end
+  w("")
   w("#endif")
   return w.text()
 end
@@ -317,7 +331,29 @@ local function emit_enums(w, s)
       w("}")
       w("")
     end
-    w("const nnn_type_t nnn_type_%s = { %s, nnn_%s_name };", e.name, cstr(e.name), e.name)
+    w("bool nnn_%s_value(const char *name, int64_t *value)", e.name)
+    w("{")
+    w("\tstatic const struct {")
+    w("\t\tconst char *name;")
+    w("\t\tint64_t value;")
+    w("\t} v[] = {")
+    for _, v in ipairs(e.values) do w("\t\t{ %s, %s },", cstr(v.name), enum_const(e, v)) end
+    w("\t};")
+    w("\tfor (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {")
+    w("\t\tif (!strcmp(name, v[i].name)) {")
+    w("\t\t\t*value = v[i].value;")
+    w("\t\t\treturn true;")
+    w("\t\t}")
+    w("\t}")
+    w("\treturn false;")
+    w("}")
+    w("")
+    local names = {}
+    for _, v in ipairs(e.values) do names[#names + 1] = '"' .. v.name .. '"' end
+    w("const nnn_type_t nnn_type_%s = {", e.name)
+    w("\t%s, nnn_%s_name, nnn_%s_value,", cstr(e.name), e.name, e.name)
+    w("\t%s,", cstr(table.concat(names, ", ")))
+    w("};")
     w("")
   end
 end
@@ -787,6 +823,108 @@ local function emit_validator(w, s, r)
   w("")
 end
 
+------------------------------------------------------------------ record descriptors
+
+local PRIM_CONST = {
+  u8 = "NNN_PRIM_U8", i32 = "NNN_PRIM_I32", u64 = "NNN_PRIM_U64", f32 = "NNN_PRIM_F32", bool = "NNN_PRIM_BOOL",
+  string = "NNN_PRIM_STRING", i32_array = "NNN_PRIM_I32_ARRAY", f32_array = "NNN_PRIM_F32_ARRAY",
+}
+local FX = { layer = "NNN_FX_LAYER", activation = "NNN_FX_ACTIVATION" }
+
+-- Int fields a "dims" rule ties to a dim of a tensor of the same record
+-- (neurons = weights.dims[1]): a build spec may leave them out.
+local function derivations(r)
+  local list, seen = {}, {}
+  for _, rule in ipairs(r.rules or {}) do
+    local x = rule.ref
+    if rule.kind == "dims" and x.owner ~= "parent" and #x.chain == 2 and x.chain[1].kind == "record" then
+      local many = false
+      for i, p in ipairs(rule.pat) do
+        if p.kind == "+..." then many = true end
+        local t = p.ref
+        if p.kind == "=" and t.owner ~= "parent" and #t.chain == 1 and not t.index and t.field.kind == "prim"
+            and t.field.prim.kind == "int" and not seen[t.field] then
+          seen[t.field] = true
+          local dim = many and -(#rule.pat - i + 1) or i - 1
+          list[#list + 1] = { field = t.field.index, tensor = x.chain[1].index, array = x.chain[2].index,
+                              dim = dim, text = string.format("%s = %s[%d]", t.text, x.text, dim) }
+        end
+      end
+    end
+  end
+  return list
+end
+
+local function emit_desc(w, s, r)
+  local counts, total = {}, {}
+  for _, f in ipairs(r.fields) do if f.kind == "array" then counts[f.count_field] = true end end
+  for _, rule in ipairs(r.rules or {}) do
+    if rule.kind == "param_count" then total[rule.ref.field] = true end
+  end
+  local dims, data = -1, -1
+  for _, rule in ipairs(r.rules or {}) do
+    if rule.kind == "dims_product" then dims, data = rule.dims_ref.field.index, rule.data_ref.field.index end
+  end
+  for _, f in ipairs(r.fields) do
+    if f.kind == "variant" and f.any_record then
+      w("static const nnn_vdesc_t variants_%s_%s[] = {", r.name, f.name)
+      for _, v in ipairs(f.enum.values) do
+        if v.rec then w("\t{ %s, &%s },", enum_const(f.enum, v), desc_name(v.rec)) end
+      end
+      w("};")
+    end
+  end
+  local derive = derivations(r)
+  if #derive > 0 then
+    w("static const nnn_derive_t derive_%s[] = {", r.name)
+    for _, d in ipairs(derive) do
+      w("\t{ %d, %d, %d, %d }, /* %s */", d.field, d.tensor, d.array, d.dim, ccomment(d.text))
+    end
+    w("};")
+  end
+  w("static const nnn_fdesc_t fields_%s[] = {", r.name)
+  for _, f in ipairs(r.fields) do
+    local t = { string.format(".name = %s, .doc = %s", cstr(f.name), cstr(f.doc)) }
+    local function add(fmt, ...) t[#t + 1] = string.format(fmt, ...) end
+    if f.kind == "prim" or f.kind == "enum" then
+      add(".kind = %s, .prim = %s", f.kind == "prim" and "NNN_FK_PRIM" or "NNN_FK_ENUM", PRIM_CONST[f.prim.name])
+      add(".offset = offsetof(%s, %s)", rtype(r), f.name)
+      if f.kind == "enum" then add(".type = &nnn_type_%s", f.enum.name) end
+    elseif f.kind == "record" or f.kind == "array" then
+      add(".kind = %s, .rec = &%s", f.kind == "record" and "NNN_FK_RECORD" or "NNN_FK_ARRAY", desc_name(f.rec))
+      add(".offset = offsetof(%s, %s)", rtype(r), f.name)
+      if f.kind == "array" then add(".ref = %d", f.count_field.index) end
+    else
+      add(".kind = NNN_FK_VARIANT, .type = &nnn_type_%s, .ref = %d", f.enum.name, r.by_name[f.tag].index)
+      if f.any_record then
+        local n = 0
+        for _, v in ipairs(f.enum.values) do if v.rec then n = n + 1 end end
+        add(".offset = offsetof(%s, %s), .variants = variants_%s_%s, .nvariants = %d", rtype(r), f.name, r.name,
+          f.name, n)
+      end
+      if f.ext then add(".ext = %s, .ext_offset = offsetof(%s, %s_ext)", FX[f.ext], rtype(r), f.name) end
+    end
+    local flags = {}
+    if f.const ~= nil then flags[#flags + 1] = "NNN_FD_CONST"; add(".value = %d", f.const) end
+    if counts[f] then flags[#flags + 1] = "NNN_FD_COUNT" end
+    if f.param then flags[#flags + 1] = "NNN_FD_PARAM" end
+    if total[f] then flags[#flags + 1] = "NNN_FD_TOTAL" end
+    if #flags > 0 then add(".flags = %s", table.concat(flags, " | ")) end
+    w("\t{ %s },", table.concat(t, ",\n\t  "))
+  end
+  w("};")
+  w("%sconst nnn_rdesc_t %s = {", desc_name(r):sub(1, 5) == "desc_" and "static " or "", desc_name(r))
+  w("\t.size = sizeof(nnn_rdesc_t), .field_size = sizeof(nnn_fdesc_t),")
+  w("\t.name = %s, .record_size = sizeof(%s), .fields = fields_%s, .nfields = %d,", cstr(r.name), rtype(r), r.name,
+    #r.fields)
+  w("\t.dims = %d, .data = %d,", dims, data)
+  if #derive > 0 then
+    w("\t.derive = derive_%s, .nderive = %d,", r.name, #derive)
+  end
+  w("};")
+  w("")
+end
+
 function M.source(s)
   bind_all(s)
   local w = lines()
@@ -796,6 +934,7 @@ function M.source(s)
     for _, f in ipairs(r.fields) do if f.kind == "array" then f.count_field.is_count = true end end
   end
   w(banner(s))
+  w("#include <stddef.h>")
   w("#include <stdio.h>")
   w("#include <stdlib.h>")
   w("#include <string.h>")
@@ -838,6 +977,9 @@ function M.source(s)
     for _, f in ipairs(r.fields) do if f.kind == "variant" then emit_format(w, s, r, f) end end
     if needs_params(r) and r ~= s.root and not r.parent then emit_tensors(w, s, r) end
   end
+  w("/* ---- record descriptors (nnn/types.h) ---- */")
+  w("")
+  for _, r in ipairs(recs) do emit_desc(w, s, r) end
   w("/* ---- entry points used by libnnn (see codec.h) ---- */")
   w("")
   local root = rtype(s.root)
@@ -954,12 +1096,14 @@ function M.plugin_header(s)
     w("nnn_status_t %s(const nnn_host_t *h, nnn_sink_t *w, const void *body);", pname(r, "encode"))
     w("uint64_t %s(const void *body);", pname(r, "encoded_size"))
     w("size_t %s(const void *body, char *buf, size_t size);", pname(r, "format"))
+    w("extern const nnn_rdesc_t %s;", desc_name(r))
     local codec = {
       string.format(".%s = sizeof(%s)", layer and "body_size" or "params_size", rtype(r)),
       string.format(".decode = %s", pname(r, "decode")),
       string.format(".encode = %s", pname(r, "encode")),
       string.format(".encoded_size = %s", pname(r, "encoded_size")),
       string.format(".format = %s", pname(r, "format")),
+      string.format(".record = &%s", desc_name(r)),
     }
     if needs_val(r) then
       if layer then
@@ -1022,6 +1166,7 @@ function M.plugin_source(s, header_name)
   ST = PLUGIN
   w("/* Generated by gen/nnngen.lua from %s, a fragment of schema \"%s\": do not edit. */",
     ccomment(s.plugin.file:match("[^/]*$")), s.name)
+  w("#include <stddef.h>")
   w("#include <stdio.h>")
   w("#include <string.h>")
   w("")
@@ -1089,6 +1234,9 @@ function M.plugin_source(s, header_name)
     end
     emit_plugin_format(w, r)
   end
+  w("/* ---- record descriptors (nnn/types.h) ---- */")
+  w("")
+  for _, r in ipairs(list) do emit_desc(w, s, r) end
   ST = CORE
   return w.text()
 end

@@ -53,16 +53,18 @@ local RUNTIME_NAMES = set({
   "ext", "ext_kind", "f32s", "field", "file", "host", "i32s", "io", "io_kind", "kernel_args",
   "layer_type", "named_tensor", "npy", "pat", "pat_kind", "path", "plan", "plugin_info",
   "plugin_report", "prim", "run_opts", "shape", "sink", "status", "str", "type", "vctx", "visitor",
+  "fkind", "fext", "rdesc", "vdesc", "fdesc", "derive", "json_write_opts", "json_read_opts",
 })
 RUNTIME_NAMES.t = "nnn_type_t" -- an enum t would define nnn_type_t
 -- Enum names E whose constants NNN_E_<VALUE> fall into a family of runtime
 -- constants (NNN_E_RANGE, NNN_ABI_MAJOR, NNN_DECODE_COPY, ...) or of the
 -- generated field offsets (NNN_AT_<RECORD>_<FIELD>).
-local CONST_PREFIXES = set({ "abi", "at", "decode", "e", "ext", "io", "pat", "plugin", "prim", "status" })
+local CONST_PREFIXES = set({ "abi", "at", "decode", "e", "ext", "fd", "fk", "fx", "io", "json", "pat", "plugin",
+                              "prim", "status" })
 -- Single runtime constants a generated NNN_X_Y constant could equal.
 local RUNTIME_CONSTS = set({
   "NNN_CODEC_H", "NNN_CONTEXT_H", "NNN_DIAGS_DEFAULT_LIMIT", "NNN_FILE_H", "NNN_MAX_RANK", "NNN_MODEL_H",
-  "NNN_MSG_MAX", "NNN_NO_OFFSET", "NNN_NODISCARD", "NNN_NPY_H", "NNN_OK", "NNN_PATH_MAX", "NNN_PLUGIN_H",
+  "NNN_JSON_H", "NNN_MSG_MAX", "NNN_NO_OFFSET", "NNN_NODISCARD", "NNN_NPY_H", "NNN_OK", "NNN_PATH_MAX", "NNN_PLUGIN_H",
   "NNN_PRINTF", "NNN_RUN_H", "NNN_SCHEMA_GEN_H", "NNN_STATUS_H", "NNN_STATUS_LIST", "NNN_TRY",
   "NNN_TYPES_H", "NNN_VALIDATE_H",
 })
@@ -731,6 +733,20 @@ local function check_records(s)
     end
   end
   where = {}
+  -- A variant's fields sit beside its holder's in field paths and in the
+  -- JSON form (layers[0].neurons), so their names must differ.
+  for i, r in ipairs(s.records) do
+    if r.parent then
+      for j, f in ipairs(r.fields) do
+        if r.parent.by_name[f.name] then
+          where = { label("records", i, r), label("fields", j, f) }
+          fail('field "%s" is also a field of "%s", which holds this record as a variant: field paths and the ' ..
+            'JSON form would name both "%s": rename one', f.name, r.parent.name, f.name)
+        end
+      end
+    end
+  end
+  where = {}
   -- Enum values that name a record no variant uses are still checked.
   for i, e in ipairs(s.enums) do
     for j, v in ipairs(e.values) do
@@ -836,6 +852,7 @@ local function check_c_names(s)
     def("nnn_" .. e.name .. "_t", "its type", path)
     def("nnn_" .. e.name .. "_name", "its name function", path)
     def("nnn_" .. e.name .. "_title", "its title function", path)
+    def("nnn_" .. e.name .. "_value", "its value function", path)
     def("nnn_type_" .. e.name, "its type descriptor", path)
     for j, v in ipairs(e.values) do
       def("NNN_" .. E .. "_" .. v.name:upper(), "the constant of the value", { path[1], label("values", j, v) })
@@ -847,6 +864,7 @@ local function check_c_names(s)
     def("nnn_" .. r.name .. "_t", "its type", path)
     def("NNN_" .. R .. "_NFIELDS", "its field count", path)
     def("NNN_" .. R .. "_MIN_SIZE", "its minimum size", path)
+    def("nnn_" .. r.name .. "_desc", "its descriptor", path)
     if r.variant then
       def("nnn_" .. r.name .. "_title", "the title function of its variant", path)
       def("nnn_" .. r.name .. "_format", "the format function of its variant", path)

@@ -8,7 +8,7 @@
 
 #include "clirun.h"
 
-static void slurp(const char *path, char *buf, size_t size)
+void slurp_keep(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "rb");
 	size_t n = 0;
@@ -17,6 +17,11 @@ static void slurp(const char *path, char *buf, size_t size)
 		fclose(f);
 	}
 	buf[n] = '\0';
+}
+
+void slurp(const char *path, char *buf, size_t size)
+{
+	slurp_keep(path, buf, size);
 	unlink(path);
 }
 

@@ -3,11 +3,18 @@
 #ifndef NNN_TEST_CLIRUN_H
 #define NNN_TEST_CLIRUN_H
 
+#include <stddef.h>
+
 typedef struct run {
 	int code;
 	char out[65536];
 	char err[16384];
 } run_t;
+
+/* A file's text into buf (NUL-terminated, cut to size; empty when it
+ * cannot be read); slurp then removes the file. */
+void slurp_keep(const char *path, char *buf, size_t size);
+void slurp(const char *path, char *buf, size_t size);
 
 /* The path of the nnnkit executable. */
 const char *nnnkit_bin(void);

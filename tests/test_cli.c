@@ -3,7 +3,9 @@
  * make test), or build/nnnkit. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +29,7 @@ static const char *tiny_file(void)
 
 Test(cli, help_and_usage_errors)
 {
-	static const char *cmds[] = { "info", "validate", "dump", "convert", "map", "graph" };
+	static const char *cmds[] = { "info", "validate", "dump", "convert", "map", "graph", "export", "build" };
 	run_t r;
 	nnnkit(&r, "--help");
 	cr_assert_eq(r.code, 0);
@@ -188,9 +190,10 @@ Test(cli, convert_roundtrip)
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	snprintf(args, sizeof args, "cmp -s %s %s", in, out);
 	cr_assert_eq(system(args), 0);
-	snprintf(args, sizeof args, "convert %s %s.json", in, in);
+	snprintf(args, sizeof args, "convert %s %s.txt", in, in);
 	nnnkit(&r, args);
 	cr_assert_eq(r.code, 2);
+	cr_assert(strstr(r.err, "cannot tell the output form"), "%s", r.err);
 	unlink(out);
 }
 
@@ -357,4 +360,270 @@ Test(cli, conformance_runner_catches_lenient_and_crashing_decoders)
 
 	snprintf(args, sizeof args, "rm -rf %s", dir);
 	cr_assert_eq(system(args), 0);
+}
+
+/* ---- the JSON form, export, build ---- */
+
+/* Runs `cmd` through the shell; its exit status. */
+static int shell(const char *fmt, ...) NNN_PRINTF(1, 2);
+
+static int shell(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	int st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* nnnkit with printf-formatted arguments. */
+static void nnnkitf(run_t *r, const char *fmt, ...) NNN_PRINTF(2, 3);
+
+static void nnnkitf(run_t *r, const char *fmt, ...)
+{
+	char args[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	nnnkit(r, args);
+}
+
+/* Files are handled here rather than with sed, grep or test: under `make
+ * valgrind` every child process is traced, and those leak. */
+static char *file_text(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = 0, cap = 4096;
+	char *b = malloc(cap + 1);
+	cr_assert_not_null(f, "cannot open %s", path);
+	cr_assert_not_null(b);
+	for (size_t k; (k = fread(b + n, 1, cap - n, f)) > 0;) {
+		n += k;
+		if (n == cap) {
+			b = realloc(b, (cap *= 2) + 1);
+			cr_assert_not_null(b);
+		}
+	}
+	fclose(f);
+	b[n] = '\0';
+	if (len)
+		*len = n;
+	return b;
+}
+
+static void file_put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "wb");
+	cr_assert_not_null(f, "cannot create %s", path);
+	cr_assert_eq(fputs(text, f) >= 0, 1);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/* `text` with the first `from` replaced by `to` (returned: free it). */
+static char *replaced(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	cr_assert_not_null(at, "no %s in %s", from, text);
+	char *s = malloc(strlen(text) + strlen(to) + 1);
+	cr_assert_not_null(s);
+	sprintf(s, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+	return s;
+}
+
+static bool same_files(const char *a, const char *b)
+{
+	size_t na, nb;
+	char *x = file_text(a, &na), *y = file_text(b, &nb);
+	bool same = na == nb && !memcmp(x, y, na);
+	free(x);
+	free(y);
+	return same;
+}
+
+Test(cli, json_convert_both_ways)
+{
+	run_t r;
+	char dir[600];
+	const char *in = tiny_file();
+	snprintf(dir, sizeof dir, "%s", in);
+	*strrchr(dir, '/') = '\0';
+
+	/* By extension, by --to, and by content (a JSON file named .txt). */
+	nnnkitf(&r, "convert %s %s/t.json", in, dir);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_str_eq(r.out, "");
+	nnnkitf(&r, "convert --to json %s %s/t.txt", in, dir);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	char a[700], b[700];
+	snprintf(a, sizeof a, "%s/t.json", dir);
+	snprintf(b, sizeof b, "%s/t.txt", dir);
+	cr_assert(same_files(a, b));
+	nnnkitf(&r, "convert %s/t.txt %s/back.nnn", dir, dir);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	snprintf(b, sizeof b, "%s/back.nnn", dir);
+	cr_assert(same_files(in, b), "not byte for byte");
+	nnnkitf(&r, "convert %s/t.json --to nnn %s/back2", dir, dir);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	snprintf(b, sizeof b, "%s/back2", dir);
+	cr_assert(same_files(in, b));
+
+	/* To standard output; tensors of 6 values and more as .npy files. */
+	nnnkitf(&r, "convert %s -", in);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "\"description\": \"tiny\",\n  \"param_count\": 11,\n  \"layers\": [\n"), "%s", r.out);
+	nnnkitf(&r, "convert --tensors %s/npy --tensors-min 6 %s %s/t2.json", dir, in, dir);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	snprintf(a, sizeof a, "%s/npy/layers.0.weights.npy", dir);
+	cr_assert_eq(access(a, R_OK), 0);
+	snprintf(a, sizeof a, "%s/npy/layers.1.weights.npy", dir);
+	cr_assert_neq(access(a, F_OK), 0, "2 values are fewer than 6");
+	snprintf(a, sizeof a, "%s/t2.json", dir);
+	char *text = file_text(a, NULL);
+	cr_assert(strstr(text, "\"data\": {\"npy\": \"npy/layers.0.weights.npy\""), "%s", text);
+	free(text);
+	nnnkitf(&r, "convert %s/t2.json %s/back3.nnn", dir, dir);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	snprintf(b, sizeof b, "%s/back3.nnn", dir);
+	cr_assert(same_files(in, b));
+
+	/* A mistake: FILE:LINE:COLUMN, path, what, the remedy. */
+	snprintf(a, sizeof a, "%s/t.json", dir);
+	text = file_text(a, NULL);
+	char *bad = replaced(text, "\"dims\": [3, 2]", "\"dims\": [3, \"two\"]");
+	snprintf(a, sizeof a, "%s/bad.json", dir);
+	file_put(a, bad);
+	free(bad);
+	free(text);
+	nnnkitf(&r, "convert %s/bad.json %s/bad.nnn", dir, dir);
+	cr_assert_eq(r.code, 1);
+	char want[1024];
+	snprintf(want, sizeof want, "nnnkit: %s/bad.json:11:31: layers[0].weights.dims[1]: value of the wrong kind: "
+	         "expected an integer in -2147483648..2147483647, found \"two\" (write it as", dir);
+	cr_assert(strstr(r.err, want), "%s", r.err);
+	snprintf(a, sizeof a, "%s/bad.nnn", dir);
+	cr_assert_neq(access(a, F_OK), 0, "nothing written");
+
+	nnnkitf(&r, "convert --tensors x %s %s/x.nnn", in, dir);
+	cr_assert_eq(r.code, 2);
+	cr_assert(strstr(r.err, "--tensors is for JSON output"), "%s", r.err);
+	cr_assert_eq(shell("rm -rf %s", dir), 0);
+}
+
+Test(cli, export_and_build_back)
+{
+	run_t r;
+	char dir[600];
+	const char *in = tiny_file();
+	snprintf(dir, sizeof dir, "%s", in);
+	*strrchr(dir, '/') = '\0';
+	nnnkitf(&r, "export %s %s/out", in, dir);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	char index[4096], path[700];
+	snprintf(path, sizeof path, "%s/out/index.json", dir);
+	slurp(path, index, sizeof index);
+	cr_assert(strstr(index, "{\n  \"model\": \"model.json\",\n  \"tensors\": [\n    {\"path\": \"layers[0].bias\", "
+	                        "\"file\": \"layers.0.bias.npy\", \"shape\": [2], \"dtype\": \"float32\"},\n"), "%s", index);
+	cr_assert(strstr(index, "{\"path\": \"layers[1].weights\", \"file\": \"layers.1.weights.npy\", \"shape\": [2, 1], "
+	                        "\"dtype\": \"float32\"}\n  ]\n}\n"), "%s", index);
+	nnnkitf(&r, "build %s/out/model.json %s/rebuilt.nnn", dir, dir);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	snprintf(path, sizeof path, "%s/rebuilt.nnn", dir);
+	cr_assert(same_files(in, path), "export, then build: not byte for byte");
+	cr_assert_eq(shell("rm -rf %s", dir), 0);
+}
+
+/* A model from a hand-written spec and .npy files; a wrong one is refused
+ * with the validator's message at the spec's line, and OUT is left alone. */
+Test(cli, build_from_spec)
+{
+	run_t r;
+	char dir[64] = "/tmp/nnnbuild.XXXXXX", path[256];
+	cr_assert_not_null(mkdtemp(dir));
+	static const float w1[12] = { 1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1 }, b1[4] = { 0, 0, 0, -1 },
+	                   w2[8] = { 1, -1, 1, -1, 1, -1, 1, -1 }, b2[2] = { 0.5f, 0 };
+	const struct {
+		const char *name;
+		int32_t rank;
+		int64_t dims[2];
+		const float *v;
+	} t[] = { { "w1", 2, { 3, 4 }, w1 }, { "b1", 1, { 4 }, b1 }, { "w2", 2, { 4, 2 }, w2 }, { "b2", 1, { 2 }, b2 },
+		  { "b3", 1, { 3 }, w1 } };
+	for (size_t i = 0; i < 5; i++) {
+		nnn_shape_t s = { .rank = t[i].rank, .dims = { t[i].dims[0], t[i].dims[1] } };
+		snprintf(path, sizeof path, "%s/%s.npy", dir, t[i].name);
+		cr_assert_eq(nnn_npy_write_file(path, &s, t[i].v, NULL), NNN_OK);
+	}
+	static const char spec[] =
+		"{\"description\": \"built\", \"layers\": [\n"
+		"  {\"activation\": {\"id\": \"leaky_relu\", \"tau\": 0.5}, \"weights\": \"w1.npy\", \"bias\": \"b1.npy\"},\n"
+		"  {\"id\": \"dense\", \"weights\": \"w2.npy\", \"bias\": \"b2.npy\"}]}\n";
+	char *wrong = replaced(spec, "b2.npy", "b3.npy"), *nobias = replaced(spec, ", \"bias\": \"b2.npy\"", "");
+	const char *const files[][2] = { { "spec.json", spec }, { "wrong.json", wrong }, { "nobias.json", nobias },
+		                         { "out.nnn", "old\n" } };
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+		file_put(path, files[i][1]);
+	}
+	free(wrong);
+	free(nobias);
+	nnnkitf(&r, "build --input-shape 5,3 %s/spec.json %s/model.nnn", dir, dir);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "model.nnn: "), "%s", r.out);
+	nnnkitf(&r, "info %s/model.nnn", dir);
+	cr_assert(strstr(r.out, "parameters:   26"), "filled in: %s", r.out);
+	cr_assert(strstr(r.out, "Leaky ReLU(tau=0.5)"), "%s", r.out);
+	cr_assert(strstr(r.out, "neurons=4 flatten=false"), "from w1.npy: %s", r.out);
+
+	/* b3 has 3 values; the second layer has 2 neurons. */
+	nnnkitf(&r, "build %s/wrong.json %s/out.nnn", dir, dir);
+	cr_assert_eq(r.code, 1, "%s", r.err);
+	char want[512];
+	snprintf(want, sizeof want, "nnnkit: %s/wrong.json:3:48: layers[1].bias.dims[0]: tensor shape does not fit the "
+	         "layer: found 3, expected neurons = 2", dir);
+	cr_assert(strstr(r.err, want), "the line of \"b3.npy\", which gave the dims: %s", r.err);
+	nnnkitf(&r, "build %s/nobias.json %s/out.nnn", dir, dir);
+	cr_assert_eq(r.code, 1, "%s", r.err);
+	snprintf(want, sizeof want, "nnnkit: %s/nobias.json:3:3: layers[1].bias: required field missing", dir);
+	cr_assert(strstr(r.err, want), "%s", r.err);
+	/* Atomic: the old file is intact, and no temporary file is left. */
+	snprintf(path, sizeof path, "%s/out.nnn", dir);
+	char old[64];
+	slurp_keep(path, old, sizeof old);
+	cr_assert_str_eq(old, "old\n");
+	DIR *d = opendir(dir);
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		cr_assert_null(strstr(e->d_name, ".tmp"), "a temporary file was left: %s", e->d_name);
+	closedir(d);
+	cr_assert_eq(shell("rm -rf %s", dir), 0);
+}
+
+/* docs/from-numpy.md's example: NumPy trains, nnnkit builds and runs, and
+ * agrees with NumPy within 1e-5. */
+Test(cli, from_numpy_example, .timeout = 120)
+{
+	if (getenv("NNN_UNDER_VALGRIND"))
+		cr_skip_test("python3 leaks under valgrind --trace-children");
+	if (shell("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") != 0)
+		cr_skip_test("numpy is not installed for /usr/bin/python3 (Debian: apt-get install python3-numpy): skipped");
+	char dir[64] = "/tmp/nnnnumpy.XXXXXX", path[256];
+	cr_assert_not_null(mkdtemp(dir));
+	const char *bin = getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
+	cr_assert_eq(shell("NNNKIT=%s /usr/bin/python3 examples/from-numpy/train.py %s/out > %s/log 2>&1", bin, dir, dir),
+	             0, "the example failed: see %s/log", dir);
+	nnn_npy_t y, want;
+	snprintf(path, sizeof path, "%s/out/y.npy", dir);
+	cr_assert_eq(nnn_npy_read_file(path, &y, NULL), NNN_OK);
+	snprintf(path, sizeof path, "%s/out/expected.npy", dir);
+	cr_assert_eq(nnn_npy_read_file(path, &want, NULL), NNN_OK);
+	cr_assert_eq(y.count, want.count);
+	cr_assert_eq(y.shape.rank, 2);
+	for (size_t i = 0; i < y.count; i++)
+		cr_assert(fabsf(y.data[i] - want.data[i]) <= 1e-5f, "output %zu: nnnkit %.9g, NumPy %.9g", i,
+		          (double)y.data[i], (double)want.data[i]);
+	nnn_npy_free(&y);
+	nnn_npy_free(&want);
+	cr_assert_eq(shell("rm -rf %s", dir), 0);
 }

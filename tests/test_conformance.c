@@ -3,7 +3,8 @@
  * gen/emit_conformance.lua), every case of it:
  *
  *   valid       nnn_validate_bytes finds nothing, and decode -> encode gives
- *               the same bytes;
+ *               the same bytes, as does .nnn -> JSON -> .nnn (inline, and
+ *               with every float array in a .npy file);
  *   structural  nnn_model_decode fails with exactly the manifest's code, and
  *               its first problem has the manifest's code, path and offset;
  *               nnn_validate_bytes agrees: it fails, with the same first
@@ -32,6 +33,7 @@
 #include <nnn/validate.h>
 
 #include "shell.h"
+#include "roundtrip.h"
 
 #define GEN_LUA "lua5.4 gen/nnngen.lua"
 #define PLUGIN_DIR "examples/plugin-pool-swish"
@@ -220,6 +222,11 @@ static bool run_case(const char *dir, const ccase_t *c, const nnn_ctx_t *ctx, ch
 		} else if (elen != len || memcmp(enc, buf, len) != 0) {
 			snprintf(why, size, "re-encoded to %zu bytes that differ from the %zu read", elen, len);
 			ok = false;
+		} else {
+			char npy[128];
+			snprintf(npy, sizeof npy, "%s/npy", tmp());
+			ok = json_roundtrip(buf, len, ctx, NULL, 0, NULL, why, size) &&
+			     json_roundtrip(buf, len, ctx, npy, 0, NULL, why, size);
 		}
 		free(enc);
 	} else if (strcmp(c->kind, "structural") == 0) {

@@ -2,8 +2,9 @@
  * installed once into a temporary prefix; examples/plugin-pool-swish is
  * built against that prefix only (pkg-config, installed headers and
  * generator); a model using its layer ID 2 and activation ID 6 fails before
- * the plugin is on the path and loads, validates, re-encodes byte for byte
- * and runs after, while the installed files stay byte-identical. */
+ * the plugin is on the path and loads, validates, re-encodes byte for byte,
+ * converts to JSON and back, and runs after, while the installed files stay
+ * byte-identical. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <math.h>
@@ -114,6 +115,15 @@ Test(example_plugin, out_of_tree_plugin_adds_ids, .fini = teardown, .timeout = 3
 		double got = strtod(p, &p);
 		cr_assert(fabs(got - want) <= 1e-6 * want, "output %d: %.9g, expected %.9g (%s)", i, got, want, out);
 	}
+
+	/* Its fields have a JSON form, both ways, from the generated descriptors. */
+	snprintf(copy, sizeof copy, "%s/back.nnn", tmp);
+	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/bin/nnnkit convert %s %s/model.json && "
+	                "NNN_PLUGIN_PATH=%s %s/bin/nnnkit convert %s/model.json %s && cmp %s %s && cat %s/model.json",
+	                plugdir, prefix, path, tmp, plugdir, prefix, tmp, copy, path, copy, tmp), 0, "%s", out);
+	cr_assert(strstr(out, "\"id\": \"maxpool\""), "%s", out);
+	cr_assert(strstr(out, "\"activation\": {\"id\": \"swish\", \"beta\": 1.0}"), "%s", out);
+	cr_assert(strstr(out, "\"pool\": [2, 2],\n      \"stride\": [2, 2]"), "%s", out);
 
 	/* The core never changed. */
 	cr_assert_eq(t_sh(sums2, sizeof sums2, SUMS, prefix), 0);

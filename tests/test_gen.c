@@ -689,7 +689,7 @@ Test(gen, schema_extension)
 
 	spit_str(tpath("prog.c"), PROG_C);
 	r = sh("cc " CC_WARN " -O0 -g " INCLUDES("'%s/x'") " -o '%s/prog' '%s/prog.c' '%s/x/schema_gen.c' "
-	       "runtime/src/*.c -lm",
+	       "runtime/src/*.c -ljansson -lm",
 	       tmp(), tmp(), tmp(), tmp());
 	cr_assert_eq(r.status, 0, "building the program against the extended codec failed:\n%s%s", r.out, r.err);
 	run_free(&r);
@@ -1099,4 +1099,13 @@ Test(gen, schema_sandbox)
 	REJECTS("local m = require(\"os\")", "global 'require'");
 	REJECTS("import(5)", "import needs a file name");
 	REJECTS("import(\"missing.lua\")", "missing.lua");
+}
+
+/* A variant's field named like a field of its holder: both would be
+ * layers[0].<name> in field paths and in the JSON form. */
+Test(gen, rejects_variant_field_named_like_holder)
+{
+	REJECTS("push(find(s.records, \"dense\").fields,\n"
+	        "  { name = \"dropout\", type = \"f32\", doc = \"Another.\" })",
+	        "\"dense\".fields[4] \"dropout\"", "is also a field of \"layer\", which holds this record as a variant");
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <nnn/context.h>
+#include <nnn/json.h>
 
 #include "builder.h"
 
@@ -354,5 +355,47 @@ Test(plugins, same_file_from_two_threads_loads_once)
 	cr_assert_eq((intptr_t)r2, NNN_OK);
 	nnn_ctx_plugins_text(c, text, sizeof text);
 	cr_assert(strstr(text, "fixture (") && !strstr(strstr(text, "fixture (") + 1, "fixture ("), "%s", text);
+	nnn_ctx_free(c);
+}
+
+/* A plugin built for ABI 1.0 (no record descriptor, a shorter descriptor)
+ * loads and works as before; only the JSON form of its type is missing, and
+ * the errors both ways say why and what to do. */
+Test(plugins, abi_1_0_loads_without_json_form)
+{
+	nnn_ctx_t *c = ctx_new();
+	nnn_diags_t d;
+	nnn_model_t *m;
+	char *json;
+	size_t n;
+	nnn_diags_init(&d);
+	cr_assert_eq(nnn_plugin_load(c, fixture("oldabi"), &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
+	const nnn_layer_type_t *t = nnn_ctx_layer(c, 7, NULL);
+	cr_assert_not_null(t);
+	cr_assert_null(t->record, "the host's copy is zero past the plugin's size");
+
+	bb_t b = { 0 };
+	int32_t one[1] = { 1 };
+	bb_header(&b, "old", 1, 1);
+	bb_u8(&b, 7), bb_u8(&b, 3), bb_f32(&b, 0);
+	bb_tensor(&b, 1, one);
+	nnn_decode_opts_t o = { .ctx = c };
+	cr_assert_eq(nnn_model_decode(b.b, b.n, &o, &m, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
+	cr_assert_eq(nnn_json_encode(m, NULL, &json, &n, &d), NNN_E_PLUGIN);
+	cr_assert(strstr(d.v[0].msg, "layer fixture comes from a plugin built for ABI 1.0"), "%s", d.v[0].msg);
+	cr_assert(strstr(d.v[0].msg, "rebuild the plugin with nnngen --plugin"), "%s", d.v[0].msg);
+	cr_assert_str_eq(d.v[0].path, "layers[0]");
+	nnn_model_free(m);
+
+	static const char text[] = "{\"description\": \"old\", \"param_count\": 1, \"layers\": [{\"id\": \"fixture\",\n"
+	                           " \"activation\": {\"id\": \"relu\"}, \"dropout\": 0.0,\n"
+	                           " \"bias\": {\"dims\": [1], \"requires_grad\": false, \"data\": [0.5]}}]}";
+	nnn_json_read_opts_t ro = { .ctx = c };
+	nnn_diags_clear(&d);
+	cr_assert_eq(nnn_json_decode(text, strlen(text), &ro, &m, &d), NNN_E_PLUGIN);
+	cr_assert(strstr(d.v[0].msg, "cannot be read from JSON"), "%s", d.v[0].msg);
+	cr_assert_eq(d.v[0].line, 1);
+	nnn_diags_free(&d);
+	bb_free(&b);
 	nnn_ctx_free(c);
 }

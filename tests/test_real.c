@@ -1,6 +1,8 @@
-/* test_real.c: the two files written by the original framework. They live
- * outside the project (../shared/corpus/real, or $NNN_REAL_CORPUS) and are
- * never copied in: without them these tests skip, saying so. */
+/* test_real.c: the two files written by the original framework: decoded,
+ * validated, re-encoded and converted to JSON and back byte for byte, and run
+ * against the framework's own outputs. They live outside the project
+ * (../shared/corpus/real, or $NNN_REAL_CORPUS) and are never copied in:
+ * without them these tests skip, saying so. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -13,6 +15,8 @@
 #include <nnn/file.h>
 #include <nnn/run.h>
 #include <nnn/validate.h>
+
+#include "roundtrip.h"
 
 static const char *corpus_path(const char *name, char *buf, size_t size)
 {
@@ -77,6 +81,15 @@ static void check_real(const real_t *r)
 	cr_assert_eq(memcmp(enc, bytes, len), 0);
 	free(enc);
 	cr_assert_eq(nnn_validate_bytes(bytes, size, NULL, &in, &d), NNN_OK);
+
+	/* .nnn -> JSON -> .nnn, inline and with the large tensors in .npy files. */
+	char why[1024], dir[64] = "/tmp/nnnreal.XXXXXX", npy[96], cmd[128];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(npy, sizeof npy, "%s/tensors", dir);
+	cr_assert(json_roundtrip(bytes, size, NULL, NULL, 0, NULL, why, sizeof why), "%s: %s", r->file, why);
+	cr_assert(json_roundtrip(bytes, size, NULL, npy, 64, NULL, why, sizeof why), "%s: %s", r->file, why);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
 	nnn_file_close(f);
 	nnn_diags_free(&d);
 }

@@ -36,8 +36,8 @@ typedef struct cli_cmd {
 	int (*run)(int argc, char **argv, cli_env_t *env);
 } cli_cmd_t;
 
-extern const cli_cmd_t cmd_info, cmd_validate, cmd_dump, cmd_convert, cmd_run, cmd_eval, cmd_plugins,
-	cmd_conformance, cmd_map, cmd_graph;
+extern const cli_cmd_t cmd_info, cmd_validate, cmd_dump, cmd_map, cmd_graph, cmd_convert, cmd_export, cmd_build, cmd_run,
+	cmd_eval, cmd_plugins, cmd_conformance;
 
 /* The context with the plugins loaded: explicit ones first, then (unless
  * --no-default-plugins) NNN_PLUGIN_PATH and the installed folder. Failures
@@ -142,5 +142,22 @@ int cli_batches_more(const cli_batches_t *b);
 NNN_NODISCARD nnn_status_t cli_batches_next(cli_batches_t *b, float *dst, nnn_diags_t *d);
 /* Frees the plan and b->y. */
 void cli_batches_end(cli_batches_t *b);
+
+/* The two forms of a model. */
+typedef enum cli_form { CLI_UNKNOWN, CLI_NNN, CLI_JSON } cli_form_t;
+/* A file's form: from its first bytes ('NNN.', or '{' after white space)
+ * when `sniff` and it can be read, else from its extension (.nnn, .json). */
+cli_form_t cli_form(const char *path, int sniff);
+
+/* A model read from either form: `m` is borrowed from `file` (.nnn) or
+ * owned (`own`, JSON). Release with cli_model_close. */
+typedef struct cli_model {
+	nnn_file_t *file;
+	nnn_model_t *own;
+	const nnn_model_t *m;
+} cli_model_t;
+/* Reads MODEL in the form cli_form finds; problems go to d. */
+nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, nnn_diags_t *d);
+void cli_model_close(cli_model_t *cm);
 
 #endif

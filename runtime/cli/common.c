@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <nnn/json.h>
+
 #include "cli.h"
 
 int cli_exit_code(nnn_status_t st)
@@ -25,8 +27,10 @@ int cli_exit_code(nnn_status_t st)
 int cli_report(const char *file, const nnn_diags_t *d, nnn_status_t st)
 {
 	char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
+	/* A problem with a line reads "FILE:LINE:COLUMN: path: ...", as compilers say it. */
 	for (size_t i = 0; d && i < d->n; i++)
-		fprintf(stderr, "nnnkit: %s: %s\n", file, nnn_diag_format(&d->v[i], buf, sizeof buf));
+		fprintf(stderr, "nnnkit: %s%s%s\n", file, d->v[i].line ? ":" : ": ",
+		        nnn_diag_format(&d->v[i], buf, sizeof buf));
 	if (d && d->dropped)
 		fprintf(stderr, "nnnkit: %s: %zu more problems not shown\n", file, d->dropped);
 	if ((!d || !d->n) && st != NNN_OK)
@@ -265,4 +269,54 @@ nnn_run_opts_t cli_run_opts(const cli_run_args_t *r)
 {
 	nnn_run_opts_t o = { .size = sizeof o, .threads = (int)r->threads, .max_tensor_bytes = r->max_bytes };
 	return o;
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), k = strlen(suf);
+	return n >= k && !strcmp(s + n - k, suf);
+}
+
+cli_form_t cli_form(const char *path, int sniff)
+{
+	unsigned char b[64];
+	FILE *f = sniff && strcmp(path, "-") ? fopen(path, "rb") : NULL;
+	size_t n = f ? fread(b, 1, sizeof b, f) : 0, i = 0;
+	if (f)
+		fclose(f);
+	if (n >= 4 && !memcmp(b, "NNN.", 4))
+		return CLI_NNN;
+	while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
+		i++;
+	if (i < n && b[i] == '{')
+		return CLI_JSON;
+	if (has_suffix(path, ".nnn"))
+		return CLI_NNN;
+	if (has_suffix(path, ".json"))
+		return CLI_JSON;
+	return CLI_UNKNOWN;
+}
+
+nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, nnn_diags_t *d)
+{
+	nnn_status_t st;
+	memset(out, 0, sizeof *out);
+	if (cli_form(path, 1) == CLI_JSON) {
+		nnn_json_read_opts_t o = { .ctx = cli_ctx(env) };
+		st = nnn_json_read_file(path, &o, &out->own, d);
+		out->m = out->own;
+	} else {
+		nnn_decode_opts_t o = { .ctx = cli_ctx(env) };
+		st = nnn_file_open(path, &o, &out->file, d);
+		if (st == NNN_OK)
+			out->m = nnn_file_model(out->file);
+	}
+	return st;
+}
+
+void cli_model_close(cli_model_t *cm)
+{
+	nnn_file_close(cm->file);
+	nnn_model_free(cm->own);
+	memset(cm, 0, sizeof *cm);
 }

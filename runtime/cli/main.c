@@ -16,8 +16,8 @@
 #endif
 
 static const cli_cmd_t *const commands[] = {
-	&cmd_info, &cmd_validate, &cmd_dump, &cmd_map, &cmd_graph, &cmd_convert, &cmd_run, &cmd_eval, &cmd_plugins,
-	&cmd_conformance,
+	&cmd_info, &cmd_validate, &cmd_dump, &cmd_map, &cmd_graph, &cmd_convert, &cmd_export, &cmd_build, &cmd_run,
+	&cmd_eval, &cmd_plugins, &cmd_conformance,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

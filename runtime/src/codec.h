@@ -25,6 +25,10 @@ typedef struct nnn_arena {
 void *nnn_arena_alloc(nnn_arena_t *a, size_t size);
 void nnn_arena_free(nnn_arena_t *a);
 
+/* A zeroed model with an arena of its own for everything it points to, both
+ * freed by nnn_model_free (as a decoded model). NULL when out of memory. */
+nnn_model_t *nnn_model_new_arena(nnn_arena_t **arena);
+
 /* ---- field paths ("layers[2].weights.dims[1]") ---- */
 
 typedef struct nnn_path {
@@ -82,6 +86,10 @@ typedef struct nnn_probe {
 	size_t max_distinct; /* framings with more distinct unknown IDs are refused */
 	bool pruned;    /* this attempt met one distinct ID too many */
 } nnn_probe_t;
+
+/* Strict UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF): the
+ * offset of the first bad byte, or len when all are good. */
+size_t nnn_utf8_bad(const unsigned char *s, size_t len);
 
 /* A fatal problem: recorded, and its code returned so decoding stops. */
 nnn_status_t nnn_cur_fail(nnn_cur_t *c, nnn_status_t code, uint64_t at, const char *fmt, ...)

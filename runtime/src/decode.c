@@ -228,7 +228,7 @@ static nnn_status_t count(nnn_cur_t *c, size_t elem, const char *what, int32_t *
 
 /* Strict UTF-8: no overlongs, no surrogates, nothing above U+10FFFF.
  * Returns the offset of the first bad byte, or len when all are good. */
-static size_t utf8_bad(const unsigned char *s, size_t len)
+size_t nnn_utf8_bad(const unsigned char *s, size_t len)
 {
 	size_t i = 0;
 	while (i < len) {
@@ -292,7 +292,7 @@ nnn_status_t nnn_rd_string(nnn_cur_t *c, const char *name, const char *doc, cons
 	visit(c, &f);
 	out->ptr = (const char *)p;
 	out->len = f.count;
-	bad = utf8_bad(f.bytes, (size_t)f.count);
+	bad = nnn_utf8_bad(f.bytes, (size_t)f.count);
 	if (bad != (size_t)f.count)
 		NNN_TRY(nnn_cur_soft(c, NNN_E_UTF8, *at + 4 + bad, "byte %zu of the string (0x%02x) is not valid UTF-8",
 		                     bad, f.bytes[bad]));

@@ -193,6 +193,13 @@ nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts
 	return adopt(copy, len, &again, out, diags);
 }
 
+nnn_model_t *nnn_model_new_arena(nnn_arena_t **arena)
+{
+	decoded_t *d = calloc(1, sizeof *d);
+	*arena = d ? &d->arena : NULL;
+	return d ? &d->model : NULL;
+}
+
 void nnn_model_free(nnn_model_t *m)
 {
 	decoded_t *d = (decoded_t *)m;

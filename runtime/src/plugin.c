@@ -418,6 +418,14 @@ static const char *ext_name(const char *kind, int id)
 	return strcmp(kind, "layer") ? nnn_activation_id_name(id) : nnn_layer_id_name(id);
 }
 
+/* A plugin's record descriptor (ABI 1.1) has this host's layout and
+ * describes the codec's `size` bytes. A later minor that grows the
+ * descriptors reads older ones by their sizes. */
+static bool record_fits(const nnn_rdesc_t *r, size_t size)
+{
+	return r->size == sizeof(nnn_rdesc_t) && r->field_size == sizeof(nnn_fdesc_t) && r->record_size == size;
+}
+
 /* Every check a declaration must pass before anything is registered. */
 static nnn_status_t check_decl(nnn_decl_t *d)
 {
@@ -444,6 +452,10 @@ static nnn_status_t check_decl(nnn_decl_t *d)
 			                 "layer ID %d (%s) is not in the schema, so it needs its own codec (body_size, "
 			                 "decode, encode, encoded_size: generate them with nnngen --plugin)",
 			                 t->id, t->name);
+		if (t->record && (core || !record_fits(t->record, t->body_size)))
+			return decl_fail(d, "validation", "layer ID %d (%s): %s", t->id, t->name,
+			                 core ? "its record describes fields, but the schema defines that ID: leave it NULL"
+			                      : "its record descriptor does not fit its codec: regenerate the codec");
 	}
 	for (int i = 0; i < d->nacts; i++) {
 		const nnn_activation_type_t *t = &d->acts[i];
@@ -464,6 +476,10 @@ static nnn_status_t check_decl(nnn_decl_t *d)
 			                 "activation ID %d (%s) is not in the schema, so it needs its own codec (decode, "
 			                 "encode, encoded_size: generate them with nnngen --plugin)",
 			                 t->id, t->name);
+		if (t->record && (core || !record_fits(t->record, t->params_size)))
+			return decl_fail(d, "validation", "activation ID %d (%s): %s", t->id, t->name,
+			                 core ? "its record describes fields, but the schema defines that ID: leave it NULL"
+			                      : "its record descriptor does not fit its codec: regenerate the codec");
 	}
 	return NNN_OK;
 }

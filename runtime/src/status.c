@@ -89,6 +89,7 @@ nnn_status_t nnn_diags_add(nnn_diags_t *d, nnn_status_t code, uint64_t offset, c
 	e = &d->v[d->n++];
 	e->code = code;
 	e->offset = offset;
+	e->line = e->column = 0;
 	snprintf(e->path, sizeof e->path, "%s", path ? path : "");
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
@@ -101,7 +102,11 @@ char *nnn_diag_format(const nnn_diag_t *d, char *buf, size_t size)
 	char where[NNN_PATH_MAX + 32] = "";
 	const char *fix = nnn_status_remedy(d->code);
 
-	if (d->path[0] && d->offset != NNN_NO_OFFSET)
+	if (d->line && d->path[0])
+		snprintf(where, sizeof where, "%" PRIu32 ":%" PRIu32 ": %s: ", d->line, d->column, d->path);
+	else if (d->line)
+		snprintf(where, sizeof where, "%" PRIu32 ":%" PRIu32 ": ", d->line, d->column);
+	else if (d->path[0] && d->offset != NNN_NO_OFFSET)
 		snprintf(where, sizeof where, "%s @0x%" PRIx64 ": ", d->path, d->offset);
 	else if (d->path[0])
 		snprintf(where, sizeof where, "%s: ", d->path);

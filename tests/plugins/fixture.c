@@ -3,6 +3,7 @@
  * a layer ID and an activation ID; its forward writes FIX_TAG so a test can
  * tell which plugin ran. */
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include <nnn/plugin.h>
@@ -106,8 +107,38 @@ static nnn_status_t act_forward(const nnn_activation_t *act, const void *params,
 	return NNN_OK;
 }
 
+#ifdef FIX_OLD_ABI
+/* A plugin built for ABI 1.0: a new layer ID with a codec (of no fields) but
+ * no record descriptor, and a descriptor as small as 1.0 made it. */
+static nnn_status_t no_fields_dec(const nnn_host_t *h, nnn_cur_t *c, void *body)
+{
+	(void)h, (void)c, (void)body;
+	return NNN_OK;
+}
+
+static nnn_status_t no_fields_enc(const nnn_host_t *h, nnn_sink_t *w, const void *body)
+{
+	(void)h, (void)w, (void)body;
+	return NNN_OK;
+}
+
+static uint64_t no_fields_size(const void *body)
+{
+	(void)body;
+	return 0;
+}
+#endif
+
 static const nnn_layer_type_t layer = {
+#ifdef FIX_OLD_ABI
+	.size = offsetof(nnn_layer_type_t, record),
+	.body_size = 1,
+	.decode = no_fields_dec,
+	.encode = no_fields_enc,
+	.encoded_size = no_fields_size,
+#else
 	.size = sizeof(nnn_layer_type_t),
+#endif
 	.id = FIX_LAYER,
 	.name = "fixture",
 	.infer = infer,
@@ -139,7 +170,7 @@ NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t 
 #ifdef FIX_ABI_MINOR
 	info.abi_minor = NNN_ABI_MINOR + 1;
 #endif
-#ifdef FIX_ABI_1_0
+#if defined(FIX_ABI_1_0) || defined(FIX_OLD_ABI)
 	info.abi_minor = 0; /* older than the host: it must still load and run */
 #endif
 	nnn_status_t st = h->declare(d, &info);

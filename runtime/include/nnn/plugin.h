@@ -19,7 +19,10 @@
 #include <nnn/model.h>
 
 #define NNN_ABI_MAJOR 1
-#define NNN_ABI_MINOR 1 /* 1.1: host threads and the activation in nnn_kernel_args_t */
+/* 1.1: host threads and the activation in nnn_kernel_args_t; descriptors
+ * end with `record`, the fields of a plugin's own type as data (the JSON
+ * form uses it). Plugins built for 1.0 load and run as before. */
+#define NNN_ABI_MINOR 1
 
 /* The one exported symbol. Its name never depends on the file name. */
 #define NNN_PLUGIN_ENTRY nnn_plugin_entry
@@ -130,6 +133,11 @@ typedef struct nnn_layer_type {
 	void (*release)(void *state);
 	/* y = layer(x), for the whole batch */
 	nnn_status_t (*forward)(const nnn_kernel_args_t *a, char *msg, size_t msg_size);
+
+	/* codec, ABI 1.1: the fields of body_size bytes as data (generated, in
+	 * the CODEC macro); NULL for core IDs. Without it (a plugin built for
+	 * 1.0) the type still decodes and runs, but has no JSON form. */
+	const nnn_rdesc_t *record;
 } nnn_layer_type_t;
 
 /* An activation. Codec functions as for layers (NULL for schema IDs). */
@@ -149,6 +157,9 @@ struct nnn_activation_type {
 	 * feature axis, for softmax). `act` is the decoded activation. */
 	nnn_status_t (*forward)(const nnn_activation_t *act, const void *params, const nnn_shape_t *shape, float *x,
 	                        int threads);
+
+	/* codec, ABI 1.1: as for layers */
+	const nnn_rdesc_t *record;
 };
 
 /* The host's functions. Grows only at the end; check `size` before using a

@@ -59,7 +59,15 @@
 	X(E_NPY, 37, "not a .npy file nnnkit reads",                                        \
 	  "save it with np.save(path, np.ascontiguousarray(x, dtype='<f4'))")               \
 	X(E_PLUGIN, 40, "plugin not loaded", "nnnkit plugins -v lists every candidate and why") \
-	X(E_KERNEL, 41, "kernel failed", "see the message; the layer is named")
+	X(E_KERNEL, 41, "kernel failed", "see the message; the layer is named")              \
+	X(E_JSON, 50, "not valid JSON", "fix the text at the line and column given")         \
+	X(E_JSON_MISSING, 51, "required field missing",                                     \
+	  "add the field: docs/format.md lists every field, and nnnkit convert MODEL.nnn "  \
+	  "OUT.json shows a complete model")                                                \
+	X(E_JSON_UNKNOWN, 52, "unknown field",                                              \
+	  "remove it or correct its name: the fields are those of docs/format.md")          \
+	X(E_JSON_TYPE, 53, "value of the wrong kind",                                       \
+	  "write it as the message says; docs/json.md shows every form")
 
 typedef enum nnn_status {
 #define NNN_STATUS_ENUM_(name, num, desc, fix) NNN_##name = num,
@@ -77,12 +85,14 @@ const char *nnn_status_remedy(nnn_status_t s);
 #define NNN_PATH_MAX 192
 #define NNN_MSG_MAX 384
 
-/* One problem: where (byte offset and field path), what, and why. */
+/* One problem: where (byte offset or line and column, and field path), what,
+ * and why. */
 typedef struct nnn_diag {
 	nnn_status_t code;
 	uint64_t offset;            /* byte offset in the file; UINT64_MAX when none applies */
 	char path[NNN_PATH_MAX];    /* "layers[2].weights.dims[1]"; "" for the whole file */
 	char msg[NNN_MSG_MAX];      /* "found -3, expected >= 0" */
+	uint32_t line, column;      /* in a text input (JSON), from 1; 0 when none applies */
 } nnn_diag_t;
 
 #define NNN_NO_OFFSET UINT64_MAX
@@ -103,7 +113,8 @@ void nnn_diags_clear(nnn_diags_t *d);
 /* Appends a problem; `d` may be NULL (the problem is then only returned). */
 nnn_status_t nnn_diags_add(nnn_diags_t *d, nnn_status_t code, uint64_t offset, const char *path,
                            const char *fmt, ...) NNN_PRINTF(5, 6);
-/* Formats "path @0xOFFSET: description: msg (remedy)" into buf; returns buf. */
+/* Formats "path @0xOFFSET: description: msg (remedy)" into buf, or with a
+ * line "LINE:COLUMN: path: description: msg (remedy)"; returns buf. */
 char *nnn_diag_format(const nnn_diag_t *d, char *buf, size_t size);
 
 #endif
