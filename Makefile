@@ -42,7 +42,10 @@ PLUGIN_LIBS := -lm
 
 NNNKIT  := $(O)/nnnkit
 LIB_A   := $(O)/libnnn.a
-LIB_SO  := $(O)/libnnn.so.0
+# The shared library's soname changes with every incompatible change of its ABI
+# (1: nnn_diag_t gained line and column).
+SOVERSION := 1
+LIB_SO  := $(O)/libnnn.so.$(SOVERSION)
 TESTBIN := $(O)/test_nnn
 EXAMPLE := $(O)/example.nnn
 
@@ -100,7 +103,7 @@ $(LIB_A): $(LIB_OBJ)
 	$(Q)ar rcs $@ $^
 $(LIB_SO): $(LIB_OBJ)
 	@echo "  CC     $@"
-	$(Q)$(CC) -shared -Wl,-soname,libnnn.so.0 -o $@ $^ -ljansson $(LDLIBS)
+	$(Q)$(CC) -shared -Wl,-soname,libnnn.so.$(SOVERSION) -o $@ $^ -ljansson $(LDLIBS)
 
 $(O)/obj/runtime/cli/main.o: CPPFLAGS += -DNNNKIT_VERSION='"$(VERSION)"'
 $(NNNKIT): $(CLI_OBJ) $(LIB_A)
@@ -197,7 +200,7 @@ test-asan:
 valgrind: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient
 	NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) NNN_UNDER_VALGRIND=1 valgrind --error-exitcode=9 --leak-check=full \
 		--errors-for-leak-kinds=definite,indirect --show-possibly-lost=no --trace-children=yes \
-		--trace-children-skip='*/lua5.4,*/cc,*/gcc*,*/cc1,*/collect2,*/ld,*/as,*/make,*/nm,*/ldd,*/sha256sum,*/find,*/xargs,*/cmp,*/cp,*/rm,*/awk,*/sort,*/mkdir' -q $(TESTBIN) --jobs 1
+		--trace-children-skip='*/lua5.4,*/cc,*/gcc*,*/cc1,*/collect2,*/ld,*/as,*/make,*/nm,*/ldd,*/sha256sum,*/find,*/xargs,*/cmp,*/cp,*/rm,*/awk,*/sort,*/mkdir' -q $(TESTBIN) --jobs 2
 
 # The CLI under valgrind over the whole conformance corpus (in process), and
 # `dump` over every valid case.
@@ -249,8 +252,8 @@ install: all
 		$(INST)/share/bash-completion/completions
 	install -m 0755 $(NNNKIT) $(INST)/bin/nnnkit
 	install -m 0644 $(LIB_A) $(INST)/lib/libnnn.a
-	install -m 0755 $(LIB_SO) $(INST)/lib/libnnn.so.0
-	ln -sf libnnn.so.0 $(INST)/lib/libnnn.so
+	install -m 0755 $(LIB_SO) $(INST)/lib/libnnn.so.$(SOVERSION)
+	ln -sf libnnn.so.$(SOVERSION) $(INST)/lib/libnnn.so
 	install -m 0644 $(HEADERS) $(GEN_H) $(INST)/include/nnn/
 	@printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' \
 		'plugindir=$${prefix}/lib/nnnkit/plugins' 'nnngen=$${prefix}/bin/nnngen' '' \
@@ -267,6 +270,6 @@ install: all
 
 uninstall:
 	rm -f $(INST)/bin/nnnkit $(INST)/bin/nnngen $(INST)/lib/libnnn.a $(INST)/lib/libnnn.so \
-		$(INST)/lib/libnnn.so.0 $(INST)/lib/pkgconfig/libnnn.pc
+		$(INST)/lib/libnnn.so.$(SOVERSION) $(INST)/lib/pkgconfig/libnnn.pc
 	rm -f $(INST)/share/man/man1/nnnkit.1 $(INST)/share/bash-completion/completions/nnnkit
 	rm -rf $(INST)/include/nnn $(INST)/share/nnnkit $(INST)/lib/nnnkit

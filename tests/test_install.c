@@ -56,7 +56,7 @@ Test(install, prefix_has_everything_and_builds_a_program, .fini = teardown, .tim
 	cr_assert_eq(t_sh(out, sizeof out, "make -s install O=%s PREFIX=%s", build, prefix), 0, "%s", out);
 
 	static const char *const files[] = {
-		"bin/nnnkit", "bin/nnngen", "lib/libnnn.a", "lib/libnnn.so", "lib/libnnn.so.0",
+		"bin/nnnkit", "bin/nnngen", "lib/libnnn.a", "lib/libnnn.so", "lib/libnnn.so.1",
 		"lib/pkgconfig/libnnn.pc", "include/nnn/model.h", "include/nnn/plugin.h", "include/nnn/schema_gen.h",
 		"share/nnnkit/schema/nnn.lua", "share/nnnkit/gen/nnngen.lua", "lib/nnnkit/plugins/builtin.so",
 		"share/man/man1/nnnkit.1", "share/bash-completion/completions/nnnkit",
@@ -72,10 +72,10 @@ Test(install, prefix_has_everything_and_builds_a_program, .fini = teardown, .tim
 	                  " -I%s/include -x c - || exit 1; done", prefix, prefix), 0, "%s", out);
 
 	/* The shared library carries its soname; the link name points at it. */
-	cr_assert_eq(t_sh(out, sizeof out, "objdump -p %s/lib/libnnn.so.0 | awk '$1 == \"SONAME\" {print $2}'", prefix), 0);
-	cr_assert_str_eq(out, "libnnn.so.0\n");
+	cr_assert_eq(t_sh(out, sizeof out, "objdump -p %s/lib/libnnn.so.1 | awk '$1 == \"SONAME\" {print $2}'", prefix), 0);
+	cr_assert_str_eq(out, "libnnn.so.1\n");
 	cr_assert_eq(t_sh(out, sizeof out, "readlink %s/lib/libnnn.so", prefix), 0);
-	cr_assert_str_eq(out, "libnnn.so.0\n");
+	cr_assert_str_eq(out, "libnnn.so.1\n");
 
 	/* A program built with pkg-config against the prefix only: shared, then static. */
 	bb_t b = { 0 };
