@@ -7,10 +7,9 @@
  * system schedules late only takes fewer chunks (the caller never waits
  * for a thread that has not started), and which thread computes a chunk
  * changes nothing in its result. Between calls a worker waits a short
- * while without sleeping (giving its CPU to any thread that can use it),
- * then sleeps on a condition variable: the layers of a plan follow each
- * other closely, and a wake-up through the kernel can cost as much as a
- * small layer. */
+ * while without sleeping (spin_until), then sleeps on a condition
+ * variable: the layers of a plan follow each other closely, and a wake-up
+ * through the kernel can cost as much as a small layer. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <sched.h>
@@ -23,7 +22,9 @@
 
 #include "pool.h"
 
-/* How long a thread waits, yielding, before it sleeps. */
+/* How long a waiting thread only pauses (it sees new work at once), then
+ * how long it waits in all, pausing then yielding, before it sleeps. */
+#define PAUSE_NS 30000.0
 #define SPIN_NS 100000.0
 
 /* A call's ticket: its number, its thread count, its chunk count and the
@@ -73,25 +74,27 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Waits up to SPIN_NS for done(p, arg) without sleeping: a few microseconds
- * of pause, then sched_yield between looks, so that a thread that waits
- * gives its CPU to any other that can run. True when done. */
+/* Waits up to SPIN_NS for done(p, arg) without sleeping: for PAUSE_NS it
+ * only pauses between looks, so it sees new work within a fraction of a
+ * microsecond (the layers of a plan follow each other closely); then it
+ * calls sched_yield between looks, so that a thread that waits long gives
+ * its CPU to any other that can run. True when done. */
 static bool spin_until(bool (*done)(nnn_pool_t *, unsigned long), nnn_pool_t *p, unsigned long arg)
 {
-	double t0 = 0;
-	for (unsigned n = 0;; n++) {
+	const double t0 = now_ns();
+	for (unsigned n = 1;; n++) {
+		double t;
 		if (done(p, arg))
 			return true;
-		if (n < 256) {
+		if (n % 64) { /* the clock only now and then */
 			cpu_relax();
 			continue;
 		}
-		double t = now_ns();
-		if (t0 == 0)
-			t0 = t;
-		else if (t - t0 > SPIN_NS)
+		t = now_ns() - t0;
+		if (t > SPIN_NS)
 			return false;
-		sched_yield();
+		if (t > PAUSE_NS)
+			sched_yield();
 	}
 }
 
