@@ -22,7 +22,7 @@ int nnn_pool_workers(const nnn_pool_t *p);
 /* nnn_kernel_args_t.parallel_for: fn(ctx, c, slot) once for every chunk
  * c < n, on the caller (slot 0) and up to threads - 1 workers; returns when
  * all are done. Every chunk runs on the caller when p is NULL, threads or
- * n is 1, or n is more than a call can count (2^18 - 1). One call at a
+ * n is 1, or n is more than a call can count (2^24 - 1). One call at a
  * time per pool, and fn must not call it again. */
 void nnn_pool_run(nnn_pool_t *p, int threads, int64_t n, nnn_task_fn fn, void *ctx);
 

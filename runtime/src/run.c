@@ -212,7 +212,7 @@ static nnn_status_t run_steps(nnn_plan_t *p, const float *x, float *y, nnn_diags
 
 nnn_status_t nnn_plan_run(nnn_plan_t *p, const float *x, float *y, nnn_diags_t *d)
 {
-	nnn_status_t st = NNN_OK;
+	nnn_status_t st;
 	if (p->n == 0) {
 		int64_t n = nnn_shape_numel(&p->shapes[0]);
 		memcpy(y, x, (size_t)n * sizeof *y);

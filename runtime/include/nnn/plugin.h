@@ -88,8 +88,12 @@ typedef struct nnn_kernel_args {
 	 * fn(ctx, c, slot) once for every chunk c in [0, n) on at most
 	 * `threads` threads (the pool may give fewer), and returns when all are
 	 * done. The caller is slot 0, others 1 .. threads-1: per-slot scratch
-	 * needs no lock. Chunks go to whichever thread asks first, so a chunk's
-	 * result must not depend on its slot. fn must not call parallel_for.
+	 * needs no lock. Slot s first takes chunks s*n/t .. (s+1)*n/t - 1 of
+	 * the t threads in use, in order, then any the others have not taken:
+	 * chunks that follow the batch keep each part of it on the same thread
+	 * from layer to layer (and in its cache), yet any thread may compute
+	 * any chunk, so a chunk's result must not depend on its slot. fn must
+	 * not call parallel_for.
 	 * Both NULL when the plan runs on one thread (or could not start
 	 * any): a kernel then runs on the calling thread, or on its own. */
 	nnn_pool_t *pool;
