@@ -2,6 +2,8 @@
  * schema (lua5.4 gen/nnngen.lua SCHEMA --conformance DIR; see
  * gen/emit_conformance.lua), every case of it:
  *
+ *   every case  nnn_file_open (structure read with pread) and nnn_model_decode
+ *               (from memory) agree: status, problems, re-encoded bytes;
  *   valid       nnn_validate_bytes finds nothing, and decode -> encode gives
  *               the same bytes, as does .nnn -> JSON -> .nnn (inline, and
  *               with every float array in a .npy file);
@@ -30,6 +32,7 @@
 #include <unistd.h>
 
 #include <nnn/context.h>
+#include <nnn/file.h>
 #include <nnn/validate.h>
 
 #include "shell.h"
@@ -184,6 +187,44 @@ static bool same(const nnn_diag_t *d, const ccase_t *c)
 	       (long long)d->offset == c->offset;
 }
 
+/* nnn_file_open (which reads the structure with pread, not through the
+ * mapping) ends as nnn_model_decode of the bytes did: the same status and
+ * problems, and a model that encodes to the same bytes. */
+static bool file_agrees(const char *path, const unsigned char *buf, size_t len, const nnn_decode_opts_t *opts,
+                        nnn_status_t sd, const nnn_diags_t *d, char *why, size_t size)
+{
+	nnn_diags_t fd;
+	nnn_file_t *f;
+	bool ok = true;
+	nnn_diags_init(&fd);
+	nnn_status_t sf = nnn_file_open(path, opts, &f, &fd);
+	if (sf != sd || fd.n != d->n) {
+		snprintf(why, size, "nnn_file_open: %s with %zu problems, from memory %s with %zu", nnn_status_name(sf),
+		         fd.n, nnn_status_name(sd), d->n);
+		ok = false;
+	}
+	for (size_t i = 0; ok && i < fd.n; i++)
+		if (strcmp(fd.v[i].path, d->v[i].path) != 0 || fd.v[i].offset != d->v[i].offset ||
+		    strcmp(fd.v[i].msg, d->v[i].msg) != 0) {
+			snprintf(why, size, "nnn_file_open's problem %zu differs: %s @%llu: %s", i, fd.v[i].path,
+			         (unsigned long long)fd.v[i].offset, fd.v[i].msg);
+			ok = false;
+		}
+	if (ok && sf == NNN_OK) {
+		unsigned char *enc = NULL;
+		size_t elen = 0;
+		if (nnn_model_encode(nnn_file_model(f), &enc, &elen, NULL) != NNN_OK || elen != len ||
+		    memcmp(enc, buf, len) != 0) {
+			snprintf(why, size, "the model nnn_file_open decoded does not encode to the file's bytes");
+			ok = false;
+		}
+		free(enc);
+	}
+	nnn_file_close(f);
+	nnn_diags_free(&fd);
+	return ok;
+}
+
 /* Checks one case; on failure writes why into `why` and returns false. */
 static bool run_case(const char *dir, const ccase_t *c, const nnn_ctx_t *ctx, char *why, size_t size,
                      size_t *status_differs)
@@ -216,6 +257,8 @@ static bool run_case(const char *dir, const ccase_t *c, const nnn_ctx_t *ctx, ch
 		} else if (sd != NNN_OK) {
 			snprintf(why, size, "decode: %s", nnn_status_name(sd));
 			ok = false;
+		} else if (!file_agrees(path, buf, len, &opts, sd, &d, why, size)) {
+			ok = false;
 		} else if (nnn_model_encode(m, &enc, &elen, &d) != NNN_OK) {
 			snprintf(why, size, "encode failed");
 			ok = false;
@@ -236,6 +279,8 @@ static bool run_case(const char *dir, const ccase_t *c, const nnn_ctx_t *ctx, ch
 			snprintf(why, size, "decode: %s, first problem %s at \"%s\" @%llu; expected %s at \"%s\" @%lld",
 			         nnn_status_name(sd), d.n ? nnn_status_name(d.v[0].code) : "-", d.n ? d.v[0].path : "-",
 			         d.n ? (unsigned long long)d.v[0].offset : 0ULL, c->code, c->path, c->offset);
+			ok = false;
+		} else if (!file_agrees(path, buf, len, &opts, sd, &d, why, size)) {
 			ok = false;
 		} else if (sv == NNN_OK || v.n == 0 || !same(&v.v[0], c)) {
 			snprintf(why, size, "decoder and validator disagree: validate %s, first problem %s at \"%s\" @%llu",
@@ -258,6 +303,8 @@ static bool run_case(const char *dir, const ccase_t *c, const nnn_ctx_t *ctx, ch
 			snprintf(why, size, "decode: %s (first %s at \"%s\" @%llu), expected to decode", nnn_status_name(sd),
 			         d.n ? nnn_status_name(d.v[0].code) : "-", d.n ? d.v[0].path : "-",
 			         d.n ? (unsigned long long)d.v[0].offset : 0ULL);
+			ok = false;
+		} else if (!file_agrees(path, buf, len, &opts, sd, &d, why, size)) {
 			ok = false;
 		} else if (sv == NNN_OK || !found) {
 			snprintf(why, size, "validate: %s with %zu problems (first %s at \"%s\" @%llu), none %s at \"%s\" @%lld",

@@ -377,6 +377,127 @@ Test(decode, file_open_maps_zero_copy)
 	bb_free(&b);
 }
 
+/* kB of the mapping starting at `base` that this process has mapped in
+ * (its Rss line in /proc/self/smaps); -1 when not found. */
+static long mapped_kb(const void *base)
+{
+	char line[512];
+	long kb = -1;
+	bool in = false;
+	FILE *f = fopen("/proc/self/smaps", "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof line, f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, ' ') == line + strcspn(line, " "))
+			in = lo == (unsigned long)(uintptr_t)base;
+		else if (in && sscanf(line, "Rss: %ld kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return kb;
+}
+
+/* Opening reads the structure with pread: not one page of the mapping is
+ * faulted in until a caller reads tensor data, however big the model. */
+Test(decode, file_open_maps_no_page_until_data_is_read)
+{
+	bb_t b = { 0 };
+	nnn_file_t *f;
+	size_t size;
+	bb_header(&b, "big", 1024 + 1024 * 1024 + 10 + 1024 * 10, 2);
+	bb_dense(&b, 1, 1024, 1024, 0); /* 4 MiB of weights between the two layers' fields */
+	bb_dense(&b, 0, 1024, 10, 0);
+	const char *path = bb_to_file(&b, "big.nnn");
+	cr_assert_eq(nnn_file_open(path, NULL, &f, NULL), NNN_OK);
+	const unsigned char *base = nnn_file_bytes(f, &size);
+	cr_assert_eq(size, b.n);
+	cr_assert_eq(mapped_kb(base), 0, "%ld kB of the model mapped in by opening it", mapped_kb(base));
+	const nnn_model_t *m = nnn_file_model(f);
+	const unsigned char *view = m->layers[0].body.dense.weights.data.bytes;
+	cr_assert(view > base && view + 4 * 1024 * 1024 <= base + size, "the weights are a view into the mapping");
+	float w;
+	memcpy(&w, m->layers[1].body.dense.weights.data.bytes + 4 * 9, 4); /* the check can see a page */
+	cr_assert_float_eq(w, 0.5f * 9 - 1, 0);
+	cr_assert_gt(mapped_kb(base), 0);
+	encodes_to(m, &b);
+	nnn_file_close(f);
+	unlink(path);
+	bb_free(&b);
+}
+
+/* A Dense layer 1 -> 1 whose bias has `ndims` dims of 1: an int32 array as
+ * long as wanted. */
+static void long_dims_dense(bb_t *b, int32_t ndims)
+{
+	int32_t w[2] = { 1, 1 };
+	bb_u8(b, 0);
+	bb_u8(b, 0);
+	bb_f32(b, 0.0f);
+	bb_i32(b, ndims);
+	for (int32_t i = 0; i < ndims; i++)
+		bb_i32(b, 1);
+	bb_u8(b, 1);
+	bb_i32(b, 1); /* one value, as its dims multiply to */
+	bb_f32(b, 1.0f);
+	bb_i32(b, 1);
+	bb_tensor(b, 2, w);
+	bb_u8(b, 0);
+}
+
+/* The window's edges: fields that end exactly at it, straddle it or are
+ * bigger than it (a long description, a long int32 array) decode as they
+ * do from memory, to the same bytes and the same problems. */
+Test(decode, file_open_reads_across_the_window)
+{
+	enum { W = 4096 };
+	char *desc = malloc(3 * W);
+	cr_assert_not_null(desc);
+	memset(desc, 'x', 3 * W);
+	for (int len = W - 64; len <= 2 * W + 8; len += len < W + 40 ? 1 : W / 2 - 3) {
+		for (int cut = 0; cut < 2; cut++) {
+			bb_t b = { 0 };
+			nnn_file_t *f;
+			nnn_model_t *m;
+			nnn_diags_t d1, d2;
+			int32_t k[1] = { 3 }, pads[2] = { 1, 1 };
+			bb_i32(&b, 776883790);
+			bb_str(&b, desc, len);
+			bb_u64(&b, 0);
+			bb_i32(&b, 3);
+			bb_conv(&b, 1, 4, 1, k, 2, 1, 2, pads);
+			long_dims_dense(&b, len / 4); /* longer than the window past len 4096 */
+			bb_dense(&b, 0, 2, 3, 1);
+			if (cut)
+				b.n -= 7; /* truncated inside the last tensor */
+			const char *path = bb_to_file(&b, "edge.nnn");
+			nnn_diags_init(&d1);
+			nnn_diags_init(&d2);
+			nnn_status_t s1 = nnn_file_open(path, NULL, &f, &d1);
+			nnn_status_t s2 = nnn_model_decode(b.b, b.n, NULL, &m, &d2);
+			cr_assert_eq(s1, s2, "description of %d bytes: %s from the file, %s from memory", len,
+			             nnn_status_name(s1), nnn_status_name(s2));
+			cr_assert_eq(s1, cut ? NNN_E_TRUNCATED : NNN_OK);
+			cr_assert_eq(d1.n, d2.n);
+			for (size_t i = 0; i < d1.n; i++) {
+				cr_assert_str_eq(d1.v[i].path, d2.v[i].path);
+				cr_assert_eq(d1.v[i].offset, d2.v[i].offset);
+				cr_assert_str_eq(d1.v[i].msg, d2.v[i].msg);
+			}
+			if (!cut) {
+				cr_assert_eq(nnn_file_model(f)->description.len, len);
+				encodes_to(nnn_file_model(f), &b);
+			}
+			nnn_file_close(f);
+			nnn_model_free(m);
+			nnn_diags_free(&d1);
+			nnn_diags_free(&d2);
+			unlink(path);
+			bb_free(&b);
+		}
+	}
+	free(desc);
+}
+
 Test(decode, file_open_copy_outlives_the_file)
 {
 	bb_t b = { 0 };

@@ -31,7 +31,7 @@
 #include "bench.h"
 
 #define NMODELS 4
-#define MAX_PAGES 4096
+#define MAX_READS 4096
 #define MODEL_TAG "nnnbench model v1: four Dense layers, sawtooth weights"
 
 /* Where reads go so that they are not optimised out. */
@@ -47,8 +47,8 @@ typedef struct bmodel {
 	size_t bytes, tensor_bytes;
 	bool present;
 	int fast, slow; /* runs of the microsecond figures, of those that move every byte */
-	size_t pages[MAX_PAGES];
-	int npages;
+	size_t reads[MAX_READS], window; /* where nnn_file_open's preads start; the window's end */
+	int nreads;
 	series_t open, open_floor, close, close_floor, validate, scan;
 	series_t finite, finite_ref, copy, copy_file, copy_fresh, copy_ref, enc, enc_ref;
 } bmodel_t;
@@ -190,36 +190,46 @@ static bool prepare(const config_t *c, bmodel_t *ms, table_t *t, nnn_diags_t *d)
 
 /* ---- open and validate ---- */
 
-static void add_page(bmodel_t *bm, uint64_t at)
+/* The decoder reads [at, at + n) of the file: through its window of
+ * NNN_WINDOW_BYTES (runtime/src/codec.h), refilled by a pread from `at`
+ * when the bytes lie outside it. */
+#define WINDOW 4096
+static void add_read(bmodel_t *bm, uint64_t at, uint64_t n)
 {
-	size_t pg = (size_t)(at / 4096);
-	for (int i = 0; i < bm->npages; i++)
-		if (bm->pages[i] == pg)
-			return;
-	if (bm->npages < MAX_PAGES)
-		bm->pages[bm->npages++] = pg;
+	size_t start = bm->nreads ? bm->reads[bm->nreads - 1] : 0;
+	if (n == 0 || n > WINDOW || (bm->nreads && at >= start && at + n <= bm->window))
+		return;
+	if (bm->nreads < MAX_READS)
+		bm->reads[bm->nreads++] = (size_t)at;
+	bm->window = (size_t)at + WINDOW < bm->bytes ? (size_t)at + WINDOW : bm->bytes;
 }
 
-/* The pages the decoder reads: each field's first and last byte, but only
- * the count of a float array (its values are never read). */
+/* What the decoder reads of each field: all of a scalar; the count of an
+ * array or string, then the bytes of a string or int32 array (a float
+ * array's values are never read). */
 static void see_field(void *ctx, const nnn_field_t *f)
 {
 	bmodel_t *bm = ctx;
-	add_page(bm, f->offset);
-	if (f->prim != NNN_PRIM_F32_ARRAY && f->size > 0)
-		add_page(bm, f->offset + f->size - 1);
+	bool counted = f->prim == NNN_PRIM_STRING || f->prim == NNN_PRIM_I32_ARRAY || f->prim == NNN_PRIM_F32_ARRAY;
+	add_read(bm, f->offset, counted ? 4 : f->size);
+	if (counted && f->prim != NNN_PRIM_F32_ARRAY)
+		add_read(bm, f->offset + 4, f->size - 4);
 }
 
-static bool find_pages(bmodel_t *bm, nnn_diags_t *d)
+static bool find_reads(bmodel_t *bm, nnn_diags_t *d)
 {
 	nnn_visitor_t vis = { .field = see_field, .ctx = bm };
 	nnn_decode_opts_t opts = { .visit = &vis };
 	nnn_file_t *f;
+	struct stat sb;
+	if (stat(bm->path, &sb) != 0)
+		return sys_fail("cannot stat", bm->path);
+	bm->bytes = (size_t)sb.st_size; /* before the visitor needs it */
+	bm->nreads = 0;
 	nnn_status_t st = nnn_file_open(bm->path, &opts, &f, d);
 	if (st != NNN_OK)
 		return fail(bm->path, st, d);
 	const nnn_model_t *m = nnn_file_model(f);
-	nnn_file_bytes(f, &bm->bytes);
 	bm->tensor_bytes = 0;
 	for (int32_t i = 0; i < m->layer_count; i++) {
 		nnn_named_tensor_t ts[8];
@@ -231,8 +241,8 @@ static bool find_pages(bmodel_t *bm, nnn_diags_t *d)
 	return true;
 }
 
-/* The floor under nnn_file_open: the same system calls and the same pages
- * read, nothing decoded. */
+/* The floor under nnn_file_open: the same system calls (the same preads),
+ * nothing decoded. */
 static bool floor_open(bmodel_t *bm, bool record)
 {
 	double t0 = bn_now();
@@ -242,12 +252,21 @@ static bool floor_open(bmodel_t *bm, bool record)
 	if (fd < 0 || fstat(fd, &sb) != 0)
 		return sys_fail("cannot open", bm->path);
 	const unsigned char *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
+	if (p == MAP_FAILED) {
+		close(fd);
 		return sys_fail("cannot map", bm->path);
+	}
+	unsigned char w[WINDOW];
 	uint64_t sum = 0;
-	for (int i = 0; i < bm->npages; i++)
-		sum += p[bm->pages[i] * 4096];
+	for (int i = 0; i < bm->nreads; i++) {
+		size_t n = (size_t)sb.st_size - bm->reads[i] < WINDOW ? (size_t)sb.st_size - bm->reads[i] : WINDOW;
+		if (pread(fd, w, n, (off_t)bm->reads[i]) != (ssize_t)n) {
+			close(fd);
+			return sys_fail("cannot read", bm->path);
+		}
+		sum += w[0];
+	}
+	close(fd);
 	sink += sum;
 	double t1 = bn_now();
 	long f1 = bn_faults();
@@ -295,13 +314,11 @@ static bool bench_open(bmodel_t *bm, nnn_diags_t *d)
 		long f1 = bn_faults();
 		if (st != NNN_OK)
 			return fail("nnn_file_open", st, d);
-		size_t size;
-		const unsigned char *bytes = nnn_file_bytes(f, &size);
-		st = nnn_validate_bytes(bytes, size, NULL, &in, d);
+		st = nnn_model_validate(nnn_file_model(f), &in, NULL, d);
 		double t2 = bn_now();
 		if (st != NNN_OK) {
 			nnn_file_close(f);
-			return fail("nnn_validate_bytes", st, d);
+			return fail("nnn_model_validate", st, d);
 		}
 		nnn_file_close(f);
 		double t3 = bn_now();
@@ -486,7 +503,7 @@ static void rows_open(table_t *t, const bmodel_t *ms)
 		char ref[96];
 		if (!bm->open.n)
 			continue;
-		snprintf(ref, sizeof ref, "open+mmap, read the %d pages it reads", bm->npages);
+		snprintf(ref, sizeof ref, "open+mmap, the same %d preads", bm->nreads);
 		row_t *r = bn_row(t, "open (zero-copy, warm page cache)", "nnn_file_open", bm->name, U_US);
 		if (!r)
 			return;
@@ -506,7 +523,7 @@ static void rows_open(table_t *t, const bmodel_t *ms)
 	}
 	for (int i = 0; i < NMODELS; i++) {
 		const bmodel_t *bm = &ms[i];
-		row_t *r = bm->validate.n ? bn_row(t, "validate (no tensor data read)", "nnn_validate_bytes, input shape",
+		row_t *r = bm->validate.n ? bn_row(t, "validate (no tensor data read)", "nnn_model_validate, input shape",
 		                                   bm->name, U_US)
 		                          : NULL;
 		if (!r)
@@ -543,7 +560,10 @@ static void rows_bytes(table_t *t, const bmodel_t *ms)
 			r->fig = bn_stats(s, U_GBS, (double)bm->bytes);
 			r->show_faults = true;
 			bn_ref(r, "memcpy to memory already faulted in", bn_stats(&bm->copy_ref, U_GBS, (double)bm->bytes));
-			if (k < 2)
+			/* A bandwidth target, as the issue sets it (on 1 GiB): on a few
+			 * MiB the fresh pages' faults cost more than the bytes (the
+			 * floor row shows what memcpy itself gets there). */
+			if (k < 2 && bm->bytes > ((size_t)32 << 20))
 				bn_target(r, T_RATIO_MIN, 0.5);
 		}
 	for (int i = 0; i < NMODELS; i++) {
@@ -581,7 +601,7 @@ bool bn_codec(const config_t *c, table_t *t)
 		bm->fast = c->quick ? 5 : 15;
 		bm->slow = c->quick ? 3 : bm->width > 4096 ? 5 : bm->width > 1024 ? 7 : 11;
 		fprintf(stderr, "nnnbench: codec, %s\n", bm->name);
-		good = find_pages(bm, &d) && bench_open(bm, &d) && bench_bytes(c, bm, &d);
+		good = find_reads(bm, &d) && bench_open(bm, &d) && bench_bytes(c, bm, &d);
 	}
 	nnn_diags_free(&d);
 	if (good) {

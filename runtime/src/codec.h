@@ -52,9 +52,25 @@ typedef struct nnn_ctx nnn_ctx_t;
 /* The kinds of ID plugins can provide. */
 typedef enum nnn_ext_kind { NNN_EXT_LAYER, NNN_EXT_ACTIVATION } nnn_ext_kind_t;
 
+/* Where the decoder reads the bytes it interprets, when it has the file:
+ * through the mapping every field read could fault in a page, and on a
+ * virtual machine a fault costs tens of microseconds where a pread costs
+ * one or two. So nnn_file_open hands the cursor its file descriptor as
+ * well, and the cursor reads the structure through this window, refilled by
+ * pread; the tensor data it returns are still views into the mapping, which
+ * opening never touches. The window sees the same bytes as the mapping (a
+ * read-only private mapping of the page cache). */
+#define NNN_WINDOW_BYTES 4096
+typedef struct nnn_window {
+	int fd;
+	size_t off, n; /* b holds the file's bytes [off, off + n) */
+	unsigned char b[NNN_WINDOW_BYTES];
+} nnn_window_t;
+
 typedef struct nnn_cur {
 	const unsigned char *buf;
 	size_t len, pos;
+	nnn_window_t *win;      /* NULL: every byte is read from buf */
 	unsigned flags;         /* NNN_DECODE_* */
 	nnn_arena_t *arena;
 	nnn_diags_t *diags;     /* may be NULL */

@@ -4,10 +4,13 @@
  * is checked against the bytes left before anything is allocated, so a
  * corrupt or hostile file costs at most a small multiple of its own size.
  */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <nnn/context.h>
 
@@ -136,6 +139,33 @@ static uint64_t le64(const unsigned char *p)
 	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
+/* The n bytes at pos (already checked to lie within the input) for the
+ * decoder to read: from the window when there is one, refilled from the file
+ * when they lie outside it, else from buf. Valid until the next call. A
+ * read that fails (or comes up short: the file shrank) falls back to buf,
+ * where the bytes were before, so the window changes no result. */
+static const unsigned char *bytes_at(nnn_cur_t *c, size_t pos, size_t n)
+{
+	nnn_window_t *w = c->win;
+	size_t want, got = 0;
+	if (!w || n > sizeof w->b)
+		return c->buf + pos;
+	if (pos >= w->off && pos - w->off <= w->n && w->n - (pos - w->off) >= n)
+		return w->b + (pos - w->off);
+	want = c->len - pos < sizeof w->b ? c->len - pos : sizeof w->b;
+	while (got < want) {
+		ssize_t k = pread(w->fd, w->b + got, want - got, (off_t)(pos + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	w->off = pos;
+	w->n = got;
+	return got >= n ? w->b : c->buf + pos;
+}
+
 /* Makes `n` bytes available at the cursor or fails as truncated. */
 static nnn_status_t need(nnn_cur_t *c, size_t n, const char *what)
 {
@@ -170,7 +200,7 @@ static nnn_status_t begin(nnn_cur_t *c, const char *name, size_t n, const char *
 		const unsigned char *p;                                                              \
 		nnn_field_t f = { .prim = prim_, .type = type, .doc = doc, .size = width };          \
 		NNN_TRY(begin(c, name, width, what, &mark, at));                                      \
-		p = c->buf + c->pos;                                                                 \
+		p = bytes_at(c, c->pos, width);                                                      \
 		decode_expr;                                                                         \
 		f.offset = *at;                                                                      \
 		c->pos += width;                                                                     \
@@ -193,7 +223,7 @@ nnn_status_t nnn_rd_bool(nnn_cur_t *c, const char *name, const char *doc, const 
 	nnn_field_t f = { .prim = NNN_PRIM_BOOL, .type = type, .doc = doc, .size = 1 };
 	NNN_TRY(begin(c, name, 1, "bool", &mark, at));
 	f.offset = *at;
-	f.i = c->buf[c->pos++];
+	f.i = *bytes_at(c, c->pos++, 1);
 	visit(c, &f);
 	*out = f.i != 0;
 	if (f.i > 1)
@@ -208,7 +238,7 @@ static nnn_status_t count(nnn_cur_t *c, size_t elem, const char *what, int32_t *
 {
 	uint64_t at = c->pos;
 	NNN_TRY(need(c, 4, "count"));
-	*n = (int32_t)le32(c->buf + c->pos);
+	*n = (int32_t)le32(bytes_at(c, c->pos, 4));
 	if (*n < 0)
 		return nnn_cur_fail(c, NNN_E_COUNT_NEGATIVE, at, "%s count is %d, expected >= 0", what, (int)*n);
 	c->pos += 4;
@@ -261,17 +291,20 @@ size_t nnn_utf8_bad(const unsigned char *s, size_t len)
 	return len;
 }
 
-/* Points at, or with NNN_DECODE_COPY copies, n bytes at the cursor. */
-static nnn_status_t take(nnn_cur_t *c, size_t n, const unsigned char **out)
+/* Points at, or with NNN_DECODE_COPY copies, n bytes at the cursor. Bytes
+ * the decoder reads itself (`read`: a string's, for UTF-8) are copied from
+ * the window when there is one, which is reused; tensor data stay views. */
+static nnn_status_t take(nnn_cur_t *c, size_t n, bool read, const unsigned char **out)
 {
-	if (!(c->flags & NNN_DECODE_COPY) || n == 0) {
+	const bool window = read && c->win && n <= sizeof c->win->b;
+	if ((!(c->flags & NNN_DECODE_COPY) && !window) || n == 0) {
 		*out = c->buf + c->pos;
 		return NNN_OK;
 	}
 	unsigned char *p = nnn_arena_alloc(c->arena, n);
 	if (!p)
 		return nnn_cur_fail(c, NNN_E_NOMEM, c->pos, "cannot allocate %zu bytes", n);
-	memcpy(p, c->buf + c->pos, n);
+	memcpy(p, window ? bytes_at(c, c->pos, n) : c->buf + c->pos, n);
 	*out = p;
 	return NNN_OK;
 }
@@ -287,15 +320,15 @@ nnn_status_t nnn_rd_string(nnn_cur_t *c, const char *name, const char *doc, cons
 	f.bytes = c->buf + c->pos;
 	f.offset = *at;
 	f.size = 4 + (uint64_t)f.count;
-	NNN_TRY(take(c, (size_t)f.count, &p));
+	NNN_TRY(take(c, (size_t)f.count, true, &p));
 	c->pos += (size_t)f.count;
 	visit(c, &f);
 	out->ptr = (const char *)p;
 	out->len = f.count;
-	bad = nnn_utf8_bad(f.bytes, (size_t)f.count);
+	bad = nnn_utf8_bad(p, (size_t)f.count);
 	if (bad != (size_t)f.count)
 		NNN_TRY(nnn_cur_soft(c, NNN_E_UTF8, *at + 4 + bad, "byte %zu of the string (0x%02x) is not valid UTF-8",
-		                     bad, f.bytes[bad]));
+		                     bad, p[bad]));
 	nnn_path_pop(&c->path, mark);
 	return NNN_OK;
 }
@@ -313,11 +346,12 @@ nnn_status_t nnn_rd_i32_array(nnn_cur_t *c, const char *name, const char *doc, c
 	f.size = 4 + 4 * (uint64_t)f.count;
 	if (f.count > 0) {
 		/* Bounded by the bytes just checked: at most the array's own size. */
+		const unsigned char *b = bytes_at(c, c->pos, 4 * (size_t)f.count);
 		v = nnn_arena_alloc(c->arena, 4 * (size_t)f.count);
 		if (!v)
 			return nnn_cur_fail(c, NNN_E_NOMEM, *at, "cannot allocate %d int32s", (int)f.count);
 		for (int32_t i = 0; i < f.count; i++)
-			v[i] = (int32_t)le32(f.bytes + 4 * (size_t)i);
+			v[i] = (int32_t)le32(b + 4 * (size_t)i);
 	}
 	c->pos += 4 * (size_t)f.count;
 	visit(c, &f);
@@ -338,7 +372,7 @@ nnn_status_t nnn_rd_f32_array(nnn_cur_t *c, const char *name, const char *doc, c
 	f.bytes = c->buf + c->pos;
 	f.offset = *at;
 	f.size = 4 + 4 * (uint64_t)f.count;
-	NNN_TRY(take(c, 4 * (size_t)f.count, &p));
+	NNN_TRY(take(c, 4 * (size_t)f.count, false, &p));
 	c->pos += 4 * (size_t)f.count;
 	visit(c, &f);
 	out->bytes = p;

@@ -118,12 +118,16 @@ static void probe_unknowns(const void *buf, size_t len, const nnn_ctx_t *ctx, nn
 	}
 }
 
-/* The decode proper: strings and float arrays are views into buf. */
-static nnn_status_t decode_views(const void *buf, size_t len, const nnn_decode_opts_t *opts, nnn_model_t **out,
-                                 nnn_diags_t *diags)
+/* The decode proper: strings and float arrays are views into buf. With
+ * fd >= 0 (the file buf maps) the decoder reads the structure with pread
+ * instead, so that only the pages of tensor data a caller reads are ever
+ * faulted in (see nnn_window_t). */
+static nnn_status_t decode_views(const void *buf, size_t len, int fd, const nnn_decode_opts_t *opts,
+                                 nnn_model_t **out, nnn_diags_t *diags)
 {
 	decoded_t *d = calloc(1, sizeof *d);
-	nnn_cur_t c = { .buf = buf, .len = len, .diags = diags };
+	nnn_window_t win = { .fd = fd };
+	nnn_cur_t c = { .buf = buf, .len = len, .diags = diags, .win = fd >= 0 ? &win : NULL };
 	nnn_status_t st;
 
 	*out = NULL;
@@ -156,7 +160,7 @@ static nnn_status_t decode_views(const void *buf, size_t len, const nnn_decode_o
 static nnn_status_t adopt(unsigned char *copy, size_t len, const nnn_decode_opts_t *opts, nnn_model_t **out,
                           nnn_diags_t *diags)
 {
-	nnn_status_t st = decode_views(copy, len, opts, out, diags);
+	nnn_status_t st = decode_views(copy, len, -1, opts, out, diags);
 	if (st != NNN_OK) {
 		free(copy);
 		return st;
@@ -173,13 +177,13 @@ nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts
 	nnn_status_t st;
 
 	if (!opts || !(opts->flags & NNN_DECODE_COPY))
-		return decode_views(buf, len, opts, out, diags);
+		return decode_views(buf, len, -1, opts, out, diags);
 	/* A copy is one allocation of the whole input, filled by one memcpy:
 	 * much cheaper than an allocation per tensor, whose fresh pages each
 	 * fault. The bytes are checked where they are first, so that a bad
 	 * input costs no copy; the second decode, from the copy, then only
 	 * sets up the views (the visitor has seen every field already). */
-	st = decode_views(buf, len, opts, out, diags);
+	st = decode_views(buf, len, -1, opts, out, diags);
 	nnn_model_free(*out);
 	*out = NULL;
 	if (st != NNN_OK)
@@ -306,29 +310,41 @@ struct nnn_file {
 	const unsigned char *copy; /* NNN_DECODE_COPY: the file's bytes, owned by the model */
 };
 
-nnn_status_t nnn_map(const char *path, const unsigned char **data, size_t *size, nnn_diags_t *diags)
+/* nnn_map, leaving the file open in *fd for the caller to close (-1 and
+ * closed on failure). */
+static nnn_status_t map_open(const char *path, int *fd, const unsigned char **data, size_t *size,
+                             nnn_diags_t *diags)
 {
 	struct stat sb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	*data = NULL;
 	*size = 0;
-	if (fd < 0)
+	if ((*fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot open: %s", strerror(errno));
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
+	if (fstat(*fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(*fd);
+		*fd = -1;
 		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "not a regular file");
 	}
 	if (sb.st_size > 0) {
-		void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, *fd, 0);
 		if (p == MAP_FAILED) {
-			close(fd);
+			close(*fd);
+			*fd = -1;
 			return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot map: %s", strerror(errno));
 		}
 		*data = p;
 		*size = (size_t)sb.st_size;
 	}
-	close(fd);
 	return NNN_OK;
+}
+
+nnn_status_t nnn_map(const char *path, const unsigned char **data, size_t *size, nnn_diags_t *diags)
+{
+	int fd;
+	nnn_status_t st = map_open(path, &fd, data, size, diags);
+	if (st == NNN_OK)
+		close(fd);
+	return st;
 }
 
 void nnn_unmap(const unsigned char *data, size_t size)
@@ -397,9 +413,12 @@ nnn_status_t nnn_file_open(const char *path, const nnn_decode_opts_t *o, nnn_fil
 		if (st == NNN_OK && (st = adopt(copy, f->size, &opts, &f->model, diags)) == NNN_OK)
 			f->copy = copy;
 	} else {
-		st = nnn_map(path, &f->data, &f->size, diags);
-		if (st == NNN_OK)
-			st = nnn_model_decode(f->data, f->size, &opts, &f->model, diags);
+		int fd;
+		st = map_open(path, &fd, &f->data, &f->size, diags);
+		if (st == NNN_OK) {
+			st = decode_views(f->data, f->size, fd, &opts, &f->model, diags);
+			close(fd);
+		}
 	}
 	if (st != NNN_OK) {
 		nnn_file_close(f);
