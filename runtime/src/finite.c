@@ -34,13 +34,29 @@ static uint32_t nonfinite_bit(uint32_t w)
 }
 
 /* Whether any of the BLOCK words at p is not finite. */
+#define BLOCK_SCAN(p)                                              \
+	do {                                                       \
+		uint32_t acc = 0;                                  \
+		for (size_t i = 0; i < BLOCK; i++)                 \
+			acc |= nonfinite_bit(word(p, i));          \
+		return acc >> 31;                                  \
+	} while (0)
+
 static bool block_has_nonfinite(const unsigned char *p)
 {
-	uint32_t acc = 0;
-	for (size_t i = 0; i < BLOCK; i++)
-		acc |= nonfinite_bit(word(p, i));
-	return acc >> 31;
+	BLOCK_SCAN(p);
 }
+
+/* The same loop compiled for AVX2 as well: in cache, 32-byte vectors read
+ * twice as fast as the baseline's 16-byte ones. Chosen per call from what
+ * the CPU reports. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_AVX2_CLONE 1
+__attribute__((target("avx2"))) static bool block_has_nonfinite_avx2(const unsigned char *p)
+{
+	BLOCK_SCAN(p);
+}
+#endif
 
 /* What one tensor's scan found. */
 typedef struct found {
@@ -79,8 +95,13 @@ static uint64_t check_tensor(const nnn_tensor_t *t, const char *path, nnn_diags_
 {
 	size_t n = t->data.n > 0 ? (size_t)t->data.n : 0, i = 0;
 	found_t f = { 0, 0, 0 };
+	bool (*has)(const unsigned char *) = block_has_nonfinite;
+#ifdef HAVE_AVX2_CLONE
+	if (__builtin_cpu_supports("avx2"))
+		has = block_has_nonfinite_avx2;
+#endif
 	for (; n - i >= BLOCK; i += BLOCK)
-		if (block_has_nonfinite(t->data.bytes + 4 * i))
+		if (has(t->data.bytes + 4 * i))
 			scan_words(t, path, i, i + BLOCK, &f, diags);
 	scan_words(t, path, i, n, &f, diags);
 	uint64_t total = f.nan + f.pinf + f.ninf;

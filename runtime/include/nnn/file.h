@@ -2,7 +2,9 @@
  *
  * Opening costs time proportional to the number of layers, not to the
  * tensor bytes: tensor data stays in the mapping and is read through the
- * views of nnn/types.h.
+ * views of nnn/types.h. The decoder reads the rest (headers, dims, strings)
+ * with pread, so no page of the mapping is touched, and none faulted in,
+ * until a caller reads tensor data.
  */
 #ifndef NNN_FILE_H
 #define NNN_FILE_H
