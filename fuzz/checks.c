@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <nnn/file.h>
 #include <nnn/json.h>
 #include <nnn/model.h>
 #include <nnn/npy.h>
@@ -305,6 +307,36 @@ static void fz_first_of_bytes(const uint8_t *data, size_t len, fz_first_t *L)
 
 /* ---- decode + validate ---- */
 
+/* nnn_file_open of the bytes written to a file, which reads the structure
+ * with pread rather than through the mapping: the status strict decoding
+ * from memory gave (s1), and the same bytes when encoded again. */
+static int file_agrees(const uint8_t *data, size_t len, nnn_status_t s1, char *why, size_t size)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[4096];
+	nnn_file_t *f;
+	int bad = 0;
+	snprintf(path, sizeof path, "%s/fz_file_XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return fz_fail(why, size, "cannot create %s", path);
+	bool written = len == 0 || write(fd, data, len) == (ssize_t)len;
+	close(fd);
+	if (!written) {
+		unlink(path);
+		return fz_fail(why, size, "cannot write %zu bytes to %s", len, path);
+	}
+	nnn_status_t sf = nnn_file_open(path, NULL, &f, NULL);
+	unlink(path);
+	if (sf != s1)
+		bad = fz_fail(why, size, "nnn_file_open gives %s where decoding from memory gives %s",
+		              nnn_status_name(sf), nnn_status_name(s1));
+	else if (sf == NNN_OK)
+		bad = fz_roundtrip("nnn_file_open", nnn_file_model(f), data, len, why, size);
+	nnn_file_close(f);
+	return bad;
+}
+
 int fz_check_decode(const uint8_t *data, size_t len, char *why, size_t size)
 {
 	nnn_diags_t d1, d2, dv, db;
@@ -347,6 +379,9 @@ int fz_check_decode(const uint8_t *data, size_t len, char *why, size_t size)
 		              nnn_status_name(s1), nnn_status_name(s2));
 		goto out;
 	}
+
+	if ((bad = file_agrees(data, len, s1, why, size)))
+		goto out;
 
 	/* Keeping going accepts exactly what strict decoding accepts. (Its
 	 * problems are checked by fuzz_dump; without diags an unknown ID is not

@@ -28,7 +28,8 @@
 
 /* decode + validate from bytes: nnn_model_decode strict, with
  * NNN_DECODE_COPY (from a copy of the bytes freed before the model is
- * used) and with NNN_DECODE_KEEP_GOING; nnn_validate_bytes; and for every
+ * used) and with NNN_DECODE_KEEP_GOING; nnn_file_open of the bytes in a
+ * file (TMPDIR or /tmp), which must agree; nnn_validate_bytes; and for every
  * accepted input, encode(decode(x)) == x byte for byte, from both models. */
 int fz_check_decode(const uint8_t *data, size_t len, char *why, size_t size);
 

@@ -126,9 +126,12 @@ static nnn_status_t decode_views(const void *buf, size_t len, int fd, const nnn_
                                  nnn_model_t **out, nnn_diags_t *diags)
 {
 	decoded_t *d = calloc(1, sizeof *d);
-	nnn_window_t win = { .fd = fd };
+	nnn_window_t win; /* its bytes are written before they are read */
 	nnn_cur_t c = { .buf = buf, .len = len, .diags = diags, .win = fd >= 0 ? &win : NULL };
 	nnn_status_t st;
+
+	win.fd = fd;
+	win.off = win.n = 0;
 
 	*out = NULL;
 	if (!d)
