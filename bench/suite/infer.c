@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <cblas.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -179,7 +180,8 @@ static bool w_start(worker_t *w, const char *name, char *const argv[], char **en
 	int in[2], out[2];
 	memset(w, 0, sizeof *w);
 	snprintf(w->name, sizeof w->name, "%s", name);
-	if (pipe(in) != 0 || pipe(out) != 0)
+	/* Close-on-exec: no other child keeps this worker's pipes open. */
+	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
 		return false;
 	fflush(NULL);
 	w->pid = fork();
