@@ -25,7 +25,7 @@ const cli_cmd_t cmd_eval = {
 	"usage: nnnkit eval MODEL --inputs X.npy --labels Y.npy [--batch N] [--threads N] [--json]\n"
 	"                   [--input-shape 1,D,...] [--max-tensor-bytes N]\n"
 	"Runs the model on the samples of X (first axis = samples; '<f4' is read in place from the\n"
-	"file, other dtypes are converted) in batches of N (default 64). The predicted class is the\n"
+	"file, other dtypes are converted) in batches of N (default 256). The predicted class is the\n"
 	"argmax of the output's last axis (the lowest class on ties); it is compared with Y, and the\n"
 	"accuracy, each class's precision and recall, and the confusion matrix (rows: true class,\n"
 	"columns: predicted) are printed.\n"
@@ -428,7 +428,7 @@ static int eval_files(const eval_args_t *a, cli_env_t *env, nnn_diags_t *d)
 
 static int run(int argc, char **argv, cli_env_t *env)
 {
-	eval_args_t a = { .run = { .batch = 64, .threads = 1 } };
+	eval_args_t a = { .run = { .batch = 256, .threads = 1 } };
 	nnn_diags_t d;
 	int code = parse(argc, argv, &a);
 	if (code != EXIT_VALID)
