@@ -234,6 +234,16 @@ Test(hardening, crashing_plugin_is_checked_in_a_child)
 	st = pclose(p);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", out);
 	cr_assert(strstr(out, "good.so: loaded (fixture 1)"), "%s", out);
+	/* Refused while loading, without crashing: the loader's reason, said once. */
+	snprintf(cmd, sizeof cmd, "%s --no-default-plugins plugins --check %s/fixtures/badrecord.so 2>&1", kit, b);
+	p = popen(cmd, "r");
+	out[fread(out, 1, sizeof out - 1, p)] = '\0';
+	st = pclose(p);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 3, "%s", out);
+	cr_assert(!strncmp(out, "nnnkit: plugins --check: plugin not loaded: ", 44), "%s", out);
+	cr_assert(strstr(out, "/badrecord.so: validation stage: layer ID 7 (fixture): its record descriptor does not fit "
+	                      "its codec: regenerate the codec (nnnkit plugins -v lists every candidate and why)\n"),
+	          "%s", out);
 }
 
 Test(hardening, failing_kernel_names_its_layer)

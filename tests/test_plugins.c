@@ -125,6 +125,12 @@ Test(plugins, every_failure_names_file_and_stage)
 	expect_refused(c, fixture("dupwithin"), "validation", dup);
 	const char *fwd[] = { "lacks forward", NULL };
 	expect_refused(c, fixture("noforward"), "validation", fwd);
+	const char *fit[] = { "badrecord.so", "layer ID 7 (fixture)", "record descriptor does not fit its codec",
+		              "regenerate the codec", NULL };
+	expect_refused(c, fixture("badrecord"), "validation", fit);
+	const char *core[] = { "corerecord.so", "layer ID 0 (fixture)", "the schema defines that ID",
+		               "leave it NULL", NULL };
+	expect_refused(c, fixture("corerecord"), "validation", core);
 
 	/* Nothing of the failed plugins was registered, and the context still works. */
 	cr_assert_null(nnn_ctx_layer(c, 0, NULL));

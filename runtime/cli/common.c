@@ -224,7 +224,7 @@ nnn_ctx_t *cli_ctx(cli_env_t *env)
 		return env->ctx;
 	nnn_diags_init(&d);
 	if (nnn_ctx_new(&env->ctx, &d) != NNN_OK) {
-		cli_report("nnnkit", &d, NNN_E_NOMEM);
+		cli_report("plugin registry", &d, NNN_E_NOMEM);
 		nnn_diags_free(&d);
 		return NULL;
 	}

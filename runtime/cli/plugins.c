@@ -51,7 +51,7 @@ static int check_in_child(const char *path)
 		nnn_diags_t d;
 		nnn_diags_init(&d);
 		int code = nnn_ctx_new(&ctx, &d) == NNN_OK && nnn_plugin_load(ctx, path, &d) == NNN_OK ? 0 : EXIT_PLUGIN;
-		cli_report("nnnkit", &d, code ? NNN_E_PLUGIN : NNN_OK);
+		cli_report("plugins --check", &d, code ? NNN_E_PLUGIN : NNN_OK);
 		/* No cleanup: the parent only wants to know the plugin survives loading. */
 		_exit(code);
 	}

@@ -107,9 +107,10 @@ static nnn_status_t act_forward(const nnn_activation_t *act, const void *params,
 	return NNN_OK;
 }
 
-#ifdef FIX_OLD_ABI
-/* A plugin built for ABI 1.0: a new layer ID with a codec (of no fields) but
- * no record descriptor, and a descriptor as small as 1.0 made it. */
+#if defined(FIX_OLD_ABI) || defined(FIX_RECORD)
+/* A codec of no fields for a new layer ID: FIX_OLD_ABI, a plugin built for
+ * ABI 1.0 (no record descriptor, and a descriptor as small as 1.0 made it);
+ * FIX_RECORD, one whose record descriptor does not fit that codec. */
 static nnn_status_t no_fields_dec(const nnn_host_t *h, nnn_cur_t *c, void *body)
 {
 	(void)h, (void)c, (void)body;
@@ -129,15 +130,34 @@ static uint64_t no_fields_size(const void *body)
 }
 #endif
 
+#if defined(FIX_RECORD) || defined(FIX_CORE_RECORD)
+/* FIX_RECORD: describes an 8-byte record where the codec's body_size is 1
+ * (what a codec regenerated without its record, or the other way round,
+ * would declare). FIX_CORE_RECORD: a record for an ID the schema defines. */
+static const nnn_rdesc_t record = {
+	.size = sizeof(nnn_rdesc_t),
+	.field_size = sizeof(nnn_fdesc_t),
+	.name = "fixture",
+	.record_size = 8,
+	.dims = -1,
+	.data = -1,
+};
+#endif
+
 static const nnn_layer_type_t layer = {
 #ifdef FIX_OLD_ABI
 	.size = offsetof(nnn_layer_type_t, record),
+#else
+	.size = sizeof(nnn_layer_type_t),
+#endif
+#if defined(FIX_OLD_ABI) || defined(FIX_RECORD)
 	.body_size = 1,
 	.decode = no_fields_dec,
 	.encode = no_fields_enc,
 	.encoded_size = no_fields_size,
-#else
-	.size = sizeof(nnn_layer_type_t),
+#endif
+#if defined(FIX_RECORD) || defined(FIX_CORE_RECORD)
+	.record = &record,
 #endif
 	.id = FIX_LAYER,
 	.name = "fixture",
