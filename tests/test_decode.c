@@ -620,3 +620,46 @@ Test(decode, length_bombs_under_memory_limit)
 	cr_assert(WIFEXITED(status), "child died with signal %d", WTERMSIG(status));
 	cr_assert_eq(WEXITSTATUS(status), 0);
 }
+
+/* Cuts the file short when the decoder reports layers[0]'s first field. */
+typedef struct cutter {
+	const char *path;
+	bool done;
+} cutter_t;
+
+static void cut_short(void *ctx, const nnn_field_t *f)
+{
+	cutter_t *k = ctx;
+	if (!k->done && !strncmp(f->path, "layers[0]", 9)) {
+		cr_assert_eq(truncate(k->path, 100), 0);
+		k->done = true;
+	}
+}
+
+/* A file that shrinks while it is being opened (another program rewriting
+ * it in place) is an error: the decoder reads with pread, which comes up
+ * short, where reading the mapping past the new end would raise SIGBUS. */
+Test(decode, file_cut_short_while_opened_is_an_error_not_a_crash)
+{
+	bb_t b = { 0 };
+	nnn_file_t *f;
+	nnn_diags_t d;
+	bb_header(&b, "cut", 1024 + 1024 * 1024 + 10 + 1024 * 10, 2);
+	bb_dense(&b, 1, 1024, 1024, 0);
+	bb_dense(&b, 0, 1024, 10, 0);
+	const char *path = bb_to_file(&b, "cut.nnn");
+	cutter_t k = { .path = path };
+	nnn_visitor_t vis = { .field = cut_short, .ctx = &k };
+	nnn_decode_opts_t o = { .visit = &vis };
+	nnn_diags_init(&d);
+	cr_assert_eq(nnn_file_open(path, &o, &f, &d), NNN_E_IO);
+	cr_assert(k.done);
+	cr_assert_null(f);
+	cr_assert_eq(d.n, 1);
+	cr_assert_gt(d.v[0].offset, 4096, "@%llu: past the window read before the cut",
+	             (unsigned long long)d.v[0].offset);
+	cr_assert(strstr(d.v[0].msg, "the file is shorter than when it was opened"), "%s", d.v[0].msg);
+	nnn_diags_free(&d);
+	unlink(path);
+	bb_free(&b);
+}

@@ -139,31 +139,63 @@ static uint64_t le64(const unsigned char *p)
 	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
-/* The n bytes at pos (already checked to lie within the input) for the
- * decoder to read: from the window when there is one, refilled from the file
- * when they lie outside it, else from buf. Valid until the next call. A
- * read that fails (or comes up short: the file shrank) falls back to buf,
- * where the bytes were before, so the window changes no result. */
-static const unsigned char *bytes_at(nnn_cur_t *c, size_t pos, size_t n)
+/* Reads up to n bytes at off; the count read (short only at the end of
+ * the file, or on an error). */
+static size_t pread_all(int fd, unsigned char *dst, size_t n, size_t off)
 {
-	nnn_window_t *w = c->win;
-	size_t want, got = 0;
-	if (!w || n > sizeof w->b)
-		return c->buf + pos;
-	if (pos >= w->off && pos - w->off <= w->n && w->n - (pos - w->off) >= n)
-		return w->b + (pos - w->off);
-	want = c->len - pos < sizeof w->b ? c->len - pos : sizeof w->b;
-	while (got < want) {
-		ssize_t k = pread(w->fd, w->b + got, want - got, (off_t)(pos + got));
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = pread(fd, dst + got, n - got, (off_t)(off + got));
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
 			break;
 		got += (size_t)k;
 	}
+	return got;
+}
+
+/* The n bytes at pos (already checked to lie within the input) for the
+ * decoder to read: from the window when there is one, refilled from the file
+ * when they lie outside it, else from buf. Valid until the next call. NULL
+ * when the read fails or comes up short: the file shrank since it was
+ * mapped, and reading the mapping there would raise SIGBUS (see unread). */
+static const unsigned char *bytes_at(nnn_cur_t *c, size_t pos, size_t n)
+{
+	nnn_window_t *w = c->win;
+	if (!w)
+		return c->buf + pos;
+	if (n > sizeof w->b)
+		return NULL; /* callers ask for more only through fetch */
+	if (pos >= w->off && pos - w->off <= w->n && w->n - (pos - w->off) >= n)
+		return w->b + (pos - w->off);
 	w->off = pos;
-	w->n = got;
-	return got >= n ? w->b : c->buf + pos;
+	w->n = pread_all(w->fd, w->b, c->len - pos < sizeof w->b ? c->len - pos : sizeof w->b, pos);
+	return w->n >= n ? w->b : NULL;
+}
+
+/* Copies the n bytes at the cursor to dst: from the file when there is a
+ * window (straight into dst when they are more than it holds), else from
+ * buf. False when the file came up short (see unread). */
+static bool fetch(nnn_cur_t *c, size_t n, unsigned char *dst)
+{
+	const unsigned char *p;
+	if (c->win && n > sizeof c->win->b)
+		return pread_all(c->win->fd, dst, n, c->pos) == n;
+	if (!(p = bytes_at(c, c->pos, n)))
+		return false;
+	memcpy(dst, p, n);
+	return true;
+}
+
+/* The file came up shorter than when it was opened (or could not be read):
+ * an error, where reading the mapping would have killed the process. */
+static nnn_status_t unread(nnn_cur_t *c, size_t n)
+{
+	return nnn_cur_fail(c, NNN_E_IO, c->pos,
+	                    "%zu bytes could not be read here: the file is shorter than when it was opened, "
+	                    "or reading it failed; it changed while it was read (open it again once it is written)",
+	                    n);
 }
 
 /* Makes `n` bytes available at the cursor or fails as truncated. */
@@ -201,6 +233,8 @@ static nnn_status_t begin(nnn_cur_t *c, const char *name, size_t n, const char *
 		nnn_field_t f = { .prim = prim_, .type = type, .doc = doc, .size = width };          \
 		NNN_TRY(begin(c, name, width, what, &mark, at));                                      \
 		p = bytes_at(c, c->pos, width);                                                      \
+		if (!p)                                                                              \
+			return unread(c, width);                                                     \
 		decode_expr;                                                                         \
 		f.offset = *at;                                                                      \
 		c->pos += width;                                                                     \
@@ -223,7 +257,11 @@ nnn_status_t nnn_rd_bool(nnn_cur_t *c, const char *name, const char *doc, const 
 	nnn_field_t f = { .prim = NNN_PRIM_BOOL, .type = type, .doc = doc, .size = 1 };
 	NNN_TRY(begin(c, name, 1, "bool", &mark, at));
 	f.offset = *at;
-	f.i = *bytes_at(c, c->pos++, 1);
+	const unsigned char *p = bytes_at(c, c->pos, 1);
+	if (!p)
+		return unread(c, 1);
+	f.i = *p;
+	c->pos++;
 	visit(c, &f);
 	*out = f.i != 0;
 	if (f.i > 1)
@@ -238,7 +276,10 @@ static nnn_status_t count(nnn_cur_t *c, size_t elem, const char *what, int32_t *
 {
 	uint64_t at = c->pos;
 	NNN_TRY(need(c, 4, "count"));
-	*n = (int32_t)le32(bytes_at(c, c->pos, 4));
+	const unsigned char *p = bytes_at(c, c->pos, 4);
+	if (!p)
+		return unread(c, 4);
+	*n = (int32_t)le32(p);
 	if (*n < 0)
 		return nnn_cur_fail(c, NNN_E_COUNT_NEGATIVE, at, "%s count is %d, expected >= 0", what, (int)*n);
 	c->pos += 4;
@@ -293,18 +334,19 @@ size_t nnn_utf8_bad(const unsigned char *s, size_t len)
 
 /* Points at, or with NNN_DECODE_COPY copies, n bytes at the cursor. Bytes
  * the decoder reads itself (`read`: a string's, for UTF-8) are copied from
- * the window when there is one, which is reused; tensor data stay views. */
+ * the file when there is a window; tensor data stay views of buf. */
 static nnn_status_t take(nnn_cur_t *c, size_t n, bool read, const unsigned char **out)
 {
-	const bool window = read && c->win && n <= sizeof c->win->b;
-	if ((!(c->flags & NNN_DECODE_COPY) && !window) || n == 0) {
+	const bool from_file = read && c->win;
+	if ((!(c->flags & NNN_DECODE_COPY) && !from_file) || n == 0) {
 		*out = c->buf + c->pos;
 		return NNN_OK;
 	}
 	unsigned char *p = nnn_arena_alloc(c->arena, n);
 	if (!p)
 		return nnn_cur_fail(c, NNN_E_NOMEM, c->pos, "cannot allocate %zu bytes", n);
-	memcpy(p, window ? bytes_at(c, c->pos, n) : c->buf + c->pos, n);
+	if (!fetch(c, n, p))
+		return unread(c, n);
 	*out = p;
 	return NNN_OK;
 }
@@ -346,12 +388,13 @@ nnn_status_t nnn_rd_i32_array(nnn_cur_t *c, const char *name, const char *doc, c
 	f.size = 4 + 4 * (uint64_t)f.count;
 	if (f.count > 0) {
 		/* Bounded by the bytes just checked: at most the array's own size. */
-		const unsigned char *b = bytes_at(c, c->pos, 4 * (size_t)f.count);
 		v = nnn_arena_alloc(c->arena, 4 * (size_t)f.count);
 		if (!v)
 			return nnn_cur_fail(c, NNN_E_NOMEM, *at, "cannot allocate %d int32s", (int)f.count);
-		for (int32_t i = 0; i < f.count; i++)
-			v[i] = (int32_t)le32(b + 4 * (size_t)i);
+		if (!fetch(c, 4 * (size_t)f.count, (unsigned char *)v))
+			return unread(c, 4 * (size_t)f.count);
+		for (int32_t i = 0; i < f.count; i++) /* in place, from the file's little-endian bytes */
+			v[i] = (int32_t)le32((const unsigned char *)(v + i));
 	}
 	c->pos += 4 * (size_t)f.count;
 	visit(c, &f);

@@ -16,7 +16,8 @@ typedef struct nnn_file nnn_file_t;
 /* Maps `path` and decodes it (opts may be NULL). With NNN_DECODE_COPY the
  * file is not mapped but read whole into memory the model owns, so the
  * model does not depend on the file. Owned: close with nnn_file_close.
- * Problems are appended to `diags`. */
+ * Problems are appended to `diags`; a file that shrinks while it is read is
+ * NNN_E_IO. */
 NNN_NODISCARD nnn_status_t nnn_file_open(const char *path, const nnn_decode_opts_t *opts, nnn_file_t **out,
                                          nnn_diags_t *diags);
 
