@@ -47,7 +47,7 @@ typedef struct bmodel {
 	size_t bytes, tensor_bytes;
 	bool present;
 	int fast, slow; /* runs of the microsecond figures, of those that move every byte */
-	size_t reads[MAX_READS], window; /* where nnn_file_open's preads start; the window's end */
+	size_t reads[MAX_READS][2], window; /* nnn_file_open's preads (offset, bytes); the window's end */
 	int nreads;
 	series_t open, open_floor, close, close_floor, validate, scan;
 	series_t finite, finite_ref, copy, copy_file, copy_fresh, copy_ref, enc, enc_ref;
@@ -192,16 +192,19 @@ static bool prepare(const config_t *c, bmodel_t *ms, table_t *t, nnn_diags_t *d)
 
 /* The decoder reads [at, at + n) of the file: through its window of
  * NNN_WINDOW_BYTES (runtime/src/codec.h), refilled by a pread from `at`
- * when the bytes lie outside it. */
+ * when the bytes lie outside it; more than the window holds, by a pread of
+ * their own. */
 #define WINDOW 4096
 static void add_read(bmodel_t *bm, uint64_t at, uint64_t n)
 {
-	size_t start = bm->nreads ? bm->reads[bm->nreads - 1] : 0;
-	if (n == 0 || n > WINDOW || (bm->nreads && at >= start && at + n <= bm->window))
+	if (n == 0 || (n <= WINDOW && at >= bm->window - WINDOW && at + n <= bm->window && bm->window))
 		return;
-	if (bm->nreads < MAX_READS)
-		bm->reads[bm->nreads++] = (size_t)at;
-	bm->window = (size_t)at + WINDOW < bm->bytes ? (size_t)at + WINDOW : bm->bytes;
+	if (bm->nreads < MAX_READS) {
+		bm->reads[bm->nreads][0] = (size_t)at;
+		bm->reads[bm->nreads++][1] = n > WINDOW ? (size_t)n : WINDOW;
+	}
+	if (n <= WINDOW)
+		bm->window = (size_t)at + WINDOW;
 }
 
 /* What the decoder reads of each field: all of a scalar; the count of an
@@ -226,6 +229,7 @@ static bool find_reads(bmodel_t *bm, nnn_diags_t *d)
 		return sys_fail("cannot stat", bm->path);
 	bm->bytes = (size_t)sb.st_size; /* before the visitor needs it */
 	bm->nreads = 0;
+	bm->window = 0;
 	nnn_status_t st = nnn_file_open(bm->path, &opts, &f, d);
 	if (st != NNN_OK)
 		return fail(bm->path, st, d);
@@ -259,12 +263,17 @@ static bool floor_open(bmodel_t *bm, bool record)
 	unsigned char w[WINDOW];
 	uint64_t sum = 0;
 	for (int i = 0; i < bm->nreads; i++) {
-		size_t n = (size_t)sb.st_size - bm->reads[i] < WINDOW ? (size_t)sb.st_size - bm->reads[i] : WINDOW;
-		if (pread(fd, w, n, (off_t)bm->reads[i]) != (ssize_t)n) {
+		size_t at = bm->reads[i][0], n = bm->reads[i][1];
+		unsigned char *to = n > WINDOW ? malloc(n) : w;
+		if (n > (size_t)sb.st_size - at)
+			n = (size_t)sb.st_size - at;
+		if (!to || pread(fd, to, n, (off_t)at) != (ssize_t)n) {
 			close(fd);
 			return sys_fail("cannot read", bm->path);
 		}
-		sum += w[0];
+		sum += to[0];
+		if (to != w)
+			free(to);
 	}
 	close(fd);
 	sink += sum;
