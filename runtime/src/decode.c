@@ -359,10 +359,10 @@ nnn_status_t nnn_rd_string(nnn_cur_t *c, const char *name, const char *doc, cons
 	nnn_field_t f = { .prim = NNN_PRIM_STRING, .type = type, .doc = doc };
 	NNN_TRY(begin(c, name, 0, "string", &mark, at));
 	NNN_TRY(count(c, 1, "byte", &f.count));
-	f.bytes = c->buf + c->pos;
 	f.offset = *at;
 	f.size = 4 + (uint64_t)f.count;
 	NNN_TRY(take(c, (size_t)f.count, true, &p));
+	f.bytes = p; /* the copy, when there is one */
 	c->pos += (size_t)f.count;
 	visit(c, &f);
 	out->ptr = (const char *)p;
