@@ -13,6 +13,7 @@
 #include <nnn/file.h>
 
 #include "builder.h"
+#include "codec.h"
 
 /* Decodes b and expects failure with exactly one first problem. */
 static void expect_fail(const bb_t *b, unsigned flags, nnn_status_t code, const char *path, uint64_t offset)
@@ -662,4 +663,38 @@ Test(decode, file_cut_short_while_opened_is_an_error_not_a_crash)
 	nnn_diags_free(&d);
 	unlink(path);
 	bb_free(&b);
+}
+
+/* Field paths, built for every field decoded without printf: the same text
+ * snprintf would make, cut at NNN_PATH_MAX - 1 characters. */
+Test(decode, paths_read_as_printf_would_write_them)
+{
+	nnn_path_t p = { .len = 0 };
+	char want[NNN_PATH_MAX];
+	size_t top = nnn_path_push(&p, "layers");
+	nnn_path_index(&p, 2);
+	size_t mark = nnn_path_push(&p, "weights");
+	nnn_path_push(&p, "dims");
+	nnn_path_index(&p, -1);
+	nnn_path_index(&p, INT64_MIN);
+	nnn_path_index(&p, INT64_MAX);
+	nnn_path_push(&p, "");
+	cr_assert_str_eq(p.s, "layers[2].weights.dims[-1][-9223372036854775808][9223372036854775807]");
+	cr_assert_eq(p.len, strlen(p.s));
+	nnn_path_pop(&p, mark);
+	cr_assert_str_eq(p.s, "layers[2]");
+	nnn_path_pop(&p, top);
+	cr_assert_str_eq(p.s, "");
+	size_t k = 0;
+	want[0] = '\0';
+	for (int i = 0; i < 40; i++) {
+		nnn_path_push(&p, "field");
+		nnn_path_index(&p, 1000 + i);
+		k += (size_t)snprintf(want + k, sizeof want - k, "%sfield[%d]", i ? "." : "", 1000 + i);
+		if (k >= sizeof want)
+			k = sizeof want - 1;
+		cr_assert_str_eq(p.s, want, "after %d pushes", i + 1);
+		cr_assert_eq(p.len, k);
+	}
+	cr_assert_eq(p.len, NNN_PATH_MAX - 1);
 }
