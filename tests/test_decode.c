@@ -389,7 +389,7 @@ static long mapped_kb(const void *base)
 	cr_assert_not_null(f);
 	while (fgets(line, sizeof line, f)) {
 		unsigned long lo, hi;
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, ' ') == line + strcspn(line, " "))
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) /* a mapping's first line */
 			in = lo == (unsigned long)(uintptr_t)base;
 		else if (in && sscanf(line, "Rss: %ld kB", &kb) == 1)
 			break;
