@@ -9,13 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nnn/npy.h>
 
 #include "builder.h"
 #include "clirun.h"
+#include "shell.h"
 
 static const char *tiny_file(void)
 {
@@ -364,20 +364,6 @@ Test(cli, conformance_runner_catches_lenient_and_crashing_decoders)
 
 /* ---- the JSON form, export, build ---- */
 
-/* Runs `cmd` through the shell; its exit status. */
-static int shell(const char *fmt, ...) NNN_PRINTF(1, 2);
-
-static int shell(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	int st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 /* nnnkit with printf-formatted arguments. */
 static void nnnkitf(run_t *r, const char *fmt, ...) NNN_PRINTF(2, 3);
 
@@ -509,7 +495,7 @@ Test(cli, json_convert_both_ways)
 	nnnkitf(&r, "convert --tensors x %s %s/x.nnn", in, dir);
 	cr_assert_eq(r.code, 2);
 	cr_assert(strstr(r.err, "--tensors is for JSON output"), "%s", r.err);
-	cr_assert_eq(shell("rm -rf %s", dir), 0);
+	cr_assert_eq(t_sh(NULL, 0, "rm -rf %s", dir), 0);
 }
 
 Test(cli, export_and_build_back)
@@ -532,7 +518,7 @@ Test(cli, export_and_build_back)
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	snprintf(path, sizeof path, "%s/rebuilt.nnn", dir);
 	cr_assert(same_files(in, path), "export, then build: not byte for byte");
-	cr_assert_eq(shell("rm -rf %s", dir), 0);
+	cr_assert_eq(t_sh(NULL, 0, "rm -rf %s", dir), 0);
 }
 
 /* A model from a hand-written spec and .npy files; a wrong one is refused
@@ -597,7 +583,7 @@ Test(cli, build_from_spec)
 	for (struct dirent *e; (e = readdir(d)) != NULL;)
 		cr_assert_null(strstr(e->d_name, ".tmp"), "a temporary file was left: %s", e->d_name);
 	closedir(d);
-	cr_assert_eq(shell("rm -rf %s", dir), 0);
+	cr_assert_eq(t_sh(NULL, 0, "rm -rf %s", dir), 0);
 }
 
 /* docs/from-numpy.md's example: NumPy trains, nnnkit builds and runs, and
@@ -606,12 +592,12 @@ Test(cli, from_numpy_example, .timeout = 120)
 {
 	if (getenv("NNN_UNDER_VALGRIND"))
 		cr_skip_test("python3 leaks under valgrind --trace-children");
-	if (shell("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") != 0)
+	if (t_sh(NULL, 0, "/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") != 0)
 		cr_skip_test("numpy is not installed for /usr/bin/python3 (Debian: apt-get install python3-numpy): skipped");
 	char dir[64] = "/tmp/nnnnumpy.XXXXXX", path[256];
 	cr_assert_not_null(mkdtemp(dir));
 	const char *bin = getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
-	cr_assert_eq(shell("NNNKIT=%s /usr/bin/python3 examples/from-numpy/train.py %s/out > %s/log 2>&1", bin, dir, dir),
+	cr_assert_eq(t_sh(NULL, 0, "NNNKIT=%s /usr/bin/python3 examples/from-numpy/train.py %s/out > %s/log 2>&1", bin, dir, dir),
 	             0, "the example failed: see %s/log", dir);
 	nnn_npy_t y, want;
 	snprintf(path, sizeof path, "%s/out/y.npy", dir);
@@ -625,5 +611,5 @@ Test(cli, from_numpy_example, .timeout = 120)
 		          (double)y.data[i], (double)want.data[i]);
 	nnn_npy_free(&y);
 	nnn_npy_free(&want);
-	cr_assert_eq(shell("rm -rf %s", dir), 0);
+	cr_assert_eq(t_sh(NULL, 0, "rm -rf %s", dir), 0);
 }

@@ -9,17 +9,16 @@
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nnn/context.h>
 #include <nnn/model.h>
 
 #include "builder.h"
+#include "shell.h"
 
 static char g_dir[64];
 
@@ -40,19 +39,6 @@ static const char *dir(void)
 		cr_assert_not_null(mkdtemp(g_dir));
 	}
 	return g_dir;
-}
-
-/* Runs a shell command line; returns its exit status. */
-static int sh(const char *fmt, ...) NNN_PRINTF(1, 2);
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	int st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
 static const char *kit(void)
@@ -152,7 +138,7 @@ Test(map, page_is_self_contained_and_escaped, .fini = cleanup)
 	core_model(&b);
 	const char *model = write_model(&b, "core.nnn");
 	snprintf(out, sizeof out, "%s/core.html", dir());
-	cr_assert_eq(sh("%s map --input-shape 1,4,4,1 %s -o %s", kit(), model, out), 0);
+	cr_assert_eq(t_sh(NULL, 0, "%s map --input-shape 1,4,4,1 %s -o %s", kit(), model, out), 0);
 	char *html = slurp(out, NULL);
 	cr_assert_not_null(html);
 	assert_self_contained(html);
@@ -183,7 +169,7 @@ Test(map, page_is_self_contained_and_escaped, .fini = cleanup)
 	/* -o - writes the same page to stdout. */
 	snprintf(cmd, sizeof cmd, "%s map --input-shape 1,4,4,1 %s -o - > %s.stdout && cmp -s %s %s.stdout", kit(), model,
 	         out, out, out);
-	cr_assert_eq(sh("%s", cmd), 0);
+	cr_assert_eq(t_sh(NULL, 0, "%s", cmd), 0);
 	free(html);
 	bb_free(&b);
 }
@@ -198,7 +184,7 @@ Test(map, invalid_model_is_mapped_up_to_the_problem, .fini = cleanup)
 	const char *model = write_model(&b, "cut.nnn");
 	snprintf(out, sizeof out, "%s/cut.html", dir());
 	snprintf(err, sizeof err, "%s/cut.err", dir());
-	cr_assert_eq(sh("%s map %s -o %s 2>%s", kit(), model, out, err), 1, "an invalid model exits 1");
+	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s 2>%s", kit(), model, out, err), 1, "an invalid model exits 1");
 	char *html = slurp(out, NULL), *msg = slurp(err, NULL);
 	cr_assert_not_null(html, "the page is written all the same");
 	cr_assert(strstr(msg, "layers[1].weights.data @0x8d: file ends early"), "%s", msg);
@@ -217,12 +203,12 @@ Test(map, invalid_model_is_mapped_up_to_the_problem, .fini = cleanup)
 
 	/* Nothing to map: no page, a clear error. */
 	strcat(out, ".2");
-	cr_assert_eq(sh("%s map /nonexistent.nnn -o %s 2>%s", kit(), out, err), 2);
+	cr_assert_eq(t_sh(NULL, 0, "%s map /nonexistent.nnn -o %s 2>%s", kit(), out, err), 2);
 	msg = slurp(err, NULL);
 	cr_assert(strstr(msg, "nnnkit: /nonexistent.nnn: "), "%s", msg);
 	cr_assert_neq(access(out, F_OK), 0, "no page for a file that cannot be read");
 	free(msg);
-	cr_assert_eq(sh("%s map %s 2>%s", kit(), model, err), 2, "-o is required");
+	cr_assert_eq(t_sh(NULL, 0, "%s map %s 2>%s", kit(), model, err), 2, "-o is required");
 	msg = slurp(err, NULL);
 	cr_assert(strstr(msg, "no output given"), "%s", msg);
 	free(msg);
@@ -239,7 +225,7 @@ Test(map, page_size_does_not_grow_with_tensor_bytes, .fini = cleanup)
 	bb_u8(&b, 0), bb_u8(&b, 0), bb_f32(&b, 0);
 	bb_tensor(&b, 1, bias), bb_i32(&b, 1024), bb_tensor(&b, 2, w), bb_u8(&b, 0);
 	snprintf(out, sizeof out, "%s/big.html", dir());
-	cr_assert_eq(sh("%s map %s -o %s", kit(), write_model(&b, "big.nnn"), out), 0);
+	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", kit(), write_model(&b, "big.nnn"), out), 0);
 	char *html = slurp(out, &n);
 	cr_assert_lt(n, 64 * 1024, "%zu bytes for a %zu-byte model", n, b.n);
 	cr_assert(strstr(html, "\"count\":1048576,\"finite\":1048576,"), "one histogram for the whole tensor");
@@ -254,7 +240,7 @@ Test(graph, dot_of_the_chain, .fini = cleanup)
 	bb_tiny(&b);
 	const char *model = write_model(&b, "tiny.nnn");
 	snprintf(out, sizeof out, "%s/tiny.dot", dir());
-	cr_assert_eq(sh("%s graph --input-shape 5,3 %s > %s", kit(), model, out), 0);
+	cr_assert_eq(t_sh(NULL, 0, "%s graph --input-shape 5,3 %s > %s", kit(), model, out), 0);
 	char *dot = slurp(out, NULL);
 	cr_assert_not_null(dot);
 	cr_assert(!strncmp(dot, "digraph nnn {\n", 14), "%s", dot);
@@ -267,9 +253,9 @@ Test(graph, dot_of_the_chain, .fini = cleanup)
 	cr_assert(strstr(dot, "  input -> layer0 -> layer1 -> output;\n}\n"), "%s", dot);
 	cr_assert_eq(count(dot, "{"), count(dot, "}"));
 	cr_assert_eq(count(dot, "\"") % 2, 0);
-	if (sh("command -v dot >/dev/null") == 0) {
+	if (t_sh(NULL, 0, "command -v dot >/dev/null") == 0) {
 		snprintf(cmd, sizeof cmd, "dot -Tsvg %s > /dev/null", out);
-		cr_assert_eq(sh("%s", cmd), 0, "graphviz rejects the DOT");
+		cr_assert_eq(t_sh(NULL, 0, "%s", cmd), 0, "graphviz rejects the DOT");
 	} else {
 		cr_log_info("graphviz is not installed: the DOT's structure was checked, not parsed by dot");
 	}
@@ -280,7 +266,7 @@ Test(graph, dot_of_the_chain, .fini = cleanup)
 	bb_header(&b, "say \"hi\" \\ bye", 3 * 2 + 2, 1);
 	bb_dense(&b, 0, 3, 2, 0);
 	model = write_model(&b, "quote.nnn");
-	cr_assert_eq(sh("%s graph %s -o %s", kit(), model, out), 0);
+	cr_assert_eq(t_sh(NULL, 0, "%s graph %s -o %s", kit(), model, out), 0);
 	dot = slurp(out, NULL);
 	cr_assert(strstr(dot, "label=\"say \\\"hi\\\" \\\\ bye\\n"), "%s", dot);
 	cr_assert(strstr(dot, "[?, ..., 3] -> [?, ..., 2]"), "%s", dot);
@@ -291,7 +277,7 @@ Test(graph, dot_of_the_chain, .fini = cleanup)
 	bb_tiny(&b);
 	b.n -= 3;
 	model = write_model(&b, "cut.nnn");
-	cr_assert_eq(sh("%s graph %s > %s 2>/dev/null", kit(), model, out), 1);
+	cr_assert_eq(t_sh(NULL, 0, "%s graph %s > %s 2>/dev/null", kit(), model, out), 1);
 	dot = slurp(out, NULL);
 	cr_assert(strstr(dot, "problem [shape=octagon"), "%s", dot);
 	cr_assert(strstr(dot, "layers[1].weights.data @0x8d: file ends early"), "%s", dot);
@@ -323,7 +309,7 @@ static const char *build_plugin(void)
 	const char *cc = getenv("CC") ? getenv("CC") : "cc";
 	const char *build = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
 	const char *d = dir();
-	cr_assert_eq(sh("lua5.4 gen/nnngen.lua --plugin examples/plugin-pool-swish/schema.lua --c %s/ps_gen.c "
+	cr_assert_eq(t_sh(NULL, 0, "lua5.4 gen/nnngen.lua --plugin examples/plugin-pool-swish/schema.lua --c %s/ps_gen.c "
 	                "--h %s/poolswish_gen.h && %s -std=c11 -O1 -fPIC -shared -fvisibility=hidden -Iruntime/include "
 	                "-I%s/gen -I%s -o %s/poolswish.so examples/plugin-pool-swish/poolswish.c %s/ps_gen.c -lm",
 	                d, d, cc, build, d, d, d), 0, "building the example plugin");
@@ -345,14 +331,14 @@ Test(map, page_in_chromium, .fini = cleanup, .timeout = 240)
 
 	if (getenv("NNN_UNDER_VALGRIND"))
 		cr_skip_test("runs Chromium and compiles a plugin: run by make test and make test-asan, not under valgrind");
-	if (sh("command -v chromium >/dev/null") != 0)
+	if (t_sh(NULL, 0, "command -v chromium >/dev/null") != 0)
 		cr_skip_test("chromium is not installed (apt-get install chromium, or make deps): the page was not drawn");
 
 	const char *so = build_plugin();
 	size_t tau = plugin_model(&b);
 	const char *model = write_model(&b, "plugin.nnn");
 	snprintf(html_path, sizeof html_path, "%s/map.html", dir());
-	cr_assert_eq(sh("%s --plugin %s map --input-shape 1,4,4,1 %s -o %s", kit(), so, model, html_path), 0);
+	cr_assert_eq(t_sh(NULL, 0, "%s --plugin %s map --input-shape 1,4,4,1 %s -o %s", kit(), so, model, html_path), 0);
 
 	/* What the page must draw, from this process's own decode. */
 	cr_assert_eq(nnn_ctx_new(&ctx, NULL), NNN_OK);
@@ -372,7 +358,7 @@ Test(map, page_in_chromium, .fini = cleanup, .timeout = 240)
 	free(html);
 
 	snprintf(dom_path, sizeof dom_path, "%s/dom.html", dir());
-	cr_assert_eq(sh(CHROMIUM " --dump-dom 'file://%s#selftest=%d' > %s 2>/dev/null", dir(), html_path, s.at, dom_path),
+	cr_assert_eq(t_sh(NULL, 0, CHROMIUM " --dump-dom 'file://%s#selftest=%d' > %s 2>/dev/null", dir(), html_path, s.at, dom_path),
 	             0, "chromium --dump-dom failed");
 	char *dom = slurp(dom_path, NULL);
 	cr_assert_not_null(dom);
@@ -395,7 +381,7 @@ Test(map, page_in_chromium, .fini = cleanup, .timeout = 240)
 	/* The screenshot, hovering the same region. */
 	snprintf(shot, sizeof shot, "%s/map-screenshot.png", build);
 	unlink(shot);
-	cr_assert_eq(sh(CHROMIUM " --screenshot=%s --window-size=1400,1000 'file://%s#selftest=%d' >/dev/null 2>&1", dir(),
+	cr_assert_eq(t_sh(NULL, 0, CHROMIUM " --screenshot=%s --window-size=1400,1000 'file://%s#selftest=%d' >/dev/null 2>&1", dir(),
 	                shot, html_path, s.at), 0, "chromium --screenshot failed");
 	size_t n;
 	char *png = slurp(shot, &n);
