@@ -26,17 +26,6 @@ const cli_cmd_t cmd_build = {
 	run,
 };
 
-typedef struct bytes {
-	const unsigned char *b;
-	size_t n;
-} bytes_t;
-
-static nnn_status_t fill(void *ctx, int fd, nnn_diags_t *d)
-{
-	const bytes_t *x = ctx;
-	return nnn_write_all(fd, x->b, x->n, d);
-}
-
 /* Spec -> model -> bytes, validated as a file (the offsets are OUT's). */
 static nnn_status_t assemble(cli_env_t *env, const char *spec, const char *text, size_t len,
                              const nnn_shape_t *input, unsigned char **buf, size_t *n, nnn_diags_t *d)
@@ -102,9 +91,8 @@ static int run(int argc, char **argv, cli_env_t *env)
 		nnn_unmap(text, len);
 	}
 	if (st == NNN_OK) {
-		bytes_t x = { buf, n };
 		blame = files[1];
-		st = nnn_write_atomic(files[1], fill, &x, &d);
+		st = nnn_write_atomic_bytes(files[1], buf, n, &d);
 	}
 	code = cli_report(blame, &d, st);
 	if (st == NNN_OK)

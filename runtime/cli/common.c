@@ -173,20 +173,8 @@ int cli_input_shape(const cli_cmd_t *cmd, int argc, char **argv, int *i, nnn_sha
 	return code;
 }
 
-typedef struct emit_buf {
-	const void *buf;
-	size_t n;
-} emit_buf_t;
-
-static nnn_status_t fill(void *ctx, int fd, nnn_diags_t *diags)
-{
-	const emit_buf_t *w = ctx;
-	return nnn_write_all(fd, w->buf, w->n, diags);
-}
-
 int cli_emit(const char *path, const void *buf, size_t n)
 {
-	emit_buf_t w = { buf, n };
 	nnn_diags_t d;
 	nnn_status_t st;
 	int code;
@@ -194,7 +182,7 @@ int cli_emit(const char *path, const void *buf, size_t n)
 	if (!strcmp(path, "-"))
 		st = nnn_write_all(STDOUT_FILENO, buf, n, &d);
 	else
-		st = nnn_write_atomic(path, fill, &w, &d);
+		st = nnn_write_atomic_bytes(path, buf, n, &d);
 	code = cli_report(!strcmp(path, "-") ? "stdout" : path, &d, st);
 	nnn_diags_free(&d);
 	return code;

@@ -47,12 +47,6 @@ static void on_npy(void *ctx, const char *path, const char *file, const nnn_shap
 	fprintf(x->f, "], \"dtype\": \"float32\"}");
 }
 
-static nnn_status_t fill_index(void *ctx, int fd, nnn_diags_t *d)
-{
-	const index_t *x = ctx;
-	return nnn_write_all(fd, x->text, x->len, d);
-}
-
 static int run(int argc, char **argv, cli_env_t *env)
 {
 	const char *files[2] = { NULL, NULL };
@@ -98,7 +92,7 @@ static int run(int argc, char **argv, cli_env_t *env)
 		st = nnn_diags_add(&d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory for the index");
 	if (st == NNN_OK) {
 		blame = index;
-		st = nnn_write_atomic(index, fill_index, &x, &d);
+		st = nnn_write_atomic_bytes(index, x.text, x.len, &d);
 	}
 	if (st != NNN_OK)
 		code = cli_report(blame, &d, st);

@@ -284,3 +284,20 @@ nnn_status_t nnn_write_atomic(const char *path, nnn_status_t (*fill)(void *ctx, 
 	free(tmp);
 	return st;
 }
+
+typedef struct bytes {
+	const void *b;
+	size_t n;
+} bytes_t;
+
+static nnn_status_t fill_bytes(void *ctx, int fd, nnn_diags_t *diags)
+{
+	const bytes_t *x = ctx;
+	return nnn_write_all(fd, x->b, x->n, diags);
+}
+
+nnn_status_t nnn_write_atomic_bytes(const char *path, const void *buf, size_t n, nnn_diags_t *diags)
+{
+	bytes_t x = { buf, n };
+	return nnn_write_atomic(path, fill_bytes, &x, diags);
+}

@@ -621,17 +621,6 @@ nnn_status_t nnn_json_encode(const nnn_model_t *m, const nnn_json_write_opts_t *
 	return st;
 }
 
-typedef struct text {
-	const char *b;
-	size_t n;
-} text_t;
-
-static nnn_status_t fill_text(void *ctx, int fd, nnn_diags_t *d)
-{
-	const text_t *t = ctx;
-	return nnn_write_all(fd, t->b, t->n, d);
-}
-
 nnn_status_t nnn_json_write_file(const nnn_model_t *m, const char *path, const nnn_json_write_opts_t *opts,
                                  nnn_diags_t *diags)
 {
@@ -646,8 +635,7 @@ nnn_status_t nnn_json_write_file(const nnn_model_t *m, const char *path, const n
 	nnn_status_t st = nnn_json_encode(m, &o, &b, &n, diags);
 	if (st != NNN_OK)
 		return st;
-	text_t t = { b, n };
-	st = out ? fill_text(&t, STDOUT_FILENO, diags) : nnn_write_atomic(path, fill_text, &t, diags);
+	st = out ? nnn_write_all(STDOUT_FILENO, b, n, diags) : nnn_write_atomic_bytes(path, b, n, diags);
 	free(b);
 	return st;
 }

@@ -44,6 +44,9 @@ NNN_NODISCARD nnn_status_t nnn_write_atomic(const char *path,
                                             nnn_status_t (*fill)(void *ctx, int fd, nnn_diags_t *diags),
                                             void *ctx, nnn_diags_t *diags);
 
+/* nnn_write_atomic of the n bytes at buf. */
+NNN_NODISCARD nnn_status_t nnn_write_atomic_bytes(const char *path, const void *buf, size_t n, nnn_diags_t *diags);
+
 /* Writes all n bytes to fd, retrying short writes and EINTR; for fill
  * callbacks of nnn_write_atomic. */
 NNN_NODISCARD nnn_status_t nnn_write_all(int fd, const void *buf, size_t n, nnn_diags_t *diags);
