@@ -92,15 +92,10 @@ static int parse(int argc, char **argv, eval_args_t *a)
 			a->labels = v, i++;
 		} else if (!strcmp(argv[i], "--json")) {
 			a->json = 1;
-		} else if (!strcmp(argv[i], "--input-shape") && v) {
-			nnn_diags_t d;
-			nnn_diags_init(&d);
-			code = nnn_shape_parse(v, &a->shape, &d) == NNN_OK ? EXIT_VALID
-			                                                    : cli_usage(&cmd_eval, "%s", d.v[0].msg);
-			nnn_diags_free(&d);
+		} else if ((code = cli_input_shape(&cmd_eval, argc, argv, &i, &a->shape)) >= 0) {
 			if (code != EXIT_VALID)
 				return code;
-			a->reshape = 1, i++;
+			a->reshape = 1;
 		} else if ((code = cli_run_option(&cmd_eval, argc, argv, &i, &a->run)) >= 0) {
 			if (code != EXIT_VALID)
 				return code;
