@@ -450,7 +450,7 @@ static void long_dims_dense(bb_t *b, int32_t ndims)
  * do from memory, to the same bytes and the same problems. */
 Test(decode, file_open_reads_across_the_window)
 {
-	enum { W = 4096 };
+	enum { W = NNN_WINDOW_BYTES };
 	char *desc = malloc(3 * W);
 	cr_assert_not_null(desc);
 	memset(desc, 'x', 3 * W);

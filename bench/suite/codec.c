@@ -29,6 +29,7 @@
 #include <nnn/validate.h>
 
 #include "bench.h"
+#include "codec.h" /* NNN_WINDOW_BYTES: the decoder's window */
 
 #define NMODELS 4
 #define MAX_READS 4096
@@ -190,11 +191,10 @@ static bool prepare(const config_t *c, bmodel_t *ms, table_t *t, nnn_diags_t *d)
 
 /* ---- open and validate ---- */
 
-/* The decoder reads [at, at + n) of the file: through its window of
- * NNN_WINDOW_BYTES (runtime/src/codec.h), refilled by a pread from `at`
- * when the bytes lie outside it; more than the window holds, by a pread of
- * their own. */
-#define WINDOW 4096
+/* The decoder reads [at, at + n) of the file: through its window,
+ * refilled by a pread from `at` when the bytes lie outside it; more than
+ * the window holds, by a pread of their own. */
+#define WINDOW NNN_WINDOW_BYTES
 static void add_read(bmodel_t *bm, uint64_t at, uint64_t n)
 {
 	if (n == 0 || (n <= WINDOW && at >= bm->window - WINDOW && at + n <= bm->window && bm->window))

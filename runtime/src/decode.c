@@ -352,13 +352,13 @@ size_t nnn_utf8_bad(const unsigned char *s, size_t len)
 	return len;
 }
 
-/* Points at, or with NNN_DECODE_COPY copies, n bytes at the cursor. Bytes
- * the decoder reads itself (`read`: a string's, for UTF-8) are copied from
- * the file when there is a window; tensor data stay views of buf. */
+/* Points at n bytes at the cursor. Bytes the decoder reads itself (`read`:
+ * a string's, for UTF-8) are copied from the file when there is a window;
+ * tensor data stay views of buf. (NNN_DECODE_COPY never reaches the cursor:
+ * nnn_model_decode copies the whole input and decodes views of the copy.) */
 static nnn_status_t take(nnn_cur_t *c, size_t n, bool read, const unsigned char **out)
 {
-	const bool from_file = read && c->win;
-	if ((!(c->flags & NNN_DECODE_COPY) && !from_file) || n == 0) {
+	if (!read || !c->win || n == 0) {
 		*out = c->buf + c->pos;
 		return NNN_OK;
 	}
