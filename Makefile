@@ -23,10 +23,14 @@ CPPFLAGS += -Iruntime/include -I$(O)/gen -Iruntime/src -MMD -MP
 LDLIBS  += -lm
 
 SCHEMA  := schema/nnn.lua
+# The generated reference goes to docs/ for the tree's own schema only: a
+# build from a schema copy (make SCHEMA=... O=..., as the growth drills do)
+# writes it under $(O)/docs and leaves the tree alone.
+DOCDIR  := $(if $(filter schema/nnn.lua,$(SCHEMA)),docs,$(O)/docs)
 GEN_LUA := $(wildcard gen/*.lua)
 GEN_C   := $(O)/gen/schema_gen.c
 GEN_H   := $(O)/gen/nnn/schema_gen.h
-DOC     := docs/format.md
+DOC     := $(DOCDIR)/format.md
 
 LIB_SRC := $(wildcard runtime/src/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o) $(O)/obj/gen/schema_gen.o
@@ -62,12 +66,18 @@ deps:
 	@scripts/deps.sh
 
 # ---- generated codec ----
+# nnngen rewrites a generated file only when its bytes change, and the stamp
+# records that it ran. The generated files' own rule has a recipe (a no-op)
+# so that make looks at their times again after the stamp's recipe: what
+# depends on them is rebuilt in the same pass, under -j too, and only when
+# their bytes changed (a doc edit rebuilds schema_gen.o, not every object).
 $(O)/gen/.stamp: $(SCHEMA) $(GEN_LUA) | deps
-	@mkdir -p $(O)/gen/nnn
+	@mkdir -p $(O)/gen/nnn $(DOCDIR)
 	@echo "  GEN    $@"
 	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(GEN_C) --h $(GEN_H) --doc $(DOC)
 	@touch $@
 $(GEN_C) $(GEN_H) $(DOC): $(O)/gen/.stamp
+	@:
 
 check-gen: $(O)/gen/.stamp
 	@mkdir -p $(O)/regen/nnn
@@ -80,7 +90,9 @@ check-gen: $(O)/gen/.stamp
 	@echo "check-gen: generated files are byte-identical"
 
 # ---- objects ----
-$(O)/obj/%.o: %.c $(O)/gen/.stamp
+# An object depends on the headers it includes through its .d file (-MMD);
+# the order-only header is there for the first build, before any .d exists.
+$(O)/obj/%.o: %.c | $(GEN_H)
 	@mkdir -p $(@D)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
@@ -116,7 +128,7 @@ $(O)/plugins/%.so: $$(addprefix $(O)/obj/,$$(addsuffix .o,$$(basename $$(wildcar
 	@mkdir -p $(@D)
 	@echo "  CC     $@"
 	$(Q)$(CC) -shared -Wl,--no-undefined -o $@ $^ $(PLUGIN_LIBS) $(filter -fsanitize=%,$(LDLIBS))
-$(O)/obj/plugins/%.o: plugins/%.c $(O)/gen/.stamp
+$(O)/obj/plugins/%.o: plugins/%.c | $(GEN_H)
 	@mkdir -p $(@D)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PLUGIN_CFLAGS) -c $< -o $@
@@ -134,7 +146,7 @@ example: $(NNNKIT) $(EXAMPLE) $(PLUGINS)
 	$(NNNKIT) run $(EXAMPLE) --input $(O)/example-input.npy
 
 # ---- safe growth: the schema keeps every file written under the lock readable ----
-LOCK    := schema/nnn.lock
+LOCK    ?= schema/nnn.lock
 check-compat: | deps
 	$(Q)$(LUA) gen/nnngen.lua --check-compat $(LOCK) $(SCHEMA)
 # Rewrites the lock after a compatible addition; refuses an incompatible schema.
@@ -175,7 +187,7 @@ FIX_oldabi := -DFIX_OLD_ABI -DFIX_LAYER=7
 FIX_badrecord := -DFIX_RECORD -DFIX_LAYER=7
 FIX_corerecord := -DFIX_CORE_RECORD
 FIXTURE_SO := $(FIXTURES:%=$(O)/fixtures/%.so)
-$(O)/fixtures/%.so: tests/plugins/fixture.c $(O)/gen/.stamp
+$(O)/fixtures/%.so: tests/plugins/fixture.c $(GEN_H)
 	@mkdir -p $(@D)/dep
 	@if [ $* = missingdep ]; then \
 		echo 'int fixdep_value(void); int fixdep_value(void) { return 5; }' > $(@D)/dep/fixdep.c && \
@@ -187,7 +199,7 @@ $(O)/fixtures/%.so: tests/plugins/fixture.c $(O)/gen/.stamp
 	@if [ $* = missingdep ]; then rm -f $(@D)/dep/libfixdep.so; fi
 
 # A decoder that skips one check, for the conformance runner to catch.
-$(O)/lenient: tests/tools/lenient.c $(LIB_A) $(O)/gen/.stamp
+$(O)/lenient: tests/tools/lenient.c $(LIB_A) $(GEN_H)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
@@ -235,7 +247,7 @@ clean:
 # libFuzzer harnesses: make fuzz [FUZZ_SECONDS=60] (fuzz/Makefile.inc).
 -include fuzz/Makefile.inc
 
--include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(O)/obj $(O)/fuzz/obj -name '*.d' 2>/dev/null)
 
 # The man page, from the tool's own help texts.
 $(O)/nnnkit.1: $(NNNKIT) scripts/mkman.sh

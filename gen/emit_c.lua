@@ -240,15 +240,16 @@ function M.header(s)
   w("")
   w("#include <nnn/types.h>")
   w("")
+  -- Doc strings and titles stay out of the header (they are in the source's
+  -- descriptors and docs/format.md): editing one then rebuilds schema_gen.o
+  -- alone instead of every object that includes this header.
   for _, e in ipairs(s.enums) do
-    w("/* %s */", ccomment(e.doc))
     w("typedef enum nnn_%s {", e.name)
     for _, v in ipairs(e.values) do
-      w("\t%s = %d, /* %s */", enum_const(e, v), v.value, ccomment(v.doc))
+      w("\t%s = %d,", enum_const(e, v), v.value)
     end
     w("} nnn_%s_t;", e.name)
-    w("/* Name (\"%s\") and title (\"%s\") of a value; NULL when it is not one. */",
-      e.values[1].name, ccomment(e.values[1].title))
+    w("/* Name (\"%s\") and title of a value; NULL when it is not one. */", e.values[1].name)
     w("const char *nnn_%s_name(int64_t value);", e.name)
     w("const char *nnn_%s_title(int64_t value);", e.name)
     w("/* The value named `name` (\"%s\" -> %d); false when none is. */", e.values[1].name, e.values[1].value)
@@ -257,7 +258,7 @@ function M.header(s)
     w("")
   end
   for _, r in ipairs(reachable(s)) do
-    w("/* %s */", ccomment(r.doc))
+    w("/* record %s */", r.name)
     w("enum {")
     for _, f in ipairs(r.fields) do w("\t%s = %d,", at_const(r, f), f.index) end
     w("\tNNN_%s_NFIELDS = %d,", up(r.name), #r.fields)
@@ -267,7 +268,7 @@ function M.header(s)
     for _, f in ipairs(r.fields) do
       if f.kind == "variant" then
         if f.any_record then
-          w("\tunion { /* %s (selected by %s) */", ccomment(f.doc):gsub("%.$", ""), f.tag)
+          w("\tunion { /* selected by %s */", f.tag)
           for _, v in ipairs(f.enum.values) do
             if v.rec then w("\t\t%s %s;", rtype(v.rec), v.name) end
           end
@@ -280,7 +281,7 @@ function M.header(s)
       else
         local ct = field_ctype(f)
         local sep = ct:sub(-1) == "*" and "" or " "
-        w("\t%s%s%s; /* %s */", ct, sep, f.name, ccomment(f.doc))
+        w("\t%s%s%s;", ct, sep, f.name)
       end
     end
     w("\tuint64_t at[NNN_%s_NFIELDS]; /* byte offset of each field in the file */", up(r.name))
@@ -296,7 +297,7 @@ function M.header(s)
   for _, r in ipairs(reachable(s)) do
     for _, f in ipairs(r.fields) do
       if f.kind == "variant" then
-        w("/* Title of the %s selected by %s (\"%s\"); NULL when unknown. */", f.name, f.tag, ccomment(f.enum.values[1].title))
+        w("/* Title of the %s selected by %s; NULL when unknown. */", f.name, f.tag)
         w("const char *nnn_%s_title(const %s *r);", r.name, rtype(r))
         w("/* Writes the scalar fields of the selected %s as \"name=value ...\". */", f.name)
         w("size_t nnn_%s_format(const %s *r, char *buf, size_t size);", r.name, rtype(r))
