@@ -181,9 +181,10 @@ local function bind_all(s)
       for _, p in ipairs(rule.pat or {}) do bind_refs(r, p.ref) end
     end
     if r.io then
-      for _, key in ipairs({ "outputs_ref", "inputs_ref", "flatten_ref", "kernels_ref", "pads_ref" }) do
-        bind_refs(r, r.io[key])
-      end
+      local keys = {}
+      for key in pairs(r.io) do if type(key) == "string" and key:match("_ref$") then keys[#keys + 1] = key end end
+      table.sort(keys)
+      for _, key in ipairs(keys) do bind_refs(r, r.io[key]) end
     end
   end
 end
@@ -689,41 +690,91 @@ local function chain_rule(r, f)
   end
 end
 
+-- The io of a layer type as C statements filling an nnn_io_t (codec.h);
+-- runtime/src/shape.c applies it. Each io key names a field (or an element
+-- or a slice of one); `ex` turns a reference into its C expression.
+local IO_KIND_CONST = {
+  features = "NNN_IO_FEATURES", window = "NNN_IO_WINDOW", spatial = "NNN_IO_WINDOW",
+  elementwise = "NNN_IO_ELEMENTWISE", flatten = "NNN_IO_FLATTEN", reshape = "NNN_IO_RESHAPE",
+}
+
+local function io_lines(io, ex)
+  local l = {}
+  local function add(fmt, ...) l[#l + 1] = "\t" .. string.format(fmt, ...) end
+  -- The array a reference indexes or slices, and its offset.
+  local function whole(x)
+    return ex({ owner = x.owner, chain = x.chain, field = x.field, rec = x.rec, holder = x.holder })
+  end
+  local function path(x) return cstr((x.text:gsub("%[[^%]]*%]$", ""))) end
+  local function src(x)
+    if x.index then
+      local arr, at = whole(x)
+      return string.format("(nnn_io_src_t){ %s, nnn_i32s_resolve(%s, %d), %s }", path(x), arr, x.index, at)
+    end
+    local _, at = ex(x)
+    return string.format("(nnn_io_src_t){ %s, -1, %s }", path(x), at)
+  end
+  local function list(x)
+    local arr, at = whole(x)
+    local from, to = 0, nil
+    if x.slice then from, to = x.slice[1] or 0, x.slice[2] end
+    return string.format("nnn_io_list(%s, %d, %s, %d, %s, %s)", arr, from, to == nil and "true" or "false", to or 0,
+      path(x), at)
+  end
+  -- A per-axis key: a list, one value for every axis, or `default`.
+  local function per_axis(key, x, default)
+    if not x then
+      add("io->%s.all = %d;", key, default)
+    elseif x.field.kind == "prim" and x.field.prim.kind == "array" and not x.index then
+      add("io->%s = %s;", key, list(x))
+    else
+      add("io->%s.all = %s;", key, (ex(x)))
+      add("io->%s.src = %s;", key, src(x))
+    end
+  end
+  local k = io.kind
+  add("io->kind = %s;", IO_KIND_CONST[k])
+  if k == "spatial" then -- today's Conv entry: the window is the kernels' [1:-1]
+    io.channels_ref = io.channels_ref or io.inputs_ref
+    io.window_ref = io.window_ref or setmetatable({ slice = { 1, -1 } }, { __index = io.kernels_ref })
+    io.padding_ref = io.padding_ref or io.pads_ref
+  end
+  local taker = io.inputs_ref and k == "features" and io.inputs_ref or io.channels_ref or io.window_ref or io.shape_ref
+  add("io->inputs = %s;", k == "features" and (ex(io.inputs_ref)) or io.channels_ref and (ex(io.channels_ref)) or "-1")
+  add("io->in_src = %s;", taker and src(taker) or "(nnn_io_src_t){ \"\", -1, NNN_NO_OFFSET }")
+  add("io->outputs = %s;", io.outputs_ref and (ex(io.outputs_ref)) or "-1")
+  if k == "features" then
+    add("io->flatten = %s;", io.flatten_ref and (ex(io.flatten_ref)) or "false")
+  elseif k == "window" or k == "spatial" then
+    add("io->window = %s;", list(io.window_ref))
+    per_axis("stride", io.stride_ref, 1)
+    per_axis("dilation", io.dilation_ref, 1)
+    if io.padding_ref then add("io->pads = %s;", list(io.padding_ref)) end
+    if io.padding_type_ref then
+      add("io->pad_fn = pad_%s;", io.padding_type_ref.field.enum.name)
+      add("io->pad_type = %s;", (ex(io.padding_type_ref)))
+    end
+  elseif k == "reshape" then
+    add("io->shape = %s;", list(io.shape_ref))
+  end
+  return l
+end
+
 local function emit_io(w, s, r)
   -- One function per record holding a variant whose records declare io.
   for _, f in ipairs(r.fields) do
     if f.kind == "variant" then
       for _, v in ipairs(f.enum.values) do
         if v.rec and v.rec.io then
-          local io = v.rec.io
           w("static void io_%s(const %s *p, const %s *r, nnn_io_t *io)", v.rec.name, rtype(r), rtype(v.rec))
           w("{")
-          local used_p = false
-          local function ex(x)
-            if x.owner == "parent" then used_p = true end
+          local used_p, used_r = false, false
+          local lines_ = io_lines(v.rec.io, function(x)
+            if x.owner == "parent" then used_p = true else used_r = true end
             return ref_expr(x)
-          end
-          local lines_ = {}
-          local inputs, inputs_at = ex(io.inputs_ref)
-          lines_[#lines_ + 1] = string.format("\tio->kind = %s;", io.kind == "features" and "NNN_IO_FEATURES" or "NNN_IO_SPATIAL")
-          lines_[#lines_ + 1] = string.format("\tio->inputs = %s;", inputs)
-          lines_[#lines_ + 1] = string.format("\tio->inputs_at = %s;", inputs_at)
-          local ir = io.inputs_ref
-          lines_[#lines_ + 1] = string.format("\tio->inputs_path = %s;", cstr((ir.text:gsub("%[%-?%d+%]$", ""))))
-          if ir.index then
-            local arr = (ref_expr({ owner = ir.owner, chain = ir.chain, field = ir.field, rec = ir.rec, holder = ir.holder }))
-            lines_[#lines_ + 1] = string.format("\tio->inputs_index = nnn_i32s_resolve(%s, %d);", arr, ir.index)
-          else
-            lines_[#lines_ + 1] = "\tio->inputs_index = -1;"
-          end
-          lines_[#lines_ + 1] = string.format("\tio->outputs = %s;", (ex(io.outputs_ref)))
-          if io.kind == "features" then
-            lines_[#lines_ + 1] = string.format("\tio->flatten = %s;", (ex(io.flatten_ref)))
-          else
-            lines_[#lines_ + 1] = string.format("\tio->kernel = %s;", (ex(io.kernels_ref)))
-            lines_[#lines_ + 1] = string.format("\tio->pads = %s;", (ex(io.pads_ref)))
-          end
+          end)
           if not used_p then w("\t(void)p;") end
+          if not used_r then w("\t(void)r;") end
           for _, l in ipairs(lines_) do w(l) end
           w("}")
           w("")
@@ -799,7 +850,7 @@ local function emit_validator(w, s, r)
       w("\t\t}")
       if chain then
         w("\t\t/* rule: %s */", ccomment(chain.doc))
-        w("\t\tnnn_rule_chain(v, %s, io, %s, in, out_shapes);", cstr(f.name), cnt)
+        w("\t\tnnn_rule_chain(v, %s, io, %s, in, out_shapes, NULL);", cstr(f.name), cnt)
         w("\t\tfree(io);")
       end
       w("\t}")
@@ -940,6 +991,8 @@ function M.source(s)
   w("#include <stdlib.h>")
   w("#include <string.h>")
   w("")
+  w("#include <nnn/shape.h>")
+  w("")
   w("#include \"codec.h\"")
   w("")
   w("/* ---- enums ---- */")
@@ -965,6 +1018,8 @@ function M.source(s)
         if not pads[e] then pads[e] = true; emit_pad_fn(w, e) end
       end
     end
+    local pt = r.io and r.io.padding_type_ref
+    if pt and not pads[pt.field.enum] then pads[pt.field.enum] = true; emit_pad_fn(w, pt.field.enum) end
   end
   for _, r in ipairs(recs) do
     for _, rule in ipairs(r.rules or {}) do
@@ -998,6 +1053,32 @@ function M.source(s)
   w("void nnn_gen_validate(nnn_vctx_t *v, const %s *r, const nnn_shape_t *in, nnn_shape_t *out_shapes)", root)
   w("{")
   w("\tval_%s(v, r, in, out_shapes);", s.root.name)
+  w("}")
+  w("")
+  w("void nnn_gen_shapes(nnn_vctx_t *v, const %s *r, const nnn_shape_t *in, nnn_layer_shapes_t *shapes)", root)
+  w("{")
+  local chain
+  for _, rule in ipairs(s.root.rules or {}) do if rule.kind == "chain" then chain = rule end end
+  if chain then
+    local f = chain.ref.field
+    local cnt = "r->" .. f.count_field.name
+    w("\t/* rule: %s */", ccomment(chain.doc))
+    w("\tnnn_io_t *io = %s > 0 ? calloc((size_t)%s, sizeof *io) : NULL;", cnt, cnt)
+    w("\tif (%s > 0 && !io) {", cnt)
+    w("\t\tnnn_v_problem(v, NNN_E_NOMEM, %s, NNN_NO_OFFSET, \"no memory for the shapes of %%d layers\", (int)%s);",
+      cstr(f.name), cnt)
+    w("\t\treturn;")
+    w("\t}")
+    w("\tfor (int32_t i = 0; i < %s; i++)", cnt)
+    w("\t\tio_%s(&r->%s[i], &io[i]);", f.rec.name, f.name)
+    w("\tnnn_rule_chain(v, %s, io, %s, in, NULL, shapes);", cstr(f.name), cnt)
+    w("\tfree(io);")
+  else
+    w("\t(void)v;")
+    w("\t(void)r;")
+    w("\t(void)in;")
+    w("\t(void)shapes; /* the schema has no chain rule: no shapes */")
+  end
   w("}")
   w("")
   w("uint64_t nnn_gen_params(const %s *r)", root)

@@ -14,6 +14,7 @@
 
 #include <nnn/context.h>
 #include <nnn/run.h>
+#include <nnn/validate.h>
 
 #include "builder.h"
 
@@ -140,11 +141,12 @@ static float *layer_by_layer(const nnn_ctx_t *c, const nnn_model_t *m, const flo
 	nnn_shape_t s[NL + 1] = { { .rank = 4, .dims = { batch, 28, 28, 1 } } };
 	float *buf[NL + 1] = { (float *)x };
 	char msg[512] = "";
+	/* every shape from the shape engine, as the host computes them */
+	cr_assert_eq(nnn_model_validate(m, &s[0], s + 1, NULL), NNN_OK);
 	for (int i = 0; i < NL; i++) {
 		const nnn_layer_t *L = &m->layers[i];
 		const nnn_layer_type_t *t = nnn_ctx_layer(c, L->id, NULL);
 		const nnn_activation_type_t *act = nnn_ctx_activation(c, L->activation.id, NULL);
-		cr_assert_eq(t->infer(L, &L->body, &s[i], &s[i + 1], msg, sizeof msg), NNN_OK, "%s", msg);
 		buf[i + 1] = malloc((size_t)nnn_shape_numel(&s[i + 1]) * sizeof(float));
 		cr_assert(buf[i + 1]);
 		nnn_kernel_args_t a = { .size = offsetof(nnn_kernel_args_t, pool), .layer = L, .body = &L->body,
@@ -236,7 +238,7 @@ Test(run, runs_of_one_plan_take_turns)
 
 /* bb_tiny with both layers on the fixture's layer and activation: the
  * output, [1, 3], after a plan of `threads` threads. */
-static void fixture_run(const char *fixture, int threads, float y[3])
+static int64_t fixture_run(const char *fixture, int threads, float y[3])
 {
 	char rel[128];
 	bb_t bb = { 0 };
@@ -253,21 +255,25 @@ static void fixture_run(const char *fixture, int threads, float y[3])
 	cr_assert_eq(nnn_model_decode(bb.b, bb.n, NULL, &m, &d), NNN_OK);
 	m->layers[0].activation.id = m->layers[1].activation.id = 3;
 	cr_assert_eq(nnn_plan_new(c, m, &in, &o, &p, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
+	/* the shapes are the schema's (a kernel for a core ID gives none) */
+	int64_t n = nnn_shape_numel(nnn_plan_shape(p, m->layer_count - 1));
+	cr_assert(n >= 1 && n <= 3, "output of %lld values", (long long)n);
 	cr_assert_eq(nnn_plan_run(p, x, y, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
 	nnn_plan_free(p);
 	nnn_model_free(m);
 	nnn_ctx_free(c);
 	nnn_diags_free(&d);
 	bb_free(&bb);
+	return n;
 }
 
 Test(run, plugin_of_abi_1_0_still_runs)
 {
 	for (int threads = 1; threads <= 2; threads++) {
 		float y[3];
-		fixture_run("abi10", threads, y);
+		int64_t n = fixture_run("abi10", threads, y);
 		/* its tag, 7, then its activation (+100), which the host runs */
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < n; i++)
 			cr_assert_eq(y[i], 107.0f, "%d threads: element %d is %g", threads, i, (double)y[i]);
 	}
 }
@@ -277,11 +283,11 @@ Test(run, plugin_of_abi_1_1_gets_the_pool_and_the_activation)
 	bool cpus = sysconf(_SC_NPROCESSORS_ONLN) > 1;
 	for (int threads = 1; threads <= 3; threads++) {
 		float y[3];
-		fixture_run("hostpool", threads, y);
+		int64_t n = fixture_run("hostpool", threads, y);
 		/* its tag, 6, + 10 when it had the plan's threads, + 0.5 for the
 		 * activation it did itself: the host must not run it (+1000) */
 		float want = 6.5f + (threads > 1 && cpus ? 10.0f : 0.0f);
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < n; i++)
 			cr_assert_eq(y[i], want, "%d threads: element %d is %g, expected %g", threads, i, (double)y[i],
 			             (double)want);
 	}

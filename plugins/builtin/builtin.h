@@ -33,7 +33,11 @@ NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t 
 #define BI_X86 0
 #endif
 
-typedef nnn_status_t (*bi_infer_fn)(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in,
+/* The output shape a layer's kernel computes for an input: the shape its
+ * loops assume. Shapes come from the host's shape engine (these layer
+ * types give no infer); prepare and forward refuse an input or output
+ * shape other than the one their loops are written for, saying why. */
+typedef nnn_status_t (*bi_expect_fn)(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in,
                                     nnn_shape_t *out, char *msg, size_t msg_size);
 
 /* ---- util.c ---- */
@@ -50,8 +54,8 @@ int64_t bi_numel(const nnn_shape_t *s);
 nnn_status_t bi_check_input(const nnn_shape_t *in, char *msg, size_t msg_size);
 /* Whether a tensor's data count equals the product of its (>= 0) dims. */
 bool bi_tensor_ok(const nnn_tensor_t *t);
-/* Checks a forward call's arguments: shapes as infer says, buffers present. */
-nnn_status_t bi_check_args(const nnn_kernel_args_t *a, bi_infer_fn infer, char *msg, size_t msg_size);
+/* Checks a forward call's arguments: shapes as the kernel expects, buffers present. */
+nnn_status_t bi_check_args(const nnn_kernel_args_t *a, bi_expect_fn infer, char *msg, size_t msg_size);
 
 /* A layer's parameters as aligned host floats: weights w, then bias b. */
 typedef struct bi_params {
@@ -190,14 +194,14 @@ nnn_status_t bi_state_get(const nnn_kernel_args_t *a, const nnn_tensor_t *w, con
 void bi_state_free(void *state);
 
 /* ---- dense.c: layer ID 0 ---- */
-nnn_status_t bi_dense_infer(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, nnn_shape_t *out,
+nnn_status_t bi_dense_expect(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, nnn_shape_t *out,
                             char *msg, size_t msg_size);
 nnn_status_t bi_dense_prepare(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, void **state,
                               char *msg, size_t msg_size);
 nnn_status_t bi_dense_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_size);
 
 /* ---- conv.c: layer ID 1 ---- */
-nnn_status_t bi_conv_infer(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, nnn_shape_t *out,
+nnn_status_t bi_conv_expect(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, nnn_shape_t *out,
                            char *msg, size_t msg_size);
 nnn_status_t bi_conv_prepare(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, void **state,
                              char *msg, size_t msg_size);

@@ -52,7 +52,7 @@ static nnn_status_t conv_check(const nnn_layer_t *layer, char *msg, size_t msg_s
 	return NNN_OK;
 }
 
-nnn_status_t bi_conv_infer(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, nnn_shape_t *out,
+nnn_status_t bi_conv_expect(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, nnn_shape_t *out,
                            char *msg, size_t msg_size)
 {
 	const nnn_conv_t *cv;
@@ -117,7 +117,7 @@ nnn_status_t bi_conv_prepare(const nnn_layer_t *layer, const void *body, const n
 	nnn_shape_t out;
 	bi_layout_t lay;
 	bi_state_t *st;
-	nnn_status_t s = bi_conv_infer(layer, body, in, &out, msg, msg_size);
+	nnn_status_t s = bi_conv_expect(layer, body, in, &out, msg, msg_size);
 	if (s != NNN_OK)
 		return s;
 	lay = conv_layout(&layer->body.conv);
@@ -394,7 +394,7 @@ nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_s
 	conv_job_t j = { 0 };
 	int threads = 1;
 	double flop;
-	nnn_status_t s = bi_check_args(a, bi_conv_infer, msg, msg_size);
+	nnn_status_t s = bi_check_args(a, bi_conv_expect, msg, msg_size);
 	if (s != NNN_OK)
 		return s;
 	cv = &a->layer->body.conv;

@@ -31,7 +31,7 @@ static nnn_status_t dense_check(const nnn_layer_t *layer, char *msg, size_t msg_
 	return NNN_OK;
 }
 
-nnn_status_t bi_dense_infer(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, nnn_shape_t *out,
+nnn_status_t bi_dense_expect(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, nnn_shape_t *out,
                             char *msg, size_t msg_size)
 {
 	const nnn_dense_t *dn;
@@ -89,7 +89,7 @@ nnn_status_t bi_dense_prepare(const nnn_layer_t *layer, const void *body, const 
 	nnn_shape_t out;
 	bi_layout_t lay;
 	bi_state_t *st;
-	nnn_status_t s = bi_dense_infer(layer, body, in, &out, msg, msg_size);
+	nnn_status_t s = bi_dense_expect(layer, body, in, &out, msg, msg_size);
 	if (s != NNN_OK)
 		return s;
 	lay = dense_layout(&layer->body.dense);
@@ -158,7 +158,7 @@ nnn_status_t bi_dense_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_
 	dense_job_t j = { 0 };
 	int threads;
 	double flop;
-	nnn_status_t s = bi_check_args(a, bi_dense_infer, msg, msg_size);
+	nnn_status_t s = bi_check_args(a, bi_dense_expect, msg, msg_size);
 	if (s != NNN_OK)
 		return s;
 	dn = &a->layer->body.dense;

@@ -82,7 +82,7 @@ bool bi_tensor_ok(const nnn_tensor_t *t)
 	return n == t->data.n;
 }
 
-nnn_status_t bi_check_args(const nnn_kernel_args_t *a, bi_infer_fn infer, char *msg, size_t msg_size)
+nnn_status_t bi_check_args(const nnn_kernel_args_t *a, bi_expect_fn infer, char *msg, size_t msg_size)
 {
 	nnn_shape_t o;
 	char want[128], got[128];
@@ -94,7 +94,9 @@ nnn_status_t bi_check_args(const nnn_kernel_args_t *a, bi_infer_fn infer, char *
 	if (st != NNN_OK)
 		return st;
 	if (o.rank != a->out->rank || memcmp(o.dims, a->out->dims, (size_t)o.rank * sizeof o.dims[0]))
-		return bi_fail(msg, msg_size, NNN_E_KERNEL, "output shape %s given, but the layer makes %s",
+		return bi_fail(msg, msg_size, NNN_E_KERNEL,
+		               "output shape %s given, but this kernel computes %s for that input (it does not run "
+		               "this layer's io)",
 		               bi_shape_str(a->out, got, sizeof got), bi_shape_str(&o, want, sizeof want));
 	if ((bi_numel(a->in) && !a->x) || (bi_numel(&o) && !a->y))
 		return bi_fail(msg, msg_size, NNN_E_KERNEL, "input or output buffer is NULL");

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <nnn/shape.h>
+
 #include "scan.h"
 
 /* What the visitor needs besides the scan. */
@@ -263,62 +265,32 @@ static void on_field(void *ctx, const nnn_field_t *f)
 		tensor(v, at, f);
 }
 
-static char *shape_text(cli_scan_t *s, const nnn_shape_t *sh)
+static char *shape_text(cli_scan_t *s, const nnn_pshape_t *sh)
 {
 	char buf[NNN_MAX_RANK * 24];
-	return dup(s, sh->rank ? nnn_shape_format(sh, buf, sizeof buf) : "?");
+	return dup(s, nnn_pshape_format(sh, buf, sizeof buf));
 }
 
-/* Without an input shape: what a core layer's own fields fix (the last axis,
- * and a Conv's rank); '?' for the rest. */
-static void partial(cli_scan_t *s, const nnn_layer_t *m, cli_layer_t *L)
-{
-	char in[NNN_MAX_RANK * 4 + 32] = "?", out[sizeof in] = "?";
-	if (m->id == NNN_LAYER_ID_DENSE && m->body.dense.weights.dims.n >= 1) {
-		const nnn_dense_t *d = &m->body.dense;
-		snprintf(in, sizeof in, d->flatten ? "[?, ...]" : "[?, ..., %d]", (int)d->weights.dims.v[0]);
-		snprintf(out, sizeof out, d->flatten ? "[?, %d]" : "[?, ..., %d]", (int)d->neurons);
-	} else if (m->id == NNN_LAYER_ID_CONV && m->body.conv.kernels.dims.n >= 3 &&
-	           m->body.conv.kernels.dims.n <= NNN_MAX_RANK) {
-		const nnn_i32s_t *k = &m->body.conv.kernels.dims;
-		size_t a = (size_t)snprintf(in, sizeof in, "[?");
-		for (int32_t i = 2; i < k->n; i++)
-			a += (size_t)snprintf(in + a, sizeof in - a, ", ?"); /* batch and every spatial axis */
-		memcpy(out, in, a);
-		snprintf(in + a, sizeof in - a, ", %d]", (int)k->v[k->n - 1]);
-		snprintf(out + a, sizeof out - a, ", %d]", (int)m->body.conv.filters);
-	}
-	L->in = dup(s, in);
-	L->out = dup(s, out);
-}
-
-/* Each layer's shapes: exact from an input shape (the validator's chain),
- * else partial; '?' when the model did not decode. */
+/* Each layer's shapes from the shape engine: exact from an input shape (up
+ * to a layer that does not fit), else what the layers' own fields fix; '?'
+ * when the model did not decode. */
 static void shapes(cli_scan_t *s, const nnn_model_t *m)
 {
-	nnn_shape_t *out = NULL, none = { 0 };
-	int exact = m && s->have_input && s->nlayers && (size_t)m->layer_count == s->nlayers;
-	if (exact && (out = calloc(s->nlayers, sizeof *out)) == NULL)
+	nnn_layer_shapes_t *sh = NULL;
+	if (m && s->nlayers && (size_t)m->layer_count == s->nlayers && (sh = calloc(s->nlayers, sizeof *sh)) == NULL)
 		s->oom = 1;
-	if (out) {
-		nnn_status_t st = nnn_model_validate(m, &s->input, out, NULL);
-		(void)st; /* the problems come from nnn_validate_bytes; a rank 0 shape is one not inferred */
+	if (sh) {
+		nnn_status_t st = nnn_model_shapes(m, s->have_input ? &s->input : NULL, sh, NULL);
+		(void)st; /* the problems come from nnn_validate_bytes */
 	}
 	for (size_t i = 0; i < s->nlayers; i++) {
 		cli_layer_t *L = &s->layers[i];
 		if (L->act && strchr(L->act, '('))
 			append(s, &L->act, ")");
-		if (out) {
-			L->in = shape_text(s, i ? &out[i - 1] : &s->input);
-			L->out = shape_text(s, &out[i]);
-		} else if (m && (int64_t)i < m->layer_count) {
-			partial(s, &m->layers[i], L);
-		} else {
-			L->in = shape_text(s, &none);
-			L->out = shape_text(s, &none);
-		}
+		L->in = sh ? shape_text(s, &sh[i].in) : dup(s, "?");
+		L->out = sh ? shape_text(s, &sh[i].out) : dup(s, "?");
 	}
-	free(out);
+	free(sh);
 }
 
 nnn_status_t cli_scan(cli_scan_t *s, const char *path, const nnn_ctx_t *ctx, const nnn_shape_t *input,

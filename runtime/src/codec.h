@@ -6,6 +6,7 @@
 #define NNN_CODEC_H
 
 #include <nnn/plugin.h>
+#include <nnn/shape.h>
 
 #define NNN_TRY(expr)                          \
 	do {                                   \
@@ -223,26 +224,73 @@ static inline uint64_t nnn_i32s_pick_at(nnn_i32s_t a, uint64_t at, int64_t i)
 	return at + 4 + 4 * (uint64_t)(i < 0 ? 0 : i);
 }
 
-/* How a layer maps shapes, from its schema `io` entry. */
-typedef enum nnn_io_kind { NNN_IO_UNKNOWN, NNN_IO_FEATURES, NNN_IO_SPATIAL, NNN_IO_PLUGIN } nnn_io_kind_t;
+/* How a layer maps shapes, from its schema `io` entry (generated code fills
+ * it; runtime/src/shape.c is the one engine that applies it). */
+typedef enum nnn_io_kind {
+	NNN_IO_UNKNOWN,     /* no io: nothing is known past this layer */
+	NNN_IO_FEATURES,    /* dense: contracts the last axis (or all, flattened) */
+	NNN_IO_WINDOW,      /* N-D sliding window over [batch, d1..dn, channels] */
+	NNN_IO_ELEMENTWISE, /* output shape = input shape */
+	NNN_IO_FLATTEN,     /* [batch, product of the rest] */
+	NNN_IO_RESHAPE,     /* [batch, shape...], one entry may be -1 */
+	NNN_IO_PLUGIN       /* a plugin's layer: its infer gives the shape */
+} nnn_io_kind_t;
+
+/* Where a value of the io came from, for messages: the field's path
+ * relative to the layer ("weights.dims"), the element (-1 for a scalar
+ * field) and the field's byte offset. */
+typedef struct nnn_io_src {
+	const char *path;
+	int64_t index;
+	uint64_t at;
+} nnn_io_src_t;
+
+/* A per-axis list of the io (window, stride, dilation, padding, shape):
+ * the values of a field or of a slice of it (list), or else `all` for
+ * every axis. */
+typedef struct nnn_io_ints {
+	bool list;
+	nnn_i32s_t v;
+	int64_t all;
+	int64_t base;     /* the field's element that v.v[0] is */
+	nnn_io_src_t src; /* the whole field */
+} nnn_io_ints_t;
+
+/* Elements [from, to) of a, counting from the end when negative (to_end:
+ * up to the end), as a list of the io. */
+static inline nnn_io_ints_t nnn_io_list(nnn_i32s_t a, int64_t from, bool to_end, int64_t to, const char *path,
+                                        uint64_t at)
+{
+	nnn_io_ints_t x = { .list = true, .src = { path, -1, at } };
+	from = from < 0 ? from + a.n : from;
+	to = to_end ? a.n : to < 0 ? to + a.n : to;
+	from = from < 0 ? 0 : from > a.n ? a.n : from;
+	to = to < from ? from : to > a.n ? a.n : to;
+	x.v.v = a.v ? a.v + from : NULL;
+	x.v.n = (int32_t)(to - from);
+	x.base = from;
+	return x;
+}
 
 typedef struct nnn_io {
 	nnn_io_kind_t kind;
-	int64_t inputs;        /* features: contracted size; spatial: channels */
-	int64_t outputs;       /* last-axis size of the output */
-	bool flatten;          /* features: reshape to [batch, -1] first */
-	nnn_i32s_t kernel;     /* spatial: the kernels tensor's dims [f, k1..kn, c] */
-	nnn_i32s_t pads;       /* spatial: [before1, after1, ...] */
-	uint64_t inputs_at;    /* offset of the field holding `inputs` */
-	const char *inputs_path; /* its path relative to the layer ("weights.dims") */
-	int64_t inputs_index;  /* the element of that array, or -1 for a scalar field */
+	nnn_io_src_t in_src; /* the field that takes the input, blamed when it does not fit */
+	int64_t inputs;      /* features: contracted size; window, elementwise: channels, -1 any */
+	int64_t outputs;     /* features, window: the output's last axis; -1: the input's */
+	bool flatten;        /* features: reshape to [batch, -1] first */
+	nnn_io_ints_t window, stride, dilation;
+	nnn_io_ints_t pads;  /* window: [before1, after1, ...]; v NULL: from pad_fn, or none */
+	nnn_pad_fn pad_fn;   /* window: the padding type's formulas, or NULL */
+	int64_t pad_type;
+	nnn_io_ints_t shape; /* reshape */
 	const nnn_layer_t *layer; /* plugin: the layer, whose type's infer gives shapes */
 } nnn_io_t;
 
-/* Checks that consecutive layers agree, and with an input shape infers every
- * output shape (into out_shapes when non-NULL, one per layer). */
-void nnn_rule_chain(nnn_vctx_t *v, const char *name, const nnn_io_t *io, int32_t n,
-                    const nnn_shape_t *input, nnn_shape_t *out_shapes);
+/* Applies io to n layers from `input` (NULL: partial shapes only). Every
+ * problem is reported through v under `name` ("layers"); out_shapes (exact
+ * shapes, rank 0 where not exact) and shapes (partial) may be NULL. */
+void nnn_rule_chain(nnn_vctx_t *v, const char *name, const nnn_io_t *io, int32_t n, const nnn_shape_t *input,
+                    nnn_shape_t *out_shapes, nnn_layer_shapes_t *shapes);
 
 /* ---- types provided by plugins (runtime/src/ext.c) ---- */
 
@@ -271,6 +319,8 @@ const struct nnn_host *nnn_host_table(void);
 nnn_status_t nnn_gen_decode(nnn_cur_t *c, nnn_model_t *r);
 nnn_status_t nnn_gen_encode(nnn_sink_t *w, const nnn_model_t *r);
 void nnn_gen_validate(nnn_vctx_t *v, const nnn_model_t *r, const nnn_shape_t *in, nnn_shape_t *out_shapes);
+/* The chain's shapes alone (nnn_model_shapes). */
+void nnn_gen_shapes(nnn_vctx_t *v, const nnn_model_t *r, const nnn_shape_t *in, nnn_layer_shapes_t *shapes);
 uint64_t nnn_gen_params(const nnn_model_t *r);
 uint64_t nnn_gen_size(const nnn_model_t *r);
 

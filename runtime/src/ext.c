@@ -137,9 +137,7 @@ void nnn_io_ext(nnn_ext_kind_t k, const void *owner, const nnn_ext_t *ext, nnn_i
 		return;
 	io->kind = NNN_IO_PLUGIN;
 	io->layer = owner;
-	io->inputs_path = "";
-	io->inputs_index = -1;
-	io->inputs_at = NNN_NO_OFFSET;
+	io->in_src = (nnn_io_src_t){ "", -1, NNN_NO_OFFSET };
 }
 
 nnn_status_t nnn_ext_infer(const nnn_io_t *io, const nnn_shape_t *in, nnn_shape_t *out, char *msg, size_t size)
@@ -147,5 +145,7 @@ nnn_status_t nnn_ext_infer(const nnn_io_t *io, const nnn_shape_t *in, nnn_shape_
 	const nnn_layer_t *L = io->layer;
 	const nnn_layer_type_t *t = as_layer(&L->body_ext);
 	msg[0] = '\0';
+	if (!t->infer) /* the loader requires it of a plugin's ID; never trust that here */
+		return NNN_E_PLUGIN;
 	return t->infer(L, L->body_ext.body, in, out, msg, size);
 }

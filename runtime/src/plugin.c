@@ -439,9 +439,10 @@ static nnn_status_t check_decl(nnn_decl_t *d)
 		if (seen_l[t->id])
 			return decl_fail(d, "validation", "layer ID %d is declared twice", t->id);
 		seen_l[t->id] = true;
-		if (!t->infer || !t->forward)
+		/* The schema's io gives the shapes of its own IDs; a plugin's ID needs infer. */
+		if ((!core && !t->infer) || !t->forward)
 			return decl_fail(d, "validation", "layer ID %d (%s) lacks %s", t->id, t->name,
-			                 !t->infer ? "infer" : "forward");
+			                 !t->forward ? "forward" : "infer (the schema does not define this ID, so only infer can give its shapes)");
 		if (core && codec)
 			return decl_fail(d, "validation",
 			                 "layer ID %d (%s) brings a codec, but the schema defines that ID: leave decode, "

@@ -41,8 +41,11 @@ struct nnn_plan {
 int64_t nnn_shape_numel(const nnn_shape_t *s)
 {
 	int64_t n = s->rank ? 1 : 0;
-	for (int32_t i = 0; i < s->rank; i++)
+	for (int32_t i = 0; i < s->rank; i++) {
+		if (s->dims[i] < 0 || (s->dims[i] && n > INT64_MAX / s->dims[i]))
+			return -1; /* not a shape, or over 2^63 - 1 elements */
 		n *= s->dims[i];
+	}
 	return n;
 }
 
@@ -118,9 +121,6 @@ nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_
 	nnn_status_t st;
 
 	*out = NULL;
-	st = nnn_model_validate(m, input, NULL, d);
-	if (st != NNN_OK)
-		return st;
 	p = calloc(1, sizeof *p);
 	if (!p)
 		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a plan");
@@ -134,7 +134,10 @@ nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_
 		nnn_plan_free(p);
 		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a plan of %d layers", (int)m->layer_count);
 	}
+	/* Every shape comes from the one shape engine, through the validator
+	 * (a plugin layer's from its infer): kernels only run them. */
 	p->shapes[0] = *input;
+	st = nnn_model_validate(m, input, p->shapes + 1, d);
 	for (int32_t i = 0; i < p->n && st == NNN_OK; i++) {
 		const nnn_layer_t *L = &m->layers[i];
 		step_t *s = &p->steps[i];
@@ -142,17 +145,18 @@ nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_
 		st = bind(ctx, L, i, s, d);
 		if (st != NNN_OK)
 			break;
-		if (s->type->infer(L, s->body, &p->shapes[i], &p->shapes[i + 1], msg, sizeof msg) != NNN_OK) {
-			char in[256];
-			st = layer_fail(d, NNN_E_INPUT_SHAPE, L, i, "cannot take input %s: %s",
-			                nnn_shape_format(&p->shapes[i], in, sizeof in), msg);
+		if (p->shapes[i + 1].rank < 1) {
+			st = layer_fail(d, NNN_E_INPUT_SHAPE, L, i, "its output shape is unknown: the schema gives this layer "
+			                "type no io and no plugin's infer gives one");
 			break;
 		}
 		int64_t n = nnn_shape_numel(&p->shapes[i + 1]);
 		if (n < 0 || (uint64_t)n > limit / sizeof(float)) {
 			char sh[256];
-			st = layer_fail(d, NNN_E_LIMIT, L, i, "its output %s needs %" PRId64 " bytes, over the limit of %" PRIu64,
-			                nnn_shape_format(&p->shapes[i + 1], sh, sizeof sh), n * 4, limit);
+			/* in floats: a byte count could overflow */
+			st = layer_fail(d, NNN_E_LIMIT, L, i, "its output %s holds %s%" PRId64 " floats of 4 bytes, over the limit of %"
+			                PRIu64 " bytes", nnn_shape_format(&p->shapes[i + 1], sh, sizeof sh),
+			                n < 0 ? "more than " : "", n < 0 ? INT64_MAX : n, limit);
 			break;
 		}
 		if (n > biggest && i + 1 < p->n)

@@ -32,7 +32,8 @@ NNN_NODISCARD nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t 
 /* Shape of layer i's output (i = -1: the input). Borrowed from the plan. */
 const nnn_shape_t *nnn_plan_shape(const nnn_plan_t *p, int32_t i);
 
-/* Element count of a shape (0 for rank 0). */
+/* Element count of a shape (0 for rank 0; -1 for a negative dim or over
+ * 2^63 - 1 elements). */
 int64_t nnn_shape_numel(const nnn_shape_t *s);
 
 /* Runs the model on x (numel of the input shape floats) into y (numel of

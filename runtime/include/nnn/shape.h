@@ -1,0 +1,55 @@
+/* nnn/shape.h: what a model does to shapes, layer by layer.
+ *
+ * One engine gives every shape nnnkit shows or checks (validate, build, map,
+ * graph, info, run): each layer type's `io` entry in the schema says how it
+ * maps its input shape to its output shape (dense features, N-D sliding
+ * windows with stride, dilation and padding, element-wise, flatten,
+ * reshape), and a plugin's layer type says it with its infer function.
+ * Shapes are batch-first and channels-last.
+ *
+ * Without an input shape the engine still says what each layer's own fields
+ * fix (a Dense layer's last axis, a Conv's rank and channels): a partial
+ * shape, where NNN_DIM_UNKNOWN marks what is not known.
+ */
+#ifndef NNN_SHAPE_H
+#define NNN_SHAPE_H
+
+#include <nnn/model.h>
+#include <nnn/status.h>
+
+#define NNN_DIM_UNKNOWN (-1)
+
+/* A shape as far as it is known. */
+typedef struct nnn_pshape {
+	int32_t rank;               /* NNN_DIM_UNKNOWN when the rank is unknown */
+	int64_t dims[NNN_MAX_RANK]; /* rank entries, NNN_DIM_UNKNOWN where unknown */
+	int64_t last;               /* the last axis (also when the rank is unknown), or NNN_DIM_UNKNOWN */
+} nnn_pshape_t;
+
+/* A layer's input, as the previous layer gives it and this layer narrows it,
+ * and its output. */
+typedef struct nnn_layer_shapes {
+	nnn_pshape_t in, out;
+} nnn_layer_shapes_t;
+
+/* Every layer's shapes (out: layer_count entries). With an input shape
+ * [batch, ..., features] they are exact up to the first layer that does not
+ * fit, and partial past it; with input NULL, partial. Every problem found
+ * (a layer that does not fit its input, a shape over 2^63 - 1 elements, a
+ * layer whose own fields disagree) goes to diags, with the layer's field
+ * path and byte offset; the return value is the first problem's code, or
+ * NNN_OK. The model's other rules are not checked: see nnn_model_validate. */
+NNN_NODISCARD nnn_status_t nnn_model_shapes(const nnn_model_t *m, const nnn_shape_t *input, nnn_layer_shapes_t *out,
+                                            nnn_diags_t *diags);
+
+/* Whether every dim of s is known. */
+bool nnn_pshape_exact(const nnn_pshape_t *s);
+
+/* An exact shape as a partial one. */
+nnn_pshape_t nnn_pshape_of(const nnn_shape_t *s);
+
+/* Formats s as "[?, 26, 26, 8]", or "[?, ..., 10]" / "[?, ...]" when the
+ * rank is unknown, into buf; returns buf. */
+char *nnn_pshape_format(const nnn_pshape_t *s, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,508 @@
+/* shape.c: the one shape engine. Generated code turns each layer's schema
+ * `io` entry into an nnn_io_t (the values of the fields it names); this file
+ * is the only place that knows what the io kinds do to a shape. The
+ * validator's chain rule, nnn_model_shapes and through them validate, build,
+ * map, graph, info and run all come here.
+ *
+ * A shape is followed partially known (nnn_pshape_t): with an input shape
+ * every dim is known until a layer does not fit; without one, each layer
+ * still fixes what its own fields say. Every product and sum is checked for
+ * 64-bit overflow.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <nnn/shape.h>
+#include <nnn/validate.h>
+
+#include "codec.h"
+
+#define UNK NNN_DIM_UNKNOWN
+
+bool nnn_pshape_exact(const nnn_pshape_t *s)
+{
+	if (s->rank < 1)
+		return false;
+	for (int32_t i = 0; i < s->rank; i++)
+		if (s->dims[i] < 0)
+			return false;
+	return true;
+}
+
+nnn_pshape_t nnn_pshape_of(const nnn_shape_t *s)
+{
+	nnn_pshape_t p = { .rank = s->rank, .last = s->rank > 0 ? s->dims[s->rank - 1] : UNK };
+	for (int32_t i = 0; i < s->rank && i < NNN_MAX_RANK; i++)
+		p.dims[i] = s->dims[i];
+	return p;
+}
+
+char *nnn_pshape_format(const nnn_pshape_t *s, char *buf, size_t size)
+{
+	size_t k = 0;
+	if (!size)
+		return buf;
+#define PUT(...) (k += k < size ? (size_t)snprintf(buf + k, size - k, __VA_ARGS__) : 0)
+	if (s->rank < 0) {
+		if (s->last >= 0)
+			PUT("[?, ..., %" PRId64 "]", s->last);
+		else
+			PUT("[?, ...]");
+		return buf;
+	}
+	PUT("[");
+	for (int32_t i = 0; i < s->rank && i < NNN_MAX_RANK; i++) {
+		if (s->dims[i] >= 0)
+			PUT("%s%" PRId64, i ? ", " : "", s->dims[i]);
+		else
+			PUT("%s?", i ? ", " : "");
+	}
+	PUT("]");
+#undef PUT
+	return buf;
+}
+
+/* ---- the chain ---- */
+
+typedef struct chain {
+	nnn_vctx_t *v;
+	const char *name;  /* the layers' field, "layers" */
+	int32_t i;         /* the layer at hand */
+	int32_t from;      /* the layer that made the incoming shape; -1: the input */
+	bool broken;       /* a layer did not fit: no shape past it is exact */
+	nnn_pshape_t s;    /* the shape at hand */
+} chain_t;
+
+static void problem(chain_t *c, const nnn_io_src_t *src, int64_t index, nnn_status_t code, const char *fmt, ...)
+	NNN_PRINTF(5, 6);
+
+/* Reports at layers[i].<src path>[index] (index -1: src's own element), as
+ * coming from the previous layer or the model's input. */
+static void problem(chain_t *c, const nnn_io_src_t *src, int64_t index, nnn_status_t code, const char *fmt, ...)
+{
+	char msg[NNN_MSG_MAX], rel[48];
+	va_list ap;
+	size_t mark = nnn_path_push(&c->v->path, c->name);
+	uint64_t at = src->at;
+	nnn_path_index(&c->v->path, c->i);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (src->path && src->path[0])
+		nnn_path_push(&c->v->path, src->path);
+	if (index < 0)
+		index = src->index;
+	if (index >= 0) {
+		nnn_path_index(&c->v->path, index);
+		if (at != NNN_NO_OFFSET)
+			at += 4 + 4 * (uint64_t)index; /* an int32 array: count, then elements */
+	}
+	if (code == NNN_E_CHAIN || code == NNN_E_INPUT_SHAPE) {
+		if (c->from >= 0)
+			snprintf(rel, sizeof rel, "layers[%d]", (int)c->from);
+		code = c->from < 0 ? NNN_E_INPUT_SHAPE : NNN_E_CHAIN;
+		nnn_v_problem(c->v, code, "", at, "%s (from %s)", msg, c->from < 0 ? "the model's input" : rel);
+	} else {
+		nnn_v_problem(c->v, code, "", at, "%s", msg);
+	}
+	nnn_path_pop(&c->v->path, mark);
+}
+
+/* After a layer that does not fit, shapes are partial: later layers are
+ * still checked against what earlier layers' own fields fix, so every
+ * disagreement is reported, but no shape past it is called exact. */
+static void misfit(chain_t *c)
+{
+	c->broken = true;
+}
+
+static bool mul_ok(int64_t a, int64_t b, int64_t *r)
+{
+	if (a < 0 || b < 0 || (b && a > INT64_MAX / b))
+		return false;
+	*r = a * b;
+	return true;
+}
+
+/* Product of dims [from, rank) (UNK if one is unknown, -2 on overflow);
+ * `known` gets the product of the known ones. */
+static int64_t product(const nnn_pshape_t *s, int32_t from, int64_t *known)
+{
+	int64_t p = 1, k = 1;
+	bool unknown = false;
+	for (int32_t d = from; d < s->rank; d++) {
+		if (s->dims[d] < 0) {
+			unknown = true;
+			continue;
+		}
+		if (!mul_ok(k, s->dims[d], &k))
+			return -2;
+	}
+	p = k;
+	if (known)
+		*known = k;
+	return unknown ? UNK : p;
+}
+
+static void set_rank_unknown(nnn_pshape_t *s, int64_t last)
+{
+	s->rank = UNK;
+	s->last = last;
+}
+
+/* Element j of a per-axis list. */
+static int64_t ints_at(const nnn_io_ints_t *x, int32_t j)
+{
+	return x->list ? x->v.v[j] : x->all;
+}
+
+static void features(chain_t *c, const nnn_io_t *io)
+{
+	nnn_pshape_t *s = &c->s;
+	if (io->inputs < 1 || io->outputs < 1) { /* the layer's own rules say why */
+		misfit(c);
+		set_rank_unknown(s, UNK);
+		return;
+	}
+	if (io->flatten) {
+		int64_t known, feat = s->rank >= 0 ? product(s, 1, &known) : UNK;
+		if (feat == -2) {
+			problem(c, &io->in_src, -1, NNN_E_INPUT_SHAPE, "the incoming shape flattens to more than 2^63 - 1 values");
+			misfit(c);
+		} else if (feat >= 0 && feat != io->inputs) {
+			problem(c, &io->in_src, -1, NNN_E_CHAIN,
+			        "found %" PRId64 " inputs, but the incoming shape flattens to %" PRId64, io->inputs, feat);
+			misfit(c);
+		} else if (feat < 0 && s->rank >= 0 && known > 0 && io->inputs % known) {
+			problem(c, &io->in_src, -1, NNN_E_CHAIN,
+			        "found %" PRId64 " inputs, expected a multiple of the %" PRId64 " values known of the shape it flattens",
+			        io->inputs, known);
+			misfit(c);
+		} else if (s->rank < 0 && s->last > 0 && io->inputs % s->last) {
+			problem(c, &io->in_src, -1, NNN_E_CHAIN,
+			        "found %" PRId64 " inputs, expected a multiple of the %" PRId64 " channels it flattens",
+			        io->inputs, s->last);
+			misfit(c);
+		}
+		int64_t batch = s->rank >= 1 ? s->dims[0] : UNK;
+		s->rank = 2;
+		s->dims[0] = batch;
+		s->dims[1] = s->last = io->outputs;
+		return;
+	}
+	if (s->last >= 0 && s->last != io->inputs) {
+		problem(c, &io->in_src, -1, NNN_E_CHAIN, "found %" PRId64 " inputs, but the incoming last axis has %" PRId64,
+		        io->inputs, s->last);
+		misfit(c);
+	}
+	if (s->rank >= 1)
+		s->dims[s->rank - 1] = io->outputs;
+	s->last = io->outputs;
+}
+
+/* Checks a per-axis list has one entry per axis, each >= min. */
+static bool axes_ok(chain_t *c, const char *what, const nnn_io_ints_t *x, int32_t n, int64_t min)
+{
+	if (x->list && x->v.n != n) {
+		problem(c, &x->src, -1, NNN_E_SHAPE, "found %d %s values, expected %d (one per spatial axis)", (int)x->v.n,
+		        what, (int)n);
+		return false;
+	}
+	for (int32_t j = 0; j < n; j++) {
+		int64_t e = ints_at(x, j);
+		if (e < min) {
+			problem(c, &x->src, x->list ? x->base + j : -1, NNN_E_SHAPE, "%s of axis %d is %" PRId64 ", expected >= %" PRId64,
+			        what, (int)j + 1, e, min);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Padding of axis j for an effective window k, from the explicit list or
+ * the padding type's formulas. */
+static bool padding(chain_t *c, const nnn_io_t *io, int32_t j, int64_t k, int64_t *before, int64_t *after)
+{
+	if (io->pads.list) {
+		*before = io->pads.v.v[2 * j];
+		*after = io->pads.v.v[2 * j + 1];
+	} else if (io->pad_fn) {
+		if (!io->pad_fn(io->pad_type, k, before, after))
+			return false; /* an unknown padding type: its enum reports it */
+	} else {
+		*before = *after = 0;
+	}
+	if (*before < 0 || *after < 0 || *before > INT32_MAX || *after > INT32_MAX) {
+		problem(c, io->pads.list ? &io->pads.src : &io->in_src, io->pads.list ? io->pads.base + 2 * j : -1, NNN_E_PADDING,
+		        "padding of axis %d is %" PRId64 " before and %" PRId64 " after, expected 0 to %d each", (int)j + 1,
+		        *before, *after, INT32_MAX);
+		return false;
+	}
+	return true;
+}
+
+static void window(chain_t *c, const nnn_io_t *io)
+{
+	nnn_pshape_t *s = &c->s;
+	int32_t n = io->window.v.n;
+	int64_t out_c = io->outputs >= 0 ? io->outputs : io->inputs >= 0 ? io->inputs : s->last;
+	bool ok = n >= 1 && n + 2 <= NNN_MAX_RANK && axes_ok(c, "window", &io->window, n, 1) &&
+	          axes_ok(c, "stride", &io->stride, n, 1) && axes_ok(c, "dilation", &io->dilation, n, 1);
+	if (ok && io->pads.list && io->pads.v.n != 2 * n) {
+		problem(c, &io->pads.src, -1, NNN_E_PADDING, "found %d padding dims, expected %d (before and after each axis)",
+		        (int)io->pads.v.n, (int)(2 * n));
+		ok = false;
+	}
+	if (!ok) { /* the window's own fields are broken: nothing is known past it */
+		misfit(c);
+		set_rank_unknown(s, io->outputs);
+		return;
+	}
+	if (s->rank >= 0 && s->rank != n + 2) {
+		problem(c, &io->window.src, -1, NNN_E_CHAIN,
+		        "a %d-D window needs rank %d input [batch, d1..d%d, channels], found rank %d", (int)n, (int)n + 2,
+		        (int)n, (int)s->rank);
+		misfit(c);
+	} else if (io->inputs >= 0 && s->last >= 0 && s->last != io->inputs) {
+		problem(c, &io->in_src, -1, NNN_E_CHAIN, "found %" PRId64 " channels, but the incoming last axis has %" PRId64,
+		        io->inputs, s->last);
+		misfit(c);
+	}
+	if (s->rank != n + 2) { /* the batch stays; the spatial axes are not known */
+		s->dims[0] = s->rank >= 1 ? s->dims[0] : UNK;
+		s->rank = n + 2;
+		for (int32_t d = 1; d < n + 1; d++)
+			s->dims[d] = UNK;
+	}
+	for (int32_t j = 0; j < n; j++) {
+		int64_t w = ints_at(&io->window, j), st = ints_at(&io->stride, j), dl = ints_at(&io->dilation, j);
+		int64_t k = dl * (w - 1) + 1, before, after, x = s->dims[1 + j];
+		if (!padding(c, io, j, k, &before, &after)) {
+			misfit(c);
+			s->dims[1 + j] = UNK;
+			continue;
+		}
+		if (x < 0) {
+			s->dims[1 + j] = UNK;
+			continue;
+		}
+		if (x > INT64_MAX - before - after) {
+			problem(c, &io->window.src, io->window.base + j, NNN_E_INPUT_SHAPE, "axis %d of size %" PRId64 " is too large to pad",
+			        (int)j + 1, x);
+			misfit(c);
+			s->dims[1 + j] = UNK;
+			continue;
+		}
+		if (x + before + after < k) {
+			problem(c, &io->window.src, io->window.base + j, NNN_E_CHAIN,
+			        "axis %d of size %" PRId64 " (padded by %" PRId64 " and %" PRId64 ") is smaller than %s %" PRId64,
+			        (int)j + 1, x, before, after, dl > 1 ? "the dilated window" : "window size", k);
+			misfit(c);
+			s->dims[1 + j] = UNK;
+			continue;
+		}
+		s->dims[1 + j] = (x + before + after - k) / st + 1;
+	}
+	s->dims[n + 1] = s->last = out_c;
+}
+
+static void elementwise(chain_t *c, const nnn_io_t *io)
+{
+	nnn_pshape_t *s = &c->s;
+	if (io->inputs >= 0 && s->last >= 0 && s->last != io->inputs) {
+		problem(c, &io->in_src, -1, NNN_E_CHAIN, "found %" PRId64 " channels, but the incoming last axis has %" PRId64,
+		        io->inputs, s->last);
+		misfit(c);
+	}
+	if (io->inputs >= 0) {
+		s->last = io->inputs;
+		if (s->rank >= 1)
+			s->dims[s->rank - 1] = io->inputs;
+	}
+}
+
+static void flatten(chain_t *c)
+{
+	nnn_pshape_t *s = &c->s;
+	int64_t batch = s->rank >= 1 ? s->dims[0] : UNK, p = s->rank >= 0 ? product(s, 1, NULL) : UNK;
+	if (p == -2) {
+		problem(c, &(nnn_io_src_t){ "", -1, NNN_NO_OFFSET }, -1, NNN_E_INPUT_SHAPE,
+		        "the incoming shape flattens to more than 2^63 - 1 values");
+		misfit(c);
+		p = UNK;
+	}
+	s->rank = 2;
+	s->dims[0] = batch;
+	s->dims[1] = s->last = p;
+}
+
+static void reshape(chain_t *c, const nnn_io_t *io)
+{
+	nnn_pshape_t *s = &c->s;
+	const nnn_i32s_t *sh = &io->shape.v;
+	int64_t batch = s->rank >= 1 ? s->dims[0] : UNK, in = s->rank >= 0 ? product(s, 1, NULL) : UNK, known = 1;
+	int32_t free_at = -1;
+	if (sh->n < 1 || sh->n + 1 > NNN_MAX_RANK) {
+		problem(c, &io->shape.src, -1, NNN_E_SHAPE, "found %d target dims, expected 1 to %d", (int)sh->n,
+		        NNN_MAX_RANK - 1);
+		misfit(c);
+		set_rank_unknown(s, UNK);
+		return;
+	}
+	for (int32_t j = 0; j < sh->n; j++) {
+		if (sh->v[j] == -1 && free_at < 0) {
+			free_at = j;
+		} else if (sh->v[j] < 1 || !mul_ok(known, sh->v[j], &known)) {
+			problem(c, &io->shape.src, io->shape.base + j, NNN_E_SHAPE, "target dim %" PRId64 ", expected >= 1 (or one -1)",
+			        (int64_t)sh->v[j]);
+			misfit(c);
+			set_rank_unknown(s, UNK);
+			return;
+		}
+	}
+	s->rank = sh->n + 1;
+	s->dims[0] = batch;
+	for (int32_t j = 0; j < sh->n; j++)
+		s->dims[1 + j] = sh->v[j];
+	if (in >= 0 && (free_at >= 0 ? in % known : in != known)) {
+		problem(c, &io->shape.src, -1, NNN_E_CHAIN, "%" PRId64 " values per item cannot be reshaped to %s%" PRId64,
+		        in, free_at >= 0 ? "a multiple of " : "", known);
+		misfit(c);
+		if (free_at >= 0)
+			s->dims[1 + free_at] = UNK;
+	} else if (free_at >= 0) {
+		s->dims[1 + free_at] = in >= 0 ? in / known : UNK;
+	}
+	s->last = s->dims[s->rank - 1];
+}
+
+static void plugin(chain_t *c, const nnn_io_t *io)
+{
+	char msg[NNN_MSG_MAX] = "";
+	nnn_shape_t in, out;
+	if (!nnn_pshape_exact(&c->s)) { /* a plugin's infer needs the whole shape */
+		set_rank_unknown(&c->s, UNK);
+		return;
+	}
+	in.rank = c->s.rank;
+	for (int32_t d = 0; d < in.rank; d++)
+		in.dims[d] = c->s.dims[d];
+	if (nnn_ext_infer(io, &in, &out, msg, sizeof msg) == NNN_OK && out.rank >= 1 && out.rank <= NNN_MAX_RANK) {
+		c->s = nnn_pshape_of(&out);
+		return;
+	}
+	problem(c, &io->in_src, -1, NNN_E_CHAIN, "%s", msg[0] ? msg : "the layer rejects its input shape");
+	misfit(c);
+	set_rank_unknown(&c->s, UNK);
+}
+
+/* Refuses an output of more than 2^63 - 1 elements (the batch included). */
+static void check_size(chain_t *c, const nnn_io_t *io)
+{
+	int64_t known;
+	if (c->s.rank >= 0 && product(&c->s, 0, &known) == -2) {
+		char sh[256];
+		problem(c, &io->in_src, -1, NNN_E_INPUT_SHAPE, "the output %s would have more than 2^63 - 1 elements",
+		        nnn_pshape_format(&c->s, sh, sizeof sh));
+		misfit(c);
+		set_rank_unknown(&c->s, c->s.last);
+	}
+}
+
+/* What a layer's own fields say of its input, added to what is known of
+ * it (for display: a Dense takes [?, ..., inputs]). */
+static void narrow_in(nnn_pshape_t *in, const nnn_io_t *io)
+{
+	int64_t last = io->kind == NNN_IO_FEATURES && !io->flatten ? io->inputs
+	             : io->kind == NNN_IO_WINDOW || io->kind == NNN_IO_ELEMENTWISE ? io->inputs : UNK;
+	if (io->kind == NNN_IO_WINDOW && in->rank < 0 && io->window.v.n >= 1 && io->window.v.n + 2 <= NNN_MAX_RANK) {
+		in->rank = io->window.v.n + 2;
+		for (int32_t d = 0; d < in->rank; d++)
+			in->dims[d] = UNK;
+		in->dims[in->rank - 1] = in->last;
+	}
+	if (last < 1 || in->last >= 0)
+		return;
+	in->last = last;
+	if (in->rank >= 1)
+		in->dims[in->rank - 1] = last;
+}
+
+void nnn_rule_chain(nnn_vctx_t *v, const char *name, const nnn_io_t *io, int32_t n, const nnn_shape_t *input,
+                    nnn_shape_t *out_shapes, nnn_layer_shapes_t *shapes)
+{
+	chain_t c = { .v = v, .name = name, .from = -1, .s = { .rank = UNK, .last = UNK } };
+	if (input) {
+		if (input->rank < 2 || input->rank > NNN_MAX_RANK) {
+			nnn_v_problem(v, NNN_E_INPUT_SHAPE, "", NNN_NO_OFFSET, "rank %d given, expected [batch, ..., features]",
+			              (int)input->rank);
+			c.broken = true;
+		} else {
+			c.s = nnn_pshape_of(input);
+			for (int32_t d = 0; d < input->rank; d++) {
+				if (input->dims[d] < 0) {
+					nnn_v_problem(v, NNN_E_INPUT_SHAPE, "", NNN_NO_OFFSET,
+					              "dim %d of the input shape is negative (%" PRId64 "), expected >= 0", (int)d,
+					              input->dims[d]);
+					c.broken = true;
+					c.s.dims[d] = UNK;
+				}
+			}
+		}
+	}
+	for (int32_t i = 0; i < n; i++) {
+		c.i = i;
+		if (shapes)
+			shapes[i].in = c.s;
+		switch (io[i].kind) {
+		case NNN_IO_FEATURES:
+			features(&c, &io[i]);
+			break;
+		case NNN_IO_WINDOW:
+			window(&c, &io[i]);
+			break;
+		case NNN_IO_ELEMENTWISE:
+			elementwise(&c, &io[i]);
+			break;
+		case NNN_IO_FLATTEN:
+			flatten(&c);
+			break;
+		case NNN_IO_RESHAPE:
+			reshape(&c, &io[i]);
+			break;
+		case NNN_IO_PLUGIN:
+			plugin(&c, &io[i]);
+			break;
+		case NNN_IO_UNKNOWN:
+			set_rank_unknown(&c.s, UNK);
+			c.broken = true;
+			break;
+		}
+		check_size(&c, &io[i]);
+		if (shapes) {
+			narrow_in(&shapes[i].in, &io[i]);
+			shapes[i].out = c.s;
+		}
+		if (out_shapes) {
+			/* exact only while every layer so far fitted */
+			bool exact = !c.broken && nnn_pshape_exact(&c.s);
+			out_shapes[i].rank = exact ? c.s.rank : 0;
+			for (int32_t d = 0; exact && d < c.s.rank; d++)
+				out_shapes[i].dims[d] = c.s.dims[d];
+		}
+		c.from = i;
+	}
+}
+
+nnn_status_t nnn_model_shapes(const nnn_model_t *m, const nnn_shape_t *input, nnn_layer_shapes_t *out,
+                              nnn_diags_t *diags)
+{
+	nnn_vctx_t v = { .diags = diags };
+	size_t first = diags ? diags->n : 0;
+	nnn_gen_shapes(&v, m, input, out);
+	if (!v.problems)
+		return NNN_OK;
+	return diags && diags->n > first ? diags->v[first].code : NNN_E_SHAPE;
+}
