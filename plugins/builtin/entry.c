@@ -1,5 +1,5 @@
 /* entry.c: the builtin plugin's descriptors and its one exported symbol.
- * Dense, Conv and the six activations are core-schema IDs: the host
+ * Every layer type and activation here is a core-schema ID: the host
  * decodes, encodes and validates them itself, so every codec field is
  * NULL/0 here and the plugin provides compute only. */
 #include "builtin.h"
@@ -30,6 +30,9 @@ static const nnn_layer_type_t conv_type = {
 	.forward = bi_conv_forward,
 };
 
+/* A new layer kernel adds its descriptor here (docs/growing-the-format.md). */
+static const nnn_layer_type_t *const layer_types[] = { &dense_type, &conv_type };
+
 #define ACT(ID, NAME, FN) { .size = sizeof(nnn_activation_type_t), .id = (ID), .name = (NAME), .forward = (FN) }
 static const nnn_activation_type_t act_types[] = {
 	ACT(NNN_ACTIVATION_ID_LINEAR, "linear", bi_linear),
@@ -48,8 +51,9 @@ NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t 
 		return NNN_E_PLUGIN; /* not a host table this plugin can use */
 	if ((st = h->declare(d, &info)) != NNN_OK)
 		return st;
-	if ((st = h->add_layer(d, &dense_type)) != NNN_OK || (st = h->add_layer(d, &conv_type)) != NNN_OK)
-		return st;
+	for (size_t i = 0; i < sizeof layer_types / sizeof layer_types[0]; i++)
+		if ((st = h->add_layer(d, layer_types[i])) != NNN_OK)
+			return st;
 	for (size_t i = 0; i < sizeof act_types / sizeof act_types[0]; i++)
 		if ((st = h->add_activation(d, &act_types[i])) != NNN_OK)
 			return st;
