@@ -27,6 +27,8 @@ GEN_LUA := $(wildcard gen/*.lua)
 GEN_C   := $(O)/gen/schema_gen.c
 GEN_H   := $(O)/gen/nnn/schema_gen.h
 DOC     := docs/format.md
+# The schema language reference, rendered from gen/schema_lang.lua.
+LANG_DOC := docs/schema-language.md
 
 LIB_SRC := $(wildcard runtime/src/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o) $(O)/obj/gen/schema_gen.o
@@ -55,7 +57,7 @@ EXAMPLE := $(O)/example.nnn
 	conformance
 .DEFAULT_GOAL := all
 
-all: $(NNNKIT) $(LIB_SO) $(DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1
+all: $(NNNKIT) $(LIB_SO) $(DOC) $(LANG_DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1
 
 # Installs the Debian packages the build and tests need, when missing.
 deps:
@@ -65,18 +67,19 @@ deps:
 $(O)/gen/.stamp: $(SCHEMA) $(GEN_LUA) | deps
 	@mkdir -p $(O)/gen/nnn
 	@echo "  GEN    $@"
-	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(GEN_C) --h $(GEN_H) --doc $(DOC)
+	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(GEN_C) --h $(GEN_H) --doc $(DOC) --lang-doc $(LANG_DOC)
 	@touch $@
-$(GEN_C) $(GEN_H) $(DOC): $(O)/gen/.stamp
+$(GEN_C) $(GEN_H) $(DOC) $(LANG_DOC): $(O)/gen/.stamp
 
 check-gen: $(O)/gen/.stamp
 	@mkdir -p $(O)/regen/nnn
 	@echo "  GEN    $@"
 	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(O)/regen/schema_gen.c --h $(O)/regen/nnn/schema_gen.h \
-		--doc $(O)/regen/format.md
+		--doc $(O)/regen/format.md --lang-doc $(O)/regen/schema-language.md
 	cmp $(GEN_C) $(O)/regen/schema_gen.c
 	cmp $(GEN_H) $(O)/regen/nnn/schema_gen.h
 	cmp $(DOC) $(O)/regen/format.md
+	cmp $(LANG_DOC) $(O)/regen/schema-language.md
 	@echo "check-gen: generated files are byte-identical"
 
 # ---- objects ----

@@ -59,6 +59,19 @@ local function is_finite_bits(bits)
 end
 M.is_finite_bits = is_finite_bits
 
+-- Whether number x satisfies a range rule, as nnn_rule_bounds decides: an
+-- absent bound is no limit, an open one excludes its own value, NaN fails.
+function M.in_range(rule, x)
+  if x ~= x then return false end
+  if rule.min ~= nil and not ((rule.min_open and x > rule.min) or (not rule.min_open and x >= rule.min)) then
+    return false
+  end
+  if rule.max ~= nil and not ((rule.max_open and x < rule.max) or (not rule.max_open and x <= rule.max)) then
+    return false
+  end
+  return true
+end
+
 -- Whether a * b (a < 2^64 as an unsigned bit pattern, 0 < b < 2^31) needs more
 -- than 64 bits.
 local function mul_overflows_u64(a, b)
@@ -561,8 +574,7 @@ local function run_rule(v, r, p, rule)
   elseif k == "range" then
     local x, at = M.ref_get(rule.ref, r, p)
     if rule.ref.field.prim.kind == "float" then x = M.f32_of_bits(x) end
-    local ok = x >= rule.min and (rule.max_open and x < rule.max or (not rule.max_open and x <= rule.max))
-    if not ok then vproblem(v, "E_RANGE", rule.ref.text, at) end
+    if not M.in_range(rule, x) then vproblem(v, "E_RANGE", rule.ref.text, at) end
   elseif k == "finite" then
     local x, at = M.ref_get(rule.ref, r, p)
     if not is_finite_bits(x) then vproblem(v, "E_RANGE", rule.ref.text, at) end

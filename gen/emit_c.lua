@@ -1,6 +1,8 @@
 -- emit_c: the C types, decoder, encoder and validator of a checked schema.
 -- Every function here returns a string; nothing is printed.
 
+local lang = require("schema_lang")
+
 local M = {}
 
 -- How generated code reaches the cursor, sink and validation context: the
@@ -172,17 +174,20 @@ local function bind_refs(r, t)
   end
 end
 
+-- Every resolved reference of a rule or io: the parameters and keys the
+-- language table lists (schema_check stores them as rule.ref, rule.<p>_ref,
+-- io.<key>_ref), and the references of a dims pattern.
 local function bind_all(s)
   for _, r in ipairs(s.records) do
     for _, rule in ipairs(r.rules or {}) do
-      for _, key in ipairs({ "ref", "dims_ref", "data_ref", "type_ref", "kernels_ref" }) do
-        bind_refs(r, rule[key])
+      for _, p in ipairs(lang.rule[rule.kind].params) do
+        bind_refs(r, rule[p.name == "field" and "ref" or p.name .. "_ref"])
       end
       for _, p in ipairs(rule.pat or {}) do bind_refs(r, p.ref) end
     end
     if r.io then
-      for _, key in ipairs({ "outputs_ref", "inputs_ref", "flatten_ref", "kernels_ref", "pads_ref" }) do
-        bind_refs(r, r.io[key])
+      for key, x in pairs(r.io) do
+        if type(key) == "string" and key:find("_ref$") then bind_refs(r, x) end
       end
     end
   end
@@ -650,8 +655,13 @@ local function emit_rule(w, r, rule)
     w("\tnnn_rule_min(v, %s, %s, %d, %s);", cstr(rule.ref.text), e, rule.value, at)
   elseif k == "range" then
     local e, at = ref_expr(rule.ref)
-    w("\tnnn_rule_range(v, %s, %s, %s, %s, %s, %s);", cstr(rule.ref.text), e,
-      string.format("%.17g", rule.min), string.format("%.17g", rule.max), tostring(rule.max_open == true), at)
+    local flags = {}
+    if rule.min ~= nil then flags[#flags + 1] = "NNN_BOUND_MIN" end
+    if rule.min_open then flags[#flags + 1] = "NNN_BOUND_MIN_OPEN" end
+    if rule.max ~= nil then flags[#flags + 1] = "NNN_BOUND_MAX" end
+    if rule.max_open then flags[#flags + 1] = "NNN_BOUND_MAX_OPEN" end
+    w("\tnnn_rule_bounds(v, %s, %s, %s, %s, %s, %s);", cstr(rule.ref.text), e,
+      string.format("%.17g", rule.min or 0), string.format("%.17g", rule.max or 0), table.concat(flags, " | "), at)
   elseif k == "finite" then
     local e, at = ref_expr(rule.ref)
     w("\tnnn_rule_finite(v, %s, %s, %s);", cstr(rule.ref.text), e, at)
@@ -1050,7 +1060,7 @@ local function plugin_parts(s)
   for _, r in ipairs(own) do visit(r) end
   for _, r in ipairs(own) do
     for _, rule in ipairs(r.rules or {}) do
-      if rule.kind ~= "min" and rule.kind ~= "range" and rule.kind ~= "finite" and rule.kind ~= "dims" then
+      if not lang.rule[rule.kind].plugin then
         error(string.format('schema error: records "%s": rule kind "%s" is not available to plugins', r.name, rule.kind), 0)
       end
       local refs = { rule.ref }
@@ -1130,7 +1140,7 @@ end
 local HOST_CALLS = {
   "rd_u8", "rd_i32", "rd_u64", "rd_f32", "rd_bool", "rd_string", "rd_i32_array", "rd_f32_array",
   "rule_dims_product", "wr_u8", "wr_i32", "wr_u64", "wr_f32", "wr_bool", "wr_string", "wr_i32_array",
-  "wr_f32_array", "rule_min", "rule_range", "rule_finite", "rule_dims", "v_problem",
+  "wr_f32_array", "rule_min", "rule_bounds", "rule_finite", "rule_dims", "v_problem",
 }
 
 local function emit_plugin_format(w, r)

@@ -15,7 +15,8 @@
 -- file and edit it, e.g. table.insert(s.records, i, { ... }). Nothing else
 -- (io, os, require, load) is available.
 --
--- Vocabulary (see docs/format.md for the rendered reference):
+-- Vocabulary (every key and kind: docs/schema-language.md; the format they
+-- describe, rendered: docs/format.md):
 --   primitives  fixed-width scalars and length-prefixed sequences.
 --   enums       named integer values stored as a primitive. An enum value may
 --               name a record (`record = ...`): that record's fields are the
