@@ -31,6 +31,8 @@ GEN_LUA := $(wildcard gen/*.lua)
 GEN_C   := $(O)/gen/schema_gen.c
 GEN_H   := $(O)/gen/nnn/schema_gen.h
 DOC     := $(DOCDIR)/format.md
+# The schema language reference, rendered from gen/schema_lang.lua.
+LANG_DOC := $(DOCDIR)/schema-language.md
 
 LIB_SRC := $(wildcard runtime/src/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o) $(O)/obj/gen/schema_gen.o
@@ -59,7 +61,7 @@ EXAMPLE := $(O)/example.nnn
 	conformance
 .DEFAULT_GOAL := all
 
-all: $(NNNKIT) $(LIB_SO) $(DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1
+all: $(NNNKIT) $(LIB_SO) $(DOC) $(LANG_DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1
 
 # Installs the Debian packages the build and tests need, when missing.
 deps:
@@ -74,19 +76,20 @@ deps:
 $(O)/gen/.stamp: $(SCHEMA) $(GEN_LUA) | deps
 	@mkdir -p $(O)/gen/nnn $(DOCDIR)
 	@echo "  GEN    $@"
-	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(GEN_C) --h $(GEN_H) --doc $(DOC)
+	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(GEN_C) --h $(GEN_H) --doc $(DOC) --lang-doc $(LANG_DOC)
 	@touch $@
-$(GEN_C) $(GEN_H) $(DOC): $(O)/gen/.stamp
+$(GEN_C) $(GEN_H) $(DOC) $(LANG_DOC): $(O)/gen/.stamp
 	@:
 
 check-gen: $(O)/gen/.stamp
 	@mkdir -p $(O)/regen/nnn
 	@echo "  GEN    $@"
 	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(O)/regen/schema_gen.c --h $(O)/regen/nnn/schema_gen.h \
-		--doc $(O)/regen/format.md
+		--doc $(O)/regen/format.md --lang-doc $(O)/regen/schema-language.md
 	cmp $(GEN_C) $(O)/regen/schema_gen.c
 	cmp $(GEN_H) $(O)/regen/nnn/schema_gen.h
 	cmp $(DOC) $(O)/regen/format.md
+	cmp $(LANG_DOC) $(O)/regen/schema-language.md
 	@echo "check-gen: generated files are byte-identical"
 
 # ---- objects ----
@@ -187,7 +190,7 @@ FIX_oldabi := -DFIX_OLD_ABI -DFIX_LAYER=7
 FIX_badrecord := -DFIX_RECORD -DFIX_LAYER=7
 FIX_corerecord := -DFIX_CORE_RECORD
 FIXTURE_SO := $(FIXTURES:%=$(O)/fixtures/%.so)
-$(O)/fixtures/%.so: tests/plugins/fixture.c $(GEN_H)
+$(O)/fixtures/%.so: tests/plugins/fixture.c $(GEN_H) $(wildcard runtime/include/nnn/*.h)
 	@mkdir -p $(@D)/dep
 	@if [ $* = missingdep ]; then \
 		echo 'int fixdep_value(void); int fixdep_value(void) { return 5; }' > $(@D)/dep/fixdep.c && \
@@ -199,7 +202,7 @@ $(O)/fixtures/%.so: tests/plugins/fixture.c $(GEN_H)
 	@if [ $* = missingdep ]; then rm -f $(@D)/dep/libfixdep.so; fi
 
 # A decoder that skips one check, for the conformance runner to catch.
-$(O)/lenient: tests/tools/lenient.c $(LIB_A) $(GEN_H)
+$(O)/lenient: tests/tools/lenient.c $(LIB_A) $(GEN_H) $(wildcard runtime/include/nnn/*.h runtime/src/*.h)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 

@@ -59,6 +59,19 @@ local function is_finite_bits(bits)
 end
 M.is_finite_bits = is_finite_bits
 
+-- Whether number x satisfies a range rule, as nnn_rule_bounds decides: an
+-- absent bound is no limit, an open one excludes its own value, NaN fails.
+function M.in_range(rule, x)
+  if x ~= x then return false end
+  if rule.min ~= nil and not ((rule.min_open and x > rule.min) or (not rule.min_open and x >= rule.min)) then
+    return false
+  end
+  if rule.max ~= nil and not ((rule.max_open and x < rule.max) or (not rule.max_open and x <= rule.max)) then
+    return false
+  end
+  return true
+end
+
 -- Whether a * b (a < 2^64 as an unsigned bit pattern, 0 < b < 2^31) needs more
 -- than 64 bits.
 local function mul_overflows_u64(a, b)
@@ -467,6 +480,24 @@ local function with_index(v, i, fn)
   v.path = saved
 end
 
+-- A list key of an io (window, stride, padding, shape): the values of an
+-- i32_array field or of a slice of it, as runtime/src/codec.h's nnn_io_list.
+local function io_list(x, body, e)
+  local arr = ref_array(x, body, e)
+  local n = #arr
+  local from, to = 0, n
+  if x.slice then
+    from = x.slice.from or 0
+    if from < 0 then from = from + n end
+    to = x.slice.to == nil and n or (x.slice.to < 0 and x.slice.to + n or x.slice.to)
+  end
+  from = math.max(0, math.min(from, n))
+  to = math.max(from, math.min(to, n))
+  local t = {}
+  for i = from + 1, to do t[#t + 1] = arr[i] end
+  return t
+end
+
 -- The io of one element of a chained array: how its variant record maps
 -- shapes (nnn_io_t), from the record's `io`, or "plugin" / "unknown".
 function M.io_of(e)
@@ -478,30 +509,41 @@ function M.io_of(e)
   if v.plugin then return { kind = "plugin" } end
   if not (v.rec and v.rec.io) then return { kind = "unknown" } end
   local io, body = v.rec.io, e[vf.name]
-  local t = { kind = io.kind }
-  local ir = io.inputs_ref
-  t.inputs, t.inputs_at = M.ref_get(ir, body, e)
-  t.inputs_path = ir.text:gsub("%[%-?%d+%]$", "")
-  t.inputs_index = -1
-  if ir.index then
-    local arr = ref_array(ir, body, e)
-    t.inputs_index = ir.index < 0 and ir.index + #arr or ir.index
+  local kind = io.kind
+  local t = { kind = kind, inputs = -1, outputs = -1 }
+  local taker = kind == "features" and io.inputs_ref or io.channels_ref or io.window_ref or io.shape_ref
+  if kind == "features" then t.inputs = M.ref_get(io.inputs_ref, body, e)
+  elseif io.channels_ref then t.inputs = M.ref_get(io.channels_ref, body, e) end
+  if taker then
+    t.inputs_at = select(2, M.ref_get(taker, body, e))
+    t.inputs_path = taker.text:gsub("%[[^%]]*%]$", "")
+    t.inputs_index = -1
+    if taker.index then
+      local arr = ref_array(taker, body, e)
+      t.inputs_index = taker.index < 0 and taker.index + #arr or taker.index
+    end
   end
-  t.outputs = M.ref_get(io.outputs_ref, body, e)
-  if io.kind == "features" then
-    t.flatten = M.ref_get(io.flatten_ref, body, e) ~= 0
-  else
-    t.kernel = M.ref_get(io.kernels_ref, body, e)
-    t.pads = M.ref_get(io.pads_ref, body, e)
+  if io.outputs_ref then t.outputs = M.ref_get(io.outputs_ref, body, e) end
+  if kind == "features" then
+    t.flatten = io.flatten_ref ~= nil and M.ref_get(io.flatten_ref, body, e) ~= 0
+  elseif kind == "window" then
+    t.window = io_list(io.window_ref, body, e)
+    local _, wat = M.ref_get({ owner = io.window_ref.owner, chain = io.window_ref.chain, field = io.window_ref.field },
+      body, e)
+    t.window_path, t.window_at = io.window_ref.text:gsub("%[[^%]]*%]$", ""), wat
+  elseif kind == "reshape" then
+    t.shape = io_list(io.shape_ref, body, e)
   end
   return t
 end
 
--- One step of the chain without an input shape (nnn_rule_chain with
--- input NULL): st = { last, rank, from }. Returns whether io fits st, then
--- moves st past the element.
+-- One step of the chain without an input shape (nnn_rule_chain with input
+-- NULL, runtime/src/shape.c): st = { last, rank, from }, rank counting the
+-- axes between batch and last (-1 unknown). Returns whether io fits st (and
+-- when not, "window" if the window's rank is what does not fit), then moves
+-- st past the element.
 function M.chain_step(io, st)
-  local ok = true
+  local ok, blame = true, nil
   if io.kind == "features" then
     if st.last >= 0 then
       if io.flatten and st.rank ~= 0 then
@@ -512,21 +554,27 @@ function M.chain_step(io, st)
     end
     st.last = io.outputs
     st.rank = io.flatten and 0 or st.rank
-  elseif io.kind == "spatial" then
-    local n = #io.kernel - 2
-    if st.last >= 0 then
-      if io.inputs ~= st.last then
-        ok = false
-      elseif st.rank >= 0 and st.rank ~= n then
-        ok = false
-      end
+  elseif io.kind == "window" then
+    local n = #io.window
+    if st.rank >= 0 and st.rank ~= n then
+      ok, blame = false, "window"
+    elseif io.inputs >= 0 and st.last >= 0 and io.inputs ~= st.last then
+      ok = false
     end
-    st.last = io.outputs
+    st.last = io.outputs >= 0 and io.outputs or io.inputs >= 0 and io.inputs or st.last
     st.rank = n
+  elseif io.kind == "elementwise" then
+    if io.inputs >= 0 and st.last >= 0 and io.inputs ~= st.last then ok = false end
+    if io.inputs >= 0 then st.last = io.inputs end
+  elseif io.kind == "flatten" then
+    st.last, st.rank = -1, 0
+  elseif io.kind == "reshape" then
+    st.last = io.shape[#io.shape] or -1
+    st.rank = #io.shape - 1
   else
     st.last, st.rank = -1, -1
   end
-  return ok
+  return ok, blame
 end
 
 local function params_of(r)
@@ -561,8 +609,7 @@ local function run_rule(v, r, p, rule)
   elseif k == "range" then
     local x, at = M.ref_get(rule.ref, r, p)
     if rule.ref.field.prim.kind == "float" then x = M.f32_of_bits(x) end
-    local ok = x >= rule.min and (rule.max_open and x < rule.max or (not rule.max_open and x <= rule.max))
-    if not ok then vproblem(v, "E_RANGE", rule.ref.text, at) end
+    if not M.in_range(rule, x) then vproblem(v, "E_RANGE", rule.ref.text, at) end
   elseif k == "finite" then
     local x, at = M.ref_get(rule.ref, r, p)
     if not is_finite_bits(x) then vproblem(v, "E_RANGE", rule.ref.text, at) end
@@ -657,7 +704,14 @@ function validate_record(v, r, p)
       if chain then
         local st = { last = -1, rank = -1 }
         for i, io in ipairs(ios) do
-          if not M.chain_step(io, st) then
+          local fits, blame = M.chain_step(io, st)
+          if not fits and blame == "window" then
+            with(v, f.name, function()
+              with_index(v, i - 1, function()
+                with(v, io.window_path, function() vproblem(v, "E_CHAIN", "", io.window_at) end)
+              end)
+            end)
+          elseif not fits then
             with(v, f.name, function()
               with_index(v, i - 1, function()
                 with(v, io.inputs_path, function()

@@ -1,6 +1,8 @@
 -- emit_c: the C types, decoder, encoder and validator of a checked schema.
 -- Every function here returns a string; nothing is printed.
 
+local lang = require("schema_lang")
+
 local M = {}
 
 -- How generated code reaches the cursor, sink and validation context: the
@@ -172,19 +174,21 @@ local function bind_refs(r, t)
   end
 end
 
+-- Every resolved reference of a rule or io: the parameters and keys the
+-- language table lists (schema_check stores them as rule.ref, rule.<p>_ref,
+-- io.<key>_ref), and the references of a dims pattern.
 local function bind_all(s)
   for _, r in ipairs(s.records) do
     for _, rule in ipairs(r.rules or {}) do
-      for _, key in ipairs({ "ref", "dims_ref", "data_ref", "type_ref", "kernels_ref" }) do
-        bind_refs(r, rule[key])
+      for _, p in ipairs(lang.rule[rule.kind].params) do
+        bind_refs(r, rule[p.name == "field" and "ref" or p.name .. "_ref"])
       end
       for _, p in ipairs(rule.pat or {}) do bind_refs(r, p.ref) end
     end
     if r.io then
-      local keys = {}
-      for key in pairs(r.io) do if type(key) == "string" and key:match("_ref$") then keys[#keys + 1] = key end end
-      table.sort(keys)
-      for _, key in ipairs(keys) do bind_refs(r, r.io[key]) end
+      for key, x in pairs(r.io) do
+        if type(key) == "string" and key:find("_ref$") then bind_refs(r, x) end
+      end
     end
   end
 end
@@ -652,8 +656,13 @@ local function emit_rule(w, r, rule)
     w("\tnnn_rule_min(v, %s, %s, %d, %s);", cstr(rule.ref.text), e, rule.value, at)
   elseif k == "range" then
     local e, at = ref_expr(rule.ref)
-    w("\tnnn_rule_range(v, %s, %s, %s, %s, %s, %s);", cstr(rule.ref.text), e,
-      string.format("%.17g", rule.min), string.format("%.17g", rule.max), tostring(rule.max_open == true), at)
+    local flags = {}
+    if rule.min ~= nil then flags[#flags + 1] = "NNN_BOUND_MIN" end
+    if rule.min_open then flags[#flags + 1] = "NNN_BOUND_MIN_OPEN" end
+    if rule.max ~= nil then flags[#flags + 1] = "NNN_BOUND_MAX" end
+    if rule.max_open then flags[#flags + 1] = "NNN_BOUND_MAX_OPEN" end
+    w("\tnnn_rule_bounds(v, %s, %s, %s, %s, %s, %s);", cstr(rule.ref.text), e,
+      string.format("%.17g", rule.min or 0), string.format("%.17g", rule.max or 0), table.concat(flags, " | "), at)
   elseif k == "finite" then
     local e, at = ref_expr(rule.ref)
     w("\tnnn_rule_finite(v, %s, %s, %s);", cstr(rule.ref.text), e, at)
@@ -694,7 +703,7 @@ end
 -- runtime/src/shape.c applies it. Each io key names a field (or an element
 -- or a slice of one); `ex` turns a reference into its C expression.
 local IO_KIND_CONST = {
-  features = "NNN_IO_FEATURES", window = "NNN_IO_WINDOW", spatial = "NNN_IO_WINDOW",
+  features = "NNN_IO_FEATURES", window = "NNN_IO_WINDOW",
   elementwise = "NNN_IO_ELEMENTWISE", flatten = "NNN_IO_FLATTEN", reshape = "NNN_IO_RESHAPE",
 }
 
@@ -717,7 +726,7 @@ local function io_lines(io, ex)
   local function list(x)
     local arr, at = whole(x)
     local from, to = 0, nil
-    if x.slice then from, to = x.slice[1] or 0, x.slice[2] end
+    if x.slice then from, to = x.slice.from or 0, x.slice.to end
     return string.format("nnn_io_list(%s, %d, %s, %d, %s, %s)", arr, from, to == nil and "true" or "false", to or 0,
       path(x), at)
   end
@@ -734,18 +743,14 @@ local function io_lines(io, ex)
   end
   local k = io.kind
   add("io->kind = %s;", IO_KIND_CONST[k])
-  if k == "spatial" then -- today's Conv entry: the window is the kernels' [1:-1]
-    io.channels_ref = io.channels_ref or io.inputs_ref
-    io.window_ref = io.window_ref or setmetatable({ slice = { 1, -1 } }, { __index = io.kernels_ref })
-    io.padding_ref = io.padding_ref or io.pads_ref
-  end
-  local taker = io.inputs_ref and k == "features" and io.inputs_ref or io.channels_ref or io.window_ref or io.shape_ref
+  -- the key blamed when the input does not fit
+  local taker = k == "features" and io.inputs_ref or io.channels_ref or io.window_ref or io.shape_ref
   add("io->inputs = %s;", k == "features" and (ex(io.inputs_ref)) or io.channels_ref and (ex(io.channels_ref)) or "-1")
   add("io->in_src = %s;", taker and src(taker) or "(nnn_io_src_t){ \"\", -1, NNN_NO_OFFSET }")
   add("io->outputs = %s;", io.outputs_ref and (ex(io.outputs_ref)) or "-1")
   if k == "features" then
     add("io->flatten = %s;", io.flatten_ref and (ex(io.flatten_ref)) or "false")
-  elseif k == "window" or k == "spatial" then
+  elseif k == "window" then
     add("io->window = %s;", list(io.window_ref))
     per_axis("stride", io.stride_ref, 1)
     per_axis("dilation", io.dilation_ref, 1)
@@ -1132,7 +1137,7 @@ local function plugin_parts(s)
   for _, r in ipairs(own) do visit(r) end
   for _, r in ipairs(own) do
     for _, rule in ipairs(r.rules or {}) do
-      if rule.kind ~= "min" and rule.kind ~= "range" and rule.kind ~= "finite" and rule.kind ~= "dims" then
+      if not lang.rule[rule.kind].plugin then
         error(string.format('schema error: records "%s": rule kind "%s" is not available to plugins', r.name, rule.kind), 0)
       end
       local refs = { rule.ref }
@@ -1212,7 +1217,7 @@ end
 local HOST_CALLS = {
   "rd_u8", "rd_i32", "rd_u64", "rd_f32", "rd_bool", "rd_string", "rd_i32_array", "rd_f32_array",
   "rule_dims_product", "wr_u8", "wr_i32", "wr_u64", "wr_f32", "wr_bool", "wr_string", "wr_i32_array",
-  "wr_f32_array", "rule_min", "rule_range", "rule_finite", "rule_dims", "v_problem",
+  "wr_f32_array", "rule_min", "rule_bounds", "rule_finite", "rule_dims", "v_problem",
 }
 
 local function emit_plugin_format(w, r)

@@ -112,14 +112,25 @@ local function float_ok(rec, f, b)
   for _, rule in ipairs(rec.rules or {}) do
     if rule.ref and rule.ref.field == f and #rule.ref.chain == 1 then
       if rule.kind == "finite" and not ref.is_finite_bits(b) then return false end
-      if rule.kind == "range" then
-        local x = ref.f32_of_bits(b)
-        local ok = x >= rule.min and (rule.max_open and x < rule.max or (not rule.max_open and x <= rule.max))
-        if not ok then return false end
-      end
+      if rule.kind == "range" and not ref.in_range(rule, ref.f32_of_bits(b)) then return false end
     end
   end
   return true
+end
+
+-- The lowest and highest int a range rule allows (nil: no bound).
+local function int_bounds(rule)
+  local lo, hi
+  if rule.min ~= nil then lo = rule.min_open and math.floor(rule.min) + 1 or math.ceil(rule.min) end
+  if rule.max ~= nil then hi = rule.max_open and math.ceil(rule.max) - 1 or math.floor(rule.max) end
+  return lo, hi
+end
+
+-- The float bits next to finite bits b, toward +inf (dir 1) or -inf (-1).
+local function f32_next(b, dir)
+  if b == 0 or b == 0x80000000 then return dir > 0 and 0x00000001 or 0x80000001 end
+  local neg = b >= 0x80000000
+  return (neg == (dir > 0)) and b - 1 or b + 1
 end
 
 local function int_default(rec, f, o)
@@ -129,9 +140,9 @@ local function int_default(rec, f, o)
   for _, rule in ipairs(rec.rules or {}) do
     if rule.ref and rule.ref.field == f and #rule.ref.chain == 1 and not rule.ref.index then
       if rule.kind == "min" and v < rule.value then v = rule.value end
-      if rule.kind == "range" then
-        if v < rule.min then v = math.ceil(rule.min) end
-        if v > rule.max or (rule.max_open and v >= rule.max) then v = math.floor(rule.min) end
+      if rule.kind == "range" and not ref.in_range(rule, v) then
+        local lo, hi = int_bounds(rule)
+        v = lo or hi
       end
     end
   end
@@ -143,7 +154,11 @@ local function float_default(rec, f, o)
   if v then return v end
   if float_ok(rec, f, F.tenth) then return F.tenth end
   for _, rule in ipairs(rec.rules or {}) do
-    if rule.kind == "range" and rule.ref.field == f then return bits((rule.min + rule.max) / 2) end
+    if rule.kind == "range" and rule.ref.field == f then
+      local lo, hi = rule.min, rule.max
+      local b = bits(lo and hi and (lo + hi) / 2 or lo and lo + 1 or hi - 1)
+      if float_ok(rec, f, b) then return b end
+    end
   end
   return F.zero
 end
@@ -255,12 +270,15 @@ function M.solve(ctx, e)
   local io = v and not v.plugin and v.rec and v.rec.io
   local inc = o.incoming or { last = -1, rank = -1 }
   local rank = o.rank or 2
-  if io and io.kind == "spatial" and inc.rank >= 1 and inc.last >= 0 then rank = inc.rank end
-  if io and inc.last >= 0 then
-    local ir = io.inputs_ref
+  local windowed = io and io.kind == "window"
+  if windowed and inc.rank >= 1 and inc.last >= 0 then rank = inc.rank end
+  -- the io key that takes the input (a window without channels takes any)
+  local ir = io and (io.kind == "features" and io.inputs_ref or io.channels_ref)
+  if ir and inc.last >= 0 then
     local base, name = ref_slot(ir, e[vf.name], e)
     local want = inc.last
-    if io.kind == "features" and ref.ref_get(io.flatten_ref, e[vf.name], e) ~= 0 and inc.rank ~= 0 then
+    if io.kind == "features" and io.flatten_ref and ref.ref_get(io.flatten_ref, e[vf.name], e) ~= 0
+      and inc.rank ~= 0 then
       want = inc.last * 2
     end
     wire = { base = base, name = name, index = ir.index, value = want }
@@ -578,8 +596,14 @@ local function valid_cases(C, sv)
     for _, ev in ipairs(SCALAR_EDGES) do edges[#edges + 1] = ev end
     for _, rule in ipairs(x.rec.rules or {}) do
       if rule.kind == "range" and rule.ref.field == x.f then
-        edges[#edges + 1] = { bits(rule.min), "min" }
-        edges[#edges + 1] = { bits(rule.max), "max" .. string.format("%g", rule.max):gsub("[^%w]", "_") }
+        if rule.min ~= nil then
+          edges[#edges + 1] = { bits(rule.min), "min" }
+          if rule.min_open then edges[#edges + 1] = { f32_next(bits(rule.min), 1), "above_min" } end
+        end
+        if rule.max ~= nil then
+          edges[#edges + 1] = { bits(rule.max), "max" .. string.format("%g", rule.max):gsub("[^%w]", "_") }
+          if rule.max_open then edges[#edges + 1] = { f32_next(bits(rule.max), -1), "below_max" } end
+        end
       end
     end
     for _, ev in ipairs(edges) do
@@ -597,8 +621,13 @@ local function valid_cases(C, sv)
       local f = rule.ref and rule.ref.field
       if (rule.kind == "min" or rule.kind == "range") and #rule.ref.chain == 1 and not rule.ref.index
           and f.kind == "prim" and f.prim.kind == "int" and f.const == nil and not is_count(rec, f) then
-        local vals = rule.kind == "min" and { rule.value }
-          or { math.ceil(rule.min), rule.max_open and math.ceil(rule.max) - 1 or math.floor(rule.max) }
+        local vals = { rule.value }
+        if rule.kind == "range" then
+          local lo, hi = int_bounds(rule)
+          vals = {}
+          if lo then vals[#vals + 1] = lo end
+          if hi then vals[#vals + 1] = hi end
+        end
         for _, n in ipairs(vals) do
           local eo = { tags = select_tags(rec), ints = { [rec.name .. "." .. f.name] = n } }
           add_valid(C, string.format("int-%s-%s-%d", rec.name, f.name, n), spec_of(sv, { eo }),
@@ -681,7 +710,8 @@ local function valid_cases(C, sv)
       local ea, eb = { tags = { [top.rec.name] = a.value } }, { tags = { [top.rec.name] = b.value } }
       add_valid(C, string.format("chain-%s-%s", a.name, b.name), spec_of(sv, { ea, eb }),
         string.format("two layers, %s then %s, shapes agreeing", a.title, b.title))
-      if b.rec and b.rec.io and b.rec.io.kind == "features" and a.rec and a.rec.io and a.rec.io.kind == "spatial" then
+      if b.rec and b.rec.io and b.rec.io.kind == "features" and b.rec.io.flatten_ref and a.rec and a.rec.io
+        and a.rec.io.kind == "window" then
         local fl = b.rec.io.flatten_ref.field
         local eb2 = { tags = eb.tags, bools = { [b.rec.name .. "." .. fl.name] = 1 } }
         add_valid(C, string.format("chain-%s-%s-%s", a.name, b.name, fl.name), spec_of(sv, { ea, eb2 }),
@@ -900,14 +930,34 @@ local function instances(root)
   return out
 end
 
+-- Int values just outside a range rule's bounds.
+local function int_muts(rule)
+  local t = {}
+  if rule.min ~= nil then
+    t[#t + 1] = { rule.min_open and math.floor(rule.min) or math.ceil(rule.min) - 1, rule.min_open and "min" or "below" }
+  end
+  if rule.max ~= nil then t[#t + 1] = { rule.max_open and math.ceil(rule.max) or math.floor(rule.max) + 1, "above" } end
+  return t
+end
+
 local function float_muts(rule)
   if rule.kind == "finite" then
     return { { 0x7f800000, "inf" }, { 0xff800000, "neginf" }, { 0x7fc00000, "nan" } }
   end
-  local t = { { bits(rule.min - 1), "below" } }
-  t[#t + 1] = { bits(rule.max_open and rule.max or rule.max + 1), rule.max_open and "max" or "above" }
-  t[#t + 1] = { 0x7fc00000, "nan" }
-  return t
+  local t = {}
+  if rule.min ~= nil then
+    t[#t + 1] = rule.min_open and { bits(rule.min), "min" } or { bits(rule.min - 1), "below" }
+  end
+  if rule.max ~= nil then
+    t[#t + 1] = rule.max_open and { bits(rule.max), "max" } or { bits(rule.max + 1), "above" }
+  end
+  -- A bound that f32 cannot hold may round into the range: keep real violations.
+  local out = {}
+  for _, m in ipairs(t) do
+    if not ref.in_range(rule, ref.f32_of_bits(m[1])) then out[#out + 1] = m end
+  end
+  out[#out + 1] = { 0x7fc00000, "nan" }
+  return out
 end
 
 -- One semantic case: rebuild the base, change instance number `idx`, check
@@ -952,8 +1002,7 @@ local function semantic(C, sv, blist)
             end)
         elseif fresh and (k == "range" or k == "finite") then
           local isfloat = rule.ref.field.prim.kind == "float"
-          local muts = isfloat and float_muts(rule) or {
-            { math.floor(rule.min) - 1, "below" }, { math.floor(rule.max) + (rule.max_open and 0 or 1), "above" } }
+          local muts = isfloat and float_muts(rule) or int_muts(rule)
           for _, m in ipairs(muts) do
             sem_case(C, base, idx, string.format("%s-%s-%s-%s", tag, k, slug(rule.ref.text), m[2]),
               string.format("%s = %s: %s", join(inst.path, rule.ref.text), isfloat and hex(m[1]) or m[1], label),
@@ -1038,7 +1087,8 @@ local function semantic(C, sv, blist)
           for i = 2, #list do
             local io = ref.io_of(list[i])
             local prev = ref.io_of(list[i - 1])
-            if (io.kind == "features" or io.kind == "spatial") and (prev.kind == "features" or prev.kind == "spatial") then
+            if (io.kind == "features" or io.kind == "window") and io.inputs >= 0
+              and (prev.kind == "features" or prev.kind == "window") and prev.outputs >= 0 then
               local epath = string.format("%s[%d]", rule.ref.text, i - 1)
               local p = join(epath, io.inputs_path)
               if io.inputs_index >= 0 then p = p .. "[" .. io.inputs_index .. "]" end
@@ -1047,7 +1097,8 @@ local function semantic(C, sv, blist)
                   label), "E_CHAIN", p, function(x)
                   local e = ref.ref_get(rule.ref, x.r, x.p)[i]
                   local vf = e.__rec.variant
-                  local ir = ref.enum_value(vf.enum, e[vf.tag]).rec.io.inputs_ref
+                  local rio = ref.enum_value(vf.enum, e[vf.tag]).rec.io
+                  local ir = rio.kind == "features" and rio.inputs_ref or rio.channels_ref
                   local base_t, name = ref_slot(ir, e[vf.name], e)
                   local arr = base_t[name]
                   if ir.index then

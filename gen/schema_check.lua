@@ -1,26 +1,28 @@
 -- schema_check: loads a schema file and checks every entry before anything is
--- emitted. Returns the schema with cross references resolved:
+-- emitted. What a schema may contain (keys, value types, rule kinds, io kinds,
+-- dims patterns, formula names) is the table of gen/schema_lang.lua: a key,
+-- kind or parameter type it does not list is an error here, named with its
+-- entry path and the nearest valid name ("did you mean"). Returns the schema
+-- with cross references resolved:
 --   field.kind  "prim" | "enum" | "record" | "array" | "variant"
 --   field.prim  the primitive that stores it (prim, enum)
 --   field.enum  the enum (enum, variant: the tag's enum)
 --   field.rec   the record (record, array)
 --   record.min_size  fewest bytes one encoding takes
 --   record.parent    for a variant record: the record holding the variant
+--   rule.ref, rule.<param>_ref   each reference parameter, resolved (the
+--               parameter `field` is rule.ref); rule.pat, a dims pattern
+--   io.<key>_ref  each io key, resolved
+-- A resolved reference is { owner = record or "parent", chain = {fields},
+-- field = last of chain, text, index = i or nil, slice = { from = a, to = b }
+-- or nil }: `to` nil runs to the end, negative indices count from it.
 --
 -- Everything the emitters rely on is checked here, so that a schema the
 -- checker accepts yields C that compiles: every problem is reported as
 --   schema error: <entry path>: <what is wrong and what is expected>
 -- and nnngen exits 1 before it writes anything.
 
-local PRIM_KINDS = { uint = true, int = true, float = true, bool = true, string = true, array = true }
-local RULE_KINDS = {
-  dims_product = true, finite = true, min = true, range = true, dims = true,
-  padding = true, param_count = true, chain = true,
-}
--- Rules that run while decoding; every other kind runs in the validator.
-local DECODE_RULES = { dims_product = true }
-local IO_KINDS = { features = true, spatial = true }
-local SECTIONS_REQUIRED = true
+local lang = require("schema_lang")
 
 local INT32_MIN, INT32_MAX = -2147483648, 2147483647
 
@@ -72,7 +74,9 @@ local RUNTIME_CONSTS = set({
 local where = {}
 
 local function fail(fmt, ...)
-  error("schema error: " .. table.concat(where, ".") .. ": " .. string.format(fmt, ...), 0)
+  local msg = string.format(fmt, ...)
+  if #where == 0 then error("schema error: " .. msg, 0) end
+  error("schema error: " .. table.concat(where, ".") .. ": " .. msg, 0)
 end
 
 local function within(label, fn)
@@ -96,39 +100,203 @@ local function is_list(t)
   return true
 end
 
--- owner[key] as a list of `what`; nil is an empty list when optional.
-local function list_of(owner, key, what, optional)
-  local t = owner[key]
-  if t == nil and optional then return {} end
-  if not is_list(t) then
-    fail("%s must be a list of %s, not %s", key, what, type(t) == "table" and "a table with holes or named keys" or type(t))
-  end
-  if #t == 0 and not optional then fail("%s must be a non-empty list of %s", key, what) end
-  return t
-end
-
-local function optional_bool(e, key)
-  if e[key] ~= nil and type(e[key]) ~= "boolean" then
-    fail("%s must be true or false, not %s", key, type(e[key]))
-  end
-end
-
 -- Text that goes into C comments and strings and into docs/format.md: one
 -- line, no control characters but tab. (The emitters escape what C needs.)
 local function check_text(what, s, optional)
   if s == nil and optional then return end
-  if type(s) ~= "string" or s == "" then fail("missing %s string", what) end
+  if s ~= nil and type(s) ~= "string" then fail("%s must be a string, not %s", what, type(s)) end
+  if s == nil or s == "" then fail("missing %s string", what) end
   if s:find("[\n\r]") then fail("%s string must be one line", what) end
   local c = s:match("[\0-\8\11-\31\127]")
   if c then fail("%s string must not contain control characters (found byte %d)", what, c:byte()) end
 end
 
-local function check_doc(e)
-  check_text("doc", e.doc)
-end
-
 local function label(list, i, e)
   return string.format('%s[%d] "%s"', list, i, tostring(type(e) == "table" and e.name or e))
+end
+
+local function rule_label(i, rule)
+  return string.format('rules[%d] "%s"', i, tostring(type(rule) == "table" and rule.kind or rule))
+end
+
+local function article(s)
+  return (tostring(s):match("^[aeiouAEIOU]") and "an " or "a ") .. tostring(s)
+end
+
+-- A value as a message shows it: strings quoted, tables by their type.
+local function show(v)
+  if type(v) == "string" then return string.format("%q", v) end
+  if type(v) == "table" then return "a table" end
+  return tostring(v)
+end
+
+------------------------------------------------------------ did you mean
+
+-- Edit distance of two short words (insertions, deletions, substitutions).
+local function distance(a, b)
+  local row = {}
+  for j = 0, #b do row[j] = j end
+  for i = 1, #a do
+    local diag = row[0]
+    row[0] = i
+    for j = 1, #b do
+      local up = row[j]
+      row[j] = math.min(up + 1, row[j - 1] + 1, diag + (a:byte(i) == b:byte(j) and 0 or 1))
+      diag = up
+    end
+  end
+  return row[#b]
+end
+
+-- "; did you mean "x"?" for the candidate `word` most likely meant: at most
+-- two edits away and fewer than its length (further is no longer a typo).
+local function did_you_mean(word, candidates)
+  if type(word) ~= "string" then return "" end
+  local best, best_d
+  for _, c in ipairs(candidates) do
+    local d = distance(word, c)
+    if d > 0 and d <= 2 and d < #c and (not best_d or d < best_d) then best, best_d = c, d end
+  end
+  return best and string.format('; did you mean "%s"?', best) or ""
+end
+
+local function names_of(list, key)
+  local t = {}
+  for _, e in ipairs(list) do t[#t + 1] = tostring(e[key or "name"]) end
+  return t
+end
+
+------------------------------------------------------------ keys and value types
+
+-- Everything gen/schema_lang.lua lists is checked in two passes. First, before
+-- any cross reference is resolved, every entry's keys against its list and
+-- every value against its type (check_entry, below); then the semantic checks
+-- resolve names and references (check_prims ... check_records).
+
+local check_entry
+
+-- Checks one value against its type; `k` is the key (or parameter) spec.
+local TYPE_CHECK = {
+  ident = function(k, v)
+    if not is_ident(v) then fail("%s must be a lower-case identifier, not %s", k.name, show(v)) end
+  end,
+  text = function(k, v) check_text(k.name, v) end,
+  name = function(k, v)
+    if type(v) ~= "string" then fail("%s must be a name (a string), not %s", k.name, type(v)) end
+  end,
+  bool = function(k, v)
+    if type(v) ~= "boolean" then fail("%s must be true or false, not %s", k.name, type(v)) end
+  end,
+  integer = function(k, v)
+    if math.type(v) ~= "integer" then fail("%s must be an integer, not %s", k.name, show(v)) end
+  end,
+  int32 = function(k, v)
+    if math.type(v) ~= "integer" or v < INT32_MIN or v > INT32_MAX then
+      fail("%s must be an integer in [%d, %d], not %s", k.name, INT32_MIN, INT32_MAX, show(v))
+    end
+  end,
+  number = function(k, v)
+    if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
+      fail("%s must be a finite number (not inf or nan), not %s", k.name, show(v))
+    end
+  end,
+  choice = function(k, v)
+    local shown = {}
+    for _, c in ipairs(k.values) do
+      if v == c then return end
+      shown[#shown + 1] = tostring(c)
+    end
+    fail("%s must be one of %s, not %s%s", k.name, table.concat(shown, ", "), show(v), did_you_mean(v, shown))
+  end,
+  formula = function(k, v)
+    if type(v) ~= "string" then fail("%s must be a string (a formula in k), not %s", k.name, type(v)) end
+  end,
+  -- `top`: a top-level key, whose elements are entries of their own (their
+  -- path starts with their label, not with the key).
+  list = function(k, v, top)
+    if not is_list(v) then
+      fail("%s must be a list of %s entries, not %s", k.name, k.of,
+        type(v) == "table" and "a table with holes or named keys" or type(v))
+    end
+    if #v == 0 and k.required then fail("%s must be a non-empty list of %s entries", k.name, k.of) end
+    if top then where[#where] = nil end
+    for i, e in ipairs(v) do
+      within(k.of == "rule" and rule_label(i, e) or label(k.name, i, e), function() check_entry(k.of, e) end)
+    end
+    if top then where[#where + 1] = k.name end
+  end,
+  table = function(k, v)
+    within(k.name, function() check_entry(k.of, v) end)
+  end,
+  pattern = function(k, v)
+    if not is_list(v) then
+      fail('%s must be a list of pattern entries ("*", "+", "+..." or a field reference), not %s', k.name,
+        type(v) == "table" and "a table with holes or named keys" or type(v))
+    end
+    if #v == 0 then fail("%s must be a non-empty list of pattern entries", k.name) end
+    for i, p in ipairs(v) do
+      if type(p) ~= "string" then fail("%s entry %d must be a string, not %s", k.name, i, type(p)) end
+    end
+  end,
+  any = function() end,
+}
+local function ref_check(k, v)
+  if type(v) ~= "string" then
+    fail('%s must be a field reference (a string such as "neurons"), not %s', k.name, type(v))
+  end
+end
+for _, t in ipairs(lang.types) do
+  if t.want then TYPE_CHECK[t.name] = ref_check end
+end
+
+-- The keys an entry takes: its kind's, and for a rule or io those of its kind.
+local WHAT = { schema = "the top level", fragment = "a fragment's top level", value = "an enum value" }
+local function keys_of(kind, e)
+  local keys, what = lang.entry[kind].keys, WHAT[kind] or article(kind)
+  local sub = kind == "rule" and lang.rule or kind == "io" and lang.io_kind
+  if sub then
+    local spec = sub[e.kind]
+    if not spec then
+      local all = names_of(kind == "rule" and lang.rules or lang.io, "kind")
+      fail('unknown %s kind %s%s (%s kinds: %s)', kind, show(e.kind), did_you_mean(e.kind, all), kind,
+        table.concat(all, ", "))
+    end
+    local more = {}
+    for _, k in ipairs(keys) do more[#more + 1] = k end
+    for _, k in ipairs(spec.params or spec.keys) do more[#more + 1] = k end
+    keys, what = more, kind == "rule" and article(e.kind .. " rule") or string.format("io kind %s", e.kind)
+  end
+  return keys, what
+end
+
+-- Checks entry e of kind `kind` (a name of lang.entries): no key the
+-- language does not list, every required key present, every value of its type.
+function check_entry(kind, e)
+  if type(e) ~= "table" then fail("must be a table, not %s", type(e)) end
+  local keys, what = keys_of(kind, e)
+  local allowed, names = {}, {}
+  for _, k in ipairs(keys) do allowed[k.name], names[#names + 1] = k, k.name end
+  local unknown = {}
+  for key in pairs(e) do if not allowed[key] then unknown[#unknown + 1] = key end end
+  -- The first in a fixed order, so the message is the same on every run.
+  table.sort(unknown, function(a, b) return tostring(a) < tostring(b) end)
+  if unknown[1] ~= nil then
+    fail("unknown key %s%s (%s takes %s)", show(unknown[1]), did_you_mean(unknown[1], names), what,
+      table.concat(names, ", "))
+  end
+  -- A top-level key is its own entry path ("records: ...").
+  local top = kind == "schema" or kind == "fragment"
+  for _, k in ipairs(keys) do
+    local v = e[k.name]
+    if top then where[#where + 1] = k.name end
+    if v ~= nil then
+      TYPE_CHECK[k.type](k, v, top)
+    elseif k.required then
+      if k.type == "text" then fail("missing %s string", k.name) end
+      fail('missing key "%s": %s', k.name, k.doc)
+    end
+    if top then where[#where] = nil end
+  end
 end
 
 -- The standard library a schema file may use: read-only copies, so a schema
@@ -187,21 +355,16 @@ local function load_file(path)
   local ok, s = pcall(chunk)
   if not ok then error(schema_error(s), 0) end
   if type(s) ~= "table" then error("schema error: " .. path .. " must return a table", 0) end
-  s.file = path
   return s
 end
 
+-- Names are unique across primitives, enums and records (a field's type
+-- names one of them); sections have names of their own.
 local function index_list(s, key, seen)
-  where = { key }
-  list_of(s, key, "entries")
-  where = {}
   for i, e in ipairs(s[key]) do
     within(label(key, i, e), function()
-      if type(e) ~= "table" then fail("must be a table") end
-      if not is_ident(e.name) then fail("name must be a lower-case identifier") end
       if seen[e.name] then fail('name "%s" is already used by %s', e.name, seen[e.name]) end
       seen[e.name] = key
-      check_doc(e)
     end)
   end
 end
@@ -210,8 +373,8 @@ local function check_prims(s)
   s.prim = {}
   for i, p in ipairs(s.primitives) do
     within(label("primitives", i, p), function()
-      if not PRIM_KINDS[p.kind] then fail('unknown kind "%s"', tostring(p.kind)) end
       if p.kind == "string" or p.kind == "array" then
+        if p.width ~= nil then fail("width is for fixed-width kinds: a %s primitive has a count instead", p.kind) end
         local c = s.prim[p.count]
         if not c or c.kind ~= "int" then fail('count must name an earlier int primitive') end
         if p.kind == "array" then
@@ -220,10 +383,13 @@ local function check_prims(s)
             fail("elem must name an earlier int or float primitive")
           end
         end
-        p.width = nil
-      elseif not (p.width == 1 or p.width == 4 or p.width == 8) then
-        fail("width must be 1, 4 or 8")
+      elseif p.width == nil then
+        fail('missing key "width": a %s primitive has a fixed width (1, 4 or 8)', p.kind)
       end
+      if p.kind ~= "string" and p.kind ~= "array" and p.count ~= nil then
+        fail("count is for string and array primitives, not %s", p.kind)
+      end
+      if p.kind ~= "array" and p.elem ~= nil then fail("elem is for array primitives, not %s", p.kind) end
       s.prim[p.name] = p
     end)
   end
@@ -241,6 +407,11 @@ local function check_prims(s)
 end
 
 ------------------------------------------------------------ padding formulas
+
+-- The names a formula may use (k, before), from the language table; the
+-- parser below gives each its range.
+local FORMULA_NAMES = {}
+for _, n in ipairs(lang.formula.names) do FORMULA_NAMES[n.name] = n end
 
 -- The kernel sizes the runtime passes to the formulas (nnn_rule_padding).
 local K_MIN, K_MAX = 1, INT32_MAX
@@ -274,11 +445,16 @@ local function check_formula(key, text, before)
       i = i + #digits
     elseif c:match("[%a_]") then
       local name = text:match("^[%w_]+", i)
-      if name ~= "k" and name ~= "before" then
-        bad('unknown name "%s": only k%s may appear', name, key == "pad_after" and " and before" or "")
+      local known = FORMULA_NAMES[name]
+      if not known then
+        local may = {}
+        for _, n in ipairs(lang.formula.names) do
+          if not n.only or n.only == key then may[#may + 1] = n.name end
+        end
+        bad('unknown name "%s": only %s may appear%s', name, table.concat(may, " and "), did_you_mean(name, may))
       end
-      if name == "before" and key ~= "pad_after" then
-        bad("pad_before cannot use before (it is what pad_before computes); only pad_after can")
+      if known.only and known.only ~= key then
+        bad("%s cannot use %s; only %s can (%s)", key, name, known.only, known.doc)
       end
       if name == "before" and not before then bad("before is used but pad_before is missing") end
       toks[#toks + 1] = { t = name }
@@ -386,7 +562,6 @@ local function check_enums(s)
         fail('type must be an integer primitive, not "%s"', tostring(e.type))
       end
       e.prim = p
-      list_of(e, "values", "enum values (tables)")
       -- What the primitive holds, and what a C enumeration constant can be (int).
       local bits = 8 * p.width
       local lo, hi
@@ -403,34 +578,19 @@ local function check_enums(s)
       local seen_v, seen_n = {}, {}
       for j, v in ipairs(e.values) do
         within(label("values", j, v), function()
-          if type(v) ~= "table" then
-            fail("must be a table { value = ..., name = ..., doc = ... }, not %s", type(v))
-          end
-          if not is_ident(v.name) then fail("name must be a lower-case identifier") end
-          check_doc(v)
           if math.type(v.value) ~= "integer" or v.value < lo or v.value > hi then
             fail("value must be an integer in [%d, %d]%s", lo, hi, why)
           end
           if seen_v[v.value] then fail("value %d is already %s", v.value, seen_v[v.value]) end
           if seen_n[v.name] then fail('name "%s" is used twice', v.name) end
           seen_v[v.value], seen_n[v.name] = v.name, true
-          if v.title ~= nil and type(v.title) ~= "string" then
-            fail("title must be a string, not %s", type(v.title))
-          end
-          check_text("title", v.title, true)
           v.title = v.title or v.name
-          if v.record ~= nil and type(v.record) ~= "string" then
-            fail("record must be the name of a record, not %s", type(v.record))
-          end
           if v.record ~= nil and C_RESERVED[v.name] then
             fail('name "%s" is a C keyword or macro; a value that selects a record becomes a C union member: rename it', v.name)
           end
           local before = v.pad_before ~= nil and check_formula("pad_before", v.pad_before) or nil
           if v.pad_after ~= nil then check_formula("pad_after", v.pad_after, before) end
         end)
-      end
-      if e.unknown ~= nil and e.unknown ~= "layer" and e.unknown ~= "activation" then
-        fail('unknown must be "layer" or "activation" (the plugin kinds that can provide new values)')
       end
       s.enum[e.name] = e
     end)
@@ -492,7 +652,11 @@ local function resolve_field_type(s, r, f, fields_so_far)
   elseif s.rec[t] then
     f.kind, f.rec = "record", s.rec[t]
   else
-    fail('unknown type "%s"', tostring(t))
+    local all = { "variant" }
+    for _, list in ipairs({ s.primitives, s.enums, s.records }) do
+      for _, e in ipairs(list) do all[#all + 1] = e.name end
+    end
+    fail('unknown type "%s"%s', tostring(t), did_you_mean(t, all))
   end
   if f.tag ~= nil and f.kind ~= "variant" then fail('only a field of type "variant" has a tag') end
   if f.rec and not f.rec.checked then
@@ -504,71 +668,154 @@ local function resolve_field_type(s, r, f, fields_so_far)
   if f.const ~= nil and (f.const < INT32_MIN or f.const > INT32_MAX) then
     fail("const must fit the field's %s: an integer in [%d, %d]", f.prim.name, INT32_MIN, INT32_MAX)
   end
-  optional_bool(f, "param")
   if f.param and t ~= "tensor" then fail("a param field must be a tensor") end
 end
 
--- Finds a dotted reference ("weights.dims", "neurons") from record r, falling
--- back to the record holding r's variant. Returns the field chain and owner.
-local function find_ref(s, r, ref)
-  local head, rest = ref:match("^([a-z][a-z0-9_]*)(.*)$")
-  if not head then fail('bad reference "%s"', tostring(ref)) end
-  local owner, f = r, r.by_name[head]
-  if not f and r.parent then owner, f = "parent", r.parent.by_name[head] end
-  if not f then fail('reference "%s": no field "%s" here or in the enclosing record', ref, head) end
-  local chain = { f }
-  local index
-  while rest ~= "" do
-    local name, more = rest:match("^%.([a-z][a-z0-9_]*)(.*)$")
-    if name then
-      local cur = chain[#chain]
-      if cur.kind ~= "record" then fail('reference "%s": "%s" is not a record', ref, cur.name) end
-      local nf = cur.rec.by_name[name]
-      if not nf then fail('reference "%s": no field "%s"', ref, name) end
-      chain[#chain + 1] = nf
-      rest = more
-    else
-      local idx, more2 = rest:match("^%[(%-?%d+)%](.*)$")
-      if not idx or more2 ~= "" then fail('bad reference "%s"', ref) end
-      index = math.tointeger(tonumber(idx))
-      if not index or index < INT32_MIN or index > INT32_MAX then
-        fail('reference "%s": the index must be an integer in [%d, %d]', ref, INT32_MIN, INT32_MAX)
-      end
-      rest = ""
-    end
-  end
-  return { owner = owner, chain = chain, field = chain[#chain], index = index, text = ref }
+------------------------------------------------------------ references
+
+-- What a field is, for messages: "an i32", "a padding_type (an enum)".
+local function kind_text(f)
+  if f.kind == "prim" then return article(f.prim.name) end
+  if f.kind == "enum" then return article(f.enum.name) .. " (an enum)" end
+  if f.kind == "record" then return article(f.rec.name) .. " (a record)" end
+  if f.kind == "array" then return string.format("a repeated %s (counted by %s)", f.rec.name, f.count_field.name) end
+  return string.format("a variant (the record %s selects)", f.tag)
 end
 
-local function expect_ref(s, r, ref, want, what)
-  if type(ref) ~= "string" then fail("%s must be a field reference", what) end
-  local x = find_ref(s, r, ref)
-  local f = x.field
-  local ok
-  if want == "int" then
-    ok = (x.index == nil and f.kind == "prim" and f.prim.kind == "int")
-      or (x.index ~= nil and f.kind == "prim" and f.prim.name == "i32_array")
-  elseif want == "i32_array" then
-    ok = x.index == nil and f.kind == "prim" and f.prim.name == "i32_array"
-  elseif want == "f32_array" then
-    ok = x.index == nil and f.kind == "prim" and f.prim.name == "f32_array"
-  elseif want == "float" then
-    ok = x.index == nil and f.kind == "prim" and f.prim.kind == "float"
-  elseif want == "bool" then
-    ok = x.index == nil and f.kind == "prim" and f.prim.kind == "bool"
-  elseif want == "enum" then
-    ok = x.index == nil and f.kind == "enum"
-  elseif want == "array" then
-    ok = x.index == nil and f.kind == "array"
-  elseif want == "number" then
-    ok = x.index == nil and f.kind == "prim" and (f.prim.kind == "int" or f.prim.kind == "uint" or f.prim.kind == "float")
+-- What a resolved reference names, for messages.
+local function ref_text(x)
+  if x.index then return "one element of " .. article(x.field.prim.name) end
+  if x.slice then return "a slice of " .. article(x.field.prim.name) end
+  return kind_text(x.field)
+end
+
+local function is_int_array(f)
+  return f.kind == "prim" and f.prim.name == "i32_array"
+end
+
+-- Resolves a reference ("weights.dims", "neurons", "kernels.dims[-1]",
+-- "kernels.dims[1:-1]") from record r, falling back to the record holding
+-- r's variant. `what` names the key it comes from, for messages. A field
+-- that is not there is reported as such, before any check of what the
+-- reference is used for.
+local function find_ref(s, r, text, what)
+  local function bad(fmt, ...)
+    fail('reference "%s" (%s): %s', text, what:find(" ") and what or "key " .. what, string.format(fmt, ...))
   end
-  if not ok then fail('%s "%s" must be %s %s field', what, ref, want:match("^[aeiou]") and "an" or "a", want) end
+  local gone = " (removed or renamed? update this reference)"
+  local head, rest = text:match("^([a-z][a-z0-9_]*)(.*)$")
+  if not head then
+    bad("a reference is a field name, then .name for each field of a record, then optionally [i] or [from:to]")
+  end
+  local owner, f = r, r.by_name[head]
+  if not f and r.parent then owner, f = "parent", r.parent.by_name[head] end
+  if not f then
+    local cand = names_of(r.fields)
+    local place = string.format('record "%s" (fields: %s)', r.name, table.concat(cand, ", "))
+    if r.parent then
+      local pf = names_of(r.parent.fields)
+      place = string.format('%s or in record "%s", which holds it (fields: %s)', place, r.parent.name,
+        table.concat(pf, ", "))
+      for _, n in ipairs(pf) do cand[#cand + 1] = n end
+    end
+    bad('no field "%s" in %s%s%s', head, place, did_you_mean(head, cand), gone)
+  end
+  local chain = { f }
+  while true do
+    local name, more = rest:match("^%.([a-z][a-z0-9_]*)(.*)$")
+    if not name then break end
+    local cur = chain[#chain]
+    if cur.kind ~= "record" then
+      bad('"%s" is %s, not a record: only a field whose type is a record has fields', cur.name, kind_text(cur))
+    end
+    local nf = cur.rec.by_name[name]
+    if not nf then
+      local cand = names_of(cur.rec.fields)
+      bad('no field "%s" in record "%s", the type of "%s" (fields: %s)%s%s', name, cur.rec.name, cur.name,
+        table.concat(cand, ", "), did_you_mean(name, cand), gone)
+    end
+    chain[#chain + 1] = nf
+    rest = more
+  end
+  local x = { owner = owner, chain = chain, field = chain[#chain], text = text }
+  if rest == "" then return x end
+  local inside = rest:match("^%[([^%]]*)%]$")
+  if not inside then bad("unexpected %s: only [i] or [from:to] may follow the field names", show(rest)) end
+  if not is_int_array(x.field) then
+    bad('"%s" is %s: only an i32_array can be indexed or sliced', x.field.name, kind_text(x.field))
+  end
+  local function int(digits, which)
+    local n = digits:match("^%-?%d+$") and math.tointeger(tonumber(digits))
+    if not n or n < INT32_MIN or n > INT32_MAX then
+      bad("the %s must be an integer in [%d, %d]", which, INT32_MIN, INT32_MAX)
+    end
+    return n
+  end
+  local a, b = inside:match("^(%-?%d*):(%-?%d*)$")
+  if not a and inside:find(":") then
+    bad("a slice is [from:to], each an integer or left out, not [%s]", inside)
+  end
+  if a then
+    local from = a == "" and 0 or int(a, "slice's start")
+    local to = b ~= "" and int(b, "slice's end") or nil
+    if to and (from >= 0) == (to >= 0) and to <= from then
+      bad("the slice [%s] is always empty: it runs from `from` up to but excluding `to`", inside)
+    end
+    x.slice = { from = from, to = to }
+  else
+    x.index = int(inside, "index")
+  end
   return x
 end
 
-local function finite_number(x)
-  return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge
+-- Whether a resolved reference is of a ref_* type of the language table.
+local function whole(x) return not x.index and not x.slice end
+local function prim_kind(x, ...)
+  if not whole(x) or x.field.kind ~= "prim" then return false end
+  for _, k in ipairs({ ... }) do if x.field.prim.kind == k then return true end end
+  return false
+end
+local REF_OK = {
+  ref_int = function(x) return x.index ~= nil or prim_kind(x, "int") end,
+  ref_int_array = function(x) return not x.index and is_int_array(x.field) end,
+  ref_i32_array = function(x) return whole(x) and is_int_array(x.field) end,
+  ref_f32_array = function(x) return whole(x) and x.field.kind == "prim" and x.field.prim.name == "f32_array" end,
+  ref_float = function(x) return prim_kind(x, "float") end,
+  ref_bool = function(x) return prim_kind(x, "bool") end,
+  ref_pad_enum = function(x) return whole(x) and x.field.kind == "enum" end,
+  ref_number = function(x) return prim_kind(x, "int", "uint", "float") end,
+  ref_array = function(x) return whole(x) and x.field.kind == "array" end,
+}
+REF_OK.ref_int_or_array = function(x) return REF_OK.ref_int(x) or REF_OK.ref_int_array(x) end
+
+-- Checks that x suits a parameter of type t: "rule `dims` needs an
+-- i32_array field; `neurons` is an i32". `ctx` names the rule or io kind,
+-- `key` the parameter (nil for a rule's `field`).
+local function check_ref_kind(x, t, ctx, key)
+  local for_key = key and string.format(" for `%s`", key) or ""
+  if not REF_OK[t](x) then
+    -- A record holding a field that fits: the reference probably misses it.
+    local hint = ""
+    if whole(x) and x.field.kind == "record" then
+      for _, sf in ipairs(x.field.rec.fields) do
+        local chain = { table.unpack(x.chain) }
+        chain[#chain + 1] = sf
+        if REF_OK[t]({ owner = x.owner, chain = chain, field = sf }) then
+          hint = string.format("; did you mean `%s.%s`?", x.text, sf.name)
+          break
+        end
+      end
+    end
+    fail("%s needs %s%s; `%s` is %s%s", ctx, lang.type[t].want, for_key, x.text, ref_text(x), hint)
+  end
+  if t == "ref_pad_enum" then
+    for _, v in ipairs(x.field.enum.values) do
+      if not v.pad_before or not v.pad_after then
+        fail('%s needs %s%s; `%s` is %s, whose value "%s" lacks pad_before or pad_after', ctx, lang.type[t].want,
+          for_key, x.text, ref_text(x), v.name)
+      end
+    end
+  end
 end
 
 -- Whether record r (or anything it holds) has a param field.
@@ -586,73 +833,36 @@ local function has_params(r, seen)
   return false
 end
 
-local function check_rule(s, r, rule, chains)
-  if type(rule) ~= "table" then fail("must be a table { kind = ..., doc = ... }, not %s", type(rule)) end
-  if not RULE_KINDS[rule.kind] then fail('unknown rule kind "%s"', tostring(rule.kind)) end
-  check_doc(rule)
-  rule.stage = rule.stage or "validate"
-  if rule.stage ~= "validate" and rule.stage ~= "decode" then fail('stage must be "decode" or "validate"') end
-  local k = rule.kind
-  -- The decoder has code only for these; every other kind runs in the validator.
-  if DECODE_RULES[k] and rule.stage ~= "decode" then fail("%s runs at decode stage", k) end
-  if rule.stage == "decode" and not DECODE_RULES[k] then
-    fail('stage "decode" is only for dims_product: a %s rule runs at stage "validate" (leave stage out)', k)
-  end
-  if k == "dims_product" then
-    rule.dims_ref = expect_ref(s, r, rule.dims, "i32_array", "dims")
-    rule.data_ref = expect_ref(s, r, rule.data, "f32_array", "data")
+-- The checks of each rule kind beyond the types of its parameters (which
+-- check_entry and check_rule do for every kind, from the language table).
+local RULE_CHECK = {
+  dims_product = function(_, _, rule)
     for _, x in ipairs({ rule.dims_ref, rule.data_ref }) do
       if x.owner == "parent" then
         fail('reference "%s": a rule checked while decoding can only use fields of its own record', x.text)
       end
     end
-  elseif k == "finite" then
-    rule.ref = expect_ref(s, r, rule.field, "float", "field")
-  elseif k == "min" then
-    rule.ref = expect_ref(s, r, rule.field, "int", "field")
-    if math.type(rule.value) ~= "integer" or rule.value < INT32_MIN or rule.value > INT32_MAX then
-      fail("value must be an integer in [%d, %d]", INT32_MIN, INT32_MAX)
+  end,
+  finite = function() end,
+  min = function() end,
+  range = function(_, _, rule)
+    local lo, hi = rule.min, rule.max
+    if lo == nil and hi == nil then fail("a range needs min, max or both") end
+    if rule.min_open ~= nil and lo == nil then fail("min_open needs min: without a lower bound nothing is excluded") end
+    if rule.max_open ~= nil and hi == nil then fail("max_open needs max: without an upper bound nothing is excluded") end
+    if lo and hi and lo > hi then fail("min must be <= max: found min %s, max %s", lo, hi) end
+    if lo and hi and lo == hi and (rule.min_open or rule.max_open) then
+      fail("min < max when %s: min = max = %s allows no value", rule.min_open and "min_open" or "max_open", lo)
     end
-  elseif k == "range" then
-    rule.ref = expect_ref(s, r, rule.field, "number", "field")
-    optional_bool(rule, "max_open")
-    if not finite_number(rule.min) or not finite_number(rule.max) then
-      fail("min and max must be finite numbers (not inf or nan), with min <= max")
-    end
-    if rule.min > rule.max or (rule.max_open and rule.min == rule.max) then
-      fail("min and max must be numbers with min <= max%s", rule.max_open and " (min < max when max_open)" or "")
-    end
-  elseif k == "dims" then
-    rule.ref = expect_ref(s, r, rule.field, "i32_array", "field")
-    list_of(rule, "pattern", 'pattern entries ("*", "+", "+..." or a field reference)')
+  end,
+  dims = function(_, _, rule)
     local many = 0
-    rule.pat = {}
-    for i, p in ipairs(rule.pattern) do
-      if p == "*" or p == "+" then
-        rule.pat[i] = { kind = p }
-      elseif p == "+..." then
-        many = many + 1
-        rule.pat[i] = { kind = p }
-      else
-        rule.pat[i] = { kind = "=", ref = expect_ref(s, r, p, "int", "pattern entry") }
-      end
-    end
+    for _, p in ipairs(rule.pat) do if p.many then many = many + 1 end end
     if many > 1 then fail('at most one "+..." in a pattern') end
-  elseif k == "padding" then
-    rule.type_ref = expect_ref(s, r, rule.type, "enum", "type")
-    rule.dims_ref = expect_ref(s, r, rule.dims, "i32_array", "dims")
-    rule.kernels_ref = expect_ref(s, r, rule.kernels, "i32_array", "kernels")
-    for _, v in ipairs(rule.type_ref.field.enum.values) do
-      if not v.pad_before or not v.pad_after then
-        fail('padding type value "%s" needs pad_before and pad_after', v.name)
-      end
-    end
-  elseif k == "param_count" then
-    rule.ref = expect_ref(s, r, rule.field, "number", "field")
-    if not r.root then fail("param_count belongs to the root record") end
-  elseif k == "chain" then
-    rule.ref = expect_ref(s, r, rule.field, "array", "field")
-    if not r.root then fail("chain belongs to the root record") end
+  end,
+  padding = function() end,
+  param_count = function() end,
+  chain = function(_, _, rule, chains)
     if chains[1] then fail('the root record already has a chain rule (on "%s")', chains[1].field) end
     chains[1] = rule
     local er = rule.ref.field.rec
@@ -660,24 +870,102 @@ local function check_rule(s, r, rule, chains)
       fail('chain: the elements of "%s" (record "%s") must hold a variant field whose records declare io',
         rule.field, er.name)
     end
+  end,
+}
+
+-- Dims-pattern forms by their text; the one without text is a reference.
+local PATTERN_FORM, PATTERN_REF, PATTERN_TEXTS = {}, nil, {}
+for _, p in ipairs(lang.patterns) do
+  if p.form then
+    PATTERN_FORM[p.form] = p
+    PATTERN_TEXTS[#PATTERN_TEXTS + 1] = p.form
+  else
+    PATTERN_REF = p.ref
   end
 end
 
+-- The name the emitters read a rule's resolved reference parameter under:
+-- `field` is rule.ref, any other P is rule.P_ref.
+local function ref_key(name)
+  return name == "field" and "ref" or name .. "_ref"
+end
+
+-- Resolves a dims pattern into rule.pat: { kind = "*" | "+" | "+..." | "=",
+-- ref = the reference of "=" }; returns the references to check.
+local function resolve_pattern(s, r, rule, pattern)
+  local refs = {}
+  rule.pat = {}
+  for i, text in ipairs(pattern) do
+    local form = PATTERN_FORM[text]
+    if form then
+      rule.pat[i] = { kind = text, many = form.many }
+    else
+      if not text:match("^[a-z]") then
+        fail('pattern entry %d "%s" is neither %s nor a field reference%s', i, text,
+          table.concat(PATTERN_TEXTS, ", "), did_you_mean(text, PATTERN_TEXTS))
+      end
+      local what = string.format("pattern entry %d", i)
+      local x = find_ref(s, r, text, what)
+      rule.pat[i] = { kind = "=", ref = x }
+      refs[#refs + 1] = { x = x, type = PATTERN_REF, key = what }
+    end
+  end
+  return refs
+end
+
+local function check_rule(s, r, rule, chains)
+  local k = rule.kind -- check_entry: a known kind, with known keys of the right types
+  local spec = lang.rule[k]
+  rule.stage = rule.stage or spec.stage
+  if rule.stage ~= spec.stage then
+    local kinds = {}
+    for _, other in ipairs(lang.rules) do if other.stage == rule.stage then kinds[#kinds + 1] = other.kind end end
+    fail('stage "%s" is only for %s: a %s rule runs at stage "%s" (leave stage out)', rule.stage,
+      table.concat(kinds, ", "), k, spec.stage)
+  end
+  if spec.root and not r.root then fail("%s belongs to the root record", k) end
+  -- Every reference is resolved first: a field that is gone is reported as
+  -- gone, before a check of what the rule needs could misread it.
+  local refs = {}
+  for _, p in ipairs(spec.params) do
+    local v = rule[p.name]
+    if v ~= nil and REF_OK[p.type] then
+      refs[#refs + 1] = { x = find_ref(s, r, v, p.name), type = p.type, key = p.name ~= "field" and p.name or nil,
+                          store = ref_key(p.name) }
+    elseif v ~= nil and p.type == "pattern" then
+      for _, e in ipairs(resolve_pattern(s, r, rule, v)) do refs[#refs + 1] = e end
+    end
+  end
+  for _, e in ipairs(refs) do
+    check_ref_kind(e.x, e.type, string.format("rule `%s`", k), e.key)
+    if e.store then rule[e.store] = e.x end
+  end
+  RULE_CHECK[k](s, r, rule, chains)
+end
+
 local function check_io(s, r)
-  local io = r.io
-  if type(io) ~= "table" then fail("must be a table { kind = ..., ... }, not %s", type(io)) end
-  if not IO_KINDS[io.kind] then fail('unknown io kind "%s"', tostring(io.kind)) end
+  local io = r.io -- check_entry: a known kind, with known keys of the right types
   if not r.parent then fail("io belongs to a record selected by a variant") end
-  io.outputs_ref = expect_ref(s, r, io.outputs, "int", "outputs")
-  if io.kind == "features" then
-    io.inputs_ref = expect_ref(s, r, io.inputs, "int", "inputs")
-    io.flatten_ref = expect_ref(s, r, io.flatten, "bool", "flatten")
-  else
-    io.inputs_ref = expect_ref(s, r, io.channels, "int", "channels")
-    io.kernels_ref = expect_ref(s, r, io.kernels, "i32_array", "kernels")
-    io.pads_ref = expect_ref(s, r, io.padding_dims, "i32_array", "padding_dims")
+  local refs = {}
+  for _, key in ipairs(lang.io_kind[io.kind].keys) do
+    if io[key.name] ~= nil then refs[#refs + 1] = { key = key, x = find_ref(s, r, io[key.name], key.name) } end
+  end
+  for _, e in ipairs(refs) do
+    check_ref_kind(e.x, e.key.type, string.format("io `%s`", io.kind), e.key.name)
+    io[e.key.name .. "_ref"] = e.x
   end
 end
+
+-- The table and the code above must describe the same language: a kind or
+-- type one lists and the other does not is a bug of the generator.
+for _, t in ipairs(lang.types) do
+  assert(TYPE_CHECK[t.name], "schema_lang: type " .. t.name .. " has no check in schema_check")
+  assert((REF_OK[t.name] ~= nil) == (t.want ~= nil), "schema_lang: ref type " .. t.name .. " and REF_OK disagree")
+end
+for name in pairs(TYPE_CHECK) do assert(lang.type[name], "schema_check: type " .. name .. " is not in schema_lang") end
+for _, rk in ipairs(lang.rules) do assert(RULE_CHECK[rk.kind], "schema_lang: rule kind " .. rk.kind .. " has no check") end
+for kind in pairs(RULE_CHECK) do assert(lang.rule[kind], "schema_check: rule kind " .. kind .. " is not in schema_lang") end
+assert(PATTERN_REF and REF_OK[PATTERN_REF], "schema_lang: a dims pattern needs a reference form")
 
 local function prim_min_size(p)
   return p.width or 4
@@ -686,19 +974,18 @@ end
 local function check_records(s)
   s.rec = {}
   local sections = {}
-  for _, sec in ipairs(s.sections or {}) do sections[sec.name] = true end
+  for _, sec in ipairs(s.sections) do sections[sec.name] = true end
+  local section_names = names_of(s.sections)
+  local function section(name)
+    if not sections[name] then fail('unknown section "%s"%s', tostring(name), did_you_mean(name, section_names)) end
+  end
   for i, r in ipairs(s.records) do
     s.rec[r.name] = r
     within(label("records", i, r), function()
-      list_of(r, "fields", "fields (tables)")
-      list_of(r, "rules", "rules (tables)", true)
-      optional_bool(r, "root")
-      if SECTIONS_REQUIRED and not sections[r.section] then fail('unknown section "%s"', tostring(r.section)) end
+      section(r.section)
       r.by_name = {}
       for j, f in ipairs(r.fields) do
         within(label("fields", j, f), function()
-          if type(f) ~= "table" then fail("must be a table { name = ..., type = ..., doc = ... }, not %s", type(f)) end
-          if not is_ident(f.name) then fail("name must be a lower-case identifier") end
           if r.by_name[f.name] then fail('field "%s" appears twice', f.name) end
           if C_RESERVED[f.name] then
             fail('name "%s" is a C keyword or macro (fields become C struct members): rename the field', f.name)
@@ -706,8 +993,7 @@ local function check_records(s)
           if f.name == "at" then
             fail('name "at" clashes with the member at[] the generator adds to every record (byte offsets): rename the field')
           end
-          check_doc(f)
-          if f.section ~= nil and not sections[f.section] then fail('unknown section "%s"', tostring(f.section)) end
+          if f.section ~= nil then section(f.section) end
           resolve_field_type(s, r, f, r.by_name)
           r.by_name[f.name] = f
           f.index = j - 1
@@ -762,9 +1048,7 @@ local function check_records(s)
   for i, r in ipairs(s.records) do
     within(label("records", i, r), function()
       for j, rule in ipairs(r.rules or {}) do
-        within(string.format('rules[%d] "%s"', j, tostring(type(rule) == "table" and rule.kind or rule)), function()
-          check_rule(s, r, rule, chains)
-        end)
+        within(rule_label(j, rule), function() check_rule(s, r, rule, chains) end)
       end
       if r.io ~= nil then within("io", function() check_io(s, r) end) end
     end)
@@ -881,8 +1165,6 @@ end
 -- layers and activations join the ID enums, marked `plugin`. The whole is
 -- then checked like any schema: a colliding ID or a bad field fails the same way.
 local function merge_fragment(s, f)
-  if not is_ident(f.name) then fail("the fragment's name must be a lower-case identifier") end
-  check_doc(f)
   local at
   for i, r in ipairs(s.records or {}) do
     if not at and type(r) == "table" then
@@ -892,7 +1174,6 @@ local function merge_fragment(s, f)
   if not at then fail("the core schema has no record with a variant to extend") end
   for i, r in ipairs(f.records or {}) do
     within(label("records", i, r), function()
-      if type(r) ~= "table" then fail("must be a table") end
       if r.io then fail("a plugin's layer gives shapes with its infer() function, not io") end
       r.plugin = true
       table.insert(s.records, at + i - 1, r)
@@ -903,7 +1184,6 @@ local function merge_fragment(s, f)
     for _, en in ipairs(s.enums or {}) do if en.unknown == kind[2] then e = en end end
     for i, v in ipairs(f[kind[1]] or {}) do
       within(label(kind[1], i, v), function()
-        if type(v) ~= "table" then fail("must be a table") end
         if not e then fail("the core schema has no %s ID enum", kind[2]) end
         if not v.record then fail("needs the record of its fields (record = ...)") end
         v.plugin = true
@@ -914,16 +1194,42 @@ local function merge_fragment(s, f)
   s.plugin = { name = f.name, doc = f.doc, file = f.file }
 end
 
+-- A record nothing uses never appears in a file: most likely a misspelt
+-- `record` key, or the value that selected it was removed.
+local function check_used(s)
+  local used = {}
+  for _, r in ipairs(s.records) do
+    for _, f in ipairs(r.fields) do if f.rec then used[f.rec] = true end end
+  end
+  for _, e in ipairs(s.enums) do
+    for _, v in ipairs(e.values) do if v.record then used[s.rec[v.record]] = true end end
+  end
+  for i, r in ipairs(s.records) do
+    if not r.root and not used[r] then
+      where = { label("records", i, r) }
+      fail('record "%s" is not used: no field has it as its type and no enum value selects it (record = "%s")',
+        r.name, r.name)
+    end
+  end
+  where = {}
+end
+
 local function check(path, fragment)
   where = { path }
   local s = load_file(path)
+  -- Keys and value types first, on the data as written (the checks below
+  -- annotate the tables).
+  where = {}
+  check_entry("schema", s)
+  s.file = path
   if fragment then
     where = { fragment }
-    merge_fragment(s, load_file(fragment))
+    local f = load_file(fragment)
+    check_entry("fragment", f)
+    f.file = fragment
+    merge_fragment(s, f)
   end
   where = {}
-  if not is_ident(s.name) then where = { "name" }; fail("schema name must be an identifier") end
-  check_doc(s)
   local seen = {}
   for _, key in ipairs({ "primitives", "enums", "records" }) do index_list(s, key, seen) end
   index_list(s, "sections", {})
@@ -935,7 +1241,7 @@ local function check(path, fragment)
   check_records(s)
   where = {}
   check_c_names(s)
-  where = {}
+  check_used(s)
   return s
 end
 

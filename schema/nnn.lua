@@ -15,7 +15,8 @@
 -- file and edit it, e.g. table.insert(s.records, i, { ... }). Nothing else
 -- (io, os, require, load) is available.
 --
--- Vocabulary (see docs/format.md for the rendered reference):
+-- Vocabulary (every key and kind: docs/schema-language.md; the format they
+-- describe, rendered: docs/format.md):
 --   primitives  fixed-width scalars and length-prefixed sequences.
 --   enums       named integer values stored as a primitive. An enum value may
 --               name a record (`record = ...`): that record's fields are the
@@ -144,8 +145,8 @@ return {
         { kind = "padding", type = "padding_type", dims = "padding_dims", kernels = "kernels.dims",
           doc = "Exactly 2n padding dims, following the padding type's formulas for each kernel size k." },
       },
-      io = { kind = "spatial", channels = "kernels.dims[-1]", outputs = "filters", kernels = "kernels.dims",
-             padding_dims = "padding_dims" } },
+      io = { kind = "window", channels = "kernels.dims[-1]", outputs = "filters", window = "kernels.dims[1:-1]",
+             padding = "padding_dims" } },
 
     { name = "layer", doc = "One layer: header, shared fields, then the type's own fields.", section = "layer_header",
       fields = {

@@ -12,6 +12,11 @@
  *   gen/original_rejects_new_id  the project's own nnnkit rejects that activation
  *   gen/rejects_*, escapes_*,    generator robustness: unusual schemas are either
  *   accepts_*, schema_sandbox    rejected cleanly or give C that compiles (section 5)
+ *   gen/lang_*                   the strict schema language (gen/schema_lang.lua):
+ *                                unknown keys and kinds with "did you mean", wrong
+ *                                types, wrong field kinds, removed fields, slices,
+ *                                open range bounds in the core's and a plugin's
+ *                                validator, the rendered reference (section 6)
  *
  * Under `make valgrind` (NNN_UNDER_VALGRIND set, children traced) the tests
  * that run cc are skipped: the compiler itself leaks, which valgrind reports
@@ -320,7 +325,12 @@ static const char BAD_PROLOGUE[] =
 	"  for i = 1, #list do if list[i].name == name then return list[i] end end\n"
 	"  error(\"test schema: no entry \" .. name)\n"
 	"end\n"
-	"local function push(list, e) list[#list + 1] = e end\n";
+	"local function push(list, e) list[#list + 1] = e end\n"
+	"local function field_of(rec, name) return find(find(s.records, rec).fields, name) end\n"
+	"local function rule_of(rec, kind)\n"
+	"  for _, r in ipairs(find(s.records, rec).rules) do if r.kind == kind then return r end end\n"
+	"  error(\"test schema: no rule \" .. kind)\n"
+	"end\n";
 
 static void write_bad(const char *file, const char *body)
 {
@@ -635,6 +645,23 @@ static const char PROG_C[] =
 	"\treturn 0;\n"
 	"}\n";
 
+/* Writes <tmp>/<name>.c from `source` and builds <tmp>/<name> from it, the
+ * codec generated into <tmp>/<sub>/ and runtime/src. */
+static void build_against_codec(const char *name, const char *source, const char *sub)
+{
+	char file[64];
+	run_t r;
+
+	snprintf(file, sizeof file, "%s.c", name);
+	spit_str(tpath(file), source);
+	r = sh("cc " CC_WARN " -O0 -g " INCLUDES("'%s/%s'") " -o '%s/%s' '%s/%s' '%s/%s/schema_gen.c' "
+	       "runtime/src/*.c -ljansson -lm",
+	       tmp(), sub, tmp(), name, tmp(), file, tmp(), sub);
+	cr_assert_eq(r.status, 0, "building %s against the codec generated from %s failed:\n%s%s", file, sub, r.out,
+	             r.err);
+	run_free(&r);
+}
+
 static const char *nnnkit_path(void)
 {
 	const char *p = getenv("NNNKIT");
@@ -687,12 +714,7 @@ Test(gen, schema_extension)
 	cr_expect(strstr(text, "| 6 | Swish | `swish` |") != NULL, "format.md does not list activation 6");
 	free(text);
 
-	spit_str(tpath("prog.c"), PROG_C);
-	r = sh("cc " CC_WARN " -O0 -g " INCLUDES("'%s/x'") " -o '%s/prog' '%s/prog.c' '%s/x/schema_gen.c' "
-	       "runtime/src/*.c -ljansson -lm",
-	       tmp(), tmp(), tmp(), tmp());
-	cr_assert_eq(r.status, 0, "building the program against the extended codec failed:\n%s%s", r.out, r.err);
-	run_free(&r);
+	build_against_codec("prog", PROG_C, "x");
 
 	r = sh("'%s/prog' '%s/swish.nnn'", tmp(), tmp());
 	cr_expect_eq(r.status, 0, "the program failed (status %d):\n%s%s", r.status, r.out, r.err);
@@ -803,8 +825,8 @@ Test(gen, rejects_decode_stage_rule)
 {
 	expect_robust("odd", DECODE_STAGE_MIN);
 	REJECTS(DECODE_STAGE_MIN, "\"dense\".rules[4] \"min\"", "stage \"decode\" is only for dims_product");
-	REJECTS("find(s.records, \"tensor\").rules[1].stage = nil", "\"tensor\".rules[1] \"dims_product\"",
-	        "dims_product runs at decode stage");
+	REJECTS("find(s.records, \"tensor\").rules[1].stage = \"validate\"", "\"tensor\".rules[1] \"dims_product\"",
+	        "a dims_product rule runs at stage \"decode\"");
 	/* The decoder of a variant record has no pointer to the enclosing record. */
 	REJECTS("push(find(s.records, \"dense\").rules, { kind = \"dims_product\", stage = \"decode\",\n"
 	        "  dims = \"bias.dims\", data = \"weights.data\", doc = \"x.\" })",
@@ -902,9 +924,9 @@ Test(gen, escapes_control_characters)
 Test(gen, rejects_range_not_finite)
 {
 	expect_robust("odd", "find(s.records, \"layer\").rules[1].max = 1/0");
-	REJECTS("find(s.records, \"layer\").rules[1].max = 1/0", "\"layer\".rules[1] \"range\"", "finite numbers");
-	REJECTS("find(s.records, \"layer\").rules[1].min = 0/0", "\"layer\".rules[1] \"range\"", "finite numbers");
-	REJECTS("find(s.records, \"layer\").rules[1].min = -1/0", "\"layer\".rules[1] \"range\"", "finite numbers");
+	REJECTS("find(s.records, \"layer\").rules[1].max = 1/0", "\"layer\".rules[1] \"range\"", "max must be a finite number");
+	REJECTS("find(s.records, \"layer\").rules[1].min = 0/0", "\"layer\".rules[1] \"range\"", "min must be a finite number");
+	REJECTS("find(s.records, \"layer\").rules[1].min = -1/0", "\"layer\".rules[1] \"range\"", "min must be a finite number");
 	REJECTS("find(s.records, \"layer\").rules[1].min = 1", "\"layer\".rules[1] \"range\"", "min < max when max_open");
 }
 
@@ -1108,4 +1130,409 @@ Test(gen, rejects_variant_field_named_like_holder)
 	REJECTS("push(find(s.records, \"dense\").fields,\n"
 	        "  { name = \"dropout\", type = \"f32\", doc = \"Another.\" })",
 	        "\"dense\".fields[4] \"dropout\"", "is also a field of \"layer\", which holds this record as a variant");
+}
+
+/* ---- 6. the schema language (gen/schema_lang.lua) ----
+ *
+ * The checker accepts only what the language table lists, and says what it
+ * expected. Each case starts from nnn.lua and names its entries by name. */
+
+/* A misspelt key is an error at every level, with the key it was meant to be. */
+Test(gen, lang_misspelt_keys)
+{
+	REJECTS("s.recrods = s.records", "unknown key \"recrods\"; did you mean \"records\"?", "the top level takes");
+	REJECTS("s.primitives[1].widht = 1", "primitives[1]", "unknown key \"widht\"; did you mean \"width\"?");
+	REJECTS("s.sections[1].dco = \"x\"", "sections[1]", "unknown key \"dco\"; did you mean \"doc\"?");
+	REJECTS("find(s.enums, \"padding_type\").unknwn = \"layer\"", "\"padding_type\"",
+	        "unknown key \"unknwn\"; did you mean \"unknown\"?");
+	/* The maintainer's ELU: `recrod` silently made it parameterless. */
+	REJECTS("local acts = find(s.enums, \"activation_id\").values\n"
+	        "local n = 0\n"
+	        "for _, v in ipairs(acts) do n = math.max(n, v.value) end\n"
+	        "push(acts, { value = n + 1, name = \"elu\", title = \"ELU\", recrod = \"leaky_relu\", doc = \"ELU.\" })",
+	        "\"activation_id\".values[", "\"elu\": unknown key \"recrod\"; did you mean \"record\"?",
+	        "an enum value takes");
+	REJECTS("find(s.records, \"dense\").rule = {}", "\"dense\": unknown key \"rule\"; did you mean \"rules\"?");
+	REJECTS("field_of(\"dense\", \"weights\").parm = true", "\"dense\".fields[", "\"weights\"",
+	        "unknown key \"parm\"; did you mean \"param\"?");
+	REJECTS("local r = rule_of(\"dense\", \"dims\")\n"
+	        "r.patern, r.pattern = r.pattern, nil",
+	        "\"dense\".rules[", "\"dims\": unknown key \"patern\"; did you mean \"pattern\"?",
+	        "a dims rule takes kind, doc, stage, field, pattern");
+	REJECTS("rule_of(\"layer\", \"range\").min_opne = true", "\"layer\".rules[",
+	        "unknown key \"min_opne\"; did you mean \"min_open\"?");
+	REJECTS("find(s.records, \"dense\").io.outptus = \"neurons\"", "\"dense\".io",
+	        "unknown key \"outptus\"; did you mean \"outputs\"?", "io kind features takes");
+	/* Far from every key: no guess, but the list of keys. */
+	REJECTS("find(s.records, \"dense\").colour = \"red\"", "\"dense\": unknown key \"colour\" (a record takes");
+}
+
+/* `ids` (the ID ownership policy) is a key of the top level. */
+Test(gen, lang_accepts_ids)
+{
+	char *c = expect_accepted("ids", "s.ids = { core_max = 127, taken = { { layer = 2 } } }");
+	free(c);
+}
+
+Test(gen, lang_unknown_kinds)
+{
+	REJECTS("rule_of(\"dense\", \"min\").kind = \"mn\"", "\"dense\".rules[",
+	        "unknown rule kind \"mn\"; did you mean \"min\"?", "(rule kinds: ");
+	REJECTS("find(s.records, \"dense\").io.kind = \"featurs\"", "\"dense\".io",
+	        "unknown io kind \"featurs\"; did you mean \"features\"?", "(io kinds: ");
+	REJECTS("find(s.records, \"dense\").io.kind = \"pool\"", "\"dense\".io", "unknown io kind \"pool\" (io kinds: ");
+	REJECTS("find(s.primitives, \"f32\").kind = \"flaot\"", "primitives[", "kind must be one of",
+	        "not \"flaot\"; did you mean \"float\"?");
+	REJECTS("rule_of(\"dense\", \"min\").stage = \"later\"", "stage must be one of decode, validate, not \"later\"");
+	REJECTS("rule_of(\"dense\", \"dims\").pattern = { \"+..\", \"neurons\" }", "\"dims\"",
+	        "pattern entry 1 \"+..\" is neither *, +, +... nor a field reference; did you mean \"+...\"?");
+}
+
+Test(gen, lang_wrong_parameter_types)
+{
+	REJECTS("rule_of(\"layer\", \"range\").min = \"0\"", "\"range\"", "min must be a finite number", "not \"0\"");
+	REJECTS("rule_of(\"layer\", \"range\").min_open = 1", "\"range\"", "min_open must be true or false, not number");
+	REJECTS("rule_of(\"dense\", \"min\").value = 1.5", "\"min\"", "value must be an integer in [");
+	REJECTS("rule_of(\"dense\", \"min\").field = 3", "\"min\"", "field must be a field reference", "not number");
+	REJECTS("find(s.records, \"dense\").io.flatten = true", "\"dense\".io", "flatten must be a field reference",
+	        "not boolean");
+	REJECTS("rule_of(\"dense\", \"dims\").pattern = {}", "\"dims\"", "pattern must be a non-empty list");
+	REJECTS("rule_of(\"dense\", \"dims\").pattern = { 1 }", "\"dims\"", "pattern entry 1 must be a string, not number");
+	REJECTS("find(s.records, \"dense\").doc = 5", "\"dense\"", "doc must be a string, not number");
+	REJECTS("find(s.records, \"conv\").io.window = nil",
+	        "\"conv\".io", "missing key \"window\": ");
+}
+
+/* A rule or io key aimed at the wrong kind of field says what it needs and
+ * what the field is. */
+Test(gen, lang_wrong_field_kind)
+{
+	REJECTS("rule_of(\"dense\", \"dims\").field = \"neurons\"", "\"dense\".rules[",
+	        "rule `dims` needs an i32_array field; `neurons` is an i32");
+	/* A tensor where its dims were meant. */
+	REJECTS("rule_of(\"dense\", \"dims\").field = \"weights\"",
+	        "rule `dims` needs an i32_array field; `weights` is a tensor (a record); did you mean `weights.dims`?");
+	REJECTS("rule_of(\"dense\", \"min\").field = \"flatten\"", "rule `min` needs an int field", "`flatten` is a bool");
+	REJECTS("rule_of(\"layer\", \"range\").field = \"bias\"", "rule `range` needs a number field",
+	        "`bias` is a tensor (a record)");
+	REJECTS("rule_of(\"conv\", \"padding\").type = \"filters\"",
+	        "rule `padding` needs an enum field whose every value has pad_before and pad_after for `type`; "
+	        "`filters` is an i32");
+	REJECTS("find(s.records, \"dense\").io.flatten = \"neurons\"", "\"dense\".io",
+	        "io `features` needs a bool field for `flatten`; `neurons` is an i32");
+	REJECTS("rule_of(\"model\", \"chain\").field = \"layer_count\"", "rule `chain` needs a repeated record field",
+	        "`layer_count` is an i32");
+}
+
+/* A field removed from the schema: every reference to it says it is gone,
+ * before any other check reads the reference. */
+Test(gen, lang_removed_field)
+{
+	static const char remove_flatten[] =
+		"local d = find(s.records, \"dense\")\n"
+		"for i, f in ipairs(d.fields) do if f.name == d.io.flatten then table.remove(d.fields, i) break end end";
+	char line[1024];
+	run_t r;
+
+	REJECTS(remove_flatten, "\"dense\".io", "reference \"flatten\"", "no field \"flatten\" in record \"dense\" (fields: ",
+	        "removed or renamed? update this reference");
+	/* Not a complaint about what the io key must be. */
+	copy_schema();
+	write_bad("removed.lua", remove_flatten);
+	r = generate(tpath("removed.lua"), "removed");
+	line_with_prefix(r.err, "schema error: ", line, sizeof line);
+	cr_expect(strstr(line, "must be a field reference") == NULL && strstr(line, "needs ") == NULL,
+	          "a downstream check answered: %s", line);
+	run_free(&r);
+
+	/* In a rule, with the nearest name; in a pattern; deeper in a reference. */
+	REJECTS("rule_of(\"dense\", \"min\").field = \"neuronz\"", "\"dense\".rules[",
+	        "no field \"neuronz\" in record \"dense\"", "did you mean \"neurons\"?", "removed or renamed?");
+	REJECTS("local r = rule_of(\"dense\", \"dims\")\n"
+	        "r.pattern = { \"+\", \"neuron\" }",
+	        "reference \"neuron\" (pattern entry 2): no field \"neuron\"", "did you mean \"neurons\"?");
+	REJECTS("rule_of(\"dense\", \"dims\").field = \"weights.dimz\"",
+	        "no field \"dimz\" in record \"tensor\", the type of \"weights\"", "did you mean \"dims\"?");
+	REJECTS("rule_of(\"dense\", \"dims\").field = \"neurons.dims\"", "\"neurons\" is an i32, not a record");
+}
+
+/* A record nothing selects is a mistake (the misspelt `record` key left one). */
+Test(gen, lang_unused_record)
+{
+	REJECTS("local at\n"
+	        "for i, r in ipairs(s.records) do if r.name == \"activation\" then at = i end end\n"
+	        "table.insert(s.records, at, { name = \"elu\", doc = \"ELU.\", section = \"activation_params\",\n"
+	        "  fields = { { name = \"alpha\", type = \"f32\", doc = \"Scale.\" } } })",
+	        "\"elu\": record \"elu\" is not used", "no enum value selects it");
+}
+
+/* Writes <tmp>/probe.lua, which loads a schema through the checker and prints
+ * every io reference's index and slice, "<key> <from>:<to>" per line. */
+static void write_probe(void)
+{
+	spit_str(tpath("probe.lua"),
+	         "package.path = \"gen/?.lua;\" .. package.path\n"
+	         "local s = require(\"schema_check\")(arg[1])\n"
+	         "local keys = {}\n"
+	         "for _, r in ipairs(s.records) do\n"
+	         "  if r.io then\n"
+	         "    for k, x in pairs(r.io) do\n"
+	         "      if type(k) == \"string\" and k:find(\"_ref$\") then\n"
+	         "        local t = x.slice and (x.slice.from .. \":\" .. tostring(x.slice.to))\n"
+	         "          or x.index and (\"[\" .. x.index .. \"]\") or \"whole\"\n"
+	         "        keys[#keys + 1] = r.name .. \".\" .. k .. \" \" .. t\n"
+	         "      end\n"
+	         "    end\n"
+	         "  end\n"
+	         "end\n"
+	         "table.sort(keys)\n"
+	         "print(table.concat(keys, \"\\n\"))\n");
+}
+
+/* References may be sliced, Python style, where an i32_array is wanted. */
+Test(gen, lang_slices)
+{
+	static const char window[] =
+		"local c = find(s.records, \"conv\")\n"
+		"c.io = { kind = \"window\", window = \"kernels.dims[1:-1]\", channels = \"kernels.dims[-1]\",\n"
+		"  outputs = \"filters\", stride = \"kernels.dims[:1]\", dilation = \"kernels.dims[2:]\",\n"
+		"  padding = \"padding_dims\", padding_type = \"padding_type\" }";
+	run_t r;
+
+	require_root();
+	copy_schema();
+	write_bad("window.lua", window);
+	write_probe();
+	r = sh("lua5.4 '%s' '%s'", tpath("probe.lua"), tpath("window.lua"));
+	cr_assert_eq(r.status, 0, "the window io was rejected:\n%s", r.err);
+	cr_expect(strstr(r.out, "conv.window_ref 1:-1\n") != NULL, "slice [1:-1]:\n%s", r.out);
+	cr_expect(strstr(r.out, "conv.stride_ref 0:nil\n") == NULL && strstr(r.out, "conv.stride_ref 0:1\n") != NULL,
+	          "slice [:1]:\n%s", r.out);
+	cr_expect(strstr(r.out, "conv.dilation_ref 2:nil\n") != NULL, "slice [2:]:\n%s", r.out);
+	cr_expect(strstr(r.out, "conv.channels_ref [-1]\n") != NULL, "index [-1]:\n%s", r.out);
+	cr_expect(strstr(r.out, "conv.padding_ref whole\n") != NULL, "whole:\n%s", r.out);
+	run_free(&r);
+	r = sh(GEN_LUA " '%s' --check", tpath("window.lua"));
+	cr_expect_eq(r.status, 0, "nnngen --check refused the window io:\n%s", r.err);
+	run_free(&r);
+
+	REJECTS("find(s.records, \"conv\").io = { kind = \"window\", window = \"kernels.dims[3:1]\" }",
+	        "\"conv\".io", "reference \"kernels.dims[3:1]\" (key window)", "the slice [3:1] is always empty");
+	REJECTS("find(s.records, \"conv\").io = { kind = \"window\", window = \"filters[1:]\" }",
+	        "\"filters\" is an i32: only an i32_array can be indexed or sliced");
+	REJECTS("find(s.records, \"conv\").io = { kind = \"window\", window = \"kernels.dims[1:x]\" }",
+	        "a slice is [from:to]");
+	/* Where a single int or a whole array is wanted, a slice is the wrong kind. */
+	REJECTS("find(s.records, \"conv\").io = { kind = \"window\", window = \"kernels.dims\",\n"
+	        "  channels = \"kernels.dims[1:]\" }",
+	        "io `window` needs an int field (i32) or one element of an i32_array for `channels`; "
+	        "`kernels.dims[1:]` is a slice of an i32_array");
+	REJECTS("rule_of(\"conv\", \"dims\").field = \"kernels.dims[1:]\"",
+	        "rule `dims` needs an i32_array field; `kernels.dims[1:]` is a slice of an i32_array");
+	/* ... and the emitters turn every key of it, slices included, into C */
+	r = generate(tpath("window.lua"), "window");
+	cr_expect_eq(r.status, 0, "nnngen refused the window io:\n%s", r.err);
+	run_free(&r);
+	char *c = slurp(tpath("window/schema_gen.c"), NULL);
+	cr_assert_not_null(c);
+	cr_expect(strstr(c, "io->window = nnn_io_list(r->kernels.dims, 1, false, -1, ") != NULL, "window slice");
+	cr_expect(strstr(c, "io->stride = nnn_io_list(r->kernels.dims, 0, false, 1, ") != NULL, "stride slice");
+	cr_expect(strstr(c, "io->dilation = nnn_io_list(r->kernels.dims, 2, true, 0, ") != NULL, "dilation slice");
+	cr_expect(strstr(c, "io->pad_fn = pad_padding_type;") != NULL, "padding type formulas");
+	free(c);
+}
+
+/* The checker's lists of kinds are the reference's: the headings of
+ * docs/schema-language.md under `section` ("## Rule kinds") joined by ", ". */
+static void doc_kinds(const char *doc, const char *section, char *out, size_t size)
+{
+	const char *p = strstr(doc, section);
+	out[0] = '\0';
+	cr_assert_not_null(p, "docs/schema-language.md has no \"%s\"", section);
+	p += strlen(section);
+	const char *end = strstr(p, "\n## ");
+	for (const char *h = strstr(p, "\n### `"); h && (!end || h < end); h = strstr(h + 1, "\n### `")) {
+		const char *name = h + 6;
+		size_t n = strcspn(name, "`");
+		size_t k = strlen(out);
+		cr_assert(k + n + 3 < size);
+		snprintf(out + k, size - k, "%s%.*s", k ? ", " : "", (int)n, name);
+	}
+}
+
+Test(gen, lang_reference_lists_what_the_checker_knows)
+{
+	char rules[512], ios[512], want[600];
+	char *doc;
+
+	require_root();
+	doc = slurp("docs/schema-language.md", NULL);
+	cr_assert_not_null(doc, "docs/schema-language.md is missing (run make)");
+	cr_expect(!strncmp(doc, "<!-- Generated by gen/nnngen.lua", 32), "the reference is not generated");
+	doc_kinds(doc, "\n## Rule kinds\n", rules, sizeof rules);
+	doc_kinds(doc, "\n## io kinds\n", ios, sizeof ios);
+	free(doc);
+	cr_assert(strstr(rules, "range") && strstr(ios, "features"), "rules: %s; io: %s", rules, ios);
+	snprintf(want, sizeof want, "(rule kinds: %s)", rules);
+	REJECTS("rule_of(\"dense\", \"min\").kind = \"zzzz\"", want);
+	snprintf(want, sizeof want, "(io kinds: %s)", ios);
+	REJECTS("find(s.records, \"dense\").io.kind = \"zzzz\"", want);
+}
+
+/* A cc run against the codec generated from <tmp>/<sub>, with runtime/src:
+ * a program that validates the file it is given (exit 0 valid, 1 not) and
+ * prints every problem. */
+static const char VALIDATE_C[] =
+	"#include <stdio.h>\n"
+	"#include <stdlib.h>\n"
+	"#include <nnn/validate.h>\n"
+	"\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"\tstatic unsigned char buf[1 << 20];\n"
+	"\tnnn_diags_t d;\n"
+	"\tchar line[1024];\n"
+	"\tFILE *f = argc == 2 ? fopen(argv[1], \"rb\") : NULL;\n"
+	"\tif (!f)\n"
+	"\t\treturn 2;\n"
+	"\tsize_t n = fread(buf, 1, sizeof buf, f);\n"
+	"\tfclose(f);\n"
+	"\tnnn_diags_init(&d);\n"
+	"\tnnn_status_t st = nnn_validate_bytes(buf, n, NULL, NULL, &d);\n"
+	"\tfor (size_t i = 0; i < d.n; i++)\n"
+	"\t\tprintf(\"%s\\n\", nnn_diag_format(&d.v[i], line, sizeof line));\n"
+	"\tnnn_diags_free(&d);\n"
+	"\treturn st == NNN_OK ? 0 : 1;\n"
+	"}\n";
+
+/* The manifest line of the case whose file name ends with `suffix`, copied
+ * into buf; its file (relative to the corpus) into file. */
+static void find_case(const char *manifest, const char *suffix, char *buf, size_t size, char *file, size_t fsize)
+{
+	char *m = slurp(manifest, NULL);
+	cr_assert_not_null(m, "no manifest at %s", manifest);
+	buf[0] = '\0';
+	for (char *p = strstr(m, suffix); p; p = strstr(p + 1, suffix)) {
+		if (p[strlen(suffix)] != '"')
+			continue;
+		char *start = p;
+		while (start > m && start[-1] != '\n')
+			start--;
+		size_t n = strcspn(start, "\n");
+		snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), start);
+		const char *q = strstr(buf, "\"file\": \"");
+		cr_assert_not_null(q);
+		q += 9;
+		snprintf(file, fsize, "%.*s", (int)strcspn(q, "\""), q);
+		break;
+	}
+	free(m);
+	cr_assert(buf[0], "the corpus has no case *%s", suffix);
+}
+
+/* `tau > 0` on Leaky ReLU: the generated validator refuses tau == 0, as the
+ * conformance corpus generated from the same schema expects. */
+Test(gen, lang_range_min_open_core, .timeout = 240)
+{
+	static const char body[] =
+		"push(find(s.records, \"leaky_relu\").rules,\n"
+		"  { kind = \"range\", field = \"tau\", min = 0, min_open = true, doc = \"tau > 0.\" })";
+	char line[2048], file[512];
+	run_t r;
+
+	require_root();
+	if (under_valgrind())
+		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
+	copy_schema();
+	write_bad("open.lua", body);
+	r = generate(tpath("open.lua"), "o");
+	cr_assert_eq(r.status, 0, "generation failed:\n%s", r.err);
+	run_free(&r);
+	build_against_codec("validate", VALIDATE_C, "o");
+	r = sh(GEN_LUA " '%s' --conformance '%s/corpus'", tpath("open.lua"), tmp());
+	cr_assert_eq(r.status, 0, "the corpus was not generated:\n%s", r.err);
+	run_free(&r);
+
+	/* The corpus holds tau == min as an E_RANGE case... */
+	find_case(tpath("corpus/manifest.json"), "-range-tau-min.nnn", line, sizeof line, file, sizeof file);
+	cr_expect(strstr(line, "\"code\": \"E_RANGE\"") != NULL, "%s", line);
+	/* ...which the generated validator refuses, saying why. */
+	r = sh("'%s/validate' '%s/corpus/%s'", tmp(), tmp(), file);
+	cr_expect_eq(r.status, 1, "tau == 0 was accepted:\n%s", r.out);
+	cr_expect(strstr(r.out, "activation.tau") != NULL && strstr(r.out, "found 0, expected > 0") != NULL, "%s",
+	          r.out);
+	run_free(&r);
+	/* And the validator agrees with the reference on every case of the corpus. */
+	cr_assert(access(nnnkit_path(), X_OK) == 0, "%s is not built (run make)", nnnkit_path());
+	r = sh("'%s' conformance --no-progress --corpus '%s/corpus' --decoder '%s/validate {file}'", nnnkit_path(), tmp(),
+	       tmp());
+	cr_expect_eq(r.status, 0, "the generated validator disagrees with the corpus:\n%s%s", r.out, r.err);
+	run_free(&r);
+}
+
+/* The same rule in a plugin's fragment: its generated validator calls the
+ * host's rule_bounds (ABI 1.2). */
+Test(gen, lang_range_min_open_plugin, .timeout = 240)
+{
+	char line[2048], file[512];
+	const char *build = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	run_t r;
+
+	require_root();
+	if (under_valgrind())
+		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
+	cr_assert(access(nnnkit_path(), X_OK) == 0, "%s is not built (run make)", nnnkit_path());
+	r = sh("cp examples/plugin-pool-swish/schema.lua '%s/poolswish.lua'", tmp());
+	cr_assert_eq(r.status, 0);
+	run_free(&r);
+	spit_str(tpath("frag.lua"),
+	         "local f = import(\"poolswish.lua\")\n"
+	         "for _, r in ipairs(f.records) do\n"
+	         "  for _, fl in ipairs(r.fields) do\n"
+	         "    if fl.type == \"f32\" then\n"
+	         "      r.rules[#r.rules + 1] = { kind = \"range\", field = fl.name, min = 0, min_open = true, doc = \"> 0.\" }\n"
+	         "    end\n"
+	         "  end\n"
+	         "end\n"
+	         "return f\n");
+	r = sh(GEN_LUA " --plugin '%s/frag.lua' --c '%s/ps_gen.c' --h '%s/poolswish_gen.h' && "
+	       "cc -std=c11 -O1 -fPIC -shared -fvisibility=hidden -Iruntime/include -I'%s/gen' -I'%s' "
+	       "-o '%s/poolswish.so' examples/plugin-pool-swish/poolswish.c '%s/ps_gen.c' -lm && "
+	       GEN_LUA " schema/nnn.lua --conformance '%s/corpus' --plugin '%s/frag.lua'",
+	       tmp(), tmp(), tmp(), build, tmp(), tmp(), tmp(), tmp(), tmp());
+	cr_assert_eq(r.status, 0, "building the plugin or its corpus failed:\n%s%s", r.out, r.err);
+	run_free(&r);
+	{
+		char *c = slurp(tpath("ps_gen.c"), NULL);
+		cr_assert_not_null(c);
+		cr_expect(strstr(c, "NNN_BOUND_MIN | NNN_BOUND_MIN_OPEN") != NULL, "no open bound in the plugin's code");
+		free(c);
+	}
+
+	find_case(tpath("corpus/manifest.json"), "-range-beta-min.nnn", line, sizeof line, file, sizeof file);
+	cr_expect(strstr(line, "\"code\": \"E_RANGE\"") != NULL, "%s", line);
+	r = sh("'%s' --plugin '%s/poolswish.so' validate '%s/corpus/%s'", nnnkit_path(), tmp(), tmp(), file);
+	cr_expect_eq(r.status, 1, "beta == 0 was accepted:\n%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "activation.beta") != NULL && strstr(r.err, "found 0, expected > 0") != NULL, "%s%s",
+	          r.out, r.err);
+	run_free(&r);
+	r = sh("'%s' --plugin '%s/poolswish.so' conformance --no-progress --corpus '%s/corpus'", nnnkit_path(), tmp(),
+	       tmp());
+	cr_expect_eq(r.status, 0, "nnnkit with the plugin disagrees with the corpus:\n%s%s", r.out, r.err);
+	run_free(&r);
+}
+
+/* A fragment's keys are checked like a schema's. */
+Test(gen, lang_fragment_keys)
+{
+	char line[1024];
+	run_t r;
+
+	require_root();
+	spit_str(tpath("typo.lua"), "return { name = \"typo\", doc = \"A typo.\", layres = {} }\n");
+	r = sh(GEN_LUA " --plugin '%s' --c '%s/t.c' --h '%s/t.h'", tpath("typo.lua"), tmp(), tmp());
+	cr_expect_eq(r.status, 1, "a misspelt fragment key was accepted:\n%s", r.err);
+	line_with_prefix(r.err, "schema error: ", line, sizeof line);
+	cr_expect(strstr(line, "typo.lua: unknown key \"layres\"; did you mean \"layers\"?") != NULL, "%s", r.err);
+	run_free(&r);
 }

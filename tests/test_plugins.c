@@ -1,8 +1,11 @@
 /* test_plugins.c: the loader against fixture plugins broken in every way
- * (tests/plugins/fixture.c), the search rules, and the unknown-ID message. */
+ * (tests/plugins/fixture.c), the search rules, the unknown-ID message, and
+ * the host table's range checks. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include <nnn/json.h>
 
 #include "builder.h"
+#include "codec.h"
 
 static const char *fixture(const char *name)
 {
@@ -404,4 +408,57 @@ Test(plugins, abi_1_0_loads_without_json_form)
 	nnn_diags_free(&d);
 	bb_free(&b);
 	nnn_ctx_free(c);
+}
+
+/* The host's range checks: rule_range, which plugins built before ABI 1.2
+ * call, keeps its place and meaning; rule_bounds (1.2), which generated
+ * code calls now, follows the older fields and takes open and absent bounds. */
+Test(plugins, host_range_rules)
+{
+	static const struct {
+		double value, min, max;
+		unsigned flags;
+		const char *msg; /* NULL: no problem */
+	} cases[] = {
+		{ 0, 0, 0, NNN_BOUND_MIN | NNN_BOUND_MIN_OPEN, "found 0, expected > 0" },
+		{ 1e-30, 0, 0, NNN_BOUND_MIN | NNN_BOUND_MIN_OPEN, NULL },
+		{ -1, 0, 0, NNN_BOUND_MIN, "found -1, expected >= 0" },
+		{ 0, 0, 0, NNN_BOUND_MIN, NULL },
+		{ 2, 0, 1, NNN_BOUND_MAX, "found 2, expected <= 1" },
+		{ 1, 0, 1, NNN_BOUND_MAX | NNN_BOUND_MAX_OPEN, "found 1, expected < 1" },
+		{ -1e30, 0, 1, NNN_BOUND_MAX, NULL },
+		{ 0, 0, 1, NNN_BOUND_MIN | NNN_BOUND_MIN_OPEN | NNN_BOUND_MAX, "found 0, expected in (0, 1]" },
+		{ 1, 0, 1, NNN_BOUND_MIN | NNN_BOUND_MIN_OPEN | NNN_BOUND_MAX, NULL },
+		{ 1, 0, 1, NNN_BOUND_MIN | NNN_BOUND_MAX | NNN_BOUND_MAX_OPEN, "found 1, expected in [0, 1)" },
+		{ NAN, 0, 0, NNN_BOUND_MAX, "found nan, expected <= 0" },
+	};
+	const nnn_host_t *h = nnn_host_table();
+	nnn_diags_t d;
+	nnn_vctx_t v = { .diags = &d };
+
+	cr_assert_geq(h->size, offsetof(nnn_host_t, rule_bounds) + sizeof h->rule_bounds);
+	cr_assert_gt(offsetof(nnn_host_t, rule_bounds), offsetof(nnn_host_t, v_problem), "the table grows at the end");
+	nnn_diags_init(&d);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		nnn_diags_clear(&d);
+		h->rule_bounds(&v, "x", cases[i].value, cases[i].min, cases[i].max, cases[i].flags, 7);
+		if (!cases[i].msg) {
+			cr_expect_eq(d.n, 0, "case %zu: %s", i, d.n ? d.v[0].msg : "");
+			continue;
+		}
+		cr_assert_eq(d.n, 1, "case %zu: %zu problems", i, d.n);
+		cr_expect_eq(d.v[0].code, NNN_E_RANGE);
+		cr_expect_str_eq(d.v[0].msg, cases[i].msg, "case %zu", i);
+		cr_expect_str_eq(d.v[0].path, "x");
+		cr_expect_eq(d.v[0].offset, 7);
+	}
+	/* The 1.0 entry: [min, max] or [min, max), as before. */
+	nnn_diags_clear(&d);
+	h->rule_range(&v, "x", 1, 0, 1, true, 7);
+	h->rule_range(&v, "x", 1, 0, 1, false, 7);
+	h->rule_range(&v, "x", NAN, 0, 1, false, 7);
+	cr_assert_eq(d.n, 2);
+	cr_expect_str_eq(d.v[0].msg, "found 1, expected in [0, 1)");
+	cr_expect_str_eq(d.v[1].msg, "found nan, expected in [0, 1]");
+	nnn_diags_free(&d);
 }

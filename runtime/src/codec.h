@@ -186,6 +186,10 @@ void nnn_v_problem(nnn_vctx_t *v, nnn_status_t code, const char *name, uint64_t 
                    const char *fmt, ...) NNN_PRINTF(5, 6);
 
 void nnn_rule_min(nnn_vctx_t *v, const char *name, int64_t value, int64_t min, uint64_t at);
+/* value within the bounds `flags` (enum nnn_bound) names; NaN fails. */
+void nnn_rule_bounds(nnn_vctx_t *v, const char *name, double value, double min, double max, unsigned flags,
+                     uint64_t at);
+/* The ABI 1.0 form, for plugins built before rule_bounds: [min, max] or [min, max). */
 void nnn_rule_range(nnn_vctx_t *v, const char *name, double value, double min, double max,
                     bool max_open, uint64_t at);
 void nnn_rule_finite(nnn_vctx_t *v, const char *name, float value, uint64_t at);

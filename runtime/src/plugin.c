@@ -336,6 +336,7 @@ static const nnn_host_t HOST = {
 	.rule_finite = nnn_rule_finite,
 	.rule_dims = h_rule_dims,
 	.v_problem = h_v_problem,
+	.rule_bounds = nnn_rule_bounds,
 };
 
 const nnn_host_t *nnn_host_table(void)

@@ -46,14 +46,32 @@ void nnn_rule_min(nnn_vctx_t *v, const char *name, int64_t value, int64_t min, u
 		nnn_v_problem(v, NNN_E_RANGE, name, at, "found %" PRId64 ", expected >= %" PRId64, value, min);
 }
 
+void nnn_rule_bounds(nnn_vctx_t *v, const char *name, double value, double min, double max, unsigned flags,
+                     uint64_t at)
+{
+	bool has_min = flags & NNN_BOUND_MIN, has_max = flags & NNN_BOUND_MAX;
+	bool min_open = flags & NNN_BOUND_MIN_OPEN, max_open = flags & NNN_BOUND_MAX_OPEN;
+	/* Every comparison with NaN is false, and NaN fails without bounds too. */
+	bool ok = !isnan(value) && (!has_min || (min_open ? value > min : value >= min)) &&
+	          (!has_max || (max_open ? value < max : value <= max));
+	if (ok)
+		return;
+	if (has_min && has_max)
+		nnn_v_problem(v, NNN_E_RANGE, name, at, "found %.9g, expected in %c%g, %g%c", value, min_open ? '(' : '[',
+		              min, max, max_open ? ')' : ']');
+	else if (has_min)
+		nnn_v_problem(v, NNN_E_RANGE, name, at, "found %.9g, expected %s %g", value, min_open ? ">" : ">=", min);
+	else if (has_max)
+		nnn_v_problem(v, NNN_E_RANGE, name, at, "found %.9g, expected %s %g", value, max_open ? "<" : "<=", max);
+	else
+		nnn_v_problem(v, NNN_E_RANGE, name, at, "found %.9g, expected a number", value);
+}
+
 void nnn_rule_range(nnn_vctx_t *v, const char *name, double value, double min, double max, bool max_open,
                     uint64_t at)
 {
-	/* Written so that NaN fails too. */
-	bool ok = value >= min && (max_open ? value < max : value <= max);
-	if (!ok)
-		nnn_v_problem(v, NNN_E_RANGE, name, at, "found %.9g, expected in [%g, %g%s", value, min, max,
-		              max_open ? ")" : "]");
+	nnn_rule_bounds(v, name, value, min, max, NNN_BOUND_MIN | NNN_BOUND_MAX | (max_open ? NNN_BOUND_MAX_OPEN : 0u),
+	                at);
 }
 
 void nnn_rule_finite(nnn_vctx_t *v, const char *name, float value, uint64_t at)

@@ -21,8 +21,9 @@
 #define NNN_ABI_MAJOR 1
 /* 1.1: host threads and the activation in nnn_kernel_args_t; descriptors
  * end with `record`, the fields of a plugin's own type as data (the JSON
- * form uses it). Plugins built for 1.0 load and run as before. */
-#define NNN_ABI_MINOR 1
+ * form uses it). 1.2: host->rule_bounds, range rules with open or absent
+ * bounds. Plugins built for 1.0 or 1.1 load and run as before. */
+#define NNN_ABI_MINOR 2
 
 /* The one exported symbol. Its name never depends on the file name. */
 #define NNN_PLUGIN_ENTRY nnn_plugin_entry
@@ -59,6 +60,15 @@ typedef struct nnn_pat {
 	int64_t value;   /* NNN_PAT_EQ */
 	const char *ref; /* the field it refers to, for messages */
 } nnn_pat_t;
+
+/* The bounds of a "range" rule (host->rule_bounds, ABI 1.2): which it has,
+ * and which of those exclude their own value. */
+enum nnn_bound {
+	NNN_BOUND_MIN = 1,      /* value >= min */
+	NNN_BOUND_MAX = 2,      /* value <= max */
+	NNN_BOUND_MIN_OPEN = 4, /* with NNN_BOUND_MIN: value > min */
+	NNN_BOUND_MAX_OPEN = 8  /* with NNN_BOUND_MAX: value < max */
+};
 
 /* Who the plugin is. Filled by the plugin, passed to host->declare. */
 typedef struct nnn_plugin_info {
@@ -223,6 +233,15 @@ struct nnn_host {
 	                  size_t npat);
 	void (*v_problem)(nnn_vctx_t *v, nnn_status_t code, const char *name, uint64_t at, const char *fmt, ...)
 		NNN_PRINTF(5, 6);
+
+	/* ---- ABI 1.2: use only when `size` covers it ---- */
+
+	/* A "range" rule: value within the bounds `flags` names (enum
+	 * nnn_bound; min or max is ignored when its flag is absent); NaN always
+	 * fails. Generated code of ABI 1.2 calls it for every range rule;
+	 * rule_range (closed min, max) stays for plugins built before. */
+	void (*rule_bounds)(nnn_vctx_t *v, const char *name, double value, double min, double max, unsigned flags,
+	                    uint64_t at);
 };
 
 /* The plugin's entry point:
