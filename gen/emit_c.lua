@@ -1,6 +1,8 @@
 -- emit_c: the C types, decoder, encoder and validator of a checked schema.
 -- Every function here returns a string; nothing is printed.
 
+local ids = require("ids")
+
 local M = {}
 
 -- How generated code reaches the cursor, sink and validation context: the
@@ -255,6 +257,7 @@ function M.header(s)
     w("bool nnn_%s_value(const char *name, int64_t *value);", e.name)
     w("extern const nnn_type_t nnn_type_%s;", e.name)
     w("")
+    ids.c_header(w, e, cstr, ccomment)
   end
   for _, r in ipairs(reachable(s)) do
     w("/* %s */", ccomment(r.doc))
@@ -355,6 +358,7 @@ local function emit_enums(w, s)
     w("\t%s,", cstr(table.concat(names, ", ")))
     w("};")
     w("")
+    ids.c_source(w, e, cstr)
   end
 end
 

@@ -1,6 +1,8 @@
 -- emit_doc: docs/format.md, the human-readable format reference, from the
 -- schema's doc strings. Returns a string.
 
+local ids = require("ids")
+
 local function fixed_size(f)
   if (f.kind == "prim" or f.kind == "enum") and f.prim.width then return tostring(f.prim.width) end
   if f.kind == "prim" or f.kind == "enum" then return (f.prim.elem and "4 + 4n" or "4 + n") end
@@ -102,6 +104,7 @@ return function(s)
       w("schema that defines it.")
       w("")
     end
+    ids.doc(w, e, cell)
   end
   return table.concat(out, "\n")
 end
