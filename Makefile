@@ -171,7 +171,7 @@ $(TESTBIN): $(TEST_OBJ) $(LIB_A)
 
 # Test plugins, each broken in one way (tests/plugins/fixture.c).
 FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail \
-	abi10 hostpool oldabi badrecord corerecord
+	abi10 hostpool oldabi badrecord corerecord freecore thirdparty taken never
 FIX_good :=
 FIX_tag2 := -DFIX_TAG=2 -DFIX_LAYER=1 -DFIX_ACT=4
 FIX_dupacross := -DFIX_TAG=3 -DFIX_ACT=5
@@ -189,6 +189,11 @@ FIX_hostpool := -DFIX_HOST_POOL -DFIX_TAG=6 -DFIX_ACT_ADDS=1000
 FIX_oldabi := -DFIX_OLD_ABI -DFIX_LAYER=7
 FIX_badrecord := -DFIX_RECORD -DFIX_LAYER=7
 FIX_corerecord := -DFIX_CORE_RECORD
+# New IDs where the schema's ID policy puts them (tests/plugins/fixture.c).
+FIX_freecore := -DFIX_FREE_CORE
+FIX_thirdparty := -DFIX_THIRD_PARTY
+FIX_taken := -DFIX_TAKEN
+FIX_never := -DFIX_NEVER
 FIXTURE_SO := $(FIXTURES:%=$(O)/fixtures/%.so)
 $(O)/fixtures/%.so: tests/plugins/fixture.c $(GEN_H) $(wildcard runtime/include/nnn/*.h)
 	@mkdir -p $(@D)/dep

@@ -9,7 +9,10 @@
 -- encoding), every enum (storage type; each value's number, name and the
 -- record it selects) and every record (its fields in order: name, type,
 -- count field, variant tag, const value, param flag). Docs, titles, sections,
--- rules and io are not part of it.
+-- rules and io are not part of it. Two more things are recorded because the
+-- check needs them: each entry's former names (renamed_from, see
+-- renames.lua) and the ID policy of every enum open to plugins (ids, see
+-- ids.lua: which IDs are the core's, the third parties', or taken).
 --
 -- --lock writes that layout as plain Lua data, one line per element, in
 -- schema order (arrays only, so the output depends only on the schema).
@@ -17,9 +20,17 @@
 -- a .lock) and refuses every change that would make a file written under OLD
 -- unreadable or change its meaning, one line per violation:
 --   <rule>: <element>: <what changed>; safe alternative: <what to do instead>
--- Additions (new enum values, new records, new enums, new primitives) and
--- doc-only changes pass. Exit status: 0 compatible, 1 not, 2 usage error or
--- an input that cannot be read (a schema error, a malformed lock).
+-- Additions (new enum values, new records, new enums, new primitives, new
+-- taken IDs) and doc-only changes pass. A rename declared with renamed_from
+-- passes too, but is flagged on stderr, one line per rename:
+--   <what> renamed: <element>: was "<old>": <what changes, what to do>
+-- A new core value on an ID the policy gives to third parties (or to nobody,
+-- or records as taken) is refused like any other violation. Exit status: 0
+-- compatible, 1 not, 2 usage error or an input that cannot be read (a
+-- schema error, a malformed lock).
+
+local ids = require("ids")
+local renames = require("renames")
 
 local M = {}
 
@@ -53,24 +64,33 @@ function M.layout(s)
   for _, e in ipairs(s.enums) do
     local values = {}
     for _, v in ipairs(e.values) do
-      values[#values + 1] = { value = v.value, name = v.name, record = v.record }
+      values[#values + 1] = { value = v.value, name = v.name, record = v.record, renamed_from = v.renamed_from }
     end
-    L.enums[#L.enums + 1] = { name = e.name, type = e.type, values = values }
+    L.enums[#L.enums + 1] = { name = e.name, type = e.type, values = values, renamed_from = e.renamed_from }
   end
   for _, r in ipairs(s.records) do
     local fields = {}
     for _, f in ipairs(r.fields) do
       fields[#fields + 1] = { name = f.name, type = f.type, count = f.count, tag = f.tag, const = f.const,
-                              param = f.param and true or nil }
+                              param = f.param and true or nil, renamed_from = f.renamed_from }
     end
-    L.records[#L.records + 1] = { name = r.name, fields = fields }
+    L.records[#L.records + 1] = { name = r.name, fields = fields, renamed_from = r.renamed_from }
   end
+  L.ids = ids.layout(s)
   return L
 end
 
 ------------------------------------------------------------ the lock file
 
 local function q(s) return string.format("%q", s) end
+
+-- ", renamed_from = { "a", "b" }", or "" when the entry has no former name.
+local function was(x)
+  if not x.renamed_from then return "" end
+  local t = {}
+  for _, n in ipairs(x.renamed_from) do t[#t + 1] = q(n) end
+  return ", renamed_from = { " .. table.concat(t, ", ") .. " }"
+end
 
 -- The lock text: Lua data, one line per primitive, enum value and field.
 function M.lock_text(L, source)
@@ -92,29 +112,30 @@ function M.lock_text(L, source)
   w("  },")
   w("  enums = {")
   for _, e in ipairs(L.enums) do
-    w("    { name = %s, type = %s, values = {", q(e.name), q(e.type))
+    w("    { name = %s, type = %s%s, values = {", q(e.name), q(e.type), was(e))
     for _, v in ipairs(e.values) do
-      w("      { value = %d, name = %s%s },", v.value, q(v.name),
-        v.record and (", record = " .. q(v.record)) or "")
+      w("      { value = %d, name = %s%s%s },", v.value, q(v.name),
+        v.record and (", record = " .. q(v.record)) or "", was(v))
     end
     w("    } },")
   end
   w("  },")
   w("  records = {")
   for _, r in ipairs(L.records) do
-    w("    { name = %s, fields = {", q(r.name))
+    w("    { name = %s%s, fields = {", q(r.name), was(r))
     for _, f in ipairs(r.fields) do
       local extra = {}
       if f.count then extra[#extra + 1] = "count = " .. q(f.count) end
       if f.tag then extra[#extra + 1] = "tag = " .. q(f.tag) end
       if f.const then extra[#extra + 1] = string.format("const = %d", f.const) end
       if f.param then extra[#extra + 1] = "param = true" end
-      w("      { name = %s, type = %s%s },", q(f.name), q(f.type),
-        #extra > 0 and (", " .. table.concat(extra, ", ")) or "")
+      w("      { name = %s, type = %s%s%s },", q(f.name), q(f.type),
+        #extra > 0 and (", " .. table.concat(extra, ", ")) or "", was(f))
     end
     w("    } },")
   end
   w("  },")
+  ids.lock_lines(L.ids, w, q)
   w("}")
   return table.concat(out, "\n") .. "\n"
 end
@@ -142,6 +163,13 @@ local function read_lock(path)
     if t[key] == nil and optional then return end
     if math.type(t[key]) ~= "integer" then bad("%s must be an integer", key) end
   end
+  local function names(t)
+    if t.renamed_from == nil then return end
+    list(t, "renamed_from")
+    for _, n in ipairs(t.renamed_from) do
+      if type(n) ~= "string" or n == "" then bad("renamed_from must be a list of names") end
+    end
+  end
   if type(L) ~= "table" then bad("must return a table") end
   if L.lock ~= LOCK_VERSION then bad("lock = %d expected (a lock written by this nnngen)", LOCK_VERSION) end
   str(L, "schema")
@@ -154,24 +182,26 @@ local function read_lock(path)
   for i, e in ipairs(list(L, "enums")) do
     where = string.format("%s: enums[%d]", base, i)
     if type(e) ~= "table" then bad("must be a table") end
-    str(e, "name"); str(e, "type")
+    str(e, "name"); str(e, "type"); names(e)
     for j, v in ipairs(list(e, "values")) do
       where = string.format("%s: enums[%d].values[%d]", base, i, j)
       if type(v) ~= "table" then bad("must be a table") end
-      int(v, "value"); str(v, "name"); str(v, "record", true)
+      int(v, "value"); str(v, "name"); str(v, "record", true); names(v)
     end
   end
   for i, r in ipairs(list(L, "records")) do
     where = string.format("%s: records[%d]", base, i)
     if type(r) ~= "table" then bad("must be a table") end
-    str(r, "name")
+    str(r, "name"); names(r)
     for j, f in ipairs(list(r, "fields")) do
       where = string.format("%s: records[%d].fields[%d]", base, i, j)
       if type(f) ~= "table" then bad("must be a table") end
       str(f, "name"); str(f, "type"); str(f, "count", true); str(f, "tag", true); int(f, "const", true)
       if f.param ~= nil and f.param ~= true then bad("param must be true or absent") end
+      names(f)
     end
   end
+  ids.read_lock(L, bad, function(label) where = string.format("%s: %s", base, label) end)
   return L
 end
 
@@ -221,8 +251,7 @@ end
 
 -- "layer ID" for layer_id, "padding_type value" for padding_type.
 local function id_word(e)
-  local base = e.name:match("^(.-)_id$")
-  return base and (base .. " ID") or (e.name .. " value")
+  return ids.id_word(e.name)
 end
 
 local function field_type(f)
@@ -260,9 +289,34 @@ local function lcs_keep(a, b)
   return keep
 end
 
+-- Whether two fields lay out the same bytes (names aside).
+local function same_field(a, b)
+  return a.type == b.type and a.count == b.count and a.tag == b.tag and a.const == b.const and a.param == b.param
+end
+
+local function same_fields(a, b)
+  if #a ~= #b then return false end
+  for i = 1, #a do
+    if a[i].name ~= b[i].name or not same_field(a[i], b[i]) then return false end
+  end
+  return true
+end
+
+local function same_values(a, b)
+  if a.type ~= b.type or #a.values ~= #b.values then return false end
+  for i = 1, #a.values do
+    local x, y = a.values[i], b.values[i]
+    if x.value ~= y.value or x.name ~= y.name or x.record ~= y.record then return false end
+  end
+  return true
+end
+
 -- Compares two layouts. Returns the violations (each { rule, element,
--- detail, alt }) and the additions (element strings), both in schema order.
+-- detail, alt }), the additions (element strings) and the renames NEW
+-- declares (renames.lua notes), each in schema order.
 function M.compare(old, new)
+  local renamed
+  new, renamed = renames.translate(old, new)
   local O, N = index(old), index(new)
   local bad, added = {}, {}
   local function refuse(rule, element, detail, alt)
@@ -308,8 +362,12 @@ function M.compare(old, new)
     local el = string.format('enums "%s"', e.name)
     local ne = N.enum[e.name] and N.enum[e.name].e
     if not ne then
+      local like
+      for _, x in ipairs(new.enums) do
+        if not like and not O.enum[x.name] and same_values(e, x) then like = x.name end
+      end
       refuse("enum removed", el, "no longer defined, but files written before store its values",
-        string.format("keep enum %s with all its values", e.name))
+        string.format("keep enum %s with all its values%s", e.name, like and ("; " .. renames.hint(like, e.name)) or ""))
     else
       if ne.type ~= e.type then
         refuse("enum storage type changed", el, string.format("stored as %s -> %s", e.type, ne.type),
@@ -324,25 +382,26 @@ function M.compare(old, new)
       for _, v in ipairs(e.values) do
         old_num[v.value], old_name[v.name], used[v.value] = v, v, true
       end
-      local free = 0
-      while used[free] do free = free + 1 end
+      local free = ids.next_free(old, new, e.name, used) or "none"
       for _, v in ipairs(e.values) do
         local vel = string.format('%s value %d "%s"', el, v.value, v.name)
         local at_num, at_name = new_num[v.value], new_name[v.name]
         if at_name and at_name.value ~= v.value then
           refuse("ID renumbered", vel, string.format('"%s" is now %d', v.name, at_name.value),
             string.format("keep %s = %d (files written before store the number); a new %s takes an unused number " ..
-              "(next free: %d)", v.name, v.value, id_word(e), free))
+              "(next free: %s)", v.name, v.value, id_word(e), free))
         end
         if at_num and at_num.name ~= v.name then
+          -- Same number and record, and the old name gone: perhaps a rename.
+          local maybe = not at_name and at_num.record == v.record and not old_name[at_num.name]
           refuse("ID reused", vel, string.format('%d is now "%s"', v.value, at_num.name),
-            string.format("keep %d meaning %s; give %s an unused number (next free: %d)", v.value, v.name,
-              at_num.name, free))
+            string.format("keep %d meaning %s; give %s an unused number (next free: %s)%s", v.value, v.name,
+              at_num.name, free, maybe and ("; " .. renames.hint(at_num.name, v.name, true)) or ""))
         elseif at_num and at_num.record ~= v.record then
           refuse("ID reused", vel, string.format("%d now selects %s (was %s)", v.value,
               at_num.record and ('record "' .. at_num.record .. '"') or "no record",
               v.record and ('record "' .. v.record .. '"') or "no record"),
-            string.format("keep %d selecting %s; a new %s (next free: %d) can %s", v.value,
+            string.format("keep %d selecting %s; a new %s (next free: %s) can %s", v.value,
               v.record and ('record "' .. v.record .. '"') or "no record", id_word(e), free,
               at_num.record and ('select record "' .. at_num.record .. '"') or "have no record"))
         end
@@ -367,15 +426,27 @@ function M.compare(old, new)
     local el = string.format('records "%s"', r.name)
     local nr = N.rec[r.name] and N.rec[r.name].e
     if not nr then
+      local like
+      for _, x in ipairs(new.records) do
+        if not like and not O.rec[x.name] and same_fields(r.fields, x.fields) then like = x.name end
+      end
       refuse("record removed", el, "no longer defined, but files written before hold it",
-        string.format("keep record %s with its fields as they are", r.name))
+        string.format("keep record %s with its fields as they are%s", r.name,
+          like and ("; " .. renames.hint(like, r.name)) or ""))
     else
       local oi, ni, onames, nnames = by_name(r.fields), by_name(nr.fields), {}, {}
       for _, f in ipairs(r.fields) do if ni[f.name] then onames[#onames + 1] = f.name end end
       for _, f in ipairs(nr.fields) do if oi[f.name] then nnames[#nnames + 1] = f.name end end
       local keep = lcs_keep(onames, nnames)
+      -- A field gone, and a new one in its place with the same bytes: a
+      -- rename that does not say so, or a new meaning for old bytes.
+      local paired = {}
       for j, f in ipairs(r.fields) do
-        if not ni[f.name] then
+        local g = nr.fields[j]
+        if not ni[f.name] and g and not oi[g.name] and same_field(f, g) then paired[j] = f end
+      end
+      for j, f in ipairs(r.fields) do
+        if not ni[f.name] and not paired[j] then
           refuse("field removed", string.format('%s.fields[%d] "%s"', el, j, f.name),
             string.format("removed (%s): files written before still hold its bytes", field_type(f)),
             record_alt(r.name, "removing a field from"))
@@ -384,7 +455,15 @@ function M.compare(old, new)
       for j, f in ipairs(nr.fields) do
         local fel = string.format('%s.fields[%d] "%s"', el, j, f.name)
         local of = oi[f.name]
-        if not of then
+        if paired[j] then
+          local o = paired[j]
+          refuse("field renamed or replaced", fel,
+            string.format('takes the place of "%s" with the same type (%s): files written before hold the bytes of ' ..
+              '"%s" here, now read as "%s", and nothing says whether it is the same field', o.name, field_type(f),
+              o.name, f.name),
+            string.format("%s; if it is a new field, %s", renames.hint(f.name, o.name, true),
+              record_alt(r.name, "replacing a field of")))
+        elseif not of then
           refuse("field added", fel,
             string.format("new %s field: files written before have no bytes for it", field_type(f)),
             record_alt(r.name, "adding a field to"))
@@ -423,7 +502,10 @@ function M.compare(old, new)
   for _, r in ipairs(new.records) do
     if not O.rec[r.name] then added[#added + 1] = string.format('records "%s"', r.name) end
   end
-  return bad, added
+
+  -- ID policies: who may use which ID (ids.lua).
+  ids.compare(old, new, refuse, function(el) added[#added + 1] = el end)
+  return bad, added, renamed
 end
 
 function M.format(v)
@@ -495,7 +577,9 @@ function M.main(argv, env)
   if not old then return 2 end
   local new = load(files[2])
   if not new then return 2 end
-  local bad, added = M.compare(old, new)
+  local bad, added, renamed = M.compare(old, new)
+  -- Renames pass, but what they change is flagged first.
+  for _, n in ipairs(renamed) do io.stderr:write(renames.format(n), "\n") end
   if #bad > 0 then
     for _, v in ipairs(bad) do io.stderr:write(M.format(v), "\n") end
     io.stderr:write(string.format("check-compat: %s -> %s: %d incompatible change%s: files written under %s " ..
@@ -503,12 +587,19 @@ function M.main(argv, env)
       files[1]))
     return 1
   end
+  local tail = ""
+  if #renamed > 0 then
+    local els = {}
+    for _, n in ipairs(renamed) do els[#els + 1] = string.format('%s (was "%s")', n.element, n.was) end
+    tail = string.format("; %d rename%s (files stay readable; flagged on stderr): %s", #renamed,
+      #renamed == 1 and "" or "s", table.concat(els, ", "))
+  end
   if #added == 0 then
-    io.stdout:write(string.format("check-compat: %s -> %s: compatible, no additions (same IDs and layouts)\n",
-      files[1], files[2]))
+    io.stdout:write(string.format("check-compat: %s -> %s: compatible, no additions (same IDs and layouts)%s\n",
+      files[1], files[2], tail))
   else
-    io.stdout:write(string.format("check-compat: %s -> %s: compatible, %d addition%s: %s\n", files[1], files[2],
-      #added, #added == 1 and "" or "s", table.concat(added, ", ")))
+    io.stdout:write(string.format("check-compat: %s -> %s: compatible, %d addition%s: %s%s\n", files[1], files[2],
+      #added, #added == 1 and "" or "s", table.concat(added, ", "), tail))
   end
   return 0
 end

@@ -2,6 +2,7 @@
 -- Every function here returns a string; nothing is printed.
 
 local lang = require("schema_lang")
+local ids = require("ids")
 
 local M = {}
 
@@ -261,6 +262,7 @@ function M.header(s)
     w("bool nnn_%s_value(const char *name, int64_t *value);", e.name)
     w("extern const nnn_type_t nnn_type_%s;", e.name)
     w("")
+    ids.c_header(w, e, cstr, ccomment)
   end
   for _, r in ipairs(reachable(s)) do
     w("/* record %s */", r.name)
@@ -361,6 +363,7 @@ local function emit_enums(w, s)
     w("\t%s,", cstr(table.concat(names, ", ")))
     w("};")
     w("")
+    ids.c_source(w, e, cstr)
   end
 end
 

@@ -7,6 +7,8 @@ local lang = require("schema_lang")
 
 local M = {}
 
+local ids = require("ids")
+
 local function fixed_size(f)
   if (f.kind == "prim" or f.kind == "enum") and f.prim.width then return tostring(f.prim.width) end
   if f.kind == "prim" or f.kind == "enum" then return (f.prim.elem and "4 + 4n" or "4 + n") end
@@ -108,6 +110,7 @@ function M.format(s)
       w("schema that defines it.")
       w("")
     end
+    ids.doc(w, e, cell)
   end
   return table.concat(out, "\n")
 end

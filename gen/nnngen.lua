@@ -92,6 +92,11 @@ local function main(argv)
     io.stderr:write(tostring(s):gsub("^.-schema error", "schema error"), "\n")
     os.exit(1)
   end
+  -- IDs against the ID policy: what check-compat (or a later schema) will refuse.
+  local ids = require("ids")
+  for _, m in ipairs(opt.plugin and ids.plugin_problems(s) or ids.schema_problems(s)) do
+    io.stderr:write("nnngen: warning: ", opt.plugin or opt.schema, ": ", m, "\n")
+  end
   -- Everything is generated before anything is written.
   local out, conf = {}, nil
   local gen_ok, err = pcall(function()

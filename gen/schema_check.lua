@@ -23,6 +23,8 @@
 -- and nnngen exits 1 before it writes anything.
 
 local lang = require("schema_lang")
+local ids = require("ids")
+local renames = require("renames")
 
 local INT32_MIN, INT32_MAX = -2147483648, 2147483647
 
@@ -55,14 +57,14 @@ local RUNTIME_NAMES = set({
   "ext", "ext_kind", "f32s", "field", "file", "host", "i32s", "io", "io_kind", "kernel_args",
   "layer_type", "named_tensor", "npy", "pat", "pat_kind", "path", "plan", "plugin_info",
   "plugin_report", "prim", "run_opts", "shape", "sink", "status", "str", "type", "vctx", "visitor",
-  "fkind", "fext", "rdesc", "vdesc", "fdesc", "derive", "json_write_opts", "json_read_opts",
+  "fkind", "fext", "rdesc", "vdesc", "fdesc", "derive", "json_write_opts", "json_read_opts", "id_range",
 })
 RUNTIME_NAMES.t = "nnn_type_t" -- an enum t would define nnn_type_t
 -- Enum names E whose constants NNN_E_<VALUE> fall into a family of runtime
 -- constants (NNN_E_RANGE, NNN_ABI_MAJOR, NNN_DECODE_COPY, ...) or of the
 -- generated field offsets (NNN_AT_<RECORD>_<FIELD>).
-local CONST_PREFIXES = set({ "abi", "at", "decode", "e", "ext", "fd", "fk", "fx", "io", "json", "pat", "plugin",
-                              "prim", "status" })
+local CONST_PREFIXES = set({ "abi", "at", "decode", "e", "ext", "fd", "fk", "fx", "id", "io", "json", "pat",
+                              "plugin", "prim", "status" })
 -- Single runtime constants a generated NNN_X_Y constant could equal.
 local RUNTIME_CONSTS = set({
   "NNN_CODEC_H", "NNN_CONTEXT_H", "NNN_DIAGS_DEFAULT_LIMIT", "NNN_FILE_H", "NNN_MAX_RANK", "NNN_MODEL_H",
@@ -1141,6 +1143,7 @@ local function check_c_names(s)
     for j, v in ipairs(e.values) do
       def("NNN_" .. E .. "_" .. v.name:upper(), "the constant of the value", { path[1], label("values", j, v) })
     end
+    for _, n in ipairs(ids.c_names(e)) do def(n[1], n[2], { "ids", e.name }) end
   end
   for i, r in ipairs(s.records) do
     local path = { label("records", i, r) }
@@ -1239,6 +1242,10 @@ local function check(path, fragment)
   check_enums(s)
   where = {}
   check_records(s)
+  where = {}
+  ids.check(s, fail, within)
+  where = {}
+  renames.check(s, fail, within)
   where = {}
   check_c_names(s)
   check_used(s)

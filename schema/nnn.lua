@@ -29,6 +29,15 @@
 --               "decode" runs while decoding, "validate" only in the validator.
 --   io          how a layer type maps its input shape to its output shape,
 --               by naming which of its fields play which role.
+--   ids         who may allocate which value of an enum open to plugins
+--               (one with `unknown`): the core range for this schema, the
+--               third-party range for plugins, IDs never used, and the IDs
+--               known plugins already hold (`taken`), which a core value
+--               must never take. Checked by gen/ids.lua and recorded in the
+--               lock; see docs/growing-the-format.md.
+--   renamed_from  on an enum, enum value, record or field: its former
+--               name(s). A rename keeps the bytes; check-compat flags the
+--               JSON form and C names it changes (gen/renames.lua).
 
 return {
   name = "nnn",
@@ -178,5 +187,37 @@ return {
         { kind = "chain", field = "layers",
           doc = "Consecutive layers agree on shapes; with an input shape, every output shape is inferred." },
       } },
+  },
+
+  -- Who may use which ID. The high bit splits a u8 in two: the core grows
+  -- by a handful of IDs a year, plugins get as many without asking anyone,
+  -- and a hex dump shows at a glance whose ID a byte is. 255 (0xff) stays
+  -- unused: it is the byte a fill or a wipe leaves, so it always reads as
+  -- an unknown ID rather than as a type, and it is kept free as an escape
+  -- should one byte of IDs ever run out. No range changes decoding: a value
+  -- the schema does not define is an unknown ID, which a plugin may provide.
+  ids = {
+    layer_id = {
+      doc = "The core schema takes layer IDs from the bottom of the core range; plugins pick theirs in the third-party range.",
+      core = { min = 0, max = 127, doc = "Layer types of this schema, now and in later versions (lowest free ID first)." },
+      third_party = { min = 128, max = 254,
+        doc = "Plugins' own layer types, chosen by their authors without asking; record a published one under taken." },
+      never = { min = 255, max = 255, doc = "Never a layer type: the byte of a fill or wipe, and an escape kept free." },
+      taken = {
+        { id = 2, by = "examples/plugin-pool-swish", name = "maxpool",
+          doc = "The example plugin's MaxPool, published before this policy; its files keep the ID." },
+      },
+    },
+    activation_id = {
+      doc = "The core schema takes activation IDs from the bottom of the core range; plugins pick theirs in the third-party range.",
+      core = { min = 0, max = 127, doc = "Activations of this schema, now and in later versions (lowest free ID first)." },
+      third_party = { min = 128, max = 254,
+        doc = "Plugins' own activations, chosen by their authors without asking; record a published one under taken." },
+      never = { min = 255, max = 255, doc = "Never an activation: the byte of a fill or wipe, and an escape kept free." },
+      taken = {
+        { id = 6, by = "examples/plugin-pool-swish", name = "swish",
+          doc = "The example plugin's Swish, published before this policy; its files keep the ID." },
+      },
+    },
   },
 }

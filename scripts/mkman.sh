@@ -26,8 +26,17 @@ nnnkit \- read, check, convert, inspect and run .nnn neural-network models
 \&...
 .SH DESCRIPTION
 .B nnnkit
-works on files in the .nnn format of the Neural Network Notions framework:
-dense and N-dimensional convolutional networks with six activations.
+works on files in the .nnn format of the Neural Network Notions framework,
+networks of the layer types and activations the format's schema defines
+(as this build of nnnkit lists them):
+.PP
+.nf
+HEAD
+# The schema's lists, as 'nnnkit --help' prints them from the generated codec.
+"$nnnkit" --help | awk '/^Format/ { on = 1; next } on && /^  / { print; next } on { exit }' | lit
+cat <<'HEAD'
+.fi
+.PP
 Layer and activation types beyond the format's own come from plugins
 (shared objects) loaded at start-up.
 Every command reads its model through a bounds-checked decoder: a damaged or

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <nnn/model.h>
 #include <nnn/npy.h>
 
 #include "builder.h"
@@ -34,6 +35,20 @@ Test(cli, help_and_usage_errors)
 	nnnkit(&r, "--help");
 	cr_assert_eq(r.code, 0);
 	cr_assert(strstr(r.out, "Exit codes"), "%s", r.out);
+	/* The schema's types, from the generated codec; the man page repeats them. */
+	{
+		static char man[65536];
+		char types[1024];
+		const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+		snprintf(types, sizeof types, "\n  layer types: %s\n  activations: %s\n", nnn_type_layer_id.names,
+		         nnn_type_activation_id.names);
+		cr_assert(strstr(r.out, types), "no '%s' in:\n%s", types, r.out);
+		snprintf(types, sizeof types, "%s/nnnkit.1", b);
+		slurp_keep(types, man, sizeof man);
+		snprintf(types, sizeof types, ".nf\n  layer types: %s\n  activations: %s\n.fi\n", nnn_type_layer_id.names,
+		         nnn_type_activation_id.names);
+		cr_expect(strstr(man, types), "the man page lacks '%s'", types);
+	}
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
 		char args[64];
 		snprintf(args, sizeof args, "%s --help", cmds[i]);

@@ -18,6 +18,14 @@
  *                                byte, and a BatchNorm file decodes too
  *   compat/refused_change_breaks_old_files  the control: a change check-compat refuses
  *                                (a field added to dense) does break those files
+ *   compat/policy_*, ids_*       the ID policy (schema `ids`): in the lock and the generated
+ *                                header, a core value refused on a taken, third-party or
+ *                                never ID, a taken record or a range kept, a malformed table
+ *                                refused; nnngen's warnings; the guide's table. IDs come from
+ *                                the generated header (NNN_*_TAKEN, *_CORE_MIN, ...), never
+ *                                from numbers written here.
+ *   compat/renames_*             renamed_from: a declared rename passes and is flagged, one
+ *                                that is not declared is refused with the hint to declare it
  *
  * Under `make valgrind` (NNN_UNDER_VALGRIND set, children traced) the test
  * that runs cc is skipped: the compiler itself leaks, which valgrind reports
@@ -37,6 +45,8 @@
 #include <unistd.h>
 
 #include <criterion/criterion.h>
+
+#include <nnn/model.h>
 
 #include "builder.h"
 
@@ -337,6 +347,92 @@ static void expect_compatible(const char *old, const char *new, const char *tail
 
 #define SAME ": compatible, no additions (same IDs and layouts)\n"
 
+/* printf into a static ring of buffers, so a few can be live at once. */
+__attribute__((format(printf, 1, 2))) static const char *f(const char *fmt, ...)
+{
+	static char ring[16][2048];
+	static int next;
+	char *p = ring[next++ % 16];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p, sizeof ring[0], fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+/* ---- the ID policy, as the generated header states it ---- */
+
+typedef struct taken {
+	int id;
+	const char *by, *name;
+} taken_t;
+
+#define TAKEN_ENTRY_(i, b, n) { i, b, n },
+static const taken_t taken_layer[] = { NNN_LAYER_ID_TAKEN(TAKEN_ENTRY_){ -1, NULL, NULL } };
+static const taken_t taken_act[] = { NNN_ACTIVATION_ID_TAKEN(TAKEN_ENTRY_){ -1, NULL, NULL } };
+
+/* One enum open to plugins: its name, its values' names, its taken list and ranges. */
+typedef struct policy {
+	const char *enum_name, *word; /* "activation_id", "activation ID" */
+	const char *(*name)(int64_t);
+	nnn_id_range_t (*range)(int64_t);
+	const char *(*taken_by)(int64_t);
+	const taken_t *taken;
+	int core_min, core_max, tp_min, tp_max, never_min, never_max; /* never: -1 when none */
+	int next; /* the generator's NNN_*_NEXT_CORE */
+} policy_t;
+
+#ifndef NNN_LAYER_ID_NEVER_MIN
+#define NNN_LAYER_ID_NEVER_MIN (-1)
+#define NNN_LAYER_ID_NEVER_MAX (-1)
+#endif
+#ifndef NNN_ACTIVATION_ID_NEVER_MIN
+#define NNN_ACTIVATION_ID_NEVER_MIN (-1)
+#define NNN_ACTIVATION_ID_NEVER_MAX (-1)
+#endif
+
+static const policy_t POLICIES[] = {
+	{ "layer_id", "layer ID", nnn_layer_id_name, nnn_layer_id_range, nnn_layer_id_taken_by, taken_layer,
+	  NNN_LAYER_ID_CORE_MIN, NNN_LAYER_ID_CORE_MAX, NNN_LAYER_ID_THIRD_PARTY_MIN, NNN_LAYER_ID_THIRD_PARTY_MAX,
+	  NNN_LAYER_ID_NEVER_MIN, NNN_LAYER_ID_NEVER_MAX, NNN_LAYER_ID_NEXT_CORE },
+	{ "activation_id", "activation ID", nnn_activation_id_name, nnn_activation_id_range, nnn_activation_id_taken_by,
+	  taken_act, NNN_ACTIVATION_ID_CORE_MIN, NNN_ACTIVATION_ID_CORE_MAX, NNN_ACTIVATION_ID_THIRD_PARTY_MIN,
+	  NNN_ACTIVATION_ID_THIRD_PARTY_MAX, NNN_ACTIVATION_ID_NEVER_MIN, NNN_ACTIVATION_ID_NEVER_MAX,
+	  NNN_ACTIVATION_ID_NEXT_CORE },
+};
+#define NPOLICIES (sizeof POLICIES / sizeof POLICIES[0])
+
+/* "2" or "128..254", as messages write a range. */
+static const char *range_text(int lo, int hi)
+{
+	return lo == hi ? f("%d", lo) : f("%d..%d", lo, hi);
+}
+#define LAYERS (&POLICIES[0])
+#define ACTS (&POLICIES[1])
+
+static const taken_t *taken_at(const policy_t *p, int id)
+{
+	for (const taken_t *t = p->taken; t->by; t++)
+		if (t->id == id)
+			return t;
+	return NULL;
+}
+
+/* The lowest core ID the schema neither defines nor records as taken,
+ * counted here from the enum's names and the taken list; -1 if none. */
+static int next_core_but(const policy_t *p, int but)
+{
+	for (int id = p->core_min; id <= p->core_max; id++)
+		if (!p->name(id) && !taken_at(p, id) && id != but)
+			return id;
+	return -1;
+}
+
+static int next_core(const policy_t *p)
+{
+	return next_core_but(p, -1);
+}
+
 /* ---- 1. the lock ---- */
 
 Test(compat, lock_up_to_date)
@@ -474,21 +570,27 @@ Test(compat, refuses_id_removed)
 Test(compat, refuses_id_renumbered)
 {
 	REFUSES("id_renumbered", "find(find(s.enums, \"activation_id\").values, \"softmax\").value = 7",
-	        "ID renumbered: enums \"activation_id\" value 5 \"softmax\": \"softmax\" is now 7; safe alternative: "
-	        "keep softmax = 5 (files written before store the number); a new activation ID takes an unused number "
-	        "(next free: 6)");
+	        f("ID renumbered: enums \"activation_id\" value 5 \"softmax\": \"softmax\" is now 7; safe alternative: "
+	          "keep softmax = 5 (files written before store the number); a new activation ID takes an unused number "
+	          "(next free: %d)",
+	          next_core_but(ACTS, 7)));
 	/* Two layer IDs swapped: both renumbered, both numbers reused. */
 	REFUSES("id_swapped",
 	        "local v = find(s.enums, \"layer_id\").values\n"
 	        "v[1].value, v[2].value = 1, 0",
-	        "ID renumbered: enums \"layer_id\" value 0 \"dense\": \"dense\" is now 1; safe alternative: keep dense "
-	        "= 0 (files written before store the number); a new layer ID takes an unused number (next free: 2)",
-	        "ID reused: enums \"layer_id\" value 0 \"dense\": 0 is now \"conv\"; safe alternative: keep 0 meaning "
-	        "dense; give conv an unused number (next free: 2)",
-	        "ID renumbered: enums \"layer_id\" value 1 \"conv\": \"conv\" is now 0; safe alternative: keep conv "
-	        "= 1 (files written before store the number); a new layer ID takes an unused number (next free: 2)",
-	        "ID reused: enums \"layer_id\" value 1 \"conv\": 1 is now \"dense\"; safe alternative: keep 1 meaning "
-	        "conv; give dense an unused number (next free: 2)");
+	        f("ID renumbered: enums \"layer_id\" value 0 \"dense\": \"dense\" is now 1; safe alternative: keep "
+	          "dense = 0 (files written before store the number); a new layer ID takes an unused number (next free: "
+	          "%d)",
+	          next_core(LAYERS)),
+	        f("ID reused: enums \"layer_id\" value 0 \"dense\": 0 is now \"conv\"; safe alternative: keep 0 meaning "
+	          "dense; give conv an unused number (next free: %d)",
+	          next_core(LAYERS)),
+	        f("ID renumbered: enums \"layer_id\" value 1 \"conv\": \"conv\" is now 0; safe alternative: keep conv "
+	          "= 1 (files written before store the number); a new layer ID takes an unused number (next free: %d)",
+	          next_core(LAYERS)),
+	        f("ID reused: enums \"layer_id\" value 1 \"conv\": 1 is now \"dense\"; safe alternative: keep 1 meaning "
+	          "conv; give dense an unused number (next free: %d)",
+	          next_core(LAYERS)));
 }
 
 Test(compat, refuses_id_reused)
@@ -497,8 +599,10 @@ Test(compat, refuses_id_reused)
 	REFUSES("id_reused_name",
 	        "local v = find(find(s.enums, \"activation_id\").values, \"softmax\")\n"
 	        "v.name, v.title, v.doc = \"gelu\", \"GELU\", \"Gaussian error linear unit.\"",
-	        "ID reused: enums \"activation_id\" value 5 \"softmax\": 5 is now \"gelu\"; safe alternative: keep 5 "
-	        "meaning softmax; give gelu an unused number (next free: 6)");
+	        f("ID reused: enums \"activation_id\" value 5 \"softmax\": 5 is now \"gelu\"; safe alternative: keep 5 "
+	          "meaning softmax; give gelu an unused number (next free: %d); if \"gelu\" is \"softmax\" renamed, say "
+	          "so with renamed_from = \"softmax\" on it (files stay readable; JSON written before uses the old name)",
+	          next_core(ACTS)));
 	/* Same number and name, another selected record. */
 	REFUSES("id_reused_record",
 	        "local _, at = find(s.records, \"activation\")\n"
@@ -506,9 +610,10 @@ Test(compat, refuses_id_reused)
 	        "  section = \"activation_params\",\n"
 	        "  fields = { { name = \"cap\", type = \"f32\", doc = \"Upper bound.\" } } })\n"
 	        "find(find(s.enums, \"activation_id\").values, \"relu\").record = \"relu_params\"",
-	        "ID reused: enums \"activation_id\" value 3 \"relu\": 3 now selects record \"relu_params\" (was no "
-	        "record); safe alternative: keep 3 selecting no record; a new activation ID (next free: 6) can select "
-	        "record \"relu_params\"");
+	        f("ID reused: enums \"activation_id\" value 3 \"relu\": 3 now selects record \"relu_params\" (was no "
+	          "record); safe alternative: keep 3 selecting no record; a new activation ID (next free: %d) can select "
+	          "record \"relu_params\"",
+	          next_core(ACTS)));
 }
 
 Test(compat, refuses_enum_storage_changed)
@@ -540,9 +645,10 @@ Test(compat, refuses_record_removed)
 	        "local _, at = find(s.records, \"leaky_relu\")\n"
 	        "table.remove(s.records, at)\n"
 	        "find(find(s.enums, \"activation_id\").values, \"leaky_relu\").record = nil",
-	        "ID reused: enums \"activation_id\" value 4 \"leaky_relu\": 4 now selects no record (was record "
-	        "\"leaky_relu\"); safe alternative: keep 4 selecting record \"leaky_relu\"; a new activation ID (next "
-	        "free: 6) can have no record",
+	        f("ID reused: enums \"activation_id\" value 4 \"leaky_relu\": 4 now selects no record (was record "
+	          "\"leaky_relu\"); safe alternative: keep 4 selecting record \"leaky_relu\"; a new activation ID (next "
+	          "free: %d) can have no record",
+	          next_core(ACTS)),
 	        "record removed: records \"leaky_relu\": no longer defined, but files written before hold it; safe "
 	        "alternative: keep record leaky_relu with its fields as they are");
 }
@@ -633,33 +739,36 @@ Test(compat, lists_every_violation)
 
 Test(compat, allows_new_activation_with_record)
 {
-	static const char body[] =
-		"local acts = find(s.enums, \"activation_id\").values\n"
-		"push(acts, { value = 6, name = \"swish\", title = \"Swish\", record = \"swish\",\n"
-		"  doc = \"y = x * sigmoid(beta * x).\" })\n"
-		"local _, at = find(s.records, \"activation\")\n"
-		"table.insert(s.records, at, { name = \"swish\", doc = \"Parameters of Swish.\",\n"
-		"  section = \"activation_params\",\n"
-		"  fields = { { name = \"beta\", type = \"f32\", doc = \"Scale inside the sigmoid.\" } },\n"
-		"  rules = { { kind = \"finite\", field = \"beta\", doc = \"beta is finite.\" } } })\n"
-		"push(find(s.enums, \"padding_type\").values, { value = 2, name = \"full\", title = \"Full\",\n"
-		"  pad_before = \"k - 1\", pad_after = \"k - 1\", doc = \"Full padding.\" })\n";
-	const char *schema;
+	/* ELU at the next free core activation ID (not one a plugin holds). */
+	const char *body =
+		f("local acts = find(s.enums, \"activation_id\").values\n"
+		  "push(acts, { value = %d, name = \"elu\", title = \"ELU\", record = \"elu\",\n"
+		  "  doc = \"y = x > 0 ? x : alpha * (exp(x) - 1).\" })\n"
+		  "local _, at = find(s.records, \"activation\")\n"
+		  "table.insert(s.records, at, { name = \"elu\", doc = \"Parameters of ELU.\",\n"
+		  "  section = \"activation_params\",\n"
+		  "  fields = { { name = \"alpha\", type = \"f32\", doc = \"Scale of the negative part.\" } },\n"
+		  "  rules = { { kind = \"finite\", field = \"alpha\", doc = \"alpha is finite.\" } } })\n"
+		  "push(find(s.enums, \"padding_type\").values, { value = 2, name = \"full\", title = \"Full\",\n"
+		  "  pad_before = \"k - 1\", pad_after = \"k - 1\", doc = \"Full padding.\" })\n",
+		  next_core(ACTS));
+	const char *schema, *want;
 
 	require_root();
-	schema = write_schema("swish", body);
-	expect_compatible(LOCK, schema,
-	                  ": compatible, 3 additions: enums \"activation_id\" value 6 \"swish\", enums \"padding_type\" "
-	                  "value 2 \"full\", records \"swish\"\n");
-	expect_compatible("schema/nnn.lua", schema,
-	                  ": compatible, 3 additions: enums \"activation_id\" value 6 \"swish\", enums \"padding_type\" "
-	                  "value 2 \"full\", records \"swish\"\n");
+	cr_assert_geq(next_core(ACTS), 0, "the core activation range is full");
+	schema = write_schema("elu", body);
+	want = f(": compatible, 3 additions: enums \"activation_id\" value %d \"elu\", enums \"padding_type\" value 2 "
+	         "\"full\", records \"elu\"\n",
+	         next_core(ACTS));
+	expect_compatible(LOCK, schema, want);
+	expect_compatible("schema/nnn.lua", schema, want);
 	/* Going back would remove them. */
 	{
 		run_t r = check_compat(schema, LOCK);
-		cr_expect_eq(r.status, 1, "removing swish again should be refused:\n%s%s", r.out, r.err);
-		cr_expect(strstr(r.err, "ID removed: enums \"activation_id\" value 6 \"swish\"") != NULL, "%s", r.err);
-		cr_expect(strstr(r.err, "record removed: records \"swish\"") != NULL, "%s", r.err);
+		cr_expect_eq(r.status, 1, "removing elu again should be refused:\n%s%s", r.out, r.err);
+		cr_expect(strstr(r.err, f("ID removed: enums \"activation_id\" value %d \"elu\"", next_core(ACTS))) != NULL,
+		          "%s", r.err);
+		cr_expect(strstr(r.err, "record removed: records \"elu\"") != NULL, "%s", r.err);
 		run_free(&r);
 	}
 }
@@ -1013,4 +1122,408 @@ Test(compat, refused_change_breaks_old_files)
 		cr_expect(has_line(r.out, ok), "the Conv-only file should still load:\n%s", r.out);
 	}
 	run_free(&r);
+}
+
+/* ---- 5. the ID policy ---- */
+
+/* The generated header agrees with itself and with the lock: every ID in
+ * one range, the taken ones named, the next free core ID as counted here. */
+Test(compat, policy_in_generated_header_and_lock)
+{
+	char *lock;
+
+	require_root();
+	lock = slurp(LOCK, NULL);
+	cr_assert_not_null(lock);
+	for (size_t k = 0; k < NPOLICIES; k++) {
+		const policy_t *p = &POLICIES[k];
+		cr_expect_eq(p->next, next_core(p), "%s: NEXT_CORE %d, but %d is the lowest free core ID", p->enum_name,
+		             p->next, next_core(p));
+		for (int id = 0; id <= 255; id++) {
+			nnn_id_range_t want = id >= p->core_min && id <= p->core_max ? NNN_ID_CORE
+			                      : id >= p->tp_min && id <= p->tp_max   ? NNN_ID_THIRD_PARTY
+			                                                             : NNN_ID_NEVER;
+			const taken_t *t = taken_at(p, id);
+			cr_expect_eq(p->range(id), want, "%s %d", p->word, id);
+			if (want == NNN_ID_NEVER)
+				cr_expect(id >= p->never_min && id <= p->never_max, "%s %d is in no range", p->word, id);
+			if (t)
+				cr_expect(p->taken_by(id) && !strcmp(p->taken_by(id), f("%s (%s)", t->by, t->name)), "%s %d: %s",
+				          p->word, id, p->taken_by(id) ? p->taken_by(id) : "(null)");
+			else
+				cr_expect_null(p->taken_by(id), "%s %d", p->word, id);
+		}
+		cr_expect(strstr(lock, f("    { enum = \"%s\", core = { %d, %d }, third_party = { %d, %d }, ", p->enum_name,
+		                         p->core_min, p->core_max, p->tp_min, p->tp_max)) != NULL,
+		          "the lock lacks the policy of %s:\n%s", p->enum_name, lock);
+		for (const taken_t *t = p->taken; t->by; t++)
+			cr_expect(has_line(lock, f("      { id = %d, by = \"%s\", name = \"%s\" },", t->id, t->by, t->name)),
+			          "the lock lacks taken %s %d", p->word, t->id);
+	}
+	free(lock);
+}
+
+/* The example plugin's IDs, read from its own fragment, are recorded as
+ * taken under the names it gives them. */
+Test(compat, policy_records_the_example_plugin)
+{
+	run_t r;
+	int n = 0;
+
+	require_root();
+	r = sh("lua5.4 -e 'local s = dofile(\"examples/plugin-pool-swish/schema.lua\")\n"
+	       "for _, k in ipairs({ \"layers\", \"activations\" }) do\n"
+	       "  for _, v in ipairs(s[k] or {}) do print(k, v.value, v.name) end\n"
+	       "end'");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	for (const char *line = r.out; *line; line = strchr(line, '\n') + 1) {
+		char kind[32], name[64];
+		int id;
+		cr_assert_eq(sscanf(line, "%31s %d %63s", kind, &id, name), 3, "%s", line);
+		const taken_t *t = taken_at(!strcmp(kind, "layers") ? LAYERS : ACTS, id);
+		cr_expect(t && !strcmp(t->by, "examples/plugin-pool-swish") && !strcmp(t->name, name),
+		          "the example plugin's %s %d (%s) is not recorded as taken by it", kind, id, name);
+		n++;
+	}
+	cr_expect_geq(n, 2, "the example plugin declares no IDs:\n%s", r.out);
+	run_free(&r);
+}
+
+/* A value that takes `id` in the enum of `p`. */
+static const char *newcomer(const policy_t *p, int id)
+{
+	return f("push(find(s.enums, \"%s\").values, { value = %d, name = \"newcomer\", title = \"Newcomer\", "
+	         "doc = \"A new core value.\" })\n",
+	         p->enum_name, id);
+}
+
+/* Removes the taken record of `id` from the policy of `p`. */
+static const char *untake(const policy_t *p, int id)
+{
+	return f("for i, t in ipairs(s.ids.%s.taken) do if t.id == %d then table.remove(s.ids.%s.taken, i) break end end\n",
+	         p->enum_name, id, p->enum_name);
+}
+
+Test(compat, refuses_core_value_on_taken_id)
+{
+	size_t tested = 0;
+	for (size_t k = 0; k < NPOLICIES; k++) {
+		const policy_t *p = &POLICIES[k];
+		const taken_t *t = p->taken;
+		if (!t->by)
+			continue;
+		const char *taken_line =
+			f("ID taken: enums \"%s\" value %d \"newcomer\": %d is taken by %s (%s): files written with it store %d, "
+			  "which would then read as newcomer; safe alternative: give newcomer the next free core %s, %d "
+			  "(ids.%s.taken lists the IDs plugins hold)",
+			  p->enum_name, t->id, t->id, t->by, t->name, t->id, p->word, next_core(p), p->enum_name);
+		const char *removed_line =
+			f("taken ID removed: ids \"%s\" taken %d \"%s\": no longer recorded, but %s writes files with %s %d; safe "
+			  "alternative: keep the record: a core %s never takes %d (%d is free)",
+			  p->enum_name, t->id, t->name, t->by, p->word, t->id, p->word, t->id, next_core(p));
+		REFUSES("taken", newcomer(p, t->id), taken_line);
+		/* Dropping the record to make room is caught too: the lock keeps it. */
+		REFUSES("taken_dropped", f("%s%s", newcomer(p, t->id), untake(p, t->id)), taken_line, removed_line);
+		REFUSES("untaken", untake(p, t->id), removed_line);
+		tested++;
+	}
+	cr_expect_gt(tested, 0, "the schema records no taken ID: nothing was tested");
+}
+
+Test(compat, refuses_core_value_outside_the_core_range)
+{
+	for (size_t k = 0; k < NPOLICIES; k++) {
+		const policy_t *p = &POLICIES[k];
+		REFUSES("third_party", newcomer(p, p->tp_min),
+		        f("ID in the third-party range: enums \"%s\" value %d \"newcomer\": %d is in the third-party range %s "
+		          "of %s, where plugins choose IDs without asking: one may already write files with it; safe "
+		          "alternative: give newcomer the next free core %s, %d",
+		          p->enum_name, p->tp_min, p->tp_min, range_text(p->tp_min, p->tp_max), p->enum_name, p->word,
+		          next_core(p)));
+		if (p->never_min >= 0)
+			REFUSES("never", newcomer(p, p->never_max),
+			        f("ID never used: enums \"%s\" value %d \"newcomer\": %d is never a %s (the never range of %s is "
+			          "%s); safe alternative: give newcomer the next free core %s, %d",
+			          p->enum_name, p->never_max, p->never_max, p->word, p->enum_name,
+			          range_text(p->never_min, p->never_max), p->word, next_core(p)));
+		/* The next free core ID itself passes. */
+		require_root();
+		expect_compatible(LOCK, write_schema("next", newcomer(p, next_core(p))),
+		                  f(": compatible, 1 addition: enums \"%s\" value %d \"newcomer\"\n", p->enum_name, next_core(p)));
+	}
+}
+
+Test(compat, refuses_id_range_changed)
+{
+	const policy_t *p = ACTS;
+	REFUSES("ranges",
+	        f("s.ids.%s.core.max = %d\ns.ids.%s.third_party.min = %d\n", p->enum_name, p->core_max - 1, p->enum_name,
+	          p->tp_min - 1),
+	        f("ID range changed: ids \"%s\" core: %s -> %s: plugins chose their IDs under the old ranges; safe "
+	          "alternative: keep the ranges as they are; record single IDs under ids.%s.taken instead",
+	          p->enum_name, range_text(p->core_min, p->core_max), range_text(p->core_min, p->core_max - 1),
+	          p->enum_name),
+	        f("ID range changed: ids \"%s\" third_party: %s -> %s: plugins chose their IDs under the old ranges; safe "
+	          "alternative: keep the ranges as they are; record single IDs under ids.%s.taken instead",
+	          p->enum_name, range_text(p->tp_min, p->tp_max), range_text(p->tp_min - 1, p->tp_max), p->enum_name));
+	/* A lock that had a policy the schema dropped. */
+	REFUSES_SINCE("policy_removed", "  ids = {\n",
+	              "  ids = {\n"
+	              "    { enum = \"old_id\", core = { 0, 127 }, third_party = { 128, 255 }, taken = {\n"
+	              "    } },\n",
+	              "ID policy removed: ids \"old_id\": no longer defined, but plugins chose their IDs under it; safe "
+	              "alternative: keep ids.old_id as it is");
+}
+
+Test(compat, allows_new_taken_record)
+{
+	require_root();
+	for (size_t k = 0; k < NPOLICIES; k++) {
+		const policy_t *p = &POLICIES[k];
+		int id = p->tp_min + 7;
+		const char *schema = write_schema(
+			"take", f("push(s.ids.%s.taken, { id = %d, by = \"acme/nnn-extras\", name = \"mish\", doc = \"Mish.\" })\n"
+		              "push(s.ids.%s.taken, { id = %d, by = \"acme/nnn-extras\", name = \"gelu\", doc = \"GELU.\" })\n",
+		              p->enum_name, id, p->enum_name, next_core(p)));
+		const char *want = f(": compatible, 2 additions: ids \"%s\" taken %d \"mish\", ids \"%s\" taken %d \"gelu\"\n",
+		                     p->enum_name, id, p->enum_name, next_core(p));
+		expect_compatible(LOCK, schema, want);
+		/* A record binds at once: a core value on the ID it takes is refused. */
+		run_t r = check_compat(
+			LOCK, write_schema("take2", f("push(s.ids.%s.taken, { id = %d, by = \"acme/nnn-extras\", name = \"gelu\", "
+		                                  "doc = \"GELU.\" })\n%s",
+		                                  p->enum_name, next_core(p), newcomer(p, next_core(p)))));
+		cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+		cr_expect(strstr(r.err, f("ID taken: enums \"%s\" value %d \"newcomer\": %d is taken by acme/nnn-extras (gelu)",
+		                          p->enum_name, next_core(p), next_core(p))) != NULL,
+		          "%s", r.err);
+		run_free(&r);
+	}
+}
+
+/* `nnngen SCHEMA --check` on nnn.lua modified by `body`: exit 1 and a
+ * schema error holding every piece of `want` (NULL-terminated). */
+static void expect_schema_error(const char *body, const char *const *want)
+{
+	run_t r = sh(GEN_LUA " '%s' --check", write_schema("bad", body));
+	cr_expect_eq(r.status, 1, "expected a schema error, got status %d:\n%s\n%s%s", r.status, body, r.out, r.err);
+	cr_expect(!strncmp(r.err, "schema error: ", 14), "%s", r.err);
+	for (; *want; want++)
+		cr_expect(strstr(r.err, *want) != NULL, "no '%s' in:\n%s", *want, r.err);
+	run_free(&r);
+}
+
+#define SCHEMA_ERROR(body, ...) expect_schema_error(body, (const char *const[]){ __VA_ARGS__, NULL })
+
+Test(compat, ids_table_is_checked)
+{
+	const policy_t *p = LAYERS;
+	require_root();
+	SCHEMA_ERROR("s.ids = nil", "schema error: ids: missing: every enum open to plugins", p->enum_name);
+	SCHEMA_ERROR(f("s.ids.%s = nil", ACTS->enum_name), f("ids.%s: missing", ACTS->enum_name));
+	SCHEMA_ERROR(f("s.ids.%s.core.max = %d", p->enum_name, p->core_max - 1),
+	             f("ids.%s: the ranges leave %d unowned", p->enum_name, p->core_max));
+	SCHEMA_ERROR(f("s.ids.%s.core.max = %d", p->enum_name, p->core_max + 1),
+	             f("ids.%s: third_party overlaps another range", p->enum_name));
+	SCHEMA_ERROR(f("s.ids.%s.thrid_party = {}", p->enum_name), f("ids.%s: unknown key \"thrid_party\"", p->enum_name));
+	SCHEMA_ERROR(f("s.ids.padding_type = s.ids.%s", p->enum_name),
+	             "ids: \"padding_type\" is not an enum open to plugins");
+	SCHEMA_ERROR(f("s.ids.%s.core.doc = nil", p->enum_name), f("ids.%s.core: missing one-line doc string", p->enum_name));
+	SCHEMA_ERROR(f("s.ids.%s.third_party.min = %d", p->enum_name, p->tp_max + 1),
+	             f("ids.%s.third_party: min and max must be integers with min <= max", p->enum_name));
+	SCHEMA_ERROR(f("push(s.ids.%s.taken, { id = %d, by = \"x\", name = \"y\", doc = \"z\" })\n"
+	               "push(s.ids.%s.taken, { id = %d, by = \"x\", name = \"y\", doc = \"z\" })",
+	               p->enum_name, p->tp_min, p->enum_name, p->tp_min),
+	             f("ids.%s.taken[", p->enum_name), f("%s %d is listed twice", p->word, p->tp_min));
+	if (p->never_min >= 0)
+		SCHEMA_ERROR(f("push(s.ids.%s.taken, { id = %d, by = \"x\", name = \"y\", doc = \"z\" })", p->enum_name,
+		               p->never_min),
+		             f("%d is in the never range", p->never_min));
+	SCHEMA_ERROR(f("push(s.ids.%s.taken, { id = %d, name = \"y\", doc = \"z\" })", p->enum_name, p->tp_min),
+	             "missing one-line by string");
+}
+
+/* nnngen warns (and still generates) about a value on a taken ID, and
+ * about a plugin fragment's ID in the core range that is not taken. */
+Test(compat, nnngen_warns_about_ids)
+{
+	run_t r;
+	const policy_t *p = ACTS;
+
+	require_root();
+	if (p->taken->by) {
+		r = sh(GEN_LUA " '%s' --check", write_schema("warn", newcomer(p, p->taken->id)));
+		cr_expect_eq(r.status, 0, "%s", r.err);
+		cr_expect(strstr(r.err, f(": ID taken: enums \"%s\" value %d \"newcomer\": %d is taken by %s (%s)", p->enum_name,
+		                          p->taken->id, p->taken->id, p->taken->by, p->taken->name)) != NULL,
+		          "%s", r.err);
+		cr_expect(!strncmp(r.err, "nnngen: warning: ", 17) && strstr(r.err, "(make check-compat refuses it)"), "%s",
+		          r.err);
+		run_free(&r);
+	}
+	r = sh(GEN_LUA " schema/nnn.lua --check");
+	cr_expect_eq(r.status, 0);
+	cr_expect_str_empty(r.err, "the schema breaks its own ID policy:\n%s", r.err);
+	run_free(&r);
+
+	for (int third = 0; third < 2; third++) {
+		int id = third ? p->tp_min : next_core(p);
+		spit_str(tpath("frag.lua"),
+		         f("return { name = \"mine\", doc = \"A test fragment.\",\n"
+		           "  activations = { { value = %d, name = \"mish\", record = \"mish\", doc = \"Mish.\" } },\n"
+		           "  records = { { name = \"mish\", section = \"activation_params\", doc = \"Parameters of Mish.\",\n"
+		           "    fields = { { name = \"beta\", type = \"f32\", doc = \"A scale.\" } } } } }\n",
+		           id));
+		r = sh(GEN_LUA " --plugin '%s' --check", tpath("frag.lua"));
+		cr_expect_eq(r.status, 0, "%s", r.err);
+		if (third)
+			cr_expect_str_empty(r.err, "a third-party ID was warned about:\n%s", r.err);
+		else
+			cr_expect(strstr(r.err, f("nnngen: warning: %s: %s %d (mish) is in the core range %s and not recorded as "
+			                          "taken",
+			                          tpath("frag.lua"), p->word, id, range_text(p->core_min, p->core_max))) &&
+			                  strstr(r.err, f("move it to the third-party range %s", range_text(p->tp_min, p->tp_max))),
+			          "%s", r.err);
+		run_free(&r);
+	}
+}
+
+/* The guide states the policy in a table: it must be the schema's, for
+ * every enum open to plugins. */
+Test(compat, guide_states_the_policy)
+{
+	char *guide;
+	require_root();
+	guide = slurp("docs/growing-the-format.md", NULL);
+	cr_assert_not_null(guide);
+	for (size_t k = 0; k < NPOLICIES; k++) {
+		const policy_t *p = &POLICIES[k];
+		cr_expect(strstr(guide, f("\n| %s | core |", range_text(p->core_min, p->core_max))), "%s core", p->enum_name);
+		cr_expect(strstr(guide, f("\n| %s | third-party |", range_text(p->tp_min, p->tp_max))), "%s third party",
+		          p->enum_name);
+		if (p->never_min >= 0)
+			cr_expect(strstr(guide, f("\n| %s | never |", range_text(p->never_min, p->never_max))), "%s never",
+			          p->enum_name);
+	}
+	free(guide);
+}
+
+/* ---- 6. renames ---- */
+
+/* A field, an enum value, a record and an enum, each renamed with renamed_from
+ * (and the references to them updated). */
+static const char RENAMES[] =
+	"local d = find(s.records, \"dense\")\n"
+	"local f = find(d.fields, \"neurons\")\n"
+	"f.name, f.renamed_from = \"units\", \"neurons\"\n"
+	"d.rules[1].field = \"units\"\n"
+	"d.rules[2].pattern = { \"+\", \"units\" }\n"
+	"d.rules[3].pattern = { \"units\" }\n"
+	"d.io.outputs = \"units\"\n"
+	"local v = find(find(s.enums, \"activation_id\").values, \"softmax\")\n"
+	"v.name, v.renamed_from = \"soft_max\", { \"softmax\" }\n"
+	"local r = find(s.records, \"leaky_relu\")\n"
+	"r.name, r.renamed_from = \"lrelu\", \"leaky_relu\"\n"
+	"find(find(s.enums, \"activation_id\").values, \"leaky_relu\").record = \"lrelu\"\n"
+	"local e = find(s.enums, \"padding_type\")\n"
+	"e.name, e.renamed_from = \"padding_kind\", \"padding_type\"\n"
+	"find(find(s.records, \"conv\").fields, \"padding_type\").type = \"padding_kind\"\n";
+
+Test(compat, renames_pass_and_are_flagged)
+{
+	static const char *const lines[] = {
+		"ID renamed: enums \"activation_id\" value 5 \"soft_max\": was \"softmax\": files stay readable (they store "
+		"the number 5); the JSON form changes: JSON written before this change names it \"softmax\", which nnnkit "
+		"now refuses: write \"soft_max\" or 5 there instead",
+		"enum renamed: enums \"padding_kind\": was \"padding_type\": files and the JSON form stay the same; the "
+		"generated C names change (nnn_padding_type_t and NNN_PADDING_TYPE_* are now nnn_padding_kind_t and "
+		"NNN_PADDING_KIND_*): update C code, plugins included, that uses them",
+		"record renamed: records \"lrelu\": was \"leaky_relu\": files and the JSON form stay the same; the generated "
+		"C type nnn_leaky_relu_t is now nnn_lrelu_t: update C code, plugins included, that uses it",
+		"field renamed: records \"dense\".fields[1] \"units\": was \"neurons\": files stay readable (its bytes have not "
+		"moved); the JSON form changes: JSON written before this change has the key \"neurons\", which nnnkit now "
+		"refuses as an unknown field: rename that key to \"units\" (or convert the JSON to .nnn with an nnnkit built "
+		"before this change)",
+	};
+	static const char summary[] =
+		": compatible, no additions (same IDs and layouts); 4 renames (files stay readable; flagged on stderr): "
+		"enums \"activation_id\" value 5 \"soft_max\" (was \"softmax\"), enums \"padding_kind\" (was "
+		"\"padding_type\"), records \"lrelu\" (was \"leaky_relu\"), records \"dense\".fields[1] \"units\" (was "
+		"\"neurons\")\n";
+	const char *schema, *olds[] = { LOCK, "schema/nnn.lua", NULL, NULL };
+	run_t r;
+
+	require_root();
+	/* (Conv's padding rule names the field padding_type, which keeps its name.) */
+	schema = write_schema("renames", RENAMES);
+	/* Against the lock, the schema, and a lock written from the renamed schema. */
+	r = sh(GEN_LUA " --lock '%s' --out '%s'", schema, tpath("renamed.lock"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	run_free(&r);
+	olds[2] = tpath("renamed.lock");
+	for (int i = 0; i < 3; i++) {
+		const char *old = i < 2 ? olds[i] : LOCK, *new = i < 2 ? schema : olds[2];
+		size_t no, ns = strlen(summary);
+		r = check_compat(old, new);
+		cr_expect_eq(r.status, 0, "%s -> %s: status %d\n%s%s", old, new, r.status, r.out, r.err);
+		for (size_t j = 0; j < sizeof lines / sizeof lines[0]; j++)
+			cr_expect(has_line(r.err, lines[j]), "%s -> %s: missing line\n%s\nstderr:\n%s", old, new, lines[j], r.err);
+		cr_expect_eq(count_lines(r.err), sizeof lines / sizeof lines[0], "stderr:\n%s", r.err);
+		no = strlen(r.out);
+		cr_expect(no > ns && !strcmp(r.out + no - ns, summary), "summary:\n%s", r.out);
+		run_free(&r);
+	}
+	/* The lock keeps the former names; once the lock has the new ones, nothing is flagged. */
+	{
+		char *lock = slurp(olds[2], NULL);
+		cr_assert_not_null(lock);
+		cr_expect(has_line(lock, "      { name = \"units\", type = \"i32\", renamed_from = { \"neurons\" } },"), "%s",
+		          lock);
+		free(lock);
+	}
+	expect_compatible(olds[2], schema, SAME);
+}
+
+Test(compat, renames_not_declared_are_refused_with_a_hint)
+{
+	/* The same field renamed, without renamed_from. */
+	REFUSES("undeclared",
+	        "local d = find(s.records, \"dense\")\n"
+	        "find(d.fields, \"neurons\").name = \"units\"\n"
+	        "d.rules[1].field = \"units\"\n"
+	        "d.rules[2].pattern = { \"+\", \"units\" }\n"
+	        "d.rules[3].pattern = { \"units\" }\n"
+	        "d.io.outputs = \"units\"\n",
+	        "field renamed or replaced: records \"dense\".fields[1] \"units\": takes the place of \"neurons\" with the "
+	        "same type (i32): files written before hold the bytes of \"neurons\" here, now read as \"units\", and "
+	        "nothing says whether it is the same field; safe alternative: if \"units\" is \"neurons\" renamed, say so "
+	        "with renamed_from = \"neurons\" on it (files stay readable; JSON written before uses the old name); if it "
+	        "is a new field, allocate a new layer ID with its own record instead of replacing a field of dense");
+	/* A record renamed without it: removed, and the ID now selects another record. */
+	REFUSES("undeclared_record",
+	        "find(s.records, \"leaky_relu\").name = \"lrelu\"\n"
+	        "find(find(s.enums, \"activation_id\").values, \"leaky_relu\").record = \"lrelu\"\n",
+	        f("ID reused: enums \"activation_id\" value 4 \"leaky_relu\": 4 now selects record \"lrelu\" (was record "
+	          "\"leaky_relu\"); safe alternative: keep 4 selecting record \"leaky_relu\"; a new activation ID (next "
+	          "free: %d) can select record \"lrelu\"",
+	          next_core(ACTS)),
+	        "record removed: records \"leaky_relu\": no longer defined, but files written before hold it; safe "
+	        "alternative: keep record leaky_relu with its fields as they are; if \"lrelu\" is \"leaky_relu\" renamed, "
+	        "say so with renamed_from = \"leaky_relu\" on it (files stay readable)");
+}
+
+Test(compat, renamed_from_is_checked)
+{
+	require_root();
+	SCHEMA_ERROR("find(find(s.records, \"dense\").fields, \"neurons\").renamed_from = \"flatten\"",
+	             "records[", "\"dense\".fields[1] \"neurons\": renamed_from: \"flatten\" is still the name of fields[3] "
+	             "\"flatten\"");
+	SCHEMA_ERROR("find(s.records, \"dense\").renamed_from = \"dense\"", "\"dense\": renamed_from: \"dense\" is its own name");
+	SCHEMA_ERROR("find(s.records, \"dense\").renamed_from = \"conv\"",
+	             "\"dense\": renamed_from: \"conv\" is still the name of records \"conv\"");
+	SCHEMA_ERROR("find(find(s.records, \"dense\").fields, \"neurons\").renamed_from = \"units\"\n"
+	             "find(find(s.records, \"dense\").fields, \"flatten\").renamed_from = { \"units\" }",
+	             "\"flatten\": renamed_from: \"units\" is also claimed by \"neurons\"");
+	SCHEMA_ERROR("find(find(s.enums, \"activation_id\").values, \"relu\").renamed_from = 3",
+	             "\"relu\": renamed_from must be the former name, or a list of former names, not number");
 }

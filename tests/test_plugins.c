@@ -17,6 +17,7 @@
 
 #include "builder.h"
 #include "codec.h"
+#include "shell.h"
 
 static const char *fixture(const char *name)
 {
@@ -461,4 +462,102 @@ Test(plugins, host_range_rules)
 	cr_expect_str_eq(d.v[0].msg, "found 1, expected in [0, 1)");
 	cr_expect_str_eq(d.v[1].msg, "found nan, expected in [0, 1]");
 	nnn_diags_free(&d);
+}
+
+/* The message of the last report of a context loading `name` alone. */
+static char *loaded_message(const char *name)
+{
+	nnn_ctx_t *c = ctx_new();
+	nnn_diags_t d;
+	nnn_plugin_report_t r;
+	char *msg;
+	nnn_diags_init(&d);
+	cr_assert_eq(nnn_plugin_load(c, fixture(name), &d), NNN_OK, "%s: %s", name, d.n ? d.v[0].msg : "");
+	cr_assert_eq(d.n, 0, "%s: a warning is no problem: %s", name, d.v[0].msg);
+	cr_assert_eq(nnn_ctx_report(c, 0, &r), 1);
+	cr_assert_str_eq(r.stage, "loaded");
+	cr_assert_eq(r.status, NNN_OK);
+	msg = strdup(r.message);
+	nnn_ctx_free(c);
+	nnn_diags_free(&d);
+	return msg;
+}
+
+/* The schema's ID policy (NNN_*_ID_* from the generated header): a new ID in
+ * the core range that the schema does not record as taken, or in the never
+ * range, loads with a warning naming it and the third-party range to move
+ * to; a third-party ID or one the schema records as taken loads quietly, as
+ * does a kernel for a core ID. */
+Test(plugins, id_policy_warnings)
+{
+	char want[4][256];
+	char *m = loaded_message("freecore");
+	snprintf(want[0], sizeof want[0], "layer ID %d (fixture) is in the core range %d..%d", NNN_LAYER_ID_NEXT_CORE,
+	         NNN_LAYER_ID_CORE_MIN, NNN_LAYER_ID_CORE_MAX);
+	snprintf(want[1], sizeof want[1], "move it to the third-party range %d..%d", NNN_LAYER_ID_THIRD_PARTY_MIN,
+	         NNN_LAYER_ID_THIRD_PARTY_MAX);
+	snprintf(want[2], sizeof want[2], "\nactivation ID %d (fixture-act) is in the core range %d..%d",
+	         NNN_ACTIVATION_ID_NEXT_CORE, NNN_ACTIVATION_ID_CORE_MIN, NNN_ACTIVATION_ID_CORE_MAX);
+	snprintf(want[3], sizeof want[3], "move it to the third-party range %d..%d", NNN_ACTIVATION_ID_THIRD_PARTY_MIN,
+	         NNN_ACTIVATION_ID_THIRD_PARTY_MAX);
+	const char *second = strchr(m, '\n');
+	cr_assert_not_null(second, "not two warnings, one a line:\n%s", m);
+	for (int i = 0; i < 4; i++)
+		cr_expect(strstr(i < 2 ? m : second, want[i]), "no '%s' in:\n%s", want[i], m);
+	cr_expect(strstr(m, "ids.layer_id.taken in schema/nnn.lua does not record it"), "%s", m);
+	cr_expect(strstr(m, "files written with this plugin would then be misread"), "%s", m);
+	free(m);
+
+	m = loaded_message("thirdparty");
+	cr_expect_str_empty(m, "a third-party ID was warned about: %s", m);
+	free(m);
+	m = loaded_message("good");
+	cr_expect_str_empty(m, "a kernel for core IDs was warned about: %s", m);
+	free(m);
+#define COUNT_(id, by, name) +1
+	if (0 NNN_LAYER_ID_TAKEN(COUNT_) && 0 NNN_ACTIVATION_ID_TAKEN(COUNT_)) {
+		m = loaded_message("taken");
+		cr_expect_str_empty(m, "an ID the schema records as taken was warned about: %s", m);
+		free(m);
+	}
+#ifdef NNN_LAYER_ID_NEVER_MIN
+	m = loaded_message("never");
+	snprintf(want[0], sizeof want[0], "layer ID %d (fixture) is one the schema never uses", NNN_LAYER_ID_NEVER_MIN);
+	cr_expect(strstr(m, want[0]) && !strchr(m, '\n'), "no '%s' alone in:\n%s", want[0], m);
+	free(m);
+#endif
+}
+
+/* The same warning from the tool: on stderr for every command, and under
+ * the plugin in `nnnkit plugins -v`. */
+Test(plugins, id_policy_warnings_in_the_tool)
+{
+	char out[8192], want[512];
+	const char *kit = getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
+	const char *path = fixture("freecore");
+
+	cr_assert_eq(t_sh(out, sizeof out, "%s --no-default-plugins --plugin %s plugins -v 2>/dev/null", kit, path), 0, "%s",
+	             out);
+	snprintf(want, sizeof want, "freecore.so: loaded (fixture 1)\n    provides layer %d fixture, activation %d "
+	         "fixture-act\n    warning: layer ID %d (fixture) is in the core range",
+	         NNN_LAYER_ID_NEXT_CORE, NNN_ACTIVATION_ID_NEXT_CORE, NNN_LAYER_ID_NEXT_CORE);
+	cr_expect(strstr(out, want), "no '%s' in:\n%s", want, out);
+	snprintf(want, sizeof want, "\n    warning: activation ID %d (fixture-act)", NNN_ACTIVATION_ID_NEXT_CORE);
+	cr_expect(strstr(out, want), "no '%s' in:\n%s", want, out);
+
+	cr_assert_eq(t_sh(out, sizeof out, "%s --no-default-plugins --plugin %s plugins 2>&1 >/dev/null", kit, path), 0,
+	             "%s", out);
+	/* (The loader names the file by its real path.) */
+	snprintf(want, sizeof want, "/fixtures/freecore.so: warning: layer ID %d (fixture) is in the core range",
+	         NNN_LAYER_ID_NEXT_CORE);
+	cr_expect(!strncmp(out, "nnnkit: /", 9) && strstr(out, want), "no '%s' in:\n%s", want, out);
+	snprintf(want, sizeof want, "warning: activation ID %d (fixture-act) is in the core range",
+	         NNN_ACTIVATION_ID_NEXT_CORE);
+	cr_expect(strstr(out, want), "no '%s' in:\n%s", want, out);
+
+	/* A quiet plugin prints nothing on stderr. */
+	cr_assert_eq(t_sh(out, sizeof out, "%s --no-default-plugins --plugin %s plugins -v 2>&1 >/dev/null", kit,
+	                  fixture("thirdparty")),
+	             0, "%s", out);
+	cr_expect_str_empty(out, "%s", out);
 }

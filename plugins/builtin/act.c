@@ -1,4 +1,4 @@
-/* act.c: the six core activations, in place over a whole tensor. ReLU and
+/* act.c: the core activations, in place over a whole tensor. ReLU and
  * leaky ReLU, which cost a pass over memory and nothing else, have AVX-512
  * and AVX versions picked at run time (same results: max(x, 0) and
  * x > 0 ? x : tau * x, element by element). */

@@ -193,21 +193,21 @@ nnn_status_t bi_state_get(const nnn_kernel_args_t *a, const nnn_tensor_t *w, con
 /* Frees a state, joining its threads (the layers' release; NULL is harmless). */
 void bi_state_free(void *state);
 
-/* ---- dense.c: layer ID 0 ---- */
+/* ---- dense.c: NNN_LAYER_ID_DENSE ---- */
 nnn_status_t bi_dense_expect(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, nnn_shape_t *out,
                             char *msg, size_t msg_size);
 nnn_status_t bi_dense_prepare(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, void **state,
                               char *msg, size_t msg_size);
 nnn_status_t bi_dense_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_size);
 
-/* ---- conv.c: layer ID 1 ---- */
+/* ---- conv.c: NNN_LAYER_ID_CONV ---- */
 nnn_status_t bi_conv_expect(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, nnn_shape_t *out,
                            char *msg, size_t msg_size);
 nnn_status_t bi_conv_prepare(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, void **state,
                              char *msg, size_t msg_size);
 nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_size);
 
-/* ---- act.c: activation IDs 0..5, in place ---- */
+/* ---- act.c: the core activations, in place ---- */
 nnn_status_t bi_linear(const nnn_activation_t *act, const void *params, const nnn_shape_t *shape, float *x,
                        int threads);
 nnn_status_t bi_sigmoid(const nnn_activation_t *act, const void *params, const nnn_shape_t *shape, float *x,

@@ -1,5 +1,5 @@
 /* entry.c: the builtin plugin's descriptors and its one exported symbol.
- * Every layer type and activation here is a core-schema ID: the host
+ * Its layer types and activations are core-schema IDs: the host
  * decodes, encodes and validates them itself, so every codec field is
  * NULL/0 here and the plugin provides compute only. */
 #include "builtin.h"

@@ -41,8 +41,10 @@ extern const cli_cmd_t cmd_info, cmd_validate, cmd_dump, cmd_map, cmd_graph, cmd
 
 /* The context with the plugins loaded: explicit ones first, then (unless
  * --no-default-plugins) NNN_PLUGIN_PATH and the installed folder. Failures
- * are printed; NULL only when even the context cannot be made. */
+ * and warnings are printed; NULL only when even the context cannot be made. */
 nnn_ctx_t *cli_ctx(cli_env_t *env);
+/* "<prefix>warning: <line>" for each line of a loaded plugin's warnings. */
+void cli_print_warnings(FILE *f, const char *prefix, const nnn_plugin_report_t *r);
 /* The installed plugin folder, relative to the executable (buf). */
 const char *cli_plugin_dir(const cli_env_t *env, char *buf, size_t size);
 

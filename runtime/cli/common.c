@@ -228,7 +228,26 @@ nnn_ctx_t *cli_ctx(cli_env_t *env)
 		fprintf(stderr, "nnnkit: %s\n", nnn_diag_format(&d.v[i], buf, sizeof buf));
 	}
 	nnn_diags_free(&d);
+	/* Plugins that loaded with warnings (IDs outside the schema's ID policy). */
+	for (size_t i = 0, n = nnn_ctx_report(env->ctx, 0, NULL); i < n; i++) {
+		nnn_plugin_report_t r;
+		nnn_ctx_report(env->ctx, i, &r);
+		if (r.status == NNN_OK && !strcmp(r.stage, "loaded")) {
+			char prefix[4200];
+			snprintf(prefix, sizeof prefix, "nnnkit: %s: ", r.path);
+			cli_print_warnings(stderr, prefix, &r);
+		}
+	}
 	return env->ctx;
+}
+
+void cli_print_warnings(FILE *f, const char *prefix, const nnn_plugin_report_t *r)
+{
+	for (const char *p = r->message; p && *p;) {
+		size_t n = strcspn(p, "\n");
+		fprintf(f, "%swarning: %.*s\n", prefix, (int)n, p);
+		p += n + (p[n] == '\n');
+	}
 }
 
 int cli_run_option(const cli_cmd_t *cmd, int argc, char **argv, int *i, cli_run_args_t *r)

@@ -27,6 +27,10 @@ static int usage(FILE *f, int code)
 	           "       nnnkit --version\n\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
+	/* From the generated codec, so this never disagrees with the schema. */
+	fprintf(f, "\nFormat (the schema's types; plugins add more, see nnnkit plugins -v):\n"
+	           "  layer types: %s\n  activations: %s\n",
+	        nnn_type_layer_id.names, nnn_type_activation_id.names);
 	fprintf(f, "\nRun 'nnnkit COMMAND --help' for a command's options.\n"
 	           "Plugins: files given with --plugin (anywhere on the line), then every *.so in the folders of\n"
 	           "NNN_PLUGIN_PATH (colon-separated), then the installed plugin folder.\n"

@@ -14,7 +14,8 @@ const cli_cmd_t cmd_plugins = {
 	"usage: nnnkit [--plugin FILE]... plugins [-v] [--check FILE]\n"
 	"Tries every plugin the search finds (--plugin files, then NNN_PLUGIN_PATH, then the installed\n"
 	"folder) and prints one line per candidate: its file, what happened and the IDs it provides.\n"
-	"  -v            also show each failure's full message and each ID's name\n"
+	"  -v            also show each failure's full message, each ID's name, and each warning (an ID\n"
+	"                outside the third-party range that the schema does not record as taken)\n"
 	"  --check FILE  load FILE in a child process first, so a plugin that crashes while loading is\n"
 	"                reported with its signal instead of taking nnnkit down; then list it\n"
 	"Exit: 0 when every candidate loaded, 3 when any failed.\n",
@@ -111,6 +112,8 @@ static int run(int argc, char **argv, cli_env_t *env)
 				printf("    %s\n", r.message);
 		} else if (!strcmp(r.stage, "loaded")) {
 			print_ids(ctx, &r, verbose);
+			if (verbose)
+				cli_print_warnings(stdout, "    ", &r);
 		} else if (verbose) {
 			printf("    %s\n", r.message);
 		}

@@ -486,6 +486,44 @@ static nnn_status_t check_decl(nnn_decl_t *d)
 	return NNN_OK;
 }
 
+/* The schema's ID policy (ids in schema/nnn.lua, generated into
+ * schema_gen.h) against the IDs a plugin adds: one outside the third-party
+ * range that the schema does not record as taken may become a core ID (or
+ * is one nobody may use), and files written with the plugin would then be
+ * misread. It still loads; `out` gets one warning a line ("" for none). */
+static void id_warnings(const nnn_decl_t *d, char *out, size_t size)
+{
+	size_t k = 0;
+	out[0] = '\0';
+	for (int i = 0; i < d->nlayers + d->nacts && k < size; i++) {
+		bool layer = i < d->nlayers;
+		int id = layer ? d->layers[i].id : d->acts[i - d->nlayers].id;
+		const char *kind = layer ? "layer" : "activation";
+		nnn_id_range_t r = layer ? nnn_layer_id_range(id) : nnn_activation_id_range(id);
+		if (ext_name(kind, id) || r == NNN_ID_THIRD_PARTY ||
+		    (layer ? nnn_layer_id_taken_by(id) : nnn_activation_id_taken_by(id)))
+			continue;
+		const char *name = layer ? d->layers[i].name : d->acts[i - d->nlayers].name;
+		int lo = layer ? NNN_LAYER_ID_THIRD_PARTY_MIN : NNN_ACTIVATION_ID_THIRD_PARTY_MIN;
+		int hi = layer ? NNN_LAYER_ID_THIRD_PARTY_MAX : NNN_ACTIVATION_ID_THIRD_PARTY_MAX;
+		int n = r == NNN_ID_CORE
+		                ? snprintf(out + k, size - k,
+		                           "%s%s ID %d (%s) is in the core range %d..%d, which the schema keeps for its own "
+		                           "IDs, and ids.%s_id.taken in schema/nnn.lua does not record it: a later nnnkit "
+		                           "may define it, and files written with this plugin would then be misread; move "
+		                           "it to the third-party range %d..%d (or have it recorded as taken)",
+		                           k ? "\n" : "", kind, id, name,
+		                           layer ? NNN_LAYER_ID_CORE_MIN : NNN_ACTIVATION_ID_CORE_MIN,
+		                           layer ? NNN_LAYER_ID_CORE_MAX : NNN_ACTIVATION_ID_CORE_MAX, kind, lo, hi)
+		                : snprintf(out + k, size - k,
+		                           "%s%s ID %d (%s) is one the schema never uses (ids.%s_id.never in schema/nnn.lua): "
+		                           "a later nnnkit may give it a meaning of its own; move it to the third-party "
+		                           "range %d..%d",
+		                           k ? "\n" : "", kind, id, name, kind, lo, hi);
+		k += n > 0 ? (size_t)n : 0;
+	}
+}
+
 /* Under the lock: every ID free, then all registered. */
 static nnn_status_t register_all(nnn_ctx_t *c, nnn_decl_t *d, plugin_t *p, char *why, size_t n)
 {
@@ -627,7 +665,8 @@ nnn_status_t nnn_plugin_load(nnn_ctx_t *c, const char *path, nnn_diags_t *diags)
 			return NNN_OK;
 		}
 	}
-	char why[MSG] = "";
+	char why[MSG] = "", warn[2 * MSG];
+	id_warnings(d, warn, sizeof warn);
 	plugin_t **v = realloc(c->plugins, (c->nplugins + 1) * sizeof *v);
 	plugin_t *p = v ? calloc(1, sizeof *p) : NULL;
 	nnn_status_t s = NNN_E_NOMEM;
@@ -638,7 +677,7 @@ nnn_status_t nnn_plugin_load(nnn_ctx_t *c, const char *path, nnn_diags_t *diags)
 		p->dev = st.st_dev;
 		p->ino = st.st_ino;
 		/* The report first, so that registered slots can name the file. */
-		p->report = add_report(c, real, d, "loaded", NNN_OK, "");
+		p->report = add_report(c, real, d, "loaded", NNN_OK, warn);
 		s = p->report ? register_all(c, d, p, why, sizeof why) : NNN_E_NOMEM;
 		if (s == NNN_OK) {
 			v[c->nplugins++] = p;

@@ -11,6 +11,31 @@
 #ifndef FIX_TAG
 #define FIX_TAG 1
 #endif
+
+/* New IDs placed by the schema's ID policy (schema_gen.h), with codecs of
+ * no fields: FIX_FREE_CORE, the next free core IDs; FIX_THIRD_PARTY, the
+ * first third-party IDs; FIX_NEVER, the first never-used layer ID;
+ * FIX_TAKEN, the first IDs the schema records as taken (set in the entry
+ * point, from the NNN_..._TAKEN lists). */
+#if defined(FIX_FREE_CORE) || defined(FIX_THIRD_PARTY) || defined(FIX_NEVER) || defined(FIX_TAKEN)
+#define FIX_NEW_IDS
+#endif
+#ifdef FIX_FREE_CORE
+#define FIX_LAYER NNN_LAYER_ID_NEXT_CORE
+#define FIX_ACT NNN_ACTIVATION_ID_NEXT_CORE
+#endif
+#ifdef FIX_THIRD_PARTY
+#define FIX_LAYER NNN_LAYER_ID_THIRD_PARTY_MIN
+#define FIX_ACT NNN_ACTIVATION_ID_THIRD_PARTY_MIN
+#endif
+#if defined(FIX_NEVER) && defined(NNN_LAYER_ID_NEVER_MIN)
+#define FIX_LAYER NNN_LAYER_ID_NEVER_MIN
+#endif
+#ifdef FIX_TAKEN
+#define FIX_DESC /* ids set in the entry point */
+#else
+#define FIX_DESC const
+#endif
 #ifndef FIX_LAYER
 #define FIX_LAYER 0
 #endif
@@ -107,7 +132,7 @@ static nnn_status_t act_forward(const nnn_activation_t *act, const void *params,
 	return NNN_OK;
 }
 
-#if defined(FIX_OLD_ABI) || defined(FIX_RECORD)
+#if defined(FIX_OLD_ABI) || defined(FIX_RECORD) || defined(FIX_NEW_IDS)
 /* A codec of no fields for a new layer ID: FIX_OLD_ABI, a plugin built for
  * ABI 1.0 (no record descriptor, and a descriptor as small as 1.0 made it);
  * FIX_RECORD, one whose record descriptor does not fit that codec. */
@@ -144,13 +169,13 @@ static const nnn_rdesc_t record = {
 };
 #endif
 
-static const nnn_layer_type_t layer = {
+static FIX_DESC nnn_layer_type_t layer = {
 #ifdef FIX_OLD_ABI
 	.size = offsetof(nnn_layer_type_t, record),
 #else
 	.size = sizeof(nnn_layer_type_t),
 #endif
-#if defined(FIX_OLD_ABI) || defined(FIX_RECORD)
+#if defined(FIX_OLD_ABI) || defined(FIX_RECORD) || defined(FIX_NEW_IDS)
 	.body_size = 1,
 	.decode = no_fields_dec,
 	.encode = no_fields_enc,
@@ -167,8 +192,14 @@ static const nnn_layer_type_t layer = {
 #endif
 };
 
-static const nnn_activation_type_t act = {
+static FIX_DESC nnn_activation_type_t act = {
 	.size = sizeof(nnn_activation_type_t),
+#if defined(FIX_NEW_IDS) && !defined(FIX_NEVER)
+	.params_size = 1,
+	.decode = no_fields_dec,
+	.encode = no_fields_enc,
+	.encoded_size = no_fields_size,
+#endif
 	.id = FIX_ACT,
 	.name = "fixture-act",
 	.forward = act_forward,
@@ -201,6 +232,18 @@ NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t 
 #endif
 #ifdef FIX_INIT_CRASH
 	raise(SIGSEGV); /* what a buggy plugin does: the host must survive it */
+#endif
+#if defined(FIX_NEVER) && !defined(NNN_LAYER_ID_NEVER_MIN)
+	return h->fail(d, "the schema's layer ID policy has no never range (fixture)");
+#endif
+#ifdef FIX_TAKEN
+#define FIX_FIRST_(id, by, name) id,
+	static const int taken_l[] = { NNN_LAYER_ID_TAKEN(FIX_FIRST_) - 1 };
+	static const int taken_a[] = { NNN_ACTIVATION_ID_TAKEN(FIX_FIRST_) - 1 };
+	if (taken_l[0] < 0 || taken_a[0] < 0)
+		return h->fail(d, "the schema records no taken layer or activation ID (fixture)");
+	layer.id = (uint8_t)taken_l[0];
+	act.id = (uint8_t)taken_a[0];
 #endif
 	st = h->add_layer(d, &layer);
 	if (st == NNN_OK)

@@ -38,7 +38,9 @@ typedef struct nnn_plugin_report {
 	const char *stage;    /* "loaded", "already loaded", or the failing stage: "open",
 	                         "entry point", "ABI", "init", "validation", "registration" */
 	nnn_status_t status;  /* NNN_OK for "loaded" and "already loaded" */
-	const char *message;  /* why, with the remedy; "" when loaded */
+	const char *message;  /* why, with the remedy; when loaded, "" or warnings, one a line: an ID the
+	                         schema's ID policy keeps for itself or for nobody and does not record
+	                         as taken (see docs/plugins.md, "Which IDs to use") */
 	int nlayers, nactivations;
 	uint8_t layer_ids[256], activation_ids[256];
 } nnn_plugin_report_t;

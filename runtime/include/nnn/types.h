@@ -86,6 +86,15 @@ typedef enum nnn_prim {
 	NNN_PRIM_F32_ARRAY
 } nnn_prim_t;
 
+/* Who may allocate an ID of an enum open to plugins: the schema's ID policy
+ * (`ids` in schema/nnn.lua) puts every value in one range. Generated code
+ * classifies (nnn_layer_id_range); the numbers live only in the schema. */
+typedef enum nnn_id_range {
+	NNN_ID_CORE,        /* the schema's own values, now or in a later version */
+	NNN_ID_THIRD_PARTY, /* plugins, without asking */
+	NNN_ID_NEVER        /* nobody */
+} nnn_id_range_t;
+
 /* A named type (an enum or a primitive) as generated from the schema. */
 typedef struct nnn_type {
 	const char *name;                        /* "layer_id", "i32", ... */

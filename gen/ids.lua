@@ -1,0 +1,572 @@
+-- ids: who may allocate which value of an enum open to plugins (an enum
+-- with `unknown`, such as layer_id and activation_id), from the schema's
+-- top-level `ids` table:
+--
+--   ids = {
+--     layer_id = {
+--       doc = "...",
+--       core = { min = 0, max = 127, doc = "..." },          -- the schema's own values
+--       third_party = { min = 128, max = 254, doc = "..." }, -- plugins, without asking
+--       never = { min = 255, max = 255, doc = "..." },       -- optional: nobody
+--       taken = {                                            -- optional: known plugin IDs
+--         { id = 2, by = "examples/plugin-pool-swish", name = "maxpool", doc = "..." },
+--       },
+--     },
+--   }
+--
+-- The three ranges split every ID a plugin can declare (0..255: the plugin
+-- ABI's IDs are bytes) that the enum's storage holds, so each one has an
+-- owner; a wider storage leaves values above to the core. The decoder is
+-- not changed by the policy (a value the
+-- schema does not define is an unknown ID, which a plugin may provide).
+-- Used by:
+--   schema_check  check(): the table's shape (schema errors)
+--   compat        the lock's `ids` section, and the refusals of check-compat
+--                 (a new core value on a taken, third-party or never ID; a
+--                 taken record dropped; a range changed)
+--   nnngen        warnings: the schema's own values against its policy; a
+--                 plugin fragment's IDs in the core range that are not taken
+--   emit_c        NNN_<ENUM>_CORE_MIN.. and the taken list, for the loader
+--   emit_doc      the policy in docs/format.md
+
+local M = {}
+
+M.KINDS = { "core", "third_party", "never" }
+-- Keys each entry may have (for the strict schema checker's key tables).
+M.KEYS = {
+  policy = { "doc", "core", "third_party", "never", "taken" },
+  range = { "min", "max", "doc" },
+  taken = { "id", "by", "name", "doc" },
+}
+local WORDS = { core = "core", third_party = "third-party", never = "never-used" }
+
+local function set(list)
+  local t = {}
+  for _, k in ipairs(list) do t[k] = true end
+  return t
+end
+
+-- "layer ID" for layer_id, "padding_type value" for other enums.
+function M.id_word(name)
+  local base = name:match("^(.-)_id$")
+  return base and (base .. " ID") or (name .. " value")
+end
+
+local function range_text(r) return r.min == r.max and tostring(r.min) or string.format("%d..%d", r.min, r.max) end
+
+-- A plugin declares its IDs as uint8_t (nnn_layer_type_t.id and
+-- nnn_activation_type_t.id in nnn/plugin.h): the IDs a policy shares out.
+local PLUGIN_ID_MAX = 255
+
+-- The IDs a policy covers: those a plugin can declare that the enum's
+-- storage holds (a wider storage leaves the rest to the core alone).
+local function domain(p)
+  local bits = 8 * p.width
+  local hi = p.kind == "int" and (1 << (bits - 1)) - 1 or (1 << bits) - 1
+  if bits >= 32 then hi = PLUGIN_ID_MAX end
+  return 0, math.min(hi, PLUGIN_ID_MAX)
+end
+
+------------------------------------------------------------ the schema's table
+
+-- Checks s.ids against the checked enums and attaches each policy to its
+-- enum as e.ids. fail and within are schema_check's (errors name the entry).
+function M.check(s, fail, within)
+  local open = {}
+  for _, e in ipairs(s.enums) do if e.unknown then open[#open + 1] = e end end
+  within("ids", function()
+    if s.ids == nil then
+      if #open > 0 then
+        fail('missing: every enum open to plugins (unknown = ...) needs its ID policy, e.g. ids = { %s = { ' ..
+          'doc = ..., core = { min = 0, max = 127, doc = ... }, third_party = { ... }, never = { ... } } } ' ..
+          '(see docs/growing-the-format.md)', open[1].name)
+      end
+      return
+    end
+    if type(s.ids) ~= "table" then fail("must be a table of ID policies by enum name, not %s", type(s.ids)) end
+    local keys = {}
+    for k in pairs(s.ids) do keys[#keys + 1] = k end
+    table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+    local names = {}
+    for _, e in ipairs(open) do names[#names + 1] = e.name end
+    for _, k in ipairs(keys) do
+      local e = type(k) == "string" and s.enum[k]
+      if not e or not e.unknown then
+        fail('"%s" is not an enum open to plugins (an enum with unknown = ...); those are: %s', tostring(k),
+          #names > 0 and table.concat(names, ", ") or "none")
+      end
+    end
+    for _, e in ipairs(open) do
+      within(e.name, function()
+        local P = s.ids[e.name]
+        if P == nil then fail("missing: enum %s is open to plugins, so it needs its ID policy", e.name) end
+        if type(P) ~= "table" then fail("must be a table { doc = ..., core = ..., third_party = ..., ... }") end
+        local lo, hi = domain(e.prim)
+        local allowed = set(M.KEYS.policy)
+        local pk = {}
+        for k in pairs(P) do pk[#pk + 1] = tostring(k) end
+        table.sort(pk)
+        for _, k in ipairs(pk) do
+          if not allowed[k] then fail('unknown key "%s" (an ID policy has %s)', k, table.concat(M.KEYS.policy, ", ")) end
+        end
+        if type(P.doc) ~= "string" or P.doc == "" or P.doc:find("[\n\r]") then fail("missing one-line doc string") end
+        local ranges = {}
+        for _, kind in ipairs(M.KINDS) do
+          local r = P[kind]
+          within(kind, function()
+            if r == nil then
+              if kind ~= "never" then fail("missing: a range { min = ..., max = ..., doc = ... }") end
+              return
+            end
+            if type(r) ~= "table" then fail("must be a range { min = ..., max = ..., doc = ... }") end
+            for k in pairs(r) do
+              if not set(M.KEYS.range)[k] then fail('unknown key "%s" (a range has min, max, doc)', tostring(k)) end
+            end
+            if math.type(r.min) ~= "integer" or math.type(r.max) ~= "integer" or r.min > r.max then
+              fail("min and max must be integers with min <= max")
+            end
+            if r.min < lo or r.max > hi then
+              fail("%s..%s is outside %d..%d, the IDs a plugin can declare (a uint8_t) that a %s holds", r.min, r.max,
+                lo, hi, e.prim.name)
+            end
+            if type(r.doc) ~= "string" or r.doc == "" or r.doc:find("[\n\r]") then fail("missing one-line doc string") end
+            ranges[#ranges + 1] = { kind = kind, min = r.min, max = r.max }
+          end)
+        end
+        -- Every stored value has exactly one owner.
+        table.sort(ranges, function(a, b) return a.min < b.min end)
+        local at = lo
+        for _, r in ipairs(ranges) do
+          if r.min > at then
+            fail("the ranges leave %s unowned: core, third_party and never must cover %d..%d once (every ID a " ..
+              "plugin can declare that a %s holds)", range_text({ min = at, max = r.min - 1 }), lo, hi, e.prim.name)
+          elseif r.min < at then
+            fail("%s overlaps another range: core, third_party and never must cover %d..%d once (every ID a " ..
+              "plugin can declare that a %s holds)", r.kind, lo, hi, e.prim.name)
+          end
+          at = r.max + 1
+        end
+        if at <= hi then
+          fail("the ranges leave %s unowned: core, third_party and never must cover %d..%d once (every ID a " ..
+            "plugin can declare that a %s holds)", range_text({ min = at, max = hi }), lo, hi, e.prim.name)
+        end
+        local taken = P.taken or {}
+        if type(taken) ~= "table" then fail("taken must be a list of { id = ..., by = ..., name = ..., doc = ... }") end
+        local n = 0
+        for _ in pairs(taken) do n = n + 1 end
+        if n ~= #taken then fail("taken must be a list (no holes, no named keys)") end
+        local seen = {}
+        for j, t in ipairs(taken) do
+          within(string.format("taken[%d]", j), function()
+            if type(t) ~= "table" then fail("must be a table { id = ..., by = ..., name = ..., doc = ... }") end
+            for k in pairs(t) do
+              if not set(M.KEYS.taken)[k] then fail('unknown key "%s" (a taken ID has id, by, name, doc)', tostring(k)) end
+            end
+            if math.type(t.id) ~= "integer" or t.id < lo or t.id > hi then
+              fail("id must be an integer in %d..%d", lo, hi)
+            end
+            if seen[t.id] then fail("%s %d is listed twice", M.id_word(e.name), t.id) end
+            seen[t.id] = true
+            if P.never and t.id >= P.never.min and t.id <= P.never.max then
+              fail("%d is in the never range %s: nobody holds it", t.id, range_text(P.never))
+            end
+            for _, k in ipairs({ "by", "doc" }) do
+              if type(t[k]) ~= "string" or t[k] == "" or t[k]:find("[%c]") then
+                fail("missing one-line %s string", k)
+              end
+            end
+            if type(t.name) ~= "string" or not t.name:match("^[a-z][a-z0-9_]*$") then
+              fail("name must be the lower-case name the holder gives the ID")
+            end
+          end)
+        end
+        e.ids = P
+      end)
+    end
+  end)
+end
+
+-- The C names emit_c generates for a policy, for the checker's clash check.
+function M.c_names(e)
+  if not e.ids then return {} end
+  local E = "NNN_" .. e.name:upper()
+  local t = {
+    { E .. "_CORE_MIN", "the ID policy's core range" }, { E .. "_CORE_MAX", "the ID policy's core range" },
+    { E .. "_THIRD_PARTY_MIN", "the ID policy's third-party range" },
+    { E .. "_THIRD_PARTY_MAX", "the ID policy's third-party range" },
+    { E .. "_NEXT_CORE", "the next free core ID" }, { E .. "_TAKEN", "the ID policy's taken list" },
+    { "nnn_" .. e.name .. "_range", "its ID policy function" },
+    { "nnn_" .. e.name .. "_taken_by", "its ID policy function" },
+  }
+  if e.ids.never then
+    t[#t + 1] = { E .. "_NEVER_MIN", "the ID policy's never range" }
+    t[#t + 1] = { E .. "_NEVER_MAX", "the ID policy's never range" }
+  end
+  return t
+end
+
+------------------------------------------------------------ layout and lock
+
+-- The policies as layout data (docs left out), in enum order.
+function M.layout(s)
+  local out = {}
+  for _, e in ipairs(s.enums) do
+    local P = e.ids
+    if P then
+      local x = { enum = e.name, taken = {} }
+      for _, kind in ipairs(M.KINDS) do
+        if P[kind] then x[kind] = { P[kind].min, P[kind].max } end
+      end
+      for _, t in ipairs(P.taken or {}) do x.taken[#x.taken + 1] = { id = t.id, by = t.by, name = t.name } end
+      out[#out + 1] = x
+    end
+  end
+  return out
+end
+
+-- Appends the lock's `ids` section (nothing when there is no policy).
+function M.lock_lines(list, w, q)
+  if not list or #list == 0 then return end
+  w("  -- Who may use which ID (the schema's ids): plugins chose theirs under these ranges.")
+  w("  ids = {")
+  for _, x in ipairs(list) do
+    local parts = {}
+    for _, kind in ipairs(M.KINDS) do
+      if x[kind] then parts[#parts + 1] = string.format("%s = { %d, %d }", kind, x[kind][1], x[kind][2]) end
+    end
+    w("    { enum = %s, %s, taken = {", q(x.enum), table.concat(parts, ", "))
+    for _, t in ipairs(x.taken) do w("      { id = %d, by = %s, name = %s },", t.id, q(t.by), q(t.name)) end
+    w("    } },")
+  end
+  w("  },")
+end
+
+-- Checks a lock's `ids` section (optional: locks written before it have
+-- none). bad(fmt, ...) raises; where(label) sets the entry it names.
+function M.read_lock(L, bad, where)
+  if L.ids == nil then return end
+  if type(L.ids) ~= "table" then bad("ids must be a list") end
+  for i, x in ipairs(L.ids) do
+    where(string.format("ids[%d]", i))
+    if type(x) ~= "table" or type(x.enum) ~= "string" or type(x.taken) ~= "table" then
+      bad("must be a table { enum = ..., core = { min, max }, third_party = { min, max }, taken = { ... } }")
+    end
+    for _, kind in ipairs(M.KINDS) do
+      local r = x[kind]
+      if (r ~= nil or kind ~= "never")
+          and (type(r) ~= "table" or math.type(r[1]) ~= "integer" or math.type(r[2]) ~= "integer") then
+        bad("%s must be { min, max }", kind)
+      end
+    end
+    for j, t in ipairs(x.taken) do
+      where(string.format("ids[%d].taken[%d]", i, j))
+      if type(t) ~= "table" or math.type(t.id) ~= "integer" or type(t.by) ~= "string" or type(t.name) ~= "string" then
+        bad("must be { id = ..., by = ..., name = ... }")
+      end
+    end
+  end
+end
+
+------------------------------------------------------------ classification
+
+local function by_enum(list)
+  local t = {}
+  for _, x in ipairs(list or {}) do t[x.enum] = x end
+  return t
+end
+
+local function in_range(r, id) return r and id >= r[1] and id <= r[2] end
+
+local function class_of(x, id)
+  for _, kind in ipairs(M.KINDS) do
+    if in_range(x[kind], id) then return kind end
+  end
+end
+
+local function taken_of(x, id)
+  for _, t in ipairs(x and x.taken or {}) do
+    if t.id == id then return t end
+  end
+end
+
+local function holder(t) return string.format("%s (%s)", t.by, t.name) end
+
+-- The lowest core ID that no value in `used` has and no policy records as
+-- taken: where the next core value goes. Without a policy, the lowest
+-- unused number from 0. nil when the core range is full.
+local function next_free(policies, used)
+  local core
+  for _, x in ipairs(policies) do if x.core then core = core or x.core end end
+  if not core then
+    local free = 0
+    while used[free] do free = free + 1 end
+    return free
+  end
+  for id = core[1], core[2] do
+    local ok = not used[id]
+    for _, x in ipairs(policies) do
+      if taken_of(x, id) or (x.core and class_of(x, id) ~= "core") then ok = false end
+    end
+    if ok then return id end
+  end
+end
+
+-- The next free core value of enum `name` in comparing `old` with `new`
+-- (layouts); `used` holds every value either defines.
+function M.next_free(old, new, name, used)
+  local ps = {}
+  for _, L in ipairs({ new, old }) do
+    local x = by_enum(L.ids)[name]
+    if x then ps[#ps + 1] = x end
+  end
+  return next_free(ps, used)
+end
+
+local function free_text(id, name)
+  return id and string.format("the next free core %s, %d", M.id_word(name), id)
+    or string.format("a core %s, but the core range is full: widen it only with the third parties' consent", M.id_word(name))
+end
+
+-- Why value v of enum `name` may not be a core value under the policies
+-- `ps` (nil when it may): rule, detail, safe alternative.
+local function value_problem(ps, name, v, free)
+  for _, x in ipairs(ps) do
+    local t = taken_of(x, v.value)
+    if t then
+      return "ID taken",
+        string.format("%d is taken by %s: files written with it store %d, which would then read as %s",
+          v.value, holder(t), v.value, v.name),
+        string.format("give %s %s (ids.%s.taken lists the IDs plugins hold)", v.name, free_text(free, name), name)
+    end
+  end
+  for _, x in ipairs(ps) do
+    local kind = class_of(x, v.value)
+    if kind and kind ~= "core" then
+      local r = range_text({ min = x[kind][1], max = x[kind][2] })
+      if kind == "never" then
+        return "ID never used", string.format("%d is never a %s (the never range of %s is %s)", v.value,
+          M.id_word(name), name, r), string.format("give %s %s", v.name, free_text(free, name))
+      end
+      return "ID in the third-party range",
+        string.format("%d is in the third-party range %s of %s, where plugins choose IDs without asking: one may " ..
+          "already write files with it", v.value, r, name),
+        string.format("give %s %s", v.name, free_text(free, name))
+    end
+  end
+end
+
+------------------------------------------------------------ check-compat
+
+-- Compares the policies of two layouts and the values `new` adds against
+-- them. refuse(rule, element, detail, alt) and added(element) collect.
+function M.compare(old, new, refuse, added)
+  local O, N = by_enum(old.ids), by_enum(new.ids)
+  local old_enum = {}
+  for _, e in ipairs(old.enums) do old_enum[e.name] = e end
+  -- The values each enum gains, against every policy either side has.
+  for _, e in ipairs(new.enums) do
+    local ps = {}
+    if N[e.name] then ps[#ps + 1] = N[e.name] end
+    if O[e.name] then ps[#ps + 1] = O[e.name] end
+    if #ps > 0 then
+      local had, used = {}, {}
+      for _, v in ipairs(old_enum[e.name] and old_enum[e.name].values or {}) do had[v.value], used[v.value] = true, true end
+      for _, v in ipairs(e.values) do used[v.value] = true end
+      local free = next_free(ps, used)
+      for _, v in ipairs(e.values) do
+        if not had[v.value] then
+          local rule, detail, alt = value_problem(ps, e.name, v, free)
+          if rule then refuse(rule, string.format('enums "%s" value %d "%s"', e.name, v.value, v.name), detail, alt) end
+        end
+      end
+    end
+  end
+  -- The policies themselves: third parties chose their IDs under them.
+  for _, x in ipairs(old.ids or {}) do
+    local el = string.format('ids "%s"', x.enum)
+    local y = N[x.enum]
+    if not y then
+      refuse("ID policy removed", el, "no longer defined, but plugins chose their IDs under it",
+        string.format("keep ids.%s as it is", x.enum))
+    else
+      for _, kind in ipairs(M.KINDS) do
+        local a, b = x[kind], y[kind]
+        if (a == nil) ~= (b == nil) or (a and (a[1] ~= b[1] or a[2] ~= b[2])) then
+          refuse("ID range changed", string.format("%s %s", el, kind),
+            string.format("%s -> %s: plugins chose their IDs under the old ranges",
+              a and range_text({ min = a[1], max = a[2] }) or "none", b and range_text({ min = b[1], max = b[2] }) or "none"),
+            string.format("keep the ranges as they are; record single IDs under ids.%s.taken instead", x.enum))
+        end
+      end
+      local used = {}
+      for _, e in ipairs(new.enums) do
+        if e.name == x.enum then for _, v in ipairs(e.values) do used[v.value] = true end end
+      end
+      for _, t in ipairs(x.taken) do
+        if not taken_of(y, t.id) then
+          local free = next_free({ y, x }, used)
+          refuse("taken ID removed", string.format('%s taken %d "%s"', el, t.id, t.name),
+            string.format("no longer recorded, but %s writes files with %s %d", t.by, M.id_word(x.enum), t.id),
+            string.format("keep the record: a core %s never takes %d (%s is free)", M.id_word(x.enum), t.id,
+              free and tostring(free) or "no other"))
+        end
+      end
+    end
+  end
+  for _, y in ipairs(new.ids or {}) do
+    local x = O[y.enum]
+    if not x then
+      added(string.format('ids "%s"', y.enum))
+    end
+    for _, t in ipairs(y.taken) do
+      if x and not taken_of(x, t.id) then added(string.format('ids "%s" taken %d "%s"', y.enum, t.id, t.name)) end
+    end
+  end
+end
+
+------------------------------------------------------------ warnings
+
+-- The schema's own values against its own policy: what check-compat will
+-- refuse once they are new. Each a line "<element>: <detail>; <alt>".
+function M.schema_problems(s)
+  local out = {}
+  for _, e in ipairs(s.enums) do
+    if e.ids then
+      local x = M.layout({ enums = { e } })[1]
+      local used = {}
+      for _, v in ipairs(e.values) do if not v.plugin then used[v.value] = true end end
+      local free = next_free({ x }, used)
+      for _, v in ipairs(e.values) do
+        if not v.plugin then
+          local rule, detail, alt = value_problem({ x }, e.name, v, free)
+          if rule then
+            out[#out + 1] = string.format('%s: enums "%s" value %d "%s": %s; %s (make check-compat refuses it)',
+              rule, e.name, v.value, v.name, detail, alt)
+          end
+        end
+      end
+    end
+  end
+  return out
+end
+
+-- A plugin fragment's IDs (values marked plugin) that sit where a later
+-- core schema may put its own: the same warning the loader gives.
+function M.plugin_problems(s)
+  local out = {}
+  for _, e in ipairs(s.enums) do
+    if e.ids then
+      local x = M.layout({ enums = { e } })[1]
+      for _, v in ipairs(e.values) do
+        if v.plugin then
+          local kind = class_of(x, v.value)
+          if kind and kind ~= "third_party" and not taken_of(x, v.value) then
+            out[#out + 1] = string.format(
+              '%s %d (%s) is in the %s range %s and not recorded as taken (ids.%s.taken in the core schema): a ' ..
+              'later core schema may give it another meaning, and files written with this plugin would then be ' ..
+              'misread; move it to the third-party range %s', M.id_word(e.name), v.value, v.name, WORDS[kind],
+              range_text({ min = x[kind][1], max = x[kind][2] }), e.name,
+              range_text({ min = x.third_party[1], max = x.third_party[2] }))
+          end
+        end
+      end
+    end
+  end
+  return out
+end
+
+------------------------------------------------------------ C and docs
+
+-- The policy of enum e in the generated header (after the enum's own
+-- declarations). w is emit_c's line writer; cstr its C string literal.
+function M.c_header(w, e, cstr, ccomment)
+  local P = e.ids
+  if not P then return end
+  local E = "NNN_" .. e.name:upper()
+  local x = M.layout({ enums = { e } })[1]
+  local used = {}
+  for _, v in ipairs(e.values) do if not v.plugin then used[v.value] = true end end
+  w("/* ID policy of %s (schema ids.%s): %s", e.name, e.name, ccomment(P.doc))
+  for _, kind in ipairs(M.KINDS) do
+    if P[kind] then w(" * %s %s: %s", WORDS[kind], range_text(P[kind]), ccomment(P[kind].doc)) end
+  end
+  w(" */")
+  w("#define %s_CORE_MIN %d", E, P.core.min)
+  w("#define %s_CORE_MAX %d", E, P.core.max)
+  w("#define %s_THIRD_PARTY_MIN %d", E, P.third_party.min)
+  w("#define %s_THIRD_PARTY_MAX %d", E, P.third_party.max)
+  if P.never then
+    w("#define %s_NEVER_MIN %d", E, P.never.min)
+    w("#define %s_NEVER_MAX %d", E, P.never.max)
+  end
+  local free = next_free({ x }, used)
+  w("/* The lowest core %s neither defined nor taken: the next core value's (-1: none). */", M.id_word(e.name))
+  w("#define %s_NEXT_CORE %d", E, free or -1)
+  w("/* The %ss third parties hold (ids.%s.taken), as X(id, by, name). */", M.id_word(e.name), e.name)
+  if #(P.taken or {}) == 0 then
+    w("#define %s_TAKEN(X)", E)
+  else
+    w("#define %s_TAKEN(X) \\", E)
+    for i, t in ipairs(P.taken) do
+      w("\tX(%d, %s, %s)%s", t.id, cstr(t.by), cstr(t.name), i < #P.taken and " \\" or "")
+    end
+  end
+  w("/* The range of the policy a %s is in. */", M.id_word(e.name))
+  w("nnn_id_range_t nnn_%s_range(int64_t value);", e.name)
+  w("/* Who holds a %s, as \"by (name)\", per ids.%s.taken; NULL when nobody is recorded. */",
+    M.id_word(e.name), e.name)
+  w("const char *nnn_%s_taken_by(int64_t value);", e.name)
+  w("")
+end
+
+function M.c_source(w, e, cstr)
+  local P = e.ids
+  if not P then return end
+  local E = "NNN_" .. e.name:upper()
+  w("nnn_id_range_t nnn_%s_range(int64_t value)", e.name)
+  w("{")
+  w("\tif (value >= %s_CORE_MIN && value <= %s_CORE_MAX)", E, E)
+  w("\t\treturn NNN_ID_CORE;")
+  w("\tif (value >= %s_THIRD_PARTY_MIN && value <= %s_THIRD_PARTY_MAX)", E, E)
+  w("\t\treturn NNN_ID_THIRD_PARTY;")
+  w("\treturn NNN_ID_NEVER;")
+  w("}")
+  w("")
+  w("const char *nnn_%s_taken_by(int64_t value)", e.name)
+  w("{")
+  w("\tswitch (value) {")
+  for _, t in ipairs(P.taken or {}) do
+    w("\tcase %d: return %s;", t.id, cstr(holder(t)))
+  end
+  w("\tdefault: return NULL;")
+  w("\t}")
+  w("}")
+  w("")
+end
+
+-- The policy in docs/format.md, under its enum. w writes a line; cell
+-- escapes table cells.
+function M.doc(w, e, cell)
+  local P = e.ids
+  if not P then return end
+  w("Who may use which %s (the ID policy, `ids.%s` in the schema): %s", M.id_word(e.name), e.name, P.doc)
+  w("")
+  w("| %ss | who | meaning |", M.id_word(e.name))
+  w("|---|---|---|")
+  for _, kind in ipairs(M.KINDS) do
+    if P[kind] then w("| %s | %s | %s |", range_text(P[kind]), WORDS[kind], cell(P[kind].doc)) end
+  end
+  w("")
+  if #(P.taken or {}) > 0 then
+    w("Taken by third parties (a core value never uses these):")
+    w("")
+    w("| %s | held by | as | why |", M.id_word(e.name))
+    w("|---|---|---|---|")
+    for _, t in ipairs(P.taken) do
+      w("| %d | %s | `%s` | %s |", t.id, cell(t.by), t.name, cell(t.doc))
+    end
+    w("")
+  end
+end
+
+return M
