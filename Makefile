@@ -23,6 +23,9 @@ CPPFLAGS += -Iruntime/include -I$(O)/gen -Iruntime/src -MMD -MP
 LDLIBS  += -lm
 
 SCHEMA  := schema/nnn.lua
+# The schema's lock: the IDs and layouts files use, and the struct layouts
+# plugins were built against (docs/growing-the-format.md, docs/plugins.md).
+LOCK    := schema/nnn.lock
 GEN_LUA := $(wildcard gen/*.lua)
 GEN_C   := $(O)/gen/schema_gen.c
 GEN_H   := $(O)/gen/nnn/schema_gen.h
@@ -62,10 +65,10 @@ deps:
 	@scripts/deps.sh
 
 # ---- generated codec ----
-$(O)/gen/.stamp: $(SCHEMA) $(GEN_LUA) | deps
+$(O)/gen/.stamp: $(SCHEMA) $(GEN_LUA) $(LOCK) | deps
 	@mkdir -p $(O)/gen/nnn
 	@echo "  GEN    $@"
-	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(GEN_C) --h $(GEN_H) --doc $(DOC)
+	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(GEN_C) --h $(GEN_H) --doc $(DOC) --layouts $(LOCK)
 	@touch $@
 $(GEN_C) $(GEN_H) $(DOC): $(O)/gen/.stamp
 
@@ -73,7 +76,7 @@ check-gen: $(O)/gen/.stamp
 	@mkdir -p $(O)/regen/nnn
 	@echo "  GEN    $@"
 	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(O)/regen/schema_gen.c --h $(O)/regen/nnn/schema_gen.h \
-		--doc $(O)/regen/format.md
+		--doc $(O)/regen/format.md --layouts $(LOCK)
 	cmp $(GEN_C) $(O)/regen/schema_gen.c
 	cmp $(GEN_H) $(O)/regen/nnn/schema_gen.h
 	cmp $(DOC) $(O)/regen/format.md
@@ -134,13 +137,16 @@ example: $(NNNKIT) $(EXAMPLE) $(PLUGINS)
 	$(NNNKIT) run $(EXAMPLE) --input $(O)/example-input.npy
 
 # ---- safe growth: the schema keeps every file written under the lock readable ----
-LOCK    := schema/nnn.lock
+# check-compat also fails while the lock lacks the schema's struct layout
+# (the plugin ABI moved: `make lock` records it).
 check-compat: | deps
 	$(Q)$(LUA) gen/nnngen.lua --check-compat $(LOCK) $(SCHEMA)
-# Rewrites the lock after a compatible addition; refuses an incompatible schema.
+	$(Q)$(LUA) gen/nnngen.lua --check-layout $(LOCK) $(SCHEMA)
+# Rewrites the lock after a compatible addition (appending a struct layout
+# that changed); refuses an incompatible schema.
 lock: | deps
 	$(Q)$(LUA) gen/nnngen.lua --check-compat $(LOCK) $(SCHEMA)
-	$(Q)$(LUA) gen/nnngen.lua --lock $(SCHEMA) --out $(LOCK)
+	$(Q)$(LUA) gen/nnngen.lua --lock $(SCHEMA) --out $(LOCK) --layouts $(LOCK)
 
 # ---- conformance corpus: every case generated from the schema ----
 CONFORMANCE := $(O)/conformance
@@ -156,7 +162,7 @@ $(TESTBIN): $(TEST_OBJ) $(LIB_A)
 
 # Test plugins, each broken in one way (tests/plugins/fixture.c).
 FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail \
-	abi10 hostpool oldabi badrecord corerecord
+	abi10 hostpool oldabi badrecord corerecord layout nolayout
 FIX_good :=
 FIX_tag2 := -DFIX_TAG=2 -DFIX_LAYER=1 -DFIX_ACT=4
 FIX_dupacross := -DFIX_TAG=3 -DFIX_ACT=5
@@ -174,6 +180,8 @@ FIX_hostpool := -DFIX_HOST_POOL -DFIX_TAG=6 -DFIX_ACT_ADDS=1000
 FIX_oldabi := -DFIX_OLD_ABI -DFIX_LAYER=7
 FIX_badrecord := -DFIX_RECORD -DFIX_LAYER=7
 FIX_corerecord := -DFIX_CORE_RECORD
+FIX_layout := -DFIX_LAYOUT=0x5eed1234u
+FIX_nolayout := -DFIX_LAYOUT=0
 FIXTURE_SO := $(FIXTURES:%=$(O)/fixtures/%.so)
 $(O)/fixtures/%.so: tests/plugins/fixture.c $(O)/gen/.stamp
 	@mkdir -p $(@D)/dep
