@@ -27,6 +27,9 @@ SCHEMA  := schema/nnn.lua
 # build from a schema copy (make SCHEMA=... O=..., as the growth drills do)
 # writes it under $(O)/docs and leaves the tree alone.
 DOCDIR  := $(if $(filter schema/nnn.lua,$(SCHEMA)),docs,$(O)/docs)
+# The schema's lock: the IDs and layouts files use, and the struct layouts
+# plugins were built against (docs/growing-the-format.md, docs/plugins.md).
+LOCK    := schema/nnn.lock
 GEN_LUA := $(wildcard gen/*.lua)
 GEN_C   := $(O)/gen/schema_gen.c
 GEN_H   := $(O)/gen/nnn/schema_gen.h
@@ -73,10 +76,10 @@ deps:
 # so that make looks at their times again after the stamp's recipe: what
 # depends on them is rebuilt in the same pass, under -j too, and only when
 # their bytes changed (a doc edit rebuilds schema_gen.o, not every object).
-$(O)/gen/.stamp: $(SCHEMA) $(GEN_LUA) | deps
+$(O)/gen/.stamp: $(SCHEMA) $(GEN_LUA) $(LOCK) | deps
 	@mkdir -p $(O)/gen/nnn $(DOCDIR)
 	@echo "  GEN    $@"
-	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(GEN_C) --h $(GEN_H) --doc $(DOC) --lang-doc $(LANG_DOC)
+	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(GEN_C) --h $(GEN_H) --doc $(DOC) --lang-doc $(LANG_DOC) --layouts $(LOCK)
 	@touch $@
 $(GEN_C) $(GEN_H) $(DOC) $(LANG_DOC): $(O)/gen/.stamp
 	@:
@@ -85,7 +88,7 @@ check-gen: $(O)/gen/.stamp
 	@mkdir -p $(O)/regen/nnn
 	@echo "  GEN    $@"
 	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(O)/regen/schema_gen.c --h $(O)/regen/nnn/schema_gen.h \
-		--doc $(O)/regen/format.md --lang-doc $(O)/regen/schema-language.md
+		--doc $(O)/regen/format.md --lang-doc $(O)/regen/schema-language.md --layouts $(LOCK)
 	cmp $(GEN_C) $(O)/regen/schema_gen.c
 	cmp $(GEN_H) $(O)/regen/nnn/schema_gen.h
 	cmp $(DOC) $(O)/regen/format.md
@@ -149,13 +152,16 @@ example: $(NNNKIT) $(EXAMPLE) $(PLUGINS)
 	$(NNNKIT) run $(EXAMPLE) --input $(O)/example-input.npy
 
 # ---- safe growth: the schema keeps every file written under the lock readable ----
-LOCK    ?= schema/nnn.lock
+# check-compat also fails while the lock lacks the schema's struct layout
+# (the plugin ABI moved: `make lock` records it).
 check-compat: | deps
 	$(Q)$(LUA) gen/nnngen.lua --check-compat $(LOCK) $(SCHEMA)
-# Rewrites the lock after a compatible addition; refuses an incompatible schema.
+	$(Q)$(LUA) gen/nnngen.lua --check-layout $(LOCK) $(SCHEMA)
+# Rewrites the lock after a compatible addition (appending a struct layout
+# that changed); refuses an incompatible schema.
 lock: | deps
 	$(Q)$(LUA) gen/nnngen.lua --check-compat $(LOCK) $(SCHEMA)
-	$(Q)$(LUA) gen/nnngen.lua --lock $(SCHEMA) --out $(LOCK)
+	$(Q)$(LUA) gen/nnngen.lua --lock $(SCHEMA) --out $(LOCK) --layouts $(LOCK)
 
 # ---- conformance corpus: every case generated from the schema ----
 CONFORMANCE := $(O)/conformance
@@ -171,7 +177,7 @@ $(TESTBIN): $(TEST_OBJ) $(LIB_A)
 
 # Test plugins, each broken in one way (tests/plugins/fixture.c).
 FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail \
-	abi10 hostpool oldabi badrecord corerecord freecore thirdparty taken never
+	abi10 hostpool oldabi badrecord corerecord freecore thirdparty taken never layout nolayout
 FIX_good :=
 FIX_tag2 := -DFIX_TAG=2 -DFIX_LAYER=1 -DFIX_ACT=4
 FIX_dupacross := -DFIX_TAG=3 -DFIX_ACT=5
@@ -194,6 +200,8 @@ FIX_freecore := -DFIX_FREE_CORE
 FIX_thirdparty := -DFIX_THIRD_PARTY
 FIX_taken := -DFIX_TAKEN
 FIX_never := -DFIX_NEVER
+FIX_layout := -DFIX_LAYOUT=0x5eed1234u
+FIX_nolayout := -DFIX_LAYOUT=0
 FIXTURE_SO := $(FIXTURES:%=$(O)/fixtures/%.so)
 $(O)/fixtures/%.so: tests/plugins/fixture.c $(GEN_H) $(wildcard runtime/include/nnn/*.h)
 	@mkdir -p $(@D)/dep

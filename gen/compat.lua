@@ -28,9 +28,20 @@
 -- or records as taken) is refused like any other violation. Exit status: 0
 -- compatible, 1 not, 2 usage error or an input that cannot be read (a
 -- schema error, a malformed lock).
+--
+-- The lock also keeps the plugin ABI's side of the schema (`abi`, see
+-- gen/layout.lua): the generated structs a plugin sees, one member a line,
+-- and the fingerprints of their layouts so far, oldest first. --lock
+-- appends the schema's layout when it differs from the last one of the lock
+-- it replaces (--layouts LOCK, by default the --out file).
+--   lua5.4 gen/nnngen.lua --check-layout LOCK SCHEMA
+-- exits 1 when the schema's layout is not the last one LOCK records (the
+-- structs moved: run make lock, and plugins built before must be rebuilt).
 
 local ids = require("ids")
 local renames = require("renames")
+local layout = require("layout")
+local emit_c = require("emit_c")
 
 local M = {}
 
@@ -92,8 +103,15 @@ local function was(x)
   return ", renamed_from = { " .. table.concat(t, ", ") .. " }"
 end
 
--- The lock text: Lua data, one line per primitive, enum value and field.
-function M.lock_text(L, source)
+-- The lock's `abi` for a schema's struct lines, continuing `history` (a
+-- list of { fingerprint, change }, gen/layout.lua).
+function M.abi(lines, history)
+  return { layouts = history, structs = lines }
+end
+
+-- The lock text: Lua data, one line per primitive, enum value and field,
+-- then the struct layouts (abi, optional).
+function M.lock_text(L, source, abi)
   local out = {}
   local function w(fmt, ...) out[#out + 1] = select("#", ...) > 0 and string.format(fmt, ...) or fmt end
   w("%s: the IDs and field layouts that .nnn files already use.", LOCK_MARK)
@@ -136,6 +154,20 @@ function M.lock_text(L, source)
   end
   w("  },")
   ids.lock_lines(L.ids, w, q)
+  if abi then
+    w("  -- The generated C structs a plugin sees, one member a line, and the")
+    w("  -- fingerprints of their layouts so far, oldest first (gen/layout.lua).")
+    w("  abi = {")
+    w("    layouts = {")
+    for _, l in ipairs(abi.layouts) do
+      w("      { fingerprint = %s, change = %s },", layout.hex(l.fingerprint), q(l.change))
+    end
+    w("    },")
+    w("    structs = {")
+    for _, l in ipairs(abi.structs) do w("      %s,", q(l)) end
+    w("    },")
+    w("  },")
+  end
   w("}")
   return table.concat(out, "\n") .. "\n"
 end
@@ -202,7 +234,35 @@ local function read_lock(path)
     end
   end
   ids.read_lock(L, bad, function(label) where = string.format("%s: %s", base, label) end)
+  if L.abi ~= nil then -- absent in locks written before layouts were recorded
+    where = base .. ": abi"
+    if type(L.abi) ~= "table" then bad("must be a table") end
+    for i, l in ipairs(list(L.abi, "layouts")) do
+      where = string.format("%s: abi.layouts[%d]", base, i)
+      if type(l) ~= "table" then bad("must be a table") end
+      int(l, "fingerprint"); str(l, "change")
+      if l.fingerprint < 0 or l.fingerprint > 0xffffffff then bad("fingerprint must fit 32 bits") end
+    end
+    where = base .. ": abi"
+    if #L.abi.layouts == 0 then bad("layouts must not be empty") end
+    for i, l in ipairs(list(L.abi, "structs")) do
+      if type(l) ~= "string" or not l:match("^[%w_]+: .") then
+        where = string.format("%s: abi.structs[%d]", base, i)
+        bad('must be a string "<struct>: <member>"')
+      end
+    end
+    local fp, last = layout.fingerprint(L.abi.structs), L.abi.layouts[#L.abi.layouts].fingerprint
+    if fp ~= last then
+      bad("the structs have fingerprint %s, but the last layout is %s: the lock was edited by hand; restore it " ..
+        "from version control", layout.hex(fp), layout.hex(last))
+    end
+  end
   return L
+end
+
+-- The layout history of a lock file (nil when it records none).
+function M.lock_abi(path)
+  return read_lock(path).abi
 end
 
 local function is_lock(path)
@@ -515,26 +575,97 @@ end
 ------------------------------------------------------------ command line
 
 local USAGE = "usage: nnngen --check-compat OLD NEW    (each a schema .lua or a .lock)\n" ..
-              "       nnngen --lock SCHEMA [--out FILE.lock]\n"
+              "       nnngen --lock SCHEMA [--out FILE.lock] [--layouts LOCK]\n" ..
+              "       nnngen --check-layout LOCK SCHEMA\n"
 
--- Runs --check-compat or --lock; returns the exit status.
+local MODES = { ["--check-compat"] = true, ["--lock"] = true, ["--check-layout"] = true }
+
+local function schema_failed(err)
+  io.stderr:write((tostring(err):gsub("^.-schema error", "schema error")), "\n")
+end
+
+-- --lock: the lock of one schema, continuing the layout history of `from`
+-- (nil: the schema's layout is the first).
+local function write_lock(env, file, out, from)
+  local ok, s = pcall(env.load_schema, file)
+  if not ok then
+    schema_failed(s)
+    return 1
+  end
+  local abi
+  if from then
+    local aok, a = pcall(M.lock_abi, from)
+    if not aok then
+      io.stderr:write("nnngen: cannot take the layout history from ", from, ": ", tostring(a), "\n")
+      return 2
+    end
+    abi = a
+  end
+  local lines = emit_c.layout_lines(s)
+  local text = M.lock_text(M.layout(s), file:match("[^/]*$"), M.abi(lines, layout.history(abi, lines)))
+  if out then
+    local wok, werr = pcall(env.write_file, out, text)
+    if not wok then
+      io.stderr:write("nnngen: cannot write ", out, ": ", tostring(werr), "\n")
+      return 1
+    end
+  else
+    io.stdout:write(text)
+  end
+  return 0
+end
+
+-- --check-layout: is the schema's struct layout the last one the lock records?
+local function check_layout(env, lock, file)
+  local aok, abi = pcall(M.lock_abi, lock)
+  if not aok then
+    io.stderr:write("nnngen: ", tostring(abi), "\n")
+    return 2
+  end
+  local ok, s = pcall(env.load_schema, file)
+  if not ok then
+    io.stderr:write("nnngen: ")
+    schema_failed(s)
+    return 2
+  end
+  local lines = emit_c.layout_lines(s)
+  local fp = layout.fingerprint(lines)
+  if not abi then
+    io.stderr:write(string.format("check-layout: %s records no struct layouts (written by an nnngen before " ..
+      "they were recorded): run make lock to record %s's layout %s\n", lock, file, layout.hex(fp)))
+    return 1
+  end
+  local last = abi.layouts[#abi.layouts].fingerprint
+  if fp == last then
+    io.stdout:write(string.format("check-layout: %s -> %s: the generated structs plugins see are at layout %s, " ..
+      "the last of %d recorded\n", lock, file, layout.hex(fp), #abi.layouts))
+    return 0
+  end
+  io.stderr:write(string.format("check-layout: %s -> %s: the generated structs plugins see changed (%s): layout " ..
+    "%s is not recorded, the last is %s; run make lock to record it. Plugins built before are then refused at " ..
+    "load until rebuilt (docs/plugins.md)\n", lock, file, layout.change(abi.structs, lines), layout.hex(fp),
+    layout.hex(last)))
+  return 1
+end
+
+-- Runs --check-compat, --lock or --check-layout; returns the exit status.
 -- env: { load_schema = function(path), write_file = function(path, text) }
 function M.main(argv, env)
   local function usage(msg)
     io.stderr:write("nnngen: " .. msg .. "\n", USAGE)
     return 2
   end
-  local mode, files, out = nil, {}, nil
+  local mode, files, out, from = nil, {}, nil, nil
   local i = 1
   while i <= #argv do
     local a = argv[i]
-    if a == "--check-compat" or a == "--lock" then
-      if mode then return usage("--check-compat and --lock are separate modes; give one, once") end
+    if MODES[a] then
+      if mode then return usage("--check-compat, --lock and --check-layout are separate modes; give one, once") end
       mode = a
-    elseif a == "--out" then
-      if not argv[i + 1] then return usage("--out needs a file name") end
-      if out then return usage("--out given twice") end
-      out = argv[i + 1]
+    elseif a == "--out" or a == "--layouts" then
+      if not argv[i + 1] then return usage(a .. " needs a file name") end
+      if (a == "--out" and out) or (a == "--layouts" and from) then return usage(a .. " given twice") end
+      if a == "--out" then out = argv[i + 1] else from = argv[i + 1] end
       i = i + 1
     elseif a:sub(1, 2) == "--" then
       return usage("unknown option " .. a .. " (with " .. tostring(mode or "this mode") .. ")")
@@ -553,22 +684,20 @@ function M.main(argv, env)
 
   if mode == "--lock" then
     if #files ~= 1 then return usage("--lock takes one schema") end
-    local ok, s = pcall(env.load_schema, files[1])
-    if not ok then
-      io.stderr:write(tostring(s):gsub("^.-schema error", "schema error"), "\n")
-      return 1
+    -- The lock being replaced holds the history to continue.
+    local f = not from and out and io.open(out, "rb")
+    if f then
+      f:close()
+      from = out
     end
-    local text = M.lock_text(M.layout(s), files[1]:match("[^/]*$"))
-    if out then
-      local wok, werr = pcall(env.write_file, out, text)
-      if not wok then
-        io.stderr:write("nnngen: cannot write ", out, ": ", tostring(werr), "\n")
-        return 1
-      end
-    else
-      io.stdout:write(text)
-    end
-    return 0
+    return write_lock(env, files[1], out, from)
+  end
+
+  if from then return usage("--layouts is for --lock") end
+  if mode == "--check-layout" then
+    if out then return usage("--out is for --lock") end
+    if #files ~= 2 then return usage("--check-layout takes two files: LOCK SCHEMA") end
+    return check_layout(env, files[1], files[2])
   end
 
   if out then return usage("--out is for --lock") end

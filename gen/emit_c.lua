@@ -3,6 +3,7 @@
 
 local lang = require("schema_lang")
 local ids = require("ids")
+local layout = require("layout")
 
 local M = {}
 
@@ -235,9 +236,82 @@ local function ext_kind(f)
   return "NNN_EXT_" .. up(f.enum.unknown)
 end
 
+------------------------------------------------------------------ struct layouts
+
+-- The members of a core record's C struct, in order: { decl, canon, doc },
+-- or for a variant's union { union = name, members = { decl, ... }, doc }.
+-- `canon` is the declaration with its array size as a number. The header
+-- and the layout fingerprint (gen/layout.lua) both come from this list.
+local function struct_members(r)
+  local list = {}
+  for _, f in ipairs(r.fields) do
+    if f.kind == "variant" then
+      if f.any_record then
+        local u = {}
+        for _, v in ipairs(f.enum.values) do
+          if v.rec then u[#u + 1] = rtype(v.rec) .. " " .. v.name end
+        end
+        list[#list + 1] = { union = f.name, members = u, tag = f.tag }
+      end
+      if f.ext then
+        -- Beside the union, not in it: zero unless a plugin's ID is used.
+        list[#list + 1] = { decl = "nnn_ext_t " .. f.name .. "_ext", doc = "fields of an ID a plugin provides" }
+      end
+    else
+      local ct = field_ctype(f)
+      -- no doc: doc strings stay out of the header (see M.header)
+      list[#list + 1] = { decl = ct .. (ct:sub(-1) == "*" and "" or " ") .. f.name }
+    end
+  end
+  list[#list + 1] = { decl = string.format("uint64_t at[NNN_%s_NFIELDS]", up(r.name)),
+                      canon = string.format("uint64_t at[%d]", #r.fields),
+                      doc = "byte offset of each field in the file" }
+  return list
+end
+
+-- The layout of every generated struct, one member a line (gen/layout.lua).
+function M.layout_lines(s)
+  local out = {}
+  for _, r in ipairs(reachable(s)) do
+    for _, m in ipairs(struct_members(r)) do
+      if m.union then
+        for _, u in ipairs(m.members) do out[#out + 1] = string.format("%s: union %s: %s", rtype(r), m.union, u) end
+      else
+        out[#out + 1] = string.format("%s: %s", rtype(r), m.canon or m.decl)
+      end
+    end
+  end
+  return out
+end
+
+local function emit_layout_decl(w, layouts)
+  w("/* The layout of the structs above, as a plugin compiled against this header")
+  w(" * sees them: a fingerprint of every member, its C type and its place")
+  w(" * (gen/layout.lua), recorded in the schema's lock. A plugin declares it")
+  w(" * (nnn_plugin_info_t.schema_layout, NNN_PLUGIN_INFO); the host refuses one")
+  w(" * built against another layout, which would read moved memory. */")
+  w("#define NNN_SCHEMA_LAYOUT %su", layout.hex(layouts[#layouts].fingerprint))
+  w("/* The layout of plugins that declare none (built for ABI 1.0 or 1.1): the")
+  w(" * first one recorded. */")
+  w("#define NNN_SCHEMA_LAYOUT_FIRST %su", layout.hex(layouts[1].fingerprint))
+  w("/* Every layout recorded, oldest first, each with what changed. */")
+  w("#define NNN_SCHEMA_LAYOUTS %d", #layouts)
+  w("extern const nnn_schema_layout_t nnn_schema_layouts[NNN_SCHEMA_LAYOUTS];")
+  w("")
+end
+
+local function emit_layout_data(w, layouts)
+  w("const nnn_schema_layout_t nnn_schema_layouts[NNN_SCHEMA_LAYOUTS] = {")
+  for _, l in ipairs(layouts) do w("\t{ %su, %s },", layout.hex(l.fingerprint), cstr(l.change)) end
+  w("};")
+  w("")
+end
+
 ------------------------------------------------------------------ header
 
-function M.header(s)
+-- `layouts`: the layout history (gen/layout.lua); without one, the schema's
+-- own layout is the only one.
+function M.header(s, layouts)
   bind_all(s)
   local w = lines()
   w(banner(s))
@@ -272,29 +346,19 @@ function M.header(s)
     w("\tNNN_%s_MIN_SIZE = %d /* bytes */", up(r.name), r.min_size)
     w("};")
     w("typedef struct nnn_%s {", r.name)
-    for _, f in ipairs(r.fields) do
-      if f.kind == "variant" then
-        if f.any_record then
-          w("\tunion { /* selected by %s */", f.tag)
-          for _, v in ipairs(f.enum.values) do
-            if v.rec then w("\t\t%s %s;", rtype(v.rec), v.name) end
-          end
-          w("\t} %s;", f.name)
-        end
-        if f.ext then
-          -- Beside the union, not in it: zero unless a plugin's ID is used.
-          w("\tnnn_ext_t %s_ext; /* fields of an ID a plugin provides */", f.name)
-        end
+    for _, m in ipairs(struct_members(r)) do
+      if m.union then
+        w("\tunion { /* selected by %s */", m.tag)
+        for _, u in ipairs(m.members) do w("\t\t%s;", u) end
+        w("\t} %s;", m.union)
       else
-        local ct = field_ctype(f)
-        local sep = ct:sub(-1) == "*" and "" or " "
-        w("\t%s%s%s;", ct, sep, f.name)
+        w(m.doc and "\t%s; /* %s */" or "\t%s;", m.decl, m.doc)
       end
     end
-    w("\tuint64_t at[NNN_%s_NFIELDS]; /* byte offset of each field in the file */", up(r.name))
     w("} %s;", rtype(r))
     w("")
   end
+  emit_layout_decl(w, layouts or layout.history(nil, M.layout_lines(s)))
   w("/* A layer's parameter tensor with its field name. */")
   w("typedef struct nnn_named_tensor {")
   w("\tconst char *name;")
@@ -985,7 +1049,7 @@ local function emit_desc(w, s, r)
   w("")
 end
 
-function M.source(s)
+function M.source(s, layouts)
   bind_all(s)
   local w = lines()
   local recs = reachable(s)
@@ -1003,6 +1067,9 @@ function M.source(s)
   w("")
   w("#include \"codec.h\"")
   w("")
+  w("/* ---- the struct layouts recorded so far (nnn/schema_gen.h) ---- */")
+  w("")
+  emit_layout_data(w, layouts or layout.history(nil, M.layout_lines(s)))
   w("/* ---- enums ---- */")
   w("")
   emit_enums(w, s)

@@ -1,16 +1,20 @@
 -- nnngen: turns a .nnn schema (schema/nnn.lua) into C and documentation.
 --
---   lua5.4 gen/nnngen.lua SCHEMA --c FILE.c --h FILE.h [--doc FILE.md] [--lang-doc FILE.md]
+--   lua5.4 gen/nnngen.lua SCHEMA --c FILE.c --h FILE.h [--doc FILE.md] [--lang-doc FILE.md] [--layouts LOCK]
 --     --doc: the format reference (docs/format.md); --lang-doc: the schema
 --     language reference (docs/schema-language.md, from gen/schema_lang.lua)
+--     --layouts: the struct layouts LOCK records (gen/layout.lua) go into
+--     the generated code, which the plugin loader checks plugins against
 --   lua5.4 gen/nnngen.lua SCHEMA --check
 --   lua5.4 gen/nnngen.lua [--schema CORE] --plugin FRAGMENT --c FILE.c --h FILE.h
 --     plugin mode: the codec of a plugin's own records, checked together
 --     with the core schema (default: ../schema/nnn.lua beside this script)
---   lua5.4 gen/nnngen.lua --lock SCHEMA [--out FILE.lock]
+--   lua5.4 gen/nnngen.lua --lock SCHEMA [--out FILE.lock] [--layouts LOCK]
 --   lua5.4 gen/nnngen.lua --check-compat OLD NEW
---     the schema's lock, and the check that NEW keeps files written under
---     OLD readable (each a schema or a lock): see gen/compat.lua
+--   lua5.4 gen/nnngen.lua --check-layout LOCK SCHEMA
+--     the schema's lock, the check that NEW keeps files written under OLD
+--     readable (each a schema or a lock), and the check that the lock
+--     records the schema's struct layout: see gen/compat.lua
 --   lua5.4 gen/nnngen.lua SCHEMA --conformance DIR [--plugin FRAGMENT]
 --     the conformance corpus: DIR/manifest.json, DIR/valid/*.nnn and
 --     DIR/invalid/*.nnn (see gen/emit_conformance.lua)
@@ -28,7 +32,7 @@ local emit_doc = require("emit_doc")
 
 local function usage(msg)
   io.stderr:write("nnngen: " .. msg .. "\n",
-    "usage: nnngen SCHEMA [--check] [--c FILE.c] [--h FILE.h] [--doc FILE.md] [--lang-doc FILE.md]\n",
+    "usage: nnngen SCHEMA [--check] [--c FILE.c] [--h FILE.h] [--doc FILE.md] [--lang-doc FILE.md] [--layouts LOCK]\n",
     "       nnngen [--schema CORE] --plugin FRAGMENT --c FILE.c --h FILE.h\n")
   os.exit(2)
 end
@@ -41,7 +45,7 @@ local function parse_args(argv)
     if a == "--check" then
       opt.check = true
     elseif a == "--c" or a == "--h" or a == "--doc" or a == "--lang-doc" or a == "--plugin" or a == "--schema"
-        or a == "--conformance" then
+        or a == "--conformance" or a == "--layouts" then
       if not argv[i + 1] then usage(a .. " needs a file name") end
       opt[(a:sub(3):gsub("%-", "_"))] = argv[i + 1]
       i = i + 1
@@ -57,6 +61,7 @@ local function parse_args(argv)
   if opt.plugin then
     opt.schema = opt.schema or (here .. "/../schema/nnn.lua")
     if opt.doc or opt.lang_doc then usage("--doc and --lang-doc are for the core schema") end
+    if opt.layouts then usage("--layouts is for the core schema") end
   end
   if not opt.schema then usage("no schema given") end
   return opt
@@ -77,12 +82,9 @@ local function write_file(path, text)
   assert(os.rename(tmp, path))
 end
 
--- The schema language (gen/schema_lang.lua) knows io kinds that the C and
--- conformance emitters do not handle yet: refuse those by name rather than
--- fail inside an emitter. Remove once the emitters cover every io kind.
 local function main(argv)
   for _, a in ipairs(argv) do
-    if a == "--lock" or a == "--check-compat" then
+    if a == "--lock" or a == "--check-compat" or a == "--check-layout" then
       os.exit(require("compat").main(argv, { load_schema = load_schema, write_file = write_file }))
     end
   end
@@ -101,12 +103,18 @@ local function main(argv)
   local out, conf = {}, nil
   local gen_ok, err = pcall(function()
     if opt.conformance then conf = require("emit_conformance").generate(s) end
+    local layouts
+    if opt.layouts then
+      local ok_l, abi = pcall(require("compat").lock_abi, opt.layouts)
+      if not ok_l then error(string.format("nnngen: --layouts %s: %s", opt.layouts, tostring(abi)), 0) end
+      layouts = require("layout").history(abi, emit_c.layout_lines(s))
+    end
     if opt.plugin then
       if opt.h then out[#out + 1] = { opt.h, emit_c.plugin_header(s) } end
       if opt.c then out[#out + 1] = { opt.c, emit_c.plugin_source(s, (opt.h or "plugin_gen.h"):match("[^/]*$")) } end
     else
-      if opt.h then out[#out + 1] = { opt.h, emit_c.header(s) } end
-      if opt.c then out[#out + 1] = { opt.c, emit_c.source(s) } end
+      if opt.h then out[#out + 1] = { opt.h, emit_c.header(s, layouts) } end
+      if opt.c then out[#out + 1] = { opt.c, emit_c.source(s, layouts) } end
       if opt.doc then out[#out + 1] = { opt.doc, emit_doc.format(s) } end
       if opt.lang_doc then out[#out + 1] = { opt.lang_doc, emit_doc.language() } end
     end

@@ -58,13 +58,14 @@ local RUNTIME_NAMES = set({
   "layer_type", "named_tensor", "npy", "pat", "pat_kind", "path", "plan", "plugin_info",
   "plugin_report", "prim", "run_opts", "shape", "sink", "status", "str", "type", "vctx", "visitor",
   "fkind", "fext", "rdesc", "vdesc", "fdesc", "derive", "json_write_opts", "json_read_opts", "id_range",
+  "schema_layout",
 })
 RUNTIME_NAMES.t = "nnn_type_t" -- an enum t would define nnn_type_t
 -- Enum names E whose constants NNN_E_<VALUE> fall into a family of runtime
 -- constants (NNN_E_RANGE, NNN_ABI_MAJOR, NNN_DECODE_COPY, ...) or of the
 -- generated field offsets (NNN_AT_<RECORD>_<FIELD>).
 local CONST_PREFIXES = set({ "abi", "at", "decode", "e", "ext", "fd", "fk", "fx", "id", "io", "json", "pat",
-                              "plugin", "prim", "status" })
+                              "plugin", "prim", "schema", "status" })
 -- Single runtime constants a generated NNN_X_Y constant could equal.
 local RUNTIME_CONSTS = set({
   "NNN_CODEC_H", "NNN_CONTEXT_H", "NNN_DIAGS_DEFAULT_LIMIT", "NNN_FILE_H", "NNN_MAX_RANK", "NNN_MODEL_H",

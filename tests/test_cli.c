@@ -71,6 +71,11 @@ Test(cli, help_and_usage_errors)
 	nnnkit(&r, "--version");
 	cr_assert_eq(r.code, 0);
 	cr_assert(!strncmp(r.out, "nnnkit ", 7) && strstr(r.out, " (plugin ABI 1."), "%s", r.out);
+	{
+		char layout[64];
+		snprintf(layout, sizeof layout, ", schema layout 0x%08x)\n", (unsigned)NNN_SCHEMA_LAYOUT);
+		cr_assert(strstr(r.out, layout), "no '%s' in %s", layout, r.out);
+	}
 	nnnkit(&r, "");
 	cr_assert_eq(r.code, 2);
 	nnnkit(&r, "validate --input-shape 1,x tiny.nnn");

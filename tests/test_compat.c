@@ -26,6 +26,10 @@
  *                                from numbers written here.
  *   compat/renames_*             renamed_from: a declared rename passes and is flagged, one
  *                                that is not declared is refused with the hint to declare it
+ *   compat/layout_*              the struct layouts plugins see (gen/layout.lua): the lock's
+ *                                fingerprints are FNV-1a of its struct lines and the header's
+ *                                NNN_SCHEMA_LAYOUT; --check-layout refuses a schema whose
+ *                                structs moved until --lock appends the new layout
  *
  * Under `make valgrind` (NNN_UNDER_VALGRIND set, children traced) the test
  * that runs cc is skipped: the compiler itself leaks, which valgrind reports
@@ -442,8 +446,8 @@ Test(compat, lock_up_to_date)
 	run_t r;
 
 	require_root();
-	r = sh(GEN_LUA " --lock schema/nnn.lua --out '%s' && " GEN_LUA " --lock schema/nnn.lua --out '%s'",
-	       tpath("a.lock"), tpath("b.lock"));
+	r = sh(GEN_LUA " --lock schema/nnn.lua --layouts " LOCK " --out '%s' && " GEN_LUA
+	       " --lock schema/nnn.lua --layouts " LOCK " --out '%s'", tpath("a.lock"), tpath("b.lock"));
 	cr_assert_eq(r.status, 0, "--lock failed (status %d):\n%s", r.status, r.err);
 	run_free(&r);
 	want = slurp(LOCK, &nw);
@@ -468,7 +472,7 @@ Test(compat, lock_up_to_date)
 	free(b);
 
 	/* Without --out the lock goes to stdout. */
-	r = sh(GEN_LUA " --lock schema/nnn.lua");
+	r = sh(GEN_LUA " --lock schema/nnn.lua --layouts " LOCK);
 	cr_expect_eq(r.status, 0);
 	want = slurp(LOCK, &nw);
 	cr_expect(want && !strcmp(r.out, want), "--lock without --out does not print the lock");
@@ -799,6 +803,14 @@ Test(compat, usage_errors)
 		GEN_LUA " --check-compat " LOCK " schema/no-such-file.lua",
 		GEN_LUA " --lock",
 		GEN_LUA " --lock schema/nnn.lua --check-compat " LOCK,
+		GEN_LUA " --lock schema/nnn.lua --layouts",
+		GEN_LUA " --lock schema/nnn.lua --layouts schema/no-such-file.lock",
+		GEN_LUA " --check-compat " LOCK " schema/nnn.lua --layouts " LOCK,
+		GEN_LUA " --check-layout " LOCK,
+		GEN_LUA " --check-layout " LOCK " schema/nnn.lua --out x.lock",
+		GEN_LUA " --check-layout " LOCK " schema/no-such-file.lua",
+		GEN_LUA " --check-layout schema/no-such-file.lock schema/nnn.lua",
+		GEN_LUA " --check-layout " LOCK " schema/nnn.lua --check-compat",
 	};
 	run_t r;
 
@@ -1072,7 +1084,7 @@ Test(compat, growing_walk)
 	}
 
 	/* 5. Update the lock: it gains exactly the two additions. */
-	r = sh(GEN_LUA " --lock '%s' --out '%s'", schema, tpath("new.lock"));
+	r = sh(GEN_LUA " --lock '%s' --layouts " LOCK " --out '%s'", schema, tpath("new.lock"));
 	cr_assert_eq(r.status, 0, "--lock failed:\n%s", r.err);
 	run_free(&r);
 	expect_compatible(LOCK, tpath("new.lock"), BN_ADDED);
@@ -1085,6 +1097,10 @@ Test(compat, growing_walk)
 	          r.out);
 	cr_expect(has_line(r.out, ">     { name = \"batch_norm\", fields = {"), "diff:\n%s", r.out);
 	cr_expect(has_line(r.out, ">       { name = \"epsilon\", type = \"f32\" },"), "diff:\n%s", r.out);
+	/* The structs plugins see gained members: a layout is appended. */
+	cr_expect(has_line(r.out, ">       \"nnn_layer_t: union body: nnn_batch_norm_t batch_norm\","), "diff:\n%s", r.out);
+	cr_expect(strstr(r.out, "change = \"nnn_layer_t.body gained nnn_batch_norm_t batch_norm\" },") != NULL, "diff:\n%s",
+	          r.out);
 	cr_expect(strstr(r.out, "\n< ") == NULL && strncmp(r.out, "< ", 2) != 0, "the new lock drops lines:\n%s", r.out);
 	run_free(&r);
 }
@@ -1526,4 +1542,247 @@ Test(compat, renamed_from_is_checked)
 	             "\"flatten\": renamed_from: \"units\" is also claimed by \"neurons\"");
 	SCHEMA_ERROR("find(find(s.enums, \"activation_id\").values, \"relu\").renamed_from = 3",
 	             "\"relu\": renamed_from must be the former name, or a list of former names, not number");
+}
+
+/* ---- 6. the struct layouts plugins see (gen/layout.lua) ---- */
+
+/* FNV-1a, 32 bits: how gen/layout.lua defines a fingerprint, computed here
+ * independently. */
+static uint32_t fnv1a(const char *s, size_t n)
+{
+	uint32_t h = 0x811c9dc5u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x01000193u;
+	return h;
+}
+
+typedef struct abi {
+	uint32_t fp[16]; /* the layouts' fingerprints, oldest first */
+	char change[16][256];
+	int n;
+	char structs[8192]; /* the struct lines, joined by "\n" */
+} abi_t;
+
+/* The abi section of a lock's text, read line by line as the lock writes it. */
+static void read_abi(const char *text, abi_t *a)
+{
+	const char *p = strstr(text, "\n  abi = {\n");
+	size_t k = 0;
+	int in_structs = 0;
+	memset(a, 0, sizeof *a);
+	cr_assert_not_null(p, "the lock has no abi section:\n%s", text);
+	for (p++; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		unsigned fp;
+		char change[256];
+		const char *end = strchr(p, '\n');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (sscanf(p, "      { fingerprint = 0x%x, change = \"%255[^\"]\" },", &fp, change) == 2) {
+			cr_assert_lt(a->n, 16);
+			a->fp[a->n] = fp;
+			snprintf(a->change[a->n++], sizeof a->change[0], "%s", change);
+		} else if (!strncmp(p, "    structs = {", 15)) {
+			in_structs = 1;
+		} else if (in_structs && !strncmp(p, "      \"", 7) && len > 9) {
+			cr_assert_lt(k + len, sizeof a->structs);
+			k += (size_t)snprintf(a->structs + k, sizeof a->structs - k, "%s%.*s", k ? "\n" : "", (int)(len - 9),
+			                      p + 7);
+		} else if (in_structs) {
+			break;
+		}
+	}
+}
+
+static abi_t *lock_abi(const char *path)
+{
+	static abi_t a;
+	char *text = slurp(path, NULL);
+	cr_assert_not_null(text, "cannot read %s", path);
+	read_abi(text, &a);
+	free(text);
+	return &a;
+}
+
+/* The layout in the lock is the one this build's headers were generated
+ * with: the last fingerprint is NNN_SCHEMA_LAYOUT, the first
+ * NNN_SCHEMA_LAYOUT_FIRST, and each is FNV-1a of the struct lines. */
+Test(compat, layout_fingerprint_in_lock)
+{
+	abi_t *a;
+
+	require_root();
+	a = lock_abi(LOCK);
+	cr_assert_geq(a->n, 1, "no layouts in " LOCK);
+	cr_assert_eq(a->n, NNN_SCHEMA_LAYOUTS);
+	cr_assert_eq(fnv1a(a->structs, strlen(a->structs)), a->fp[a->n - 1], "the structs of " LOCK " have another "
+	             "fingerprint than its last layout 0x%08x:\n%s", a->fp[a->n - 1], a->structs);
+	cr_assert_eq(a->fp[a->n - 1], NNN_SCHEMA_LAYOUT, LOCK " ends with layout 0x%08x, the header has 0x%08x: run make",
+	             a->fp[a->n - 1], NNN_SCHEMA_LAYOUT);
+	cr_assert_eq(a->fp[0], NNN_SCHEMA_LAYOUT_FIRST);
+	for (int i = 0; i < a->n; i++) {
+		cr_assert_eq(nnn_schema_layouts[i].fingerprint, a->fp[i]);
+		cr_assert_str_eq(nnn_schema_layouts[i].change, a->change[i]);
+	}
+	/* One member a line: the layer's union and its ext member among them. */
+	cr_assert(strstr(a->structs, "nnn_layer_t: nnn_ext_t body_ext\n"), "%s", a->structs);
+	cr_assert(strstr(a->structs, "nnn_model_t: nnn_layer_t *layers\n"), "%s", a->structs);
+}
+
+/* A record of its own for a new layer ID, one for a new activation with a
+ * parameter, and an activation without parameters; each takes the next
+ * unused ID of its enum. */
+#define NEXT_ID \
+	"local function next_id(e)\n" \
+	"  local n = 0\n" \
+	"  for _, v in ipairs(e.values) do if v.value >= n then n = v.value + 1 end end\n" \
+	"  return n\n" \
+	"end\n"
+#define PROBE_RECORD(name, section) \
+	"table.insert(s.records, 1, { name = \"" name "\", section = \"" section "\", doc = \"A probe.\",\n" \
+	"  fields = { { name = \"gain\", type = \"f32\", doc = \"A gain.\" } } })\n"
+static const char GROW_LAYER[] = NEXT_ID PROBE_RECORD("probe", "type_specific")
+	"local e = find(s.enums, \"layer_id\")\n"
+	"push(e.values, { value = next_id(e), name = \"probe\", title = \"Probe\", record = \"probe\", doc = \"P.\" })\n";
+static const char GROW_PARAM_ACT[] = NEXT_ID PROBE_RECORD("probe", "activation_params")
+	"local e = find(s.enums, \"activation_id\")\n"
+	"push(e.values, { value = next_id(e), name = \"probe\", title = \"Probe\", record = \"probe\", doc = \"P.\" })\n";
+static const char GROW_PLAIN_ACT[] = NEXT_ID
+	"local e = find(s.enums, \"activation_id\")\n"
+	"push(e.values, { value = next_id(e), name = \"probe\", title = \"Probe\", doc = \"P.\" })\n";
+
+static void expect_layout_moved(const char *name, const char *body, const char *change)
+{
+	char line[1024];
+	abi_t *a = lock_abi(LOCK);
+	run_t r = sh(GEN_LUA " --check-layout " LOCK " '%s'", write_schema(name, body));
+	cr_assert_eq(r.status, 1, "%s: expected exit 1, got %d\n%s%s", name, r.status, r.out, r.err);
+	snprintf(line, sizeof line, ": the generated structs plugins see changed (%s): layout 0x", change);
+	cr_expect(strstr(r.err, line) != NULL, "no '%s' in:\n%s", line, r.err);
+	snprintf(line, sizeof line, " is not recorded, the last is 0x%08x; run make lock to record it.", a->fp[a->n - 1]);
+	cr_expect(strstr(r.err, line) != NULL, "no '%s' in:\n%s", line, r.err);
+	cr_expect_str_empty(r.out);
+	run_free(&r);
+}
+
+static void expect_layout_kept(const char *name, const char *body)
+{
+	char line[256];
+	abi_t *a = lock_abi(LOCK);
+	run_t r = sh(GEN_LUA " --check-layout " LOCK " '%s'", body ? write_schema(name, body) : name);
+	cr_assert_eq(r.status, 0, "%s: expected exit 0, got %d\n%s%s", name, r.status, r.out, r.err);
+	snprintf(line, sizeof line, " are at layout 0x%08x, the last of %d recorded\n", a->fp[a->n - 1], a->n);
+	cr_expect(strstr(r.out, line) != NULL, "no '%s' in:\n%s", line, r.out);
+	run_free(&r);
+}
+
+Test(compat, layout_checked_against_lock)
+{
+	require_root();
+	expect_layout_kept("schema/nnn.lua", NULL);
+	/* Records selected by new IDs grow the unions plugins read through. */
+	expect_layout_moved("grow_layer", GROW_LAYER, "nnn_layer_t.body gained nnn_probe_t probe");
+	expect_layout_moved("grow_param_act", GROW_PARAM_ACT, "nnn_activation_t.params gained nnn_probe_t probe");
+	/* An enum value alone, or new docs, move nothing. */
+	expect_layout_kept("grow_plain_act", GROW_PLAIN_ACT);
+	expect_layout_kept("docs", "find(s.records, \"layer\").doc = \"Reworded.\"\n"
+	                           "find(find(s.records, \"dense\").fields, \"neurons\").doc = \"Outputs.\"\n");
+}
+
+Test(compat, layout_appended_by_lock)
+{
+	abi_t old, *a;
+	char *x, *y, *h, schema[256];
+	run_t r;
+
+	require_root();
+	old = *lock_abi(LOCK);
+	snprintf(schema, sizeof schema, "%s", write_schema("grow_layer", GROW_LAYER));
+
+	/* --lock continues the history of --layouts: the old layouts stay, the
+	 * new one comes last, with what changed; then the check passes. */
+	r = sh(GEN_LUA " --lock '%s' --layouts " LOCK " --out '%s'", schema, tpath("new.lock"));
+	cr_assert_eq(r.status, 0, "--lock failed:\n%s", r.err);
+	run_free(&r);
+	a = lock_abi(tpath("new.lock"));
+	cr_assert_eq(a->n, old.n + 1);
+	for (int i = 0; i < old.n; i++) {
+		cr_expect_eq(a->fp[i], old.fp[i]);
+		cr_expect_str_eq(a->change[i], old.change[i]);
+	}
+	cr_expect_str_eq(a->change[old.n], "nnn_layer_t.body gained nnn_probe_t probe");
+	cr_expect_eq(fnv1a(a->structs, strlen(a->structs)), a->fp[old.n]);
+	cr_expect_neq(a->fp[old.n], old.fp[old.n - 1]);
+	r = sh(GEN_LUA " --check-layout '%s' '%s'", tpath("new.lock"), schema);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	run_free(&r);
+
+	/* Again, from the lock it replaces (the default): nothing more to add. */
+	r = sh("cp '%s' '%s' && " GEN_LUA " --lock '%s' --out '%s' && cmp '%s' '%s'", tpath("new.lock"), tpath("again.lock"),
+	       schema, tpath("again.lock"), tpath("new.lock"), tpath("again.lock"));
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	run_free(&r);
+	/* With no lock to continue, the schema's layout is the first. */
+	r = sh(GEN_LUA " --lock '%s' --out '%s'", schema, tpath("fresh.lock"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	run_free(&r);
+	a = lock_abi(tpath("fresh.lock"));
+	cr_expect_eq(a->n, 1);
+	cr_expect_eq(a->fp[0], fnv1a(a->structs, strlen(a->structs)));
+
+	/* The generated code carries the history; generated before make lock
+	 * (the new layout appended on the fly) or after, the bytes are the same. */
+	r = sh("mkdir -p '%s/b/nnn' '%s/a/nnn' && " GEN_LUA " '%s' --c '%s/b/g.c' --h '%s/b/nnn/g.h' --layouts " LOCK
+	       " && " GEN_LUA " '%s' --c '%s/a/g.c' --h '%s/a/nnn/g.h' --layouts '%s' && cmp '%s/b/g.c' '%s/a/g.c' && "
+	       "cmp '%s/b/nnn/g.h' '%s/a/nnn/g.h'", tmp(), tmp(), schema, tmp(), tmp(), schema, tmp(), tmp(),
+	       tpath("new.lock"), tmp(), tmp(), tmp(), tmp());
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	run_free(&r);
+	h = slurp(tpath("a/nnn/g.h"), NULL);
+	x = malloc(256);
+	y = malloc(256);
+	cr_assert(h && x && y);
+	snprintf(x, 256, "#define NNN_SCHEMA_LAYOUT 0x%08xu\n", a->fp[0]);
+	snprintf(y, 256, "#define NNN_SCHEMA_LAYOUT_FIRST 0x%08xu\n", old.fp[0]);
+	cr_expect(strstr(h, x) != NULL, "no '%s' in the header", x);
+	cr_expect(strstr(h, y) != NULL, "no '%s' in the header", y);
+	snprintf(x, 256, "#define NNN_SCHEMA_LAYOUTS %d\n", old.n + 1);
+	cr_expect(strstr(h, x) != NULL, "no '%s' in the header", x);
+	free(h);
+	h = slurp(tpath("a/g.c"), NULL);
+	snprintf(x, 256, "\t{ 0x%08xu, \"nnn_layer_t.body gained nnn_probe_t probe\" },\n};", a->fp[0]);
+	cr_expect(h && strstr(h, x) != NULL, "no '%s' in the source", x);
+	free(h);
+	free(x);
+	free(y);
+}
+
+/* A lock without layouts (written before they were recorded) still works for
+ * check-compat; --check-layout asks for make lock. A lock whose structs were
+ * edited by hand no longer matches its fingerprint and is refused. */
+Test(compat, layout_lock_without_or_edited)
+{
+	char *text, *cut;
+	run_t r;
+
+	require_root();
+	text = slurp(LOCK, NULL);
+	cr_assert_not_null(text);
+	cut = strstr(text, "  -- The generated C structs");
+	cr_assert_not_null(cut, "no abi section in " LOCK);
+	strcpy(cut, "}\n");
+	spit_str(tpath("old.lock"), text);
+	free(text);
+	expect_compatible(tpath("old.lock"), "schema/nnn.lua", SAME);
+	r = sh(GEN_LUA " --check-layout '%s' schema/nnn.lua", tpath("old.lock"));
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "records no struct layouts") && strstr(r.err, "run make lock"), "%s", r.err);
+	run_free(&r);
+
+	r = sh("sed 's/\"nnn_tensor_t: bool requires_grad\"/\"nnn_tensor_t: int requires_grad\"/' " LOCK " > '%s' && "
+	       GEN_LUA " --check-layout '%s' schema/nnn.lua", tpath("edited.lock"), tpath("edited.lock"));
+	cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "abi: the structs have fingerprint") && strstr(r.err, "edited by hand"), "%s", r.err);
+	run_free(&r);
+	r = check_compat(tpath("edited.lock"), "schema/nnn.lua");
+	cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+	run_free(&r);
 }

@@ -4,7 +4,14 @@
  * generator); a model using its layer ID 2 and activation ID 6 fails before
  * the plugin is on the path and loads, validates, re-encodes byte for byte,
  * converts to JSON and back, and runs after, while the installed files stay
- * byte-identical. */
+ * byte-identical.
+ *
+ * example_plugin/survives_schema_growth: that plugin, built against today's
+ * headers, then nnnkit rebuilt from grown copies of the schema (make O=DIR
+ * SCHEMA=FILE): grown by a layer type with a record of its own, the struct
+ * layout moves, and the new nnnkit refuses the old .so at the ABI stage,
+ * saying what changed; grown by a parameterless activation, it does not
+ * move, and the old .so loads and runs unchanged. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <math.h>
@@ -14,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <nnn/model.h>
 #include <nnn/npy.h>
 
 #include "builder.h"
@@ -38,6 +46,8 @@ static void model(bb_t *b)
 	bb_i32s(b, 2, two); /* stride */
 }
 
+#define SUMS "cd %s && find . -type f | sort | xargs sha256sum"
+
 static void teardown(void)
 {
 	char cmd[256];
@@ -48,9 +58,12 @@ static void teardown(void)
 	}
 }
 
-Test(example_plugin, out_of_tree_plugin_adds_ids, .fini = teardown, .timeout = 300)
+/* A temp dir with nnnkit installed in <tmp>/prefix and the example plugin
+ * built against it alone in <tmp>/plugin; `sums` (optional) gets the
+ * installed files' checksums. */
+static void install_and_build_plugin(char *sums, size_t size)
 {
-	char out[65536], sums[8192], sums2[8192], path[256], in[256], copy[256];
+	char out[65536];
 	const char *build = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
 
 	if (getenv("NNN_UNDER_VALGRIND"))
@@ -62,24 +75,65 @@ Test(example_plugin, out_of_tree_plugin_adds_ids, .fini = teardown, .timeout = 3
 
 	/* The core, installed once. */
 	cr_assert_eq(t_sh(out, sizeof out, "make -s install O=%s PREFIX=%s", build, prefix), 0, "%s", out);
-#define SUMS "cd %s && find . -type f | sort | xargs sha256sum"
-	cr_assert_eq(t_sh(sums, sizeof sums, SUMS, prefix), 0);
+	if (sums)
+		cr_assert_eq(t_sh(sums, size, SUMS, prefix), 0);
 
 	/* The plugin, built against the installed files only. */
 	cr_assert_eq(t_sh(out, sizeof out, "PKG_CONFIG_PATH=%s/lib/pkgconfig make -s -C examples/plugin-pool-swish OUT=%s",
 	                prefix, plugdir), 0, "%s", out);
+}
+
+static void write_model(char *path, size_t size)
+{
+	bb_t b = { 0 };
+	model(&b);
+	snprintf(path, size, "%s/model.nnn", tmp);
+	FILE *f = fopen(path, "wb");
+	cr_assert_not_null(f);
+	fwrite(b.b, 1, b.n, f);
+	fclose(f);
+	bb_free(&b);
+}
+
+/* x.npy: 0..15 as [1, 4, 4, 1]. */
+static void write_input(char *in, size_t size)
+{
+	float x[16];
+	for (int i = 0; i < 16; i++)
+		x[i] = (float)i;
+	nnn_shape_t s = { .rank = 4, .dims = { 1, 4, 4, 1 } };
+	snprintf(in, size, "%s/x.npy", tmp);
+	cr_assert_eq(nnn_npy_write_file(in, &s, x, NULL), NNN_OK);
+}
+
+/* The output of `run` on the model over x.npy, as printed. */
+static void expect_output(const char *out)
+{
+	/* Windows of 0..15 as 4x4: maxima 5, 7, 13, 15; + 0.5; then x * sigmoid(x). */
+	const double pooled[4] = { 5.5, 7.5, 13.5, 15.5 };
+	const char *p = out;
+	for (int i = 0; i < 4; i++) {
+		double want = pooled[i] / (1.0 + exp(-pooled[i]));
+		char *end;
+		double got = strtod(p, &end);
+		cr_assert(end != p && fabs(got - want) <= 1e-6 * want, "output %d: %.9g, expected %.9g (%s)", i, got,
+		          want, out);
+		p = end;
+	}
+}
+
+Test(example_plugin, out_of_tree_plugin_adds_ids, .fini = teardown, .timeout = 300)
+{
+	char out[65536], sums[8192], sums2[8192], path[256], in[256], copy[256];
+
+	install_and_build_plugin(sums, sizeof sums);
 	cr_assert_eq(t_sh(out, sizeof out, "nm -D --defined-only %s/poolswish.so | awk '$2 ~ /[TtDdBb]/ {print $3}'", plugdir),
 	             0);
 	cr_assert_str_eq(out, "nnn_plugin_entry\n");
 	cr_assert_eq(t_sh(out, sizeof out, "ldd %s/poolswish.so", plugdir), 0);
 	cr_assert_null(strstr(out, "libnnn"), "%s", out);
 
-	bb_t b = { 0 };
-	model(&b);
-	snprintf(path, sizeof path, "%s/model.nnn", tmp);
-	FILE *f = fopen(path, "wb");
-	fwrite(b.b, 1, b.n, f);
-	fclose(f);
+	write_model(path, sizeof path);
 
 	/* Before the plugin is on the path: the unknown-ID error, with its remedies. */
 	cr_assert_eq(t_sh(out, sizeof out, "env -u NNN_PLUGIN_PATH %s/bin/nnnkit validate %s", prefix, path), 1, "%s", out);
@@ -99,22 +153,10 @@ Test(example_plugin, out_of_tree_plugin_adds_ids, .fini = teardown, .timeout = 3
 	cr_assert(strstr(out, "swish(beta=1)"), "%s", out);
 	cr_assert(strstr(out, "poolswish.so"), "%s", out);
 
-	float x[16];
-	for (int i = 0; i < 16; i++)
-		x[i] = (float)i;
-	nnn_shape_t s = { .rank = 4, .dims = { 1, 4, 4, 1 } };
-	snprintf(in, sizeof in, "%s/x.npy", tmp);
-	cr_assert_eq(nnn_npy_write_file(in, &s, x, NULL), NNN_OK);
+	write_input(in, sizeof in);
 	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/bin/nnnkit run %s --input %s", plugdir, prefix, path, in),
 	             0, "%s", out);
-	/* Windows of 0..15 as 4x4: maxima 5, 7, 13, 15; + 0.5; then x * sigmoid(x). */
-	const double pooled[4] = { 5.5, 7.5, 13.5, 15.5 };
-	char *p = out;
-	for (int i = 0; i < 4; i++) {
-		double want = pooled[i] / (1.0 + exp(-pooled[i]));
-		double got = strtod(p, &p);
-		cr_assert(fabs(got - want) <= 1e-6 * want, "output %d: %.9g, expected %.9g (%s)", i, got, want, out);
-	}
+	expect_output(out);
 
 	/* Its fields have a JSON form, both ways, from the generated descriptors. */
 	snprintf(copy, sizeof copy, "%s/back.nnn", tmp);
@@ -128,5 +170,168 @@ Test(example_plugin, out_of_tree_plugin_adds_ids, .fini = teardown, .timeout = 3
 	/* The core never changed. */
 	cr_assert_eq(t_sh(sums2, sizeof sums2, SUMS, prefix), 0);
 	cr_assert_str_eq(sums, sums2);
-	bb_free(&b);
+}
+
+/* ---- the plugin ABI across a schema growth ---- */
+
+/* Grown copies of the schema, in the temp dir beside copies of schema/nnn.lua
+ * and the plugin's fragment: each takes the next ID that neither the core
+ * nor the plugin uses, in the enum that holds the layer IDs or the
+ * activation IDs (whichever the schema marks `unknown = "layer"` or
+ * "activation"). A layer type gets a record of its own, first in the list
+ * (before anything that could select it), in the section of the records the
+ * layer IDs select. */
+static const char GROW[] =
+	"local s = import(\"nnn.lua\")\n"
+	"local ext = import(\"poolswish.lua\")\n"
+	"local function enum(kind)\n"
+	"  for _, e in ipairs(s.enums) do if e.unknown == kind then return e end end\n"
+	"  error(\"no enum marked unknown = \" .. kind)\n"
+	"end\n"
+	"local function free(e, taken)\n"
+	"  local used = {}\n"
+	"  for _, v in ipairs(e.values) do used[v.value] = true end\n"
+	"  for _, v in ipairs(taken or {}) do used[v.value] = true end\n"
+	"  local n = 0\n"
+	"  while used[n] do n = n + 1 end\n"
+	"  return n\n"
+	"end\n"
+	"local function section(e)\n"
+	"  for _, r in ipairs(s.records) do if r.name == e.values[1].record then return r.section end end\n"
+	"end\n";
+
+static const char GROW_LAYER[] =
+	"local e = enum(\"layer\")\n"
+	"table.insert(s.records, 1, { name = \"abi_probe\", section = section(e), doc = \"A probe of the plugin ABI.\",\n"
+	"  fields = { { name = \"gain\", type = \"f32\", doc = \"A gain.\" } } })\n"
+	"table.insert(e.values, { value = free(e, ext.layers), name = \"abi_probe\", title = \"AbiProbe\",\n"
+	"  record = \"abi_probe\", doc = \"A layer type with a record of its own.\" })\n"
+	"return s\n";
+
+static const char GROW_ACT[] =
+	"local e = enum(\"activation\")\n"
+	"table.insert(e.values, { value = free(e, ext.activations), name = \"abi_probe\", title = \"AbiProbe\",\n"
+	"  doc = \"An activation without parameters.\" })\n"
+	"return s\n";
+
+static void write_text(const char *name, const char *a, const char *b)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", tmp, name);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(a, f);
+	fputs(b, f);
+	fclose(f);
+}
+
+/* nnnkit built in <tmp>/<name> from <tmp>/<name>.lua, with its own copy of
+ * the lock (<tmp>/<name>.lock) and format reference, as a maintainer would
+ * after editing the schema: `make check-compat` is run first and its
+ * status returned (its output in `out`); when it fails for want of the
+ * struct layout, `make lock` records it. Only what the test needs is built
+ * (the nnnkit binary), from a make of its own (not the suite's). */
+static int grown_nnnkit(const char *name, char *out, size_t size)
+{
+	char vars[1024], more[65536];
+	int check;
+#define MAKE "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s"
+	snprintf(vars, sizeof vars, "O=%s/%s SCHEMA=%s/%s.lua LOCK=%s/%s.lock DOC=%s/%s/format.md", tmp, name, tmp, name,
+	         tmp, name, tmp, name);
+	cr_assert_eq(t_sh(more, sizeof more, "cp schema/nnn.lock %s/%s.lock && mkdir -p %s/%s", tmp, name, tmp, name), 0,
+	             "%s", more);
+	check = t_sh(out, size, MAKE " %s check-compat", vars);
+	if (check != 0)
+		cr_assert_eq(t_sh(more, sizeof more, MAKE " %s lock && " MAKE " %s check-compat", vars, vars), 0, "%s", more);
+	cr_assert_eq(t_sh(more, sizeof more, MAKE " -j2 %s %s/%s/nnnkit", vars, tmp, name), 0, "%s", more);
+	return check;
+}
+
+Test(example_plugin, survives_schema_growth, .fini = teardown, .timeout = 600)
+{
+	char out[65536], path[256], in[256], want[256], want2[512], newplug[256];
+	uint32_t layout;
+
+	if (t_sh(NULL, 0, "command -v cc") != 0)
+		cr_skip_test("no C compiler (cc) on this machine: the test builds nnnkit and a plugin");
+	install_and_build_plugin(NULL, 0);
+	write_model(path, sizeof path);
+	write_input(in, sizeof in);
+	cr_assert_eq(t_sh(out, sizeof out, "cp schema/nnn.lua %s/nnn.lua && cp examples/plugin-pool-swish/schema.lua "
+	                  "%s/poolswish.lua", tmp, tmp), 0, "%s", out);
+	write_text("layer.lua", GROW, GROW_LAYER);
+	write_text("act.lua", GROW, GROW_ACT);
+
+	/* Grown by a layer type with a record: the `body` union gains a member, so
+	 * the structs a plugin reads move. check-compat says so until make lock
+	 * records the new layout. */
+	cr_assert_eq(grown_nnnkit("layer", out, sizeof out), 2, "check-compat should fail before make lock:\n%s", out);
+	cr_assert(strstr(out, "check-layout: "), "%s", out);
+	cr_assert(strstr(out, "nnn_layer_t.body gained nnn_abi_probe_t abi_probe"), "%s", out);
+	cr_assert(strstr(out, "run make lock"), "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "sed -n 's/^#define NNN_SCHEMA_LAYOUT 0x\\([0-9a-f]*\\)u$/\\1/p' "
+	                  "%s/layer/gen/nnn/schema_gen.h", tmp), 0);
+	layout = (uint32_t)strtoul(out, NULL, 16);
+	cr_assert_neq(layout, NNN_SCHEMA_LAYOUT, "the layout did not move: %s", out);
+	/* The lock keeps the old layout and adds the new one, with what changed. */
+	cr_assert_eq(t_sh(out, sizeof out, "cat %s/layer.lock", tmp), 0);
+	snprintf(want, sizeof want, "{ fingerprint = 0x%08x, change = ", (unsigned)NNN_SCHEMA_LAYOUT);
+	cr_assert(strstr(out, want), "the lock lost the old layout:\n%s", out);
+	snprintf(want, sizeof want, "{ fingerprint = 0x%08x, change = \"nnn_layer_t.body gained nnn_abi_probe_t "
+	         "abi_probe\" },\n    },", (unsigned)layout);
+	cr_assert(strstr(out, want), "no '%s' in the lock:\n%s", want, out);
+
+	/* The old plugin, into the new nnnkit: refused at the ABI stage, with the
+	 * layout it has, how far back, what changed and what to do. */
+	cr_assert_eq(t_sh(out, sizeof out, "%s/layer/nnnkit plugins --check %s/poolswish.so", tmp, plugdir), 3, "%s", out);
+	snprintf(want, sizeof want, "poolswish.so: ABI stage: built against schema layout 0x%08x (1 layout ago)",
+	         (unsigned)NNN_SCHEMA_LAYOUT);
+	cr_assert(strstr(out, want), "no '%s' in:\n%s", want, out);
+	snprintf(want2, sizeof want2, "have moved since (now 0x%08x: nnn_layer_t.body gained nnn_abi_probe_t abi_probe): "
+	         "rebuild the plugin and its codec against this nnnkit's headers", (unsigned)layout);
+	cr_assert(strstr(out, want2), "no '%s' in:\n%s", want2, out);
+	cr_assert_eq(t_sh(out, sizeof out, "%s/layer/nnnkit --plugin %s/poolswish.so plugins", tmp, plugdir), 3, "%s",
+	             out);
+	cr_assert(strstr(out, want), "no '%s' in:\n%s", want, out);
+	/* It never ran: the model's layer stays unknown. */
+	cr_assert_eq(t_sh(out, sizeof out, "%s/layer/nnnkit --plugin %s/poolswish.so info %s", tmp, plugdir, path), 1,
+	             "%s", out);
+	cr_assert(strstr(out, want), "no '%s' in:\n%s", want, out);
+	cr_assert(strstr(out, "unknown ID"), "%s", out);
+	/* A plugin built for ABI 1.0 declares no layout: it counts as built
+	 * against the first one recorded. (The suite's fixture of that kind,
+	 * built here without the suite's sanitizer flags, which a host built
+	 * without them could not load.) */
+	snprintf(want, sizeof want, "oldabi.so: ABI stage: built for plugin ABI 1.0, so against schema layout 0x%08x "
+	         "(1 layout ago)", (unsigned)NNN_SCHEMA_LAYOUT_FIRST);
+	cr_assert_eq(t_sh(out, sizeof out, "cc -std=c11 -fPIC -fvisibility=hidden -shared -DFIX_OLD_ABI -DFIX_LAYER=7 "
+	                  "-I%s/include tests/plugins/fixture.c -o %s/oldabi.so && %s/layer/nnnkit plugins --check "
+	                  "%s/oldabi.so", prefix, tmp, tmp, tmp), 3, "%s", out);
+	cr_assert(strstr(out, want), "no '%s' in:\n%s", want, out);
+	cr_assert(strstr(out, want2), "no '%s' in:\n%s", want2, out);
+
+	/* Rebuilt against the new headers, as the message says, it loads and runs. */
+	snprintf(newplug, sizeof newplug, "%s/newplug", tmp);
+	cr_assert_eq(t_sh(out, sizeof out, "mkdir -p %s && lua5.4 gen/nnngen.lua --schema %s/layer.lua --plugin "
+	                  "examples/plugin-pool-swish/schema.lua --c %s/poolswish_gen.c --h %s/poolswish_gen.h && "
+	                  "cc -std=c11 -Wall -Wextra -Werror -fPIC -fvisibility=hidden -shared -Iruntime/include "
+	                  "-I%s/layer/gen -I%s -o %s/poolswish.so examples/plugin-pool-swish/poolswish.c "
+	                  "%s/poolswish_gen.c -lm",
+	                  newplug, tmp, newplug, newplug, tmp, newplug, newplug, newplug), 0, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/layer/nnnkit run %s --input %s", newplug, tmp, path, in),
+	             0, "%s", out);
+	expect_output(out);
+
+	/* Grown by an activation without parameters: an enum value only, no
+	 * struct moves, so the lock needs no new layout and the old plugin
+	 * loads and runs unchanged. */
+	cr_assert_eq(grown_nnnkit("act", out, sizeof out), 0, "%s", out);
+	snprintf(want, sizeof want, "at layout 0x%08x, the last of 1 recorded", (unsigned)NNN_SCHEMA_LAYOUT);
+	cr_assert(strstr(out, want), "no '%s' in:\n%s", want, out);
+	cr_assert_eq(t_sh(out, sizeof out, "grep -c NNN_ACTIVATION_ID_ABI_PROBE %s/act/gen/nnn/schema_gen.h", tmp), 0,
+	             "the grown nnnkit lacks the new activation: %s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "%s/act/nnnkit plugins --check %s/poolswish.so", tmp, plugdir), 0, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/act/nnnkit run %s --input %s", plugdir, tmp, path, in),
+	             0, "%s", out);
+	expect_output(out);
 }

@@ -406,6 +406,7 @@ Test(kernels, declares_everything_once)
 	cr_assert_eq(R.info.size, sizeof(nnn_plugin_info_t));
 	cr_assert_eq(R.info.abi_major, NNN_ABI_MAJOR);
 	cr_assert_eq(R.info.abi_minor, NNN_ABI_MINOR);
+	cr_assert_eq(R.info.schema_layout, NNN_SCHEMA_LAYOUT);
 	cr_assert_str_eq(R.info.name, "builtin");
 	cr_assert_str_eq(R.info.version, "1.0");
 	cr_assert_eq(R.nlayers, 2);

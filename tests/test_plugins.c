@@ -145,6 +145,35 @@ Test(plugins, every_failure_names_file_and_stage)
 	nnn_ctx_free(c);
 }
 
+/* The schema layout a plugin declares (ABI 1.2) must be the host's; one this
+ * host never had, or none, is refused at the ABI stage with what to do. A
+ * plugin built for 1.0 or 1.1 declares none and counts as built against the
+ * first layout the lock records (here the host's own, so it loads). */
+Test(plugins, schema_layout_checked)
+{
+	nnn_ctx_t *c = ctx_new();
+	char here[64];
+	snprintf(here, sizeof here, "this nnnkit (layout 0x%08x) never had", (unsigned)NNN_SCHEMA_LAYOUT);
+	const char *unknown[] = { "layout.so", "built against schema layout 0x5eed1234", here,
+		                  "rebuild the plugin against this nnnkit's headers", NULL };
+	expect_refused(c, fixture("layout"), "ABI", unknown);
+	const char *none[] = { "nolayout.so", "declares no schema layout (schema_layout is 0)", "NNN_SCHEMA_LAYOUT",
+		               "NNN_PLUGIN_INFO(name, version)", NULL };
+	expect_refused(c, fixture("nolayout"), "ABI", none);
+	cr_assert_null(nnn_ctx_layer(c, 0, NULL));
+
+	cr_assert_eq(NNN_SCHEMA_LAYOUT_FIRST, nnn_schema_layouts[0].fingerprint);
+	cr_assert_eq(NNN_SCHEMA_LAYOUT, nnn_schema_layouts[NNN_SCHEMA_LAYOUTS - 1].fingerprint);
+	if (NNN_SCHEMA_LAYOUT_FIRST == NNN_SCHEMA_LAYOUT) {
+		cr_assert_eq(nnn_plugin_load(c, fixture("abi10"), NULL), NNN_OK);
+	} else {
+		const char *old[] = { "abi10.so", "built for plugin ABI 1.0, so against schema layout", "ago",
+			              "rebuild the plugin and its codec", NULL };
+		expect_refused(c, fixture("abi10"), "ABI", old);
+	}
+	nnn_ctx_free(c);
+}
+
 Test(plugins, duplicate_across_plugins_registers_nothing)
 {
 	nnn_ctx_t *c = ctx_new();

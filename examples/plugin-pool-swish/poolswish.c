@@ -118,7 +118,7 @@ static const nnn_activation_type_t swish = {
 
 NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t *d)
 {
-	static const nnn_plugin_info_t info = { sizeof info, NNN_ABI_MAJOR, NNN_ABI_MINOR, "poolswish", "1.0" };
+	static const nnn_plugin_info_t info = NNN_PLUGIN_INFO("poolswish", "1.0");
 	nnn_status_t st = h->declare(d, &info);
 	if (st == NNN_OK)
 		st = h->add_layer(d, &maxpool);

@@ -4,13 +4,7 @@
  * NULL/0 here and the plugin provides compute only. */
 #include "builtin.h"
 
-static const nnn_plugin_info_t info = {
-	.size = sizeof(nnn_plugin_info_t),
-	.abi_major = NNN_ABI_MAJOR,
-	.abi_minor = NNN_ABI_MINOR,
-	.name = "builtin",
-	.version = "1.0",
-};
+static const nnn_plugin_info_t info = NNN_PLUGIN_INFO("builtin", "1.0");
 
 static const nnn_layer_type_t dense_type = {
 	.size = sizeof(nnn_layer_type_t),

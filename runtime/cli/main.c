@@ -137,7 +137,8 @@ int main(int argc, char **argv)
 	} else if (cli_is_help(argv[1]) || !strcmp(argv[1], "help")) {
 		code = usage(stdout, EXIT_VALID);
 	} else if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("nnnkit %s (plugin ABI %d.%d)\n", NNNKIT_VERSION, NNN_ABI_MAJOR, NNN_ABI_MINOR);
+		printf("nnnkit %s (plugin ABI %d.%d, schema layout 0x%08x)\n", NNNKIT_VERSION, NNN_ABI_MAJOR, NNN_ABI_MINOR,
+		       (unsigned)NNN_SCHEMA_LAYOUT);
 		code = EXIT_VALID;
 	} else {
 		size_t i;

@@ -2,7 +2,8 @@
  *
  * Loading is staged, and every stage names itself in its message: open
  * (path, ownership and mode, dlopen), entry point (dlsym), ABI (the
- * versions the plugin declares), init (the entry point's own result),
+ * versions and the schema layout the plugin declares), init (the entry
+ * point's own result),
  * validation (every descriptor), registration (IDs against the registry).
  * Nothing is registered until every check has passed, so a failure leaves
  * the context exactly as it was.
@@ -190,6 +191,68 @@ static nnn_status_t decl_fail(nnn_decl_t *d, const char *stage, const char *fmt,
 	return NNN_E_PLUGIN;
 }
 
+/* Copies `n` bytes of a descriptor the plugin says it has, zero past them. */
+static void copy_desc(void *dst, size_t dst_size, const void *src, uint32_t n)
+{
+	memset(dst, 0, dst_size);
+	memcpy(dst, src, n < dst_size ? n : dst_size);
+}
+
+/* Where `layout` is in this host's history (nnn_schema_layouts), or -1. */
+static int layout_index(uint32_t layout)
+{
+	for (int i = NNN_SCHEMA_LAYOUTS - 1; i >= 0; i--)
+		if (nnn_schema_layouts[i].fingerprint == layout)
+			return i;
+	return -1;
+}
+
+/* What changed in this host's layouts after layout number `at`, in `buf`
+ * (cut short with "..." so that the advice after it stays in the message). */
+static void changes_since(int at, char *buf, size_t size)
+{
+	size_t k = 0;
+	buf[0] = '\0';
+	for (int i = at + 1; i < NNN_SCHEMA_LAYOUTS && k < size; i++)
+		k += (size_t)snprintf(buf + k, size - k, "%s%s", i > at + 1 ? "; " : "", nnn_schema_layouts[i].change);
+	if (k >= size && size > 4)
+		memcpy(buf + size - 4, "...", 4);
+}
+
+/* The plugin's generated records must have this host's layout, or it reads
+ * moved memory. A plugin built before layouts were declared (ABI 1.0, 1.1:
+ * `size` does not cover the field) was built against the first one. */
+static nnn_status_t check_layout(nnn_decl_t *d, const nnn_plugin_info_t *info)
+{
+	char since[160], old[96];
+	bool declared = info->size >= offsetof(nnn_plugin_info_t, schema_layout) + sizeof info->schema_layout;
+	uint32_t layout = declared ? info->schema_layout : NNN_SCHEMA_LAYOUT_FIRST;
+	if (declared && layout == 0)
+		return decl_fail(d, "ABI",
+		                 "built for plugin ABI %u.%u but declares no schema layout (schema_layout is 0): set it "
+		                 "to NNN_SCHEMA_LAYOUT, or fill the info with NNN_PLUGIN_INFO(name, version)",
+		                 (unsigned)info->abi_major, (unsigned)info->abi_minor);
+	if (layout == NNN_SCHEMA_LAYOUT)
+		return NNN_OK;
+	if (declared)
+		snprintf(old, sizeof old, "built against schema layout 0x%08x", (unsigned)layout);
+	else
+		snprintf(old, sizeof old, "built for plugin ABI %u.%u, so against schema layout 0x%08x",
+		         (unsigned)info->abi_major, (unsigned)info->abi_minor, (unsigned)layout);
+	int at = layout_index(layout);
+	if (at < 0)
+		return decl_fail(d, "ABI",
+		                 "%s, which this nnnkit (layout 0x%08x) never had: the headers of a newer nnnkit or of "
+		                 "another schema built it; rebuild the plugin against this nnnkit's headers",
+		                 old, (unsigned)NNN_SCHEMA_LAYOUT);
+	int ago = NNN_SCHEMA_LAYOUTS - 1 - at;
+	changes_since(at, since, sizeof since);
+	return decl_fail(d, "ABI",
+	                 "%s (%d layout%s ago), but this nnnkit's generated records have moved since (now 0x%08x: %s): "
+	                 "rebuild the plugin and its codec against this nnnkit's headers",
+	                 old, ago, ago == 1 ? "" : "s", (unsigned)NNN_SCHEMA_LAYOUT, since);
+}
+
 static nnn_status_t h_declare(nnn_decl_t *d, const nnn_plugin_info_t *info)
 {
 	if (d->declared)
@@ -198,21 +261,15 @@ static nnn_status_t h_declare(nnn_decl_t *d, const nnn_plugin_info_t *info)
 		return decl_fail(d, "ABI", "its nnn_plugin_info_t is too small (size %u): rebuild it against nnn/plugin.h",
 		                 info ? (unsigned)info->size : 0u);
 	d->declared = true;
-	memcpy(&d->info, info, sizeof d->info);
+	/* Only what the plugin's size covers: an older info is shorter. */
+	copy_desc(&d->info, sizeof d->info, info, info->size);
 	if (info->abi_major != NNN_ABI_MAJOR || info->abi_minor > NNN_ABI_MINOR)
 		return decl_fail(d, "ABI",
 		                 "built for plugin ABI %u.%u, but this nnnkit provides %u.%u (the major must match and "
 		                 "the minor must not be newer): rebuild the plugin against this nnnkit's nnn/plugin.h, "
 		                 "or upgrade nnnkit",
 		                 (unsigned)info->abi_major, (unsigned)info->abi_minor, NNN_ABI_MAJOR, NNN_ABI_MINOR);
-	return NNN_OK;
-}
-
-/* Copies `n` bytes of a descriptor the plugin says it has, zero past them. */
-static void copy_desc(void *dst, size_t dst_size, const void *src, uint32_t n)
-{
-	memset(dst, 0, dst_size);
-	memcpy(dst, src, n < dst_size ? n : dst_size);
+	return check_layout(d, &d->info);
 }
 
 static nnn_status_t h_add_layer(nnn_decl_t *d, const nnn_layer_type_t *t)

@@ -213,7 +213,7 @@ NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t 
 NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t *d)
 #endif
 {
-	nnn_plugin_info_t info = { sizeof info, NNN_ABI_MAJOR, NNN_ABI_MINOR, "fixture", "1" };
+	nnn_plugin_info_t info = NNN_PLUGIN_INFO("fixture", "1");
 	(void)forward; /* unused when FIX_NO_FORWARD leaves it out */
 #ifdef FIX_ABI_MAJOR
 	info.abi_major = NNN_ABI_MAJOR + 1;
@@ -222,7 +222,13 @@ NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t 
 	info.abi_minor = NNN_ABI_MINOR + 1;
 #endif
 #if defined(FIX_ABI_1_0) || defined(FIX_OLD_ABI)
-	info.abi_minor = 0; /* older than the host: it must still load and run */
+	/* Older than the host: it must still load and run. Its info ends
+	 * before schema_layout, as 1.0's did. */
+	info.abi_minor = 0;
+	info.size = offsetof(nnn_plugin_info_t, schema_layout);
+#endif
+#ifdef FIX_LAYOUT
+	info.schema_layout = FIX_LAYOUT; /* built against another schema layout (0: none declared) */
 #endif
 	nnn_status_t st = h->declare(d, &info);
 	if (st != NNN_OK)

@@ -9,7 +9,11 @@
  * Compatibility: the plugin's ABI major must equal the host's and its minor
  * must not exceed the host's. Every struct that crosses the boundary starts
  * with its size, and tables only ever grow at the end, so a host reads only
- * the fields a plugin's size covers. See docs/plugins.md.
+ * the fields a plugin's size covers. The records a plugin reads (nnn_layer_t,
+ * nnn_activation_t, ...) are generated from the schema, and growing the
+ * schema can move their members: a plugin declares the layout it was built
+ * against (NNN_SCHEMA_LAYOUT), and the host refuses any other. See
+ * docs/plugins.md.
  */
 #ifndef NNN_PLUGIN_H
 #define NNN_PLUGIN_H
@@ -21,8 +25,12 @@
 #define NNN_ABI_MAJOR 1
 /* 1.1: host threads and the activation in nnn_kernel_args_t; descriptors
  * end with `record`, the fields of a plugin's own type as data (the JSON
- * form uses it). 1.2: host->rule_bounds, range rules with open or absent
- * bounds. Plugins built for 1.0 or 1.1 load and run as before. */
+ * form uses it). Plugins built for 1.0 load and run as before.
+ * 1.2: host->rule_bounds, range rules with open or absent bounds; and
+ * nnn_plugin_info_t ends with `schema_layout`, the layout of the
+ * generated records the plugin was built against; a plugin built for 1.0
+ * or 1.1 is taken to have the first recorded one (NNN_SCHEMA_LAYOUT_FIRST)
+ * and loads and runs as before while that is the host's. */
 #define NNN_ABI_MINOR 2
 
 /* The one exported symbol. Its name never depends on the file name. */
@@ -70,14 +78,25 @@ enum nnn_bound {
 	NNN_BOUND_MAX_OPEN = 8  /* with NNN_BOUND_MAX: value < max */
 };
 
-/* Who the plugin is. Filled by the plugin, passed to host->declare. */
+/* Who the plugin is. Filled by the plugin (NNN_PLUGIN_INFO), passed to
+ * host->declare. */
 typedef struct nnn_plugin_info {
 	uint32_t size;        /* sizeof(nnn_plugin_info_t) */
 	uint16_t abi_major;   /* NNN_ABI_MAJOR the plugin was built with */
 	uint16_t abi_minor;   /* NNN_ABI_MINOR the plugin was built with */
 	const char *name;     /* short name, "builtin" */
 	const char *version;  /* free text, "1.0" */
+	/* ABI 1.2: NNN_SCHEMA_LAYOUT the plugin was built with (never 0). The
+	 * host refuses a plugin whose layout is not its own: the generated
+	 * records' members would be where the plugin does not look. */
+	uint32_t schema_layout;
 } nnn_plugin_info_t;
+
+/* The info of a plugin built against these headers:
+ *   static const nnn_plugin_info_t info = NNN_PLUGIN_INFO("mine", "1.0"); */
+#define NNN_PLUGIN_INFO(name_, version_)                                                        \
+	{ .size = sizeof(nnn_plugin_info_t), .abi_major = NNN_ABI_MAJOR, .abi_minor = NNN_ABI_MINOR, \
+	  .name = (name_), .version = (version_), .schema_layout = NNN_SCHEMA_LAYOUT }
 
 /* Everything a forward kernel gets. Shapes are batch-first. */
 typedef struct nnn_kernel_args {

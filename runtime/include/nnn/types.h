@@ -176,6 +176,13 @@ struct nnn_rdesc {
 	int32_t nderive;
 };
 
+/* A layout of the generated structs (NNN_SCHEMA_LAYOUT in nnn/schema_gen.h)
+ * and what changed in it from the one before. */
+typedef struct nnn_schema_layout {
+	uint32_t fingerprint;
+	const char *change;
+} nnn_schema_layout_t;
+
 /* One decoded field, as a visitor sees it. Pointers are valid during the call. */
 typedef struct nnn_field {
 	const char *path;       /* "layers[0].bias.dims" */
