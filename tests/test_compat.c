@@ -858,7 +858,8 @@ static const char BATCHNORM[] =
 	"    { kind = \"dims\", field = \"mean.dims\", pattern = { \"+\" }, doc = \"Mean is [channels], channels >= 1.\" },\n"
 	"    { kind = \"dims\", field = \"variance.dims\", pattern = { \"mean.dims[0]\" }, doc = \"Variance is [channels].\" },\n"
 	"    { kind = \"dims\", field = \"bias.dims\", pattern = { \"mean.dims[0]\" }, doc = \"Bias is [channels].\" },\n"
-	"  } })\n";
+	"  },\n"
+	"  io = { kind = \"elementwise\", channels = \"mean.dims[0]\" } })\n";
 
 /* Built against the codec generated from the BatchNorm schema. Every file
  * given decodes, validates and re-encodes to the same bytes; with
