@@ -7,6 +7,7 @@
 #   make bench      the benchmark table (BENCH_ARGS=--json, --markdown, --quick)
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (crashes land in tests/regress/)
 #   make check-gen  regenerate and prove the output is byte-identical
+#   make drills     grow and break the schema in copies of the tree (DRILLS=name... for some)
 
 VERSION := 0.1.0
 CC      ?= cc
@@ -56,7 +57,7 @@ EXAMPLE := $(O)/example.nnn
 # Keep intermediate objects (plugin and fixture objects) between runs.
 .SECONDARY:
 .PHONY: all deps example test test-asan valgrind valgrind-cli bench check-gen check-compat lock clean install uninstall \
-	conformance
+	conformance drills
 .DEFAULT_GOAL := all
 
 all: $(NNNKIT) $(LIB_SO) $(DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1
@@ -205,6 +206,12 @@ $(O)/lenient: tests/tools/lenient.c $(LIB_A) $(GEN_H)
 
 test: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient $(O)/nnnkit.1 check-gen check-compat
 	NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) $(TESTBIN) --jobs 2
+
+# ---- growth drills: each growth of the schema, on its own, in a copy of the
+# tree: built with -j once, locked, tested, and checked through the CLI; each
+# kind of breaking change refused (tests/drills/run.sh, docs/growing-the-format.md) ----
+drills: | deps
+	tests/drills/run.sh $(DRILLS)
 
 SANITIZE := -fsanitize=address,undefined
 test-asan:
