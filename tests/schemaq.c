@@ -58,3 +58,11 @@ int64_t t_undefined(const char *(*name)(int64_t), int64_t from)
 		v++;
 	return v;
 }
+
+int64_t t_undefined_down(const char *(*name)(int64_t), int64_t from)
+{
+	int64_t v = from;
+	while (v >= 0 && name(v))
+		v--;
+	return v;
+}

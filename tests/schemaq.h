@@ -20,5 +20,8 @@ long long sq_int(const char *fmt, ...) NNN_PRINTF(1, 2);
 /* The lowest value >= from that `name` (a generated nnn_<enum>_name) knows
  * nothing of: a value the codec does not define. */
 int64_t t_undefined(const char *(*name)(int64_t), int64_t from);
+/* The highest value <= from that `name` knows nothing of (-1: none): far
+ * from the small numbers a test file holds as data. */
+int64_t t_undefined_down(const char *(*name)(int64_t), int64_t from);
 
 #endif

@@ -317,12 +317,13 @@ Test(plugins, concurrent_loading_into_one_context)
  * framing the rest of the file. Layer 0 uses activation A (4 bytes of
  * parameters), layer 1 is layer ID L (12 bytes of fields), layer 2 uses
  * activation A again, layer 3 activation B (no parameters): A, B and L are
- * IDs the schema does not define. */
+ * IDs the schema does not define, high enough that no other byte of the
+ * file has their value (which would make another framing plausible). */
 Test(plugins, every_unknown_id_listed_once)
 {
 	int32_t b2[1] = { 2 }, b1[1] = { 1 }, w32[2] = { 3, 2 }, w22[2] = { 2, 2 }, w21[2] = { 2, 1 };
-	int64_t A = t_undefined(nnn_activation_id_name, 0), B = t_undefined(nnn_activation_id_name, A + 1),
-		L = t_undefined(nnn_layer_id_name, 0);
+	int64_t A = t_undefined_down(nnn_activation_id_name, 254), B = t_undefined_down(nnn_activation_id_name, A - 1),
+		L = t_undefined_down(nnn_layer_id_name, 254);
 	char want[64];
 	bb_t b = { 0 };
 	nnn_diags_t d;
