@@ -25,8 +25,8 @@ LDLIBS  += -lm
 
 SCHEMA  := schema/nnn.lua
 # The generated reference goes to docs/ for the tree's own schema only: a
-# build from a schema copy (make SCHEMA=... O=..., as the growth drills do)
-# writes it under $(O)/docs and leaves the tree alone.
+# build from a schema copy (make SCHEMA=... O=...) writes it under $(O)/docs
+# and leaves the tree alone.
 DOCDIR  := $(if $(filter schema/nnn.lua,$(SCHEMA)),docs,$(O)/docs)
 GEN_LUA := $(wildcard gen/*.lua)
 GEN_C   := $(O)/gen/schema_gen.c
@@ -57,7 +57,7 @@ EXAMPLE := $(O)/example.nnn
 # Keep intermediate objects (plugin and fixture objects) between runs.
 .SECONDARY:
 .PHONY: all deps example test test-asan valgrind valgrind-cli bench check-gen check-compat lock clean install uninstall \
-	conformance drills
+	conformance drills test-build
 .DEFAULT_GOAL := all
 
 all: $(NNNKIT) $(LIB_SO) $(DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1
@@ -204,7 +204,10 @@ $(O)/lenient: tests/tools/lenient.c $(LIB_A) $(GEN_H)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
-test: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient $(O)/nnnkit.1 check-gen check-compat
+# What the suite runs, built (make test-build: the growth drills' base tree).
+TEST_DEPS := $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient $(O)/nnnkit.1
+test-build: $(TEST_DEPS)
+test: $(TEST_DEPS) check-gen check-compat
 	NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) $(TESTBIN) --jobs 2
 
 # ---- growth drills: each growth of the schema, on its own, in a copy of the

@@ -18,10 +18,10 @@
 # a temporary folder, removed when every drill passes and kept (its path is
 # printed) when one fails, or with DRILLS_KEEP=1.
 #
-# Compatible drills start from a copy of a tree built once with `make -j2`
-# (the base), as a maintainer's tree is when they edit the schema: so each
-# drill's `make -j2` is the incremental build whose dependencies are under
-# test, and the base's build is paid once.
+# Compatible drills start from a copy of a tree built once with `make -j2
+# all test-build` (the base), as a maintainer's tree is when they edit the
+# schema after a `make test`: so each drill's `make -j2` is the incremental
+# build whose dependencies are under test, and the base's build is paid once.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
@@ -87,10 +87,12 @@ fail_out() {
 
 if [ $need_base = 1 ]; then
 	t=$(now)
-	echo "drills: base: a copy of the tree, built with $MAKE -j$JOBS"
+	echo "drills: base: a copy of the tree, built with $MAKE -j$JOBS all test-build"
 	copy_tree "$TMP/base"
-	(cd "$TMP/base" && $MAKE -j"$JOBS") > "$TMP/base.log" 2>&1 || fail_out "base: make -j$JOBS" "$TMP/base.log"
-	printf '%-28s %-10s %7ss  %s\n' base build "$(secs "$t" "$(now)")" "make -j$JOBS of the unchanged tree" >> "$SUMMARY"
+	(cd "$TMP/base" && $MAKE -j"$JOBS" all test-build) > "$TMP/base.log" 2>&1 ||
+		fail_out "base: make -j$JOBS all test-build" "$TMP/base.log"
+	printf '%-28s %-10s %7ss  %s\n' base build "$(secs "$t" "$(now)")" "make -j$JOBS all test-build of the unchanged tree" \
+		>> "$SUMMARY"
 fi
 
 for d in "${DRILLS[@]}"; do

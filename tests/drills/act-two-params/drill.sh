@@ -36,6 +36,7 @@ np.save("x.npy", r.standard_normal((5, 4)).astype(np.float32))'
 
 check() {
 	local out
+	contains "$(cat "$DRILL_OUT/compat.log")" "enums \"activation_id\" value $ACT_ID \"selu\", records \"selu\""
 	cd "$DRILL_OUT"
 	out=$(nnnkit validate --input-shape 5,4 m.nnn)
 	echo "$out"

@@ -29,6 +29,7 @@ np.save("x.npy", r.standard_normal((2, 5, 5, 2)).astype(np.float32))'
 
 check() {
 	local out
+	contains "$(cat "$DRILL_OUT/compat.log")" "value $PAD_ID \"full\""
 	cd "$DRILL_OUT"
 	out=$(nnnkit validate --input-shape 2,5,5,2 m.nnn)
 	echo "$out"
