@@ -21,7 +21,9 @@ PY=/usr/bin/python3 # Debian's, which has numpy (scripts/deps.sh installs it)
 # Runs the drill's grow.lua on schema/nnn.lua (tests/drills/edit.lua); the
 # shell variables it sets with var() are there in the later steps.
 drill_edit() {
-	DRILL_OUT=$DRILL_OUT lua5.4 tests/drills/edit.lua "$DRILL_DIR/grow.lua" schema/nnn.lua $(plugin_fragments)
+	local frags
+	mapfile -t frags < <(plugin_fragments)
+	DRILL_OUT=$DRILL_OUT lua5.4 tests/drills/edit.lua "$DRILL_DIR/grow.lua" schema/nnn.lua "${frags[@]}"
 }
 
 # The tree's plugin fragments, whose IDs a core growth must not take.
@@ -118,7 +120,7 @@ one_build() {
 	$MAKE -j"$DRILL_JOBS" 2>&1 | tee "$DRILL_OUT/make.log"
 	grep -q '^  CC     build/obj/gen/schema_gen.o$' "$DRILL_OUT/make.log" ||
 		die "make -j$DRILL_JOBS did not rebuild build/obj/gen/schema_gen.o after the schema edit"
-	check_built
+	( check_built )
 	# and a second make finds nothing left to do
 	$MAKE -j"$DRILL_JOBS" > "$DRILL_OUT/make2.log" 2>&1
 	if grep -E '^  (CC|AR|GEN|XXD) ' "$DRILL_OUT/make2.log"; then
@@ -164,7 +166,7 @@ compatible)
 	step make one_build
 	step check-compat compat_ok
 	step lock lock_ok
-	step test $MAKE -j"$DRILL_JOBS" test
+	step test "$MAKE" -j"$DRILL_JOBS" test
 	step conformance conformance_ok
 	step check check
 	;;

@@ -27,7 +27,7 @@ cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 JOBS=${DRILLS_JOBS:-2}
 MAKE=${MAKE:-make}
-export MAKEFLAGS= MAKELEVEL= MFLAGS= # the drills' makes are their own, not the caller's sub-makes
+export MAKEFLAGS='' MAKELEVEL='' MFLAGS='' # the drills' makes are their own, not the caller's sub-makes
 
 # Tests in the copies read the real files from the tree's usual place.
 if [ -z "${NNN_REAL_CORPUS:-}" ] && [ -d "$ROOT/../shared/corpus/real" ]; then
@@ -53,7 +53,10 @@ for d in "${DRILLS[@]}"; do
 	[ -f "tests/drills/$d/drill.sh" ] || { echo "drills: no drill $d (tests/drills/$d/drill.sh)" >&2; exit 2; }
 done
 
+git rev-parse --is-inside-work-tree > /dev/null 2>&1 ||
+	{ echo "drills: $ROOT is not a git work tree: the drills copy the files git tracks" >&2; exit 2; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/nnn-drills.XXXXXX")
+trap 'echo "drills: stopped; the copies are in $TMP" >&2; exit 130' INT TERM
 SUMMARY=$TMP/summary
 : > "$SUMMARY"
 now() { date +%s.%N; }

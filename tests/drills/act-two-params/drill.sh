@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # (sourced by tests/drills/lib.sh)
 # A new activation with two parameters (SELU: alpha, lambda), with a record
 # of its own at the next free activation ID, and its kernel in the builtin
 # plugin. Proves: one make -j builds it in; the lock and the suite take it
@@ -19,7 +20,7 @@ LAMBDA=1.050701
 
 # A Dense layer with SELU, from a spec and .npy files (docs/from-numpy.md).
 check_built() {
-	cd "$DRILL_OUT"
+	cd "$DRILL_OUT" || exit 1
 	"$PY" -c '
 import numpy as np
 r = np.random.default_rng(7)
@@ -31,13 +32,15 @@ np.save("x.npy", r.standard_normal((5, 4)).astype(np.float32))'
 	  "activation": {"id": "selu", "alpha": $ALPHA, "lambda": $LAMBDA}}]}
 	JSON
 	nnnkit build --input-shape 1,4 spec.json m.nnn
-	cd - > /dev/null
 }
 
 check() {
 	local out
+	corpus_mentions valid selu
+	corpus_mentions invalid selu alpha
+	corpus_mentions invalid selu lambda
 	contains "$(cat "$DRILL_OUT/compat.log")" "enums \"activation_id\" value $ACT_ID \"selu\", records \"selu\""
-	cd "$DRILL_OUT"
+	cd "$DRILL_OUT" || exit 1
 	out=$(nnnkit validate --input-shape 5,4 m.nnn)
 	echo "$out"
 	contains "$out" "valid, output shape [5, 3]"
@@ -58,8 +61,4 @@ want = lam * np.where(z > 0, z, alpha * np.expm1(z))
 err = np.abs(y - want).max()
 print("largest difference from NumPy:", err)
 sys.exit(0 if err < 1e-5 else 1)' "$ALPHA" "$LAMBDA"
-	cd - > /dev/null
-	corpus_mentions valid selu
-	corpus_mentions invalid selu alpha
-	corpus_mentions invalid selu lambda
 }

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # (sourced by tests/drills/lib.sh)
 # A doc-only edit of the schema. Proves: make -j recompiles the generated
 # source's object and nothing else (the header's bytes do not change), the
 # generated reference follows, and the lock does not change.

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # (sourced by tests/drills/lib.sh)
 # A new value of the padding type with formulas of its own ("full": k - 1
 # before and after), used by a Conv. Proves: one make -j builds it in; the
 # lock and the suite take it with no test edited; validate infers the grown
@@ -15,7 +16,7 @@ spec() {
 }
 
 check_built() {
-	cd "$DRILL_OUT"
+	cd "$DRILL_OUT" || exit 1
 	"$PY" -c '
 import numpy as np
 r = np.random.default_rng(11)
@@ -24,13 +25,14 @@ np.save("b.npy", r.standard_normal(3).astype(np.float32))
 np.save("x.npy", r.standard_normal((2, 5, 5, 2)).astype(np.float32))'
 	spec "[2, 2, 2, 2]" > spec.json
 	nnnkit build --input-shape 1,5,5,2 spec.json m.nnn
-	cd - > /dev/null
 }
 
 check() {
 	local out
+	corpus_mentions valid "$TYPE_FIELD" Full
+	corpus_mentions invalid "$DIMS_FIELD" full
 	contains "$(cat "$DRILL_OUT/compat.log")" "value $PAD_ID \"full\""
-	cd "$DRILL_OUT"
+	cd "$DRILL_OUT" || exit 1
 	out=$(nnnkit validate --input-shape 2,5,5,2 m.nnn)
 	echo "$out"
 	contains "$out" "valid, output shape [2, 7, 7, 3]"
@@ -43,6 +45,7 @@ check() {
 	fi
 	echo "$out"
 	contains "$out" "$DIMS_FIELD"
+	contains "$out" "expected 2"
 	out=$(nnnkit dump m.nnn)
 	contains "$out" "$PAD_ID (full)"
 	out=$(nnnkit convert m.nnn -)
@@ -59,7 +62,4 @@ for i in range(7):
         want[:, i, j, :] = np.einsum("nabc,fabc->nf", xp[:, i:i + 3, j:j + 3, :], k) + b
 print("output", y.shape, "largest difference from NumPy:", np.abs(y - want).max())
 sys.exit(0 if y.shape == want.shape and np.abs(y - want).max() < 1e-4 else 1)'
-	cd - > /dev/null
-	corpus_mentions valid "$TYPE_FIELD" Full
-	corpus_mentions invalid "$DIMS_FIELD" full
 }
