@@ -7,6 +7,7 @@
 #   make bench      the benchmark table (BENCH_ARGS=--json, --markdown, --quick)
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (crashes land in tests/regress/)
 #   make check-gen  regenerate and prove the output is byte-identical
+#   make drills     grow and break the schema in copies of the tree (DRILLS=name... for some)
 
 VERSION := 0.1.0
 CC      ?= cc
@@ -24,8 +25,8 @@ LDLIBS  += -lm
 
 SCHEMA  := schema/nnn.lua
 # The generated reference goes to docs/ for the tree's own schema only: a
-# build from a schema copy (make SCHEMA=... O=..., as the growth drills do)
-# writes it under $(O)/docs and leaves the tree alone.
+# build from a schema copy (make SCHEMA=... O=...) writes it under $(O)/docs
+# and leaves the tree alone.
 DOCDIR  := $(if $(filter schema/nnn.lua,$(SCHEMA)),docs,$(O)/docs)
 # The schema's lock: the IDs and layouts files use, and the struct layouts
 # plugins were built against (docs/growing-the-format.md, docs/plugins.md).
@@ -61,7 +62,7 @@ EXAMPLE := $(O)/example.nnn
 # Keep intermediate objects (plugin and fixture objects) between runs.
 .SECONDARY:
 .PHONY: all deps example test test-asan valgrind valgrind-cli bench check-gen check-compat lock clean install uninstall \
-	conformance
+	conformance drills test-build
 .DEFAULT_GOAL := all
 
 all: $(NNNKIT) $(LIB_SO) $(DOC) $(LANG_DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1
@@ -219,8 +220,17 @@ $(O)/lenient: tests/tools/lenient.c $(LIB_A) $(GEN_H) $(wildcard runtime/include
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
-test: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient $(O)/nnnkit.1 check-gen check-compat
+# What the suite runs, built (make test-build: the growth drills' base tree).
+TEST_DEPS := $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient $(O)/nnnkit.1
+test-build: $(TEST_DEPS)
+test: $(TEST_DEPS) check-gen check-compat
 	NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) $(TESTBIN) --jobs 2
+
+# ---- growth drills: each growth of the schema, on its own, in a copy of the
+# tree: built with -j once, locked, tested, and checked through the CLI; each
+# kind of breaking change refused (tests/drills/run.sh, docs/growing-the-format.md) ----
+drills: | deps
+	tests/drills/run.sh $(DRILLS)
 
 SANITIZE := -fsanitize=address,undefined
 test-asan:

@@ -1065,14 +1065,25 @@ local function semantic(C, sv, blist)
               ref.ref_set(rule.dims_ref, x.r, x.p, d)
             end)
           if #pads > 0 then
-            for j = 0, math.min(#pads, 2) - 1 do
-              sem_case(C, base, idx, string.format("%s-padding-%s-%d", tag, slug(rule.dims_ref.text), j),
-                string.format("%s[%d] one more than its formula gives: %s", full, j, label), "E_PADDING",
-                rule.dims_ref.text .. "[" .. j .. "]", function(x)
-                  local d = copy(ref.ref_get(rule.dims_ref, x.r, x.p))
-                  d[j + 1] = d[j + 1] + 1
-                  ref.ref_set(rule.dims_ref, x.r, x.p, d)
-                end)
+            -- Every padding type, each with its own formulas: the dims they
+            -- give, one of them one more.
+            local enum = rule.type_ref.field.enum
+            for _, v in ipairs(enum.values) do
+              for j = 0, math.min(#pads, 2) - 1 do
+                sem_case(C, base, idx, string.format("%s-padding-%s-%s-%d", tag, slug(rule.dims_ref.text), v.name, j),
+                  string.format("%s = %s (%d) and %s[%d] one more than its formula gives: %s",
+                    join(inst.path, rule.type_ref.text), v.title, v.value, full, j, label), "E_PADDING",
+                  rule.dims_ref.text .. "[" .. j .. "]", function(x)
+                    ref.ref_set(rule.type_ref, x.r, x.p, v.value)
+                    local kd, d = ref.ref_get(rule.kernels_ref, x.r, x.p), {}
+                    for kj = 2, #kd - 1 do
+                      local b, a = ref.pads_for(enum, v.value, kd[kj])
+                      d[#d + 1], d[#d + 2] = b, a
+                    end
+                    d[j + 1] = d[j + 1] + 1
+                    ref.ref_set(rule.dims_ref, x.r, x.p, d)
+                  end)
+              end
             end
           end
         elseif fresh and k == "param_count" then

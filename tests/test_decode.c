@@ -13,6 +13,7 @@
 #include <nnn/file.h>
 
 #include "builder.h"
+#include "schemaq.h"
 #include "codec.h"
 
 /* Decodes b and expects failure with exactly one first problem. */
@@ -154,14 +155,16 @@ Test(decode, unknown_ids_stop_decoding_and_name_remedies)
 	bb_t b = { 0 };
 	nnn_diags_t d;
 	nnn_model_t *m;
-	char buf[1024];
+	char buf[1024], want[32];
+	int64_t undef = t_undefined(nnn_layer_id_name, 0);
 	bb_tiny(&b);
-	b.b[24] = 7;
+	b.b[24] = (unsigned char)undef;
 	expect_fail(&b, NNN_DECODE_KEEP_GOING, NNN_E_UNKNOWN_ID, "layers[0].id", 24);
 	nnn_diags_init(&d);
 	cr_assert_eq(nnn_model_decode(b.b, b.n, NULL, &m, &d), NNN_E_UNKNOWN_ID);
 	nnn_diag_format(&d.v[0], buf, sizeof buf);
-	cr_assert(strstr(buf, "layer ID 7"), "%s", buf);
+	snprintf(want, sizeof want, "layer ID %d", (int)undef);
+	cr_assert(strstr(buf, want), "%s", buf);
 	cr_assert(strstr(buf, "plugin"), "%s", buf);
 	cr_assert(strstr(buf, "regenerate"), "%s", buf);
 	nnn_diags_free(&d);

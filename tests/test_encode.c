@@ -12,6 +12,7 @@
 #include <nnn/file.h>
 
 #include "builder.h"
+#include "schemaq.h"
 
 static void roundtrip(const bb_t *b)
 {
@@ -105,10 +106,13 @@ Test(encode, refuses_unknown_ids_and_negative_counts)
 	bb_tiny(&b);
 	cr_assert_eq(nnn_model_decode(b.b, b.n, NULL, &m, NULL), NNN_OK);
 	nnn_diags_init(&d);
-	m->layers[1].id = 9;
+	int64_t undef = t_undefined(nnn_layer_id_name, 0);
+	char want[32];
+	m->layers[1].id = (uint8_t)undef;
 	cr_assert_eq(nnn_model_encode(m, &out, &len, &d), NNN_E_UNKNOWN_ID);
 	cr_assert_null(out);
-	cr_assert(strstr(d.v[0].msg, "layer ID 9"), "%s", d.v[0].msg);
+	snprintf(want, sizeof want, "layer ID %d", (int)undef);
+	cr_assert(strstr(d.v[0].msg, want), "%s", d.v[0].msg);
 	m->layers[1].id = 0;
 	m->layers[0].bias.dims.n = -1;
 	cr_assert_eq(nnn_model_encode(m, &out, &len, &d), NNN_E_COUNT_NEGATIVE);

@@ -18,6 +18,9 @@
  *                                open range bounds in the core's and a plugin's
  *                                validator, the rendered reference (section 6)
  *
+ * Entries, indices and new IDs in the schemas and messages below come from
+ * the schema (tests/schemaq.h), so that they hold after a compatible growth.
+ *
  * Under `make valgrind` (NNN_UNDER_VALGRIND set, children traced) the tests
  * that run cc are skipped: the compiler itself leaks, which valgrind reports
  * as an error of the child.
@@ -35,6 +38,8 @@
 #include <unistd.h>
 
 #include <criterion/criterion.h>
+
+#include "schemaq.h"
 
 #define GEN_LUA "lua5.4 gen/nnngen.lua"
 #define CC_WARN "-std=c11 -Wall -Wextra -Werror"
@@ -378,6 +383,39 @@ static void expect_rejected(const char *body, const char *const *want)
 
 #define REJECTS(body, ...) expect_rejected(body, (const char *const[]){ __VA_ARGS__, NULL })
 
+/* Text in a ring of static buffers, so a few can be live at once. */
+NNN_PRINTF(1, 2) static const char *fmt(const char *f, ...)
+{
+	static char ring[16][2048];
+	static int next;
+	char *p = ring[next++ % 16];
+	va_list ap;
+	va_start(ap, f);
+	int n = vsnprintf(p, sizeof ring[0], f, ap);
+	va_end(ap);
+	cr_assert(n > 0 && (size_t)n < sizeof ring[0], "text too long");
+	return p;
+}
+
+/* How a schema error names an entry of a top-level list (`records[4]
+ * "dense"`) or an enum value (`"activation_id".values[5] "leaky_relu"`),
+ * with the index the schema gives it. */
+static const char *entry(const char *list, const char *name)
+{
+	return fmt("%s[%lld] \"%s\"", list, sq_int("index(s.%s, \"%s\")", list, name), name);
+}
+
+static const char *value_entry(const char *e, const char *name)
+{
+	return fmt("\"%s\".values[%lld] \"%s\"", e, sq_int("index(enum(\"%s\").values, \"%s\")", e, name), name);
+}
+
+/* The index the next element of a record's list (fields, rules) gets. */
+static long long next_in(const char *record, const char *list)
+{
+	return sq_int("#(record(\"%s\").%s or {}) + 1", record, list);
+}
+
 Test(gen, rejects_unknown_field_type)
 {
 	REJECTS("find(find(s.records, \"dense\").fields, \"weights\").type = \"tensr\"",
@@ -393,8 +431,9 @@ Test(gen, rejects_duplicate_enum_value)
 	REJECTS("push(find(s.enums, \"activation_id\").values,\n"
 	        "  { value = 3, name = \"gelu\", title = \"GELU\", doc = \"Gaussian error linear unit.\" })",
 	        "\"activation_id\".values[", "\"gelu\"", "value 3 is already relu");
-	REJECTS("push(find(s.enums, \"activation_id\").values,\n"
-	        "  { value = 9, name = \"relu\", title = \"ReLU again\", doc = \"A second ReLU.\" })",
+	REJECTS(fmt("push(find(s.enums, \"activation_id\").values,\n"
+	            "  { value = %lld, name = \"relu\", title = \"ReLU again\", doc = \"A second ReLU.\" })",
+	            sq_int("unused(\"activation_id\")")),
 	        "\"activation_id\".values[", "name \"relu\" is used twice");
 }
 
@@ -407,9 +446,9 @@ Test(gen, rejects_enum_value_out_of_range)
 	        "  { value = -1, name = \"gelu\", title = \"GELU\", doc = \"Gaussian error linear unit.\" })",
 	        "\"activation_id\".values[", "\"gelu\"", "[0, 255]");
 	REJECTS("push(find(s.enums, \"padding_type\").values,\n"
-	        "  { value = 2147483648, name = \"full\", title = \"Full\", pad_before = \"k - 1\",\n"
+	        "  { value = 2147483648, name = \"test_pad\", title = \"Test pad\", pad_before = \"k - 1\",\n"
 	        "    pad_after = \"k - 1\", doc = \"Full padding.\" })",
-	        "\"padding_type\".values[", "\"full\"", "[-2147483648, 2147483647]");
+	        "\"padding_type\".values[", "\"test_pad\"", "[-2147483648, 2147483647]");
 }
 
 Test(gen, rejects_missing_doc)
@@ -443,8 +482,9 @@ Test(gen, rejects_reference_to_missing_field)
 Test(gen, rejects_unknown_variant_record)
 {
 	/* An enum value selecting a record that does not exist (or comes later). */
-	REJECTS("push(find(s.enums, \"activation_id\").values,\n"
-	        "  { value = 6, name = \"swish\", title = \"Swish\", record = \"swish\", doc = \"x * sigmoid(x).\" })",
+	REJECTS(fmt("push(find(s.enums, \"activation_id\").values,\n"
+	            "  { value = %lld, name = \"swish\", title = \"Swish\", record = \"swish\", doc = \"x * sigmoid(x).\" })",
+	            sq_int("next_free(\"activation_id\")")),
 	        "\"activation\".fields[", "\"params\"", "enum value \"swish\" names unknown record \"swish\"");
 	REJECTS("find(s.records, \"leaky_relu\").section = \"activation_parameters\"", "\"leaky_relu\"",
 	        "unknown section \"activation_parameters\"");
@@ -452,26 +492,27 @@ Test(gen, rejects_unknown_variant_record)
 
 /* ---- 4. the schema is the source of truth ---- */
 
-/* A new activation with one parameter, declared like leaky_relu. */
-static const char EXT_LUA[] =
-	"-- nnn.lua plus the Swish activation (y = x * sigmoid(beta * x)).\n"
-	"local s = import(\"nnn.lua\")\n"
-	"local function find(list, name)\n"
-	"  for i = 1, #list do if list[i].name == name then return list[i], i end end\n"
-	"end\n"
-	"local acts = find(s.enums, \"activation_id\").values\n"
-	"acts[#acts + 1] = { value = 6, name = \"swish\", title = \"Swish\", record = \"swish\",\n"
-	"  doc = \"y = x * sigmoid(beta * x).\" }\n"
-	"local _, at = find(s.records, \"activation\")\n"
-	"for i = #s.records, at, -1 do s.records[i + 1] = s.records[i] end\n"
-	"s.records[at] = { name = \"swish\", doc = \"Parameters of Swish.\", section = \"activation_params\",\n"
-	"  fields = {\n"
-	"    { name = \"beta\", type = \"f32\", doc = \"Scale of the input inside the sigmoid.\" },\n"
-	"  },\n"
-	"  rules = {\n"
-	"    { kind = \"finite\", field = \"beta\", doc = \"beta is a finite number.\" },\n"
-	"  } }\n"
-	"return s\n";
+/* A new activation with one parameter, declared like leaky_relu, at the
+ * next free activation ID (a printf format: %lld is the ID). */
+#define EXT_LUA \
+	"-- nnn.lua plus the Swish activation (y = x * sigmoid(beta * x)).\n" \
+	"local s = import(\"nnn.lua\")\n" \
+	"local function find(list, name)\n" \
+	"  for i = 1, #list do if list[i].name == name then return list[i], i end end\n" \
+	"end\n" \
+	"local acts = find(s.enums, \"activation_id\").values\n" \
+	"acts[#acts + 1] = { value = %lld, name = \"swish\", title = \"Swish\", record = \"swish\",\n" \
+	"  doc = \"y = x * sigmoid(beta * x).\" }\n" \
+	"local _, at = find(s.records, \"activation\")\n" \
+	"for i = #s.records, at, -1 do s.records[i + 1] = s.records[i] end\n" \
+	"s.records[at] = { name = \"swish\", doc = \"Parameters of Swish.\", section = \"activation_params\",\n" \
+	"  fields = {\n" \
+	"    { name = \"beta\", type = \"f32\", doc = \"Scale of the input inside the sigmoid.\" },\n" \
+	"  },\n" \
+	"  rules = {\n" \
+	"    { kind = \"finite\", field = \"beta\", doc = \"beta is a finite number.\" },\n" \
+	"  } }\n" \
+	"return s\n"
 
 /* The test's own little-endian writer, for the file the programs exchange. */
 typedef struct bytes {
@@ -541,7 +582,8 @@ static void build_model(bytes_t *w, unsigned act, int has_param, float param)
 }
 
 /* Built against the codec generated from ext.lua: writes the file given as
- * argv[1] and checks that codec end to end. */
+ * argv[1] and checks that codec end to end. SWISH_ID is Swish's ID, UNDEF_ID
+ * one the extended schema does not define (both given to cc). */
 static const char PROG_C[] =
 	"#include <math.h>\n"
 	"#include <stdint.h>\n"
@@ -586,7 +628,7 @@ static const char PROG_C[] =
 	"\tu64(8);\n"
 	"\tu32(1);\n"
 	"\tu8(0); /* dense */\n"
-	"\tu8(6); /* swish */\n"
+	"\tu8(SWISH_ID);\n"
 	"\tbeta_at = len;\n"
 	"\tf32(1.5f); /* beta */\n"
 	"\tf32(0.0f); /* dropout */\n"
@@ -603,7 +645,7 @@ static const char PROG_C[] =
 	"\tCHECK(nnn_model_decode(buf, len, NULL, &m, &d) == NNN_OK);\n"
 	"\tCHECK(m->layer_count == 1);\n"
 	"\tCHECK(m->layers[0].id == NNN_LAYER_ID_DENSE);\n"
-	"\tCHECK(m->layers[0].activation.id == 6);\n"
+	"\tCHECK(m->layers[0].activation.id == SWISH_ID);\n"
 	"\tCHECK(m->layers[0].activation.id == NNN_ACTIVATION_ID_SWISH);\n"
 	"\tCHECK(m->layers[0].activation.params.swish.beta == 1.5f);\n"
 	"\tCHECK(m->layers[0].dropout == 0.0f);\n"
@@ -611,9 +653,9 @@ static const char PROG_C[] =
 	"\tCHECK(m->layers[0].body.dense.weights.data.n == 6);\n"
 	"\tCHECK(m->layers[0].bias.data.n == 2);\n"
 	"\tCHECK(nnn_f32s_get(m->layers[0].bias.data, 1) == -0.5f);\n"
-	"\tCHECK(nnn_activation_id_name(6) != NULL && strcmp(nnn_activation_id_name(6), \"swish\") == 0);\n"
-	"\tCHECK(nnn_activation_id_title(6) != NULL && strcmp(nnn_activation_id_title(6), \"Swish\") == 0);\n"
-	"\tCHECK(nnn_activation_id_name(7) == NULL);\n"
+	"\tCHECK(nnn_activation_id_name(SWISH_ID) != NULL && strcmp(nnn_activation_id_name(SWISH_ID), \"swish\") == 0);\n"
+	"\tCHECK(nnn_activation_id_title(SWISH_ID) != NULL && strcmp(nnn_activation_id_title(SWISH_ID), \"Swish\") == 0);\n"
+	"\tCHECK(nnn_activation_id_name(UNDEF_ID) == NULL);\n"
 	"\tCHECK(nnn_activation_title(&m->layers[0].activation) != NULL);\n"
 	"\tCHECK(strcmp(nnn_activation_title(&m->layers[0].activation), \"Swish\") == 0);\n"
 	"\tCHECK(nnn_activation_format(&m->layers[0].activation, text, sizeof text) == strlen(\"beta=1.5\"));\n"
@@ -668,9 +710,10 @@ static const char *nnnkit_path(void)
 	return p && *p ? p : "build/nnnkit";
 }
 
-/* `nnnkit validate FILE` from the project's own build must refuse activation 6. */
-static void expect_original_rejects(const char *file)
+/* `nnnkit validate FILE` from the project's own build must refuse activation `id`. */
+static void expect_original_rejects(const char *file, long long id)
 {
+	char want[64];
 	const char *kit = nnnkit_path();
 	char prefix[512];
 	run_t r;
@@ -682,7 +725,8 @@ static void expect_original_rejects(const char *file)
 	             r.status, r.out, r.err);
 	snprintf(prefix, sizeof prefix, "nnnkit: %s: ", file);
 	cr_expect(strstr(r.err, prefix) != NULL, "no '%s' line on stderr:\n%s", prefix, r.err);
-	cr_expect(strstr(r.err, "activation ID 6") != NULL, "stderr does not mention activation ID 6:\n%s", r.err);
+	snprintf(want, sizeof want, "activation ID %lld", id);
+	cr_expect(strstr(r.err, want) != NULL, "stderr does not mention %s:\n%s", want, r.err);
 	run_free(&r);
 }
 
@@ -690,12 +734,15 @@ Test(gen, schema_extension)
 {
 	run_t r;
 	char *text;
+	long long id, undef;
 
 	require_root();
 	if (under_valgrind())
 		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
+	id = sq_int("next_free(\"activation_id\")");
+	undef = sq_int("unused(\"activation_id\", %lld)", id);
 	copy_schema();
-	spit_str(tpath("ext.lua"), EXT_LUA);
+	spit_str(tpath("ext.lua"), fmt(EXT_LUA, id));
 
 	/* The extension is a valid schema, and the unchanged copy still is. */
 	r = generate(tpath("ext.lua"), "x");
@@ -704,17 +751,23 @@ Test(gen, schema_extension)
 
 	text = slurp(tpath("x/nnn/schema_gen.h"), NULL);
 	cr_assert_not_null(text, "no header generated");
-	cr_expect(strstr(text, "NNN_ACTIVATION_ID_SWISH = 6,") != NULL, "header lacks the Swish ID");
+	cr_expect(strstr(text, fmt("NNN_ACTIVATION_ID_SWISH = %lld,", id)) != NULL, "header lacks the Swish ID");
 	cr_expect(strstr(text, "typedef struct nnn_swish {") != NULL, "header lacks the swish record");
 	cr_expect(strstr(text, "ext.lua") != NULL, "header banner does not name ext.lua");
 	free(text);
 	text = slurp(tpath("x/format.md"), NULL);
 	cr_assert_not_null(text, "no format.md generated");
 	cr_expect(strstr(text, "### `swish`") != NULL, "format.md does not document the swish record");
-	cr_expect(strstr(text, "| 6 | Swish | `swish` |") != NULL, "format.md does not list activation 6");
+	cr_expect(strstr(text, fmt("| %lld | Swish | `swish` |", id)) != NULL, "format.md does not list activation %lld",
+	          id);
 	free(text);
 
-	build_against_codec("prog", PROG_C, "x");
+	spit_str(tpath("prog.c"), PROG_C);
+	r = sh("cc " CC_WARN " -O0 -g -DSWISH_ID=%lld -DUNDEF_ID=%lld " INCLUDES("'%s/x'")
+	       " -o '%s/prog' '%s/prog.c' '%s/x/schema_gen.c' runtime/src/*.c -ljansson -lm",
+	       id, undef, tmp(), tmp(), tmp(), tmp());
+	cr_assert_eq(r.status, 0, "building the program against the extended codec failed:\n%s%s", r.out, r.err);
+	run_free(&r);
 
 	r = sh("'%s/prog' '%s/swish.nnn'", tmp(), tmp());
 	cr_expect_eq(r.status, 0, "the program failed (status %d):\n%s%s", r.status, r.out, r.err);
@@ -726,34 +779,36 @@ Test(gen, schema_extension)
 		bytes_t want;
 		size_t n;
 		char *got = slurp(tpath("swish.nnn"), &n);
-		build_model(&want, 6, 1, 1.5f);
+		build_model(&want, (unsigned)id, 1, 1.5f);
 		cr_assert_not_null(got, "the program wrote no file");
 		cr_expect(n == want.n && !memcmp(got, want.b, n), "the program's file differs from the expected bytes");
 		free(got);
 	}
 
-	/* The project's own codec knows nothing of activation 6. */
-	expect_original_rejects(tpath("swish.nnn"));
+	/* The project's own codec knows nothing of the new activation. */
+	expect_original_rejects(tpath("swish.nnn"), id);
 }
 
 Test(gen, original_rejects_new_id)
 {
+	long long id;
 	bytes_t w;
 	const char *kit = nnnkit_path();
 	run_t r;
 
 	require_root();
-	/* Control: the same layout with Leaky ReLU (4, tau = 1.5) is valid. */
-	build_model(&w, 4, 1, 1.5f);
+	/* Control: the same layout with Leaky ReLU (tau = 1.5) is valid. */
+	build_model(&w, (unsigned)sq_int("value(\"activation_id\", \"leaky_relu\")"), 1, 1.5f);
 	spit(tpath("leaky.nnn"), w.b, w.n);
 	cr_assert(access(kit, X_OK) == 0, "%s is not built (run make)", kit);
 	r = sh("unset NNN_PLUGIN_PATH; '%s' validate '%s'", kit, tpath("leaky.nnn"));
 	cr_expect_eq(r.status, 0, "the control file is not valid (status %d):\n%s%s", r.status, r.out, r.err);
 	run_free(&r);
 
-	build_model(&w, 6, 1, 1.5f);
+	id = sq_int("next_free(\"activation_id\")");
+	build_model(&w, (unsigned)id, 1, 1.5f);
 	spit(tpath("swish.nnn"), w.b, w.n);
-	expect_original_rejects(tpath("swish.nnn"));
+	expect_original_rejects(tpath("swish.nnn"), id);
 }
 
 /* ---- 5. generator robustness ----
@@ -824,13 +879,15 @@ static const char DECODE_STAGE_MIN[] =
 Test(gen, rejects_decode_stage_rule)
 {
 	expect_robust("odd", DECODE_STAGE_MIN);
-	REJECTS(DECODE_STAGE_MIN, "\"dense\".rules[4] \"min\"", "stage \"decode\" is only for dims_product");
+	REJECTS(DECODE_STAGE_MIN, fmt("\"dense\".rules[%lld] \"min\"", next_in("dense", "rules")),
+	        "stage \"decode\" is only for dims_product");
 	REJECTS("find(s.records, \"tensor\").rules[1].stage = \"validate\"", "\"tensor\".rules[1] \"dims_product\"",
 	        "a dims_product rule runs at stage \"decode\"");
 	/* The decoder of a variant record has no pointer to the enclosing record. */
 	REJECTS("push(find(s.records, \"dense\").rules, { kind = \"dims_product\", stage = \"decode\",\n"
 	        "  dims = \"bias.dims\", data = \"weights.data\", doc = \"x.\" })",
-	        "\"dense\".rules[4] \"dims_product\"", "reference \"bias.dims\"", "only use fields of its own record");
+	        fmt("\"dense\".rules[%lld] \"dims_product\"", next_in("dense", "rules")), "reference \"bias.dims\"",
+	        "only use fields of its own record");
 }
 
 /* A title that is not a string: cstr() indexed a number. */
@@ -850,9 +907,12 @@ static const char VALUE_NUMBER[] = "push(find(s.enums, \"activation_id\").values
 Test(gen, rejects_enum_value_not_table)
 {
 	expect_robust("odd", VALUE_NUMBER);
-	REJECTS(VALUE_NUMBER, "\"activation_id\".values[7] \"7\"", "must be a table");
-	REJECTS("push(find(s.records, \"dense\").fields, \"extra\")", "\"dense\".fields[4]", "must be a table");
-	REJECTS("push(find(s.records, \"dense\").rules, true)", "\"dense\".rules[4]", "must be a table");
+	REJECTS(VALUE_NUMBER, fmt("\"activation_id\".values[%lld] \"7\"", sq_int("defined(\"activation_id\") + 1")),
+	        "must be a table");
+	REJECTS("push(find(s.records, \"dense\").fields, \"extra\")", fmt("\"dense\".fields[%lld]", next_in("dense", "fields")),
+	        "must be a table");
+	REJECTS("push(find(s.records, \"dense\").rules, true)", fmt("\"dense\".rules[%lld]", next_in("dense", "rules")),
+	        "must be a table");
 }
 
 /* `rules` that is not a list was silently treated as no rules. */
@@ -869,12 +929,13 @@ Test(gen, rejects_rules_not_list)
 	cr_expect(strstr(line, "\"dense\"") != NULL, "the message does not name the record: %s", line);
 	run_free(&r);
 
-	REJECTS("find(s.records, \"dense\").rules = \"min\"", "records[4] \"dense\": rules must be a list");
+	REJECTS("find(s.records, \"dense\").rules = \"min\"", fmt("%s: rules must be a list", entry("records", "dense")));
 	/* The other list-valued keys: no holes, no named keys. */
 	REJECTS("local d = find(s.records, \"dense\")\n"
 	        "d.fields = { d.fields[1], d.fields[2], extra = d.fields[3] }",
-	        "records[4] \"dense\": fields must be a list");
-	REJECTS("find(s.enums, \"activation_id\").values = \"relu\"", "enums[2] \"activation_id\": values must be a list");
+	        fmt("%s: fields must be a list", entry("records", "dense")));
+	REJECTS("find(s.enums, \"activation_id\").values = \"relu\"",
+	        fmt("%s: values must be a list", entry("enums", "activation_id")));
 	REJECTS("find(s.records, \"dense\").rules[2].pattern = \"+\"", "\"dense\".rules[2] \"dims\": pattern must be a list");
 	REJECTS("s.records[3] = nil", "records: records must be a list");
 }
@@ -935,10 +996,10 @@ Test(gen, rejects_field_named_at)
 {
 	expect_robust("odd", "push(find(s.records, \"dense\").fields, { name = \"at\", type = \"i32\", doc = \"x.\" })");
 	REJECTS("push(find(s.records, \"dense\").fields, { name = \"at\", type = \"i32\", doc = \"x.\" })",
-	        "\"dense\".fields[4] \"at\"", "clashes with the member at[]");
+	        fmt("\"dense\".fields[%lld] \"at\"", next_in("dense", "fields")), "clashes with the member at[]");
 	/* The layer body is open to plugins, which adds the member body_ext. */
 	REJECTS("push(find(s.records, \"layer\").fields, { name = \"body_ext\", type = \"i32\", doc = \"x.\" })",
-	        "records[6] \"layer\"", "field \"body_ext\" clashes");
+	        entry("records", "layer"), "field \"body_ext\" clashes");
 }
 
 Test(gen, rejects_field_named_keyword)
@@ -947,16 +1008,19 @@ Test(gen, rejects_field_named_keyword)
 
 	expect_robust("odd", "push(find(s.records, \"dense\").fields, { name = \"int\", type = \"i32\", doc = \"x.\" })");
 	REJECTS("push(find(s.records, \"dense\").fields, { name = \"int\", type = \"i32\", doc = \"x.\" })",
-	        "\"dense\".fields[4] \"int\"", "C keyword");
+	        fmt("\"dense\".fields[%lld] \"int\"", next_in("dense", "fields")), "C keyword");
 	REJECTS("push(find(s.records, \"dense\").fields, { name = \"bool\", type = \"bool\", doc = \"x.\" })",
-	        "\"dense\".fields[4] \"bool\"", "C keyword");
+	        fmt("\"dense\".fields[%lld] \"bool\"", next_in("dense", "fields")), "C keyword");
 	/* A value that selects a record names a union member... */
 	REJECTS("local v = find(find(s.enums, \"activation_id\").values, \"leaky_relu\")\n"
 	        "v.name = \"double\"",
-	        "\"activation_id\".values[5] \"double\"", "union member");
+	        fmt("\"activation_id\".values[%lld] \"double\"",
+	            sq_int("index(enum(\"activation_id\").values, \"leaky_relu\")")),
+	        "union member");
 	/* ...a value without a record only an NNN_..._DOUBLE constant. */
-	c = expect_accepted("kw", "push(find(s.enums, \"activation_id\").values,\n"
-	                          "  { value = 6, name = \"double\", doc = \"x.\" })");
+	c = expect_accepted("kw", fmt("push(find(s.enums, \"activation_id\").values,\n"
+	                              "  { value = %lld, name = \"double\", doc = \"x.\" })",
+	                              sq_int("next_free(\"activation_id\")")));
 	cr_expect(strstr(c, "NNN_ACTIVATION_ID_DOUBLE") != NULL, "no constant for the value");
 	free(c);
 }
@@ -967,19 +1031,19 @@ Test(gen, rejects_runtime_names)
 {
 	REJECTS("find(s.enums, \"padding_type\").name = \"shape\"\n"
 	        "find(find(s.records, \"conv\").fields, \"padding_type\").type = \"shape\"",
-	        "enums[3] \"shape\"", "nnn_shape_t");
+	        fmt("enums[%lld] \"shape\"", sq_int("index(s.enums, \"padding_type\")")), "nnn_shape_t");
 	REJECTS("find(s.records, \"leaky_relu\").name = \"status\"\n"
 	        "find(find(s.enums, \"activation_id\").values, \"leaky_relu\").record = \"status\"",
-	        "records[2] \"status\"", "nnn_status_t");
+	        fmt("records[%lld] \"status\"", sq_int("index(s.records, \"leaky_relu\")")), "nnn_status_t");
 	REJECTS("find(s.enums, \"padding_type\").name = \"t\"\n"
 	        "find(find(s.records, \"conv\").fields, \"padding_type\").type = \"t\"",
-	        "enums[3] \"t\"", "nnn_type_t");
+	        fmt("enums[%lld] \"t\"", sq_int("index(s.enums, \"padding_type\")")), "nnn_type_t");
 	REJECTS("find(s.enums, \"padding_type\").name = \"e\"\n"
 	        "find(find(s.records, \"conv\").fields, \"padding_type\").type = \"e\"",
-	        "enums[3] \"e\"", "NNN_E_");
+	        fmt("enums[%lld] \"e\"", sq_int("index(s.enums, \"padding_type\")")), "NNN_E_");
 	REJECTS("push(s.enums, { name = \"types\", type = \"u8\", doc = \"x.\",\n"
 	        "  values = { { value = 0, name = \"h\", doc = \"x.\" } } })",
-	        "enums[4] \"types\".values[1] \"h\"", "NNN_TYPES_H", "runtime");
+	        fmt("enums[%lld] \"types\".values[1] \"h\"", sq_int("#s.enums + 1")), "NNN_TYPES_H", "runtime");
 	/* Two schema names that make the same C name. */
 	REJECTS("table.insert(s.records, 1, { name = \"x_y\", doc = \"x.\", section = \"tensor\",\n"
 	        "  fields = { { name = \"z\", type = \"i32\", doc = \"x.\" } } })\n"
@@ -1012,7 +1076,7 @@ Test(gen, rejects_padding_formula)
 		snprintf(body, sizeof body, "find(find(s.enums, \"padding_type\").values, \"same\").pad_before = \"%s\"",
 		         bad[i][0]);
 		snprintf(want, sizeof want, "pad_before \"%s\": ", bad[i][0]);
-		REJECTS(body, "\"padding_type\".values[2] \"same\"", want, bad[i][1]);
+		REJECTS(body, value_entry("padding_type", "same"), want, bad[i][1]);
 	}
 	REJECTS("find(find(s.enums, \"padding_type\").values, \"same\").pad_after = \"before * before * before\"",
 	        "\"same\": pad_after", "overflow");
@@ -1029,8 +1093,8 @@ Test(gen, accepts_u64_enum)
 	/* C enumeration constants are int, whatever stores the value. */
 	REJECTS("local e = find(s.enums, \"padding_type\")\n"
 	        "e.type = \"u64\"\n"
-	        "e.values[2].value = 1 << 40",
-	        "\"padding_type\".values[2] \"same\"", "[0, 2147483647]", "C enumeration constants are int");
+	        "find(e.values, \"same\").value = 1 << 40",
+	        value_entry("padding_type", "same"), "[0, 2147483647]", "C enumeration constants are int");
 	copy_schema();
 	write_bad("u64.lua", body);
 	r = generate(tpath("u64.lua"), "again");
@@ -1050,7 +1114,8 @@ Test(gen, rejects_variant_record_as_field)
 	                     "  { name = \"slope\", type = \"leaky_relu\", doc = \"A slope.\" })");
 	REJECTS("push(find(s.records, \"dense\").fields,\n"
 	        "  { name = \"slope\", type = \"leaky_relu\", doc = \"A slope.\" })",
-	        "\"dense\".fields[4] \"slope\"", "record \"leaky_relu\" is selected by activation_id value \"leaky_relu\"");
+	        fmt("\"dense\".fields[%lld] \"slope\"", next_in("dense", "fields")),
+	        "record \"leaky_relu\" is selected by activation_id value \"leaky_relu\"");
 }
 
 /* Variants the generated C cannot hold: two in one record (duplicate
@@ -1060,17 +1125,21 @@ Test(gen, rejects_bad_variants)
 {
 	REJECTS("push(find(s.records, \"activation\").fields,\n"
 	        "  { name = \"more\", type = \"variant\", tag = \"id\", doc = \"Again.\" })",
-	        "\"activation\".fields[3] \"more\"", "at most one");
-	REJECTS("push(find(s.enums, \"activation_id\").values,\n"
-	        "  { value = 6, name = \"nested\", record = \"activation\", doc = \"x.\" })",
+	        fmt("\"activation\".fields[%lld] \"more\"", next_in("activation", "fields")), "at most one");
+	REJECTS(fmt("push(find(s.enums, \"activation_id\").values,\n"
+	            "  { value = %lld, name = \"nested\", record = \"activation\", doc = \"x.\" })",
+	            sq_int("next_free(\"activation_id\")")),
 	        "\"activation\".fields[2] \"params\"", "cannot contain itself");
-	REJECTS("push(find(s.enums, \"activation_id\").values,\n"
-	        "  { value = 6, name = \"leaky2\", record = \"leaky_relu\", doc = \"x.\" })",
+	REJECTS(fmt("push(find(s.enums, \"activation_id\").values,\n"
+	            "  { value = %lld, name = \"leaky2\", record = \"leaky_relu\", doc = \"x.\" })",
+	            sq_int("next_free(\"activation_id\")")),
 	        "\"activation\".fields[2] \"params\"", "both select record \"leaky_relu\"");
 	/* A value of an enum no variant uses still names an existing record. */
-	REJECTS("push(find(s.enums, \"padding_type\").values, { value = 2, name = \"full\", record = \"nothing\",\n"
-	        "  pad_before = \"k - 1\", pad_after = \"k - 1\", doc = \"x.\" })",
-	        "\"padding_type\".values[3] \"full\"", "record \"nothing\" is not defined");
+	REJECTS(fmt("push(find(s.enums, \"padding_type\").values, { value = %lld, name = \"test_pad\",\n"
+	            "  record = \"nothing\", pad_before = \"k - 1\", pad_after = \"k - 1\", doc = \"x.\" })",
+	            sq_int("next_free(\"padding_type\")")),
+	        fmt("\"padding_type\".values[%lld] \"test_pad\"", sq_int("defined(\"padding_type\") + 1")),
+	        "record \"nothing\" is not defined");
 }
 
 /* Values of the wrong kind, each named with what is expected. */
@@ -1087,7 +1156,7 @@ Test(gen, rejects_bad_values)
 	REJECTS("find(s.records, \"dense\").io.inputs = \"weights.dims[99999999999999999999]\"", "\"dense\".io",
 	        "the index must be an integer");
 	REJECTS("push(find(s.records, \"model\").rules, { kind = \"chain\", field = \"layers\", doc = \"x.\" })",
-	        "\"model\".rules[3] \"chain\"", "already has a chain rule");
+	        fmt("\"model\".rules[%lld] \"chain\"", next_in("model", "rules")), "already has a chain rule");
 	REJECTS("for _, r in ipairs(s.records) do for _, f in ipairs(r.fields) do f.param = nil end end",
 	        "records", "param field");
 }
@@ -1096,19 +1165,20 @@ Test(gen, rejects_bad_values)
 Test(gen, schema_sandbox)
 {
 	char *h, p[128];
-	char *c = expect_accepted("sb", "table.insert(find(s.enums, \"activation_id\").values,\n"
-	                                "  { value = 6, name = string.format(\"act%d\", math.floor(6.5)),\n"
+	long long id = sq_int("next_free(\"activation_id\")");
+	char *c = expect_accepted("sb", fmt("table.insert(find(s.enums, \"activation_id\").values,\n"
+	                                "  { value = %lld, name = string.format(\"act%%d\", math.floor(%lld.5)),\n"
 	                                "    title = (\"six\"):upper(), doc = table.concat({ \"Six\", \".\" }) })\n"
 	                                "local n = 0\n"
 	                                "for _ in pairs(string) do n = n + 1 end\n"
 	                                "assert(n > 10 and select(\"#\", 1, 2) == 2 and tonumber(\"7\") == 7)\n"
-	                                "assert(type(next) == \"function\" and tostring(1) == \"1\")");
+	                                "assert(type(next) == \"function\" and tostring(1) == \"1\")", id, id));
 	cr_expect(strstr(c, "return \"SIX\";") != NULL, "the value built with string/math is missing");
 	free(c);
 	snprintf(p, sizeof p, "sb/nnn/schema_gen.h");
 	h = slurp(tpath(p), NULL);
 	cr_assert_not_null(h);
-	cr_expect(strstr(h, "NNN_ACTIVATION_ID_ACT6 = 6,") != NULL, "no constant for the new value");
+	cr_expect(strstr(h, fmt("NNN_ACTIVATION_ID_ACT%lld = %lld,", id, id)) != NULL, "no constant for the new value");
 	free(h);
 
 	REJECTS("string.format = nil", "string is read-only");
@@ -1129,7 +1199,8 @@ Test(gen, rejects_variant_field_named_like_holder)
 {
 	REJECTS("push(find(s.records, \"dense\").fields,\n"
 	        "  { name = \"dropout\", type = \"f32\", doc = \"Another.\" })",
-	        "\"dense\".fields[4] \"dropout\"", "is also a field of \"layer\", which holds this record as a variant");
+	        fmt("\"dense\".fields[%lld] \"dropout\"", next_in("dense", "fields")),
+	        "is also a field of \"layer\", which holds this record as a variant");
 }
 
 /* ---- 6. the schema language (gen/schema_lang.lua) ----

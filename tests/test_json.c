@@ -29,6 +29,7 @@
 
 #include "builder.h"
 #include "roundtrip.h"
+#include "schemaq.h"
 
 /* ---- a temp dir per test, removed by the suite's fini ---- */
 
@@ -343,12 +344,6 @@ static const mistake_t MISTAKES[] = {
 	  "3, but \"layers\" has 2 elements" },
 	{ "\"param_count\": 7,", "\"param_count\": 7, \"magic\": 1,", NNN_E_RANGE, "magic", 3, 30,
 	  "found 1, but it is always 776883790" },
-	{ "\"valid\"", "\"sane\"", NNN_E_ENUM, "layers[1].padding_type", 21, 23,
-	  "\"sane\" is no padding_type: expected one of \"valid\", \"same\", or a number" },
-	{ "\"id\": \"conv\"", "\"id\": \"pool\"", NNN_E_UNKNOWN_ID, "layers[1].id", 15, 13,
-	  "\"pool\" is no layer_id: expected one of \"dense\", \"conv\", or the name of a type a loaded plugin" },
-	{ "\"id\": \"conv\"", "\"id\": 9", NNN_E_UNKNOWN_ID, "layers[1].id", 15, 13,
-	  "layer ID 9 is not in the schema, and no loaded plugin provides it" },
 	{ "[1, 2, 3, 4]", "[1, 2, 3]", NNN_E_DIM_MISMATCH, "layers[0].weights.data", 11, 67,
 	  "dims [4, 1] multiply to 4, but data has 3 values" },
 	{ "\"dims\": [1]", "\"dims\": [-1]", NNN_E_DIM_NEGATIVE, "layers[0].bias.dims[0]", 9, 25, "found -1" },
@@ -361,29 +356,71 @@ static const mistake_t MISTAKES[] = {
 	  "expected an array of objects, found 5" },
 };
 
+/* Mistakes whose messages list what the schema defines: `msg` is followed
+ * by every name of the enum, quoted, then `tail`. */
+typedef struct enum_mistake {
+	mistake_t m;
+	const char *(*names)(int64_t);
+	const char *tail;
+} enum_mistake_t;
+
+static const enum_mistake_t ENUM_MISTAKES[] = {
+	{ { "\"valid\"", "\"sane\"", NNN_E_ENUM, "layers[1].padding_type", 21, 23,
+	    "\"sane\" is no padding_type: expected one of " },
+	  nnn_padding_type_name, "or a number" },
+	{ { "\"id\": \"conv\"", "\"id\": \"no_such_layer\"", NNN_E_UNKNOWN_ID, "layers[1].id", 15, 13,
+	    "\"no_such_layer\" is no layer_id: expected one of " },
+	  nnn_layer_id_name, "or the name of a type a loaded plugin" },
+};
+
+/* GOOD edited as t says gives exactly one problem, t's, with msg in its message. */
+static void expect_mistake(size_t i, const mistake_t *t, const char *msg)
+{
+	char buf[2048];
+	char *text = edit(t->from, t->to);
+	nnn_diags_t d;
+	nnn_model_t *m = (nnn_model_t *)1;
+	nnn_diags_init(&d);
+	nnn_json_read_opts_t o = { .base_dir = tmp() };
+	nnn_status_t st = nnn_json_decode(text, strlen(text), &o, &m, &d);
+	cr_expect_eq(st, t->code, "case %zu: %s, expected %s", i, nnn_status_name(st), nnn_status_name(t->code));
+	cr_expect_null(m, "case %zu: no model on failure", i);
+	cr_assert_eq(d.n, 1, "case %zu: %zu problems", i, d.n);
+	const nnn_diag_t *g = &d.v[0];
+	nnn_diag_format(g, buf, sizeof buf);
+	cr_expect_eq(g->code, t->code, "case %zu: %s", i, buf);
+	cr_expect_str_eq(g->path, t->path, "case %zu: %s", i, buf);
+	cr_expect_eq(g->line, t->line, "case %zu: line %u: %s", i, g->line, buf);
+	if (t->column)
+		cr_expect_eq(g->column, t->column, "case %zu: column %u: %s", i, g->column, buf);
+	cr_expect(strstr(g->msg, msg), "case %zu: no '%s' in %s", i, msg, buf);
+	nnn_diags_free(&d);
+	free(text);
+}
+
 Test(json, errors)
 {
-	for (size_t i = 0; i < sizeof MISTAKES / sizeof MISTAKES[0]; i++) {
-		const mistake_t *t = &MISTAKES[i];
-		char *text = edit(t->from, t->to), buf[2048];
-		nnn_diags_t d;
-		nnn_model_t *m = (nnn_model_t *)1;
-		nnn_diags_init(&d);
-		nnn_json_read_opts_t o = { .base_dir = tmp() };
-		nnn_status_t st = nnn_json_decode(text, strlen(text), &o, &m, &d);
-		cr_expect_eq(st, t->code, "case %zu: %s, expected %s", i, nnn_status_name(st), nnn_status_name(t->code));
-		cr_expect_null(m, "case %zu: no model on failure", i);
-		cr_assert_eq(d.n, 1, "case %zu: %zu problems", i, d.n);
-		const nnn_diag_t *g = &d.v[0];
-		nnn_diag_format(g, buf, sizeof buf);
-		cr_expect_eq(g->code, t->code, "case %zu: %s", i, buf);
-		cr_expect_str_eq(g->path, t->path, "case %zu: %s", i, buf);
-		cr_expect_eq(g->line, t->line, "case %zu: line %u: %s", i, g->line, buf);
-		if (t->column)
-			cr_expect_eq(g->column, t->column, "case %zu: column %u: %s", i, g->column, buf);
-		cr_expect(strstr(g->msg, t->msg), "case %zu: no '%s' in %s", i, t->msg, buf);
-		nnn_diags_free(&d);
-		free(text);
+	size_t n = sizeof MISTAKES / sizeof MISTAKES[0];
+	for (size_t i = 0; i < n; i++)
+		expect_mistake(i, &MISTAKES[i], MISTAKES[i].msg);
+	for (size_t i = 0; i < sizeof ENUM_MISTAKES / sizeof ENUM_MISTAKES[0]; i++) {
+		const enum_mistake_t *t = &ENUM_MISTAKES[i];
+		char msg[1024];
+		snprintf(msg, sizeof msg, "%s", t->m.msg);
+		for (int64_t v = 0; v < 256; v++)
+			if (t->names(v))
+				snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "\"%s\", ", t->names(v));
+		snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s", t->tail);
+		expect_mistake(n + i, &t->m, msg);
+	}
+	{
+		/* a layer ID the schema does not define */
+		char to[64], msg[128];
+		long long id = (long long)t_undefined(nnn_layer_id_name, 0);
+		snprintf(to, sizeof to, "\"id\": %lld", id);
+		snprintf(msg, sizeof msg, "layer ID %lld is not in the schema, and no loaded plugin provides it", id);
+		mistake_t t = { "\"id\": \"conv\"", to, NNN_E_UNKNOWN_ID, "layers[1].id", 15, 13, msg };
+		expect_mistake(n + 2, &t, msg);
 	}
 	nnn_model_t *m;
 	cr_assert_eq(nnn_json_decode(GOOD, strlen(GOOD), NULL, &m, NULL), NNN_OK);

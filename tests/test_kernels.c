@@ -21,6 +21,7 @@
 
 #include <nnn/plugin.h>
 #include <nnn/shape.h>
+#include <nnn/schema_gen.h>
 
 /* ---- the fake host ---- */
 
@@ -399,63 +400,78 @@ static void ref_conv(int n, int64_t batch, const int64_t *d, int64_t c, const in
 
 /* ---- the entry point and the descriptors ---- */
 
+/* The plugin declares itself first, then each type once; every type is a
+ * core ID of the schema, named as the schema names it, with no codec of its
+ * own (the host decodes core IDs). Today's Dense, Conv and six activations
+ * are among them; a type the schema gains later may or may not be. */
 Test(kernels, declares_everything_once)
 {
+	char seen[sizeof R.log + 2] = " ";
+	int nlog = 0;
 	cr_assert_eq(R.declared, 1);
-	cr_assert_str_eq(R.log, "D L0 L1 A0 A1 A2 A3 A4 A5");
+	cr_assert(!strncmp(R.log, "D ", 2), "%s", R.log);
+	for (const char *p = R.log; *p; p += strcspn(p, " "), p += *p == ' ') {
+		char tok[16];
+		snprintf(tok, sizeof tok, " %.*s ", (int)strcspn(p, " "), p);
+		cr_assert(!strstr(seen, tok), "%s declared twice: %s", tok, R.log);
+		strcat(seen, tok + 1);
+		nlog++;
+	}
+	cr_assert_eq(nlog, 1 + R.nlayers + R.nacts, "%s", R.log);
 	cr_assert_eq(R.info.size, sizeof(nnn_plugin_info_t));
 	cr_assert_eq(R.info.abi_major, NNN_ABI_MAJOR);
 	cr_assert_eq(R.info.abi_minor, NNN_ABI_MINOR);
 	cr_assert_eq(R.info.schema_layout, NNN_SCHEMA_LAYOUT);
 	cr_assert_str_eq(R.info.name, "builtin");
 	cr_assert_str_eq(R.info.version, "1.0");
-	cr_assert_eq(R.nlayers, 2);
-	cr_assert_eq(R.nacts, 6);
-	static const char *lnames[] = { "dense", "conv" };
-	for (int id = 0; id < 2; id++) {
+	for (int id = 0; id < 256; id++) {
 		const nnn_layer_type_t *t = R.layer[id];
-		cr_assert(t, "layer %d", id);
+		if (!t)
+			continue;
 		cr_assert_eq(t->size, sizeof *t);
 		cr_assert_eq(t->id, id);
-		cr_assert_str_eq(t->name, lnames[id]);
+		cr_assert(nnn_layer_id_name(id), "layer %d is no core ID", id);
+		cr_assert_str_eq(t->name, nnn_layer_id_name(id));
 		/* core IDs: the host decodes them, so no codec */
 		cr_assert(!t->decode && !t->encode && !t->encoded_size && !t->validate && !t->tensors && !t->format);
 		cr_assert_eq(t->body_size, 0);
 		/* shapes come from the schema's io: no infer */
 		cr_assert(!t->infer && t->forward && t->prepare && t->release);
 	}
-	static const char *anames[] = { "linear", "sigmoid", "tanh", "relu", "leaky_relu", "softmax" };
-	for (int id = 0; id < 6; id++) {
+	for (int id = 0; id < 256; id++) {
 		const nnn_activation_type_t *t = R.act[id];
-		cr_assert(t, "activation %d", id);
+		if (!t)
+			continue;
 		cr_assert_eq(t->size, sizeof *t);
 		cr_assert_eq(t->id, id);
-		cr_assert_str_eq(t->name, anames[id]);
+		cr_assert(nnn_activation_id_name(id), "activation %d is no core ID", id);
+		cr_assert_str_eq(t->name, nnn_activation_id_name(id));
 		cr_assert(!t->decode && !t->encode && !t->encoded_size && !t->validate && !t->format);
 		cr_assert_eq(t->params_size, 0);
 		cr_assert(t->forward);
 	}
+	static const int layers[] = { NNN_LAYER_ID_DENSE, NNN_LAYER_ID_CONV };
+	for (size_t i = 0; i < sizeof layers / sizeof layers[0]; i++)
+		cr_assert(R.layer[layers[i]] && R.layer[layers[i]]->forward, "layer %d", layers[i]);
+	static const int acts[] = { NNN_ACTIVATION_ID_LINEAR, NNN_ACTIVATION_ID_SIGMOID, NNN_ACTIVATION_ID_TANH,
+		                    NNN_ACTIVATION_ID_RELU,   NNN_ACTIVATION_ID_LEAKY_RELU, NNN_ACTIVATION_ID_SOFTMAX };
+	for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++)
+		cr_assert(R.act[acts[i]], "activation %d", acts[i]);
 }
 
+/* Failing at each declaration in turn, the entry point stops there and
+ * returns the failure: the log is the full one cut after that call. */
 Test(kernels, entry_returns_first_failure)
 {
-	static const struct {
-		const char *at, *log;
-	} cases[] = {
-		{ "D", "D" },
-		{ "L0", "D L0" },
-		{ "L1", "D L0 L1" },
-		{ "A0", "D L0 L1 A0" },
-		{ "A3", "D L0 L1 A0 A1 A2 A3" },
-		{ "A5", "D L0 L1 A0 A1 A2 A3 A4 A5" },
-	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (const char *p = R.log; *p; p += strcspn(p, " "), p += *p == ' ') {
+		size_t n = strcspn(p, " ");
 		rec_t *r = calloc(1, sizeof *r);
 		cr_assert(r);
-		snprintf(r->fail_at, sizeof r->fail_at, "%s", cases[i].at);
+		snprintf(r->fail_at, sizeof r->fail_at, "%.*s", (int)n, p);
 		nnn_status_t st = entry(&host, (nnn_decl_t *)(void *)r);
-		cr_assert_eq(st, NNN_E_PLUGIN, "failing %s: status %d", cases[i].at, (int)st);
-		cr_assert_str_eq(r->log, cases[i].log, "failing %s", cases[i].at);
+		cr_assert_eq(st, NNN_E_PLUGIN, "failing %s: status %d", r->fail_at, (int)st);
+		cr_assert(!strncmp(r->log, R.log, (size_t)(p - R.log) + n) && strlen(r->log) == (size_t)(p - R.log) + n,
+		          "failing %s: %s (all: %s)", r->fail_at, r->log, R.log);
 		free(r);
 	}
 }
@@ -665,10 +681,12 @@ Test(kernels, softmax_over_last_axis_only)
 		cr_assert_eq(one[i], 1.0f);
 }
 
+/* Every activation the plugin declares, today's and any a growth adds. */
 Test(kernels, activations_accept_empty_tensors)
 {
-	for (uint8_t id = 0; id < 6; id++)
-		act_run(id, 0.5f, 2, (int64_t[]){ 0, 3 }, NULL);
+	for (int id = 0; id < 256; id++)
+		if (R.act[id])
+			act_run((uint8_t)id, 0.5f, 2, (int64_t[]){ 0, 3 }, NULL);
 }
 
 /* ---- Dense ---- */
@@ -1532,7 +1550,11 @@ static void check_fused(nnn_layer_t *L, const nnn_shape_t *in, const float *x, c
 		use_isa(isas[i]);
 		const char *isa = isas[i] ? isas[i] : "native";
 		cr_assert_eq(R.layer[L->id]->prepare(L, &L->body, in, &state, msg, sizeof msg), NNN_OK, "%s", msg);
-		for (uint8_t id = 0; id < 6; id++) {
+		static const uint8_t acts[] = { NNN_ACTIVATION_ID_LINEAR, NNN_ACTIVATION_ID_SIGMOID,
+			                                NNN_ACTIVATION_ID_TANH,   NNN_ACTIVATION_ID_RELU,
+			                                NNN_ACTIVATION_ID_LEAKY_RELU, NNN_ACTIVATION_ID_SOFTMAX };
+		for (size_t k = 0; k < sizeof acts / sizeof acts[0]; k++) {
+			uint8_t id = acts[k];
 			bool done = false;
 			L->activation.id = id;
 			L->activation.params.leaky_relu.tau = 0.25f;

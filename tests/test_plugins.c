@@ -18,6 +18,7 @@
 #include "builder.h"
 #include "codec.h"
 #include "shell.h"
+#include "schemaq.h"
 
 static const char *fixture(const char *name)
 {
@@ -275,16 +276,19 @@ Test(plugins, unknown_id_message_piece_by_piece)
 	nnn_decode_opts_t o = { .ctx = c };
 	cr_assert_eq(nnn_plugin_load(c, fixture("good"), NULL), NNN_OK);
 	bb_tiny(&b);
-	b.b[102] = 77; /* layers[1].activation.id */
+	int64_t undef = t_undefined(nnn_activation_id_name, 0);
+	char id_text[64];
+	b.b[102] = (unsigned char)undef; /* layers[1].activation.id */
+	snprintf(id_text, sizeof id_text, "activation ID %d", (int)undef);
 	nnn_diags_init(&d);
 	cr_assert_eq(nnn_model_decode(b.b, b.n, &o, &m, &d), NNN_E_UNKNOWN_ID);
 	cr_assert_eq(d.n, 1);
 	cr_assert_str_eq(d.v[0].path, "layers[1].activation.id");
 	cr_assert_eq(d.v[0].offset, 102);
 	nnn_diag_format(&d.v[0], buf, sizeof buf);
-	static const char *const pieces[] = {
+	const char *const pieces[] = {
 		"layers[1].activation.id @0x66",
-		"activation ID 77",
+		id_text,
 		"no loaded plugin provides it",
 		"plugins loaded: fixture (",
 		"/fixtures/good.so)",
@@ -344,38 +348,46 @@ Test(plugins, concurrent_loading_into_one_context)
 }
 
 /* Every unknown ID of a file is listed, once each: after the first, by
- * framing the rest of the file. Layer 0 uses activation 6 (4 bytes of
- * parameters), layer 1 is layer ID 9 (12 bytes of fields), layer 2 uses
- * activation 6 again, layer 3 activation 7 (no parameters). */
+ * framing the rest of the file. Layer 0 uses activation A (4 bytes of
+ * parameters), layer 1 is layer ID L (12 bytes of fields), layer 2 uses
+ * activation A again, layer 3 activation B (no parameters): A, B and L are
+ * IDs the schema does not define, high enough that no other byte of the
+ * file has their value (which would make another framing plausible). */
 Test(plugins, every_unknown_id_listed_once)
 {
 	int32_t b2[1] = { 2 }, b1[1] = { 1 }, w32[2] = { 3, 2 }, w22[2] = { 2, 2 }, w21[2] = { 2, 1 };
+	int64_t A = t_undefined_down(nnn_activation_id_name, 254), B = t_undefined_down(nnn_activation_id_name, A - 1),
+		L = t_undefined_down(nnn_layer_id_name, 254);
+	char want[64];
 	bb_t b = { 0 };
 	nnn_diags_t d;
 	nnn_model_t *m;
 	bb_header(&b, "test", 0, 4);
-	bb_u8(&b, 0), bb_u8(&b, 6), bb_f32(&b, 1.5f), bb_f32(&b, 0);
+	bb_u8(&b, 0), bb_u8(&b, (uint8_t)A), bb_f32(&b, 1.5f), bb_f32(&b, 0);
 	bb_tensor(&b, 1, b2), bb_i32(&b, 2), bb_tensor(&b, 2, w32), bb_u8(&b, 0);
 	size_t l1 = b.n;
-	bb_u8(&b, 9), bb_u8(&b, 0), bb_f32(&b, 0);
+	bb_u8(&b, (uint8_t)L), bb_u8(&b, 0), bb_f32(&b, 0);
 	bb_tensor(&b, 1, b2), bb_i32(&b, 7), bb_i32(&b, 8), bb_i32(&b, 9);
-	bb_u8(&b, 0), bb_u8(&b, 6), bb_f32(&b, 2.0f), bb_f32(&b, 0);
+	bb_u8(&b, 0), bb_u8(&b, (uint8_t)A), bb_f32(&b, 2.0f), bb_f32(&b, 0);
 	bb_tensor(&b, 1, b2), bb_i32(&b, 2), bb_tensor(&b, 2, w22), bb_u8(&b, 0);
 	size_t l3 = b.n;
-	bb_u8(&b, 0), bb_u8(&b, 7), bb_f32(&b, 0);
+	bb_u8(&b, 0), bb_u8(&b, (uint8_t)B), bb_f32(&b, 0);
 	bb_tensor(&b, 1, b1), bb_i32(&b, 1), bb_tensor(&b, 2, w21), bb_u8(&b, 0);
 
 	nnn_diags_init(&d);
 	cr_assert_eq(nnn_model_decode(b.b, b.n, NULL, &m, &d), NNN_E_UNKNOWN_ID);
 	cr_assert_eq(d.n, 3, "%zu problems", d.n);
 	cr_assert_str_eq(d.v[0].path, "layers[0].activation.id");
-	cr_assert(strstr(d.v[0].msg, "activation ID 6"));
+	snprintf(want, sizeof want, "activation ID %d", (int)A);
+	cr_assert(strstr(d.v[0].msg, want), "%s", d.v[0].msg);
 	cr_assert_str_eq(d.v[1].path, "layers[1].id");
 	cr_assert_eq(d.v[1].offset, l1);
-	cr_assert(strstr(d.v[1].msg, "layer ID 9 is not defined either"), "%s", d.v[1].msg);
+	snprintf(want, sizeof want, "layer ID %d is not defined either", (int)L);
+	cr_assert(strstr(d.v[1].msg, want), "%s", d.v[1].msg);
 	cr_assert_str_eq(d.v[2].path, "layers[3].activation.id");
 	cr_assert_eq(d.v[2].offset, l3 + 1);
-	cr_assert(strstr(d.v[2].msg, "activation ID 7"), "%s", d.v[2].msg);
+	snprintf(want, sizeof want, "activation ID %d", (int)B);
+	cr_assert(strstr(d.v[2].msg, want), "%s", d.v[2].msg);
 	cr_assert(strstr(d.v[2].msg, "take 4, 12 and 4 bytes"), "%s", d.v[2].msg);
 	nnn_diags_free(&d);
 	bb_free(&b);

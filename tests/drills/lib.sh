@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# lib.sh: runs one growth drill in a copy of the tree (tests/drills/run.sh
+# starts it there, with DRILL_NAME, DRILL_DIR, DRILL_OUT and DRILL_JOBS set),
+# and gives the drill's drill.sh its helpers.
+#
+# drill.sh sets DRILL_KIND=compatible or DRILL_KIND=breaking (on a line of
+# its own: run.sh reads it) and may define:
+#   grow         the edit (default: drill_edit, which runs grow.lua)
+#   check_built  after the one `make -j2` of the grown tree: the new thing
+#                must already be there (compatible)
+#   check        after make lock, make test and the conformance run
+#                (compatible): the drill's own checks through the CLI
+# Each step's output goes to the drill's log; a step that fails stops it.
+set -euo pipefail
+
+NNNKIT=$PWD/build/nnnkit
+PY=/usr/bin/python3 # Debian's, which has numpy (scripts/deps.sh installs it)
+
+# ---- helpers for drill.sh ----
+
+# Runs the drill's grow.lua on schema/nnn.lua (tests/drills/edit.lua); the
+# shell variables it sets with var() are there in the later steps.
+drill_edit() {
+	local frags
+	mapfile -t frags < <(plugin_fragments)
+	DRILL_OUT=$DRILL_OUT lua5.4 tests/drills/edit.lua "$DRILL_DIR/grow.lua" schema/nnn.lua "${frags[@]}"
+}
+
+# The tree's plugin fragments, whose IDs a core growth must not take.
+plugin_fragments() { ls examples/*/schema.lua 2>/dev/null || true; }
+
+# Copies a file of the drill's folder into the tree.
+drill_add() { mkdir -p "$(dirname "$2")" && cp "$DRILL_DIR/$1" "$2"; }
+
+# Inserts LINE after (insert_after) or before (insert_before) the first line
+# of FILE that contains ANCHOR (a fixed string), or after the last such line
+# (append_after: a new entry at the end of a table); fails, naming both, when
+# there is none: the drill then needs updating to the file.
+insert_at() {
+	local where=$1 file=$2 anchor=$3 line=$4 at
+	at=$(grep -nF -- "$anchor" "$file" | sed -n "$([ "$where" = last ] && echo '$' || echo 1)s/:.*//p")
+	[ -n "$at" ] || die "$file has no line with '$anchor' to put '$line' $where"
+	[ "$where" = before ] || at=$((at + 1))
+	awk -v at="$at" -v l="$line" 'NR == at { print l } { print } END { if (NR < at) print l }' "$file" > "$file.tmp"
+	mv "$file.tmp" "$file"
+}
+insert_after() { insert_at after "$@"; }
+insert_before() { insert_at before "$@"; }
+append_after() { insert_at last "$@"; }
+
+die() { echo "drill $DRILL_NAME: $*" >&2; exit 1; }
+
+# Runs nnnkit, echoing the command into the log.
+nnnkit() { echo "+ nnnkit $*" >&2; "$NNNKIT" "$@"; }
+
+# Asserts OUTPUT (a string) contains TEXT.
+contains() { case "$1" in *"$2"*) ;; *) die "expected '$2' in: $1" ;; esac; }
+
+# .nnn -> JSON -> .nnn must give the same bytes.
+roundtrip() {
+	nnnkit convert "$1" "$DRILL_OUT/rt.json"
+	nnnkit convert "$DRILL_OUT/rt.json" "$DRILL_OUT/rt.nnn"
+	cmp "$1" "$DRILL_OUT/rt.nnn" || die "$1: .nnn -> JSON -> .nnn changed the bytes"
+}
+
+# The conformance corpus has a case of class CLASS (valid or invalid) whose
+# description, path and file name mention every WORD; says how many.
+corpus_mentions() {
+	local n
+	n=$("$PY" - "$@" <<-'EOF'
+		import json, sys
+		want_valid, words = sys.argv[1] == "valid", sys.argv[2:]
+		cases = json.load(open("build/conformance/manifest.json"))["cases"]
+		text = lambda c: " ".join(str(c.get(k) or "") for k in ("tests", "path", "file"))
+		print(sum(1 for c in cases if c["valid"] == want_valid and all(w in text(c) for w in words)))
+	EOF
+	)
+	local class=$1
+	shift
+	[ "$n" -gt 0 ] || die "the conformance corpus has no $class case that mentions: $*"
+	echo "corpus: $n $class cases mention: $*"
+}
+
+# ---- the steps ----
+
+# Runs a step in a subshell, so that `set -e` holds inside the drill's
+# functions, with the variables grow.lua set.
+step() {
+	local name=$1 t0 t1 rc
+	shift
+	echo "== $name: $*"
+	t0=$(date +%s.%N)
+	set +e
+	(
+		set -e
+		# shellcheck disable=SC1091
+		. "$DRILL_OUT/drill.vars"
+		"$@"
+	)
+	rc=$?
+	set -e
+	[ $rc = 0 ] || die "step $name failed"
+	t1=$(date +%s.%N)
+	echo "drill-step: $name $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')s"
+}
+
+grow() { drill_edit; }
+check_built() { :; }
+check() { :; }
+
+# shellcheck disable=SC1091
+. "$DRILL_DIR/drill.sh"
+: > "$DRILL_OUT/drill.vars"
+: > "$DRILL_OUT/drill.expect"
+
+# The first build after the edit: one `make -j`, never a second. Every
+# object made from the generated code is rebuilt in it (the linked tools
+# know the new thing: check_built) and nothing else needs it.
+one_build() {
+	$MAKE -j"$DRILL_JOBS" 2>&1 | tee "$DRILL_OUT/make.log"
+	grep -q '^  CC     build/obj/gen/schema_gen.o$' "$DRILL_OUT/make.log" ||
+		die "make -j$DRILL_JOBS did not rebuild build/obj/gen/schema_gen.o after the schema edit"
+	( check_built )
+	# and a second make finds nothing left to do
+	$MAKE -j"$DRILL_JOBS" > "$DRILL_OUT/make2.log" 2>&1
+	if grep -E '^  (CC|AR|GEN|XXD) ' "$DRILL_OUT/make2.log"; then
+		die "a second make -j$DRILL_JOBS still rebuilt the lines above: the first one missed them"
+	fi
+}
+
+compat_ok() {
+	$MAKE -s check-compat 2>&1 | tee "$DRILL_OUT/compat.log"
+	grep -q ': compatible, ' "$DRILL_OUT/compat.log" || die "check-compat did not say compatible"
+}
+
+lock_ok() {
+	$MAKE -s lock
+	$MAKE -s check-compat 2>&1 | grep -q ': compatible, no additions' || die "check-compat after make lock"
+}
+
+conformance_ok() {
+	$MAKE -s conformance
+	nnnkit conformance --corpus build/conformance --no-progress
+}
+
+# A breaking change: check-compat and lock refuse it with each expected
+# line, the lock stays as it was.
+refused() {
+	local what=$1 out=$DRILL_OUT/$1.log
+	if $MAKE -s "$what" > "$out" 2>&1; then cat "$out"; die "make $what accepted a breaking change"; fi
+	cat "$out"
+	if grep -q 'schema error' "$out"; then die "make $what failed on a schema error, not with a refusal"; fi
+	grep -q '^check-compat: .* incompatible change' "$out" || die "make $what: no check-compat verdict"
+	[ -s "$DRILL_OUT/drill.expect" ] || die "grow.lua gave no expect() lines"
+	while IFS= read -r line; do
+		grep -qF -- "$line" "$out" || die "make $what: expected a line with: $line"
+	done < "$DRILL_OUT/drill.expect"
+}
+
+lock_kept() { cmp schema/nnn.lock "$DRILL_OUT/nnn.lock.before" || die "make lock rewrote the lock"; }
+
+cp schema/nnn.lock "$DRILL_OUT/nnn.lock.before"
+step grow grow
+case "$DRILL_KIND" in
+compatible)
+	step make one_build
+	step check-compat compat_ok
+	step lock lock_ok
+	step test "$MAKE" -j"$DRILL_JOBS" test
+	step conformance conformance_ok
+	step check check
+	;;
+breaking)
+	step check-compat refused check-compat
+	step lock refused lock
+	step lock-kept lock_kept
+	;;
+*) die "DRILL_KIND must be compatible or breaking, not '${DRILL_KIND:-}'" ;;
+esac
