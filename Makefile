@@ -301,7 +301,7 @@ install: all
 		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lnnn' 'Libs.private: -ljansson -lm' \
 		> $(INST)/lib/pkgconfig/libnnn.pc
 	install -m 0644 $(GEN_LUA) $(INST)/share/nnnkit/gen/
-	install -m 0644 $(SCHEMA) $(INST)/share/nnnkit/schema/
+	install -m 0644 $(SCHEMA) $(LOCK) $(INST)/share/nnnkit/schema/
 	printf '#!/bin/sh\nexec lua5.4 "%s/share/nnnkit/gen/nnngen.lua" "$$@"\n' '$(PREFIX)' > $(INST)/bin/nnngen
 	chmod 0755 $(INST)/bin/nnngen
 	install -m 0755 $(PLUGINS) $(INST)/lib/nnnkit/plugins/

@@ -482,7 +482,7 @@ end
 
 -- A list key of an io (window, stride, padding, shape): the values of an
 -- i32_array field or of a slice of it, as runtime/src/codec.h's nnn_io_list.
-local function io_list(x, body, e)
+function M.io_list(x, body, e)
   local arr = ref_array(x, body, e)
   local n = #arr
   local from, to = 0, n
@@ -527,12 +527,12 @@ function M.io_of(e)
   if kind == "features" then
     t.flatten = io.flatten_ref ~= nil and M.ref_get(io.flatten_ref, body, e) ~= 0
   elseif kind == "window" then
-    t.window = io_list(io.window_ref, body, e)
+    t.window = M.io_list(io.window_ref, body, e)
     local _, wat = M.ref_get({ owner = io.window_ref.owner, chain = io.window_ref.chain, field = io.window_ref.field },
       body, e)
     t.window_path, t.window_at = io.window_ref.text:gsub("%[[^%]]*%]$", ""), wat
   elseif kind == "reshape" then
-    t.shape = io_list(io.shape_ref, body, e)
+    t.shape = M.io_list(io.shape_ref, body, e)
   end
   return t
 end

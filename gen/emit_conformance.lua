@@ -328,6 +328,24 @@ function M.solve(ctx, e)
       end
     end
   end
+  -- A window's per-axis lists that no rule filled: one entry per spatial
+  -- axis of its window, as the shape engine wants (stride and dilation 1,
+  -- padding 0 before and after each axis).
+  if windowed then
+    local body = e[vf.name]
+    local n = #ref.io_list(io.window_ref, body, e)
+    for _, k in ipairs({ { io.stride_ref, 1, 1 }, { io.dilation_ref, 1, 1 }, { io.padding_ref, 0, 2 } }) do
+      local x = k[1]
+      if x and not x.index and not x.slice and x.field.prim and x.field.prim.kind == "array" then
+        local base, name = ref_slot(x, body, e)
+        if base[name] == nil then
+          local l = {}
+          for j = 1, n * k[3] do l[j] = k[2] end
+          base[name] = l
+        end
+      end
+    end
+  end
   for _, x in ipairs(recs) do
     for _, f in ipairs(x.r.__rec.fields) do
       if f.kind == "prim" and f.prim.kind == "array" and x.r[f.name] == nil then x.r[f.name] = {} end

@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <criterion/criterion.h>
+
 #include "shell.h"
 
 int t_sh(char *out, size_t size, const char *fmt, ...)
@@ -34,4 +36,17 @@ int t_sh(char *out, size_t size, const char *fmt, ...)
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+const char *t_fmt(const char *f, ...)
+{
+	static char ring[16][2048];
+	static int next;
+	char *p = ring[next++ % 16];
+	va_list ap;
+	va_start(ap, f);
+	int n = vsnprintf(p, sizeof ring[0], f, ap);
+	va_end(ap);
+	cr_assert(n >= 0 && (size_t)n < sizeof ring[0], "text too long for t_fmt");
+	return p;
 }

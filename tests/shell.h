@@ -11,4 +11,8 @@
  * status, or 128 + the signal that ended it. */
 int t_sh(char *out, size_t size, const char *fmt, ...) NNN_PRINTF(3, 4);
 
+/* printf into a ring of 16 static buffers, so a few results can be live at
+ * once (a test's expected messages); fails the test when one does not fit. */
+const char *t_fmt(const char *fmt, ...) NNN_PRINTF(1, 2);
+
 #endif

@@ -58,6 +58,7 @@
 
 #include "builder.h"
 #include "schemaq.h"
+#include "shell.h"
 
 #define GEN_LUA "lua5.4 gen/nnngen.lua"
 #define LOCK "schema/nnn.lock"
@@ -227,19 +228,6 @@ static size_t count_lines(const char *text)
 	return n;
 }
 
-/* Text in a ring of static buffers, so a few can be live at once. */
-NNN_PRINTF(1, 2) static const char *fmt(const char *f, ...)
-{
-	static char ring[16][2048];
-	static int next;
-	char *p = ring[next++ % 16];
-	va_list ap;
-	va_start(ap, f);
-	int n = vsnprintf(p, sizeof ring[0], f, ap);
-	va_end(ap);
-	cr_assert(n > 0 && (size_t)n < sizeof ring[0], "text too long");
-	return p;
-}
 
 /* Copies schema/nnn.lua into the temp dir, so schemas written there can import it. */
 static void copy_schema(void)
@@ -370,18 +358,6 @@ static void expect_compatible(const char *old, const char *new, const char *tail
 
 #define SAME ": compatible, no additions (same IDs and layouts)\n"
 
-/* printf into a static ring of buffers, so a few can be live at once. */
-__attribute__((format(printf, 1, 2))) static const char *f(const char *fmt, ...)
-{
-	static char ring[16][2048];
-	static int next;
-	char *p = ring[next++ % 16];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(p, sizeof ring[0], fmt, ap);
-	va_end(ap);
-	return p;
-}
 
 /* ---- the ID policy, as the generated header states it ---- */
 
@@ -428,7 +404,7 @@ static const policy_t POLICIES[] = {
 /* "2" or "128..254", as messages write a range. */
 static const char *range_text(int lo, int hi)
 {
-	return lo == hi ? f("%d", lo) : f("%d..%d", lo, hi);
+	return lo == hi ? t_fmt("%d", lo) : t_fmt("%d..%d", lo, hi);
 }
 #define LAYERS (&POLICIES[0])
 #define ACTS (&POLICIES[1])
@@ -594,8 +570,8 @@ Test(compat, refuses_id_renumbered)
 {
 	/* softmax moves to the next free core number; the next free one is then another. */
 	long long to = sq_int("next_free(\"activation_id\")");
-	REFUSES("id_renumbered", f("find(find(s.enums, \"activation_id\").values, \"softmax\").value = %lld", to),
-	        f("ID renumbered: enums \"activation_id\" value 5 \"softmax\": \"softmax\" is now %lld; safe alternative: "
+	REFUSES("id_renumbered", t_fmt("find(find(s.enums, \"activation_id\").values, \"softmax\").value = %lld", to),
+	        t_fmt("ID renumbered: enums \"activation_id\" value 5 \"softmax\": \"softmax\" is now %lld; safe alternative: "
 	          "keep softmax = 5 (files written before store the number); a new activation ID takes an unused number "
 	          "(next free: %d)",
 	          to, next_core_but(ACTS, (int)to)));
@@ -603,17 +579,17 @@ Test(compat, refuses_id_renumbered)
 	REFUSES("id_swapped",
 	        "local v = find(s.enums, \"layer_id\").values\n"
 	        "v[1].value, v[2].value = 1, 0",
-	        f("ID renumbered: enums \"layer_id\" value 0 \"dense\": \"dense\" is now 1; safe alternative: keep "
+	        t_fmt("ID renumbered: enums \"layer_id\" value 0 \"dense\": \"dense\" is now 1; safe alternative: keep "
 	          "dense = 0 (files written before store the number); a new layer ID takes an unused number (next free: "
 	          "%d)",
 	          next_core(LAYERS)),
-	        f("ID reused: enums \"layer_id\" value 0 \"dense\": 0 is now \"conv\"; safe alternative: keep 0 meaning "
+	        t_fmt("ID reused: enums \"layer_id\" value 0 \"dense\": 0 is now \"conv\"; safe alternative: keep 0 meaning "
 	          "dense; give conv an unused number (next free: %d)",
 	          next_core(LAYERS)),
-	        f("ID renumbered: enums \"layer_id\" value 1 \"conv\": \"conv\" is now 0; safe alternative: keep conv "
+	        t_fmt("ID renumbered: enums \"layer_id\" value 1 \"conv\": \"conv\" is now 0; safe alternative: keep conv "
 	          "= 1 (files written before store the number); a new layer ID takes an unused number (next free: %d)",
 	          next_core(LAYERS)),
-	        f("ID reused: enums \"layer_id\" value 1 \"conv\": 1 is now \"dense\"; safe alternative: keep 1 meaning "
+	        t_fmt("ID reused: enums \"layer_id\" value 1 \"conv\": 1 is now \"dense\"; safe alternative: keep 1 meaning "
 	          "conv; give dense an unused number (next free: %d)",
 	          next_core(LAYERS)));
 }
@@ -624,7 +600,7 @@ Test(compat, refuses_id_reused)
 	REFUSES("id_reused_name",
 	        "local v = find(find(s.enums, \"activation_id\").values, \"softmax\")\n"
 	        "v.name, v.title, v.doc = \"gelu\", \"GELU\", \"Gaussian error linear unit.\"",
-	        f("ID reused: enums \"activation_id\" value 5 \"softmax\": 5 is now \"gelu\"; safe alternative: keep 5 "
+	        t_fmt("ID reused: enums \"activation_id\" value 5 \"softmax\": 5 is now \"gelu\"; safe alternative: keep 5 "
 	          "meaning softmax; give gelu an unused number (next free: %d); if \"gelu\" is \"softmax\" renamed, say "
 	          "so with renamed_from = \"softmax\" on it (files stay readable; JSON written before uses the old name)",
 	          next_core(ACTS)));
@@ -635,7 +611,7 @@ Test(compat, refuses_id_reused)
 	        "  section = \"activation_params\",\n"
 	        "  fields = { { name = \"cap\", type = \"f32\", doc = \"Upper bound.\" } } })\n"
 	        "find(find(s.enums, \"activation_id\").values, \"relu\").record = \"relu_params\"",
-	        f("ID reused: enums \"activation_id\" value 3 \"relu\": 3 now selects record \"relu_params\" (was no "
+	        t_fmt("ID reused: enums \"activation_id\" value 3 \"relu\": 3 now selects record \"relu_params\" (was no "
 	          "record); safe alternative: keep 3 selecting no record; a new activation ID (next free: %d) can select "
 	          "record \"relu_params\"",
 	          next_core(ACTS)));
@@ -670,7 +646,7 @@ Test(compat, refuses_record_removed)
 	        "local _, at = find(s.records, \"leaky_relu\")\n"
 	        "table.remove(s.records, at)\n"
 	        "find(find(s.enums, \"activation_id\").values, \"leaky_relu\").record = nil",
-	        f("ID reused: enums \"activation_id\" value 4 \"leaky_relu\": 4 now selects no record (was record "
+	        t_fmt("ID reused: enums \"activation_id\" value 4 \"leaky_relu\": 4 now selects no record (was record "
 	          "\"leaky_relu\"); safe alternative: keep 4 selecting record \"leaky_relu\"; a new activation ID (next "
 	          "free: %d) can have no record",
 	          next_core(ACTS)),
@@ -718,7 +694,7 @@ Test(compat, refuses_primitive_removed)
 
 Test(compat, lists_every_violation)
 {
-	const char *body = fmt("local dense = find(s.records, \"dense\")\n"
+	const char *body = t_fmt("local dense = find(s.records, \"dense\")\n"
 	                       "push(dense.fields, { name = \"scale\", type = \"f32\", doc = \"A scale.\" })\n"
 	                       "table.remove(find(s.records, \"tensor\").fields, 2)\n"
 	                       "local acts = find(s.enums, \"activation_id\").values\n"
@@ -767,7 +743,7 @@ Test(compat, allows_new_activation_with_record)
 	/* At the next free numbers; a padding type of a name no schema would take. */
 	long long act = sq_int("next_free(\"activation_id\")"), pad = sq_int("next_free(\"padding_type\")");
 	const char *body =
-		fmt("local acts = find(s.enums, \"activation_id\").values\n"
+		t_fmt("local acts = find(s.enums, \"activation_id\").values\n"
 		    "push(acts, { value = %lld, name = \"swish\", title = \"Swish\", record = \"swish\",\n"
 		    "  doc = \"y = x * sigmoid(beta * x).\" })\n"
 		    "local _, at = find(s.records, \"activation\")\n"
@@ -778,7 +754,7 @@ Test(compat, allows_new_activation_with_record)
 		    "push(find(s.enums, \"padding_type\").values, { value = %lld, name = \"test_pad\", title = \"Test\",\n"
 		    "  pad_before = \"k - 1\", pad_after = \"k - 1\", doc = \"Full padding.\" })\n",
 		    act, pad);
-	const char *added = fmt(": compatible, 3 additions: enums \"activation_id\" value %lld \"swish\", enums "
+	const char *added = t_fmt(": compatible, 3 additions: enums \"activation_id\" value %lld \"swish\", enums "
 	                        "\"padding_type\" value %lld \"test_pad\", records \"swish\"\n",
 	                        act, pad);
 	const char *schema;
@@ -791,7 +767,7 @@ Test(compat, allows_new_activation_with_record)
 	{
 		run_t r = check_compat(schema, LOCK);
 		cr_expect_eq(r.status, 1, "removing swish again should be refused:\n%s%s", r.out, r.err);
-		cr_expect(strstr(r.err, fmt("ID removed: enums \"activation_id\" value %lld \"swish\"", act)) != NULL, "%s",
+		cr_expect(strstr(r.err, t_fmt("ID removed: enums \"activation_id\" value %lld \"swish\"", act)) != NULL, "%s",
 		          r.err);
 		cr_expect(strstr(r.err, "record removed: records \"swish\"") != NULL, "%s", r.err);
 		run_free(&r);
@@ -1061,11 +1037,11 @@ Test(compat, growing_walk)
 
 	/* 1. Edit the schema (here a copy): BatchNorm at the next free layer ID. */
 	bn = sq_int("next_free(\"layer_id\")");
-	snprintf(schema, sizeof schema, "%s", write_schema("batchnorm", fmt(BATCHNORM, bn)));
+	snprintf(schema, sizeof schema, "%s", write_schema("batchnorm", t_fmt(BATCHNORM, bn)));
 
 	/* 2. Check compatibility, against the lock and against the unchanged schema. */
-	expect_compatible(LOCK, schema, fmt(BN_ADDED, bn));
-	expect_compatible("schema/nnn.lua", schema, fmt(BN_ADDED, bn));
+	expect_compatible(LOCK, schema, t_fmt(BN_ADDED, bn));
+	expect_compatible("schema/nnn.lua", schema, t_fmt(BN_ADDED, bn));
 
 	/* 3. Regenerate the codec and the format reference, and build a program
 	 * against the new codec. */
@@ -1073,13 +1049,13 @@ Test(compat, growing_walk)
 	build_walk(schema, "x", defs);
 	text = slurp(tpath("x/nnn/schema_gen.h"), NULL);
 	cr_assert_not_null(text);
-	cr_expect(strstr(text, fmt("NNN_LAYER_ID_BATCH_NORM = %lld,", bn)) != NULL, "header lacks layer ID %lld", bn);
+	cr_expect(strstr(text, t_fmt("NNN_LAYER_ID_BATCH_NORM = %lld,", bn)) != NULL, "header lacks layer ID %lld", bn);
 	cr_expect(strstr(text, "typedef struct nnn_batch_norm {") != NULL, "header lacks the batch_norm record");
 	free(text);
 	text = slurp(tpath("x/format.md"), NULL);
 	cr_assert_not_null(text);
 	cr_expect(strstr(text, "### `batch_norm`") != NULL, "format.md does not document batch_norm");
-	cr_expect(strstr(text, fmt("| %lld | BatchNorm | `batch_norm` |", bn)) != NULL, "format.md does not list layer ID %lld",
+	cr_expect(strstr(text, t_fmt("| %lld | BatchNorm | `batch_norm` |", bn)) != NULL, "format.md does not list layer ID %lld",
 	          bn);
 	free(text);
 
@@ -1107,7 +1083,7 @@ Test(compat, growing_walk)
 			r = sh("unset NNN_PLUGIN_PATH; '%s' validate '%s'", kit, tpath("batchnorm.nnn"));
 			cr_expect_eq(r.status, 1, "old nnnkit should reject BatchNorm (status %d):\n%s%s", r.status, r.out,
 			             r.err);
-			cr_expect(strstr(r.err, fmt("layer ID %lld", bn)) != NULL, "stderr does not mention layer ID %lld:\n%s", bn,
+			cr_expect(strstr(r.err, t_fmt("layer ID %lld", bn)) != NULL, "stderr does not mention layer ID %lld:\n%s", bn,
 			          r.err);
 			run_free(&r);
 		}
@@ -1117,13 +1093,13 @@ Test(compat, growing_walk)
 	r = sh(GEN_LUA " --lock '%s' --layouts " LOCK " --out '%s'", schema, tpath("new.lock"));
 	cr_assert_eq(r.status, 0, "--lock failed:\n%s", r.err);
 	run_free(&r);
-	expect_compatible(LOCK, tpath("new.lock"), fmt(BN_ADDED, bn));
+	expect_compatible(LOCK, tpath("new.lock"), t_fmt(BN_ADDED, bn));
 	expect_compatible(tpath("new.lock"), schema, SAME);
 	/* (Line 2 names the schema file the lock was written from.) */
 	r = sh("sed 2d " LOCK " > '%s' && sed 2d '%s' > '%s' && diff '%s' '%s'", tpath("a.lock"), tpath("new.lock"),
 	       tpath("b.lock"), tpath("a.lock"), tpath("b.lock"));
 	cr_expect_eq(r.status, 1);
-	cr_expect(has_line(r.out, fmt(">       { value = %lld, name = \"batch_norm\", record = \"batch_norm\" },", bn)),
+	cr_expect(has_line(r.out, t_fmt(">       { value = %lld, name = \"batch_norm\", record = \"batch_norm\" },", bn)),
 	          "diff:\n%s", r.out);
 	cr_expect(has_line(r.out, ">     { name = \"batch_norm\", fields = {"), "diff:\n%s", r.out);
 	cr_expect(has_line(r.out, ">       { name = \"epsilon\", type = \"f32\" },"), "diff:\n%s", r.out);
@@ -1194,16 +1170,16 @@ Test(compat, policy_in_generated_header_and_lock)
 			if (want == NNN_ID_NEVER)
 				cr_expect(id >= p->never_min && id <= p->never_max, "%s %d is in no range", p->word, id);
 			if (t)
-				cr_expect(p->taken_by(id) && !strcmp(p->taken_by(id), f("%s (%s)", t->by, t->name)), "%s %d: %s",
+				cr_expect(p->taken_by(id) && !strcmp(p->taken_by(id), t_fmt("%s (%s)", t->by, t->name)), "%s %d: %s",
 				          p->word, id, p->taken_by(id) ? p->taken_by(id) : "(null)");
 			else
 				cr_expect_null(p->taken_by(id), "%s %d", p->word, id);
 		}
-		cr_expect(strstr(lock, f("    { enum = \"%s\", core = { %d, %d }, third_party = { %d, %d }, ", p->enum_name,
+		cr_expect(strstr(lock, t_fmt("    { enum = \"%s\", core = { %d, %d }, third_party = { %d, %d }, ", p->enum_name,
 		                         p->core_min, p->core_max, p->tp_min, p->tp_max)) != NULL,
 		          "the lock lacks the policy of %s:\n%s", p->enum_name, lock);
 		for (const taken_t *t = p->taken; t->by; t++)
-			cr_expect(has_line(lock, f("      { id = %d, by = \"%s\", name = \"%s\" },", t->id, t->by, t->name)),
+			cr_expect(has_line(lock, t_fmt("      { id = %d, by = \"%s\", name = \"%s\" },", t->id, t->by, t->name)),
 			          "the lock lacks taken %s %d", p->word, t->id);
 	}
 	free(lock);
@@ -1238,7 +1214,7 @@ Test(compat, policy_records_the_example_plugin)
 /* A value that takes `id` in the enum of `p`. */
 static const char *newcomer(const policy_t *p, int id)
 {
-	return f("push(find(s.enums, \"%s\").values, { value = %d, name = \"newcomer\", title = \"Newcomer\", "
+	return t_fmt("push(find(s.enums, \"%s\").values, { value = %d, name = \"newcomer\", title = \"Newcomer\", "
 	         "doc = \"A new core value.\" })\n",
 	         p->enum_name, id);
 }
@@ -1246,7 +1222,7 @@ static const char *newcomer(const policy_t *p, int id)
 /* Removes the taken record of `id` from the policy of `p`. */
 static const char *untake(const policy_t *p, int id)
 {
-	return f("for i, t in ipairs(s.ids.%s.taken) do if t.id == %d then table.remove(s.ids.%s.taken, i) break end end\n",
+	return t_fmt("for i, t in ipairs(s.ids.%s.taken) do if t.id == %d then table.remove(s.ids.%s.taken, i) break end end\n",
 	         p->enum_name, id, p->enum_name);
 }
 
@@ -1259,17 +1235,17 @@ Test(compat, refuses_core_value_on_taken_id)
 		if (!t->by)
 			continue;
 		const char *taken_line =
-			f("ID taken: enums \"%s\" value %d \"newcomer\": %d is taken by %s (%s): files written with it store %d, "
+			t_fmt("ID taken: enums \"%s\" value %d \"newcomer\": %d is taken by %s (%s): files written with it store %d, "
 			  "which would then read as newcomer; safe alternative: give newcomer the next free core %s, %d "
 			  "(ids.%s.taken lists the IDs plugins hold)",
 			  p->enum_name, t->id, t->id, t->by, t->name, t->id, p->word, next_core(p), p->enum_name);
 		const char *removed_line =
-			f("taken ID removed: ids \"%s\" taken %d \"%s\": no longer recorded, but %s writes files with %s %d; safe "
+			t_fmt("taken ID removed: ids \"%s\" taken %d \"%s\": no longer recorded, but %s writes files with %s %d; safe "
 			  "alternative: keep the record: a core %s never takes %d (%d is free)",
 			  p->enum_name, t->id, t->name, t->by, p->word, t->id, p->word, t->id, next_core(p));
 		REFUSES("taken", newcomer(p, t->id), taken_line);
 		/* Dropping the record to make room is caught too: the lock keeps it. */
-		REFUSES("taken_dropped", f("%s%s", newcomer(p, t->id), untake(p, t->id)), taken_line, removed_line);
+		REFUSES("taken_dropped", t_fmt("%s%s", newcomer(p, t->id), untake(p, t->id)), taken_line, removed_line);
 		REFUSES("untaken", untake(p, t->id), removed_line);
 		tested++;
 	}
@@ -1281,21 +1257,21 @@ Test(compat, refuses_core_value_outside_the_core_range)
 	for (size_t k = 0; k < NPOLICIES; k++) {
 		const policy_t *p = &POLICIES[k];
 		REFUSES("third_party", newcomer(p, p->tp_min),
-		        f("ID in the third-party range: enums \"%s\" value %d \"newcomer\": %d is in the third-party range %s "
+		        t_fmt("ID in the third-party range: enums \"%s\" value %d \"newcomer\": %d is in the third-party range %s "
 		          "of %s, where plugins choose IDs without asking: one may already write files with it; safe "
 		          "alternative: give newcomer the next free core %s, %d",
 		          p->enum_name, p->tp_min, p->tp_min, range_text(p->tp_min, p->tp_max), p->enum_name, p->word,
 		          next_core(p)));
 		if (p->never_min >= 0)
 			REFUSES("never", newcomer(p, p->never_max),
-			        f("ID never used: enums \"%s\" value %d \"newcomer\": %d is never a %s (the never range of %s is "
+			        t_fmt("ID never used: enums \"%s\" value %d \"newcomer\": %d is never a %s (the never range of %s is "
 			          "%s); safe alternative: give newcomer the next free core %s, %d",
 			          p->enum_name, p->never_max, p->never_max, p->word, p->enum_name,
 			          range_text(p->never_min, p->never_max), p->word, next_core(p)));
 		/* The next free core ID itself passes. */
 		require_root();
 		expect_compatible(LOCK, write_schema("next", newcomer(p, next_core(p))),
-		                  f(": compatible, 1 addition: enums \"%s\" value %d \"newcomer\"\n", p->enum_name, next_core(p)));
+		                  t_fmt(": compatible, 1 addition: enums \"%s\" value %d \"newcomer\"\n", p->enum_name, next_core(p)));
 	}
 }
 
@@ -1303,13 +1279,13 @@ Test(compat, refuses_id_range_changed)
 {
 	const policy_t *p = ACTS;
 	REFUSES("ranges",
-	        f("s.ids.%s.core.max = %d\ns.ids.%s.third_party.min = %d\n", p->enum_name, p->core_max - 1, p->enum_name,
+	        t_fmt("s.ids.%s.core.max = %d\ns.ids.%s.third_party.min = %d\n", p->enum_name, p->core_max - 1, p->enum_name,
 	          p->tp_min - 1),
-	        f("ID range changed: ids \"%s\" core: %s -> %s: plugins chose their IDs under the old ranges; safe "
+	        t_fmt("ID range changed: ids \"%s\" core: %s -> %s: plugins chose their IDs under the old ranges; safe "
 	          "alternative: keep the ranges as they are; record single IDs under ids.%s.taken instead",
 	          p->enum_name, range_text(p->core_min, p->core_max), range_text(p->core_min, p->core_max - 1),
 	          p->enum_name),
-	        f("ID range changed: ids \"%s\" third_party: %s -> %s: plugins chose their IDs under the old ranges; safe "
+	        t_fmt("ID range changed: ids \"%s\" third_party: %s -> %s: plugins chose their IDs under the old ranges; safe "
 	          "alternative: keep the ranges as they are; record single IDs under ids.%s.taken instead",
 	          p->enum_name, range_text(p->tp_min, p->tp_max), range_text(p->tp_min - 1, p->tp_max), p->enum_name));
 	/* A lock that had a policy the schema dropped. */
@@ -1328,19 +1304,19 @@ Test(compat, allows_new_taken_record)
 		const policy_t *p = &POLICIES[k];
 		int id = p->tp_min + 7;
 		const char *schema = write_schema(
-			"take", f("push(s.ids.%s.taken, { id = %d, by = \"acme/nnn-extras\", name = \"mish\", doc = \"Mish.\" })\n"
+			"take", t_fmt("push(s.ids.%s.taken, { id = %d, by = \"acme/nnn-extras\", name = \"mish\", doc = \"Mish.\" })\n"
 		              "push(s.ids.%s.taken, { id = %d, by = \"acme/nnn-extras\", name = \"gelu\", doc = \"GELU.\" })\n",
 		              p->enum_name, id, p->enum_name, next_core(p)));
-		const char *want = f(": compatible, 2 additions: ids \"%s\" taken %d \"mish\", ids \"%s\" taken %d \"gelu\"\n",
+		const char *want = t_fmt(": compatible, 2 additions: ids \"%s\" taken %d \"mish\", ids \"%s\" taken %d \"gelu\"\n",
 		                     p->enum_name, id, p->enum_name, next_core(p));
 		expect_compatible(LOCK, schema, want);
 		/* A record binds at once: a core value on the ID it takes is refused. */
 		run_t r = check_compat(
-			LOCK, write_schema("take2", f("push(s.ids.%s.taken, { id = %d, by = \"acme/nnn-extras\", name = \"gelu\", "
+			LOCK, write_schema("take2", t_fmt("push(s.ids.%s.taken, { id = %d, by = \"acme/nnn-extras\", name = \"gelu\", "
 		                                  "doc = \"GELU.\" })\n%s",
 		                                  p->enum_name, next_core(p), newcomer(p, next_core(p)))));
 		cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
-		cr_expect(strstr(r.err, f("ID taken: enums \"%s\" value %d \"newcomer\": %d is taken by acme/nnn-extras (gelu)",
+		cr_expect(strstr(r.err, t_fmt("ID taken: enums \"%s\" value %d \"newcomer\": %d is taken by acme/nnn-extras (gelu)",
 		                          p->enum_name, next_core(p), next_core(p))) != NULL,
 		          "%s", r.err);
 		run_free(&r);
@@ -1366,26 +1342,26 @@ Test(compat, ids_table_is_checked)
 	const policy_t *p = LAYERS;
 	require_root();
 	SCHEMA_ERROR("s.ids = nil", "schema error: ids: missing: every enum open to plugins", p->enum_name);
-	SCHEMA_ERROR(f("s.ids.%s = nil", ACTS->enum_name), f("ids.%s: missing", ACTS->enum_name));
-	SCHEMA_ERROR(f("s.ids.%s.core.max = %d", p->enum_name, p->core_max - 1),
-	             f("ids.%s: the ranges leave %d unowned", p->enum_name, p->core_max));
-	SCHEMA_ERROR(f("s.ids.%s.core.max = %d", p->enum_name, p->core_max + 1),
-	             f("ids.%s: third_party overlaps another range", p->enum_name));
-	SCHEMA_ERROR(f("s.ids.%s.thrid_party = {}", p->enum_name), f("ids.%s: unknown key \"thrid_party\"", p->enum_name));
-	SCHEMA_ERROR(f("s.ids.padding_type = s.ids.%s", p->enum_name),
+	SCHEMA_ERROR(t_fmt("s.ids.%s = nil", ACTS->enum_name), t_fmt("ids.%s: missing", ACTS->enum_name));
+	SCHEMA_ERROR(t_fmt("s.ids.%s.core.max = %d", p->enum_name, p->core_max - 1),
+	             t_fmt("ids.%s: the ranges leave %d unowned", p->enum_name, p->core_max));
+	SCHEMA_ERROR(t_fmt("s.ids.%s.core.max = %d", p->enum_name, p->core_max + 1),
+	             t_fmt("ids.%s: third_party overlaps another range", p->enum_name));
+	SCHEMA_ERROR(t_fmt("s.ids.%s.thrid_party = {}", p->enum_name), t_fmt("ids.%s: unknown key \"thrid_party\"", p->enum_name));
+	SCHEMA_ERROR(t_fmt("s.ids.padding_type = s.ids.%s", p->enum_name),
 	             "ids: \"padding_type\" is not an enum open to plugins");
-	SCHEMA_ERROR(f("s.ids.%s.core.doc = nil", p->enum_name), f("ids.%s.core: missing one-line doc string", p->enum_name));
-	SCHEMA_ERROR(f("s.ids.%s.third_party.min = %d", p->enum_name, p->tp_max + 1),
-	             f("ids.%s.third_party: min and max must be integers with min <= max", p->enum_name));
-	SCHEMA_ERROR(f("push(s.ids.%s.taken, { id = %d, by = \"x\", name = \"y\", doc = \"z\" })\n"
+	SCHEMA_ERROR(t_fmt("s.ids.%s.core.doc = nil", p->enum_name), t_fmt("ids.%s.core: missing one-line doc string", p->enum_name));
+	SCHEMA_ERROR(t_fmt("s.ids.%s.third_party.min = %d", p->enum_name, p->tp_max + 1),
+	             t_fmt("ids.%s.third_party: min and max must be integers with min <= max", p->enum_name));
+	SCHEMA_ERROR(t_fmt("push(s.ids.%s.taken, { id = %d, by = \"x\", name = \"y\", doc = \"z\" })\n"
 	               "push(s.ids.%s.taken, { id = %d, by = \"x\", name = \"y\", doc = \"z\" })",
 	               p->enum_name, p->tp_min, p->enum_name, p->tp_min),
-	             f("ids.%s.taken[", p->enum_name), f("%s %d is listed twice", p->word, p->tp_min));
+	             t_fmt("ids.%s.taken[", p->enum_name), t_fmt("%s %d is listed twice", p->word, p->tp_min));
 	if (p->never_min >= 0)
-		SCHEMA_ERROR(f("push(s.ids.%s.taken, { id = %d, by = \"x\", name = \"y\", doc = \"z\" })", p->enum_name,
+		SCHEMA_ERROR(t_fmt("push(s.ids.%s.taken, { id = %d, by = \"x\", name = \"y\", doc = \"z\" })", p->enum_name,
 		               p->never_min),
-		             f("%d is in the never range", p->never_min));
-	SCHEMA_ERROR(f("push(s.ids.%s.taken, { id = %d, name = \"y\", doc = \"z\" })", p->enum_name, p->tp_min),
+		             t_fmt("%d is in the never range", p->never_min));
+	SCHEMA_ERROR(t_fmt("push(s.ids.%s.taken, { id = %d, name = \"y\", doc = \"z\" })", p->enum_name, p->tp_min),
 	             "missing one-line by string");
 }
 
@@ -1400,7 +1376,7 @@ Test(compat, nnngen_warns_about_ids)
 	if (p->taken->by) {
 		r = sh(GEN_LUA " '%s' --check", write_schema("warn", newcomer(p, p->taken->id)));
 		cr_expect_eq(r.status, 0, "%s", r.err);
-		cr_expect(strstr(r.err, f(": ID taken: enums \"%s\" value %d \"newcomer\": %d is taken by %s (%s)", p->enum_name,
+		cr_expect(strstr(r.err, t_fmt(": ID taken: enums \"%s\" value %d \"newcomer\": %d is taken by %s (%s)", p->enum_name,
 		                          p->taken->id, p->taken->id, p->taken->by, p->taken->name)) != NULL,
 		          "%s", r.err);
 		cr_expect(!strncmp(r.err, "nnngen: warning: ", 17) && strstr(r.err, "(make check-compat refuses it)"), "%s",
@@ -1415,7 +1391,7 @@ Test(compat, nnngen_warns_about_ids)
 	for (int third = 0; third < 2; third++) {
 		int id = third ? p->tp_min : next_core(p);
 		spit_str(tpath("frag.lua"),
-		         f("return { name = \"mine\", doc = \"A test fragment.\",\n"
+		         t_fmt("return { name = \"mine\", doc = \"A test fragment.\",\n"
 		           "  activations = { { value = %d, name = \"mish\", record = \"mish\", doc = \"Mish.\" } },\n"
 		           "  records = { { name = \"mish\", section = \"activation_params\", doc = \"Parameters of Mish.\",\n"
 		           "    fields = { { name = \"beta\", type = \"f32\", doc = \"A scale.\" } } } } }\n",
@@ -1425,10 +1401,10 @@ Test(compat, nnngen_warns_about_ids)
 		if (third)
 			cr_expect_str_empty(r.err, "a third-party ID was warned about:\n%s", r.err);
 		else
-			cr_expect(strstr(r.err, f("nnngen: warning: %s: %s %d (mish) is in the core range %s and not recorded as "
+			cr_expect(strstr(r.err, t_fmt("nnngen: warning: %s: %s %d (mish) is in the core range %s and not recorded as "
 			                          "taken",
 			                          tpath("frag.lua"), p->word, id, range_text(p->core_min, p->core_max))) &&
-			                  strstr(r.err, f("move it to the third-party range %s", range_text(p->tp_min, p->tp_max))),
+			                  strstr(r.err, t_fmt("move it to the third-party range %s", range_text(p->tp_min, p->tp_max))),
 			          "%s", r.err);
 		run_free(&r);
 	}
@@ -1444,11 +1420,11 @@ Test(compat, guide_states_the_policy)
 	cr_assert_not_null(guide);
 	for (size_t k = 0; k < NPOLICIES; k++) {
 		const policy_t *p = &POLICIES[k];
-		cr_expect(strstr(guide, f("\n| %s | core |", range_text(p->core_min, p->core_max))), "%s core", p->enum_name);
-		cr_expect(strstr(guide, f("\n| %s | third-party |", range_text(p->tp_min, p->tp_max))), "%s third party",
+		cr_expect(strstr(guide, t_fmt("\n| %s | core |", range_text(p->core_min, p->core_max))), "%s core", p->enum_name);
+		cr_expect(strstr(guide, t_fmt("\n| %s | third-party |", range_text(p->tp_min, p->tp_max))), "%s third party",
 		          p->enum_name);
 		if (p->never_min >= 0)
-			cr_expect(strstr(guide, f("\n| %s | never |", range_text(p->never_min, p->never_max))), "%s never",
+			cr_expect(strstr(guide, t_fmt("\n| %s | never |", range_text(p->never_min, p->never_max))), "%s never",
 			          p->enum_name);
 	}
 	free(guide);
@@ -1549,7 +1525,7 @@ Test(compat, renames_not_declared_are_refused_with_a_hint)
 	REFUSES("undeclared_record",
 	        "find(s.records, \"leaky_relu\").name = \"lrelu\"\n"
 	        "find(find(s.enums, \"activation_id\").values, \"leaky_relu\").record = \"lrelu\"\n",
-	        f("ID reused: enums \"activation_id\" value 4 \"leaky_relu\": 4 now selects record \"lrelu\" (was record "
+	        t_fmt("ID reused: enums \"activation_id\" value 4 \"leaky_relu\": 4 now selects record \"lrelu\" (was record "
 	          "\"leaky_relu\"); safe alternative: keep 4 selecting record \"leaky_relu\"; a new activation ID (next "
 	          "free: %d) can select record \"lrelu\"",
 	          next_core(ACTS)),

@@ -40,6 +40,7 @@
 #include <criterion/criterion.h>
 
 #include "schemaq.h"
+#include "shell.h"
 
 #define GEN_LUA "lua5.4 gen/nnngen.lua"
 #define CC_WARN "-std=c11 -Wall -Wextra -Werror"
@@ -383,31 +384,18 @@ static void expect_rejected(const char *body, const char *const *want)
 
 #define REJECTS(body, ...) expect_rejected(body, (const char *const[]){ __VA_ARGS__, NULL })
 
-/* Text in a ring of static buffers, so a few can be live at once. */
-NNN_PRINTF(1, 2) static const char *fmt(const char *f, ...)
-{
-	static char ring[16][2048];
-	static int next;
-	char *p = ring[next++ % 16];
-	va_list ap;
-	va_start(ap, f);
-	int n = vsnprintf(p, sizeof ring[0], f, ap);
-	va_end(ap);
-	cr_assert(n > 0 && (size_t)n < sizeof ring[0], "text too long");
-	return p;
-}
 
 /* How a schema error names an entry of a top-level list (`records[4]
  * "dense"`) or an enum value (`"activation_id".values[5] "leaky_relu"`),
  * with the index the schema gives it. */
 static const char *entry(const char *list, const char *name)
 {
-	return fmt("%s[%lld] \"%s\"", list, sq_int("index(s.%s, \"%s\")", list, name), name);
+	return t_fmt("%s[%lld] \"%s\"", list, sq_int("index(s.%s, \"%s\")", list, name), name);
 }
 
 static const char *value_entry(const char *e, const char *name)
 {
-	return fmt("\"%s\".values[%lld] \"%s\"", e, sq_int("index(enum(\"%s\").values, \"%s\")", e, name), name);
+	return t_fmt("\"%s\".values[%lld] \"%s\"", e, sq_int("index(enum(\"%s\").values, \"%s\")", e, name), name);
 }
 
 /* The index the next element of a record's list (fields, rules) gets. */
@@ -431,7 +419,7 @@ Test(gen, rejects_duplicate_enum_value)
 	REJECTS("push(find(s.enums, \"activation_id\").values,\n"
 	        "  { value = 3, name = \"gelu\", title = \"GELU\", doc = \"Gaussian error linear unit.\" })",
 	        "\"activation_id\".values[", "\"gelu\"", "value 3 is already relu");
-	REJECTS(fmt("push(find(s.enums, \"activation_id\").values,\n"
+	REJECTS(t_fmt("push(find(s.enums, \"activation_id\").values,\n"
 	            "  { value = %lld, name = \"relu\", title = \"ReLU again\", doc = \"A second ReLU.\" })",
 	            sq_int("unused(\"activation_id\")")),
 	        "\"activation_id\".values[", "name \"relu\" is used twice");
@@ -482,7 +470,7 @@ Test(gen, rejects_reference_to_missing_field)
 Test(gen, rejects_unknown_variant_record)
 {
 	/* An enum value selecting a record that does not exist (or comes later). */
-	REJECTS(fmt("push(find(s.enums, \"activation_id\").values,\n"
+	REJECTS(t_fmt("push(find(s.enums, \"activation_id\").values,\n"
 	            "  { value = %lld, name = \"swish\", title = \"Swish\", record = \"swish\", doc = \"x * sigmoid(x).\" })",
 	            sq_int("next_free(\"activation_id\")")),
 	        "\"activation\".fields[", "\"params\"", "enum value \"swish\" names unknown record \"swish\"");
@@ -742,7 +730,7 @@ Test(gen, schema_extension)
 	id = sq_int("next_free(\"activation_id\")");
 	undef = sq_int("unused(\"activation_id\", %lld)", id);
 	copy_schema();
-	spit_str(tpath("ext.lua"), fmt(EXT_LUA, id));
+	spit_str(tpath("ext.lua"), t_fmt(EXT_LUA, id));
 
 	/* The extension is a valid schema, and the unchanged copy still is. */
 	r = generate(tpath("ext.lua"), "x");
@@ -751,14 +739,14 @@ Test(gen, schema_extension)
 
 	text = slurp(tpath("x/nnn/schema_gen.h"), NULL);
 	cr_assert_not_null(text, "no header generated");
-	cr_expect(strstr(text, fmt("NNN_ACTIVATION_ID_SWISH = %lld,", id)) != NULL, "header lacks the Swish ID");
+	cr_expect(strstr(text, t_fmt("NNN_ACTIVATION_ID_SWISH = %lld,", id)) != NULL, "header lacks the Swish ID");
 	cr_expect(strstr(text, "typedef struct nnn_swish {") != NULL, "header lacks the swish record");
 	cr_expect(strstr(text, "ext.lua") != NULL, "header banner does not name ext.lua");
 	free(text);
 	text = slurp(tpath("x/format.md"), NULL);
 	cr_assert_not_null(text, "no format.md generated");
 	cr_expect(strstr(text, "### `swish`") != NULL, "format.md does not document the swish record");
-	cr_expect(strstr(text, fmt("| %lld | Swish | `swish` |", id)) != NULL, "format.md does not list activation %lld",
+	cr_expect(strstr(text, t_fmt("| %lld | Swish | `swish` |", id)) != NULL, "format.md does not list activation %lld",
 	          id);
 	free(text);
 
@@ -879,14 +867,14 @@ static const char DECODE_STAGE_MIN[] =
 Test(gen, rejects_decode_stage_rule)
 {
 	expect_robust("odd", DECODE_STAGE_MIN);
-	REJECTS(DECODE_STAGE_MIN, fmt("\"dense\".rules[%lld] \"min\"", next_in("dense", "rules")),
+	REJECTS(DECODE_STAGE_MIN, t_fmt("\"dense\".rules[%lld] \"min\"", next_in("dense", "rules")),
 	        "stage \"decode\" is only for dims_product");
 	REJECTS("find(s.records, \"tensor\").rules[1].stage = \"validate\"", "\"tensor\".rules[1] \"dims_product\"",
 	        "a dims_product rule runs at stage \"decode\"");
 	/* The decoder of a variant record has no pointer to the enclosing record. */
 	REJECTS("push(find(s.records, \"dense\").rules, { kind = \"dims_product\", stage = \"decode\",\n"
 	        "  dims = \"bias.dims\", data = \"weights.data\", doc = \"x.\" })",
-	        fmt("\"dense\".rules[%lld] \"dims_product\"", next_in("dense", "rules")), "reference \"bias.dims\"",
+	        t_fmt("\"dense\".rules[%lld] \"dims_product\"", next_in("dense", "rules")), "reference \"bias.dims\"",
 	        "only use fields of its own record");
 }
 
@@ -907,11 +895,11 @@ static const char VALUE_NUMBER[] = "push(find(s.enums, \"activation_id\").values
 Test(gen, rejects_enum_value_not_table)
 {
 	expect_robust("odd", VALUE_NUMBER);
-	REJECTS(VALUE_NUMBER, fmt("\"activation_id\".values[%lld] \"7\"", sq_int("defined(\"activation_id\") + 1")),
+	REJECTS(VALUE_NUMBER, t_fmt("\"activation_id\".values[%lld] \"7\"", sq_int("defined(\"activation_id\") + 1")),
 	        "must be a table");
-	REJECTS("push(find(s.records, \"dense\").fields, \"extra\")", fmt("\"dense\".fields[%lld]", next_in("dense", "fields")),
+	REJECTS("push(find(s.records, \"dense\").fields, \"extra\")", t_fmt("\"dense\".fields[%lld]", next_in("dense", "fields")),
 	        "must be a table");
-	REJECTS("push(find(s.records, \"dense\").rules, true)", fmt("\"dense\".rules[%lld]", next_in("dense", "rules")),
+	REJECTS("push(find(s.records, \"dense\").rules, true)", t_fmt("\"dense\".rules[%lld]", next_in("dense", "rules")),
 	        "must be a table");
 }
 
@@ -929,13 +917,13 @@ Test(gen, rejects_rules_not_list)
 	cr_expect(strstr(line, "\"dense\"") != NULL, "the message does not name the record: %s", line);
 	run_free(&r);
 
-	REJECTS("find(s.records, \"dense\").rules = \"min\"", fmt("%s: rules must be a list", entry("records", "dense")));
+	REJECTS("find(s.records, \"dense\").rules = \"min\"", t_fmt("%s: rules must be a list", entry("records", "dense")));
 	/* The other list-valued keys: no holes, no named keys. */
 	REJECTS("local d = find(s.records, \"dense\")\n"
 	        "d.fields = { d.fields[1], d.fields[2], extra = d.fields[3] }",
-	        fmt("%s: fields must be a list", entry("records", "dense")));
+	        t_fmt("%s: fields must be a list", entry("records", "dense")));
 	REJECTS("find(s.enums, \"activation_id\").values = \"relu\"",
-	        fmt("%s: values must be a list", entry("enums", "activation_id")));
+	        t_fmt("%s: values must be a list", entry("enums", "activation_id")));
 	REJECTS("find(s.records, \"dense\").rules[2].pattern = \"+\"", "\"dense\".rules[2] \"dims\": pattern must be a list");
 	REJECTS("s.records[3] = nil", "records: records must be a list");
 }
@@ -996,7 +984,7 @@ Test(gen, rejects_field_named_at)
 {
 	expect_robust("odd", "push(find(s.records, \"dense\").fields, { name = \"at\", type = \"i32\", doc = \"x.\" })");
 	REJECTS("push(find(s.records, \"dense\").fields, { name = \"at\", type = \"i32\", doc = \"x.\" })",
-	        fmt("\"dense\".fields[%lld] \"at\"", next_in("dense", "fields")), "clashes with the member at[]");
+	        t_fmt("\"dense\".fields[%lld] \"at\"", next_in("dense", "fields")), "clashes with the member at[]");
 	/* The layer body is open to plugins, which adds the member body_ext. */
 	REJECTS("push(find(s.records, \"layer\").fields, { name = \"body_ext\", type = \"i32\", doc = \"x.\" })",
 	        entry("records", "layer"), "field \"body_ext\" clashes");
@@ -1008,17 +996,17 @@ Test(gen, rejects_field_named_keyword)
 
 	expect_robust("odd", "push(find(s.records, \"dense\").fields, { name = \"int\", type = \"i32\", doc = \"x.\" })");
 	REJECTS("push(find(s.records, \"dense\").fields, { name = \"int\", type = \"i32\", doc = \"x.\" })",
-	        fmt("\"dense\".fields[%lld] \"int\"", next_in("dense", "fields")), "C keyword");
+	        t_fmt("\"dense\".fields[%lld] \"int\"", next_in("dense", "fields")), "C keyword");
 	REJECTS("push(find(s.records, \"dense\").fields, { name = \"bool\", type = \"bool\", doc = \"x.\" })",
-	        fmt("\"dense\".fields[%lld] \"bool\"", next_in("dense", "fields")), "C keyword");
+	        t_fmt("\"dense\".fields[%lld] \"bool\"", next_in("dense", "fields")), "C keyword");
 	/* A value that selects a record names a union member... */
 	REJECTS("local v = find(find(s.enums, \"activation_id\").values, \"leaky_relu\")\n"
 	        "v.name = \"double\"",
-	        fmt("\"activation_id\".values[%lld] \"double\"",
+	        t_fmt("\"activation_id\".values[%lld] \"double\"",
 	            sq_int("index(enum(\"activation_id\").values, \"leaky_relu\")")),
 	        "union member");
 	/* ...a value without a record only an NNN_..._DOUBLE constant. */
-	c = expect_accepted("kw", fmt("push(find(s.enums, \"activation_id\").values,\n"
+	c = expect_accepted("kw", t_fmt("push(find(s.enums, \"activation_id\").values,\n"
 	                              "  { value = %lld, name = \"double\", doc = \"x.\" })",
 	                              sq_int("next_free(\"activation_id\")")));
 	cr_expect(strstr(c, "NNN_ACTIVATION_ID_DOUBLE") != NULL, "no constant for the value");
@@ -1031,19 +1019,19 @@ Test(gen, rejects_runtime_names)
 {
 	REJECTS("find(s.enums, \"padding_type\").name = \"shape\"\n"
 	        "find(find(s.records, \"conv\").fields, \"padding_type\").type = \"shape\"",
-	        fmt("enums[%lld] \"shape\"", sq_int("index(s.enums, \"padding_type\")")), "nnn_shape_t");
+	        t_fmt("enums[%lld] \"shape\"", sq_int("index(s.enums, \"padding_type\")")), "nnn_shape_t");
 	REJECTS("find(s.records, \"leaky_relu\").name = \"status\"\n"
 	        "find(find(s.enums, \"activation_id\").values, \"leaky_relu\").record = \"status\"",
-	        fmt("records[%lld] \"status\"", sq_int("index(s.records, \"leaky_relu\")")), "nnn_status_t");
+	        t_fmt("records[%lld] \"status\"", sq_int("index(s.records, \"leaky_relu\")")), "nnn_status_t");
 	REJECTS("find(s.enums, \"padding_type\").name = \"t\"\n"
 	        "find(find(s.records, \"conv\").fields, \"padding_type\").type = \"t\"",
-	        fmt("enums[%lld] \"t\"", sq_int("index(s.enums, \"padding_type\")")), "nnn_type_t");
+	        t_fmt("enums[%lld] \"t\"", sq_int("index(s.enums, \"padding_type\")")), "nnn_type_t");
 	REJECTS("find(s.enums, \"padding_type\").name = \"e\"\n"
 	        "find(find(s.records, \"conv\").fields, \"padding_type\").type = \"e\"",
-	        fmt("enums[%lld] \"e\"", sq_int("index(s.enums, \"padding_type\")")), "NNN_E_");
+	        t_fmt("enums[%lld] \"e\"", sq_int("index(s.enums, \"padding_type\")")), "NNN_E_");
 	REJECTS("push(s.enums, { name = \"types\", type = \"u8\", doc = \"x.\",\n"
 	        "  values = { { value = 0, name = \"h\", doc = \"x.\" } } })",
-	        fmt("enums[%lld] \"types\".values[1] \"h\"", sq_int("#s.enums + 1")), "NNN_TYPES_H", "runtime");
+	        t_fmt("enums[%lld] \"types\".values[1] \"h\"", sq_int("#s.enums + 1")), "NNN_TYPES_H", "runtime");
 	/* Two schema names that make the same C name. */
 	REJECTS("table.insert(s.records, 1, { name = \"x_y\", doc = \"x.\", section = \"tensor\",\n"
 	        "  fields = { { name = \"z\", type = \"i32\", doc = \"x.\" } } })\n"
@@ -1114,7 +1102,7 @@ Test(gen, rejects_variant_record_as_field)
 	                     "  { name = \"slope\", type = \"leaky_relu\", doc = \"A slope.\" })");
 	REJECTS("push(find(s.records, \"dense\").fields,\n"
 	        "  { name = \"slope\", type = \"leaky_relu\", doc = \"A slope.\" })",
-	        fmt("\"dense\".fields[%lld] \"slope\"", next_in("dense", "fields")),
+	        t_fmt("\"dense\".fields[%lld] \"slope\"", next_in("dense", "fields")),
 	        "record \"leaky_relu\" is selected by activation_id value \"leaky_relu\"");
 }
 
@@ -1125,20 +1113,20 @@ Test(gen, rejects_bad_variants)
 {
 	REJECTS("push(find(s.records, \"activation\").fields,\n"
 	        "  { name = \"more\", type = \"variant\", tag = \"id\", doc = \"Again.\" })",
-	        fmt("\"activation\".fields[%lld] \"more\"", next_in("activation", "fields")), "at most one");
-	REJECTS(fmt("push(find(s.enums, \"activation_id\").values,\n"
+	        t_fmt("\"activation\".fields[%lld] \"more\"", next_in("activation", "fields")), "at most one");
+	REJECTS(t_fmt("push(find(s.enums, \"activation_id\").values,\n"
 	            "  { value = %lld, name = \"nested\", record = \"activation\", doc = \"x.\" })",
 	            sq_int("next_free(\"activation_id\")")),
 	        "\"activation\".fields[2] \"params\"", "cannot contain itself");
-	REJECTS(fmt("push(find(s.enums, \"activation_id\").values,\n"
+	REJECTS(t_fmt("push(find(s.enums, \"activation_id\").values,\n"
 	            "  { value = %lld, name = \"leaky2\", record = \"leaky_relu\", doc = \"x.\" })",
 	            sq_int("next_free(\"activation_id\")")),
 	        "\"activation\".fields[2] \"params\"", "both select record \"leaky_relu\"");
 	/* A value of an enum no variant uses still names an existing record. */
-	REJECTS(fmt("push(find(s.enums, \"padding_type\").values, { value = %lld, name = \"test_pad\",\n"
+	REJECTS(t_fmt("push(find(s.enums, \"padding_type\").values, { value = %lld, name = \"test_pad\",\n"
 	            "  record = \"nothing\", pad_before = \"k - 1\", pad_after = \"k - 1\", doc = \"x.\" })",
 	            sq_int("next_free(\"padding_type\")")),
-	        fmt("\"padding_type\".values[%lld] \"test_pad\"", sq_int("defined(\"padding_type\") + 1")),
+	        t_fmt("\"padding_type\".values[%lld] \"test_pad\"", sq_int("defined(\"padding_type\") + 1")),
 	        "record \"nothing\" is not defined");
 }
 
@@ -1156,7 +1144,7 @@ Test(gen, rejects_bad_values)
 	REJECTS("find(s.records, \"dense\").io.inputs = \"weights.dims[99999999999999999999]\"", "\"dense\".io",
 	        "the index must be an integer");
 	REJECTS("push(find(s.records, \"model\").rules, { kind = \"chain\", field = \"layers\", doc = \"x.\" })",
-	        fmt("\"model\".rules[%lld] \"chain\"", next_in("model", "rules")), "already has a chain rule");
+	        t_fmt("\"model\".rules[%lld] \"chain\"", next_in("model", "rules")), "already has a chain rule");
 	REJECTS("for _, r in ipairs(s.records) do for _, f in ipairs(r.fields) do f.param = nil end end",
 	        "records", "param field");
 }
@@ -1166,7 +1154,7 @@ Test(gen, schema_sandbox)
 {
 	char *h, p[128];
 	long long id = sq_int("next_free(\"activation_id\")");
-	char *c = expect_accepted("sb", fmt("table.insert(find(s.enums, \"activation_id\").values,\n"
+	char *c = expect_accepted("sb", t_fmt("table.insert(find(s.enums, \"activation_id\").values,\n"
 	                                "  { value = %lld, name = string.format(\"act%%d\", math.floor(%lld.5)),\n"
 	                                "    title = (\"six\"):upper(), doc = table.concat({ \"Six\", \".\" }) })\n"
 	                                "local n = 0\n"
@@ -1178,7 +1166,7 @@ Test(gen, schema_sandbox)
 	snprintf(p, sizeof p, "sb/nnn/schema_gen.h");
 	h = slurp(tpath(p), NULL);
 	cr_assert_not_null(h);
-	cr_expect(strstr(h, fmt("NNN_ACTIVATION_ID_ACT%lld = %lld,", id, id)) != NULL, "no constant for the new value");
+	cr_expect(strstr(h, t_fmt("NNN_ACTIVATION_ID_ACT%lld = %lld,", id, id)) != NULL, "no constant for the new value");
 	free(h);
 
 	REJECTS("string.format = nil", "string is read-only");
@@ -1199,7 +1187,7 @@ Test(gen, rejects_variant_field_named_like_holder)
 {
 	REJECTS("push(find(s.records, \"dense\").fields,\n"
 	        "  { name = \"dropout\", type = \"f32\", doc = \"Another.\" })",
-	        fmt("\"dense\".fields[%lld] \"dropout\"", next_in("dense", "fields")),
+	        t_fmt("\"dense\".fields[%lld] \"dropout\"", next_in("dense", "fields")),
 	        "is also a field of \"layer\", which holds this record as a variant");
 }
 

@@ -116,10 +116,12 @@ Test(install, prefix_has_everything_and_builds_a_program, .fini = teardown, .tim
 	             0, "%s", out);
 	cr_assert_str_eq(out, want);
 
-	/* The installed generator and schema reproduce the codec the tool was built from. */
-	cr_assert_eq(t_sh(out, sizeof out, "%s/bin/nnngen %s/share/nnnkit/schema/nnn.lua --c %s/g.c --h %s/g.h && "
+	/* The installed generator, schema and lock (whose struct layouts the
+	 * generated code carries) reproduce the codec the tool was built from. */
+	cr_assert_eq(t_sh(out, sizeof out, "%s/bin/nnngen %s/share/nnnkit/schema/nnn.lua --c %s/g.c --h %s/g.h "
+	                  "--layouts %s/share/nnnkit/schema/nnn.lock && "
 	                  "cmp %s/g.c %s/gen/schema_gen.c && cmp %s/g.h %s/include/nnn/schema_gen.h",
-	                  prefix, prefix, tmp, tmp, tmp, build, tmp, prefix), 0, "%s", out);
+	                  prefix, prefix, tmp, tmp, prefix, tmp, build, tmp, prefix), 0, "%s", out);
 
 	/* The man page renders without warnings and documents every command. */
 	cr_assert_eq(t_sh(out, sizeof out, "groff -man -Tutf8 -ww -z %s/share/man/man1/nnnkit.1", prefix), 0, "%s", out);

@@ -267,8 +267,32 @@ static int64_t fixture_run(const char *fixture, int threads, float y[3])
 	return n;
 }
 
+/* A plugin built for ABI 1.0 counts as built against the first
+ * recorded struct layout: it runs as before while that is this nnnkit's, and
+ * is refused at load once a growth of the schema has moved it. Returns
+ * whether it loads (the refusal is checked here when it does not). */
+static bool runs_as_before(const char *fixture)
+{
+	if (NNN_SCHEMA_LAYOUT == NNN_SCHEMA_LAYOUT_FIRST)
+		return true;
+	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	char path[1024];
+	nnn_ctx_t *c;
+	nnn_diags_t d;
+	nnn_diags_init(&d);
+	snprintf(path, sizeof path, "%s/fixtures/%s.so", b, fixture);
+	cr_assert_eq(nnn_ctx_new(&c, &d), NNN_OK);
+	cr_assert_eq(nnn_plugin_load(c, path, &d), NNN_E_PLUGIN);
+	cr_assert(d.n && strstr(d.v[0].msg, "ABI stage") && strstr(d.v[0].msg, "layout"), "%s", d.n ? d.v[0].msg : "");
+	nnn_ctx_free(c);
+	nnn_diags_free(&d);
+	return false;
+}
+
 Test(run, plugin_of_abi_1_0_still_runs)
 {
+	if (!runs_as_before("abi10"))
+		return;
 	for (int threads = 1; threads <= 2; threads++) {
 		float y[3];
 		int64_t n = fixture_run("abi10", threads, y);

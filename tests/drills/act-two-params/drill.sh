@@ -5,6 +5,7 @@
 # with no test edited; build, validate, run, convert and the conformance
 # corpus know it; run agrees with NumPy.
 DRILL_KIND=compatible
+DRILL_LAYOUT=moves # a new record in a union of the structs plugins see
 
 grow() {
 	drill_edit

@@ -6,6 +6,7 @@
 # and the suite take it with no test edited; run agrees with NumPy; convert
 # and the conformance corpus know it.
 DRILL_KIND=compatible
+DRILL_LAYOUT=moves # a new record in a union of the structs plugins see
 
 grow() {
 	drill_edit
