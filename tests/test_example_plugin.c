@@ -330,7 +330,8 @@ Test(example_plugin, survives_schema_growth, .fini = teardown, .timeout = 600)
 	 * struct moves, so the lock needs no new layout and the old plugin
 	 * loads and runs unchanged. */
 	cr_assert_eq(grown_nnnkit("act", out, sizeof out), 0, "%s", out);
-	snprintf(want, sizeof want, "at layout 0x%08x, the last of 1 recorded", (unsigned)NNN_SCHEMA_LAYOUT);
+	snprintf(want, sizeof want, "at layout 0x%08x, the last of %d recorded", (unsigned)NNN_SCHEMA_LAYOUT,
+	         (int)NNN_SCHEMA_LAYOUTS);
 	cr_assert(strstr(out, want), "no '%s' in:\n%s", want, out);
 	cr_assert_eq(t_sh(out, sizeof out, "grep -c NNN_ACTIVATION_ID_ABI_PROBE %s/act/gen/nnn/schema_gen.h", tmp), 0,
 	             "the grown nnnkit lacks the new activation: %s", out);
