@@ -185,6 +185,15 @@ typedef struct nnn_vctx {
 void nnn_v_problem(nnn_vctx_t *v, nnn_status_t code, const char *name, uint64_t at,
                    const char *fmt, ...) NNN_PRINTF(5, 6);
 
+/* A checking pass's result: NNN_OK without problems, else the code of the
+ * first one it added to diags after `first` (NNN_E_SHAPE when diags kept none). */
+static inline nnn_status_t nnn_v_result(const nnn_vctx_t *v, size_t first)
+{
+	if (!v->problems)
+		return NNN_OK;
+	return v->diags && v->diags->n > first ? v->diags->v[first].code : NNN_E_SHAPE;
+}
+
 void nnn_rule_min(nnn_vctx_t *v, const char *name, int64_t value, int64_t min, uint64_t at);
 /* value within the bounds `flags` (enum nnn_bound) names; NaN fails. */
 void nnn_rule_bounds(nnn_vctx_t *v, const char *name, double value, double min, double max, unsigned flags,

@@ -242,9 +242,7 @@ nnn_status_t nnn_model_validate(const nnn_model_t *m, const nnn_shape_t *input, 
 	nnn_vctx_t v = { .diags = diags };
 	size_t first = diags ? diags->n : 0;
 	nnn_gen_validate(&v, m, input, out_shapes);
-	if (!v.problems)
-		return NNN_OK;
-	return diags && diags->n > first ? diags->v[first].code : NNN_E_SHAPE;
+	return nnn_v_result(&v, first);
 }
 
 nnn_status_t nnn_validate_bytes(const void *buf, size_t len, const nnn_ctx_t *ctx, const nnn_shape_t *input,

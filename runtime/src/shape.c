@@ -502,7 +502,5 @@ nnn_status_t nnn_model_shapes(const nnn_model_t *m, const nnn_shape_t *input, nn
 	nnn_vctx_t v = { .diags = diags };
 	size_t first = diags ? diags->n : 0;
 	nnn_gen_shapes(&v, m, input, out);
-	if (!v.problems)
-		return NNN_OK;
-	return diags && diags->n > first ? diags->v[first].code : NNN_E_SHAPE;
+	return nnn_v_result(&v, first);
 }
