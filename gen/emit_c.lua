@@ -615,7 +615,7 @@ local function emit_format(w, s, r, f)
   w("{")
   if f.ext then
     w("\tconst char *t = nnn_%s_title(r->%s);", f.enum.name, f.tag)
-    w("\treturn t ? t : nnn_ext_name(%s, &r->%s_ext);", ext_kind(f), f.name)
+    w("\treturn t ? t : nnn_ext_title(%s, &r->%s_ext);", ext_kind(f), f.name)
   else
     w("\treturn nnn_%s_title(r->%s);", f.enum.name, f.tag)
   end
@@ -1277,6 +1277,18 @@ function M.plugin_header(s)
     w("/* The codec's fields of an %s descriptor. */", r.ext.kind == "layer" and "nnn_layer_type_t" or "nnn_activation_type_t")
     w("#define %s \\", rconst(r, "CODEC"))
     for i, c in ipairs(codec) do w("\t%s%s", c, i < #codec and ", \\" or "") end
+    w("")
+    -- The rest of what the fragment says of the type, so that no C file
+    -- restates its ID, name or title.
+    local v = r.ext.value
+    w("/* The fragment's %s ID %s. */", r.ext.kind, ccomment(v.name))
+    w("#define %s %d", rconst(r, "ID"), v.value)
+    w("/* An %s descriptor but for its kernels: size, ID, name, title (ABI 1.3) and codec. */",
+      layer and "nnn_layer_type_t" or "nnn_activation_type_t")
+    w("#define %s \\", rconst(r, "TYPE"))
+    w("\t.size = sizeof(%s), .id = %s, .name = %s, .title = %s, \\",
+      layer and "nnn_layer_type_t" or "nnn_activation_type_t", rconst(r, "ID"), cstr(v.name), cstr(v.title or v.name))
+    w("\t%s", rconst(r, "CODEC"))
     w("")
   end
   w("#endif")

@@ -195,6 +195,7 @@ function M.c_names(e)
     { E .. "_THIRD_PARTY_MIN", "the ID policy's third-party range" },
     { E .. "_THIRD_PARTY_MAX", "the ID policy's third-party range" },
     { E .. "_NEXT_CORE", "the next free core ID" }, { E .. "_TAKEN", "the ID policy's taken list" },
+    { E .. "_DEFINED", "the schema's own values" },
     { "nnn_" .. e.name .. "_range", "its ID policy function" },
     { "nnn_" .. e.name .. "_taken_by", "its ID policy function" },
   }
@@ -509,6 +510,19 @@ function M.c_header(w, e, cstr, ccomment)
     w("#define %s_TAKEN(X) \\", E)
     for i, t in ipairs(P.taken) do
       w("\tX(%d, %s, %s)%s", t.id, cstr(t.by), cstr(t.name), i < #P.taken and " \\" or "")
+    end
+  end
+  -- The schema's own values, so that a plugin can tell without linking
+  -- libnnn which IDs the host decodes itself (those take no codec).
+  local own = {}
+  for _, v in ipairs(e.values) do if not v.plugin then own[#own + 1] = v end end
+  w("/* The %ss this schema defines, as X(id, name). */", M.id_word(e.name))
+  if #own == 0 then
+    w("#define %s_DEFINED(X)", E)
+  else
+    w("#define %s_DEFINED(X) \\", E)
+    for i, v in ipairs(own) do
+      w("\tX(%d, %s)%s", v.value, cstr(v.name), i < #own and " \\" or "")
     end
   end
   w("/* The range of the policy a %s is in. */", M.id_word(e.name))

@@ -149,9 +149,22 @@ Test(example_plugin, out_of_tree_plugin_adds_ids, .fini = teardown, .timeout = 3
 	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/bin/nnnkit convert %s %s && cmp %s %s", plugdir, prefix,
 	                path, copy, path, copy), 0, "%s", out);
 	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/bin/nnnkit info %s", plugdir, prefix, path), 0, "%s", out);
-	cr_assert(strstr(out, "maxpool"), "%s", out);
-	cr_assert(strstr(out, "swish(beta=1)"), "%s", out);
+	/* The fragment's titles, not "unknown" nor the bare names. */
+	cr_assert(strstr(out, "MaxPool"), "%s", out);
+	cr_assert(strstr(out, "Swish(beta=1)"), "%s", out);
 	cr_assert(strstr(out, "poolswish.so"), "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/bin/nnnkit graph %s", plugdir, prefix, path), 0, "%s",
+	             out);
+	cr_assert(strstr(out, "MaxPool") && strstr(out, "Swish"), "%s", out);
+	/* dump and map name the plugin's IDs, and the plugin. */
+	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/bin/nnnkit dump %s", plugdir, prefix, path), 0, "%s", out);
+	cr_assert(strstr(out, "(maxpool, from poolswish.so)"), "%s", out);
+	cr_assert(strstr(out, "(swish, from poolswish.so)"), "%s", out);
+	cr_assert_null(strstr(out, "not a "), "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/bin/nnnkit map %s -o %s/m.html && "
+	                "grep -o -e '(maxpool, from poolswish.so)' -e MaxPool -e 'not a [a-z_]*' %s/m.html | sort -u",
+	                plugdir, prefix, path, tmp, tmp), 0, "%s", out);
+	cr_assert_str_eq(out, "(maxpool, from poolswish.so)\nMaxPool\n");
 
 	write_input(in, sizeof in);
 	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/bin/nnnkit run %s --input %s", plugdir, prefix, path, in),

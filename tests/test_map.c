@@ -350,7 +350,7 @@ Test(map, page_in_chromium, .fini = cleanup, .timeout = 240)
 
 	char *html = slurp(html_path, NULL);
 	assert_self_contained(html);
-	cr_assert(strstr(html, "\"type\":\"maxpool\",\"kernel\":\"poolswish.so\",\"act\":\"swish(beta=1)\","
+	cr_assert(strstr(html, "\"type\":\"MaxPool\",\"kernel\":\"poolswish.so\",\"act\":\"Swish(beta=1)\","
 	                       "\"summary\":\"pool=[2, 2] stride=[2, 2]\",\"in\":\"[1, 4, 4, 4]\",\"out\":\"[1, 2, 2, 4]\""),
 	          "%s", html);
 	cr_assert(strstr(html, "\"count\":4,\"finite\":1,\"nan\":1,\"pinf\":1,\"ninf\":1,\"min\":2,\"max\":2,\"mean\":2,"
@@ -374,7 +374,7 @@ Test(map, page_in_chromium, .fini = cleanup, .timeout = 240)
 	cr_assert(strstr(dom, "<h1 id=\"title\">map &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;!--"),
 	          "%.3000s", dom);
 	cr_assert(strstr(dom, "<td class=\"warn\">NaN 1</td><td class=\"warn\">+inf 1</td>"), "NaN and inf flagged");
-	cr_assert(strstr(dom, "<div class=\"t\">#1 maxpool <span class=\"act\">swish(beta=1)</span></div>"),
+	cr_assert(strstr(dom, "<div class=\"t\">#1 MaxPool <span class=\"act\">Swish(beta=1)</span></div>"),
 	          "the plugin layer in the graph");
 	free(dom);
 

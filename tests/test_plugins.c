@@ -93,6 +93,43 @@ Test(plugins, good_fixture_registers)
 	nnn_ctx_free(c);
 }
 
+/* A plugin that ignores the host's answers and declares 700 more of each:
+ * the first repeat is the refusal, and nothing is written past the
+ * declaration's room (ASan and valgrind watch the suite). */
+Test(plugins, flood_of_declarations_is_refused_at_the_first_repeat)
+{
+	nnn_ctx_t *c = ctx_new();
+	const char *dup[] = { "flood.so", "layer ID 0 is declared twice", NULL };
+	expect_refused(c, fixture("flood"), "validation", dup);
+	cr_assert_null(nnn_ctx_layer(c, 0, NULL));
+	cr_assert_null(nnn_ctx_activation(c, 3, NULL));
+	nnn_ctx_free(c);
+}
+
+/* A byte holds 256 IDs, and a plugin may declare every one of them. */
+Test(plugins, all_256_ids_of_a_byte)
+{
+	nnn_ctx_t *c = ctx_new();
+	nnn_diags_t d;
+	nnn_plugin_report_t r;
+	char buf[2048] = "";
+	nnn_diags_init(&d);
+	nnn_status_t st = nnn_plugin_load(c, fixture("allids"), &d);
+	if (d.n)
+		nnn_diag_format(&d.v[0], buf, sizeof buf);
+	cr_assert_eq(st, NNN_OK, "%s", buf);
+	cr_assert_eq(nnn_ctx_report(c, 0, &r), 1);
+	cr_assert_eq(r.nlayers, 256);
+	cr_assert_eq(r.nactivations, 256);
+	for (int id = 0; id < 256; id++) {
+		cr_assert_not_null(nnn_ctx_layer(c, id, NULL), "layer ID %d", id);
+		cr_assert_not_null(nnn_ctx_activation(c, id, NULL), "activation ID %d", id);
+		cr_assert_eq(r.layer_ids[id], id);
+	}
+	nnn_diags_free(&d);
+	nnn_ctx_free(c);
+}
+
 Test(plugins, every_failure_names_file_and_stage)
 {
 	nnn_ctx_t *c = ctx_new();
@@ -433,6 +470,7 @@ Test(plugins, abi_1_0_loads_without_json_form)
 	const nnn_layer_type_t *t = nnn_ctx_layer(c, 7, NULL);
 	cr_assert_not_null(t);
 	cr_assert_null(t->record, "the host's copy is zero past the plugin's size");
+	cr_assert_null(t->title, "no title before ABI 1.3");
 
 	bb_t b = { 0 };
 	int32_t one[1] = { 1 };
@@ -441,6 +479,7 @@ Test(plugins, abi_1_0_loads_without_json_form)
 	bb_tensor(&b, 1, one);
 	nnn_decode_opts_t o = { .ctx = c };
 	cr_assert_eq(nnn_model_decode(b.b, b.n, &o, &m, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
+	cr_assert_str_eq(nnn_layer_title(&m->layers[0]), "fixture", "without a title, the name");
 	cr_assert_eq(nnn_json_encode(m, NULL, &json, &n, &d), NNN_E_PLUGIN);
 	cr_assert(strstr(d.v[0].msg, "layer fixture comes from a plugin built for ABI 1.0"), "%s", d.v[0].msg);
 	cr_assert(strstr(d.v[0].msg, "rebuild the plugin with nnngen --plugin"), "%s", d.v[0].msg);

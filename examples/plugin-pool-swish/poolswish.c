@@ -1,6 +1,6 @@
-/* poolswish: an out-of-tree nnnkit plugin. Layer ID 2 is N-D max pooling
- * (window `pool`, step `stride`, no padding, channels-last), activation ID 6
- * is Swish, y = x * sigmoid(beta * x). The codec for their fields is
+/* poolswish: an out-of-tree nnnkit plugin. A layer type of N-D max pooling
+ * (window `pool`, step `stride`, no padding, channels-last) and an activation,
+ * Swish, y = x * sigmoid(beta * x). The codec for their fields is
  * generated from schema.lua by nnngen (poolswish_gen.c/h); this file holds
  * only what a generator cannot write: shapes and kernels. */
 #include <math.h>
@@ -99,20 +99,15 @@ static nnn_status_t swish_forward(const nnn_activation_t *act, const void *param
 	return NNN_OK;
 }
 
+/* ID, name, title and codec come from schema.lua (the TYPE macros). */
 static const nnn_layer_type_t maxpool = {
-	.size = sizeof(nnn_layer_type_t),
-	.id = 2,
-	.name = "maxpool",
-	POOLSWISH_MAXPOOL_CODEC,
+	POOLSWISH_MAXPOOL_TYPE,
 	.infer = pool_infer,
 	.forward = pool_forward,
 };
 
 static const nnn_activation_type_t swish = {
-	.size = sizeof(nnn_activation_type_t),
-	.id = 6,
-	.name = "swish",
-	POOLSWISH_SWISH_CODEC,
+	POOLSWISH_SWISH_TYPE,
 	.forward = swish_forward,
 };
 

@@ -66,9 +66,16 @@ int cli_exit_code(nnn_status_t st);
  * when the bytes there are not one (overlong, surrogate, cut short...). */
 size_t cli_utf8_seq(const unsigned char *s, size_t n);
 /* Prints a field's value as `nnnkit dump` shows it: the number and its enum
- * name, a string's length and escaped text, an array's count and its first
- * elements (`values` of a float array, 16 of an int array). */
-void cli_field_value(FILE *out, const nnn_field_t *f, int values);
+ * name (a plugin's ID: its name and the plugin's file, from ctx), a
+ * string's length and escaped text, an array's count and its first elements
+ * (`values` of a float array, 16 of an int array). */
+void cli_field_value(FILE *out, const nnn_field_t *f, int values, const nnn_ctx_t *ctx);
+/* A value `id` of the layer or activation ID enum `type` that a plugin in
+ * ctx provides: its name, title (the name when the plugin gives none) and
+ * the plugin's file name. False when `type` is neither enum, or no plugin
+ * provides that ID. */
+bool cli_plugin_type(const nnn_ctx_t *ctx, const nnn_type_t *type, int64_t id, const char **name, const char **title,
+                     const char **file);
 /* The --input-shape option (a separate or an '=' value) at argv[*i], for
  * commands that take one: -1 when argv[*i] is something else; 0 when it
  * parsed into *out (*i moved past its value); else the exit code after the

@@ -107,15 +107,40 @@ size_t cli_utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
-void cli_field_value(FILE *out, const nnn_field_t *f, int values)
+bool cli_plugin_type(const nnn_ctx_t *ctx, const nnn_type_t *type, int64_t id, const char **name, const char **title,
+                     const char **file)
 {
-	const char *name;
+	const char *path = NULL, *n = NULL, *t = NULL;
+	if (!ctx || id < 0 || id > 255)
+		return false;
+	if (type == &nnn_type_layer_id) {
+		const nnn_layer_type_t *lt = nnn_ctx_layer(ctx, (int)id, &path);
+		if (lt)
+			n = lt->name, t = lt->title; /* the registry's copy: NULL title before ABI 1.3 */
+	} else if (type == &nnn_type_activation_id) {
+		const nnn_activation_type_t *at = nnn_ctx_activation(ctx, (int)id, &path);
+		if (at)
+			n = at->name, t = at->title;
+	}
+	if (!n)
+		return false;
+	*name = n;
+	*title = t && t[0] ? t : n;
+	*file = path && strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	return true;
+}
+
+void cli_field_value(FILE *out, const nnn_field_t *f, int values, const nnn_ctx_t *ctx)
+{
+	const char *name, *title, *file;
 	switch (f->prim) {
 	case NNN_PRIM_U8:
 	case NNN_PRIM_I32:
 		fprintf(out, "%" PRId64, f->i);
 		if (f->type && (name = f->type->value_name(f->i)) != NULL)
 			fprintf(out, " (%s)", name);
+		else if (f->type && cli_plugin_type(ctx, f->type, f->i, &name, &title, &file))
+			fprintf(out, " (%s, from %s)", name, file ? file : "a plugin");
 		else if (f->type)
 			fprintf(out, " (not a %s)", f->type->name);
 		break;

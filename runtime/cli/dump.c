@@ -20,6 +20,7 @@ const cli_cmd_t cmd_dump = {
 typedef struct dump_ctx {
 	uint64_t end;   /* one past the last byte decoded */
 	int values;     /* float values shown per array */
+	const nnn_ctx_t *ctx; /* plugins, to name the IDs they provide */
 } dump_ctx_t;
 
 static const char *PRIM_NAME[] = { "u8", "i32", "u64", "f32", "bool", "string", "i32_array", "f32_array" };
@@ -33,7 +34,7 @@ static void on_field(void *ctx, const nnn_field_t *f)
 	else
 		snprintf(type, sizeof type, "%s", PRIM_NAME[f->prim]);
 	printf("0x%08" PRIx64 " %9" PRIu64 "  %-36s %-18s ", f->offset, f->size, f->path, type);
-	cli_field_value(stdout, f, c->values);
+	cli_field_value(stdout, f, c->values, c->ctx);
 	putchar('\n');
 	if (f->offset + f->size > c->end)
 		c->end = f->offset + f->size;
@@ -49,7 +50,7 @@ static void on_problem(void *ctx, const nnn_diag_t *d)
 static int run(int argc, char **argv, cli_env_t *env)
 {
 	const char *path = NULL;
-	dump_ctx_t c = { 0, 4 };
+	dump_ctx_t c = { 0, 4, NULL };
 	nnn_visitor_t vis = { on_field, on_problem, &c };
 	nnn_decode_opts_t opts = { .flags = NNN_DECODE_KEEP_GOING, .visit = &vis };
 	const unsigned char *data;
@@ -84,7 +85,7 @@ static int run(int argc, char **argv, cli_env_t *env)
 		return code;
 	}
 	printf("%-10s %9s  %-36s %-18s %s\n", "offset", "size", "path", "type", "value");
-	opts.ctx = cli_ctx(env);
+	opts.ctx = c.ctx = cli_ctx(env);
 	st = nnn_model_decode(data, size, &opts, &m, NULL);
 	if (c.end < size && st != NNN_OK)
 		printf("0x%08" PRIx64 " %9" PRIu64 "  (not decoded)\n", c.end, (uint64_t)size - c.end);

@@ -87,7 +87,7 @@ static int32_t layer_of(const char *path)
 static char *value_text(visit_t *v, const nnn_field_t *f)
 {
 	if (fseek(v->scratch, 0, SEEK_SET) == 0) {
-		cli_field_value(v->scratch, f, 4);
+		cli_field_value(v->scratch, f, 4, v->ctx);
 		fputc('\0', v->scratch);
 		if (fflush(v->scratch) == 0 && !ferror(v->scratch))
 			return dup(v->s, v->buf);
@@ -112,13 +112,13 @@ static void label(char *buf, size_t size, const nnn_field_t *f, const char *valu
 		snprintf(buf, size, "%s", value);
 }
 
-/* A layer or activation type's name: the schema's title, else the name
- * its plugin gave it (plugin_name, may be NULL). */
-static char *name_of(cli_scan_t *s, const char *title, const char *plugin_name, const char *what, int id)
+/* A layer or activation type's name: the schema's title, else the title
+ * its plugin gave it (plugin_title, may be NULL). */
+static char *name_of(cli_scan_t *s, const char *title, const char *plugin_title, const char *what, int id)
 {
 	char buf[48];
 	if (!title)
-		title = plugin_name;
+		title = plugin_title;
 	if (!title)
 		snprintf(buf, sizeof buf, "unknown %s ID %d", what, id);
 	return dup(s, title ? title : buf);
@@ -147,15 +147,17 @@ static void layer_field(visit_t *v, size_t at, const nnn_field_t *f)
 	L->end = at + 1;
 	label(lab, sizeof lab, f, F->value);
 	if (!strcmp(rel, "id")) {
-		const char *plugin = NULL;
+		const char *name = NULL, *title = NULL;
 		L->id = (int)f->i;
-		const nnn_layer_type_t *t = v->ctx ? nnn_ctx_layer(v->ctx, L->id, &plugin) : NULL;
-		L->kernel = plugin && strrchr(plugin, '/') ? strrchr(plugin, '/') + 1 : plugin;
-		L->type = name_of(s, nnn_layer_id_title(L->id), t ? t->name : NULL, "layer", L->id);
+		if (!cli_plugin_type(v->ctx, f->type, L->id, &name, &title, &L->kernel))
+			title = NULL;
+		L->type = name_of(s, nnn_layer_id_title(L->id), title, "layer", L->id);
 	} else if (!strcmp(rel, "activation.id")) {
+		const char *name = NULL, *title = NULL, *file;
 		L->act_id = (int)f->i;
-		const nnn_activation_type_t *t = v->ctx ? nnn_ctx_activation(v->ctx, L->act_id, NULL) : NULL;
-		L->act = name_of(s, nnn_activation_id_title(L->act_id), t ? t->name : NULL, "activation", L->act_id);
+		if (!cli_plugin_type(v->ctx, f->type, L->act_id, &name, &title, &file))
+			title = NULL;
+		L->act = name_of(s, nnn_activation_id_title(L->act_id), title, "activation", L->act_id);
 	} else if (!strncmp(rel, "activation.", 11)) {
 		append(s, &L->act, "%s%s=%s", strchr(L->act ? L->act : "", '(') ? " " : "(", rel + 11, lab);
 	} else if (!strchr(rel, '.') && strcmp(rel, "dropout")) {

@@ -316,7 +316,7 @@ NNN_NODISCARD nnn_status_t nnn_wr_ext(nnn_sink_t *w, nnn_ext_kind_t k, const nnn
 uint64_t nnn_ext_size(nnn_ext_kind_t k, const nnn_ext_t *ext);
 uint64_t nnn_ext_params(const nnn_ext_t *ext);
 int nnn_ext_tensors(const nnn_ext_t *ext, nnn_named_tensor_t *out, int max);
-const char *nnn_ext_name(nnn_ext_kind_t k, const nnn_ext_t *ext);
+const char *nnn_ext_title(nnn_ext_kind_t k, const nnn_ext_t *ext);
 size_t nnn_ext_format(nnn_ext_kind_t k, const nnn_ext_t *ext, char *buf, size_t size);
 /* `owner` is the nnn_layer_t or nnn_activation_t holding ext. */
 void nnn_v_ext(nnn_vctx_t *v, nnn_ext_kind_t k, const void *owner, const nnn_ext_t *ext);

@@ -103,11 +103,14 @@ uint64_t nnn_ext_params(const nnn_ext_t *ext)
 	return n;
 }
 
-const char *nnn_ext_name(nnn_ext_kind_t k, const nnn_ext_t *ext)
+const char *nnn_ext_title(nnn_ext_kind_t k, const nnn_ext_t *ext)
 {
 	if (!ext->type)
 		return NULL;
-	return k == NNN_EXT_LAYER ? as_layer(ext)->name : as_act(ext)->name;
+	/* The registry's copies are zero past a plugin's size: no title before ABI 1.3. */
+	const char *title = k == NNN_EXT_LAYER ? as_layer(ext)->title : as_act(ext)->title;
+	const char *name = k == NNN_EXT_LAYER ? as_layer(ext)->name : as_act(ext)->name;
+	return title && title[0] ? title : name;
 }
 
 size_t nnn_ext_format(nnn_ext_kind_t k, const nnn_ext_t *ext, char *buf, size_t size)

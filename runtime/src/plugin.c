@@ -274,28 +274,33 @@ static nnn_status_t h_declare(nnn_decl_t *d, const nnn_plugin_info_t *info)
 
 static nnn_status_t h_add_layer(nnn_decl_t *d, const nnn_layer_type_t *t)
 {
+	if (d->why[0])
+		return NNN_E_PLUGIN; /* refused already: nothing more is taken in */
 	if (!d->declared)
 		return decl_fail(d, "ABI", "added a layer type before declaring itself (call host->declare first)");
 	if (!t || t->size < offsetof(nnn_layer_type_t, forward) + sizeof t->forward)
 		return decl_fail(d, "validation", "a layer descriptor is too small (size %u)", t ? (unsigned)t->size : 0u);
-	copy_desc(&d->layers[d->nlayers], sizeof d->layers[0], t, t->size);
-	d->nlayers++;
-	if (d->nlayers == 256)
-		return decl_fail(d, "validation", "more than 255 layer types");
+	for (int i = 0; i < d->nlayers; i++)
+		if (d->layers[i].id == t->id)
+			return decl_fail(d, "validation", "layer ID %d is declared twice", t->id);
+	/* Distinct one-byte IDs: never more than the array holds. */
+	copy_desc(&d->layers[d->nlayers++], sizeof d->layers[0], t, t->size);
 	return NNN_OK;
 }
 
 static nnn_status_t h_add_activation(nnn_decl_t *d, const nnn_activation_type_t *t)
 {
+	if (d->why[0])
+		return NNN_E_PLUGIN;
 	if (!d->declared)
 		return decl_fail(d, "ABI", "added an activation before declaring itself (call host->declare first)");
 	if (!t || t->size < offsetof(nnn_activation_type_t, forward) + sizeof t->forward)
 		return decl_fail(d, "validation", "an activation descriptor is too small (size %u)",
 		                 t ? (unsigned)t->size : 0u);
-	copy_desc(&d->acts[d->nacts], sizeof d->acts[0], t, t->size);
-	d->nacts++;
-	if (d->nacts == 256)
-		return decl_fail(d, "validation", "more than 255 activations");
+	for (int i = 0; i < d->nacts; i++)
+		if (d->acts[i].id == t->id)
+			return decl_fail(d, "validation", "activation ID %d is declared twice", t->id);
+	copy_desc(&d->acts[d->nacts++], sizeof d->acts[0], t, t->size);
 	return NNN_OK;
 }
 
@@ -487,16 +492,12 @@ static bool record_fits(const nnn_rdesc_t *r, size_t size)
 /* Every check a declaration must pass before anything is registered. */
 static nnn_status_t check_decl(nnn_decl_t *d)
 {
-	bool seen_l[256] = { false }, seen_a[256] = { false };
 	for (int i = 0; i < d->nlayers; i++) {
 		const nnn_layer_type_t *t = &d->layers[i];
 		bool core = ext_name("layer", t->id) != NULL;
 		bool codec = t->decode || t->encode || t->encoded_size;
 		if (!t->name || !t->name[0])
 			return decl_fail(d, "validation", "layer ID %d has no name", t->id);
-		if (seen_l[t->id])
-			return decl_fail(d, "validation", "layer ID %d is declared twice", t->id);
-		seen_l[t->id] = true;
 		/* The schema's io gives the shapes of its own IDs; a plugin's ID needs infer. */
 		if ((!core && !t->infer) || !t->forward)
 			return decl_fail(d, "validation", "layer ID %d (%s) lacks %s", t->id, t->name,
@@ -522,9 +523,6 @@ static nnn_status_t check_decl(nnn_decl_t *d)
 		bool codec = t->decode || t->encode || t->encoded_size;
 		if (!t->name || !t->name[0])
 			return decl_fail(d, "validation", "activation ID %d has no name", t->id);
-		if (seen_a[t->id])
-			return decl_fail(d, "validation", "activation ID %d is declared twice", t->id);
-		seen_a[t->id] = true;
 		if (!t->forward)
 			return decl_fail(d, "validation", "activation ID %d (%s) lacks forward", t->id, t->name);
 		if (core && codec)

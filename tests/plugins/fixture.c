@@ -17,7 +17,8 @@
  * first third-party IDs; FIX_NEVER, the first never-used layer ID;
  * FIX_TAKEN, the first IDs the schema records as taken (set in the entry
  * point, from the NNN_..._TAKEN lists). */
-#if defined(FIX_FREE_CORE) || defined(FIX_THIRD_PARTY) || defined(FIX_NEVER) || defined(FIX_TAKEN)
+#if defined(FIX_FREE_CORE) || defined(FIX_THIRD_PARTY) || defined(FIX_NEVER) || defined(FIX_TAKEN) || \
+        defined(FIX_ALL_IDS)
 #define FIX_NEW_IDS
 #endif
 #ifdef FIX_FREE_CORE
@@ -251,9 +252,45 @@ NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t 
 	layer.id = (uint8_t)taken_l[0];
 	act.id = (uint8_t)taken_a[0];
 #endif
+#ifdef FIX_ALL_IDS
+	/* Every one of the 256 layer and 256 activation IDs: those the schema
+	 * defines without a codec, the others with one. */
+	static nnn_layer_type_t all_l[256];
+	static nnn_activation_type_t all_a[256];
+	bool defined_l[256] = { false }, defined_a[256] = { false };
+#define FIX_DEF_L_(id, name) defined_l[id] = true;
+#define FIX_DEF_A_(id, name) defined_a[id] = true;
+	NNN_LAYER_ID_DEFINED(FIX_DEF_L_)
+	NNN_ACTIVATION_ID_DEFINED(FIX_DEF_A_)
+	for (int i = 0; i < 256 && st == NNN_OK; i++) {
+		all_l[i] = layer;
+		all_l[i].id = (uint8_t)i;
+		if (defined_l[i])
+			all_l[i].body_size = 0, all_l[i].decode = NULL, all_l[i].encode = NULL, all_l[i].encoded_size = NULL;
+		st = h->add_layer(d, &all_l[i]);
+	}
+	for (int i = 0; i < 256 && st == NNN_OK; i++) {
+		all_a[i] = act;
+		all_a[i].id = (uint8_t)i;
+		if (defined_a[i])
+			all_a[i].params_size = 0, all_a[i].decode = NULL, all_a[i].encode = NULL, all_a[i].encoded_size = NULL;
+		st = h->add_activation(d, &all_a[i]);
+	}
+	return st;
+#endif
 	st = h->add_layer(d, &layer);
 	if (st == NNN_OK)
 		st = h->add_activation(d, &act);
+#ifdef FIX_FLOOD
+	/* A plugin that ignores the host's answers: 700 more of each. The
+	 * first repeat is refused; nothing past the declaration's room may be
+	 * written. */
+	for (int i = 0; i < 700; i++) {
+		(void)h->add_layer(d, &layer);
+		(void)h->add_activation(d, &act);
+	}
+	return NNN_OK;
+#endif
 #ifdef FIX_DUP_WITHIN
 	if (st == NNN_OK)
 		st = h->add_layer(d, &layer);

@@ -30,8 +30,10 @@
  * nnn_plugin_info_t ends with `schema_layout`, the layout of the
  * generated records the plugin was built against; a plugin built for 1.0
  * or 1.1 is taken to have the first recorded one (NNN_SCHEMA_LAYOUT_FIRST)
- * and loads and runs as before while that is the host's. */
-#define NNN_ABI_MINOR 2
+ * and loads and runs as before while that is the host's.
+ * 1.3: descriptors end with `title`, the type's title from the fragment
+ * ("MaxPool"), which info, graph and map show; without it, the name. */
+#define NNN_ABI_MINOR 3
 
 /* The one exported symbol. Its name never depends on the file name. */
 #define NNN_PLUGIN_ENTRY nnn_plugin_entry
@@ -171,6 +173,10 @@ typedef struct nnn_layer_type {
 	 * the CODEC macro); NULL for core IDs. Without it (a plugin built for
 	 * 1.0) the type still decodes and runs, but has no JSON form. */
 	const nnn_rdesc_t *record;
+
+	/* ABI 1.3: the title people read ("MaxPool"; generated, in the TYPE
+	 * macro, from the fragment's `title`); NULL: the name is shown. */
+	const char *title;
 } nnn_layer_type_t;
 
 /* An activation. Codec functions as for layers (NULL for schema IDs). */
@@ -193,6 +199,9 @@ struct nnn_activation_type {
 
 	/* codec, ABI 1.1: as for layers */
 	const nnn_rdesc_t *record;
+
+	/* ABI 1.3: as for layers ("Swish") */
+	const char *title;
 };
 
 /* The host's functions. Grows only at the end; check `size` before using a
