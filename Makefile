@@ -172,9 +172,12 @@ $(CONFORMANCE)/manifest.json: $(SCHEMA) $(GEN_LUA) | deps
 	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --conformance $(CONFORMANCE)
 
 # ---- tests ----
+# The allocator is wrapped for the allocation-failure sweep
+# (tests/test_allocfail.c): every other test passes straight through.
+ALLOC_WRAP := $(foreach f,malloc calloc realloc aligned_alloc posix_memalign strdup strndup free,-Wl,--wrap=$(f))
 $(TESTBIN): $(TEST_OBJ) $(LIB_A)
 	@echo "  CC     $@"
-	$(Q)$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(LIB_A) -lcriterion -ljansson $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(LIB_A) $(ALLOC_WRAP) -lcriterion -ljansson $(LDLIBS)
 
 # Test plugins, each broken in one way (tests/plugins/fixture.c).
 FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail \

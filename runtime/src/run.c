@@ -58,7 +58,7 @@ void nnn_plan_free(nnn_plan_t *p)
 {
 	if (!p)
 		return;
-	for (int32_t i = 0; i < p->n; i++)
+	for (int32_t i = 0; p->steps && i < p->n; i++) /* NULL: its allocation failed */
 		if (p->steps[i].state && p->steps[i].type->release)
 			p->steps[i].type->release(p->steps[i].state);
 	free(p->steps);
