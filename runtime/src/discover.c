@@ -1009,9 +1009,9 @@ nnn_status_t nnn_plugin_discover(nnn_ctx_t *ctx, const nnn_discover_opts_t *o, n
 			first = st;
 		if (c->conflict[0]) {
 			char msg[MSG + 512];
-			snprintf(msg, sizeof msg, "%s, from the same source (%s): neither provides it; remove one of them, or "
-			         "put one in an earlier NNN_PLUGIN_PATH folder so that it comes first",
-			         c->conflict, c->source);
+			snprintf(msg, sizeof msg, "%s, from the same source (%s): neither provides it; remove one of them%s",
+			         c->conflict, c->source,
+			         c->rank == 0 ? "" : ", or move one to a folder of its own earlier on NNN_PLUGIN_PATH");
 			nnn_plugin_report_t r = { .path = c->path, .stage = "conflict", .status = NNN_E_PLUGIN, .message = msg };
 			st = nnn_plugin_add_report(ctx, &r, diags);
 			if (first == NNN_OK)

@@ -463,10 +463,11 @@ static bool insecure_allowed(void)
 }
 
 /* The remedy for `what` (the file or a folder): the caller can fix their
- * own; anything else (such as /tmp) is not theirs to change. */
+ * own; anything else is not theirs to change, nor is a sticky shared
+ * folder such as /tmp (even for root: others rely on writing there). */
 static const char *fix(const struct stat *st, char *buf, size_t size, const char *what)
 {
-	if (st->st_uid == geteuid())
+	if (st->st_uid == geteuid() && !(st->st_mode & S_ISVTX))
 		snprintf(buf, size, "fix it with chmod go-w %s", what);
 	else
 		snprintf(buf, size, "move the plugin to a folder only you can write");
@@ -728,6 +729,18 @@ static nnn_status_t register_all(nnn_ctx_t *c, nnn_decl_t *d, plugin_t *p, char 
 	return NNN_OK;
 }
 
+/* Reports keep their stage as a borrowed constant: a stage from elsewhere
+ * (a scan's verdict) is matched to one of these. */
+static const char *stage_const(const char *s)
+{
+	static const char *const stages[] = { "loaded", "already loaded", "open", "entry point", "ABI", "init",
+		                              "validation", "registration", "conflict" };
+	for (size_t i = 0; s && i < sizeof stages / sizeof stages[0]; i++)
+		if (!strcmp(s, stages[i]))
+			return stages[i];
+	return "scan";
+}
+
 nnn_status_t nnn_plugin_add_report(nnn_ctx_t *c, const nnn_plugin_report_t *r, nnn_diags_t *diags)
 {
 	nnn_decl_t *d = calloc(1, sizeof *d);
@@ -743,12 +756,13 @@ nnn_status_t nnn_plugin_add_report(nnn_ctx_t *c, const nnn_plugin_report_t *r, n
 	for (int i = 0; i < r->nactivations; i++)
 		d->acts[i].id = r->activation_ids[i];
 	nnn_status_t st = r->status;
+	const char *stage = stage_const(r->stage);
 	if (st == NNN_OK) {
 		pthread_mutex_lock(&c->lock);
-		add_report(c, r->path, d, r->stage, NNN_OK, r->message);
+		add_report(c, r->path, d, stage, NNN_OK, r->message);
 		pthread_mutex_unlock(&c->lock);
 	} else {
-		refuse(c, r->path, d, r->stage, diags, "%s", r->message ? r->message : "");
+		refuse(c, r->path, d, stage, diags, "%s", r->message ? r->message : "");
 	}
 	free(d);
 	return st;
