@@ -51,6 +51,8 @@ PLUGIN_CFLAGS := -fvisibility=hidden
 PLUGIN_LIBS := -lm
 
 NNNKIT  := $(O)/nnnkit
+# Loads each plugin candidate in a child process first (runtime/src/discover.c).
+SCANNER := $(O)/nnn-plugin-scan
 LIB_A   := $(O)/libnnn.a
 # The shared library's soname changes with every incompatible change of its ABI
 # (1: nnn_diag_t gained line and column).
@@ -65,7 +67,7 @@ EXAMPLE := $(O)/example.nnn
 	conformance drills test-build
 .DEFAULT_GOAL := all
 
-all: $(NNNKIT) $(LIB_SO) $(DOC) $(LANG_DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1
+all: $(NNNKIT) $(SCANNER) $(LIB_SO) $(DOC) $(LANG_DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1
 
 # Installs the Debian packages the build and tests need, when missing.
 deps:
@@ -125,9 +127,15 @@ $(LIB_SO): $(LIB_OBJ)
 	$(Q)$(CC) -shared -Wl,-soname,libnnn.so.$(SOVERSION) -o $@ $^ -ljansson $(LDLIBS)
 
 $(O)/obj/runtime/cli/main.o: CPPFLAGS += -DNNNKIT_VERSION='"$(VERSION)"'
-$(NNNKIT): $(CLI_OBJ) $(LIB_A)
+# The scanner refuses to speak for another version (its cache key has it too).
+$(O)/obj/runtime/src/discover.o: CPPFLAGS += -DNNN_VERSION='"$(VERSION)"'
+# nnnkit needs its scanner to load any plugin: built with it.
+$(NNNKIT): $(CLI_OBJ) $(LIB_A) | $(SCANNER)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) -ljansson $(LDLIBS)
+$(SCANNER): $(O)/obj/runtime/scanner/nnn-plugin-scan.o $(LIB_A)
+	@echo "  CC     $@"
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
 # One folder under plugins/ per plugin, one .so per folder.
 .SECONDEXPANSION:
@@ -182,7 +190,7 @@ $(TESTBIN): $(TEST_OBJ) $(LIB_A)
 # Test plugins, each broken in one way (tests/plugins/fixture.c).
 FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail \
 	abi10 hostpool oldabi badrecord corerecord freecore thirdparty taken never layout nolayout \
-	flood allids
+	flood allids initexit inithang initspin
 FIX_good :=
 FIX_tag2 := -DFIX_TAG=2 -DFIX_LAYER=1 -DFIX_ACT=4
 FIX_dupacross := -DFIX_TAG=3 -DFIX_ACT=5
@@ -194,6 +202,9 @@ FIX_dupwithin := -DFIX_DUP_WITHIN
 FIX_noforward := -DFIX_NO_FORWARD
 FIX_missingdep := -DFIX_MISSING_DEP
 FIX_initcrash := -DFIX_INIT_CRASH
+FIX_initexit := -DFIX_INIT_EXIT
+FIX_inithang := -DFIX_INIT_HANG
+FIX_initspin := -DFIX_INIT_SPIN
 FIX_fwdfail := -DFIX_FORWARD_FAIL -DFIX_TAG=4
 FIX_abi10 := -DFIX_ABI_1_0 -DFIX_TAG=7 -DFIX_ACT_ADDS=100
 FIX_hostpool := -DFIX_HOST_POOL -DFIX_TAG=6 -DFIX_ACT_ADDS=1000
@@ -228,10 +239,12 @@ $(O)/lenient: tests/tools/lenient.c $(LIB_A) $(GEN_H) $(wildcard runtime/include
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
 # What the suite runs, built (make test-build: the growth drills' base tree).
-TEST_DEPS := $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient $(O)/nnnkit.1
+TEST_DEPS := $(TESTBIN) $(NNNKIT) $(SCANNER) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient $(O)/nnnkit.1
 test-build: $(TEST_DEPS)
+# The suite's plugin scans are cached in the build folder, never in ~/.cache.
+SUITE_ENV := NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) NNN_PLUGIN_CACHE=$(abspath $(O))/plugin-scan.cache
 test: $(TEST_DEPS) check-gen check-compat
-	NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) $(TESTBIN) --jobs 2
+	$(SUITE_ENV) $(TESTBIN) --jobs 2
 
 # ---- growth drills: each growth of the schema, on its own, in a copy of the
 # tree: built with -j once, locked, tested, and checked through the CLI; each
@@ -244,8 +257,8 @@ test-asan:
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) NNN_SANITIZE="$(SANITIZE)" $(MAKE) O=build/asan \
 		OPT="-O1 -g $(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all" LDLIBS="-lm $(SANITIZE)" test
 
-valgrind: $(TESTBIN) $(NNNKIT) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient
-	NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) NNN_UNDER_VALGRIND=1 valgrind --error-exitcode=9 --leak-check=full \
+valgrind: $(TESTBIN) $(NNNKIT) $(SCANNER) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient
+	$(SUITE_ENV) NNN_UNDER_VALGRIND=1 valgrind --error-exitcode=9 --leak-check=full \
 		--errors-for-leak-kinds=definite,indirect --show-possibly-lost=no --trace-children=yes \
 		--trace-children-skip='*/lua5.4,*/cc,*/gcc*,*/cc1,*/collect2,*/ld,*/as,*/make,*/nm,*/ldd,*/sha256sum,*/find,*/xargs,*/cmp,*/cp,*/rm,*/awk,*/sort,*/mkdir' -q $(TESTBIN) --jobs 2
 
@@ -312,6 +325,7 @@ install: all
 	printf '#!/bin/sh\nexec lua5.4 "%s/share/nnnkit/gen/nnngen.lua" "$$@"\n' '$(PREFIX)' > $(INST)/bin/nnngen
 	chmod 0755 $(INST)/bin/nnngen
 	install -m 0755 $(PLUGINS) $(INST)/lib/nnnkit/plugins/
+	install -m 0755 $(SCANNER) $(INST)/lib/nnnkit/nnn-plugin-scan
 	install -m 0644 $(O)/nnnkit.1 $(INST)/share/man/man1/nnnkit.1
 	install -m 0644 scripts/nnnkit.bash $(INST)/share/bash-completion/completions/nnnkit
 

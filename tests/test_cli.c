@@ -257,12 +257,13 @@ Test(cli, run_computes_by_hand_values)
 	cr_assert(strstr(r.err, "layers[0].weights.dims[0]"), "%s", r.err);
 	cr_assert(strstr(r.err, "found 3 inputs, but the incoming last axis has 2"), "%s", r.err);
 
-	/* Without plugins there is no kernel: the error says so and what to do. */
+	/* Without plugins there is no kernel: a plugin situation (exit 3); the
+	 * error says so and what to do. */
 	cr_assert_eq(nnn_npy_write_file(in, &s, x, NULL), NNN_OK);
 	snprintf(args, sizeof args, "--no-default-plugins run %s --input %s", model, in);
 	nnnkit(&r, args);
-	cr_assert_eq(r.code, 1);
-	cr_assert(strstr(r.err, "layers[0] @0x18: unknown ID: Dense: no loaded plugin provides a kernel for layer ID 0"),
+	cr_assert_eq(r.code, 3);
+	cr_assert(strstr(r.err, "layers[0] @0x18: plugin not loaded: Dense: no loaded plugin provides a kernel for layer ID 0"),
 	          "%s", r.err);
 	cr_assert(strstr(r.err, "--plugin FILE or NNN_PLUGIN_PATH"), "%s", r.err);
 	unlink(in);

@@ -224,9 +224,10 @@ Test(hardening, crashing_plugin_is_checked_in_a_child)
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 3, "%s", out);
 	/* A signal; under ASan its handler turns the SEGV into an exit status. */
 #if defined(__SANITIZE_ADDRESS__)
-	cr_assert(strstr(out, "initcrash.so: crashed while loading (exit status"), "%s", out);
+	cr_assert(strstr(out, "initcrash.so: entry point stage: exited with status 1 during its entry point"), "%s", out);
 #else
-	cr_assert(strstr(out, "initcrash.so: crashed while loading (signal 11, Segmentation fault)"), "%s", out);
+	cr_assert(strstr(out, "initcrash.so: entry point stage: crashed with SIGSEGV (Segmentation fault) during its "
+	                      "entry point"), "%s", out);
 #endif
 	snprintf(cmd, sizeof cmd, "%s --no-default-plugins plugins --check %s/fixtures/good.so 2>&1", kit, b);
 	p = popen(cmd, "r");

@@ -14,7 +14,8 @@ enum {
 	EXIT_VALID = 0,   /* success; the model is valid */
 	EXIT_INVALID = 1, /* the input is not a valid model */
 	EXIT_USAGE = 2,   /* bad command line, or a system error (I/O, memory) */
-	EXIT_PLUGIN = 3   /* a plugin failed to load */
+	EXIT_PLUGIN = 3   /* a plugin failed: a candidate from any source did not load, two
+	                     conflict, or no plugin provides a kernel the model needs */
 };
 
 /* What every command shares: the plugins asked for, and the context that
@@ -25,7 +26,7 @@ typedef struct cli_env {
 	int no_default;       /* --no-default-plugins */
 	const char *exe_dir;  /* folder of the nnnkit executable */
 	nnn_ctx_t *ctx;
-	int plugin_failed;    /* an explicitly named plugin failed */
+	int plugin_failed;    /* a plugin candidate failed, from any source */
 	int progress;         /* --progress 1, --no-progress 0, neither -1 */
 } cli_env_t;
 
@@ -39,10 +40,14 @@ typedef struct cli_cmd {
 extern const cli_cmd_t cmd_info, cmd_validate, cmd_dump, cmd_map, cmd_graph, cmd_convert, cmd_export, cmd_build, cmd_run,
 	cmd_eval, cmd_plugins, cmd_conformance;
 
-/* The context with the plugins loaded: explicit ones first, then (unless
- * --no-default-plugins) NNN_PLUGIN_PATH and the installed folder. Failures
- * and warnings are printed; NULL only when even the context cannot be made. */
+/* The context with the plugins loaded (nnn_plugin_discover): --plugin files
+ * first, then (unless --no-default-plugins) NNN_PLUGIN_PATH and the
+ * installed folder. Failures and warnings are printed; NULL only when even
+ * the context cannot be made. main() calls it before any command that
+ * reads a model runs, so what loads never depends on a file's contents. */
 nnn_ctx_t *cli_ctx(cli_env_t *env);
+/* A command's exit code, made EXIT_PLUGIN when any plugin failed. */
+int cli_exit(const cli_env_t *env, int code);
 /* "<prefix>warning: <line>" for each line of a loaded plugin's warnings. */
 void cli_print_warnings(FILE *f, const char *prefix, const nnn_plugin_report_t *r);
 /* The installed plugin folder, relative to the executable (buf). */

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 
+/* The one table from a status to an exit code (README.md, "Exit codes"). */
 int cli_exit_code(nnn_status_t st)
 {
 	switch (st) {
@@ -19,9 +20,18 @@ int cli_exit_code(nnn_status_t st)
 	case NNN_E_NOMEM:
 	case NNN_E_USAGE:
 		return EXIT_USAGE;
+	case NNN_E_PLUGIN: /* a candidate failed, two conflict, or no plugin provides a kernel */
+		return EXIT_PLUGIN;
 	default:
 		return EXIT_INVALID;
 	}
+}
+
+int cli_exit(const cli_env_t *env, int code)
+{
+	/* Any plugin failure wins: it is reported first and is often why the
+	 * command failed (an ID no plugin provides). */
+	return env->plugin_failed ? EXIT_PLUGIN : code;
 }
 
 int cli_report(const char *file, const nnn_diags_t *d, nnn_status_t st)
@@ -241,17 +251,23 @@ nnn_ctx_t *cli_ctx(cli_env_t *env)
 		nnn_diags_free(&d);
 		return NULL;
 	}
-	for (int i = 0; i < env->nplugins; i++) {
-		if (nnn_plugin_load(env->ctx, env->plugins[i], &d) != NNN_OK)
-			env->plugin_failed = 1;
-	}
-	/* A plugin found by the search that fails is reported, not fatal. */
-	if (!env->no_default && nnn_plugin_load_default(env->ctx, cli_plugin_dir(env, dir, sizeof dir), &d) != NNN_OK)
-		fprintf(stderr, "nnnkit: some plugins found by the search were not loaded (nnnkit plugins -v)\n");
+	/* Every source through one discovery: scanned in a child first, one
+	 * rule for who provides an ID, every failure an exit code 3. */
+	nnn_discover_opts_t o = {
+		.size = sizeof o,
+		.files = env->plugins,
+		.nfiles = env->nplugins,
+		.search = !env->no_default,
+		.installed_dir = env->no_default ? NULL : cli_plugin_dir(env, dir, sizeof dir),
+	};
+	if (nnn_plugin_discover(env->ctx, &o, &d) != NNN_OK)
+		env->plugin_failed = 1;
 	for (size_t i = 0; i < d.n; i++) {
 		char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
 		fprintf(stderr, "nnnkit: %s\n", nnn_diag_format(&d.v[i], buf, sizeof buf));
 	}
+	if (d.dropped)
+		fprintf(stderr, "nnnkit: %zu more plugin problems not shown (nnnkit plugins -v)\n", d.dropped);
 	nnn_diags_free(&d);
 	/* Plugins that loaded with warnings (IDs outside the schema's ID policy). */
 	for (size_t i = 0, n = nnn_ctx_report(env->ctx, 0, NULL); i < n; i++) {

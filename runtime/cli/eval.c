@@ -411,8 +411,6 @@ static int eval_files(const eval_args_t *a, cli_env_t *env, nnn_diags_t *d)
 		else
 			code = cli_report(a->model, d, st);
 	}
-	if (code == EXIT_VALID && env->plugin_failed)
-		code = EXIT_PLUGIN;
 	free(t.cm);
 	free(truth);
 	cli_batches_end(&b);

@@ -37,7 +37,11 @@ static int usage(FILE *f, int code)
 	           "Progress: run, eval and conformance draw a progress bar on stderr when it is a terminal\n"
 	           "and TERM is not dumb; --progress or NNNKIT_PROGRESS=1 forces it on, --no-progress or\n"
 	           "NNNKIT_PROGRESS=0 off (the option wins over the variable).\n"
-	           "Exit codes: 0 success, 1 invalid model or data, 2 usage or system error, 3 plugin error.\n"
+	           "Every command that reads a model loads these first, whatever the model holds. An ID is\n"
+	           "provided by the first source that has it (a --plugin file, then the folders in order, then\n"
+	           "the installed one); two plugins of one source with one ID conflict, and neither provides it.\n"
+	           "Exit codes: 0 success, 1 invalid model or data, 2 usage or system error, 3 plugin error (any\n"
+	           "plugin that fails to load, from any source, or a kernel no plugin provides).\n"
 	           "Errors go to stderr as 'nnnkit: FILE: message'.\n");
 	return code;
 }
@@ -145,8 +149,17 @@ int main(int argc, char **argv)
 		for (i = 0; i < NCOMMANDS; i++)
 			if (!strcmp(argv[1], commands[i]->name))
 				break;
+		int help = 0;
+		for (int k = 2; k < argc; k++)
+			help |= cli_is_help(argv[k]);
 		if (i < NCOMMANDS) {
-			code = commands[i]->run(argc - 1, argv + 1, &env);
+			/* The one loading rule: every command that reads a model loads
+			 * the configured plugins first, whatever the files hold.
+			 * `plugins` lists (or checks) them its own way. */
+			if (commands[i] != &cmd_plugins && !help && !cli_ctx(&env))
+				code = EXIT_USAGE;
+			else
+				code = cli_exit(&env, commands[i]->run(argc - 1, argv + 1, &env));
 		} else {
 			const char *guess = suggest(argv[1]);
 			if (guess) {

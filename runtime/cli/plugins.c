@@ -1,9 +1,6 @@
 /* plugins.c: `nnnkit plugins`: every candidate, what happened to it, why. */
 #define _POSIX_C_SOURCE 200809L
-#include <signal.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -14,90 +11,47 @@ const cli_cmd_t cmd_plugins = {
 	"usage: nnnkit [--plugin FILE]... plugins [-v] [--check FILE]\n"
 	"Tries every plugin the search finds (--plugin files, then NNN_PLUGIN_PATH, then the installed\n"
 	"folder) and prints one line per candidate: its file, what happened and the IDs it provides.\n"
+	"Each candidate is loaded in a child process first, so one that crashes, exits or hangs while\n"
+	"loading is reported with its stage and never loaded (NNN_PLUGIN_SCAN_TIMEOUT_MS, 5000 by\n"
+	"default, limits each; verdicts are cached in NNN_PLUGIN_CACHE, by default\n"
+	"~/.cache/nnnkit/plugin-scan.cache, and NNN_PLUGIN_CACHE= turns the cache off).\n"
+	"An ID goes to the first source that has it; a later one's is 'shadowed by' it; two plugins\n"
+	"of one source with one ID conflict, and neither provides it.\n"
 	"  -v            also show each failure's full message, each ID's name, and each warning (an ID\n"
 	"                outside the third-party range that the schema does not record as taken)\n"
-	"  --check FILE  load FILE in a child process first, so a plugin that crashes while loading is\n"
-	"                reported with its signal instead of taking nnnkit down; then list it\n"
-	"Exit: 0 when every candidate loaded, 3 when any failed.\n",
+	"  --check FILE  scan FILE alone (in a child process) and load it if it passed: what would\n"
+	"                happen to it on the search path, without the other plugins\n"
+	"Exit: 0 when every candidate loaded, 3 when any failed or conflicts.\n",
 	run,
 };
 
+/* The IDs a candidate declared: who provides each, when not this one. */
 static void print_ids(const nnn_ctx_t *ctx, const nnn_plugin_report_t *r, int verbose)
 {
-	for (int i = 0; i < r->nlayers; i++) {
-		const nnn_layer_type_t *t = nnn_ctx_layer(ctx, r->layer_ids[i], NULL);
-		printf("%slayer %d%s%s", i ? ", " : "    provides ", r->layer_ids[i], verbose && t ? " " : "",
-		       verbose && t ? t->name : "");
-	}
-	for (int i = 0; i < r->nactivations; i++) {
-		const nnn_activation_type_t *t = nnn_ctx_activation(ctx, r->activation_ids[i], NULL);
-		printf("%sactivation %d%s%s", i || r->nlayers ? ", " : "    provides ", r->activation_ids[i],
-		       verbose && t ? " " : "", verbose && t ? t->name : "");
+	for (int i = 0; i < r->nlayers + r->nactivations; i++) {
+		int layer = i < r->nlayers, id = layer ? r->layer_ids[i] : r->activation_ids[i - r->nlayers];
+		const char *path = NULL, *name = NULL;
+		if (layer) {
+			const nnn_layer_type_t *t = nnn_ctx_layer(ctx, id, &path);
+			name = t ? t->name : NULL;
+		} else {
+			const nnn_activation_type_t *t = nnn_ctx_activation(ctx, id, &path);
+			name = t ? t->name : NULL;
+		}
+		printf("%s%s %d", i ? ", " : "    provides ", layer ? "layer" : "activation", id);
+		if (verbose && name)
+			printf(" %s", name);
+		if (!path)
+			printf(" (provided by none: see the conflict)");
+		else if (strcmp(path, r->path))
+			printf(" (shadowed by %s)", path);
 	}
 	if (r->nlayers || r->nactivations)
 		putchar('\n');
 }
 
-/* Loads `path` in a child process; 0 when it loaded there, else prints why. */
-static int check_in_child(const char *path)
+static void list(const nnn_ctx_t *ctx, int verbose)
 {
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		perror("nnnkit: fork");
-		return -1;
-	}
-	if (pid == 0) {
-		nnn_ctx_t *ctx;
-		nnn_diags_t d;
-		nnn_diags_init(&d);
-		int code = nnn_ctx_new(&ctx, &d) == NNN_OK && nnn_plugin_load(ctx, path, &d) == NNN_OK ? 0 : EXIT_PLUGIN;
-		cli_report("plugins --check", &d, code ? NNN_E_PLUGIN : NNN_OK);
-		/* No cleanup: the parent only wants to know the plugin survives loading. */
-		_exit(code);
-	}
-	int status;
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
-		fprintf(stderr, "nnnkit: %s: crashed while loading (signal %d, %s): its entry point or a library it "
-		        "loads is broken; report it to the plugin's authors, and do not put it on NNN_PLUGIN_PATH\n",
-		        path, sig, strsignal(sig));
-		return -1;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != EXIT_PLUGIN) {
-		/* Not our exit code: something in the plugin ended the process. */
-		fprintf(stderr, "nnnkit: %s: crashed while loading (exit status %d): its entry point or a library it "
-		        "loads is broken; report it to the plugin's authors, and do not put it on NNN_PLUGIN_PATH\n",
-		        path, WEXITSTATUS(status));
-		return -1;
-	}
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-}
-
-static int run(int argc, char **argv, cli_env_t *env)
-{
-	int verbose = 0, failed = 0;
-	char dir[4096];
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
-			fputs(cmd_plugins.help, stdout);
-			return EXIT_VALID;
-		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
-			verbose = 1;
-		} else if (!strcmp(argv[i], "--check") && i + 1 < argc) {
-			if (check_in_child(argv[++i]) != 0)
-				return EXIT_PLUGIN;
-			env->plugins[env->nplugins++] = argv[i];
-		} else {
-			return cli_usage(&cmd_plugins, "unexpected argument %s", argv[i]);
-		}
-	}
-	nnn_ctx_t *ctx = cli_ctx(env);
-	if (!ctx)
-		return EXIT_USAGE;
-	printf("search: --plugin files, NNN_PLUGIN_PATH, %s\n", cli_plugin_dir(env, dir, sizeof dir));
 	size_t n = nnn_ctx_report(ctx, 0, NULL);
 	for (size_t i = 0; i < n; i++) {
 		nnn_plugin_report_t r;
@@ -107,7 +61,6 @@ static int run(int argc, char **argv, cli_env_t *env)
 			printf(" (%s %s)", r.name, r.version ? r.version : "");
 		putchar('\n');
 		if (r.status != NNN_OK) {
-			failed = 1;
 			if (verbose)
 				printf("    %s\n", r.message);
 		} else if (!strcmp(r.stage, "loaded")) {
@@ -120,5 +73,52 @@ static int run(int argc, char **argv, cli_env_t *env)
 	}
 	if (n == 0)
 		printf("no plugins found\n");
-	return failed || env->plugin_failed ? EXIT_PLUGIN : EXIT_VALID;
+}
+
+/* FILE alone, through the same discovery as every command. */
+static int check(const char *file, int verbose)
+{
+	nnn_ctx_t *ctx;
+	nnn_diags_t d;
+	const char *files[1] = { file };
+	nnn_discover_opts_t o = { .size = sizeof o, .files = files, .nfiles = 1 };
+	nnn_diags_init(&d);
+	if (nnn_ctx_new(&ctx, &d) != NNN_OK) {
+		int code = cli_report("plugins --check", &d, NNN_E_NOMEM);
+		nnn_diags_free(&d);
+		return code;
+	}
+	nnn_status_t st = nnn_plugin_discover(ctx, &o, &d);
+	int code = cli_report("plugins --check", &d, st);
+	list(ctx, verbose);
+	nnn_diags_free(&d);
+	nnn_ctx_free(ctx);
+	return code;
+}
+
+static int run(int argc, char **argv, cli_env_t *env)
+{
+	int verbose = 0;
+	const char *checked = NULL;
+	char dir[4096];
+	for (int i = 1; i < argc; i++) {
+		if (cli_is_help(argv[i])) {
+			fputs(cmd_plugins.help, stdout);
+			return EXIT_VALID;
+		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			verbose = 1;
+		} else if (!strcmp(argv[i], "--check") && i + 1 < argc) {
+			checked = argv[++i];
+		} else {
+			return cli_usage(&cmd_plugins, "unexpected argument %s", argv[i]);
+		}
+	}
+	if (checked)
+		return check(checked, verbose);
+	nnn_ctx_t *ctx = cli_ctx(env);
+	if (!ctx)
+		return EXIT_USAGE;
+	printf("search: --plugin files, NNN_PLUGIN_PATH, %s\n", cli_plugin_dir(env, dir, sizeof dir));
+	list(ctx, verbose);
+	return env->plugin_failed ? EXIT_PLUGIN : EXIT_VALID;
 }

@@ -130,8 +130,6 @@ static int run(int argc, char **argv, cli_env_t *env)
 		}
 	}
 	code = st == NNN_OK ? EXIT_VALID : cli_report(blame, &d, st);
-	if (code == EXIT_VALID && env->plugin_failed)
-		code = EXIT_PLUGIN;
 	free(y);
 	nnn_npy_unmap(&x);
 	nnn_file_close(f);

@@ -37,36 +37,13 @@ typedef struct extra {
 	uint64_t nonfinite, values;
 } extra_t;
 
-static bool any_unknown_id(const nnn_diags_t *d)
-{
-	for (size_t i = 0; i < d->n; i++)
-		if (d->v[i].code == NNN_E_UNKNOWN_ID)
-			return true;
-	return d->dropped > 0; /* it may be among those not kept */
-}
-
-/* Every rule. Plugins are loaded only when the file has an ID the schema
- * lacks: loading the default ones (and the libraries they link) costs far
- * more than validating, and they could change nothing else. Plugins named
- * with --plugin are loaded as asked. *ctx is the context used (may be NULL). */
+/* Every rule, with the plugins main() loaded before the file was read
+ * (what loads never depends on what a file holds). *ctx is the context. */
 static nnn_status_t check_rules(cli_env_t *env, const unsigned char *data, size_t size, const args_t *a,
                                 nnn_diags_t *d, const nnn_ctx_t **ctx)
 {
-	const nnn_shape_t *in = a->have_in ? &a->in : NULL;
-	*ctx = env->ctx;
-	if (!env->ctx && env->nplugins == 0) {
-		nnn_diags_t first;
-		nnn_diags_init(&first);
-		nnn_status_t st = nnn_validate_bytes(data, size, NULL, in, &first);
-		if (!any_unknown_id(&first)) {
-			nnn_diags_free(d);
-			*d = first;
-			return st;
-		}
-		nnn_diags_free(&first);
-	}
 	*ctx = cli_ctx(env);
-	return nnn_validate_bytes(data, size, *ctx, in, d);
+	return nnn_validate_bytes(data, size, *ctx, a->have_in ? &a->in : NULL, d);
 }
 
 /* Output shapes and the finite check, on a model that decodes. */

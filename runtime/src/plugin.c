@@ -23,6 +23,7 @@
 #include <nnn/context.h>
 
 #include "codec.h"
+#include "loader.h"
 
 #define MSG 768
 
@@ -460,20 +461,102 @@ static nnn_status_t refuse(nnn_ctx_t *c, const char *path, const nnn_decl_t *d, 
 	return nnn_diags_add(diags, NNN_E_PLUGIN, NNN_NO_OFFSET, "", "%s: %s stage: %s", path, stage, msg);
 }
 
-/* Group- or other-writable, or owned by someone other than root and us. */
-static const char *unsafe(const struct stat *st)
-{
-	if (st->st_mode & (S_IWGRP | S_IWOTH))
-		return "is writable by group or others";
-	if (st->st_uid != 0 && st->st_uid != geteuid())
-		return "is owned by another user";
-	return NULL;
-}
-
 static bool insecure_allowed(void)
 {
 	const char *v = secure_getenv("NNN_PLUGIN_ALLOW_INSECURE");
 	return v && !strcmp(v, "1");
+}
+
+/* The remedy for `what` (the file or a folder): the caller can fix their
+ * own; anything else is not theirs to change, nor is a sticky shared
+ * folder such as /tmp (even for root: others rely on writing there). */
+static const char *fix(const struct stat *st, char *buf, size_t size, const char *what)
+{
+	if (st->st_uid == geteuid() && !(st->st_mode & S_ISVTX))
+		snprintf(buf, size, "fix it with chmod go-w %s", what);
+	else
+		snprintf(buf, size, "move the plugin to a folder only you can write");
+	return buf;
+}
+
+#define OVERRIDE "; or set NNN_PLUGIN_ALLOW_INSECURE=1 to override"
+
+/* Whether anyone but root and the caller can change what loads from
+ * `real`: the file itself; its own folder (a search loads every *.so in
+ * it, so no one else may add one: not even a sticky folder will do); and
+ * every folder above it up to the root (no one else may rename a folder
+ * on the way and put another in its place: group- or other-writable
+ * folders must be sticky, as /tmp is, and none may be another user's). */
+static bool path_unsafe(const char *real, const struct stat *st, char *why, size_t size)
+{
+	char dir[PATH_MAX], remedy[PATH_MAX + 64];
+	struct stat dst;
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(why, size, "the file is writable by group or others (mode %04o, owner uid %u): refusing to load "
+		         "it; %s" OVERRIDE, (unsigned)(st->st_mode & 07777), (unsigned)st->st_uid,
+		         fix(st, remedy, sizeof remedy, real));
+		return true;
+	}
+	if (st->st_uid != 0 && st->st_uid != geteuid()) {
+		snprintf(why, size, "the file is owned by another user (uid %u), who can change it: refusing to load it; "
+		         "move the plugin to a folder only you can write" OVERRIDE, (unsigned)st->st_uid);
+		return true;
+	}
+	snprintf(dir, sizeof dir, "%s", real);
+	for (bool own = true;; own = false) {
+		char *slash = strrchr(dir, '/');
+		if (!slash)
+			return false;
+		slash[slash == dir] = '\0'; /* "/a/b" -> "/a"; "/a" -> "/" */
+		if (stat(dir, &dst) != 0) {
+			snprintf(why, size, "cannot stat the folder %s: %s", dir, strerror(errno));
+			return true;
+		}
+		bool writable = dst.st_mode & (S_IWGRP | S_IWOTH);
+		if (own && writable) {
+			snprintf(why, size, "its folder %s is writable by group or others (mode %04o, owner uid %u), so "
+			         "anyone could add a plugin there: refusing to load it; %s" OVERRIDE,
+			         dir, (unsigned)(dst.st_mode & 07777), (unsigned)dst.st_uid, fix(&dst, remedy, sizeof remedy, dir));
+			return true;
+		}
+		if (writable && !(dst.st_mode & S_ISVTX)) {
+			snprintf(why, size, "the folder %s above it is writable by group or others and not sticky (mode %04o, "
+			         "owner uid %u), so anyone could put another folder in its place: refusing to load it; %s"
+			         OVERRIDE, dir, (unsigned)(dst.st_mode & 07777), (unsigned)dst.st_uid,
+			         fix(&dst, remedy, sizeof remedy, dir));
+			return true;
+		}
+		if (dst.st_uid != 0 && dst.st_uid != geteuid()) {
+			snprintf(why, size, "%s %s is owned by another user (uid %u), who could replace what it holds: "
+			         "refusing to load it; move the plugin to a folder only you can write" OVERRIDE,
+			         own ? "its folder" : "the folder", dir, (unsigned)dst.st_uid);
+			return true;
+		}
+		if (!strcmp(dir, "/"))
+			return false;
+	}
+}
+
+nnn_status_t nnn_plugin_precheck(const char *path, char *real, struct stat *st, char *why, size_t size)
+{
+	real[0] = '\0';
+	if (!strchr(path, '/')) {
+		snprintf(why, size, "a bare name is never searched for: give a path such as ./%s or put it in a folder on "
+		         "NNN_PLUGIN_PATH", path);
+		return NNN_E_PLUGIN;
+	}
+	if (!realpath(path, real)) {
+		snprintf(why, size, "cannot resolve the path: %s", strerror(errno));
+		real[0] = '\0';
+		return NNN_E_PLUGIN;
+	}
+	if (stat(real, st) != 0 || !S_ISREG(st->st_mode)) {
+		snprintf(why, size, "not a regular file");
+		return NNN_E_PLUGIN;
+	}
+	if (!insecure_allowed() && path_unsafe(real, st, why, size))
+		return NNN_E_PLUGIN;
+	return NNN_OK;
 }
 
 static const char *ext_name(const char *kind, int id)
@@ -579,6 +662,23 @@ static void id_warnings(const nnn_decl_t *d, char *out, size_t size)
 	}
 }
 
+/* Drops the IDs the caller skips (provided by another candidate). */
+static void drop_skipped(nnn_decl_t *d, const nnn_load_ex_t *x)
+{
+	int k = 0;
+	for (int i = 0; x->skip_layers && i < d->nlayers; i++)
+		if (!x->skip_layers[d->layers[i].id])
+			d->layers[k++] = d->layers[i];
+	if (x->skip_layers)
+		d->nlayers = k;
+	k = 0;
+	for (int i = 0; x->skip_acts && i < d->nacts; i++)
+		if (!x->skip_acts[d->acts[i].id])
+			d->acts[k++] = d->acts[i];
+	if (x->skip_acts)
+		d->nacts = k;
+}
+
 /* Under the lock: every ID free, then all registered. */
 static nnn_status_t register_all(nnn_ctx_t *c, nnn_decl_t *d, plugin_t *p, char *why, size_t n)
 {
@@ -627,38 +727,66 @@ static nnn_status_t register_all(nnn_ctx_t *c, nnn_decl_t *d, plugin_t *p, char 
 	return NNN_OK;
 }
 
+/* Reports keep their stage as a borrowed constant: a stage from elsewhere
+ * (a scan's verdict) is matched to one of these. */
+static const char *stage_const(const char *s)
+{
+	static const char *const stages[] = { "loaded", "already loaded", "open", "entry point", "ABI", "init",
+		                              "validation", "registration", "conflict" };
+	for (size_t i = 0; s && i < sizeof stages / sizeof stages[0]; i++)
+		if (!strcmp(s, stages[i]))
+			return stages[i];
+	return "scan";
+}
+
+nnn_status_t nnn_plugin_add_report(nnn_ctx_t *c, const nnn_plugin_report_t *r, nnn_diags_t *diags)
+{
+	nnn_decl_t *d = calloc(1, sizeof *d);
+	if (!d)
+		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "out of memory");
+	d->declared = r->name != NULL;
+	d->info.name = r->name;
+	d->info.version = r->version;
+	d->nlayers = r->nlayers;
+	d->nacts = r->nactivations;
+	for (int i = 0; i < r->nlayers; i++)
+		d->layers[i].id = r->layer_ids[i];
+	for (int i = 0; i < r->nactivations; i++)
+		d->acts[i].id = r->activation_ids[i];
+	nnn_status_t st = r->status;
+	const char *stage = stage_const(r->stage);
+	if (st == NNN_OK) {
+		pthread_mutex_lock(&c->lock);
+		add_report(c, r->path, d, stage, NNN_OK, r->message);
+		pthread_mutex_unlock(&c->lock);
+	} else {
+		refuse(c, r->path, d, stage, diags, "%s", r->message ? r->message : "");
+	}
+	free(d);
+	return st;
+}
+
 nnn_status_t nnn_plugin_load(nnn_ctx_t *c, const char *path, nnn_diags_t *diags)
 {
-	char real[PATH_MAX], dir[PATH_MAX];
-	struct stat st, dst;
-	nnn_decl_t *d;
-	const char *bad;
+	return nnn_plugin_load_ex(c, path, NULL, diags);
+}
 
-	if (!strchr(path, '/'))
-		return refuse(c, path, NULL, "open", diags,
-		              "a bare name is never searched for: give a path such as ./%s or put it in a folder on "
-		              "NNN_PLUGIN_PATH",
-		              path);
-	if (!realpath(path, real))
-		return refuse(c, path, NULL, "open", diags, "cannot resolve the path: %s", strerror(errno));
-	if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
-		return refuse(c, real, NULL, "open", diags, "not a regular file");
-	snprintf(dir, sizeof dir, "%s", real);
-	*strrchr(dir, '/') = '\0';
-	if (stat(dir[0] ? dir : "/", &dst) != 0)
-		return refuse(c, real, NULL, "open", diags, "cannot stat its folder: %s", strerror(errno));
-	if (!insecure_allowed()) {
-		if ((bad = unsafe(&st)) != NULL)
-			return refuse(c, real, NULL, "open", diags,
-			              "the file %s (mode %04o, owner uid %u): refusing to load it; fix it with chmod go-w "
-			              "or chown, or set NNN_PLUGIN_ALLOW_INSECURE=1 to override",
-			              bad, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
-		if ((bad = unsafe(&dst)) != NULL)
-			return refuse(c, real, NULL, "open", diags,
-			              "its folder %s %s (mode %04o, owner uid %u): refusing to load it; fix it with chmod "
-			              "go-w, or set NNN_PLUGIN_ALLOW_INSECURE=1 to override",
-			              dir, bad, (unsigned)(dst.st_mode & 07777), (unsigned)dst.st_uid);
-	}
+nnn_status_t nnn_plugin_load_ex(nnn_ctx_t *c, const char *path, const nnn_load_ex_t *x, nnn_diags_t *diags)
+{
+	static const nnn_load_ex_t none;
+	char real[PATH_MAX], why[MSG];
+	struct stat st;
+	nnn_decl_t *d;
+
+	if (!x)
+		x = &none;
+	if (nnn_plugin_precheck(path, real, &st, why, sizeof why) != NNN_OK)
+		return refuse(c, real[0] ? real : path, NULL, "open", diags, "%s", why);
+	if (x->expect && (x->expect->st_dev != st.st_dev || x->expect->st_ino != st.st_ino ||
+	                  x->expect->st_size != st.st_size || x->expect->st_mtim.tv_sec != st.st_mtim.tv_sec ||
+	                  x->expect->st_mtim.tv_nsec != st.st_mtim.tv_nsec))
+		return refuse(c, real, NULL, "open", diags,
+		              "the file changed after it was scanned: run the command again (it will be scanned anew)");
 	pthread_mutex_lock(&c->lock);
 	for (size_t i = 0; i < c->nplugins; i++) {
 		if (c->plugins[i]->dev == st.st_dev && c->plugins[i]->ino == st.st_ino) {
@@ -673,6 +801,8 @@ nnn_status_t nnn_plugin_load(nnn_ctx_t *c, const char *path, nnn_diags_t *diags)
 
 	/* RTLD_NOW: a missing symbol fails here, by name. RTLD_LOCAL: plugins
 	 * cannot see each other's symbols. */
+	if (x->stage)
+		x->stage(x->arg, "open");
 	void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return refuse(c, real, NULL, "open", diags, "dlopen failed: %s", dlerror());
@@ -695,6 +825,8 @@ nnn_status_t nnn_plugin_load(nnn_ctx_t *c, const char *path, nnn_diags_t *diags)
 		return refuse(c, real, NULL, "init", diags, "out of memory");
 	}
 	d->path = real;
+	if (x->stage)
+		x->stage(x->arg, "entry point");
 	nnn_status_t rs = entry(&HOST, d);
 	if (!d->why[0] && !d->declared)
 		decl_fail(d, "ABI", "its entry point never called host->declare: it is not an nnnkit plugin of this ABI");
@@ -720,7 +852,8 @@ nnn_status_t nnn_plugin_load(nnn_ctx_t *c, const char *path, nnn_diags_t *diags)
 			return NNN_OK;
 		}
 	}
-	char why[MSG] = "", warn[2 * MSG];
+	char warn[2 * MSG];
+	why[0] = '\0';
 	id_warnings(d, warn, sizeof warn);
 	plugin_t **v = realloc(c->plugins, (c->nplugins + 1) * sizeof *v);
 	plugin_t *p = v ? calloc(1, sizeof *p) : NULL;
@@ -733,6 +866,9 @@ nnn_status_t nnn_plugin_load(nnn_ctx_t *c, const char *path, nnn_diags_t *diags)
 		p->ino = st.st_ino;
 		/* The report first, so that registered slots can name the file. */
 		p->report = add_report(c, real, d, "loaded", NNN_OK, warn);
+		/* The report lists every ID it declares; the registry gets those
+		 * no other candidate provides. */
+		drop_skipped(d, x);
 		s = p->report ? register_all(c, d, p, why, sizeof why) : NNN_E_NOMEM;
 		if (s == NNN_OK) {
 			v[c->nplugins++] = p;
@@ -754,76 +890,4 @@ nnn_status_t nnn_plugin_load(nnn_ctx_t *c, const char *path, nnn_diags_t *diags)
 	}
 	free(d);
 	return NNN_OK;
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Loads every *.so in one folder, in name order. */
-static nnn_status_t load_dir(nnn_ctx_t *c, const char *dir, nnn_diags_t *diags)
-{
-	DIR *dp = opendir(dir);
-	struct dirent *e;
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	nnn_status_t first = NNN_OK;
-
-	if (!dp)
-		return NNN_OK; /* a folder that does not exist holds no plugins */
-	while ((e = readdir(dp)) != NULL) {
-		size_t len = strlen(e->d_name);
-		if (len < 4 || strcmp(e->d_name + len - 3, ".so") || e->d_name[0] == '.')
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 16;
-			char **v = realloc(names, cap * sizeof *v);
-			if (!v)
-				break;
-			names = v;
-		}
-		names[n] = malloc(strlen(dir) + len + 2);
-		if (!names[n])
-			break;
-		sprintf(names[n], "%s/%s", dir, e->d_name);
-		n++;
-	}
-	closedir(dp);
-	if (n)
-		qsort(names, n, sizeof *names, by_name);
-	for (size_t i = 0; i < n; i++) {
-		nnn_status_t s = nnn_plugin_load(c, names[i], diags);
-		if (s != NNN_OK && first == NNN_OK)
-			first = s;
-		free(names[i]);
-	}
-	free(names);
-	return first;
-}
-
-nnn_status_t nnn_plugin_load_default(nnn_ctx_t *c, const char *installed_dir, nnn_diags_t *diags)
-{
-	nnn_status_t first = NNN_OK, s;
-	const char *env = secure_getenv("NNN_PLUGIN_PATH");
-	if (env && *env) {
-		char *copy = strdup(env), *save = NULL;
-		if (!copy)
-			return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "out of memory");
-		for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
-			/* Relative entries would search the current folder: skipped. */
-			if (dir[0] != '/')
-				continue;
-			s = load_dir(c, dir, diags);
-			if (first == NNN_OK)
-				first = s;
-		}
-		free(copy);
-	}
-	if (installed_dir && installed_dir[0] == '/') {
-		s = load_dir(c, installed_dir, diags);
-		if (first == NNN_OK)
-			first = s;
-	}
-	return first;
 }

@@ -99,12 +99,12 @@ static nnn_status_t bind(const nnn_ctx_t *ctx, const nnn_layer_t *L, int32_t i, 
 	s->act_params = L->activation.params_ext.type ? (const void *)L->activation.params_ext.body
 	                                              : (const void *)&L->activation.params;
 	if (!s->type)
-		return layer_fail(d, NNN_E_UNKNOWN_ID, L, i,
+		return layer_fail(d, NNN_E_PLUGIN, L, i,
 		                  "no loaded plugin provides a kernel for layer ID %d (plugins loaded: %s); load one with "
 		                  "--plugin FILE or NNN_PLUGIN_PATH",
 		                  (int)L->id, nnn_ctx_plugins_text(ctx, loaded, sizeof loaded));
 	if (!s->act)
-		return layer_fail(d, NNN_E_UNKNOWN_ID, L, i,
+		return layer_fail(d, NNN_E_PLUGIN, L, i,
 		                  "no loaded plugin provides a kernel for activation ID %d (plugins loaded: %s); load one "
 		                  "with --plugin FILE or NNN_PLUGIN_PATH",
 		                  (int)L->activation.id, nnn_ctx_plugins_text(ctx, loaded, sizeof loaded));

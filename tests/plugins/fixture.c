@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <nnn/plugin.h>
 
@@ -239,6 +241,17 @@ NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t 
 #endif
 #ifdef FIX_INIT_CRASH
 	raise(SIGSEGV); /* what a buggy plugin does: the host must survive it */
+#endif
+#ifdef FIX_INIT_EXIT
+	exit(0); /* ends the process "successfully" from inside its entry point */
+#endif
+#ifdef FIX_INIT_HANG
+	for (;;)
+		pause(); /* blocks forever, asleep */
+#endif
+#ifdef FIX_INIT_SPIN
+	for (volatile unsigned long spin = 0;; spin++) /* burns a core forever */
+		;
 #endif
 #if defined(FIX_NEVER) && !defined(NNN_LAYER_ID_NEVER_MIN)
 	return h->fail(d, "the schema's layer ID policy has no never range (fixture)");

@@ -14,18 +14,54 @@
 NNN_NODISCARD nnn_status_t nnn_ctx_new(nnn_ctx_t **out, nnn_diags_t *diags);
 void nnn_ctx_free(nnn_ctx_t *ctx);
 
-/* Loads one plugin file. The path must name a file (it contains a '/'):
- * a bare name is refused, never searched for. Before dlopen the file and
- * its folder must not be writable by group or others nor owned by another
- * non-root user (NNN_PLUGIN_ALLOW_INSECURE=1 overrides). Everything the
+/* Loads one plugin file, in this process (nnn_plugin_discover scans it in
+ * a child first). The path must name a file (it contains a '/'): a bare
+ * name is refused, never searched for. Before dlopen the file must not be
+ * writable by group or others nor owned by another non-root user; its
+ * folder must not be writable by group or others; every folder above it
+ * must be sticky where group or others can write it, and none may be owned
+ * by another non-root user (NNN_PLUGIN_ALLOW_INSECURE=1 overrides). Everything the
  * plugin declares is registered, or nothing. Loading the same file again
  * (by any path) is a no-op. Every failure names the file and the stage. */
 NNN_NODISCARD nnn_status_t nnn_plugin_load(nnn_ctx_t *ctx, const char *path, nnn_diags_t *diags);
 
-/* The default search: every *.so in each folder of NNN_PLUGIN_PATH
- * (colon-separated, read with secure_getenv), then in `installed_dir` (may
- * be NULL), in name order. Folders that do not exist are skipped; a plugin
- * that fails is reported and the search goes on. Never the current folder. */
+/* Discovery that a bad plugin cannot take down: each candidate is first
+ * loaded in a child process (the plugin scanner, nnn-plugin-scan, found
+ * next to this library or the program it is linked into, never on PATH),
+ * which dies with its parent; a candidate that crashes, exits or does not
+ * finish within the timeout while loading is reported with its file and
+ * stage, and the rest go on without it. Verdicts are cached per user,
+ * keyed by the file's path, device, inode, size, mtime and ctime, and by
+ * this nnnkit's version, plugin ABI, schema layout and scanner.
+ *
+ * Candidates, in precedence order: `files` (a bare name is refused), every
+ * *.so in each folder of NNN_PLUGIN_PATH when `search` (colon-separated,
+ * absolute folders only, read with secure_getenv), then `installed_dir`.
+ * Who provides an ID: the candidate of the highest precedence claiming it;
+ * a lower one's claim is shadowed (it loads without that ID). Two of the
+ * same precedence (two files, or two *.so of one folder) claiming one ID
+ * conflict: neither, nor any lower one, gets it, and each gets a report
+ * with stage "conflict". The same file reached twice loads once. Only
+ * candidates that passed their scan are loaded, with nnn_plugin_load's
+ * checks. NNN_OK when every candidate loaded; else NNN_E_PLUGIN, with
+ * every failure in diags and in the reports. */
+typedef struct nnn_discover_opts {
+	size_t size;                /* sizeof(nnn_discover_opts_t) */
+	const char *const *files;   /* files named by the user, in order */
+	int nfiles;
+	bool search;                /* the folders of NNN_PLUGIN_PATH */
+	const char *installed_dir;  /* may be NULL */
+	const char *scanner;        /* NULL: the one installed with this library */
+	int timeout_ms;             /* per candidate; 0: NNN_PLUGIN_SCAN_TIMEOUT_MS, else 5000 */
+	const char *cache;          /* NULL: NNN_PLUGIN_CACHE, else $XDG_CACHE_HOME or
+	                               ~/.cache /nnnkit/plugin-scan.cache; "": none. A cache that
+	                               is not the caller's, or that others can write, is ignored */
+} nnn_discover_opts_t;
+
+NNN_NODISCARD nnn_status_t nnn_plugin_discover(nnn_ctx_t *ctx, const nnn_discover_opts_t *opts,
+                                               nnn_diags_t *diags);
+
+/* nnn_plugin_discover with `search` and `installed_dir` only. */
 NNN_NODISCARD nnn_status_t nnn_plugin_load_default(nnn_ctx_t *ctx, const char *installed_dir,
                                                    nnn_diags_t *diags);
 
@@ -36,7 +72,8 @@ typedef struct nnn_plugin_report {
 	const char *name;     /* as the plugin declared it; NULL if it never did */
 	const char *version;
 	const char *stage;    /* "loaded", "already loaded", or the failing stage: "open",
-	                         "entry point", "ABI", "init", "validation", "registration" */
+	                         "entry point", "ABI", "init", "validation", "registration",
+	                         "conflict" (nnn_plugin_discover), "scan" (the scanner could not run) */
 	nnn_status_t status;  /* NNN_OK for "loaded" and "already loaded" */
 	const char *message;  /* why, with the remedy; when loaded, "" or warnings, one a line: an ID the
 	                         schema's ID policy keeps for itself or for nobody and does not record
