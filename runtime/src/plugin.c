@@ -444,21 +444,43 @@ static nnn_plugin_report_t *add_report(nnn_ctx_t *c, const char *path, const nnn
 	return r;
 }
 
+static nnn_status_t vrefuse(nnn_ctx_t *c, const char *path, const nnn_decl_t *d, const char *stage,
+                            nnn_status_t code, nnn_diags_t *diags, const char *fmt, va_list ap)
+{
+	char msg[MSG];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	pthread_mutex_lock(&c->lock);
+	add_report(c, path, d, stage, code, msg);
+	pthread_mutex_unlock(&c->lock);
+	return nnn_diags_add(diags, code, NNN_NO_OFFSET, "", "%s: %s stage: %s", path, stage, msg);
+}
+
+/* The plugin is not loaded: reported, and returned as a plugin error. */
 static nnn_status_t refuse(nnn_ctx_t *c, const char *path, const nnn_decl_t *d, const char *stage,
                            nnn_diags_t *diags, const char *fmt, ...) NNN_PRINTF(6, 7);
 
 static nnn_status_t refuse(nnn_ctx_t *c, const char *path, const nnn_decl_t *d, const char *stage,
                            nnn_diags_t *diags, const char *fmt, ...)
 {
-	char msg[MSG];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	nnn_status_t st = vrefuse(c, path, d, stage, NNN_E_PLUGIN, diags, fmt, ap);
 	va_end(ap);
-	pthread_mutex_lock(&c->lock);
-	add_report(c, path, d, stage, NNN_E_PLUGIN, msg);
-	pthread_mutex_unlock(&c->lock);
-	return nnn_diags_add(diags, NNN_E_PLUGIN, NNN_NO_OFFSET, "", "%s: %s stage: %s", path, stage, msg);
+	return st;
+}
+
+/* Not loaded for want of memory: out of memory, not a plugin error. */
+static nnn_status_t refuse_nomem(nnn_ctx_t *c, const char *path, const nnn_decl_t *d, const char *stage,
+                                 nnn_diags_t *diags, const char *fmt, ...) NNN_PRINTF(6, 7);
+
+static nnn_status_t refuse_nomem(nnn_ctx_t *c, const char *path, const nnn_decl_t *d, const char *stage,
+                                 nnn_diags_t *diags, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	nnn_status_t st = vrefuse(c, path, d, stage, NNN_E_NOMEM, diags, fmt, ap);
+	va_end(ap);
+	return st;
 }
 
 static bool insecure_allowed(void)
@@ -822,7 +844,7 @@ nnn_status_t nnn_plugin_load_ex(nnn_ctx_t *c, const char *path, const nnn_load_e
 	d = calloc(1, sizeof *d);
 	if (!d) {
 		dlclose(h);
-		return refuse(c, real, NULL, "init", diags, "out of memory");
+		return refuse_nomem(c, real, NULL, "init", diags, "out of memory for its declarations");
 	}
 	d->path = real;
 	if (x->stage)
@@ -883,7 +905,8 @@ nnn_status_t nnn_plugin_load_ex(nnn_ctx_t *c, const char *path, const nnn_load_e
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (s != NNN_OK) {
-		nnn_status_t r = refuse(c, real, d, "registration", diags, "%s", why[0] ? why : "out of memory");
+		nnn_status_t r = s == NNN_E_NOMEM ? refuse_nomem(c, real, d, "registration", diags, "out of memory")
+		                                  : refuse(c, real, d, "registration", diags, "%s", why);
 		free(d);
 		dlclose(h);
 		return r;
