@@ -148,6 +148,6 @@ codec;
 with the modules
 .B libnnn
 (programs using the library) and
-.B nnnkit-plugin
+.B nnnkit\-plugin
 (plugins, which never link libnnn).
 TAIL
