@@ -2,7 +2,7 @@
 -- schema may contain. gen/schema_check.lua is driven by it (which keys each
 -- entry takes and of what type, which rule kinds and io kinds exist and what
 -- parameters they take, the dims-pattern forms, the names a padding formula
--- may use) and gen/emit_lang.lua renders it into docs/schema-language.md, so
+-- may use) and gen/emit_doc.lua renders it into docs/schema-language.md, so
 -- the reference cannot say other than what the checker accepts.
 --
 -- Every item has a one-line `doc`. A key or parameter is

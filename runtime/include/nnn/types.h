@@ -77,7 +77,7 @@ static inline void nnn_f32s_read(nnn_f32s_t a, float *out)
 void nnn_f32s_copy(nnn_f32s_t a, float *out);
 
 /* Host floats as a little-endian view (no copy on little-endian hosts, which
- * is all nnnkit supports today: see nnn_f32s_copy). Borrowed from `v`. */
+ * is all nnnkit supports today: see nnn_f32s_read). Borrowed from `v`. */
 static inline nnn_f32s_t nnn_f32s_view(const float *v, int32_t n)
 {
 	nnn_f32s_t a = { (const unsigned char *)v, n };
