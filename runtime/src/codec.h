@@ -215,26 +215,14 @@ void nnn_rule_param_count(nnn_vctx_t *v, const char *name, uint64_t found, uint6
 NNN_NODISCARD nnn_status_t nnn_rule_dims_product(nnn_cur_t *c, nnn_i32s_t dims, uint64_t dims_at,
                                                  nnn_f32s_t data, uint64_t data_at);
 
-/* Element i of an array, counting from the end when i < 0; -1 when absent. */
-static inline int64_t nnn_i32s_pick(nnn_i32s_t a, int64_t i)
-{
-	if (i < 0)
-		i += a.n;
-	return i >= 0 && i < a.n ? a.v[i] : -1;
-}
+/* nnn_i32s_pick and nnn_i32s_pick_at (an element of an array, and its
+ * offset) are header-only in <nnn/types.h>: plugins' generated code uses
+ * them too. */
 
 /* Index i counted from the end when negative. */
 static inline int64_t nnn_i32s_resolve(nnn_i32s_t a, int64_t i)
 {
 	return i < 0 ? i + a.n : i;
-}
-
-/* Offset of element i of an array field at `at` (its count comes first). */
-static inline uint64_t nnn_i32s_pick_at(nnn_i32s_t a, uint64_t at, int64_t i)
-{
-	if (i < 0)
-		i += a.n;
-	return at + 4 + 4 * (uint64_t)(i < 0 ? 0 : i);
 }
 
 /* How a layer maps shapes, from its schema `io` entry (generated code fills

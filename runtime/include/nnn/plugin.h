@@ -5,6 +5,15 @@
  * libnnn: everything it needs from the host comes through the nnn_host_t
  * table passed to its entry point. The entry point declares what the plugin
  * provides; the host checks all of it, then registers all of it or none.
+ * Besides this table a plugin may use the types, macros and enums of the
+ * public headers and their header-only helpers, the `static inline`
+ * functions (nnn_f32s_get, nnn_f32s_read, nnn_i32s_pick, ... in
+ * <nnn/types.h>; nnn_tensor_numel in <nnn/model.h>), but no function that
+ * is declared without a body: those are libnnn's. Build it as
+ * docs/plugins.md says, with the nnnkit-plugin pkg-config module (no
+ * libnnn; -shared -Wl,--no-undefined):
+ *   cc $(pkg-config --cflags nnnkit-plugin) -o mine.so mine.c mine_gen.c \
+ *      $(pkg-config --libs nnnkit-plugin)
  *
  * Compatibility: the plugin's ABI major must equal the host's and its minor
  * must not exceed the host's. Every struct that crosses the boundary starts
