@@ -178,7 +178,8 @@ $(TESTBIN): $(TEST_OBJ) $(LIB_A)
 
 # Test plugins, each broken in one way (tests/plugins/fixture.c).
 FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail \
-	abi10 hostpool oldabi badrecord corerecord freecore thirdparty taken never layout nolayout
+	abi10 hostpool oldabi badrecord corerecord freecore thirdparty taken never layout nolayout \
+	nanfwd shortfwd crashfwd
 FIX_good :=
 FIX_tag2 := -DFIX_TAG=2 -DFIX_LAYER=1 -DFIX_ACT=4
 FIX_dupacross := -DFIX_TAG=3 -DFIX_ACT=5
@@ -203,6 +204,10 @@ FIX_taken := -DFIX_TAKEN
 FIX_never := -DFIX_NEVER
 FIX_layout := -DFIX_LAYOUT=0x5eed1234u
 FIX_nolayout := -DFIX_LAYOUT=0
+# Wrong kernels for Dense and Linear, for the conformance runner to catch.
+FIX_nanfwd := -DFIX_NAN_FORWARD -DFIX_ACT=0
+FIX_shortfwd := -DFIX_SHORT_FORWARD -DFIX_ACT=0
+FIX_crashfwd := -DFIX_CRASH_FORWARD -DFIX_ACT=0
 FIXTURE_SO := $(FIXTURES:%=$(O)/fixtures/%.so)
 $(O)/fixtures/%.so: tests/plugins/fixture.c $(GEN_H) $(wildcard runtime/include/nnn/*.h)
 	@mkdir -p $(@D)/dep
