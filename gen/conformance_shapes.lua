@@ -70,7 +70,9 @@ local function core_step(io, body, e, s)
   if io.kind == "features" then
     local inputs, outputs = get(io.inputs_ref), get(io.outputs_ref)
     if io.flatten_ref and get(io.flatten_ref) ~= 0 then
-      if prod(s, 2) ~= inputs then return nil, "flattened inputs differ" end
+      if prod(s, 2) ~= inputs then
+        return nil, string.format("%d inputs, the incoming shape flattens to %d", inputs, prod(s, 2)), nil, prod(s, 2)
+      end
       return { s[1], outputs }, nil, true
     end
     if last ~= inputs then return nil, string.format("%d inputs, incoming last axis %d", inputs, last) end
@@ -130,7 +132,7 @@ end
 function M.forward(elements, input)
   local s, roomy = input, true
   for i, e in ipairs(elements) do
-    local out, why, r
+    local out, why, r, flat
     if e.__plug then
       out, why, r = plugin_step(e.__plug, s)
     else
@@ -138,9 +140,11 @@ function M.forward(elements, input)
       local v = vf and ref.enum_value(vf.enum, e[vf.tag])
       local io = v and v.rec and v.rec.io
       if not io then return nil, string.format("element %d has no io", i - 1) end
-      out, why, r = core_step(io, e[vf.name], e, s)
+      out, why, r, flat = core_step(io, e[vf.name], e, s)
     end
-    if not out then return nil, string.format("element %d: %s", i - 1, why) end
+    if not out then
+      return nil, string.format("element %d: %s", i - 1, why), nil, flat and { index = i, inputs = flat }
+    end
     if prod(out, 2) > MAX_VALUES or prod(out, 2) < 1 then return nil, "too many values" end
     roomy = roomy and r
     s = out
@@ -187,9 +191,11 @@ local function candidates(n)
   return t
 end
 
--- The input shape for a model's elements (batch 1), or nil and why.
+-- The input shape for a model's elements (batch 1), or nil, why, and when
+-- a flattening element is all that does not fit: { index, inputs }, the
+-- inputs it would need, for the caller to build it with.
 function M.input_shape(elements)
-  local fallback, why
+  local fallback, why, hint
   for rank = 2, MAX_RANK do
     for _, sp in ipairs(candidates(rank - 2)) do
       local c = first_channels(elements[1], sp)
@@ -198,16 +204,17 @@ function M.input_shape(elements)
         for j, d in ipairs(sp) do input[1 + j] = d end
         input[#input + 1] = c
         if prod(input, 2) <= MAX_VALUES then
-          local out, w, roomy = M.forward(elements, input)
+          local out, w, roomy, h = M.forward(elements, input)
           if out and roomy then return input end
           if out and not fallback then fallback = input end
           why = why or w
+          hint = hint or h
         end
       end
     end
     if fallback then return fallback end
   end
-  return nil, why
+  return nil, why, hint
 end
 
 return M

@@ -305,7 +305,7 @@ function M.solve(ctx, e)
     local want = inc.last
     if io.kind == "features" and io.flatten_ref and ref.ref_get(io.flatten_ref, e[vf.name], e) ~= 0
       and inc.rank ~= 0 then
-      want = inc.last * 2
+      want = o.flat_inputs or inc.last * 2
     end
     wire = { base = base, name = name, index = ir.index, value = want }
   end
@@ -596,6 +596,14 @@ end
 
 local function add_valid(C, name, spec, tests)
   local root = M.build(C.s, spec)
+  -- A flattening element after a window takes what the window's output,
+  -- for the input shape found, flattens to.
+  local _, _, hint = shapes.input_shape(root[C.array])
+  if hint then
+    spec = copy(spec)
+    spec.elements[C.array][hint.index].flat_inputs = hint.inputs
+    root = M.build(C.s, spec)
+  end
   local bytes = M.encode(C.s, root)
   local d = ref.decode(C.s, bytes, false)
   local diags = ref.validate(C.s, bytes)
