@@ -21,9 +21,12 @@ local ref = require("conformance_ref")
 
 local M = {}
 
+-- The channels of an input nothing else fixes (a window without `channels`).
+M.CHANNELS = 3
+
 local MAX_RANK = 8
-local MAX_VALUES = 1 << 16
-local SIZES = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 64 }
+local MAX_VALUES = 1 << 18
+local SIZES = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 64, 96, 128, 192, 256 }
 
 local function prod(s, from)
   local n = 1
@@ -154,12 +157,12 @@ end
 
 -- The last axis the first element takes with `spatial` before it.
 local function first_channels(e, spatial)
-  if not e then return 3 end
+  if not e then return M.CHANNELS end
   if e.__plug then return e.__plug.chan end
   local vf = e.__rec.variant
   local v = vf and ref.enum_value(vf.enum, e[vf.tag])
   local io = v and v.rec and v.rec.io
-  if not io then return 3 end
+  if not io then return M.CHANNELS end
   local body = e[vf.name]
   if io.kind == "features" then
     local inputs = ref.ref_get(io.inputs_ref, body, e)
@@ -170,7 +173,7 @@ local function first_channels(e, spatial)
     return inputs
   end
   local ch = io.channels_ref and (ref.ref_get(io.channels_ref, body, e))
-  return ch or 3
+  return ch or M.CHANNELS
 end
 
 -- Spatial size lists for n axes, smallest first: every axis one size, then

@@ -319,7 +319,9 @@ function M.solve(ctx, e)
           elseif pe.kind == "+" then
             out[#out + 1] = chan or o.plus or 3
           elseif pe.kind == "*" then
-            out[#out + 1] = o.star_zero and 0 or chan or 2
+            -- any size: the incoming channels, what a per-channel tensor
+            -- (a bias over a window that keeps the channels) needs
+            out[#out + 1] = o.star_zero and 0 or chan or (inc.last >= 0 and inc.last) or shapes.CHANNELS
           else
             local w = {}
             for j = 1, rank do

@@ -508,7 +508,8 @@ Test(conformance, kit_fails_wrong_kernels, .fini = cleanup, .timeout = 600)
 	} wrong[] = {
 		{ "nanfwd", "failed", "output [0, 0] is -nan, from finite inputs and parameters" },
 		{ "shortfwd", "failed", "batch 1 (first sample) left 1 of the 2 values of its output [1, 2] unwritten, the first at [0, 1]" },
-		{ "crashfwd", "crashed", "killed by signal 11 (Segmentation fault) while running batch 1 (first sample)" },
+		/* killed by SIGSEGV, or (under AddressSanitizer, which catches it) exited with status 1 */
+		{ "crashfwd", "crashed", " while running batch 1 (first sample)" },
 	};
 	const char *dir = core_corpus();
 	for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
@@ -518,7 +519,7 @@ Test(conformance, kit_fails_wrong_kernels, .fini = cleanup, .timeout = 600)
 		const char *why = t_kit_why(r, "valid/dense-linear.nnn");
 		cr_assert_eq(st, 1, "%s: the kit passed a wrong kernel", wrong[i].fixture);
 		cr_assert_not_null(why, "%s: valid/dense-linear.nnn passed", wrong[i].fixture);
-		cr_assert_str_eq(why, wrong[i].why, "%s", wrong[i].fixture);
+		cr_assert(strstr(why, wrong[i].why), "%s: %s", wrong[i].fixture, why);
 		cr_assert_gt(t_kit_count(r, "not_run"), 0, "conv cases have no kernel here");
 		long bad = (long)json_integer_value(json_object_get(r, "failed")) +
 		           (long)json_integer_value(json_object_get(r, "crashed"));
