@@ -187,7 +187,8 @@ $(TESTBIN): $(TEST_OBJ) $(LIB_A)
 # Test plugins, each broken in one way (tests/plugins/fixture.c).
 FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail \
 	abi10 hostpool oldabi badrecord corerecord freecore thirdparty taken never layout nolayout \
-	flood allids initexit inithang initspin
+	flood allids initexit inithang initspin \
+	nanfwd shortfwd crashfwd
 FIX_good :=
 FIX_tag2 := -DFIX_TAG=2 -DFIX_LAYER=1 -DFIX_ACT=4
 FIX_dupacross := -DFIX_TAG=3 -DFIX_ACT=5
@@ -218,6 +219,10 @@ FIX_nolayout := -DFIX_LAYOUT=0
 # Declarations past the host's room (tests/plugins/fixture.c).
 FIX_flood := -DFIX_FLOOD
 FIX_allids := -DFIX_ALL_IDS
+# Wrong kernels for Dense and Linear, for the conformance runner to catch.
+FIX_nanfwd := -DFIX_NAN_FORWARD -DFIX_ACT=0
+FIX_shortfwd := -DFIX_SHORT_FORWARD -DFIX_ACT=0
+FIX_crashfwd := -DFIX_CRASH_FORWARD -DFIX_ACT=0
 FIXTURE_SO := $(FIXTURES:%=$(O)/fixtures/%.so)
 $(O)/fixtures/%.so: tests/plugins/fixture.c $(GEN_H) $(wildcard runtime/include/nnn/*.h)
 	@mkdir -p $(@D)/dep
