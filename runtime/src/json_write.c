@@ -394,8 +394,15 @@ static nnn_status_t put_npy(wr_t *w, nnn_f32s_t a, const nnn_i32s_t *dims, bool 
 	nnn_status_t st = nnn_npy_write_file(file, &shape, v, w->d);
 	free(v);
 	if (st != NNN_OK) {
-		if (w->d && w->d->n > before)
-			snprintf(w->d->v[w->d->n - 1].path, sizeof w->d->v[0].path, "%s", w->path.s);
+		if (w->d && w->d->n > before) { /* where, and which file */
+			nnn_diag_t *g = &w->d->v[w->d->n - 1];
+			size_t nl = strlen(name) < 100 ? strlen(name) : 100;
+			memmove(g->msg + nl + 2, g->msg, sizeof g->msg - nl - 2);
+			g->msg[sizeof g->msg - 1] = '\0';
+			memcpy(g->msg, name, nl);
+			memcpy(g->msg + nl, ": ", 2);
+			snprintf(g->path, sizeof g->path, "%s", w->path.s);
+		}
 		return st;
 	}
 	snprintf(file, sizeof file, "%s%s%s", strcmp(w->ref, ".") ? w->ref : "", strcmp(w->ref, ".") ? "/" : "", name);
