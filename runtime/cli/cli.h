@@ -85,6 +85,10 @@ int cli_input_shape(const cli_cmd_t *cmd, int argc, char **argv, int *i, nnn_sha
  * prints what failed. Returns an exit code. */
 int cli_emit(const char *path, const void *buf, size_t n);
 
+/* The value v of option opt: a whole number in [min, max], digits only, or
+ * EXIT_USAGE (printed, naming the option and the range). */
+int cli_number(const cli_cmd_t *cmd, const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out);
+
 /* The options of the commands that run a model: --batch N, --threads N,
  * --max-tensor-bytes N. */
 typedef struct cli_run_args {

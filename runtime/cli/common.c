@@ -275,21 +275,38 @@ void cli_print_warnings(FILE *f, const char *prefix, const nnn_plugin_report_t *
 	}
 }
 
+int cli_number(const cli_cmd_t *cmd, const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t n = 0;
+	bool ok = v[0] != '\0';
+	/* Digits only: strtoull would take spaces, a sign and wrap around. */
+	for (const char *p = v; ok && *p; p++) {
+		unsigned d = (unsigned)(*p - '0');
+		ok = d <= 9 && n <= (UINT64_MAX - d) / 10;
+		n = n * 10 + d;
+	}
+	if (!ok || n < min || n > max)
+		return cli_usage(cmd, "%s needs a whole number from %" PRIu64 " to %" PRIu64 ", not '%s'", opt, min, max, v);
+	*out = n;
+	return EXIT_VALID;
+}
+
 int cli_run_option(const cli_cmd_t *cmd, int argc, char **argv, int *i, cli_run_args_t *r)
 {
 	const char *opt = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-	char *end;
+	uint64_t n;
+	int code;
 	if (!v)
 		return -1;
 	if (!strcmp(opt, "--batch") || !strcmp(opt, "--threads")) {
-		long n = strtol(v, &end, 10);
-		if (*end || n < 1 || n > 1 << 20)
-			return cli_usage(cmd, "%s needs a count from 1 to 1048576, not '%s'", opt, v);
-		*(opt[2] == 'b' ? &r->batch : &r->threads) = n;
+		if ((code = cli_number(cmd, opt, v, 1, 1 << 20, &n)) != EXIT_VALID)
+			return code;
+		*(opt[2] == 'b' ? &r->batch : &r->threads) = (long)n;
 	} else if (!strcmp(opt, "--max-tensor-bytes")) {
-		r->max_bytes = strtoull(v, &end, 10);
-		if (*end || r->max_bytes == 0 || *v == '-')
-			return cli_usage(cmd, "--max-tensor-bytes needs a byte count > 0, not '%s'", v);
+		/* sizes are int64_t inside: over INT64_MAX could not be compared */
+		if ((code = cli_number(cmd, opt, v, 1, INT64_MAX, &n)) != EXIT_VALID)
+			return code;
+		r->max_bytes = n;
 	} else {
 		return -1;
 	}

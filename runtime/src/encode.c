@@ -179,8 +179,8 @@ static nnn_status_t too_big(nnn_diags_t *diags)
 	if (getrlimit(RLIMIT_FSIZE, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
 		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "",
 		                     "write failed: the file would exceed this process's file size limit of %llu bytes "
-		                     "(RLIMIT_FSIZE, ulimit -f %llu): raise the limit or write elsewhere",
-		                     (unsigned long long)r.rlim_cur, (unsigned long long)r.rlim_cur / 1024);
+		                     "(RLIMIT_FSIZE, ulimit -f): raise the limit or write elsewhere",
+		                     (unsigned long long)r.rlim_cur);
 	return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "write failed: %s: the file system refuses a file "
 	                     "this large", strerror(EFBIG));
 }
