@@ -9,6 +9,7 @@
 #include <nnn/json.h>
 
 #include "cli.h"
+#include "codec.h"
 
 int cli_exit_code(nnn_status_t st)
 {
@@ -28,9 +29,15 @@ int cli_report(const char *file, const nnn_diags_t *d, nnn_status_t st)
 {
 	char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
 	/* A problem with a line reads "FILE:LINE:COLUMN: path: ...", as compilers say it. */
-	for (size_t i = 0; d && i < d->n; i++)
-		fprintf(stderr, "nnnkit: %s%s%s\n", file, d->v[i].line ? ":" : ": ",
-		        nnn_diag_format(&d->v[i], buf, sizeof buf));
+	/* Messages quote what the file says (names, keys, text): escaped. */
+	for (size_t i = 0; d && i < d->n; i++) {
+		fprintf(stderr, "nnnkit: ");
+		cli_esc_print(stderr, file, strlen(file), CLI_ESC_MSG);
+		fputs(d->v[i].line ? ":" : ": ", stderr);
+		nnn_diag_format(&d->v[i], buf, sizeof buf);
+		cli_esc_print(stderr, buf, strlen(buf), CLI_ESC_MSG);
+		fputc('\n', stderr);
+	}
 	if (d && d->dropped)
 		fprintf(stderr, "nnnkit: %s: %zu more problems not shown\n", file, d->dropped);
 	if ((!d || !d->n) && st != NNN_OK)
@@ -64,20 +71,85 @@ int cli_is_help(const char *arg)
 	return !strcmp(arg, "-h") || !strcmp(arg, "--help");
 }
 
+static uint32_t utf8_cp(const unsigned char *s, size_t k)
+{
+	static const unsigned char lead[5] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	uint32_t cp = s[0] & lead[k];
+	for (size_t i = 1; i < k; i++)
+		cp = cp << 6 | (s[i] & 0x3fu);
+	return cp;
+}
+
+/* The escape of one code point (cp) or byte (k == 0), or NULL: as is. */
+static const char *esc_one(uint32_t cp, size_t k, cli_esc_t style, char *tmp, size_t size)
+{
+	bool quoted = style != CLI_ESC_MSG, json = style == CLI_ESC_JSON || style == CLI_ESC_SCRIPT;
+	if (k == 1 && quoted && (cp == '"' || cp == '\\')) {
+		snprintf(tmp, size, "\\%c", (char)cp);
+		return tmp;
+	}
+	if (k == 1 && cp == '\n' && style != CLI_ESC_DOT)
+		return style == CLI_ESC_MSG ? NULL : "\\n";
+	if (k == 1 && cp == '\t' && style == CLI_ESC_MSG)
+		return NULL;
+	if (k == 1 && style == CLI_ESC_SCRIPT && (cp == '<' || cp == '>' || cp == '&')) {
+		snprintf(tmp, size, "\\u%04x", (unsigned)cp);
+		return tmp;
+	}
+	if (k && !nnn_cp_unsafe(cp))
+		return NULL;
+	if (style == CLI_ESC_DOT)
+		return "?";
+	if (!k) /* not UTF-8: the byte, or in JSON the replacement character */
+		snprintf(tmp, size, json ? "\\ufffd" : "\\x%02x", (unsigned)cp);
+	else if (cp < 0x80 && !json)
+		snprintf(tmp, size, "\\x%02x", (unsigned)cp);
+	else
+		snprintf(tmp, size, "\\u%04x", (unsigned)cp);
+	return tmp;
+}
+
+size_t cli_esc(char *dst, size_t size, const char *s, size_t n, cli_esc_t style)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t at = 0;
+	char tmp[16];
+	if (!size)
+		return 0;
+	for (size_t i = 0; i < n;) {
+		size_t k = cli_utf8_seq(p + i, n - i);
+		const char *e = esc_one(k ? utf8_cp(p + i, k) : p[i], k, style, tmp, sizeof tmp);
+		const char *from = e ? e : (const char *)p + i;
+		size_t len = e ? strlen(e) : k;
+		if (at + len >= size)
+			break;
+		memcpy(dst + at, from, len);
+		at += len;
+		i += k ? k : 1;
+	}
+	dst[at] = '\0';
+	return at;
+}
+
+void cli_esc_print(FILE *f, const char *s, size_t n, cli_esc_t style)
+{
+	char buf[1024];
+	/* In pieces of 128 bytes, each escaped to at most 6 bytes, cut before a
+	 * UTF-8 sequence's lead byte (at most 3 bytes back). */
+	for (size_t i = 0; i < n;) {
+		size_t piece = n - i < 128 ? n - i : 128;
+		while (piece < n - i && piece > 125 && ((unsigned char)s[i + piece] & 0xc0) == 0x80)
+			piece--;
+		cli_esc(buf, sizeof buf, s + i, piece, style);
+		fputs(buf, f);
+		i += piece;
+	}
+}
+
 void cli_json_str(FILE *f, const char *s, size_t n)
 {
 	fputc('"', f);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
+	cli_esc_print(f, s, n, CLI_ESC_JSON);
 	fputc('"', f);
 }
 

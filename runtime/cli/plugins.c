@@ -22,17 +22,24 @@ const cli_cmd_t cmd_plugins = {
 	run,
 };
 
+/* A plugin's own text (name, version, type names), escaped (cli_esc). */
+static void say(const char *s)
+{
+	cli_esc_print(stdout, s ? s : "", s ? strlen(s) : 0, CLI_ESC_MSG);
+}
+
 static void print_ids(const nnn_ctx_t *ctx, const nnn_plugin_report_t *r, int verbose)
 {
 	for (int i = 0; i < r->nlayers; i++) {
 		const nnn_layer_type_t *t = nnn_ctx_layer(ctx, r->layer_ids[i], NULL);
-		printf("%slayer %d%s%s", i ? ", " : "    provides ", r->layer_ids[i], verbose && t ? " " : "",
-		       verbose && t ? t->name : "");
+		printf("%slayer %d%s", i ? ", " : "    provides ", r->layer_ids[i], verbose && t ? " " : "");
+		say(verbose && t ? t->name : "");
 	}
 	for (int i = 0; i < r->nactivations; i++) {
 		const nnn_activation_type_t *t = nnn_ctx_activation(ctx, r->activation_ids[i], NULL);
-		printf("%sactivation %d%s%s", i || r->nlayers ? ", " : "    provides ", r->activation_ids[i],
-		       verbose && t ? " " : "", verbose && t ? t->name : "");
+		printf("%sactivation %d%s", i || r->nlayers ? ", " : "    provides ", r->activation_ids[i],
+		       verbose && t ? " " : "");
+		say(verbose && t ? t->name : "");
 	}
 	if (r->nlayers || r->nactivations)
 		putchar('\n');
@@ -103,8 +110,13 @@ static int run(int argc, char **argv, cli_env_t *env)
 		nnn_plugin_report_t r;
 		nnn_ctx_report(ctx, i, &r);
 		printf("%s: %s", r.path, r.stage);
-		if (r.name)
-			printf(" (%s %s)", r.name, r.version ? r.version : "");
+		if (r.name) {
+			printf(" (");
+			say(r.name);
+			putchar(' ');
+			say(r.version);
+			putchar(')');
+		}
 		putchar('\n');
 		if (r.status != NNN_OK) {
 			failed = 1;
