@@ -112,6 +112,11 @@ typedef struct nnn_probe {
  * offset of the first bad byte, or len when all are good. */
 size_t nnn_utf8_bad(const unsigned char *s, size_t len);
 
+/* A code point no terminal may receive raw from a file's text: C0 and C1
+ * controls, DEL, and those that reorder what follows (bidirectional
+ * controls, U+2028, U+2029). Every writer of text escapes these. */
+bool nnn_cp_unsafe(uint32_t cp);
+
 /* A fatal problem: recorded, and its code returned so decoding stops. */
 nnn_status_t nnn_cur_fail(nnn_cur_t *c, nnn_status_t code, uint64_t at, const char *fmt, ...)
 	NNN_PRINTF(4, 5);
