@@ -67,7 +67,7 @@ EXAMPLE := $(O)/example.nnn
 	conformance drills test-build
 .DEFAULT_GOAL := all
 
-all: $(NNNKIT) $(SCANNER) $(LIB_SO) $(DOC) $(LANG_DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1
+all: $(NNNKIT) $(SCANNER) $(LIB_SO) $(DOC) $(LANG_DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1 $(O)/nnngen.1
 
 # Installs the Debian packages the build and tests need, when missing.
 deps:
@@ -190,7 +190,8 @@ $(TESTBIN): $(TEST_OBJ) $(LIB_A)
 # Test plugins, each broken in one way (tests/plugins/fixture.c).
 FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail \
 	abi10 hostpool oldabi badrecord corerecord freecore thirdparty taken never layout nolayout \
-	flood allids initexit inithang initspin
+	flood allids initexit inithang initspin \
+	nanfwd shortfwd crashfwd
 FIX_good :=
 FIX_tag2 := -DFIX_TAG=2 -DFIX_LAYER=1 -DFIX_ACT=4
 FIX_dupacross := -DFIX_TAG=3 -DFIX_ACT=5
@@ -221,6 +222,10 @@ FIX_nolayout := -DFIX_LAYOUT=0
 # Declarations past the host's room (tests/plugins/fixture.c).
 FIX_flood := -DFIX_FLOOD
 FIX_allids := -DFIX_ALL_IDS
+# Wrong kernels for Dense and Linear, for the conformance runner to catch.
+FIX_nanfwd := -DFIX_NAN_FORWARD -DFIX_ACT=0
+FIX_shortfwd := -DFIX_SHORT_FORWARD -DFIX_ACT=0
+FIX_crashfwd := -DFIX_CRASH_FORWARD -DFIX_ACT=0
 FIXTURE_SO := $(FIXTURES:%=$(O)/fixtures/%.so)
 $(O)/fixtures/%.so: tests/plugins/fixture.c $(GEN_H) $(wildcard runtime/include/nnn/*.h)
 	@mkdir -p $(@D)/dep
@@ -239,7 +244,7 @@ $(O)/lenient: tests/tools/lenient.c $(LIB_A) $(GEN_H) $(wildcard runtime/include
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
 # What the suite runs, built (make test-build: the growth drills' base tree).
-TEST_DEPS := $(TESTBIN) $(NNNKIT) $(SCANNER) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient $(O)/nnnkit.1
+TEST_DEPS := $(TESTBIN) $(NNNKIT) $(SCANNER) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient $(O)/nnnkit.1 $(O)/nnngen.1
 test-build: $(TEST_DEPS)
 # The suite's plugin scans are cached in the build folder, never in ~/.cache.
 SUITE_ENV := NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) NNN_PLUGIN_CACHE=$(abspath $(O))/plugin-scan.cache
@@ -299,38 +304,57 @@ clean:
 $(O)/nnnkit.1: $(NNNKIT) scripts/mkman.sh
 	@echo "  MAN    $@"
 	$(Q)scripts/mkman.sh $(NNNKIT) $(VERSION) > $@.tmp && mv $@.tmp $@
+# nnngen's, from `nnngen --help`.
+$(O)/nnngen.1: gen/nnngen.lua scripts/mkman.sh | deps
+	@mkdir -p $(@D)
+	@echo "  MAN    $@"
+	$(Q)scripts/mkman.sh --nnngen "$(LUA) gen/nnngen.lua" $(VERSION) > $@.tmp && mv $@.tmp $@
 
 # ---- install ----
 PREFIX  ?= /usr/local
 DESTDIR ?=
 INST    := $(DESTDIR)$(PREFIX)
 HEADERS := $(wildcard runtime/include/nnn/*.h)
+# Installed under share/doc/nnnkit: README.md, and docs/ with the generated
+# references (which a build from a schema copy writes under $(O)/docs).
+DOCS    := $(sort $(filter-out docs/format.md docs/schema-language.md,$(wildcard docs/*.md)) $(DOC) $(LANG_DOC))
+DOCDEST := $(INST)/share/doc/nnnkit
+# pkg-config modules: libnnn for programs using the library; nnnkit-plugin
+# for plugins, which never link libnnn (docs/plugins.md: the build line).
+PC_VARS := 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' \
+	'plugindir=$${prefix}/lib/nnnkit/plugins' 'nnngen=$${prefix}/bin/nnngen' ''
 
 install: all
 	install -d $(INST)/bin $(INST)/lib/pkgconfig $(INST)/include/nnn $(INST)/lib/nnnkit/plugins \
 		$(INST)/share/nnnkit/gen $(INST)/share/nnnkit/schema $(INST)/share/man/man1 \
-		$(INST)/share/bash-completion/completions
+		$(INST)/share/bash-completion/completions $(DOCDEST)/docs
 	install -m 0755 $(NNNKIT) $(INST)/bin/nnnkit
 	install -m 0644 $(LIB_A) $(INST)/lib/libnnn.a
 	install -m 0755 $(LIB_SO) $(INST)/lib/libnnn.so.$(SOVERSION)
 	ln -sf libnnn.so.$(SOVERSION) $(INST)/lib/libnnn.so
 	install -m 0644 $(HEADERS) $(GEN_H) $(INST)/include/nnn/
-	@printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' \
-		'plugindir=$${prefix}/lib/nnnkit/plugins' 'nnngen=$${prefix}/bin/nnngen' '' \
+	@printf '%s\n' $(PC_VARS) \
 		'Name: libnnn' 'Description: read, check, write and run .nnn models' 'Version: $(VERSION)' \
 		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lnnn' 'Libs.private: -ljansson -lm' \
 		> $(INST)/lib/pkgconfig/libnnn.pc
+	@printf '%s\n' $(PC_VARS) \
+		'Name: nnnkit-plugin' 'Description: build an nnnkit plugin (a shared object that never links libnnn)' \
+		'Version: $(VERSION)' 'Cflags: -I$${includedir} -fPIC -fvisibility=hidden' \
+		'Libs: -shared -Wl,--no-undefined -lm' > $(INST)/lib/pkgconfig/nnnkit-plugin.pc
 	install -m 0644 $(GEN_LUA) $(INST)/share/nnnkit/gen/
 	install -m 0644 $(SCHEMA) $(LOCK) $(INST)/share/nnnkit/schema/
 	printf '#!/bin/sh\nexec lua5.4 "%s/share/nnnkit/gen/nnngen.lua" "$$@"\n' '$(PREFIX)' > $(INST)/bin/nnngen
 	chmod 0755 $(INST)/bin/nnngen
 	install -m 0755 $(PLUGINS) $(INST)/lib/nnnkit/plugins/
 	install -m 0755 $(SCANNER) $(INST)/lib/nnnkit/nnn-plugin-scan
-	install -m 0644 $(O)/nnnkit.1 $(INST)/share/man/man1/nnnkit.1
+	install -m 0644 $(O)/nnnkit.1 $(O)/nnngen.1 $(INST)/share/man/man1/
+	install -m 0644 README.md $(DOCDEST)/
+	install -m 0644 $(DOCS) $(DOCDEST)/docs/
 	install -m 0644 scripts/nnnkit.bash $(INST)/share/bash-completion/completions/nnnkit
 
 uninstall:
 	rm -f $(INST)/bin/nnnkit $(INST)/bin/nnngen $(INST)/lib/libnnn.a $(INST)/lib/libnnn.so \
-		$(INST)/lib/libnnn.so.$(SOVERSION) $(INST)/lib/pkgconfig/libnnn.pc
-	rm -f $(INST)/share/man/man1/nnnkit.1 $(INST)/share/bash-completion/completions/nnnkit
-	rm -rf $(INST)/include/nnn $(INST)/share/nnnkit $(INST)/lib/nnnkit
+		$(INST)/lib/libnnn.so.$(SOVERSION) $(INST)/lib/pkgconfig/libnnn.pc $(INST)/lib/pkgconfig/nnnkit-plugin.pc
+	rm -f $(INST)/share/man/man1/nnnkit.1 $(INST)/share/man/man1/nnngen.1 \
+		$(INST)/share/bash-completion/completions/nnnkit
+	rm -rf $(INST)/include/nnn $(INST)/share/nnnkit $(INST)/lib/nnnkit $(DOCDEST)

@@ -869,7 +869,8 @@ static int fz_run_shape(const nnn_ctx_t *ctx, const nnn_model_t *m, size_t len, 
 		goto out;
 	}
 
-	/* The tensor limit: refused exactly when a layer's output is over it,
+	/* The tensor limit: refused exactly when a layer's output, or the
+	 * memory its kernel says it will allocate (work_bytes), is over it,
 	 * naming the first such layer. */
 	{
 		nnn_run_opts_t small = opts;
@@ -877,9 +878,16 @@ static int fz_run_shape(const nnn_ctx_t *ctx, const nnn_model_t *m, size_t len, 
 		int32_t over = -1;
 		char want[32];
 		small.max_tensor_bytes = 16;
-		for (int32_t i = 0; i < m->layer_count && over < 0; i++)
-			if (fz_numel(nnn_plan_shape(p, i)) > small.max_tensor_bytes / 4)
+		for (int32_t i = 0; i < m->layer_count && over < 0; i++) {
+			const nnn_layer_t *L = &m->layers[i];
+			const nnn_layer_type_t *t = L->body_ext.type ? L->body_ext.type : nnn_ctx_layer(ctx, L->id, NULL);
+			const void *body = L->body_ext.type ? (const void *)L->body_ext.body : (const void *)&L->body;
+			if (fz_numel(nnn_plan_shape(p, i)) > small.max_tensor_bytes / 4 ||
+			    (t && t->work_bytes &&
+			     t->work_bytes(L, body, nnn_plan_shape(p, i - 1), nnn_plan_shape(p, i), small.threads) >
+			         small.max_tensor_bytes))
 				over = i;
+		}
 		nnn_diags_clear(&dr);
 		sr = nnn_plan_new(ctx, m, in, &small, &p2, &dr);
 		nnn_plan_free(p2);

@@ -1190,12 +1190,18 @@ local function plugin_parts(s)
       r.ext = kinds[r]
     end
   end
-  local used, list = {}, {}
+  local used, list, types = {}, {}, {}
+  local names = {}
+  for _, t in ipairs(lang.fragment_types(s)) do
+    types[t.name] = true
+    names[#names + 1] = t.name
+  end
   local function visit(r)
     for _, f in ipairs(r.fields) do
-      if f.kind == "enum" or f.kind == "array" or f.kind == "variant" then
-        error(string.format('schema error: records "%s".fields "%s": a plugin record may hold primitives and ' ..
-          'tensors only (no enums, counted arrays or variants yet)', r.name, f.name), 0)
+      if r.plugin and not (lang.field_kind[f.kind].plugin and types[f.type]) then
+        error(string.format('schema error: records "%s".fields "%s": a plugin\'s record may hold these types ' ..
+          'only: %s (not %s, %s)', r.name, f.name, table.concat(names, ", "), lang.field_kind[f.kind].title,
+          tostring(f.type)), 0)
       end
       if f.rec and not f.rec.plugin and not used[f.rec] then
         used[f.rec] = true

@@ -32,9 +32,16 @@
 -- decoder rejects the file: also the decode-stage rule dims_product);
 -- semantic (the file decodes, the validator rejects it). One case per line.
 --
+-- Every valid case carries the input shape it validates and runs with
+-- ("input_shape", batch first: gen/conformance_shapes.lua); a plugin's new
+-- types, which have no io, are built so that the shape fits them (every
+-- free dim of their tensors the incoming channels, their spatial lists the
+-- incoming rank), and `nnnkit --plugin X conformance` proves it.
+--
 -- Output depends only on the schema: same bytes on every run.
 
 local ref = require("conformance_ref")
+local shapes = require("conformance_shapes")
 
 local M = {}
 
@@ -185,7 +192,14 @@ local function fill_elements(ctx, f, list_o)
     local e = fill(ctx, f.rec, eo, nil)
     e.__o = eo
     M.solve(ctx, e)
+    local rank = st.rank
     ref.chain_step(ref.io_of(e), st)
+    if e.__plug then
+      -- A plugin's type has no io: the corpus takes it to keep the last
+      -- axis (its channels) and, without spatial lists, the rank.
+      st.last = e.__plug.chan
+      st.rank = e.__plug.windows[1] and #e.__plug.windows[1] or rank
+    end
     list[i] = e
   end
   return list
@@ -272,6 +286,18 @@ function M.solve(ctx, e)
   local rank = o.rank or 2
   local windowed = io and io.kind == "window"
   if windowed and inc.rank >= 1 and inc.last >= 0 then rank = inc.rank end
+  -- A plugin's new type: the corpus cannot run its infer, so it gives every
+  -- free dim of its tensors ("+", "*") one value, the incoming channels
+  -- (per-channel parameters: bias, scale, shift), and its spatial lists
+  -- ("+...") the incoming rank; e.__plug records both for the input shape
+  -- (gen/conformance_shapes.lua).
+  local plug = v and v.plugin and v.rec
+  local chan
+  if plug then
+    if inc.rank >= 1 and inc.last >= 0 then rank = inc.rank end
+    chan = inc.last >= 0 and inc.last or (o.plus or 3)
+    e.__plug = { chan = chan, windows = {} }
+  end
   -- the io key that takes the input (a window without channels takes any)
   local ir = io and (io.kind == "features" and io.inputs_ref or io.channels_ref)
   if ir and inc.last >= 0 then
@@ -279,7 +305,7 @@ function M.solve(ctx, e)
     local want = inc.last
     if io.kind == "features" and io.flatten_ref and ref.ref_get(io.flatten_ref, e[vf.name], e) ~= 0
       and inc.rank ~= 0 then
-      want = inc.last * 2
+      want = o.flat_inputs or inc.last * 2
     end
     wire = { base = base, name = name, index = ir.index, value = want }
   end
@@ -291,14 +317,19 @@ function M.solve(ctx, e)
           if pe.kind == "=" then
             out[#out + 1] = (ref.ref_get(pe.ref, x.r, x.p))
           elseif pe.kind == "+" then
-            out[#out + 1] = o.plus or 3
+            out[#out + 1] = chan or o.plus or 3
           elseif pe.kind == "*" then
-            out[#out + 1] = o.star_zero and 0 or 2
+            -- any size: the incoming channels, what a per-channel tensor
+            -- (a bias over a window that keeps the channels) needs
+            out[#out + 1] = o.star_zero and 0 or chan or (inc.last >= 0 and inc.last) or shapes.CHANNELS
           else
+            local w = {}
             for j = 1, rank do
               out[#out + 1] = ksize(o, j)
               kinds[#out] = "+..."
+              w[j] = out[#out]
             end
+            if plug then e.__plug.windows[#e.__plug.windows + 1] = w end
           end
           kinds[#out] = kinds[#out] or pe.kind
         end
@@ -558,8 +589,23 @@ local function add_invalid(C, class, name, bytes, tests, want)
   return true
 end
 
+-- The input shape a valid case is recorded with (gen/conformance_shapes.lua).
+local function input_shape(C, name, root)
+  local sh, why = shapes.input_shape(root[C.array])
+  if not sh then error(string.format("conformance: valid case %s: no input shape fits it (%s)", name, why), 0) end
+  return sh
+end
+
 local function add_valid(C, name, spec, tests)
   local root = M.build(C.s, spec)
+  -- A flattening element after a window takes what the window's output,
+  -- for the input shape found, flattens to.
+  local _, _, hint = shapes.input_shape(root[C.array])
+  if hint then
+    spec = copy(spec)
+    spec.elements[C.array][hint.index].flat_inputs = hint.inputs
+    root = M.build(C.s, spec)
+  end
   local bytes = M.encode(C.s, root)
   local d = ref.decode(C.s, bytes, false)
   local diags = ref.validate(C.s, bytes)
@@ -570,6 +616,7 @@ local function add_valid(C, name, spec, tests)
   end
   add_file(C, "valid", name, bytes, {
     valid = true, class = "valid", kind = "valid", code = "OK", number = 0, tests = tests,
+    input_shape = input_shape(C, name, root),
   })
 end
 
@@ -1183,6 +1230,7 @@ local function mutations(C, sv)
     add_file(C, "valid", "base-" .. base.name, bytes, {
       valid = true, class = "valid", kind = "valid", code = "OK", number = 0,
       tests = "the base the invalid cases named after " .. base.name .. " are mutations of",
+      input_shape = input_shape(C, "base-" .. base.name, root),
     })
     truncations(C, base, bytes, leaves)
     counts(C, base, bytes, leaves)
@@ -1214,9 +1262,10 @@ local function manifest(s, cases)
   t[#t + 1] = '  "cases": ['
   for i, c in ipairs(cases) do
     t[#t + 1] = string.format('    {"file": %s, "valid": %s, "class": %s, "kind": %s, "code": %s, "number": %d, '
-      .. '"path": %s, "offset": %s, "tests": %s}%s',
+      .. '"path": %s, "offset": %s, "input_shape": %s, "tests": %s}%s',
       jstr(c.file), tostring(c.valid), jstr(c.class), jstr(c.kind), jstr(c.code), c.number,
-      c.valid and "null" or jstr(c.path), c.valid and "null" or tostring(c.offset), jstr(c.tests),
+      c.valid and "null" or jstr(c.path), c.valid and "null" or tostring(c.offset),
+      c.input_shape and "[" .. table.concat(c.input_shape, ", ") .. "]" or "null", jstr(c.tests),
       i < #cases and "," or "")
   end
   t[#t + 1] = "  ]"
@@ -1229,6 +1278,7 @@ function M.generate(s)
   local sv = survey(s)
   if not sv.array then error("schema error: the root record has no repeated field to build models from", 0) end
   local C = new_corpus(s)
+  C.array = sv.array.name
   valid_cases(C, sv)
   mutations(C, sv)
   C.files[#C.files + 1] = { "manifest.json", manifest(s, C.cases) }

@@ -1,7 +1,9 @@
 -- emit_doc: the rendered references, each returned as a string:
 --   format(s)   docs/format.md, the format, from the schema's doc strings;
---   language()  docs/schema-language.md, the schema language, from the table
---               the checker reads (gen/schema_lang.lua).
+--   language(s) docs/schema-language.md, the schema language, from the table
+--               the checker reads (gen/schema_lang.lua); its section on a
+--               plugin's fragment also names what core schema s offers one
+--               (field types, shared fields, the ID policy).
 
 local lang = require("schema_lang")
 
@@ -145,7 +147,131 @@ local function item(w, heading, doc, keys, head)
   w("")
 end
 
-function M.language()
+-- The keys of a fragment's entry a fragment may use, and the others.
+local function fragment_key_row(w, e, what)
+  local yes, no = {}, {}
+  for _, k in ipairs(e.keys) do
+    if k.plugin then
+      yes[#yes + 1] = "`" .. k.name .. "`"
+    else
+      no[#no + 1] = "`" .. k.name .. "`" .. (k.no_plugin and " (" .. k.no_plugin .. ")" or "")
+    end
+  end
+  w("| %s | %s | %s |", what, table.concat(yes, ", "), cell(#no > 0 and table.concat(no, ", ") or "none"))
+end
+
+-- The record whose variant the enum's values select (layer, for layer_id).
+local function holder_of(s, e)
+  for _, r in ipairs(s.records) do
+    for _, f in ipairs(r.fields) do
+      if f.kind == "variant" and f.enum == e then return r, f end
+    end
+  end
+end
+
+-- What a plugin's fragment may say, from the language table (the `plugin`
+-- marks) and from the core schema s it is checked with.
+local function fragment_section(w, s)
+  w("## A plugin's fragment")
+  w("")
+  w("A plugin adds layer and activation IDs with a fragment: a schema file that returns the keys of")
+  w("[A plugin's fragment (top level)](#a-plugins-fragment-top-level) (`name`, `doc`, `layers`,")
+  w("`activations`, `records`). `nnngen --plugin FRAGMENT` checks it together with the core schema")
+  w("(the one installed beside it, or `--schema CORE`), as one schema, then generates the plugin's")
+  w("codec; [plugins.md](plugins.md) shows a whole plugin. This section is rendered from the same")
+  w("table as the rest of the page and from the core schema nnngen was given.")
+  w("")
+  w("### Keys a fragment may use")
+  w("")
+  w("The checker refuses any other key in a fragment's entries, naming the entry:")
+  w("")
+  w("| entry | keys a fragment may use | not in a fragment |")
+  w("|---|---|---|")
+  fragment_key_row(w, lang.entry.value, "a new ID (`layers[i]`, `activations[i]`: an enum value)")
+  fragment_key_row(w, lang.entry.record, "a record (`records[i]`)")
+  fragment_key_row(w, lang.entry.field, "a field (`fields[i]`)")
+  fragment_key_row(w, lang.entry.rule, "a rule (`rules[i]`)")
+  w("")
+  w("Each new ID needs its `record` (a record of the fragment), and each record of the fragment is")
+  w("the record of one new ID.")
+  w("")
+  w("### Field types")
+  w("")
+  w("| a field's type is | meaning | in a fragment |")
+  w("|---|---|---|")
+  for _, k in ipairs(lang.field_kinds) do
+    w("| %s | %s | %s |", k.title, cell(k.doc), k.plugin and "yes" or "no")
+  end
+  w("")
+  local names = {}
+  for _, t in ipairs(lang.fragment_types(s)) do names[#names + 1] = "`" .. t.name .. "`" end
+  w("So a fragment's field has one of these types (the primitives of the core schema, then its records")
+  w("that no enum value selects and that hold only such types): %s. A tensor field with", table.concat(names, ", "))
+  w("`param = true` counts toward the file's parameter count and is listed among the layer's tensors.")
+  w("")
+  w("### Rules, patterns and references")
+  w("")
+  local kinds, types, seen = {}, {}, {}
+  for _, r in ipairs(lang.rules) do
+    if r.plugin then
+      kinds[#kinds + 1] = "[`" .. r.kind .. "`](#" .. r.kind .. ")"
+      for _, p in ipairs(r.params) do
+        local t = p.type == "pattern" and nil or p.type
+        if t and t:find("^ref_") and not seen[t] then
+          seen[t] = true
+          types[#types + 1] = "`" .. t .. "`"
+        end
+      end
+    end
+  end
+  for _, p in ipairs(lang.patterns) do
+    if p.ref and not seen[p.ref] then
+      seen[p.ref] = true
+      types[#types + 1] = "`" .. p.ref .. "`"
+    end
+  end
+  local forms = {}
+  for _, p in ipairs(lang.patterns) do forms[#forms + 1] = p.form and ("`" .. p.form .. "`") or ("a `" .. p.ref .. "` reference") end
+  w("Rule kinds a fragment may use: %s. Every form of a dims pattern: %s (see", table.concat(kinds, ", "),
+    table.concat(forms, ", "))
+  w("[Dims patterns](#dims-patterns)). Their references are of the types %s (see", table.concat(types, ", "))
+  w("[Value types](#value-types) and [References](#references)).")
+  w("")
+  for _, e in ipairs(s.enums) do
+    local holder, vf = holder_of(s, e)
+    if e.unknown == "layer" and holder then
+      local shared = {}
+      for _, f in ipairs(holder.fields) do
+        if f.kind ~= "variant" and f.name ~= vf.tag then
+          shared[#shared + 1] = string.format("`%s` (%s)", f.name, f.type)
+        end
+      end
+      w("A layer's record also reaches the fields every layer has, those of the `%s` record: %s.", holder.name,
+        table.concat(shared, ", "))
+      w("So a new layer's rule can tie its own fields to them and to each other: `bias.dims` names the")
+      w("shared bias' dims, `gamma.dims[0]` the first dim of the layer's own `gamma` tensor (a pattern")
+      w("entry `{ \"gamma.dims[0]\" }` for `beta.dims` makes beta as long as gamma). An activation's")
+      w("rules reach its own parameters only.")
+      w("")
+    end
+  end
+  w("### Which IDs a fragment may take")
+  w("")
+  w("An ID the core schema defines is refused. nnngen warns about, and the loader reports, an ID")
+  w("in the core range that the policy does not record as taken, or one in the never-used range:")
+  w("take new IDs from the third-party range, at random rather than from its bottom. The policy,")
+  w("from the core schema's `ids`:")
+  w("")
+  for _, e in ipairs(s.enums) do
+    if e.unknown and e.ids then
+      w("#### `%s` (a fragment's `%ss`)", e.name, e.unknown)
+      w("")
+      ids.doc(w, e, cell)
+    end
+  end
+end
+
+function M.language(s)
   local out = {}
   local function w(fmt, ...) out[#out + 1] = select("#", ...) > 0 and string.format(fmt, ...) or fmt end
   w("<!-- Generated by gen/nnngen.lua from gen/schema_lang.lua: do not edit. -->")
@@ -225,6 +351,7 @@ function M.language()
   w("")
   for _, n in ipairs(lang.formula.notes) do w("- %s", n) end
   w("")
+  fragment_section(w, s)
   return table.concat(out, "\n")
 end
 

@@ -30,10 +30,71 @@ local load_schema = require("schema_check")
 local emit_c = require("emit_c")
 local emit_doc = require("emit_doc")
 
+-- The usage lines, and the whole help (nnngen --help; nnngen.1 is made from
+-- it by scripts/mkman-nnngen.sh).
+local USAGE = [[
+usage: nnngen SCHEMA [--check] [--c FILE.c] [--h FILE.h] [--doc FILE.md] [--lang-doc FILE.md] [--layouts LOCK]
+       nnngen [--schema CORE] --plugin FRAGMENT [--c FILE.c] [--h FILE.h]
+       nnngen SCHEMA --conformance DIR
+       nnngen [--schema CORE] --plugin FRAGMENT --conformance DIR
+       nnngen --lock SCHEMA [--out FILE.lock] [--layouts LOCK]
+       nnngen --check-compat OLD NEW
+       nnngen --check-layout LOCK SCHEMA
+       nnngen -h | --help
+]]
+
+local HELP = USAGE .. [[
+
+nnngen turns a .nnn schema, Lua data in the schema language, into C and
+documentation. The schema is checked first; a problem names the entry
+(records[4] "dense".rules[2]) and exits 1, before anything is written.
+Output depends only on the schema: generating twice gives identical bytes.
+
+The core schema:
+  --check            check SCHEMA and write nothing
+  --c FILE.c         the codec: decoder, encoder, validator, descriptors
+  --h FILE.h         its header (the record types, <nnn/schema_gen.h>)
+  --doc FILE.md      the format reference (format.md)
+  --lang-doc FILE.md the schema language reference (schema-language.md)
+  --layouts LOCK     the struct layouts LOCK records go into the code, which
+                     the plugin loader checks plugins against
+
+A plugin's fragment (its new layer and activation IDs and their fields):
+  --plugin FRAGMENT  generate the fragment's codec: FILE.c and FILE.h, whose
+                     <name>_<record>_t types and <NAME>_<RECORD>_CODEC macros
+                     go into the plugin's descriptors; the fragment is checked
+                     together with the core schema, so an ID the core uses is
+                     refused and one outside the third-party range is warned
+                     about
+  --schema CORE      the core schema to check against (default: the one
+                     installed beside nnngen, ../schema/nnn.lua)
+  The keys a fragment may use, every rule kind, dims pattern and reference,
+  and the ID policy: schema-language.md, "A plugin's fragment".
+
+The conformance corpus:
+  --conformance DIR  DIR/manifest.json, DIR/valid/*.nnn and DIR/invalid/*.nnn
+                     (with --plugin: the fragment's IDs too); run it with
+                     nnnkit conformance --corpus DIR
+
+Compatibility (see growing-the-format.md):
+  --lock SCHEMA      write the schema's lock (IDs, layouts, struct layouts)
+                     to --out FILE.lock (default: stdout), continuing the
+                     history of --layouts LOCK or of the lock it replaces
+  --check-compat OLD NEW
+                     refuse NEW when files written under OLD (a schema or
+                     a lock) would not keep their meaning
+  --check-layout LOCK SCHEMA
+                     refuse SCHEMA when LOCK lacks its struct layout
+
+Exit status: 0 success; 1 a schema error, an incompatible change or a
+file not written; 2 a usage error (and, for --check-compat, a file that
+does not load).
+Documents: PREFIX/share/doc/nnnkit/docs (schema-language.md, plugins.md,
+growing-the-format.md, format.md); nnnkit(1).
+]]
+
 local function usage(msg)
-  io.stderr:write("nnngen: " .. msg .. "\n",
-    "usage: nnngen SCHEMA [--check] [--c FILE.c] [--h FILE.h] [--doc FILE.md] [--lang-doc FILE.md] [--layouts LOCK]\n",
-    "       nnngen [--schema CORE] --plugin FRAGMENT --c FILE.c --h FILE.h\n")
+  io.stderr:write("nnngen: " .. msg .. "\n", USAGE, "(nnngen --help says more)\n")
   os.exit(2)
 end
 
@@ -84,6 +145,12 @@ end
 
 local function main(argv)
   for _, a in ipairs(argv) do
+    if a == "-h" or a == "--help" then
+      io.stdout:write(HELP)
+      os.exit(0)
+    end
+  end
+  for _, a in ipairs(argv) do
     if a == "--lock" or a == "--check-compat" or a == "--check-layout" then
       os.exit(require("compat").main(argv, { load_schema = load_schema, write_file = write_file }))
     end
@@ -116,7 +183,7 @@ local function main(argv)
       if opt.h then out[#out + 1] = { opt.h, emit_c.header(s, layouts) } end
       if opt.c then out[#out + 1] = { opt.c, emit_c.source(s, layouts) } end
       if opt.doc then out[#out + 1] = { opt.doc, emit_doc.format(s) } end
-      if opt.lang_doc then out[#out + 1] = { opt.lang_doc, emit_doc.language() } end
+      if opt.lang_doc then out[#out + 1] = { opt.lang_doc, emit_doc.language(s) } end
     end
   end)
   if not gen_ok then

@@ -1168,7 +1168,45 @@ end
 -- record holding a variant (so the IDs it adds can select them), and its
 -- layers and activations join the ID enums, marked `plugin`. The whole is
 -- then checked like any schema: a colliding ID or a bad field fails the same way.
+-- The keys of a fragment's entry (kind: a name of lang.entries) must be
+-- ones the language marks `plugin`; what a fragment is refused says why
+-- (the key's `no_plugin`) or which keys it may use. Unknown keys are
+-- check_entry's.
+local function fragment_keys(kind, e)
+  if type(e) ~= "table" then return end
+  local allowed = {}
+  for _, k in ipairs(lang.entry[kind].keys) do if k.plugin then allowed[#allowed + 1] = k.name end end
+  for _, k in ipairs(lang.entry[kind].keys) do
+    if e[k.name] ~= nil and not k.plugin then
+      if k.no_plugin then fail("%s", k.no_plugin) end
+      fail("key `%s` is not available in a plugin's fragment; there %s may have: %s", k.name,
+        WHAT[kind] or article(kind), table.concat(allowed, ", "))
+    end
+  end
+end
+
+-- Every entry of a fragment, before it joins the schema.
+local function fragment_entries(f)
+  for _, list in ipairs({ "layers", "activations" }) do
+    for i, v in ipairs(type(f[list]) == "table" and f[list] or {}) do
+      within(label(list, i, v), function() fragment_keys("value", v) end)
+    end
+  end
+  for i, r in ipairs(type(f.records) == "table" and f.records or {}) do
+    within(label("records", i, r), function()
+      fragment_keys("record", r)
+      for j, fl in ipairs(type(r) == "table" and type(r.fields) == "table" and r.fields or {}) do
+        within(label("fields", j, fl), function() fragment_keys("field", fl) end)
+      end
+      for j, rule in ipairs(type(r) == "table" and type(r.rules) == "table" and r.rules or {}) do
+        within(rule_label(j, rule), function() fragment_keys("rule", rule) end)
+      end
+    end)
+  end
+end
+
 local function merge_fragment(s, f)
+  fragment_entries(f)
   local at
   for i, r in ipairs(s.records or {}) do
     if not at and type(r) == "table" then
@@ -1178,7 +1216,6 @@ local function merge_fragment(s, f)
   if not at then fail("the core schema has no record with a variant to extend") end
   for i, r in ipairs(f.records or {}) do
     within(label("records", i, r), function()
-      if r.io then fail("a plugin's layer gives shapes with its infer() function, not io") end
       r.plugin = true
       table.insert(s.records, at + i - 1, r)
     end)

@@ -2,13 +2,16 @@
 -- schema may contain. gen/schema_check.lua is driven by it (which keys each
 -- entry takes and of what type, which rule kinds and io kinds exist and what
 -- parameters they take, the dims-pattern forms, the names a padding formula
--- may use) and gen/emit_lang.lua renders it into docs/schema-language.md, so
+-- may use) and gen/emit_doc.lua renders it into docs/schema-language.md, so
 -- the reference cannot say other than what the checker accepts.
 --
 -- Every item has a one-line `doc`. A key or parameter is
 --   { name = ..., type = <a name of M.types>, required = true|nil, doc = ... }
 -- with `of` (the entry kind of a list's elements or of a table) or `values`
--- (the choices of a "choice") where its type needs one.
+-- (the choices of a "choice") where its type needs one. In the entries a
+-- plugin's fragment holds (value, record, field, rule), `plugin = true`
+-- marks a key the fragment may use; the checker refuses any other there
+-- (with `no_plugin`, the reason, when there is one to give).
 
 local M = {}
 
@@ -76,7 +79,7 @@ M.entries = {
       { name = "activations", type = "list", of = "value",
         doc = "New activation IDs: values of the core's activation ID enum, each with its record." },
       { name = "records", type = "list", of = "record",
-        doc = "The records of the new IDs (primitives and tensors only; no io)." },
+        doc = "The records of the new IDs: the keys and field types a fragment may use (see A plugin's fragment)." },
     } },
   { name = "primitive", title = "Primitives (`primitives[i]`)",
     doc = "A type the runtime reads and writes directly.",
@@ -110,50 +113,54 @@ M.entries = {
   { name = "value", title = "Enum values (`values[i]`, and a fragment's layers and activations)",
     doc = "One named value of an enum.",
     keys = {
-      { name = "value", type = "integer", required = true, doc = "Its number; it must fit the enum's primitive and a C int." },
-      { name = "name", type = "ident", required = true, doc = "Its name (C constant NNN_<ENUM>_<NAME>)." },
-      { name = "title", type = "text", doc = "Its display name (default: the name)." },
-      { name = "record", type = "name",
+      { name = "value", type = "integer", required = true, plugin = true,
+        doc = "Its number; it must fit the enum's primitive and a C int." },
+      { name = "name", type = "ident", required = true, plugin = true, doc = "Its name (C constant NNN_<ENUM>_<NAME>)." },
+      { name = "title", type = "text", plugin = true, doc = "Its display name (default: the name)." },
+      { name = "record", type = "name", plugin = true,
         doc = "The record whose fields follow when a variant's tag holds this value (none: no fields)." },
       { name = "pad_before", type = "formula", doc = "Padding before, per spatial axis, from the window size k." },
       { name = "pad_after", type = "formula", doc = "Padding after, per spatial axis, from k and `before`." },
-      { name = "doc", type = "text", required = true, doc = "What it means, one line." },
+      { name = "doc", type = "text", required = true, plugin = true, doc = "What it means, one line." },
       { name = "renamed_from", type = "any", doc = "Former name or names (a string or a list) after a pure rename: checked by the rename check, which check-compat reads." },
     } },
   { name = "record", title = "Records (`records[i]`)",
     doc = "Ordered fields; the root record is the whole file.",
     keys = {
-      { name = "name", type = "ident", required = true, doc = "Its name, used as a field's type or by an enum value." },
-      { name = "doc", type = "text", required = true, doc = "What it is, one line." },
+      { name = "name", type = "ident", required = true, plugin = true,
+        doc = "Its name, used as a field's type or by an enum value." },
+      { name = "doc", type = "text", required = true, plugin = true, doc = "What it is, one line." },
       { name = "renamed_from", type = "any", doc = "Former name or names (a string or a list) after a pure rename: checked by the rename check, which check-compat reads." },
-      { name = "section", type = "name", required = true, doc = "The section it belongs to." },
-      { name = "fields", type = "list", of = "field", required = true, doc = "Its fields, in file order." },
-      { name = "rules", type = "list", of = "rule", doc = "Semantic checks on its fields (see Rule kinds)." },
+      { name = "section", type = "name", required = true, plugin = true, doc = "The section it belongs to." },
+      { name = "fields", type = "list", of = "field", required = true, plugin = true, doc = "Its fields, in file order." },
+      { name = "rules", type = "list", of = "rule", plugin = true, doc = "Semantic checks on its fields (see Rule kinds)." },
       { name = "io", type = "table", of = "io",
+        no_plugin = "a plugin's layer gives shapes with its infer() function, not io",
         doc = "How a layer record maps its input shape to its output shape (see io kinds)." },
       { name = "root", type = "bool", doc = "true for the one record that is the whole file (named model)." },
     } },
   { name = "field", title = "Fields (`fields[i]`)",
     doc = "One field of a record, in file order.",
     keys = {
-      { name = "name", type = "ident", required = true, doc = "Its name: a C struct member, a path element, a JSON key." },
-      { name = "type", type = "name", required = true,
-        doc = "A primitive, an enum, a record, or \"variant\" (the record an earlier enum field selects)." },
-      { name = "doc", type = "text", required = true, doc = "What it holds, one line." },
+      { name = "name", type = "ident", required = true, plugin = true,
+        doc = "Its name: a C struct member, a path element, a JSON key." },
+      { name = "type", type = "name", required = true, plugin = true,
+        doc = "A primitive, an enum, a record, or \"variant\" (the record an earlier enum field selects): see Field types." },
+      { name = "doc", type = "text", required = true, plugin = true, doc = "What it holds, one line." },
       { name = "renamed_from", type = "any", doc = "Former name or names (a string or a list) after a pure rename: checked by the rename check, which check-compat reads." },
       { name = "section", type = "name", doc = "The section it belongs to, when not its record's." },
       { name = "tag", type = "name", doc = "variant: the earlier enum field whose value selects the record." },
       { name = "count", type = "name",
         doc = "Makes the field a repeated record: the earlier int field that holds the number of elements." },
       { name = "const", type = "integer", doc = "An int field that must hold this value (the magic number); it must fit the field." },
-      { name = "param", type = "bool", doc = "A tensor whose elements count toward the parameter count." },
+      { name = "param", type = "bool", plugin = true, doc = "A tensor whose elements count toward the parameter count." },
     } },
   { name = "rule", title = "Rules (`rules[i]`)",
     doc = "A semantic check: these keys, and the parameters of its kind (see Rule kinds).",
     keys = {
-      { name = "kind", type = "name", required = true, doc = "Which rule: one of the rule kinds." },
-      { name = "doc", type = "text", required = true, doc = "What it requires, one line." },
-      { name = "stage", type = "choice", values = { "decode", "validate" },
+      { name = "kind", type = "name", required = true, plugin = true, doc = "Which rule: one of the rule kinds." },
+      { name = "doc", type = "text", required = true, plugin = true, doc = "What it requires, one line." },
+      { name = "stage", type = "choice", values = { "decode", "validate" }, plugin = true,
         doc = "When it runs; each kind has one stage: leave it out, or give that stage." },
     } },
   { name = "io", title = "io (`io`)",
@@ -165,9 +172,9 @@ M.entries = {
 
 -- Field references, as rules and io name fields.
 M.references = {
-  { form = "name", doc = "A field of the record, or else of the record that holds it as a variant (`bias` from `dense`)." },
-  { form = "name.sub", doc = "A field of a record-typed field (`weights.dims`); any depth." },
-  { form = "ref[i]", doc = "One element of an i32_array, from 0; negative counts from the end (`kernels.dims[-1]`)." },
+  { form = "name", doc = "A field of the record, or else of the record that holds it as a variant: a layer type's record reaches the layer's shared fields (`bias` from `dense`); an activation's parameters reach only their own." },
+  { form = "name.sub", doc = "A field of a record-typed field (`weights.dims`, or the shared `bias.dims`); any depth." },
+  { form = "ref[i]", doc = "One element of an i32_array, from 0; negative counts from the end (`kernels.dims[-1]`, `gamma.dims[0]`)." },
   { form = "ref[from:to]", doc = "A slice of an i32_array, Python style: from `from` up to but excluding `to`; either may be left out or negative (`kernels.dims[1:-1]`)." },
 }
 
@@ -275,7 +282,22 @@ M.patterns = {
   { form = "*", doc = "One dim, >= 0." },
   { form = "+", doc = "One dim, >= 1." },
   { form = "+...", many = true, doc = "One or more dims, each >= 1; at most one per pattern." },
-  { ref = "ref_int", doc = "Any other string is a field reference: one dim, equal to that int's value (`neurons`)." },
+  { ref = "ref_int", doc = "Any other string is a field reference: one dim, equal to that int's value (`neurons`), or to one element of an i32_array, such as another tensor's dim (`gamma.dims[0]`, `bias.dims[-1]`)." },
+}
+
+-- Field types: what a field's `type` (with `count` or `tag`) makes it.
+-- `plugin`: a fragment's record may hold it (M.fragment_types lists which
+-- primitives and records that is for a given core schema).
+M.field_kinds = {
+  { kind = "prim", title = "a primitive", plugin = true,
+    doc = "`type` names a primitive (`f32`, `i32_array`): the value itself." },
+  { kind = "record", title = "a record", plugin = true,
+    doc = "`type` names a record (`tensor`): its fields, in place." },
+  { kind = "enum", title = "an enum", doc = "`type` names an enum: one of its values, stored as its primitive." },
+  { kind = "array", title = "a repeated record",
+    doc = "`type` names a record and `count` an earlier int field: that many of the record." },
+  { kind = "variant", title = "a variant",
+    doc = "`type` is \"variant\" and `tag` an earlier enum field: the fields of the record the tag's value selects." },
 }
 
 -- Padding formulas (an enum value's pad_before and pad_after): C integer
@@ -309,5 +331,30 @@ M.type = index(M.types, "name")
 M.entry = index(M.entries, "name")
 M.rule = index(M.rules, "kind")
 M.io_kind = index(M.io, "kind")
+M.field_kind = index(M.field_kinds, "kind")
+
+-- The types a fragment's field may name, given a checked core schema, in
+-- schema order: every primitive, then every record that is neither the
+-- root nor selected by an enum value (a layer type's or activation's own
+-- record) and whose fields, all the way down, are of kinds a fragment may
+-- hold (the tensor). emit_c refuses any other; the reference lists these.
+function M.fragment_types(s)
+  local list, ok = {}, {}
+  local function fits(r)
+    if ok[r] ~= nil then return ok[r] end
+    ok[r] = false
+    local yes = not r.root and not r.selected_by and not r.plugin
+    for _, f in ipairs(r.fields) do
+      if not M.field_kind[f.kind].plugin or (f.rec and not fits(f.rec)) then yes = false end
+    end
+    ok[r] = yes
+    return yes
+  end
+  for _, p in ipairs(s.primitives) do list[#list + 1] = { name = p.name, kind = "prim" } end
+  for _, r in ipairs(s.records) do
+    if fits(r) then list[#list + 1] = { name = r.name, kind = "record" } end
+  end
+  return list
+end
 
 return M

@@ -4,9 +4,12 @@
  *
  *   every case  nnn_file_open (structure read with pread) and nnn_model_decode
  *               (from memory) agree: status, problems, re-encoded bytes;
- *   valid       nnn_validate_bytes finds nothing, and decode -> encode gives
- *               the same bytes, as does .nnn -> JSON -> .nnn (inline, and
- *               with every float array in a .npy file);
+ *   valid       nnn_validate_bytes finds nothing, neither without an input
+ *               shape nor with the one the manifest records for the case
+ *               (every layer's output inferred: with the plugin loaded, its
+ *               infer agrees), and decode -> encode gives the same bytes, as
+ *               does .nnn -> JSON -> .nnn (inline, and with every float
+ *               array in a .npy file);
  *   structural  nnn_model_decode fails with exactly the manifest's code, and
  *               its first problem has the manifest's code, path and offset;
  *               nnn_validate_bytes agrees: it fails, with the same first
@@ -14,6 +17,11 @@
  *               comes later when it kept going past a soft one: counted);
  *   semantic    the file decodes, and nnn_validate_bytes reports the
  *               manifest's code, path and offset among its problems.
+ *
+ * conformance/kit_* run `nnnkit conformance` (the kit) over the core corpus:
+ * every valid case validated with its input shape and run on the builtin
+ * kernels; wrong kernels (tests/plugins/fixture.c) and wrong reference
+ * commands failing it.
  *
  * conformance/core runs the core schema's corpus; conformance/plugin builds
  * the example plugin (examples/plugin-pool-swish) against this tree, loads
@@ -35,6 +43,7 @@
 #include <nnn/file.h>
 #include <nnn/validate.h>
 
+#include "kit.h"
 #include "shell.h"
 #include "roundtrip.h"
 
@@ -50,6 +59,7 @@ typedef struct ccase {
 	long number;
 	char path[NNN_PATH_MAX];
 	long long offset; /* -1 for null */
+	char input_shape[128]; /* "[1, 6, 6, 3]" or "null" */
 	char tests[512];
 } ccase_t;
 
@@ -153,6 +163,11 @@ static size_t load_manifest(const char *dir, ccase_t **out)
 		cr_assert(field(line, "offset", v, sizeof v));
 		c->offset = strcmp(v, "null") == 0 ? -1 : strtoll(v, NULL, 10);
 		cr_assert(field(line, "tests", c->tests, sizeof c->tests));
+		/* the shape's commas end field()'s literal: read up to its ] */
+		const char *sh = strstr(line, "\"input_shape\": ");
+		cr_assert_not_null(sh, "no input_shape in %s", line);
+		sh += strlen("\"input_shape\": ");
+		snprintf(c->input_shape, sizeof c->input_shape, "%.*s", (int)(*sh == '[' ? strcspn(sh, "]") + 1 : 4), sh);
 	}
 	fclose(f);
 	*out = cs;
@@ -249,10 +264,21 @@ static bool run_case(const char *dir, const ccase_t *c, const nnn_ctx_t *ctx, ch
 		nnn_status_t sd = nnn_model_decode(buf, len, &opts, &m, &d);
 		unsigned char *enc = NULL;
 		size_t elen = 0;
+		nnn_shape_t in;
+		char text[128];
 		if (sv != NNN_OK || v.n) {
 			snprintf(why, size, "validate: %s, first %s at %s @%llu", nnn_status_name(sv),
 			         v.n ? nnn_status_name(v.v[0].code) : "-", v.n ? v.v[0].path : "-",
 			         v.n ? (unsigned long long)v.v[0].offset : 0ULL);
+			ok = false;
+		} else if (snprintf(text, sizeof text, "%.*s", (int)strlen(c->input_shape) - 2, c->input_shape + 1) < 1 ||
+		           c->input_shape[0] != '[' || nnn_shape_parse(text, &in, NULL) != NNN_OK) {
+			snprintf(why, size, "the manifest records no input shape for a valid case: %s", c->input_shape);
+			ok = false;
+		} else if ((sv = nnn_validate_bytes(buf, len, ctx, &in, &v)) != NNN_OK || v.n) {
+			snprintf(why, size, "validate --input-shape %s: %s, first %s at %s: %s", c->input_shape,
+			         nnn_status_name(sv), v.n ? nnn_status_name(v.v[0].code) : "-", v.n ? v.v[0].path : "-",
+			         v.n ? v.v[0].msg : "-");
 			ok = false;
 		} else if (sd != NNN_OK) {
 			snprintf(why, size, "decode: %s", nnn_status_name(sd));
@@ -428,4 +454,104 @@ Test(conformance, plugin, .fini = cleanup, .timeout = 600)
 	cr_assert_eq(t_sh(out, sizeof out, "%s", cmd), 0, "no cases for the plugin's IDs");
 	run_corpus(dir, ctx, "plugin");
 	nnn_ctx_free(ctx);
+}
+
+/* ---- the kit: `nnnkit conformance` runs what it validates ---- */
+
+static const char *nnnkit(void)
+{
+	return getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
+}
+
+static const char *fixture(const char *name)
+{
+	return t_fmt("%s/fixtures/%s.so", getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build", name);
+}
+
+/* The core corpus, generated into the test's folder. */
+static const char *core_corpus(void)
+{
+	static char dir[128];
+	snprintf(dir, sizeof dir, "%s/core", tmp());
+	generate("schema/nnn.lua", dir);
+	return dir;
+}
+
+/* Every valid case of the core corpus validates with its recorded input
+ * shape and runs on the builtin kernels; no file is left in TMPDIR. */
+Test(conformance, kit_runs_every_valid_core_case, .fini = cleanup, .timeout = 600)
+{
+	const char *dir = core_corpus();
+	json_t *r;
+	char out[256];
+	long valid = t_kit_valid_cases(dir);
+	cr_assert_eq(t_kit(&r, "TMPDIR=%s %s conformance --corpus %s", tmp(), nnnkit(), dir), 0, "%s",
+	             json_dumps(json_object_get(r, "failures"), 0));
+	cr_assert_gt(valid, 40);
+	cr_assert_eq(t_kit_count(r, "cases"), valid);
+	cr_assert_eq(t_kit_count(r, "validated_with_input_shape"), valid);
+	cr_assert_eq(t_kit_count(r, "run"), valid, "only %ld of %ld valid cases run", t_kit_count(r, "run"), valid);
+	cr_assert_eq(t_kit_count(r, "not_run"), 0);
+	/* the data-edge cases (NaN and infinities in tensors, extreme parameters) are run but not checked finite */
+	cr_assert(t_kit_count(r, "checked_finite") > valid / 2 && t_kit_count(r, "checked_finite") < valid);
+	json_decref(r);
+	cr_assert_eq(t_sh(out, sizeof out, "ls %s | grep nnnconf", tmp()), 1, "left behind: %s", out);
+}
+
+/* Kernels that compute garbage, fill half their output or crash fail the
+ * kit, case by case: the run goes on, and the invalid cases still pass.
+ * The fixtures give Dense and Linear only: the other cases are not run. */
+Test(conformance, kit_fails_wrong_kernels, .fini = cleanup, .timeout = 600)
+{
+	static const struct {
+		const char *fixture, *result, *why;
+	} wrong[] = {
+		{ "nanfwd", "failed", "output [0, 0] is -nan, from finite inputs and parameters" },
+		{ "shortfwd", "failed", "batch 1 (first sample) left 1 of the 2 values of its output [1, 2] unwritten, the first at [0, 1]" },
+		/* killed by SIGSEGV, or (under AddressSanitizer, which catches it) exited with status 1 */
+		{ "crashfwd", "crashed", " while running batch 1 (first sample)" },
+	};
+	const char *dir = core_corpus();
+	for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
+		json_t *r;
+		int st = t_kit(&r, "%s --no-default-plugins --plugin %s conformance --corpus %s", nnnkit(),
+		               fixture(wrong[i].fixture), dir);
+		const char *why = t_kit_why(r, "valid/dense-linear.nnn");
+		cr_assert_eq(st, 1, "%s: the kit passed a wrong kernel", wrong[i].fixture);
+		cr_assert_not_null(why, "%s: valid/dense-linear.nnn passed", wrong[i].fixture);
+		cr_assert(strstr(why, wrong[i].why), "%s: %s", wrong[i].fixture, why);
+		cr_assert_gt(t_kit_count(r, "not_run"), 0, "conv cases have no kernel here");
+		long bad = (long)json_integer_value(json_object_get(r, "failed")) +
+		           (long)json_integer_value(json_object_get(r, "crashed"));
+		cr_assert_eq(bad, (long)json_array_size(json_object_get(r, "failures")));
+		cr_assert_leq(bad, t_kit_count(r, "run"), "%s: only run cases may fail", wrong[i].fixture);
+		if (!strcmp(wrong[i].result, "crashed"))
+			cr_assert_eq(json_integer_value(json_object_get(r, "crashed")), bad);
+		json_decref(r);
+	}
+}
+
+/* A reference command that fails, writes nothing, or another shape fails
+ * every case it is asked about, saying why. */
+Test(conformance, kit_reference_failures, .fini = cleanup, .timeout = 600)
+{
+	const char *dir = core_corpus();
+	json_t *r;
+	cr_assert_eq(t_kit(&r, "%s conformance --corpus %s --reference 'echo boom >&2; exit 3; : {model} {input} {output}'",
+	                   nnnkit(), dir), 1);
+	cr_assert_str_eq(t_kit_why(r, "valid/dense-linear.nnn"),
+	                 "the reference command exited with status 3; its stderr ends: boom");
+	cr_assert_eq(t_kit_count(r, "compared"), 0);
+	json_decref(r);
+	cr_assert_eq(t_kit(&r, "%s conformance --corpus %s --reference 'true {model} {input} {output}'", nnnkit(), dir), 1);
+	cr_assert(strstr(t_kit_why(r, "valid/dense-linear.nnn"),
+	                 "the reference command exited 0 but its output is missing or unreadable"));
+	json_decref(r);
+	/* The input for the output: right only where the model keeps the shape and values. */
+	cr_assert_eq(t_kit(&r, "%s conformance --corpus %s --reference 'cp {input} {output} #{json}'", nnnkit(), dir), 1);
+	cr_assert_str_eq(t_kit_why(r, "valid/dense-linear.nnn"), "the reference's output has shape [2, 3], nnnkit's [2, 2]");
+	cr_assert_null(t_kit_why(r, "valid/empty-layers.nnn"), "a model of no layers is its input");
+	/* compared: the cases whose output has the input's shape */
+	cr_assert(t_kit_count(r, "compared") >= 1 && t_kit_count(r, "compared") < t_kit_count(r, "checked_finite"));
+	json_decref(r);
 }

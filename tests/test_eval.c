@@ -335,7 +335,7 @@ Test(eval, other_errors_and_exit_codes)
 	cr_assert(strstr(r.err, "nnnkit: eval: no --labels given"), "%s", r.err);
 	eval(&r, "", &f, "--batch 0");
 	cr_assert_eq(r.code, 2);
-	cr_assert(strstr(r.err, "--batch needs a count from 1 to 1048576, not '0'"), "%s", r.err);
+	cr_assert(strstr(r.err, "--batch needs a whole number from 1 to 1048576, not '0'"), "%s", r.err);
 	nnnkit(&r, "eval --help");
 	cr_assert_eq(r.code, 0);
 	cr_assert(strstr(r.out, "usage: nnnkit eval MODEL --inputs X.npy --labels Y.npy"), "%s", r.out);

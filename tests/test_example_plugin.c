@@ -6,6 +6,11 @@
  * converts to JSON and back, and runs after, while the installed files stay
  * byte-identical.
  *
+ * example_plugin/conformance_kit: the plugin's conformance corpus, from the
+ * installed nnngen, run by the installed nnnkit with the plugin's kernels
+ * and compared with its numpy reference (reference.py); wrong references
+ * and a wrong kernel fail it.
+ *
  * example_plugin/survives_schema_growth: that plugin, built against today's
  * headers, then nnnkit rebuilt from grown copies of the schema (make O=DIR
  * SCHEMA=FILE): grown by a layer type with a record of its own, the struct
@@ -25,6 +30,7 @@
 #include <nnn/npy.h>
 
 #include "builder.h"
+#include "kit.h"
 #include "shell.h"
 
 static char tmp[64], prefix[128], plugdir[128];
@@ -352,4 +358,64 @@ Test(example_plugin, survives_schema_growth, .fini = teardown, .timeout = 600)
 	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/act/nnnkit run %s --input %s", plugdir, tmp, path, in),
 	             0, "%s", out);
 	expect_output(out);
+}
+
+/* The conformance kit of a third-party plugin, from the installed prefix:
+ * nnngen --conformance --plugin writes cases its shape rules accept (every
+ * valid case validates with its recorded input shape), nnnkit conformance
+ * runs them all with the plugin's kernels and agrees with the numpy
+ * reference (examples/plugin-pool-swish/reference.py). A reference off by a
+ * factor fails, naming the error; a plugin whose Swish has the wrong sign
+ * passes without a reference (finite, right shape) and fails with it. */
+Test(example_plugin, conformance_kit, .fini = teardown, .timeout = 900)
+{
+	char out[65536], corpus[192], small[192], bad[192];
+	const char *ref = "/usr/bin/python3 examples/plugin-pool-swish/reference.py {json} {input} {output}";
+	json_t *r;
+	if (t_sh(NULL, 0, "/usr/bin/python3 -c 'import numpy'") != 0)
+		cr_skip_test("no numpy for /usr/bin/python3 (apt-get install python3-numpy)");
+	install_and_build_plugin(NULL, 0);
+	snprintf(corpus, sizeof corpus, "%s/corpus", tmp);
+	cr_assert_eq(t_sh(out, sizeof out, "%s/bin/nnngen --conformance %s --plugin examples/plugin-pool-swish/schema.lua",
+	                  prefix, corpus), 0, "%s", out);
+	long valid = t_kit_valid_cases(corpus);
+
+	cr_assert_eq(t_kit(&r, "%s/bin/nnnkit --plugin %s/poolswish.so conformance --corpus %s --reference '%s'", prefix,
+	                   plugdir, corpus, ref), 0, "%s", json_dumps(json_object_get(r, "failures"), 0));
+	cr_assert_eq(t_kit_count(r, "validated_with_input_shape"), valid);
+	cr_assert_eq(t_kit_count(r, "run"), valid);
+	cr_assert_eq(t_kit_count(r, "compared"), t_kit_count(r, "checked_finite"));
+	cr_assert_gt(t_kit_count(r, "compared"), valid * 3 / 4);
+	json_decref(r);
+
+	/* The plugin's own cases only, for the runs below. */
+	snprintf(small, sizeof small, "%s/small", tmp);
+	cr_assert_eq(t_sh(out, sizeof out, "mkdir %s && /usr/bin/python3 -c \"import json,sys; m=json.load(open(sys.argv[1]));"
+	                  " m['cases']=[dict(c, file='../corpus/'+c['file']) for c in m['cases'] if c['valid'] and"
+	                  " ('maxpool' in c['file'] or 'swish' in c['file'])]; json.dump(m, open(sys.argv[2], 'w'))\" "
+	                  "%s/manifest.json %s/manifest.json", small, corpus, small), 0, "%s", out);
+	cr_assert_eq(t_kit(&r, "%s/bin/nnnkit --plugin %s/poolswish.so conformance --corpus %s --reference "
+	                   "'%s && /usr/bin/python3 -c \"import numpy,sys; numpy.save(sys.argv[1], numpy.load(sys.argv[1]) * 1.5)\" {output}'",
+	                   prefix, plugdir, small, ref), 1);
+	const char *why = t_kit_why(r, "../corpus/valid/maxpool-swish.nnn");
+	cr_assert(why && strstr(why, "differs from the reference: max abs error ") && strstr(why, "first mismatch at [0, "),
+	          "%s", why ? why : "(passed)");
+	json_decref(r);
+
+	/* Swish with the wrong sign: y = x * sigmoid(-beta * x). */
+	snprintf(bad, sizeof bad, "%s/bad", tmp);
+	cr_assert_eq(t_sh(out, sizeof out, "mkdir %s && sed 's/expf(-s->beta \\* x\\[i\\])/expf(s->beta * x[i])/' "
+	                  "examples/plugin-pool-swish/poolswish.c > %s/poolswish.c && ! cmp -s %s/poolswish.c "
+	                  "examples/plugin-pool-swish/poolswish.c && cp examples/plugin-pool-swish/schema.lua "
+	                  "examples/plugin-pool-swish/Makefile %s/ && PKG_CONFIG_PATH=%s/lib/pkgconfig make -s -C %s OUT=%s",
+	                  bad, bad, bad, bad, prefix, bad, bad), 0, "%s", out);
+	cr_assert_eq(t_kit(&r, "%s/bin/nnnkit --plugin %s/poolswish.so conformance --corpus %s", prefix, bad, small), 0,
+	             "without a reference nothing shows the wrong sign");
+	json_decref(r);
+	cr_assert_eq(t_kit(&r, "%s/bin/nnnkit --plugin %s/poolswish.so conformance --corpus %s --reference '%s'", prefix, bad,
+	                   small, ref), 1);
+	why = t_kit_why(r, "../corpus/valid/maxpool-swish.nnn");
+	cr_assert(why && strstr(why, "differs from the reference"), "%s", why ? why : "(passed)");
+	cr_assert_null(t_kit_why(r, "../corpus/valid/maxpool-linear.nnn"), "MaxPool itself is right");
+	json_decref(r);
 }

@@ -66,7 +66,7 @@ static int entries(const char *dir)
 
 /* Kills a writer at many points of a 32 MiB write: the target is always the
  * old file or the whole new one, never a mixture; a clean write leaves no
- * temporary file. */
+ * temporary file, and the next write removes those killed writers left. */
 Test(hardening, kill_during_write_never_mixes, .timeout = 120)
 {
 	char dir[] = "/tmp/nnnkill.XXXXXX", path[64];
@@ -117,6 +117,12 @@ Test(hardening, kill_during_write_never_mixes, .timeout = 120)
 	            full_us);
 	cr_assert_gt(olds, 0, "no kill landed before the rename");
 	cr_assert_gt(news, 0, "no writer finished: the kills did not cover a whole write");
+	/* What killed writers left, the next write of the target removes. */
+	int left = entries(dir) - 1;
+	cr_assert_eq(nnn_model_write_file(m, path, NULL), NNN_OK);
+	cr_log_info("kills left %d temporary files; the next write left %d", left, entries(dir) - 1);
+	cr_assert_eq(entries(dir), 1, "the write after %d kills left %d of their %d temporary files", k,
+	             entries(dir) - 1, left);
 
 	char cmd[64];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -143,3 +143,23 @@ Test(install, prefix_has_everything_and_builds_a_program, .fini = teardown, .tim
 	cr_assert_eq(t_sh(out, sizeof out, "find %s ! -type d", prefix), 0, "%s", out);
 	cr_assert_str_eq(out, "", "left after uninstall: %s", out);
 }
+
+/* libnnn.so exports the functions and data of its public headers and
+ * nothing else: every dynamic symbol it defines is declared in a header
+ * under runtime/include/nnn/ or in the generated public header. */
+Test(install, shared_library_exports_only_public_names)
+{
+	char out[65536];
+	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	if (getenv("NNN_UNDER_VALGRIND"))
+		cr_skip_test("nm and grep would run under valgrind too");
+	cr_assert_eq(t_sh(out, sizeof out, "nm -D --defined-only %s/libnnn.so.1 | awk '{print $3}' | sort -u", b), 0);
+	int n = 0;
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		char cmd[1024];
+		n++;
+		snprintf(cmd, sizeof cmd, "grep -qw '%s' runtime/include/nnn/*.h %s/gen/nnn/schema_gen.h", line, b);
+		cr_expect_eq(t_sh(NULL, 0, "%s", cmd), 0, "libnnn.so exports %s, which no public header declares", line);
+	}
+	cr_assert_gt(n, 20, "only %d symbols: is the library built?", n);
+}

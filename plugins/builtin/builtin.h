@@ -109,6 +109,9 @@ void bi_pack_free(bi_pack_t *pk);
  * faster than the plain panel, when isa is not AVX-512, or out of memory. */
 bool bi_pack_group(bi_pack_t *pk, bi_isa_t isa, int64_t f, int64_t c, int64_t nq, int64_t len, const float *src,
                    const float *bias);
+/* The bytes bi_pack_init and bi_pack_group would allocate (0: none). */
+double bi_pack_bytes(bi_isa_t isa, int64_t n, int64_t k);
+double bi_group_bytes(bi_isa_t isa, int64_t f, int64_t c, int64_t nq, int64_t len);
 /* The most rows one kernel call takes for this packing. */
 int bi_rmax(const bi_pack_t *pk);
 /* One micro-kernel call: r rows (1..bi_rmax) of one panel w (cols valid
@@ -186,6 +189,11 @@ struct bi_state {
  * instruction set bi_isa() says. */
 nnn_status_t bi_state_new(const nnn_tensor_t *w, const nnn_tensor_t *b, const bi_layout_t *lay, bi_state_t **out,
                           char *msg, size_t msg_size);
+/* The most bytes bi_state_new allocates for these weights: their copy,
+ * then the panels (work_bytes of the descriptors, ABI 1.3). */
+double bi_state_bytes(const bi_layout_t *lay, int64_t nw, int64_t nb);
+/* The bytes counted as UINT64_MAX past it. */
+uint64_t bi_bytes(double b);
 /* The state of a forward call: a->state from prepare (checked to be this
  * layer's), or a new one in *tmp (the caller frees it with bi_state_free). */
 nnn_status_t bi_state_get(const nnn_kernel_args_t *a, const nnn_tensor_t *w, const bi_layout_t *lay, bi_state_t **st,
@@ -199,6 +207,8 @@ nnn_status_t bi_dense_expect(const nnn_layer_t *layer, const void *body, const n
 nnn_status_t bi_dense_prepare(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, void **state,
                               char *msg, size_t msg_size);
 nnn_status_t bi_dense_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_size);
+uint64_t bi_dense_work(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, const nnn_shape_t *out,
+                       int threads);
 
 /* ---- conv.c: NNN_LAYER_ID_CONV ---- */
 nnn_status_t bi_conv_expect(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, nnn_shape_t *out,
@@ -206,6 +216,8 @@ nnn_status_t bi_conv_expect(const nnn_layer_t *layer, const void *body, const nn
 nnn_status_t bi_conv_prepare(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, void **state,
                              char *msg, size_t msg_size);
 nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_size);
+uint64_t bi_conv_work(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, const nnn_shape_t *out,
+                      int threads);
 
 /* ---- act.c: the core activations, in place ---- */
 nnn_status_t bi_linear(const nnn_activation_t *act, const void *params, const nnn_shape_t *shape, float *x,

@@ -384,6 +384,29 @@ static void scratch_free(float **buf, int64_t *item, int n)
 	free(item);
 }
 
+/* The state, then forward's scratch: as bi_conv_forward allocates it, on
+ * at most min(threads, CPUs) threads. */
+uint64_t bi_conv_work(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, const nnn_shape_t *out,
+                      int threads)
+{
+	const nnn_conv_t *cv = &layer->body.conv;
+	bi_layout_t lay = conv_layout(cv);
+	geom_t g = { 0 };
+	int cpus = nnn_pool_cpus(), t = threads < 1 ? 1 : threads < cpus ? threads : cpus;
+	double b = bi_state_bytes(&lay, cv->kernels.data.n, layer->bias.data.n), col;
+	(void)body;
+	geom_init(&g, cv, in, out);
+	if (bi_isa() != BI_ISA_GENERIC) {
+		b += (double)g.nq * sizeof(ptrdiff_t);
+		if (g.padded)
+			b += (double)t * ((double)g.pitem * sizeof(float) + sizeof(float *) + sizeof(int64_t));
+	} else if (g.kc != g.c || g.padded) { /* im2col in chunks of at most BI_SCRATCH_FLOATS (one row at least) */
+		col = g.kc > BI_SCRATCH_FLOATS ? (double)g.kc : (double)BI_SCRATCH_FLOATS;
+		b += (double)t * (col * sizeof(float) + sizeof(float *));
+	}
+	return bi_bytes(b);
+}
+
 nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_size)
 {
 	const nnn_conv_t *cv;

@@ -99,6 +99,15 @@ nnn_status_t bi_dense_prepare(const nnn_layer_t *layer, const void *body, const 
 	return NNN_OK;
 }
 
+/* Dense allocates its state only: forward works in y and the panels. */
+uint64_t bi_dense_work(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, const nnn_shape_t *out,
+                       int threads)
+{
+	(void)body, (void)in, (void)out, (void)threads;
+	bi_layout_t lay = dense_layout(&layer->body.dense);
+	return bi_bytes(bi_state_bytes(&lay, layer->body.dense.weights.data.n, layer->bias.data.n));
+}
+
 /* One forward's rows x panels, cut into chunks of mc rows x one panel. */
 typedef struct dense_job {
 	const bi_state_t *st;

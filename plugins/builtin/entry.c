@@ -13,6 +13,7 @@ static const nnn_layer_type_t dense_type = {
 	.prepare = bi_dense_prepare,
 	.release = bi_state_free,
 	.forward = bi_dense_forward,
+	.work_bytes = bi_dense_work,
 };
 
 static const nnn_layer_type_t conv_type = {
@@ -22,6 +23,7 @@ static const nnn_layer_type_t conv_type = {
 	.prepare = bi_conv_prepare,
 	.release = bi_state_free,
 	.forward = bi_conv_forward,
+	.work_bytes = bi_conv_work,
 };
 
 /* A new layer kernel adds its descriptor here (docs/growing-the-format.md). */

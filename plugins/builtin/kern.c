@@ -191,19 +191,33 @@ void bi_ukr_group(const bi_pack_t *pk, int r, const float *x, const ptrdiff_t *o
 #endif
 }
 
+/* Whether bi_pack_group groups this Conv, and its group width and run. */
+static bool groups(bi_isa_t isa, int64_t f, int64_t c, int64_t nq, int64_t len, int64_t *g, int64_t *glen)
+{
+	if (isa != BI_ISA_AVX512 || f < 1 || f > 8 || c < 1 || len < 1 || nq < 1)
+		return false;
+	*g = 16 / f;
+	*glen = len + (*g - 1) * c;
+	/* the plain kernel does one 8-lane multiply-add per tap and position;
+	 * this one a 16-lane one per glen / len taps and g positions */
+	return *glen * 4 <= len * *g * 3 && (uint64_t)nq <= (SIZE_MAX / sizeof(float) / 2 - 64) / 16 / (uint64_t)*glen;
+}
+
+double bi_group_bytes(bi_isa_t isa, int64_t f, int64_t c, int64_t nq, int64_t len)
+{
+	int64_t g, glen;
+	if (!groups(isa, f, c, nq, len, &g, &glen))
+		return 0;
+	return ((double)nq * (double)glen * 16 + 16) * sizeof(float) + (double)glen * sizeof(uint16_t) + 63;
+}
+
 bool bi_pack_group(bi_pack_t *pk, bi_isa_t isa, int64_t f, int64_t c, int64_t nq, int64_t len, const float *src,
                    const float *bias)
 {
 	int64_t g, glen, taps = nq * len;
 	size_t bytes;
 	memset(pk, 0, sizeof *pk);
-	if (isa != BI_ISA_AVX512 || f < 1 || f > 8 || c < 1 || len < 1 || nq < 1)
-		return false;
-	g = 16 / f;
-	glen = len + (g - 1) * c;
-	/* the plain kernel does one 8-lane multiply-add per tap and position;
-	 * this one a 16-lane one per glen / len taps and g positions */
-	if (glen * 4 > len * g * 3 || (uint64_t)nq > (SIZE_MAX / sizeof(float) / 2 - 64) / 16 / (uint64_t)glen)
+	if (!groups(isa, f, c, nq, len, &g, &glen))
 		return false;
 	pk->v = 16;
 	pk->j = 1;
@@ -236,26 +250,41 @@ bool bi_pack_group(bi_pack_t *pk, bi_isa_t isa, int64_t f, int64_t c, int64_t nq
 	return true;
 }
 
+/* The panel of n columns: v lanes a vector, j vectors; returns j * v. */
+static int64_t panel(bi_isa_t isa, int64_t n, int *v, int *j)
+{
+	/* AVX-512 for 9 columns and more; 8 or fewer fill an AVX2 vector
+	 * (every AVX-512 CPU has AVX2 and FMA) */
+	*v = isa == BI_ISA_AVX512 && n > 8 ? 16 : 8;
+	int64_t nvec = (n + *v - 1) / *v;
+	/* the widest panel (AVX-512: up to 4 vectors, AVX2: 2) whose padding
+	 * wastes at most a quarter of the vectors */
+	for (*j = *v == 16 ? 4 : 2; *j > 1; --*j) {
+		int64_t padded = (nvec + *j - 1) / *j * *j;
+		if (*j <= nvec && (padded - nvec) * 4 <= nvec)
+			break;
+	}
+	return (int64_t)*j * *v;
+}
+
+double bi_pack_bytes(bi_isa_t isa, int64_t n, int64_t k)
+{
+	int v, j;
+	if (isa == BI_ISA_GENERIC || n < 1 || k < 1)
+		return 0;
+	int64_t jv = panel(isa, n, &v, &j);
+	return (double)((n + jv - 1) / jv) * (double)jv * ((double)k + 1) * sizeof(float) + 63;
+}
+
 bool bi_pack_init(bi_pack_t *pk, bi_isa_t isa, int64_t n, int64_t k, const float *src, int64_t sk, int64_t sn,
                   const float *bias)
 {
-	int64_t nvec, jv;
+	int64_t jv;
 	size_t bytes;
 	memset(pk, 0, sizeof *pk);
 	if (isa == BI_ISA_GENERIC || n < 1 || k < 1)
 		return false;
-	/* AVX-512 for 9 columns and more; 8 or fewer fill an AVX2 vector
-	 * (every AVX-512 CPU has AVX2 and FMA) */
-	pk->v = isa == BI_ISA_AVX512 && n > 8 ? 16 : 8;
-	nvec = (n + pk->v - 1) / pk->v;
-	/* the widest panel (AVX-512: up to 4 vectors, AVX2: 2) whose padding
-	 * wastes at most a quarter of the vectors */
-	for (pk->j = pk->v == 16 ? 4 : 2; pk->j > 1; pk->j--) {
-		int64_t padded = (nvec + pk->j - 1) / pk->j * pk->j;
-		if (pk->j <= nvec && (padded - nvec) * 4 <= nvec)
-			break;
-	}
-	jv = (int64_t)pk->j * pk->v;
+	jv = panel(isa, n, &pk->v, &pk->j);
 	pk->n = n;
 	pk->k = k;
 	pk->np = (n + jv - 1) / jv;

@@ -175,6 +175,22 @@ nnn_status_t bi_state_new(const nnn_tensor_t *w, const nnn_tensor_t *b, const bi
 	return NNN_OK;
 }
 
+double bi_state_bytes(const bi_layout_t *lay, int64_t nw, int64_t nb)
+{
+	bi_isa_t isa = bi_isa();
+	double b = sizeof(bi_state_t) + sizeof(bi_params_t) + ((double)nw + (double)nb) * sizeof(float);
+	/* the copy is freed once packed, but both are held while packing */
+	b += bi_pack_bytes(isa, lay->n, lay->k);
+	if (lay->c > 0)
+		b += bi_group_bytes(isa, lay->n, lay->c, lay->nq, lay->len);
+	return b;
+}
+
+uint64_t bi_bytes(double b)
+{
+	return b >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)b;
+}
+
 nnn_status_t bi_state_get(const nnn_kernel_args_t *a, const nnn_tensor_t *w, const bi_layout_t *lay, bi_state_t **st,
                           bi_state_t **tmp, char *msg, size_t msg_size)
 {

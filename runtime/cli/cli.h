@@ -63,7 +63,23 @@ int cli_usage(const cli_cmd_t *cmd, const char *fmt, ...) NNN_PRINTF(2, 3);
 int cli_model_arg(const cli_cmd_t *cmd, const char *arg, const char **model);
 /* True when argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
-/* Prints s as a JSON string (with quotes) of n bytes. */
+/* Text from a file on its way to a terminal: the one escaping of nnnkit.
+ * Printable UTF-8 passes; C0 controls, DEL, C1 controls (U+0080..U+009F,
+ * U+009B being the 8-bit CSI), bidirectional controls (U+061C, U+200E,
+ * U+200F, U+202A..U+202E, U+2066..U+2069), U+2028, U+2029 and bytes that
+ * are not UTF-8 are escaped, each style its own way:
+ *   CLI_ESC_C     "\x1b", "\u202e", a byte "\xff"; quote, backslash, \n escaped
+ *   CLI_ESC_JSON  "\u001b", "\u202e", a byte as "\ufffd"; valid JSON
+ *   CLI_ESC_SCRIPT as JSON, and '<', '>', '&' as "\u003c"...: JSON inside <script>
+ *   CLI_ESC_MSG   as C, but quotes, backslashes, newlines and tabs pass
+ *                 (messages, which quote file strings themselves)
+ *   CLI_ESC_DOT   '?' for each; quote and backslash escaped (graph)
+ * cli_esc writes into dst (size bytes, NUL-terminated, cut on a whole
+ * escape) and returns the length written. */
+typedef enum cli_esc { CLI_ESC_C, CLI_ESC_JSON, CLI_ESC_SCRIPT, CLI_ESC_MSG, CLI_ESC_DOT } cli_esc_t;
+size_t cli_esc(char *dst, size_t size, const char *s, size_t n, cli_esc_t style);
+void cli_esc_print(FILE *f, const char *s, size_t n, cli_esc_t style);
+/* Prints s as a JSON string (with quotes) of n bytes (CLI_ESC_JSON). */
 void cli_json_str(FILE *f, const char *s, size_t n);
 /* Exit code for a status. */
 int cli_exit_code(nnn_status_t st);
@@ -89,6 +105,10 @@ int cli_input_shape(const cli_cmd_t *cmd, int argc, char **argv, int *i, nnn_sha
 /* Writes n bytes to `path` atomically, or to stdout when path is "-";
  * prints what failed. Returns an exit code. */
 int cli_emit(const char *path, const void *buf, size_t n);
+
+/* The value v of option opt: a whole number in [min, max], digits only, or
+ * EXIT_USAGE (printed, naming the option and the range). */
+int cli_number(const cli_cmd_t *cmd, const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out);
 
 /* The options of the commands that run a model: --batch N, --threads N,
  * --max-tensor-bytes N. */

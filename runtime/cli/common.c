@@ -9,6 +9,7 @@
 #include <nnn/json.h>
 
 #include "cli.h"
+#include "codec.h"
 
 /* The one table from a status to an exit code (README.md, "Exit codes"). */
 int cli_exit_code(nnn_status_t st)
@@ -38,9 +39,15 @@ int cli_report(const char *file, const nnn_diags_t *d, nnn_status_t st)
 {
 	char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
 	/* A problem with a line reads "FILE:LINE:COLUMN: path: ...", as compilers say it. */
-	for (size_t i = 0; d && i < d->n; i++)
-		fprintf(stderr, "nnnkit: %s%s%s\n", file, d->v[i].line ? ":" : ": ",
-		        nnn_diag_format(&d->v[i], buf, sizeof buf));
+	/* Messages quote what the file says (names, keys, text): escaped. */
+	for (size_t i = 0; d && i < d->n; i++) {
+		fprintf(stderr, "nnnkit: ");
+		cli_esc_print(stderr, file, strlen(file), CLI_ESC_MSG);
+		fputs(d->v[i].line ? ":" : ": ", stderr);
+		nnn_diag_format(&d->v[i], buf, sizeof buf);
+		cli_esc_print(stderr, buf, strlen(buf), CLI_ESC_MSG);
+		fputc('\n', stderr);
+	}
 	if (d && d->dropped)
 		fprintf(stderr, "nnnkit: %s: %zu more problems not shown\n", file, d->dropped);
 	if ((!d || !d->n) && st != NNN_OK)
@@ -74,20 +81,85 @@ int cli_is_help(const char *arg)
 	return !strcmp(arg, "-h") || !strcmp(arg, "--help");
 }
 
+static uint32_t utf8_cp(const unsigned char *s, size_t k)
+{
+	static const unsigned char lead[5] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	uint32_t cp = s[0] & lead[k];
+	for (size_t i = 1; i < k; i++)
+		cp = cp << 6 | (s[i] & 0x3fu);
+	return cp;
+}
+
+/* The escape of one code point (cp) or byte (k == 0), or NULL: as is. */
+static const char *esc_one(uint32_t cp, size_t k, cli_esc_t style, char *tmp, size_t size)
+{
+	bool quoted = style != CLI_ESC_MSG, json = style == CLI_ESC_JSON || style == CLI_ESC_SCRIPT;
+	if (k == 1 && quoted && (cp == '"' || cp == '\\')) {
+		snprintf(tmp, size, "\\%c", (char)cp);
+		return tmp;
+	}
+	if (k == 1 && cp == '\n' && style != CLI_ESC_DOT)
+		return style == CLI_ESC_MSG ? NULL : "\\n";
+	if (k == 1 && cp == '\t' && style == CLI_ESC_MSG)
+		return NULL;
+	if (k == 1 && style == CLI_ESC_SCRIPT && (cp == '<' || cp == '>' || cp == '&')) {
+		snprintf(tmp, size, "\\u%04x", (unsigned)cp);
+		return tmp;
+	}
+	if (k && !nnn_cp_unsafe(cp))
+		return NULL;
+	if (style == CLI_ESC_DOT)
+		return "?";
+	if (!k) /* not UTF-8: the byte, or in JSON the replacement character */
+		snprintf(tmp, size, json ? "\\ufffd" : "\\x%02x", (unsigned)cp);
+	else if (cp < 0x80 && !json)
+		snprintf(tmp, size, "\\x%02x", (unsigned)cp);
+	else
+		snprintf(tmp, size, "\\u%04x", (unsigned)cp);
+	return tmp;
+}
+
+size_t cli_esc(char *dst, size_t size, const char *s, size_t n, cli_esc_t style)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t at = 0;
+	char tmp[16];
+	if (!size)
+		return 0;
+	for (size_t i = 0; i < n;) {
+		size_t k = cli_utf8_seq(p + i, n - i);
+		const char *e = esc_one(k ? utf8_cp(p + i, k) : p[i], k, style, tmp, sizeof tmp);
+		const char *from = e ? e : (const char *)p + i;
+		size_t len = e ? strlen(e) : k;
+		if (at + len >= size)
+			break;
+		memcpy(dst + at, from, len);
+		at += len;
+		i += k ? k : 1;
+	}
+	dst[at] = '\0';
+	return at;
+}
+
+void cli_esc_print(FILE *f, const char *s, size_t n, cli_esc_t style)
+{
+	char buf[1024];
+	/* In pieces of 128 bytes, each escaped to at most 6 bytes, cut before a
+	 * UTF-8 sequence's lead byte (at most 3 bytes back). */
+	for (size_t i = 0; i < n;) {
+		size_t piece = n - i < 128 ? n - i : 128;
+		while (piece < n - i && piece > 125 && ((unsigned char)s[i + piece] & 0xc0) == 0x80)
+			piece--;
+		cli_esc(buf, sizeof buf, s + i, piece, style);
+		fputs(buf, f);
+		i += piece;
+	}
+}
+
 void cli_json_str(FILE *f, const char *s, size_t n)
 {
 	fputc('"', f);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
+	cli_esc_print(f, s, n, CLI_ESC_JSON);
 	fputc('"', f);
 }
 
@@ -264,7 +336,11 @@ nnn_ctx_t *cli_ctx(cli_env_t *env)
 		env->plugin_failed = 1;
 	for (size_t i = 0; i < d.n; i++) {
 		char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
-		fprintf(stderr, "nnnkit: %s\n", nnn_diag_format(&d.v[i], buf, sizeof buf));
+		/* A plugin's messages are its own text: escaped like a file's. */
+		fputs("nnnkit: ", stderr);
+		nnn_diag_format(&d.v[i], buf, sizeof buf);
+		cli_esc_print(stderr, buf, strlen(buf), CLI_ESC_MSG);
+		fputc('\n', stderr);
 	}
 	if (d.dropped)
 		fprintf(stderr, "nnnkit: %zu more plugin problems not shown (nnnkit plugins -v)\n", d.dropped);
@@ -286,26 +362,45 @@ void cli_print_warnings(FILE *f, const char *prefix, const nnn_plugin_report_t *
 {
 	for (const char *p = r->message; p && *p;) {
 		size_t n = strcspn(p, "\n");
-		fprintf(f, "%swarning: %.*s\n", prefix, (int)n, p);
+		fprintf(f, "%swarning: ", prefix);
+		cli_esc_print(f, p, n, CLI_ESC_MSG);
+		fputc('\n', f);
 		p += n + (p[n] == '\n');
 	}
+}
+
+int cli_number(const cli_cmd_t *cmd, const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t n = 0;
+	bool ok = v[0] != '\0';
+	/* Digits only: strtoull would take spaces, a sign and wrap around. */
+	for (const char *p = v; ok && *p; p++) {
+		unsigned d = (unsigned)(*p - '0');
+		ok = d <= 9 && n <= (UINT64_MAX - d) / 10;
+		n = n * 10 + d;
+	}
+	if (!ok || n < min || n > max)
+		return cli_usage(cmd, "%s needs a whole number from %" PRIu64 " to %" PRIu64 ", not '%s'", opt, min, max, v);
+	*out = n;
+	return EXIT_VALID;
 }
 
 int cli_run_option(const cli_cmd_t *cmd, int argc, char **argv, int *i, cli_run_args_t *r)
 {
 	const char *opt = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-	char *end;
+	uint64_t n;
+	int code;
 	if (!v)
 		return -1;
 	if (!strcmp(opt, "--batch") || !strcmp(opt, "--threads")) {
-		long n = strtol(v, &end, 10);
-		if (*end || n < 1 || n > 1 << 20)
-			return cli_usage(cmd, "%s needs a count from 1 to 1048576, not '%s'", opt, v);
-		*(opt[2] == 'b' ? &r->batch : &r->threads) = n;
+		if ((code = cli_number(cmd, opt, v, 1, 1 << 20, &n)) != EXIT_VALID)
+			return code;
+		*(opt[2] == 'b' ? &r->batch : &r->threads) = (long)n;
 	} else if (!strcmp(opt, "--max-tensor-bytes")) {
-		r->max_bytes = strtoull(v, &end, 10);
-		if (*end || r->max_bytes == 0 || *v == '-')
-			return cli_usage(cmd, "--max-tensor-bytes needs a byte count > 0, not '%s'", v);
+		/* sizes are int64_t inside: over INT64_MAX could not be compared */
+		if ((code = cli_number(cmd, opt, v, 1, INT64_MAX, &n)) != EXIT_VALID)
+			return code;
+		r->max_bytes = n;
 	} else {
 		return -1;
 	}

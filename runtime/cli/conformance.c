@@ -1,6 +1,8 @@
 /* conformance.c: `nnnkit conformance`: run a decoder, nnnkit's own or any
  * other program, over the generated conformance corpus (make conformance)
- * and tabulate passed, failed and crashed cases by class. */
+ * and tabulate passed, failed and crashed cases by class. With nnnkit's own
+ * library, every valid case is also validated with its recorded input shape
+ * and run, in a child process (conformance_run.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
@@ -8,25 +10,42 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "conformance.h"
 
 static int run(int argc, char **argv, cli_env_t *env);
 
 const cli_cmd_t cmd_conformance = {
 	"conformance", "run a .nnn decoder over the conformance corpus",
-	"usage: nnnkit conformance [--corpus DIR] [--decoder 'CMD {file}'] [--timeout S] [--json]\n"
-	"Runs every case of the corpus (DIR/manifest.json; default: the corpus installed beside nnnkit,\n"
-	"written by `make conformance`) through a decoder and prints passed, failed and crashed cases\n"
-	"by class, then a line such as '412 passed, 3 failed'.\n"
+	"usage: nnnkit [--plugin FILE] conformance [--corpus DIR] [--reference 'CMD {model} {input} {output}']\n"
+	"                 [--tolerance T] [--decoder 'CMD {file}'] [--timeout S] [-v] [--json]\n"
+	"Runs every case of the corpus (DIR/manifest.json, written by `make conformance` or\n"
+	"`nnngen --conformance DIR [--plugin FRAGMENT]`; default: the corpus installed beside nnnkit)\n"
+	"through a decoder and prints passed, failed and crashed cases by class, what was run, then a\n"
+	"line such as '412 passed, 3 failed'.\n"
+	"Without --decoder, nnnkit's own library (with the plugins loaded) decodes and validates every\n"
+	"case, and a rejection must carry the expected error code. Then every valid case is validated\n"
+	"with the input shape the manifest records for it and, when every layer and activation in it\n"
+	"has a kernel, run in a child process (a crash or a hang fails that case only): batch 1 on two\n"
+	"inputs and batch 2 on both with 2 threads, over small finite values. A case fails when a\n"
+	"kernel fails or crashes, leaves an output value unwritten or writes past the output, the\n"
+	"batches disagree, or, when every parameter is finite and at most 1e4 in magnitude, an output\n"
+	"is NaN or infinite.\n"
+	"  --reference CMD  a shell command that computes the same model (the plugin author's own\n"
+	"                 implementation): {model} is replaced by the case's .nnn file, {json} by its\n"
+	"                 JSON form, {input} by a float32 .npy of the batch-2 input, {output} by the\n"
+	"                 .npy it must write (paths single-quoted; files removed afterwards). Every run\n"
+	"                 case with ordinary parameters is compared: a failing command, a missing or\n"
+	"                 unreadable output, another shape or a value off by more than the tolerance\n"
+	"                 fails the case, naming the max abs error and the first mismatching element\n"
+	"  --tolerance T  |nnnkit - reference| <= T * (1 + |reference|) per value (default 1e-4);\n"
+	"                 also between the batches\n"
 	"  --decoder CMD  a shell command; {file} is replaced by the case's path. Exit 0 means the\n"
 	"                 file was accepted, any other exit rejected; a signal or a timeout is a crash.\n"
-	"                 Without it nnnkit's own library is checked, and rejections must also carry\n"
-	"                 the expected error code.\n"
-	"  --timeout S    seconds a case may take (default 10)\n"
+	"                 Nothing is run.\n"
+	"  --timeout S    seconds a case (and a reference command) may take (default 10)\n"
+	"  -v             one line per valid case: run, not run and why, max error\n"
 	"  --json         machine-readable results\n"
 	"  --progress, --no-progress  a progress bar on stderr, per case (default: only when stderr is\n"
 	"                 a terminal and TERM is not dumb; NNNKIT_PROGRESS=0/1 sets the default)\n"
@@ -43,11 +62,15 @@ typedef struct tally {
 
 typedef struct conf {
 	const char *corpus, *decoder;
-	double timeout;
-	int json;
+	conf_run_opts_t run;
+	int json, verbose;
 	tally_t t[16];
 	int nt;
 	json_t *failures; /* [{file, class, why}] */
+	json_t *runs;     /* [{file, input_shape, result, why, max_error}], one per valid case */
+	/* valid cases; validated with their input shape; run; outputs checked
+	 * finite; compared with the reference; not run (no shape, no kernel) */
+	int n_valid, n_shaped, n_run, n_finite, n_compared, n_skipped;
 } conf_t;
 
 static tally_t *tally_for(conf_t *c, const char *cls)
@@ -61,40 +84,14 @@ static tally_t *tally_for(conf_t *c, const char *cls)
 	return &c->t[c->nt++];
 }
 
-/* The command with {file} replaced by the single-quoted path. */
-static char *command(const char *tmpl, const char *path)
-{
-	size_t n = strlen(tmpl) + 4 * strlen(path) + 16;
-	char *out = malloc(n), *o = out;
-	if (!out)
-		return NULL;
-	for (const char *p = tmpl; *p;) {
-		if (!strncmp(p, "{file}", 6)) {
-			*o++ = '\'';
-			for (const char *q = path; *q; q++) {
-				if (*q == '\'') {
-					memcpy(o, "'\\''", 4);
-					o += 4;
-				} else {
-					*o++ = *q;
-				}
-			}
-			*o++ = '\'';
-			p += 6;
-		} else {
-			*o++ = *p++;
-		}
-	}
-	*o = '\0';
-	return out;
-}
-
 /* Runs the decoder on one file: PASS-able outcome 0 accept, 1 reject, CRASH. */
 static int external(const conf_t *c, const char *path, char *why, size_t size)
 {
-	char *cmd = command(c->decoder, path);
+	const char *names[] = { "file" }, *values[] = { path };
+	char *cmd = conf_command(c->decoder, names, values, 1);
 	if (!cmd)
 		return snprintf(why, size, "out of memory"), CRASH;
+	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
 		/* The decoder's own output is not ours to show. */
@@ -106,25 +103,8 @@ static int external(const conf_t *c, const char *path, char *why, size_t size)
 	free(cmd);
 	if (pid < 0)
 		return snprintf(why, size, "cannot fork: %s", strerror(errno)), CRASH;
-	struct timespec tick = { 0, 1000000 };
-	int status = 0;
-	for (double waited = 0;; waited += 0.001) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-		if (r == pid)
-			break;
-		if (waited > c->timeout) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			snprintf(why, size, "timed out after %g s", c->timeout);
-			return CRASH;
-		}
-		nanosleep(&tick, NULL);
-	}
-	if (WIFSIGNALED(status)) {
-		snprintf(why, size, "killed by signal %d", WTERMSIG(status));
-		return CRASH;
-	}
-	return WEXITSTATUS(status) == 0 ? 0 : 1;
+	int status = conf_wait(pid, c->run.timeout, why, size);
+	return status < 0 ? CRASH : status == 0 ? 0 : 1;
 }
 
 /* nnnkit's own verdict, with the code it gave. */
@@ -143,13 +123,58 @@ static int internal(const nnn_ctx_t *ctx, const char *path, nnn_status_t *code)
 	return *code == NNN_OK ? 0 : 1;
 }
 
+/* The manifest's input shape of a case ([1, 6, 6, 3]), or 0. */
+static int shape_of(json_t *a, nnn_shape_t *s)
+{
+	size_t i;
+	json_t *v;
+	if (!json_is_array(a) || json_array_size(a) < 1 || json_array_size(a) > NNN_MAX_RANK)
+		return 0;
+	s->rank = (int32_t)json_array_size(a);
+	json_array_foreach(a, i, v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > INT32_MAX)
+			return 0;
+		s->dims[i] = json_integer_value(v);
+	}
+	return 1;
+}
+
+/* A valid case that decoded and validated: validated with its input shape
+ * and run (conformance_run.c). Returns the case's verdict. */
+static int run_valid(conf_t *c, const nnn_ctx_t *ctx, const char *file, const char *path, json_t *shape, char *why,
+                     size_t size)
+{
+	nnn_shape_t in;
+	conf_run_t r = { .outcome = CONF_RUN_SKIPPED };
+	c->n_valid++;
+	if (!shape_of(shape, &in))
+		snprintf(r.why, sizeof r.why, "the manifest records no input shape for it (a corpus from an older nnngen)");
+	else
+		conf_run_case(ctx, path, &in, &c->run, &r);
+	c->n_shaped += r.validated;
+	c->n_run += r.ran;
+	c->n_finite += r.finite_check;
+	c->n_compared += r.compared;
+	c->n_skipped += r.outcome == CONF_RUN_SKIPPED;
+	const char *result = r.outcome == CONF_RUN_OK ? "run" : r.outcome == CONF_RUN_SKIPPED ? "not run"
+	                     : r.outcome == CONF_RUN_FAILED ? "failed" : "crashed";
+	json_t *e = json_pack("{s:s, s:O, s:s}", "file", file, "input_shape", shape ? shape : json_null(), "result", result);
+	if (r.why[0])
+		json_object_set_new(e, "why", json_string(r.why));
+	if (r.compared)
+		json_object_set_new(e, "max_error", json_real(r.max_err));
+	json_array_append_new(c->runs, e);
+	snprintf(why, size, "%s", r.why);
+	return r.outcome == CONF_RUN_FAILED ? FAIL : r.outcome == CONF_RUN_CRASHED ? CRASH : PASS;
+}
+
 static void one_case(conf_t *c, const nnn_ctx_t *ctx, json_t *cs)
 {
 	const char *file = json_string_value(json_object_get(cs, "file"));
 	const char *cls = json_string_value(json_object_get(cs, "class"));
 	const char *want_code = json_string_value(json_object_get(cs, "code"));
 	int valid = json_is_true(json_object_get(cs, "valid"));
-	char path[4096], why[256] = "";
+	char path[4096], why[1024] = "";
 	nnn_status_t code = NNN_OK;
 	int outcome, verdict;
 
@@ -173,6 +198,8 @@ static void one_case(conf_t *c, const nnn_ctx_t *ctx, json_t *cs)
 	} else {
 		verdict = PASS;
 	}
+	if (valid && verdict == PASS && !c->decoder)
+		verdict = run_valid(c, ctx, file, path, json_object_get(cs, "input_shape"), why, sizeof why);
 	tally_for(c, cls)->n[verdict]++;
 	if (verdict != PASS)
 		json_array_append_new(c->failures, json_pack("{s:s, s:s, s:s, s:s}", "file", file, "class", cls, "result",
@@ -191,6 +218,13 @@ static void report(const conf_t *c, int total[3])
 		                        c->decoder ? c->decoder : "libnnn (in process)", "classes", classes, "failures",
 		                        c->failures, "passed", total[PASS], "failed", total[FAIL], "crashed",
 		                        total[CRASH]);
+		if (!c->decoder)
+			json_object_set_new(out, "valid_cases",
+			                    json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:s?, s:f, s:O}", "cases", c->n_valid,
+			                              "validated_with_input_shape", c->n_shaped, "run", c->n_run,
+			                              "checked_finite", c->n_finite, "compared", c->n_compared, "not_run",
+			                              c->n_skipped, "reference", c->run.reference, "tolerance",
+			                              c->run.tolerance, "runs", c->runs));
 		json_dumpf(out, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 		putchar('\n');
 		json_decref(out);
@@ -201,6 +235,25 @@ static void report(const conf_t *c, int total[3])
 	for (int i = 0; i < c->nt; i++) {
 		const int *n = c->t[i].n;
 		printf("%-12s %8d %8d %8d %8d\n", c->t[i].cls, n[0] + n[1] + n[2], n[PASS], n[FAIL], n[CRASH]);
+	}
+	if (!c->decoder) {
+		printf("\nvalid cases %d: validated with their input shape %d, run %d (outputs checked finite %d, "
+		       "compared with the reference %d), not run %d\n",
+		       c->n_valid, c->n_shaped, c->n_run, c->n_finite, c->n_compared, c->n_skipped);
+		if (c->run.reference)
+			printf("reference: %s (tolerance %g * (1 + |reference|))\n", c->run.reference, c->run.tolerance);
+	}
+	for (size_t i = 0; c->verbose && i < json_array_size(c->runs); i++) {
+		json_t *r = json_array_get(c->runs, i), *e = json_object_get(r, "max_error");
+		char *sh = json_dumps(json_object_get(r, "input_shape"), JSON_COMPACT | JSON_ENCODE_ANY);
+		printf("%-8s %s %s", json_string_value(json_object_get(r, "result")),
+		       json_string_value(json_object_get(r, "file")), sh ? sh : "");
+		if (e)
+			printf(" max error %.3g", json_real_value(e));
+		if (json_object_get(r, "why"))
+			printf(": %s", json_string_value(json_object_get(r, "why")));
+		putchar('\n');
+		free(sh);
 	}
 	size_t nf = json_array_size(c->failures);
 	for (size_t i = 0; i < nf && i < 20; i++) {
@@ -228,8 +281,8 @@ static const char *default_corpus(const cli_env_t *env, char *buf, size_t size)
 
 static int run(int argc, char **argv, cli_env_t *env)
 {
-	conf_t c = { .timeout = 10 };
-	char dflt[4096], manifest[4200];
+	conf_t c = { .run = { .timeout = 10, .tolerance = 1e-4 } };
+	char dflt[4096], manifest[4200], tmpdir[4096], *end;
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (cli_is_help(argv[i])) {
@@ -241,16 +294,29 @@ static int run(int argc, char **argv, cli_env_t *env)
 			if (!strstr(v, "{file}"))
 				return cli_usage(&cmd_conformance, "--decoder needs {file} where the case's path goes");
 			c.decoder = v, i++;
+		} else if (!strcmp(argv[i], "--reference") && v) {
+			if (!strstr(v, "{output}") || !strstr(v, "{input}") || !(strstr(v, "{model}") || strstr(v, "{json}")))
+				return cli_usage(&cmd_conformance, "--reference needs {model} (or {json}), {input} and {output} "
+				                                   "where those paths go");
+			c.run.reference = v, i++;
+		} else if (!strcmp(argv[i], "--tolerance") && v) {
+			c.run.tolerance = strtod(v, &end), i++;
+			if (*end || !(c.run.tolerance >= 0 && c.run.tolerance < 1e30))
+				return cli_usage(&cmd_conformance, "--tolerance needs a number >= 0, such as 1e-4, not '%s'", v);
 		} else if (!strcmp(argv[i], "--timeout") && v) {
-			c.timeout = strtod(v, NULL), i++;
-			if (!(c.timeout > 0))
-				return cli_usage(&cmd_conformance, "--timeout needs a number of seconds > 0");
+			c.run.timeout = strtod(v, &end), i++;
+			if (*end || !(c.run.timeout > 0))
+				return cli_usage(&cmd_conformance, "--timeout needs a number of seconds > 0, not '%s'", v);
 		} else if (!strcmp(argv[i], "--json")) {
 			c.json = 1;
+		} else if (!strcmp(argv[i], "-v")) {
+			c.verbose = 1;
 		} else {
 			return cli_usage(&cmd_conformance, "unknown option or missing value: %s", argv[i]);
 		}
 	}
+	if (c.decoder && c.run.reference)
+		return cli_usage(&cmd_conformance, "--reference compares nnnkit's own runs: it does not go with --decoder");
 	if (!c.corpus && !(c.corpus = default_corpus(env, dflt, sizeof dflt)))
 		return cli_usage(&cmd_conformance, "no --corpus given");
 	snprintf(manifest, sizeof manifest, "%s/manifest.json", c.corpus);
@@ -268,7 +334,20 @@ static int run(int argc, char **argv, cli_env_t *env)
 		return EXIT_USAGE;
 	}
 	const nnn_ctx_t *ctx = c.decoder ? NULL : cli_ctx(env);
+	if (!c.decoder) {
+		/* The files of a run case (its input, outputs, JSON form) go here. */
+		const char *t = getenv("TMPDIR");
+		snprintf(tmpdir, sizeof tmpdir, "%s/nnnconf.XXXXXX", t && t[0] == '/' ? t : "/tmp");
+		if (!mkdtemp(tmpdir)) {
+			fprintf(stderr, "nnnkit: conformance: cannot make a temporary folder %s: %s (set TMPDIR)\n", tmpdir,
+			        strerror(errno));
+			json_decref(m);
+			return EXIT_USAGE;
+		}
+		c.run.tmpdir = tmpdir;
+	}
 	c.failures = json_array();
+	c.runs = json_array();
 	size_t i;
 	json_t *cs;
 	cli_progress_t pr;
@@ -283,6 +362,9 @@ static int run(int argc, char **argv, cli_env_t *env)
 		for (int r = 0; r < 3; r++)
 			total[r] += c.t[k].n[r];
 	report(&c, total);
+	if (c.run.tmpdir)
+		rmdir(c.run.tmpdir);
+	json_decref(c.runs);
 	json_decref(c.failures);
 	json_decref(m);
 	return total[FAIL] || total[CRASH] ? EXIT_INVALID : EXIT_VALID;

@@ -46,10 +46,11 @@ static int parse(int argc, char **argv, conv_args_t *a)
 			a->tensors = v;
 			i++;
 		} else if (!strcmp(argv[i], "--tensors-min") && v) {
-			char *end;
-			a->tensors_min = strtoll(v, &end, 10);
-			if (*end || !*v || a->tensors_min < 0)
-				return cli_usage(&cmd_convert, "--tensors-min needs a count >= 0, not '%s'", v);
+			uint64_t n;
+			int code = cli_number(&cmd_convert, "--tensors-min", v, 0, INT32_MAX, &n);
+			if (code != EXIT_VALID)
+				return code;
+			a->tensors_min = (long long)n;
 			i++;
 		} else if (!strcmp(argv[i], "--to") || !strcmp(argv[i], "--tensors") || !strcmp(argv[i], "--tensors-min")) {
 			return cli_usage(&cmd_convert, "%s needs a value", argv[i]);

@@ -64,9 +64,11 @@ static int run(int argc, char **argv, cli_env_t *env)
 			fputs(cmd_dump.help, stdout);
 			return EXIT_VALID;
 		} else if (!strcmp(argv[i], "--values") && i + 1 < argc) {
-			c.values = atoi(argv[++i]);
-			if (c.values < 0)
-				return cli_usage(&cmd_dump, "--values needs a count >= 0");
+			uint64_t n;
+			int code = cli_number(&cmd_dump, "--values", argv[++i], 0, INT32_MAX, &n);
+			if (code != EXIT_VALID)
+				return code;
+			c.values = (int)n;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return cli_usage(&cmd_dump, "unknown option %s", argv[i]);
 		} else if (path) {

@@ -1,11 +1,14 @@
 /* export.c: `nnnkit export MODEL DIR`: every tensor as a .npy file, the
  * model as JSON referencing them, and a flat index of the tensors. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <nnn/json.h>
 
@@ -16,13 +19,16 @@ static int run(int argc, char **argv, cli_env_t *env);
 const cli_cmd_t cmd_export = {
 	"export", "write every tensor as .npy, with the model as JSON and an index",
 	"usage: nnnkit export MODEL DIR\n"
-	"Writes into DIR (made if missing) one .npy file (float32) per float array of MODEL (a .nnn\n"
-	"file or its JSON form), named after its field path (layers.0.weights.npy), and\n"
+	"Writes a new folder DIR (or fills an empty one), all or nothing: one .npy file (float32)\n"
+	"per float array of MODEL (a .nnn file or its JSON form), named after its field path\n"
+	"(layers.0.weights.npy), and\n"
 	"  DIR/model.json  the JSON form (docs/json.md), every array a reference to its file:\n"
 	"                  nnnkit build DIR/model.json OUT.nnn gives MODEL back, byte for byte\n"
 	"  DIR/index.json  {\"model\": \"model.json\", \"tensors\": [{\"path\", \"file\", \"shape\",\n"
 	"                  \"dtype\"}, ...]}, one entry per file, in file order\n"
-	"In Python: {t['path']: np.load(DIR + '/' + t['file']) for t in json.load(f)['tensors']}.\n",
+	"In Python: {t['path']: np.load(DIR + '/' + t['file']) for t in json.load(f)['tensors']}.\n"
+	"Everything is written into DIR.tmp.XXXXXX beside DIR, renamed to DIR at the end: a failure\n"
+	"leaves no DIR. A DIR that exists and is not an empty folder is refused.\n",
 	run,
 };
 
@@ -47,12 +53,95 @@ static void on_npy(void *ctx, const char *path, const char *file, const nnn_shap
 	fprintf(x->f, "], \"dtype\": \"float32\"}");
 }
 
+/* Whether `dir` may become the export: missing, or an empty folder. */
+static bool free_name(const char *dir)
+{
+	struct stat s;
+	DIR *d;
+	struct dirent *e;
+	bool empty = true;
+	if (lstat(dir, &s) != 0)
+		return errno == ENOENT;
+	if (!S_ISDIR(s.st_mode) || !(d = opendir(dir)))
+		return false;
+	while (empty && (e = readdir(d)) != NULL)
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	closedir(d);
+	return empty;
+}
+
+/* Makes the folder DIR.tmp.XXXXXX (mode 0777 less the umask) into tmp. */
+static bool make_tmp_dir(const char *dir, char *tmp, size_t size)
+{
+	static const char alnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	for (int attempt = 0; attempt < 100; attempt++) {
+		unsigned char r[6] = { 0 };
+		char sfx[7];
+		if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+			r[0] = (unsigned char)(getpid() + attempt), r[1] = (unsigned char)attempt;
+		for (int i = 0; i < 6; i++)
+			sfx[i] = alnum[r[i] % (sizeof alnum - 1)];
+		sfx[6] = '\0';
+		if ((size_t)snprintf(tmp, size, "%s.tmp.%s", dir, sfx) >= size)
+			return errno = ENAMETOOLONG, false;
+		if (mkdir(tmp, 0777) == 0)
+			return true;
+		if (errno != EEXIST)
+			return false;
+	}
+	return false;
+}
+
+/* Removes the temporary folder and what export wrote in it (plain files,
+ * no subfolders). */
+static void remove_tmp_dir(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+	if (d) {
+		while ((e = readdir(d)) != NULL)
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				unlinkat(dirfd(d), e->d_name, 0);
+		closedir(d);
+	}
+	rmdir(tmp);
+}
+
+/* Writes the model's .npy files, model.json and index.json into tmp. */
+static nnn_status_t write_all(cli_env_t *env, const char *in, const char *tmp, const char **blame, nnn_diags_t *d)
+{
+	char model[4400], index[4400];
+	cli_model_t cm;
+	snprintf(model, sizeof model, "%s/model.json", tmp);
+	snprintf(index, sizeof index, "%s/index.json", tmp);
+	index_t x = { 0 };
+	x.f = open_memstream(&x.text, &x.len);
+	if (!x.f)
+		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory for the index");
+	fprintf(x.f, "{\n  \"model\": \"model.json\",\n  \"tensors\": [");
+	nnn_status_t st = cli_model_open(env, in, &cm, d);
+	if (st == NNN_OK) {
+		nnn_json_write_opts_t o = { .tensors_dir = tmp, .json_path = model, .on_npy = on_npy, .ctx = &x };
+		*blame = "model.json";
+		st = nnn_json_write_file(cm.m, model, &o, d);
+		cli_model_close(&cm);
+	}
+	fprintf(x.f, "%s]\n}\n", x.n ? "\n  " : "");
+	if (fclose(x.f) != 0 && st == NNN_OK)
+		st = nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory for the index");
+	if (st == NNN_OK) {
+		*blame = "index.json";
+		st = nnn_write_atomic_bytes(index, x.text, x.len, d);
+	}
+	free(x.text);
+	return st;
+}
+
 static int run(int argc, char **argv, cli_env_t *env)
 {
 	const char *files[2] = { NULL, NULL };
 	int nfiles = 0, code = EXIT_VALID;
-	char model[4096], index[4096];
-	cli_model_t cm;
+	char dir[4096], tmp[4200], where[4400];
 	nnn_diags_t d;
 
 	for (int i = 1; i < argc; i++) {
@@ -68,35 +157,35 @@ static int run(int argc, char **argv, cli_env_t *env)
 	}
 	if (nfiles != 2)
 		return cli_usage(&cmd_export, "expected MODEL and DIR");
-	snprintf(model, sizeof model, "%s/model.json", files[1]);
-	snprintf(index, sizeof index, "%s/index.json", files[1]);
-
-	index_t x = { 0 };
-	x.f = open_memstream(&x.text, &x.len);
-	if (!x.f) {
-		fprintf(stderr, "nnnkit: export: no memory\n");
+	/* DIR/ and DIR name the same folder; the temporary goes beside it. */
+	snprintf(dir, sizeof dir, "%s", files[1]);
+	for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--)
+		dir[n - 1] = '\0';
+	if (!free_name(dir)) {
+		fprintf(stderr, "nnnkit: %s: exists and is not an empty folder: export writes a new folder; "
+		        "name another, or remove this one first\n", dir);
 		return EXIT_USAGE;
 	}
-	fprintf(x.f, "{\n  \"model\": \"model.json\",\n  \"tensors\": [");
+	if (!make_tmp_dir(dir, tmp, sizeof tmp)) {
+		fprintf(stderr, "nnnkit: %s: cannot create a temporary folder beside it: %s\n", dir, strerror(errno));
+		return EXIT_USAGE;
+	}
 	nnn_diags_init(&d);
-	nnn_status_t st = cli_model_open(env, files[0], &cm, &d);
 	const char *blame = files[0];
-	if (st == NNN_OK) {
-		nnn_json_write_opts_t o = { .tensors_dir = files[1], .json_path = model, .on_npy = on_npy, .ctx = &x };
-		blame = model;
-		st = nnn_json_write_file(cm.m, model, &o, &d);
-		cli_model_close(&cm);
+	nnn_status_t st = write_all(env, files[0], tmp, &blame, &d);
+	/* Into place only when whole: over a missing name or an empty folder. */
+	if (st == NNN_OK && rename(tmp, dir) != 0) {
+		blame = "";
+		st = nnn_diags_add(&d, NNN_E_IO, NNN_NO_OFFSET, "", "cannot rename %s to %s: %s", tmp, dir, strerror(errno));
 	}
-	fprintf(x.f, "%s]\n}\n", x.n ? "\n  " : "");
-	if (fclose(x.f) != 0 && st == NNN_OK)
-		st = nnn_diags_add(&d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory for the index");
-	if (st == NNN_OK) {
-		blame = index;
-		st = nnn_write_atomic_bytes(index, x.text, x.len, &d);
+	if (st != NNN_OK) {
+		remove_tmp_dir(tmp);
+		if (blame == files[0])
+			snprintf(where, sizeof where, "%s", files[0]);
+		else
+			snprintf(where, sizeof where, "%s%s%s", dir, *blame ? "/" : "", blame);
+		code = cli_report(where, &d, st);
 	}
-	if (st != NNN_OK)
-		code = cli_report(blame, &d, st);
-	free(x.text);
 	nnn_diags_free(&d);
 	return code;
 }

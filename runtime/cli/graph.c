@@ -17,23 +17,10 @@ const cli_cmd_t cmd_graph = {
 };
 
 /* Text inside a DOT double-quoted string: quotes and backslashes escaped,
- * control bytes and bytes that are not UTF-8 shown as '?'. */
+ * controls and bytes that are not UTF-8 shown as '?' (CLI_ESC_DOT). */
 static void dot_text(FILE *o, const char *text)
 {
-	const unsigned char *p = (const unsigned char *)(text ? text : "");
-	size_t n = strlen((const char *)p);
-	for (size_t i = 0; i < n;) {
-		size_t k = cli_utf8_seq(p + i, n - i);
-		if (k > 1)
-			fwrite(p + i, 1, k, o);
-		else if (k == 0 || p[i] < 0x20 || p[i] == 0x7f)
-			fputc('?', o);
-		else if (p[i] == '"' || p[i] == '\\')
-			fprintf(o, "\\%c", p[i]);
-		else
-			fputc(p[i], o);
-		i += k ? k : 1;
-	}
+	cli_esc_print(o, text ? text : "", text ? strlen(text) : 0, CLI_ESC_DOT);
 }
 
 static void render(FILE *o, const cli_scan_t *s, const char *path)

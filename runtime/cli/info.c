@@ -25,17 +25,11 @@ static void shape_text(const nnn_tensor_t *t, char *buf, size_t size)
 		snprintf(buf + k, size - k, "]");
 }
 
-/* Printable description: control bytes shown as escapes. */
+/* The description, quoted, escaped for the terminal. */
 static void print_text(const nnn_str_t *s)
 {
 	putchar('"');
-	for (int32_t i = 0; i < s->len; i++) {
-		unsigned char c = (unsigned char)s->ptr[i];
-		if (c < 0x20 || c == 0x7f)
-			printf("\\x%02x", c);
-		else
-			putchar(c);
-	}
+	cli_esc_print(stdout, s->ptr, (size_t)s->len, CLI_ESC_C);
 	putchar('"');
 }
 
@@ -91,6 +85,12 @@ static void format_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, int32_t i, 
 	snprintf(r->col[COL_PARAMS], sizeof r->col[0], "%" PRIu64, count);
 	snprintf(r->col[COL_BYTES], sizeof r->col[0], "%" PRIu64, end - L->at[NNN_AT_LAYER_ID]);
 	kernel_of(ctx, L, r->col[COL_KERNEL], sizeof r->col[0]);
+	/* Titles, fields and tensor names can come from a plugin's strings. */
+	for (int c = 0; c < NCOLS; c++) {
+		char raw[sizeof r->col[0]];
+		memcpy(raw, r->col[c], sizeof raw);
+		cli_esc(r->col[c], sizeof r->col[0], raw, strlen(raw), CLI_ESC_C);
+	}
 }
 
 /* Numbers right-aligned, text left-aligned; the last column unpadded. */

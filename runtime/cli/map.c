@@ -29,32 +29,14 @@ const cli_cmd_t cmd_map = {
 /* The marker in the page that the data replaces. */
 #define DATA_MARK "@NNN_DATA@"
 
-/* A JSON string that is also safe inside <script>: besides JSON's own
- * escapes, '<', '>' and '&' (no "</script>" or "<!--" can end or bend the
- * element), U+2028 and U+2029 (line ends to older JavaScript), and every
- * byte that is not valid UTF-8 as U+FFFD. */
+/* A JSON string that is also safe inside <script> (CLI_ESC_SCRIPT):
+ * besides JSON's own escapes, '<', '>' and '&' (no "</script>" or "<!--"
+ * can end or bend the element), and U+2028 and U+2029 (line ends to
+ * older JavaScript). */
 static void jstr(FILE *o, const char *text, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)text;
 	fputc('"', o);
-	for (size_t i = 0; i < n;) {
-		size_t k = cli_utf8_seq(p + i, n - i);
-		if (k == 0) {
-			fputs("\\ufffd", o);
-			k = 1;
-		} else if (k == 3 && p[i] == 0xe2 && p[i + 1] == 0x80 && (p[i + 2] == 0xa8 || p[i + 2] == 0xa9)) {
-			fprintf(o, "\\u%04x", p[i + 2] == 0xa8 ? 0x2028 : 0x2029);
-		} else if (k > 1) {
-			fwrite(p + i, 1, k, o);
-		} else if (p[i] == '"' || p[i] == '\\') {
-			fprintf(o, "\\%c", p[i]);
-		} else if (p[i] < 0x20 || p[i] == 0x7f || p[i] == '<' || p[i] == '>' || p[i] == '&') {
-			fprintf(o, "\\u%04x", p[i]);
-		} else {
-			fputc(p[i], o);
-		}
-		i += k;
-	}
+	cli_esc_print(o, text, n, CLI_ESC_SCRIPT);
 	fputc('"', o);
 }
 

@@ -25,6 +25,19 @@ const cli_cmd_t cmd_plugins = {
 	run,
 };
 
+/* A plugin's own text (name, version, type names, messages), escaped (cli_esc). */
+static void say(const char *s)
+{
+	cli_esc_print(stdout, s ? s : "", s ? strlen(s) : 0, CLI_ESC_MSG);
+}
+
+static void say_line(const char *indent, const char *s)
+{
+	fputs(indent, stdout);
+	say(s);
+	putchar('\n');
+}
+
 /* The IDs a candidate declared: who provides each, when not this one. */
 static void print_ids(const nnn_ctx_t *ctx, const nnn_plugin_report_t *r, int verbose)
 {
@@ -39,12 +52,17 @@ static void print_ids(const nnn_ctx_t *ctx, const nnn_plugin_report_t *r, int ve
 			name = t ? t->name : NULL;
 		}
 		printf("%s%s %d", i ? ", " : "    provides ", layer ? "layer" : "activation", id);
-		if (verbose && name)
-			printf(" %s", name);
+		if (verbose && name) {
+			putchar(' ');
+			say(name);
+		}
 		if (!path)
 			printf(" (provided by none: see the conflict)");
-		else if (strcmp(path, r->path))
-			printf(" (shadowed by %s)", path);
+		else if (strcmp(path, r->path)) {
+			printf(" (shadowed by ");
+			say(path);
+			putchar(')');
+		}
 	}
 	if (r->nlayers || r->nactivations)
 		putchar('\n');
@@ -56,19 +74,25 @@ static void list(const nnn_ctx_t *ctx, int verbose)
 	for (size_t i = 0; i < n; i++) {
 		nnn_plugin_report_t r;
 		nnn_ctx_report(ctx, i, &r);
-		printf("%s: %s", r.path, r.stage);
-		if (r.name)
-			printf(" (%s %s)", r.name, r.version ? r.version : "");
+		say(r.path);
+		printf(": %s", r.stage);
+		if (r.name) {
+			printf(" (");
+			say(r.name);
+			putchar(' ');
+			say(r.version);
+			putchar(')');
+		}
 		putchar('\n');
 		if (r.status != NNN_OK) {
 			if (verbose)
-				printf("    %s\n", r.message);
+				say_line("    ", r.message);
 		} else if (!strcmp(r.stage, "loaded")) {
 			print_ids(ctx, &r, verbose);
 			if (verbose)
 				cli_print_warnings(stdout, "    ", &r);
 		} else if (verbose) {
-			printf("    %s\n", r.message);
+			say_line("    ", r.message);
 		}
 	}
 	if (n == 0)

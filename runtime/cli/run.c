@@ -17,7 +17,8 @@ const cli_cmd_t cmd_run = {
 	"Runs the model on X (float32 or convertible, C order, first axis = samples; '-' reads stdin)\n"
 	"in batches of N samples (default 256) and writes the outputs to Y ('-' writes stdout),\n"
 	"or prints them as text, one sample per line, when --output is not given.\n"
-	"  --max-tensor-bytes N  refuse, naming the layer, an intermediate tensor over N bytes (4 GiB)\n"
+	"  --max-tensor-bytes N  refuse, naming the layer, an intermediate tensor or a kernel's working\n"
+	"                        memory over N bytes (1 to 2^63 - 1; default 4 GiB)\n"
 	"  --progress, --no-progress  a progress bar on stderr, per batch (default: only when stderr\n"
 	"                        is a terminal and TERM is not dumb; NNNKIT_PROGRESS=0/1 sets the default)\n",
 	run,

@@ -8,6 +8,10 @@
 #include <nnn/plugin.h>
 #include <nnn/shape.h>
 
+/* Internal to libnnn: never exported from libnnn.so (only the public
+ * headers' functions are). */
+#pragma GCC visibility push(hidden)
+
 #define NNN_TRY(expr)                          \
 	do {                                   \
 		nnn_status_t try_s_ = (expr);  \
@@ -107,6 +111,11 @@ typedef struct nnn_probe {
 /* Strict UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF): the
  * offset of the first bad byte, or len when all are good. */
 size_t nnn_utf8_bad(const unsigned char *s, size_t len);
+
+/* A code point no terminal may receive raw from a file's text: C0 and C1
+ * controls, DEL, and those that reorder what follows (bidirectional
+ * controls, U+2028, U+2029). Every writer of text escapes these. */
+bool nnn_cp_unsafe(uint32_t cp);
 
 /* A fatal problem: recorded, and its code returned so decoding stops. */
 nnn_status_t nnn_cur_fail(nnn_cur_t *c, nnn_status_t code, uint64_t at, const char *fmt, ...)
@@ -215,26 +224,14 @@ void nnn_rule_param_count(nnn_vctx_t *v, const char *name, uint64_t found, uint6
 NNN_NODISCARD nnn_status_t nnn_rule_dims_product(nnn_cur_t *c, nnn_i32s_t dims, uint64_t dims_at,
                                                  nnn_f32s_t data, uint64_t data_at);
 
-/* Element i of an array, counting from the end when i < 0; -1 when absent. */
-static inline int64_t nnn_i32s_pick(nnn_i32s_t a, int64_t i)
-{
-	if (i < 0)
-		i += a.n;
-	return i >= 0 && i < a.n ? a.v[i] : -1;
-}
+/* nnn_i32s_pick and nnn_i32s_pick_at (an element of an array, and its
+ * offset) are header-only in <nnn/types.h>: plugins' generated code uses
+ * them too. */
 
 /* Index i counted from the end when negative. */
 static inline int64_t nnn_i32s_resolve(nnn_i32s_t a, int64_t i)
 {
 	return i < 0 ? i + a.n : i;
-}
-
-/* Offset of element i of an array field at `at` (its count comes first). */
-static inline uint64_t nnn_i32s_pick_at(nnn_i32s_t a, uint64_t at, int64_t i)
-{
-	if (i < 0)
-		i += a.n;
-	return at + 4 + 4 * (uint64_t)(i < 0 ? 0 : i);
 }
 
 /* How a layer maps shapes, from its schema `io` entry (generated code fills
@@ -336,5 +333,7 @@ void nnn_gen_validate(nnn_vctx_t *v, const nnn_model_t *r, const nnn_shape_t *in
 void nnn_gen_shapes(nnn_vctx_t *v, const nnn_model_t *r, const nnn_shape_t *in, nnn_layer_shapes_t *shapes);
 uint64_t nnn_gen_params(const nnn_model_t *r);
 uint64_t nnn_gen_size(const nnn_model_t *r);
+
+#pragma GCC visibility pop
 
 #endif

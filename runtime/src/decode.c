@@ -319,6 +319,12 @@ static nnn_status_t count(nnn_cur_t *c, size_t elem, const char *what, int32_t *
 
 /* Strict UTF-8: no overlongs, no surrogates, nothing above U+10FFFF.
  * Returns the offset of the first bad byte, or len when all are good. */
+bool nnn_cp_unsafe(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
 size_t nnn_utf8_bad(const unsigned char *s, size_t len)
 {
 	size_t i = 0;

@@ -3,12 +3,10 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <nnn/file.h>
@@ -173,6 +171,20 @@ typedef struct fd_sink {
 	size_t len;
 } fd_sink_t;
 
+/* EFBIG: the process's file size limit (SIGXFSZ is blocked while
+ * nnn_write_atomic writes, so the write fails instead of killing). */
+static nnn_status_t too_big(nnn_diags_t *diags)
+{
+	struct rlimit r;
+	if (getrlimit(RLIMIT_FSIZE, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "",
+		                     "write failed: the file would exceed this process's file size limit of %llu bytes "
+		                     "(RLIMIT_FSIZE, ulimit -f): raise the limit or write elsewhere",
+		                     (unsigned long long)r.rlim_cur);
+	return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "write failed: %s: the file system refuses a file "
+	                     "this large", strerror(EFBIG));
+}
+
 nnn_status_t nnn_write_all(int fd, const void *buf, size_t n, nnn_diags_t *diags)
 {
 	const unsigned char *p = buf;
@@ -180,6 +192,8 @@ nnn_status_t nnn_write_all(int fd, const void *buf, size_t n, nnn_diags_t *diags
 		ssize_t k = write(fd, p, n);
 		if (k < 0 && errno == EINTR)
 			continue;
+		if (k < 0 && errno == EFBIG)
+			return too_big(diags);
 		if (k <= 0)
 			return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "write failed: %s",
 			                     k < 0 ? strerror(errno) : "no progress");
@@ -228,61 +242,6 @@ static nnn_status_t fill_model(void *ctx, int fd, nnn_diags_t *diags)
 nnn_status_t nnn_model_write_file(const nnn_model_t *m, const char *path, nnn_diags_t *diags)
 {
 	return nnn_write_atomic(path, fill_model, (void *)m, diags);
-}
-
-/* ---- the atomic write path ---- */
-
-static void sync_dir(const char *path)
-{
-	char *copy = strdup(path);
-	if (!copy)
-		return;
-	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd); /* best effort: makes the rename itself durable */
-		close(fd);
-	}
-	free(copy);
-}
-
-nnn_status_t nnn_write_atomic(const char *path, nnn_status_t (*fill)(void *ctx, int fd, nnn_diags_t *diags),
-                              void *ctx, nnn_diags_t *diags)
-{
-	size_t n = strlen(path);
-	char *tmp = malloc(n + 16);
-	nnn_status_t st;
-	int fd;
-
-	if (!tmp)
-		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a file name");
-	/* Same folder as the target, so rename() cannot cross file systems. */
-	memcpy(tmp, path, n);
-	memcpy(tmp + n, ".tmp.XXXXXX", 12);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot create a temporary file beside %s: %s",
-		                   path, strerror(errno));
-		free(tmp);
-		return st;
-	}
-	/* mkstemp makes 0600: keep the mode of the file being replaced, or use
-	 * 0644 for a new one (reading the umask would mean changing it). */
-	struct stat old;
-	fchmod(fd, stat(path, &old) == 0 ? (old.st_mode & 07777) : 0644);
-	st = fill(ctx, fd, diags);
-	if (st == NNN_OK && fsync(fd) != 0)
-		st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot flush %s: %s", tmp, strerror(errno));
-	if (close(fd) != 0 && st == NNN_OK)
-		st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot close %s: %s", tmp, strerror(errno));
-	if (st == NNN_OK && rename(tmp, path) != 0)
-		st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot rename %s to %s: %s", tmp, path,
-		                   strerror(errno));
-	if (st != NNN_OK)
-		unlink(tmp);
-	else
-		sync_dir(path);
-	free(tmp);
-	return st;
 }
 
 typedef struct bytes {

@@ -958,12 +958,20 @@ nnn_status_t nnn_json_decode(const char *text, size_t len, const nnn_json_read_o
 	json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &err);
 	if (!root) {
 		size_t before = diags ? diags->n : 0;
-		nnn_diags_add(diags, NNN_E_JSON, NNN_NO_OFFSET, "", "%s", err.text);
-		if (diags && diags->n > before) {
+		/* A failed allocation is not bad text: jansson marks it with its code,
+		 * or (its lexer's first buffer) with no text at all. */
+		nnn_status_t code = json_error_code(&err) == json_error_out_of_memory || !err.text[0] ? NNN_E_NOMEM
+		                                                                                      : NNN_E_JSON;
+		if (code == NNN_E_NOMEM)
+			nnn_diags_add(diags, code, NNN_NO_OFFSET, "", "no memory left to parse %zu bytes of JSON%s%s", len,
+			              err.text[0] ? ": " : "", err.text);
+		else
+			nnn_diags_add(diags, code, NNN_NO_OFFSET, "", "%s", err.text);
+		if (diags && diags->n > before && (code == NNN_E_JSON || err.line > 0)) {
 			diags->v[before].line = err.line > 0 ? (uint32_t)err.line : 1;
 			diags->v[before].column = err.column > 0 ? (uint32_t)err.column : 1;
 		}
-		return NNN_E_JSON;
+		return code;
 	}
 	nnn_model_t *m = nnn_model_new_arena(&arena);
 	nnn_status_t st = NNN_OK;

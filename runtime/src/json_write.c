@@ -159,9 +159,23 @@ static size_t f32_text(char *buf, size_t size, uint32_t bits)
 	return strlen(buf);
 }
 
+/* Whether the 2- or 3-byte UTF-8 sequence at s is an unsafe code point
+ * (nnn_cp_unsafe, all of which have 2 or 3 bytes), into *cp. */
+static bool unsafe_at(const char *s, size_t n, uint32_t *cp)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t k = u[0] < 0xe0 ? 2 : 3;
+	if (n < k || (u[1] & 0xc0) != 0x80 || (k == 3 && (u[2] & 0xc0) != 0x80))
+		return false;
+	*cp = k == 2 ? (uint32_t)(u[0] & 0x1f) << 6 | (u[1] & 0x3f)
+	             : (uint32_t)(u[0] & 0x0f) << 12 | (uint32_t)(u[1] & 0x3f) << 6 | (u[2] & 0x3f);
+	return nnn_cp_unsafe(*cp);
+}
+
 static void put_string(out_t *o, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
+	uint32_t k;
 	put(o, "\"", 1);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -172,6 +186,13 @@ static void put_string(out_t *o, const char *s, size_t n)
 		} else if (c < 0x20 || c == 0x7f) {
 			char u[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
 			put(o, u, 6);
+		} else if (c >= 0xc2 && c < 0xf0 && unsafe_at(s + i, n - i, &k)) {
+			/* C1 and bidirectional controls: escaped, so the text shown
+			 * anywhere is what it says (docs/security.md) */
+			char u[7];
+			snprintf(u, sizeof u, "\\u%04x", (unsigned)k);
+			put(o, u, 6);
+			i += c < 0xe0 ? 1 : 2;
 		} else {
 			put(o, (const char *)&s[i], 1);
 		}
@@ -394,8 +415,15 @@ static nnn_status_t put_npy(wr_t *w, nnn_f32s_t a, const nnn_i32s_t *dims, bool 
 	nnn_status_t st = nnn_npy_write_file(file, &shape, v, w->d);
 	free(v);
 	if (st != NNN_OK) {
-		if (w->d && w->d->n > before)
-			snprintf(w->d->v[w->d->n - 1].path, sizeof w->d->v[0].path, "%s", w->path.s);
+		if (w->d && w->d->n > before) { /* where, and which file */
+			nnn_diag_t *g = &w->d->v[w->d->n - 1];
+			size_t nl = strlen(name) < 100 ? strlen(name) : 100;
+			memmove(g->msg + nl + 2, g->msg, sizeof g->msg - nl - 2);
+			g->msg[sizeof g->msg - 1] = '\0';
+			memcpy(g->msg, name, nl);
+			memcpy(g->msg + nl, ": ", 2);
+			snprintf(g->path, sizeof g->path, "%s", w->path.s);
+		}
 		return st;
 	}
 	snprintf(file, sizeof file, "%s%s%s", strcmp(w->ref, ".") ? w->ref : "", strcmp(w->ref, ".") ? "/" : "", name);

@@ -224,9 +224,7 @@ uint64_t nnn_model_param_total(const nnn_model_t *m)
 
 void nnn_f32s_copy(nnn_f32s_t a, float *out)
 {
-	/* Little-endian hosts only (checked at build time in nnn/types.h users). */
-	if (a.n > 0)
-		memcpy(out, a.bytes, 4 * (size_t)a.n);
+	nnn_f32s_read(a, out); /* one definition, header-only for plugins */
 }
 
 void nnn_tensor_copy(const nnn_tensor_t *t, float *out)

@@ -788,6 +788,22 @@ nnn_status_t nnn_plugin_add_report(nnn_ctx_t *c, const nnn_plugin_report_t *r, n
 	return st;
 }
 
+/* A plugin that links libnnn brings a library of its own beside the host's
+ * (nnnkit's is static): dlopen fails naming libnnn when it is not on the
+ * library path, and when it is, a libnnn symbol resolves in the plugin's
+ * scope to an object other than the plugin. Either way the remedy is the
+ * same. */
+#define NO_LIBNNN                                                                                          \
+	"plugins must not link libnnn (all they need from the host comes through the nnn_host_t table): " \
+	"rebuild it without -lnnn, linking with `pkg-config --libs nnnkit-plugin` (docs/plugins.md)"
+
+static bool links_libnnn(void *h, const char *real)
+{
+	Dl_info info;
+	void *sym = dlsym(h, "nnn_model_decode");
+	return sym && dladdr(sym, &info) && info.dli_fname && strcmp(info.dli_fname, real) != 0;
+}
+
 nnn_status_t nnn_plugin_load(nnn_ctx_t *c, const char *path, nnn_diags_t *diags)
 {
 	return nnn_plugin_load_ex(c, path, NULL, diags);
@@ -826,8 +842,16 @@ nnn_status_t nnn_plugin_load_ex(nnn_ctx_t *c, const char *path, const nnn_load_e
 	if (x->stage)
 		x->stage(x->arg, "open");
 	void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return refuse(c, real, NULL, "open", diags, "dlopen failed: %s", dlerror());
+	if (!h) {
+		const char *e = dlerror();
+		bool lib = e && strstr(e, "libnnn");
+		return refuse(c, real, NULL, "open", diags, "dlopen failed: %s%s%s", e ? e : "no reason given",
+		              lib ? ": " : "", lib ? NO_LIBNNN : "");
+	}
+	if (links_libnnn(h, real)) {
+		dlclose(h);
+		return refuse(c, real, NULL, "open", diags, "it loads a libnnn of its own: %s", NO_LIBNNN);
+	}
 	dlerror();
 	void *sym = dlsym(h, NNN_PLUGIN_ENTRY_NAME);
 	if (!sym) {

@@ -161,6 +161,17 @@ nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_
 		}
 		if (n > biggest && i + 1 < p->n)
 			biggest = n;
+		/* What the kernel will allocate counts too: a small file can ask
+		 * for huge scratch (a wide kernel padded on a tiny input). */
+		uint64_t work = s->type->work_bytes ? s->type->work_bytes(L, s->body, &p->shapes[i], &p->shapes[i + 1],
+		                                                         p->threads)
+		                                    : 0;
+		if (work > limit) {
+			st = layer_fail(d, NNN_E_LIMIT, L, i, "its kernel would allocate %s%" PRIu64 " bytes (packed weights "
+			                "and scratch, on %d thread%s) for this input, over the limit of %" PRIu64 " bytes",
+			                work == UINT64_MAX ? "more than " : "", work, p->threads, p->threads == 1 ? "" : "s", limit);
+			break;
+		}
 		if (s->type->prepare &&
 		    s->type->prepare(L, s->body, &p->shapes[i], &s->state, msg, sizeof msg) != NNN_OK)
 			st = layer_fail(d, NNN_E_KERNEL, L, i, "prepare failed: %s", msg);

@@ -109,8 +109,16 @@ static nnn_status_t forward(const nnn_kernel_args_t *a, char *msg, size_t msg_si
 	int64_t n = 1;
 	for (int32_t i = 0; i < a->out->rank; i++)
 		n *= a->out->dims[i];
+#ifdef FIX_CRASH_FORWARD
+	raise(SIGSEGV); /* a kernel that crashes: the conformance runner reports the case */
+#endif
+#ifdef FIX_SHORT_FORWARD
+	n /= 2; /* a kernel that fills half its output (a shape it got wrong) */
+#endif
 	for (int64_t i = 0; i < n; i++)
-#ifdef FIX_MISSING_DEP
+#ifdef FIX_NAN_FORWARD
+		a->y[i] = a->x[0] * 0.0f / 0.0f; /* garbage: NaN from finite input */
+#elif defined(FIX_MISSING_DEP)
 		a->y[i] = (float)fixdep_value();
 #else
 		a->y[i] = (float)fixture_tag();

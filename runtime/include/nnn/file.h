@@ -37,9 +37,16 @@ NNN_NODISCARD nnn_status_t nnn_map(const char *path, const unsigned char **data,
                                    nnn_diags_t *diags);
 void nnn_unmap(const unsigned char *data, size_t size);
 
-/* Writes `len` bytes to `path` atomically (temporary file in the same
- * folder, fsync, rename, fsync of the folder). The single write path of
- * libnnn: every writer goes through it. */
+/* Writes to `path` atomically what fill writes to its descriptor
+ * (temporary file PATH.tmp.XXXXXX in the same folder, fsync, rename, fsync
+ * of the folder). The single write path of libnnn: every writer goes
+ * through it. Every failure removes the temporary; SIGXFSZ is blocked in
+ * the calling thread meanwhile (a file size limit is an NNN_E_IO naming
+ * it); temporaries of the same target left by killed writers are removed
+ * first. A new file gets 0666 less the umask, a replaced one keeps its
+ * mode. A symbolic link is written through (its file replaced, the link
+ * kept; a dangling link is NNN_E_IO); a hard link's other names keep the
+ * old contents. docs/security.md says why. */
 NNN_NODISCARD nnn_status_t nnn_write_atomic(const char *path,
                                             nnn_status_t (*fill)(void *ctx, int fd, nnn_diags_t *diags),
                                             void *ctx, nnn_diags_t *diags);

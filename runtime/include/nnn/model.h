@@ -63,13 +63,14 @@ uint64_t nnn_model_param_total(const nnn_model_t *m);
 /* Encoded size of the model in bytes. */
 uint64_t nnn_model_encoded_size(const nnn_model_t *m);
 
-/* Element count of a tensor's data. */
+/* Element count of a tensor's data. Header-only: plugins may use it. */
 static inline int64_t nnn_tensor_numel(const nnn_tensor_t *t)
 {
 	return t->data.n;
 }
 
-/* Copies a tensor's data out as host floats (out has nnn_tensor_numel slots). */
+/* Copies a tensor's data out as host floats (out has nnn_tensor_numel slots).
+ * In libnnn, for applications: a plugin calls nnn_f32s_read(t->data, out). */
 void nnn_tensor_copy(const nnn_tensor_t *t, float *out);
 
 #endif

@@ -5,6 +5,15 @@
  * libnnn: everything it needs from the host comes through the nnn_host_t
  * table passed to its entry point. The entry point declares what the plugin
  * provides; the host checks all of it, then registers all of it or none.
+ * Besides this table a plugin may use the types, macros and enums of the
+ * public headers and their header-only helpers, the `static inline`
+ * functions (nnn_f32s_get, nnn_f32s_read, nnn_i32s_pick, ... in
+ * <nnn/types.h>; nnn_tensor_numel in <nnn/model.h>), but no function that
+ * is declared without a body: those are libnnn's. Build it as
+ * docs/plugins.md says, with the nnnkit-plugin pkg-config module (no
+ * libnnn; -shared -Wl,--no-undefined):
+ *   cc $(pkg-config --cflags nnnkit-plugin) -o mine.so mine.c mine_gen.c \
+ *      $(pkg-config --libs nnnkit-plugin)
  *
  * Compatibility: the plugin's ABI major must equal the host's and its minor
  * must not exceed the host's. Every struct that crosses the boundary starts
@@ -32,7 +41,9 @@
  * or 1.1 is taken to have the first recorded one (NNN_SCHEMA_LAYOUT_FIRST)
  * and loads and runs as before while that is the host's.
  * 1.3: descriptors end with `title`, the type's title from the fragment
- * ("MaxPool"), which info, graph and map show; without it, the name. */
+ * ("MaxPool"), which info, graph and map show; without it, the name; and
+ * layer descriptors then with `work_bytes`, the memory a kernel will
+ * allocate, which the host counts against max_tensor_bytes. */
 #define NNN_ABI_MINOR 3
 
 /* The one exported symbol. Its name never depends on the file name. */
@@ -177,6 +188,16 @@ typedef struct nnn_layer_type {
 	/* ABI 1.3: the title people read ("MaxPool"; generated, in the TYPE
 	 * macro, from the fragment's `title`); NULL: the name is shown. */
 	const char *title;
+
+	/* ABI 1.3, optional: the most bytes prepare and forward together will
+	 * allocate for this layer on input `in` (output `out`, as infer or the
+	 * schema says) with up to `threads` threads: its state (packed
+	 * weights...) and forward's scratch, every thread's; UINT64_MAX when
+	 * more than that. Called before prepare; the host refuses, naming the
+	 * layer, a plan where it exceeds max_tensor_bytes (nnn/run.h). NULL: the
+	 * kernel's memory is not counted. */
+	uint64_t (*work_bytes)(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, const nnn_shape_t *out,
+	                       int threads);
 } nnn_layer_type_t;
 
 /* An activation. Codec functions as for layers (NULL for schema IDs). */

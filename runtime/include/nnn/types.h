@@ -3,6 +3,15 @@
  *
  * The record types themselves (nnn_model_t, nnn_layer_t, nnn_tensor_t, ...)
  * are generated from schema/nnn.lua into <nnn/schema_gen.h>.
+ *
+ * Header-only helpers: the `static inline` functions below (nnn_le_u32,
+ * nnn_f32s_get, nnn_f32s_read, nnn_f32s_view, nnn_i32s_pick,
+ * nnn_i32s_pick_at), like nnn_tensor_numel in <nnn/model.h>, need nothing
+ * from libnnn. A plugin, which must not link libnnn (docs/plugins.md), may
+ * use them, and the code nnngen --plugin generates does. A function
+ * declared here without a body (nnn_f32s_copy) is libnnn's: for
+ * applications, never for plugins, which reach the host only through the
+ * nnn_host_t table of <nnn/plugin.h>.
  */
 #ifndef NNN_TYPES_H
 #define NNN_TYPES_H
@@ -26,7 +35,8 @@ typedef struct nnn_i32s {
 } nnn_i32s_t;
 
 /* A float32 array as little-endian bytes, 4 per element, in general not
- * aligned: read it with nnn_f32s_get or nnn_f32s_copy, never by casting.
+ * aligned: read it with nnn_f32s_get or nnn_f32s_read (header-only; or
+ * nnn_f32s_copy, libnnn's), never by casting.
  * Borrowed: a zero-copy view into the mapping, or the model's own copy. */
 typedef struct nnn_f32s {
 	const unsigned char *bytes;
@@ -48,15 +58,50 @@ static inline float nnn_f32s_get(nnn_f32s_t a, int64_t i)
 	return f;
 }
 
-/* Copies all a.n elements to out (host floats, caller-allocated). */
+/* Header-only: copies all a.n elements to out (host floats, a.n of them,
+ * caller-allocated); safe for any alignment. Plugins use this one. */
+static inline void nnn_f32s_read(nnn_f32s_t a, float *out)
+{
+	if (a.n <= 0)
+		return;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(out, a.bytes, 4 * (size_t)a.n); /* the bytes are already host floats */
+#else
+	for (int32_t i = 0; i < a.n; i++)
+		out[i] = nnn_f32s_get(a, i);
+#endif
+}
+
+/* In libnnn (applications only; a plugin calls nnn_f32s_read): the same as
+ * nnn_f32s_read. */
 void nnn_f32s_copy(nnn_f32s_t a, float *out);
 
 /* Host floats as a little-endian view (no copy on little-endian hosts, which
- * is all nnnkit supports today: see nnn_f32s_copy). Borrowed from `v`. */
+ * is all nnnkit supports today: see nnn_f32s_read). Borrowed from `v`. */
 static inline nnn_f32s_t nnn_f32s_view(const float *v, int32_t n)
 {
 	nnn_f32s_t a = { (const unsigned char *)v, n };
 	return a;
+}
+
+/* Header-only: element i of an int array, counting from the end when i < 0;
+ * -1 when there is no such element. Generated code reads a rule's
+ * reference to one element (`gamma.dims[0]`, `kernels.dims[-1]`) with it. */
+static inline int64_t nnn_i32s_pick(nnn_i32s_t a, int64_t i)
+{
+	if (i < 0)
+		i += a.n;
+	return i >= 0 && i < a.n ? a.v[i] : -1;
+}
+
+/* Header-only: the file offset of element i (from the end when i < 0) of an
+ * i32_array field stored at `at` (its count comes first), for messages;
+ * the first element's offset when there is no such element. */
+static inline uint64_t nnn_i32s_pick_at(nnn_i32s_t a, uint64_t at, int64_t i)
+{
+	if (i < 0)
+		i += a.n;
+	return at + 4 + 4 * (uint64_t)(i < 0 ? 0 : i);
 }
 
 /* A layer body or activation parameters of a type a plugin provides: `type`

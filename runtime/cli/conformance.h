@@ -1,0 +1,45 @@
+/* conformance.h: what `nnnkit conformance` (conformance.c) and its runner
+ * of valid cases (conformance_run.c) share. */
+#ifndef NNN_CLI_CONFORMANCE_H
+#define NNN_CLI_CONFORMANCE_H
+
+#include <sys/types.h>
+
+#include "cli.h"
+
+/* What running one valid case gave. */
+enum { CONF_RUN_OK, CONF_RUN_SKIPPED, CONF_RUN_FAILED, CONF_RUN_CRASHED };
+
+typedef struct conf_run_opts {
+	const char *reference; /* 'CMD {model} {input} {output}' (or {json}), or NULL */
+	double tolerance;      /* |nnnkit - other| <= tolerance * (1 + |other|) */
+	double timeout;        /* seconds the child may take, and the reference command */
+	const char *tmpdir;    /* an empty folder of ours for the case's files */
+} conf_run_opts_t;
+
+typedef struct conf_run {
+	int outcome;      /* CONF_RUN_* */
+	int validated;    /* the case validated with its input shape */
+	int ran;          /* its kernels were called */
+	int finite_check; /* its outputs were checked for NaN and infinities */
+	int compared;     /* its outputs were compared with the reference */
+	double max_err;   /* the largest |nnnkit - reference| when compared */
+	char why[1024];   /* not OK: what happened, or why it was not run */
+} conf_run_t;
+
+/* Validates the case at `path` with `input` (batch 1), and when every layer
+ * and activation has a kernel, runs it (batch 1 twice, batch 2 on two
+ * threads), all in a child process, then compares with the reference
+ * command when one is given. */
+void conf_run_case(const nnn_ctx_t *ctx, const char *path, const nnn_shape_t *input, const conf_run_opts_t *o,
+                   conf_run_t *out);
+
+/* Waits for child `pid` at most `timeout` seconds (then kills it): its exit
+ * status, or -1 with why (a signal or the timeout) written to `why`. */
+int conf_wait(pid_t pid, double timeout, char *why, size_t size);
+
+/* tmpl with each "{name}" of names[] replaced by the single-quoted
+ * values[i]; returned, free() it (NULL when out of memory). */
+char *conf_command(const char *tmpl, const char *const *names, const char *const *values, int n);
+
+#endif
