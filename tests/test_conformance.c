@@ -554,4 +554,11 @@ Test(conformance, kit_reference_failures, .fini = cleanup, .timeout = 600)
 	/* compared: the cases whose output has the input's shape */
 	cr_assert(t_kit_count(r, "compared") >= 1 && t_kit_count(r, "compared") < t_kit_count(r, "checked_finite"));
 	json_decref(r);
+	/* Exit 77: the reference declines the case (a type it does not know): counted, neither compared nor failed. */
+	cr_assert_eq(t_kit(&r, "%s conformance --corpus %s --reference 'echo no softmax here >&2; exit 77; : {model} "
+	                   "{input} {output}'", nnnkit(), dir), 0);
+	cr_assert_eq(t_kit_count(r, "compared"), 0);
+	cr_assert_eq(t_kit_count(r, "reference_declined"), t_kit_count(r, "checked_finite"));
+	cr_assert_gt(t_kit_count(r, "reference_declined"), 0);
+	json_decref(r);
 }

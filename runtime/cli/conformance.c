@@ -38,7 +38,9 @@ const cli_cmd_t cmd_conformance = {
 	"                 .npy it must write (paths single-quoted; files removed afterwards). Every run\n"
 	"                 case with ordinary parameters is compared: a failing command, a missing or\n"
 	"                 unreadable output, another shape or a value off by more than the tolerance\n"
-	"                 fails the case, naming the max abs error and the first mismatching element\n"
+	"                 fails the case, naming the max abs error and the first mismatching element.\n"
+	"                 A reference that exits 77 declines the case (a type it does not compute):\n"
+	"                 counted, not compared, not failed\n"
 	"  --tolerance T  |nnnkit - reference| <= T * (1 + |reference|) per value (default 1e-4);\n"
 	"                 also between the batches\n"
 	"  --decoder CMD  a shell command; {file} is replaced by the case's path. Exit 0 means the\n"
@@ -70,7 +72,7 @@ typedef struct conf {
 	json_t *runs;     /* [{file, input_shape, result, why, max_error}], one per valid case */
 	/* valid cases; validated with their input shape; run; outputs checked
 	 * finite; compared with the reference; not run (no shape, no kernel) */
-	int n_valid, n_shaped, n_run, n_finite, n_compared, n_skipped;
+	int n_valid, n_shaped, n_run, n_finite, n_compared, n_declined, n_skipped;
 } conf_t;
 
 static tally_t *tally_for(conf_t *c, const char *cls)
@@ -155,6 +157,7 @@ static int run_valid(conf_t *c, const nnn_ctx_t *ctx, const char *file, const ch
 	c->n_run += r.ran;
 	c->n_finite += r.finite_check;
 	c->n_compared += r.compared;
+	c->n_declined += r.declined;
 	c->n_skipped += r.outcome == CONF_RUN_SKIPPED;
 	const char *result = r.outcome == CONF_RUN_OK ? "run" : r.outcome == CONF_RUN_SKIPPED ? "not run"
 	                     : r.outcome == CONF_RUN_FAILED ? "failed" : "crashed";
@@ -220,9 +223,10 @@ static void report(const conf_t *c, int total[3])
 		                        total[CRASH]);
 		if (!c->decoder)
 			json_object_set_new(out, "valid_cases",
-			                    json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:s?, s:f, s:O}", "cases", c->n_valid,
+			                    json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s?, s:f, s:O}", "cases", c->n_valid,
 			                              "validated_with_input_shape", c->n_shaped, "run", c->n_run,
-			                              "checked_finite", c->n_finite, "compared", c->n_compared, "not_run",
+			                              "checked_finite", c->n_finite, "compared", c->n_compared,
+			                              "reference_declined", c->n_declined, "not_run",
 			                              c->n_skipped, "reference", c->run.reference, "tolerance",
 			                              c->run.tolerance, "runs", c->runs));
 		json_dumpf(out, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
@@ -238,8 +242,8 @@ static void report(const conf_t *c, int total[3])
 	}
 	if (!c->decoder) {
 		printf("\nvalid cases %d: validated with their input shape %d, run %d (outputs checked finite %d, "
-		       "compared with the reference %d), not run %d\n",
-		       c->n_valid, c->n_shaped, c->n_run, c->n_finite, c->n_compared, c->n_skipped);
+		       "compared with the reference %d, declined by it %d), not run %d\n",
+		       c->n_valid, c->n_shaped, c->n_run, c->n_finite, c->n_compared, c->n_declined, c->n_skipped);
 		if (c->run.reference)
 			printf("reference: %s (tolerance %g * (1 + |reference|))\n", c->run.reference, c->run.tolerance);
 	}

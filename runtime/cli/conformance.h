@@ -10,6 +10,11 @@
 /* What running one valid case gave. */
 enum { CONF_RUN_OK, CONF_RUN_SKIPPED, CONF_RUN_FAILED, CONF_RUN_CRASHED };
 
+/* A reference command's exit status for "I do not compute this model" (a
+ * type it does not know): the case is then not compared, and not failed.
+ * 77, as test harnesses (automake, meson) mean "skipped". */
+#define CONF_REFERENCE_DECLINED 77
+
 typedef struct conf_run_opts {
 	const char *reference; /* 'CMD {model} {input} {output}' (or {json}), or NULL */
 	double tolerance;      /* |nnnkit - other| <= tolerance * (1 + |other|) */
@@ -23,6 +28,7 @@ typedef struct conf_run {
 	int ran;          /* its kernels were called */
 	int finite_check; /* its outputs were checked for NaN and infinities */
 	int compared;     /* its outputs were compared with the reference */
+	int declined;     /* the reference exited CONF_REFERENCE_DECLINED: it does not compute this case */
 	double max_err;   /* the largest |nnnkit - reference| when compared */
 	char why[1024];   /* not OK: what happened, or why it was not run */
 } conf_run_t;

@@ -418,6 +418,13 @@ static void reference(const char *model, const conf_run_opts_t *o, conf_run_t *o
 	if (pid < 0)
 		snprintf(why, sizeof why, "cannot fork: %s", strerror(errno));
 	last_line(err, line, sizeof line);
+	if (status == CONF_REFERENCE_DECLINED) {
+		out->outcome = CONF_RUN_OK;
+		out->declined = 1;
+		snprintf(out->why, sizeof out->why, "not compared: the reference declined it%s%s",
+		         line[0] ? ": " : "", line);
+		return;
+	}
 	out->outcome = CONF_RUN_FAILED;
 	if (status != 0) {
 		char st[64];
