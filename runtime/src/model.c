@@ -36,8 +36,8 @@ typedef struct decoded {
  * bytes it decodes and no more, since its large arrays are fresh zero pages
  * (nnn_cur_array), whatever the counts it reads. */
 #define PROBE_WORK_MIN ((uint64_t)1 << 20)
-#define PROBE_WORK_PER_BYTE 2
-#define PROBE_ATTEMPT 1024
+#define PROBE_WORK_PER_BYTE 1
+#define PROBE_ATTEMPT 64
 
 /* A framing is only believed when every layer it reads passes every rule
  * but the parameter count (the unknown layers may hold tensors). Random
