@@ -660,8 +660,10 @@ Test(decode, file_cut_short_while_opened_is_an_error_not_a_crash)
 	cr_assert(k.done);
 	cr_assert_null(f);
 	cr_assert_eq(d.n, 1);
-	cr_assert_gt(d.v[0].offset, 4096, "@%llu: past the window read before the cut",
-	             (unsigned long long)d.v[0].offset);
+	/* The visitor is shown the float values, read with pread as well: the
+	 * first array's, which starts inside the window, is cut. */
+	cr_assert_str_eq(d.v[0].path, "layers[0].bias.data");
+	cr_assert_eq(d.v[0].offset, 42);
 	cr_assert(strstr(d.v[0].msg, "the file is shorter than when it was opened"), "%s", d.v[0].msg);
 	nnn_diags_free(&d);
 	unlink(path);

@@ -7,6 +7,23 @@
 
 #include "cli.h"
 
+/* The spec's text, read with checked reads (nnn_file_read): a spec cut
+ * short while it is read is an error, never SIGBUS. */
+static nnn_status_t read_text(const char *path, char **text, size_t *len, nnn_diags_t *d)
+{
+	nnn_file_t *f;
+	nnn_status_t st = nnn_file_map(path, &f, d);
+	if (st != NNN_OK)
+		return st;
+	nnn_file_bytes(f, len);
+	if (!(*text = malloc(*len ? *len : 1)))
+		st = nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate %zu bytes for the spec", *len);
+	else
+		st = nnn_file_read(f, 0, *text, *len, d);
+	nnn_file_close(f);
+	return st;
+}
+
 static int run(int argc, char **argv, cli_env_t *env);
 
 const cli_cmd_t cmd_build = {
@@ -80,16 +97,15 @@ static int run(int argc, char **argv, cli_env_t *env)
 	if (nfiles != 2)
 		return cli_usage(&cmd_build, "expected SPEC.json and OUT.nnn");
 
-	const unsigned char *text;
-	size_t len;
+	char *text = NULL;
+	size_t len = 0;
 	unsigned char *buf = NULL;
 	size_t n = 0;
 	const char *blame = files[0];
-	nnn_status_t st = nnn_map(files[0], &text, &len, &d);
-	if (st == NNN_OK) {
-		st = assemble(env, files[0], (const char *)text, len, input, &buf, &n, &d);
-		nnn_unmap(text, len);
-	}
+	nnn_status_t st = read_text(files[0], &text, &len, &d);
+	if (st == NNN_OK)
+		st = assemble(env, files[0], text, len, input, &buf, &n, &d);
+	free(text);
 	if (st == NNN_OK) {
 		blame = files[1];
 		st = nnn_write_atomic_bytes(files[1], buf, n, &d);

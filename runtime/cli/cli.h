@@ -179,12 +179,13 @@ void cli_batches_end(cli_batches_t *b);
 
 /* The two forms of a model. */
 typedef enum cli_form { CLI_UNKNOWN, CLI_NNN, CLI_JSON } cli_form_t;
-/* A file's form: from its first bytes ('NNN.', or '{' after white space)
- * when `sniff` and it can be read, else from its extension (.nnn, .json). */
-cli_form_t cli_form(const char *path, int sniff);
+/* A file's form: from its first n bytes at b ('NNN.', or '{' after white
+ * space), else from its extension (.nnn, .json). */
+cli_form_t cli_form(const char *path, const unsigned char *b, size_t n);
 
-/* A model read from either form: `m` is borrowed from `file` (.nnn) or
- * owned (`own`, JSON). Release with cli_model_close. */
+/* A model read from either form: `m` is `own`, which holds its bytes (a
+ * .nnn file is read whole with checked reads, for commands that read every
+ * tensor value). Release with cli_model_close. */
 typedef struct cli_model {
 	nnn_file_t *file;
 	nnn_model_t *own;

@@ -420,13 +420,9 @@ static int has_suffix(const char *s, const char *suf)
 	return n >= k && !strcmp(s + n - k, suf);
 }
 
-cli_form_t cli_form(const char *path, int sniff)
+cli_form_t cli_form(const char *path, const unsigned char *b, size_t n)
 {
-	unsigned char b[64];
-	FILE *f = sniff && strcmp(path, "-") ? fopen(path, "rb") : NULL;
-	size_t n = f ? fread(b, 1, sizeof b, f) : 0, i = 0;
-	if (f)
-		fclose(f);
+	size_t i = 0;
 	if (n >= 4 && !memcmp(b, "NNN.", 4))
 		return CLI_NNN;
 	while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
@@ -442,18 +438,29 @@ cli_form_t cli_form(const char *path, int sniff)
 
 nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, nnn_diags_t *d)
 {
+	unsigned char head[64];
+	size_t size;
+	nnn_file_t *f;
 	nnn_status_t st;
 	memset(out, 0, sizeof *out);
-	if (cli_form(path, 1) == CLI_JSON) {
+	/* Opened once, without blocking, and sniffed with a checked read. */
+	if ((st = nnn_file_map(path, &f, d)) != NNN_OK)
+		return st;
+	nnn_file_bytes(f, &size);
+	size = size < sizeof head ? size : sizeof head;
+	st = nnn_file_read(f, 0, head, size, d);
+	if (st == NNN_OK && cli_form(path, head, size) == CLI_JSON) {
 		nnn_json_read_opts_t o = { .ctx = cli_ctx(env) };
 		st = nnn_json_read_file(path, &o, &out->own, d);
-		out->m = out->own;
-	} else {
-		nnn_decode_opts_t o = { .ctx = cli_ctx(env) };
-		st = nnn_file_open(path, &o, &out->file, d);
-		if (st == NNN_OK)
-			out->m = nnn_file_model(out->file);
+	} else if (st == NNN_OK) {
+		/* Whoever opens a model this way reads every tensor value (convert,
+		 * export): so from a copy read with checked reads, never from the
+		 * mapping, which would raise SIGBUS if the file were cut short. */
+		nnn_decode_opts_t o = { .ctx = cli_ctx(env), .flags = NNN_DECODE_COPY };
+		st = nnn_file_decode(f, &o, &out->own, d);
 	}
+	nnn_file_close(f);
+	out->m = out->own;
 	return st;
 }
 

@@ -112,14 +112,13 @@ static int external(const conf_t *c, const char *path, char *why, size_t size)
 /* nnnkit's own verdict, with the code it gave. */
 static int internal(const nnn_ctx_t *ctx, const char *path, nnn_status_t *code)
 {
-	const unsigned char *data;
-	size_t size;
+	nnn_file_t *f;
 	nnn_diags_t d;
 	nnn_diags_init(&d);
-	*code = nnn_map(path, &data, &size, &d);
+	*code = nnn_file_map(path, &f, &d);
 	if (*code == NNN_OK) {
-		*code = nnn_validate_bytes(data, size, ctx, NULL, &d);
-		nnn_unmap(data, size);
+		*code = nnn_file_validate(f, ctx, NULL, &d);
+		nnn_file_close(f);
 	}
 	nnn_diags_free(&d);
 	return *code == NNN_OK ? 0 : 1;

@@ -65,7 +65,7 @@ static int parse(int argc, char **argv, conv_args_t *a)
 	if (nfiles != 2)
 		return cli_usage(&cmd_convert, "expected IN and OUT");
 	if (!a->to)
-		a->to = strcmp(a->out, "-") ? cli_form(a->out, 0) : CLI_JSON;
+		a->to = strcmp(a->out, "-") ? cli_form(a->out, NULL, 0) : CLI_JSON;
 	if (!a->to)
 		return cli_usage(&cmd_convert, "%s: cannot tell the output form from its name: end it in .json or .nnn, or "
 		                 "give --to json or --to nnn", a->out);

@@ -53,7 +53,7 @@ static int run(int argc, char **argv, cli_env_t *env)
 	dump_ctx_t c = { 0, 4, NULL };
 	nnn_visitor_t vis = { on_field, on_problem, &c };
 	nnn_decode_opts_t opts = { .flags = NNN_DECODE_KEEP_GOING, .visit = &vis };
-	const unsigned char *data;
+	nnn_file_t *f;
 	size_t size;
 	nnn_diags_t d;
 	nnn_model_t *m = NULL;
@@ -80,7 +80,7 @@ static int run(int argc, char **argv, cli_env_t *env)
 	if (!path)
 		return cli_usage(&cmd_dump, "no model given");
 	nnn_diags_init(&d);
-	st = nnn_map(path, &data, &size, &d);
+	st = nnn_file_map(path, &f, &d);
 	if (st != NNN_OK) {
 		int code = cli_report(path, &d, st);
 		nnn_diags_free(&d);
@@ -88,12 +88,13 @@ static int run(int argc, char **argv, cli_env_t *env)
 	}
 	printf("%-10s %9s  %-36s %-18s %s\n", "offset", "size", "path", "type", "value");
 	opts.ctx = c.ctx = cli_ctx(env);
-	st = nnn_model_decode(data, size, &opts, &m, NULL);
+	nnn_file_bytes(f, &size);
+	st = nnn_file_decode(f, &opts, &m, NULL);
 	if (c.end < size && st != NNN_OK)
 		printf("0x%08" PRIx64 " %9" PRIu64 "  (not decoded)\n", c.end, (uint64_t)size - c.end);
 	printf("%zu bytes, %s\n", size, st == NNN_OK ? "no problems" : "problems marked with !!");
 	nnn_model_free(m);
-	nnn_unmap(data, size);
+	nnn_file_close(f);
 	nnn_diags_free(&d);
 	return cli_exit_code(st);
 }

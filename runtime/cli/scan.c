@@ -301,7 +301,7 @@ nnn_status_t cli_scan(cli_scan_t *s, const char *path, const nnn_ctx_t *ctx, con
 	visit_t v = { s, ctx, NULL, NULL, 0 };
 	nnn_visitor_t vis = { on_field, NULL, &v };
 	nnn_decode_opts_t opts = { .flags = NNN_DECODE_KEEP_GOING, .visit = &vis, .ctx = ctx };
-	const unsigned char *data;
+	nnn_file_t *f;
 	nnn_model_t *m = NULL;
 	nnn_status_t st;
 
@@ -311,22 +311,23 @@ nnn_status_t cli_scan(cli_scan_t *s, const char *path, const nnn_ctx_t *ctx, con
 		s->have_input = 1;
 		s->input = *input;
 	}
-	st = nnn_map(path, &data, &s->size, diags);
+	st = nnn_file_map(path, &f, diags);
 	if (st != NNN_OK)
 		return st;
+	nnn_file_bytes(f, &s->size);
 	v.scratch = open_memstream(&v.buf, &v.len);
 	if (!v.scratch) {
-		nnn_unmap(data, s->size);
+		nnn_file_close(f);
 		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot make a text buffer");
 	}
-	s->status = nnn_validate_bytes(data, s->size, ctx, input, &s->problems);
-	if (nnn_model_decode(data, s->size, &opts, &m, NULL) != NNN_OK)
+	s->status = nnn_file_validate(f, ctx, input, &s->problems);
+	if (nnn_file_decode(f, &opts, &m, NULL) != NNN_OK)
 		m = NULL; /* the fields seen up to the problem are all there is */
 	shapes(s, m);
 	nnn_model_free(m);
 	fclose(v.scratch);
 	free(v.buf);
-	nnn_unmap(data, s->size);
+	nnn_file_close(f);
 	if (s->oom)
 		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot hold the fields of a %zu-byte file",
 		                     s->size);

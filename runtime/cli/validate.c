@@ -39,23 +39,28 @@ typedef struct extra {
 
 /* Every rule, with the plugins main() loaded before the file was read
  * (what loads never depends on what a file holds). *ctx is the context. */
-static nnn_status_t check_rules(cli_env_t *env, const unsigned char *data, size_t size, const args_t *a,
-                                nnn_diags_t *d, const nnn_ctx_t **ctx)
+static nnn_status_t check_rules(cli_env_t *env, const nnn_file_t *f, const args_t *a, nnn_diags_t *d,
+                                const nnn_ctx_t **ctx)
 {
 	*ctx = cli_ctx(env);
-	return nnn_validate_bytes(data, size, *ctx, a->have_in ? &a->in : NULL, d);
+	return nnn_file_validate(f, *ctx, a->have_in ? &a->in : NULL, d);
 }
 
-/* Output shapes and the finite check, on a model that decodes. */
-static nnn_status_t check_more(const nnn_ctx_t *ctx, const unsigned char *data, size_t size, const args_t *a,
-                               nnn_status_t st, extra_t *x, nnn_diags_t *d)
+/* Output shapes and the finite check, on a model that decodes. The finite
+ * check reads every tensor value: from a copy made with checked reads, so
+ * that a file cut short meanwhile is an error, not SIGBUS. */
+static nnn_status_t check_more(const nnn_ctx_t *ctx, const nnn_file_t *f, const args_t *a, nnn_status_t st,
+                               extra_t *x, nnn_diags_t *d)
 {
 	nnn_model_t *m;
-	nnn_decode_opts_t opts = { .ctx = ctx };
+	nnn_decode_opts_t opts = { .ctx = ctx, .flags = a->finite ? NNN_DECODE_COPY : 0 };
+	nnn_status_t ds;
 	if (!a->have_in && !a->finite)
 		return st;
-	if (nnn_model_decode(data, size, &opts, &m, NULL) != NNN_OK)
-		return st; /* the problems that stop it are reported already */
+	/* The problems that stop it are reported already, unless the file
+	 * changed since (or the copy did not fit): those are told. */
+	if ((ds = nnn_file_decode(f, &opts, &m, st == NNN_OK ? d : NULL)) != NNN_OK)
+		return st == NNN_OK ? ds : st;
 	if (st == NNN_OK && a->have_in && m->layer_count > 0 &&
 	    (x->shapes = calloc((size_t)m->layer_count, sizeof *x->shapes)) != NULL &&
 	    nnn_model_validate(m, &a->in, x->shapes, NULL) == NNN_OK)
@@ -148,22 +153,21 @@ static int run(int argc, char **argv, cli_env_t *env)
 	extra_t x = { 0 };
 	const nnn_ctx_t *ctx;
 	nnn_diags_t d;
-	const unsigned char *data;
-	size_t size;
+	nnn_file_t *f;
 	nnn_status_t st;
 	int code = parse(argc, argv, &a);
 
 	if (code >= 0)
 		return code;
 	nnn_diags_init(&d);
-	st = nnn_map(a.path, &data, &size, &d);
+	st = nnn_file_map(a.path, &f, &d);
 	if (st != NNN_OK) {
 		code = cli_report(a.path, &d, st);
 		nnn_diags_free(&d);
 		return code;
 	}
-	st = check_rules(env, data, size, &a, &d, &ctx);
-	st = check_more(ctx, data, size, &a, st, &x, &d);
+	st = check_rules(env, f, &a, &d, &ctx);
+	st = check_more(ctx, f, &a, st, &x, &d);
 	if (a.json) {
 		print_json(a.path, &d, st, &x);
 		code = cli_exit_code(st);
@@ -174,7 +178,7 @@ static int run(int argc, char **argv, cli_env_t *env)
 		code = EXIT_VALID;
 	}
 	free(x.shapes);
-	nnn_unmap(data, size);
+	nnn_file_close(f);
 	nnn_diags_free(&d);
 	return code;
 }

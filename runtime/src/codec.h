@@ -84,6 +84,8 @@ typedef struct nnn_cur {
 	nnn_path_t path;
 	nnn_status_t first_soft; /* first problem kept going past, or NNN_OK */
 	struct nnn_probe *probe; /* framing past unknown IDs (model.c); NULL normally */
+	unsigned char *scratch; /* with a window and a visitor: a float array's bytes, read for the visitor */
+	size_t scratch_cap;
 } nnn_cur_t;
 
 /* Framing a file past IDs nothing provides: each unknown element is assumed
@@ -106,7 +108,16 @@ typedef struct nnn_probe {
 	size_t applied; /* guesses whose bytes were skipped in this attempt, in order */
 	size_t max_distinct; /* framings with more distinct unknown IDs are refused */
 	bool pruned;    /* this attempt met one distinct ID too many */
+	/* This attempt's large arrays, in fresh anonymous memory: zero until
+	 * written, so an attempt costs the elements it decodes, not the count
+	 * it read (a count of a million layers would otherwise be zeroed anew
+	 * by each of thousands of attempts). Unmapped by nnn_probe_release. */
+	void *big[4];
+	size_t big_size[4], nbig;
 } nnn_probe_t;
+
+/* Unmaps the large arrays of the probe's last attempt. */
+void nnn_probe_release(nnn_probe_t *p);
 
 /* Strict UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF): the
  * offset of the first bad byte, or len when all are good. */
@@ -160,6 +171,21 @@ NNN_NODISCARD nnn_status_t nnn_cur_enum(nnn_cur_t *c, const char *name, const ch
                                         const nnn_type_t *type, int64_t found, uint64_t at);
 /* After the root record: no bytes may remain. */
 NNN_NODISCARD nnn_status_t nnn_cur_end(nnn_cur_t *c);
+
+/* The decode proper (model.c): strings and float arrays are views into
+ * buf. With fd >= 0 (the file buf maps) the decoder reads the structure
+ * with pread instead (see nnn_window_t), so that only the pages of tensor
+ * data a caller reads are ever touched, and a file cut short is NNN_E_IO. */
+NNN_NODISCARD nnn_status_t nnn_decode_file(const void *buf, size_t len, int fd, const nnn_decode_opts_t *opts,
+                                           nnn_model_t **out, nnn_diags_t *diags);
+/* nnn_validate_bytes, reading as nnn_decode_file does. */
+NNN_NODISCARD nnn_status_t nnn_validate_file(const void *buf, size_t len, int fd, const nnn_ctx_t *ctx,
+                                             const nnn_shape_t *input, nnn_diags_t *diags);
+/* Decodes views into `copy` (from nnn_mem_big), which the model then owns
+ * (nnn_model_copy); on failure copy is freed. */
+NNN_NODISCARD nnn_status_t nnn_model_adopt(unsigned char *copy, size_t len, const nnn_decode_opts_t *opts,
+                                           nnn_model_t **out, nnn_diags_t *diags);
+const unsigned char *nnn_model_copy(const nnn_model_t *m);
 
 /* ---- encoding ---- */
 

@@ -5,16 +5,18 @@
  * corrupt or hostile file costs at most a small multiple of its own size.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
+#include <sys/mman.h>
 
 #include <nnn/context.h>
 
 #include "codec.h"
+#include "fileio.h"
 
 /* ---- arena: all memory of one decoded model, freed at once ---- */
 
@@ -159,22 +161,6 @@ static uint64_t le64(const unsigned char *p)
 	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
-/* Reads up to n bytes at off; the count read (short only at the end of
- * the file, or on an error). */
-static size_t pread_all(int fd, unsigned char *dst, size_t n, size_t off)
-{
-	size_t got = 0;
-	while (got < n) {
-		ssize_t k = pread(fd, dst + got, n - got, (off_t)(off + got));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		got += (size_t)k;
-	}
-	return got;
-}
-
 /* The n bytes at pos (already checked to lie within the input) for the
  * decoder to read: from the window when there is one, refilled from the file
  * when they lie outside it, else from buf. Valid until the next call. NULL
@@ -190,7 +176,7 @@ static const unsigned char *bytes_at(nnn_cur_t *c, size_t pos, size_t n)
 	if (pos >= w->off && pos - w->off <= w->n && w->n - (pos - w->off) >= n)
 		return w->b + (pos - w->off);
 	w->off = pos;
-	w->n = pread_all(w->fd, w->b, c->len - pos < sizeof w->b ? c->len - pos : sizeof w->b, pos);
+	w->n = nnn_pread_all(w->fd, w->b, c->len - pos < sizeof w->b ? c->len - pos : sizeof w->b, pos);
 	return w->n >= n ? w->b : NULL;
 }
 
@@ -201,7 +187,7 @@ static bool fetch(nnn_cur_t *c, size_t n, unsigned char *dst)
 {
 	const unsigned char *p;
 	if (c->win && n > sizeof c->win->b)
-		return pread_all(c->win->fd, dst, n, c->pos) == n;
+		return nnn_pread_all(c->win->fd, dst, n, c->pos) == n;
 	if (!(p = bytes_at(c, c->pos, n)))
 		return false;
 	memcpy(dst, p, n);
@@ -212,10 +198,7 @@ static bool fetch(nnn_cur_t *c, size_t n, unsigned char *dst)
  * an error, where reading the mapping would have killed the process. */
 static nnn_status_t unread(nnn_cur_t *c, size_t n)
 {
-	return nnn_cur_fail(c, NNN_E_IO, c->pos,
-	                    "%zu bytes could not be read here: the file is shorter than when it was opened, "
-	                    "or reading it failed; it changed while it was read (open it again once it is written)",
-	                    n);
+	return nnn_cur_fail(c, NNN_E_IO, c->pos, "%zu bytes could not be read here: " NNN_SHORT_READ, n);
 }
 
 /* Makes `n` bytes available at the cursor or fails as truncated. */
@@ -421,12 +404,32 @@ nnn_status_t nnn_rd_i32_array(nnn_cur_t *c, const char *name, const char *doc, c
 			return unread(c, 4 * (size_t)f.count);
 		for (int32_t i = 0; i < f.count; i++) /* in place, from the file's little-endian bytes */
 			v[i] = (int32_t)le32((const unsigned char *)(v + i));
+		if (c->win)
+			f.bytes = (const unsigned char *)v; /* the same bytes on the little-endian hosts nnnkit runs on */
 	}
 	c->pos += 4 * (size_t)f.count;
 	visit(c, &f);
 	out->v = v;
 	out->n = f.count;
 	nnn_path_pop(&c->path, mark);
+	return NNN_OK;
+}
+
+/* A visitor reads the values of a float array; through a window they are
+ * read with pread into the cursor's scratch (valid during the visit), so a
+ * visitor never reads the mapping either. */
+static nnn_status_t for_visitor(nnn_cur_t *c, size_t n, const unsigned char **out)
+{
+	if (n > c->scratch_cap) {
+		unsigned char *p = realloc(c->scratch, n);
+		if (!p)
+			return nnn_cur_fail(c, NNN_E_NOMEM, c->pos, "cannot allocate %zu bytes to show a float array", n);
+		c->scratch = p;
+		c->scratch_cap = n;
+	}
+	if (!fetch(c, n, c->scratch))
+		return unread(c, n);
+	*out = c->scratch;
 	return NNN_OK;
 }
 
@@ -442,12 +445,36 @@ nnn_status_t nnn_rd_f32_array(nnn_cur_t *c, const char *name, const char *doc, c
 	f.offset = *at;
 	f.size = 4 + 4 * (uint64_t)f.count;
 	NNN_TRY(take(c, 4 * (size_t)f.count, false, &p));
+	if (c->win && c->vis && c->vis->field && f.count > 0)
+		NNN_TRY(for_visitor(c, 4 * (size_t)f.count, &f.bytes));
 	c->pos += 4 * (size_t)f.count;
 	visit(c, &f);
 	out->bytes = p;
 	out->n = f.count;
 	nnn_path_pop(&c->path, mark);
 	return NNN_OK;
+}
+
+/* Probing (codec.h, nnn_probe_t): arrays from this size on come zeroed from
+ * the kernel, page by page as they are written. */
+#define PROBE_BIG ((size_t)64 << 10)
+
+static nnn_status_t probe_array(nnn_probe_t *p, size_t n, void **out)
+{
+	void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return NNN_E_NOMEM;
+	p->big[p->nbig] = m;
+	p->big_size[p->nbig++] = n;
+	*out = m;
+	return NNN_OK;
+}
+
+void nnn_probe_release(nnn_probe_t *p)
+{
+	for (size_t i = 0; i < p->nbig; i++)
+		munmap(p->big[i], p->big_size[i]);
+	p->nbig = 0;
 }
 
 nnn_status_t nnn_cur_array(nnn_cur_t *c, const char *count_name, int32_t n, size_t min_bytes, size_t size,
@@ -473,6 +500,8 @@ nnn_status_t nnn_cur_array(nnn_cur_t *c, const char *count_name, int32_t n, size
 		return NNN_OK;
 	if ((size_t)n > SIZE_MAX / size)
 		return nnn_cur_fail(c, NNN_E_NOMEM, count_at, "%d elements do not fit in memory", (int)n);
+	if (c->probe && (size_t)n * size >= PROBE_BIG && c->probe->nbig < 4)
+		return probe_array(c->probe, (size_t)n * size, out);
 	*out = nnn_arena_alloc(c->arena, (size_t)n * size);
 	if (!*out)
 		return nnn_cur_fail(c, NNN_E_NOMEM, count_at, "cannot allocate %d elements", (int)n);

@@ -17,12 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <nnn/file.h>
 #include <nnn/npy.h>
 #include <nnn/validate.h>
 
 #include "codec.h"
+#include "fileio.h"
 #include "json_form.h"
 
 /* Descriptors whose fields one JSON object holds: a record's, and those its
@@ -994,7 +996,7 @@ nnn_status_t nnn_json_decode(const char *text, size_t len, const nnn_json_read_o
 nnn_status_t nnn_json_read_file(const char *path, const nnn_json_read_opts_t *opts, nnn_model_t **out,
                                 nnn_diags_t *diags)
 {
-	const unsigned char *data;
+	unsigned char *data = NULL;
 	size_t size;
 	char dir[4096];
 	nnn_json_read_opts_t o = opts ? *opts : (nnn_json_read_opts_t){ 0 };
@@ -1006,8 +1008,14 @@ nnn_status_t nnn_json_read_file(const char *path, const nnn_json_read_opts_t *op
 		snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
 		o.base_dir = dir;
 	}
-	NNN_TRY(nnn_map(path, &data, &size, diags));
-	nnn_status_t st = nnn_json_decode((const char *)data, size, &o, out, diags);
-	nnn_unmap(data, size);
+	/* Read with checked reads, never mapped: a file cut short while it is
+	 * read is an error, not SIGBUS. */
+	int fd;
+	NNN_TRY(nnn_open_regular(path, NULL, &fd, &size, diags));
+	nnn_status_t st = nnn_read_copy(fd, size, &data, diags);
+	close(fd);
+	if (st == NNN_OK)
+		st = nnn_json_decode((const char *)data, size, &o, out, diags);
+	free(data);
 	return st;
 }

@@ -7,13 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <nnn/file.h>
 #include <nnn/validate.h>
 
 #include "codec.h"
+#include "fileio.h"
 #include "mem.h"
 
 /* A decoded model and the memory it owns; `model` comes first so that a
@@ -30,9 +29,15 @@ typedef struct decoded {
  * decodes exactly to its end (depth first, shortest first, within a budget),
  * and report the further unknown IDs that framing reveals. */
 #define PROBE_BUDGET 20000
-/* ...and at most this many bytes decoded in all, so a large or hostile file
- * cannot make the search slow: it is an extra, not a promise. */
-#define PROBE_WORK ((uint64_t)32 << 20)
+/* ...and at most PROBE_WORK_MIN + PROBE_WORK_PER_BYTE bytes per byte of the
+ * file decoded in all (each attempt counted as PROBE_ATTEMPT bytes more), so
+ * that the search costs at most a small multiple of decoding the file once,
+ * whatever the file: it is an extra, not a promise. An attempt costs the
+ * bytes it decodes and no more, since its large arrays are fresh zero pages
+ * (nnn_cur_array), whatever the counts it reads. */
+#define PROBE_WORK_MIN ((uint64_t)1 << 20)
+#define PROBE_WORK_PER_BYTE 1
+#define PROBE_ATTEMPT 64
 
 /* A framing is only believed when every layer it reads passes every rule
  * but the parameter count (the unknown layers may hold tensors). Random
@@ -52,24 +57,44 @@ static bool plausible(const nnn_model_t *m)
 	return ok;
 }
 
+/* Where the probe reads and what it may spend. */
+typedef struct probe_src {
+	const void *buf;
+	size_t len;
+	nnn_window_t *win; /* NULL: from buf */
+	const nnn_ctx_t *ctx;
+	long budget;       /* attempts left */
+	uint64_t work, max_work;
+} probe_src_t;
+
+/* One attempt under the current guesses: its status (NNN_E_SHAPE for a
+ * framing that decodes but is not plausible). */
+static nnn_status_t probe_attempt(probe_src_t *s, nnn_probe_t *p)
+{
+	decoded_t d = { 0 };
+	nnn_cur_t c = { .buf = s->buf, .len = s->len, .win = s->win, .ctx = s->ctx, .probe = p, .arena = &d.arena };
+	p->nhits = p->applied = 0;
+	p->pruned = false;
+	nnn_status_t st = nnn_gen_decode(&c, &d.model);
+	s->work += c.pos + PROBE_ATTEMPT;
+	if (st == NNN_OK && !plausible(&d.model))
+		st = NNN_E_SHAPE;
+	nnn_arena_free(&d.arena);
+	nnn_probe_release(p);
+	return st;
+}
+
 /* One depth-first search for framings with at most p->max_distinct distinct
  * unknown IDs, shortest lengths first. True when one was found. */
-static bool probe_search(const void *buf, size_t len, const nnn_ctx_t *ctx, nnn_probe_t *p, long *budget,
-                         uint64_t *work)
+static bool probe_search(probe_src_t *s, nnn_probe_t *p)
 {
 	p->nguess = 0;
-	for (; *budget > 0 && *work < PROBE_WORK; (*budget)--) {
-		decoded_t d = { 0 };
-		nnn_cur_t c = { .buf = buf, .len = len, .ctx = ctx, .probe = p, .arena = &d.arena };
-		p->nhits = p->applied = 0;
-		p->pruned = false;
-		nnn_status_t st = nnn_gen_decode(&c, &d.model);
-		*work += c.pos + 64; /* bytes read, and a little for the attempt itself */
-		if (st == NNN_OK && !plausible(&d.model))
-			st = NNN_E_SHAPE;
-		nnn_arena_free(&d.arena);
+	for (; s->budget > 0 && s->work < s->max_work; s->budget--) {
+		nnn_status_t st = probe_attempt(s, p);
 		if (st == NNN_OK)
 			return true;
+		if (st == NNN_E_IO || st == NNN_E_NOMEM) /* the file changed, or no memory: no framing can be trusted */
+			return false;
 		if (st == NNN_E_UNKNOWN_ID && !p->pruned && p->nhits > p->nguess) {
 			if (p->nguess == NNN_PROBE_MAX)
 				return false;
@@ -87,17 +112,20 @@ static bool probe_search(const void *buf, size_t len, const nnn_ctx_t *ctx, nnn_
 	return false;
 }
 
-static void probe_unknowns(const void *buf, size_t len, const nnn_ctx_t *ctx, nnn_diags_t *diags)
+/* Reads through the file's window when there is one (fd >= 0), as the
+ * decode did: the probe never touches the mapping either. */
+static void probe_unknowns(const void *buf, size_t len, int fd, const nnn_ctx_t *ctx, nnn_diags_t *diags)
 {
 	nnn_probe_t p = { .nguess = 0 };
-	long budget = PROBE_BUDGET;
-	uint64_t work = 0;
+	nnn_window_t win = { .fd = fd };
+	probe_src_t s = { buf, len, fd >= 0 ? &win : NULL, ctx, PROBE_BUDGET, 0,
+		          PROBE_WORK_MIN + PROBE_WORK_PER_BYTE * (uint64_t)len };
 	bool found = false;
 	/* Fewest distinct unknown IDs first: a framing that needs one more
 	 * invented ID is less likely than one that reuses those already seen. */
-	for (p.max_distinct = 1; !found && p.max_distinct <= NNN_PROBE_MAX && budget > 0 && work < PROBE_WORK;
+	for (p.max_distinct = 1; !found && p.max_distinct <= NNN_PROBE_MAX && s.budget > 0 && s.work < s.max_work;
 	     p.max_distinct++)
-		found = probe_search(buf, len, ctx, &p, &budget, &work);
+		found = probe_search(&s, &p);
 	if (!found)
 		return;
 	for (size_t i = 1; i < p.nhits; i++) {
@@ -118,12 +146,8 @@ static void probe_unknowns(const void *buf, size_t len, const nnn_ctx_t *ctx, nn
 	}
 }
 
-/* The decode proper: strings and float arrays are views into buf. With
- * fd >= 0 (the file buf maps) the decoder reads the structure with pread
- * instead, so that only the pages of tensor data a caller reads are ever
- * faulted in (see nnn_window_t). */
-static nnn_status_t decode_views(const void *buf, size_t len, int fd, const nnn_decode_opts_t *opts,
-                                 nnn_model_t **out, nnn_diags_t *diags)
+nnn_status_t nnn_decode_file(const void *buf, size_t len, int fd, const nnn_decode_opts_t *opts, nnn_model_t **out,
+                             nnn_diags_t *diags)
 {
 	decoded_t *d = calloc(1, sizeof *d);
 	nnn_window_t win; /* its bytes are written before they are read */
@@ -147,7 +171,8 @@ static nnn_status_t decode_views(const void *buf, size_t len, int fd, const nnn_
 	else
 		st = nnn_gen_decode(&c, &d->model);
 	if (st == NNN_E_UNKNOWN_ID && diags)
-		probe_unknowns(buf, len, c.ctx, diags);
+		probe_unknowns(buf, len, fd, c.ctx, diags);
+	free(c.scratch);
 	if (c.first_soft)
 		st = c.first_soft; /* kept going past problems: the first one's code */
 	if (st != NNN_OK) {
@@ -158,18 +183,21 @@ static nnn_status_t decode_views(const void *buf, size_t len, int fd, const nnn_
 	return NNN_OK;
 }
 
-/* Decodes views into `copy` (from nnn_mem_big), which the model then owns;
- * on failure copy is freed. */
-static nnn_status_t adopt(unsigned char *copy, size_t len, const nnn_decode_opts_t *opts, nnn_model_t **out,
-                          nnn_diags_t *diags)
+nnn_status_t nnn_model_adopt(unsigned char *copy, size_t len, const nnn_decode_opts_t *opts, nnn_model_t **out,
+                             nnn_diags_t *diags)
 {
-	nnn_status_t st = decode_views(copy, len, -1, opts, out, diags);
+	nnn_status_t st = nnn_decode_file(copy, len, -1, opts, out, diags);
 	if (st != NNN_OK) {
 		free(copy);
 		return st;
 	}
 	((decoded_t *)*out)->copy = copy;
 	return NNN_OK;
+}
+
+const unsigned char *nnn_model_copy(const nnn_model_t *m)
+{
+	return ((const decoded_t *)m)->copy;
 }
 
 nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts_t *opts, nnn_model_t **out,
@@ -180,13 +208,13 @@ nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts
 	nnn_status_t st;
 
 	if (!opts || !(opts->flags & NNN_DECODE_COPY))
-		return decode_views(buf, len, -1, opts, out, diags);
+		return nnn_decode_file(buf, len, -1, opts, out, diags);
 	/* A copy is one allocation of the whole input, filled by one memcpy:
 	 * much cheaper than an allocation per tensor, whose fresh pages each
 	 * fault. The bytes are checked where they are first, so that a bad
 	 * input costs no copy; the second decode, from the copy, then only
 	 * sets up the views (the visitor has seen every field already). */
-	st = decode_views(buf, len, -1, opts, out, diags);
+	st = nnn_decode_file(buf, len, -1, opts, out, diags);
 	nnn_model_free(*out);
 	*out = NULL;
 	if (st != NNN_OK)
@@ -197,7 +225,7 @@ nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts
 		memcpy(copy, buf, len);
 	again.flags = opts->flags;
 	again.ctx = opts->ctx;
-	return adopt(copy, len, &again, out, diags);
+	return nnn_model_adopt(copy, len, &again, out, diags);
 }
 
 nnn_model_t *nnn_model_new_arena(nnn_arena_t **arena)
@@ -243,23 +271,31 @@ nnn_status_t nnn_model_validate(const nnn_model_t *m, const nnn_shape_t *input, 
 	return nnn_v_result(&v, first);
 }
 
-nnn_status_t nnn_validate_bytes(const void *buf, size_t len, const nnn_ctx_t *ctx, const nnn_shape_t *input,
-                                nnn_diags_t *diags)
+nnn_status_t nnn_validate_file(const void *buf, size_t len, int fd, const nnn_ctx_t *ctx, const nnn_shape_t *input,
+                               nnn_diags_t *diags)
 {
+	nnn_window_t win = { .fd = fd };
 	nnn_cur_t c = { .buf = buf, .len = len, .diags = diags, .flags = NNN_DECODE_KEEP_GOING, .ctx = ctx };
 	decoded_t d = { 0 };
 	nnn_status_t st;
 
+	c.win = fd >= 0 ? &win : NULL;
 	c.arena = &d.arena;
 	st = nnn_gen_decode(&c, &d.model);
 	if (st == NNN_E_UNKNOWN_ID && diags)
-		probe_unknowns(buf, len, ctx, diags);
+		probe_unknowns(buf, len, fd, ctx, diags);
 	if (st == NNN_OK) /* framed: every semantic rule can run, even past soft problems */
 		st = nnn_model_validate(&d.model, input, NULL, diags);
 	if (c.first_soft)
 		st = c.first_soft; /* the code of the first problem, found while decoding */
 	nnn_arena_free(&d.arena);
 	return st;
+}
+
+nnn_status_t nnn_validate_bytes(const void *buf, size_t len, const nnn_ctx_t *ctx, const nnn_shape_t *input,
+                                nnn_diags_t *diags)
+{
+	return nnn_validate_file(buf, len, -1, ctx, input, diags);
 }
 
 nnn_status_t nnn_shape_parse(const char *text, nnn_shape_t *out, nnn_diags_t *diags)
@@ -300,150 +336,3 @@ char *nnn_shape_format(const nnn_shape_t *s, char *buf, size_t size)
 	return buf;
 }
 
-/* ---- files ---- */
-
-struct nnn_file {
-	const unsigned char *data; /* the mapping; NULL with NNN_DECODE_COPY */
-	size_t size;
-	nnn_model_t *model;
-	const unsigned char *copy; /* NNN_DECODE_COPY: the file's bytes, owned by the model */
-};
-
-/* nnn_map, leaving the file open in *fd for the caller to close (-1 and
- * closed on failure). */
-static nnn_status_t map_open(const char *path, int *fd, const unsigned char **data, size_t *size,
-                             nnn_diags_t *diags)
-{
-	struct stat sb;
-	*data = NULL;
-	*size = 0;
-	if ((*fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot open: %s", strerror(errno));
-	if (fstat(*fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(*fd);
-		*fd = -1;
-		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "not a regular file");
-	}
-	if (sb.st_size > 0) {
-		void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, *fd, 0);
-		if (p == MAP_FAILED) {
-			close(*fd);
-			*fd = -1;
-			return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot map: %s", strerror(errno));
-		}
-		*data = p;
-		*size = (size_t)sb.st_size;
-	}
-	return NNN_OK;
-}
-
-nnn_status_t nnn_map(const char *path, const unsigned char **data, size_t *size, nnn_diags_t *diags)
-{
-	int fd;
-	nnn_status_t st = map_open(path, &fd, data, size, diags);
-	if (st == NNN_OK)
-		close(fd);
-	return st;
-}
-
-void nnn_unmap(const unsigned char *data, size_t size)
-{
-	if (data && size)
-		munmap((void *)data, size);
-}
-
-/* Reads a whole regular file into memory from nnn_mem_big: for a copy,
- * read(2) beats mapping the file and copying from the mapping, whose every
- * page would fault. */
-static nnn_status_t read_whole(const char *path, unsigned char **out, size_t *size, nnn_diags_t *diags)
-{
-	struct stat sb;
-	size_t n = 0;
-	nnn_status_t st = NNN_OK;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	*out = NULL;
-	*size = 0;
-	if (fd < 0)
-		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot open: %s", strerror(errno));
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
-		st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "not a regular file");
-	else if ((uint64_t)sb.st_size > SIZE_MAX || !(*out = nnn_mem_big((size_t)sb.st_size)))
-		st = nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate %lld bytes for a copy",
-		                   (long long)sb.st_size);
-	/* Up to the size fstat gave, as a mapping would: a file that grows
-	 * meanwhile is read as it was, one that shrinks ends early. */
-	while (st == NNN_OK && n < (size_t)sb.st_size) {
-		ssize_t k = read(fd, *out + n, (size_t)sb.st_size - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot read: %s", strerror(errno));
-		if (k <= 0)
-			break;
-		n += (size_t)k;
-	}
-	close(fd);
-	if (st != NNN_OK) {
-		free(*out);
-		*out = NULL;
-		return st;
-	}
-	*size = n;
-	return NNN_OK;
-}
-
-nnn_status_t nnn_file_open(const char *path, const nnn_decode_opts_t *o, nnn_file_t **out, nnn_diags_t *diags)
-{
-	nnn_decode_opts_t opts = { 0 };
-	nnn_file_t *f = calloc(1, sizeof *f);
-	unsigned char *copy;
-	nnn_status_t st;
-
-	*out = NULL;
-	if (o)
-		opts = *o;
-	/* A model that failed is not opened: keeping going only helps reports. */
-	opts.flags &= ~(unsigned)NNN_DECODE_KEEP_GOING;
-	if (!f)
-		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a file");
-	if (opts.flags & NNN_DECODE_COPY) {
-		st = read_whole(path, &copy, &f->size, diags);
-		if (st == NNN_OK && (st = adopt(copy, f->size, &opts, &f->model, diags)) == NNN_OK)
-			f->copy = copy;
-	} else {
-		int fd;
-		st = map_open(path, &fd, &f->data, &f->size, diags);
-		if (st == NNN_OK) {
-			st = decode_views(f->data, f->size, fd, &opts, &f->model, diags);
-			close(fd);
-		}
-	}
-	if (st != NNN_OK) {
-		nnn_file_close(f);
-		return st;
-	}
-	*out = f;
-	return NNN_OK;
-}
-
-const nnn_model_t *nnn_file_model(const nnn_file_t *f)
-{
-	return f->model;
-}
-
-const unsigned char *nnn_file_bytes(const nnn_file_t *f, size_t *size)
-{
-	*size = f->size;
-	return f->data ? f->data : f->copy;
-}
-
-void nnn_file_close(nnn_file_t *f)
-{
-	if (!f)
-		return;
-	nnn_model_free(f->model);
-	if (f->data)
-		nnn_unmap(f->data, f->size);
-	free(f);
-}

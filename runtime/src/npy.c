@@ -21,6 +21,7 @@
 #include <nnn/file.h>
 #include <nnn/npy.h>
 
+#include "fileio.h"
 #include "mem.h"
 
 #define NPY_MAGIC "\x93" "NUMPY"
@@ -485,8 +486,10 @@ typedef struct layout {
 } layout_t;
 
 /* Checks the preamble and the header, and the data size against the shape
- * exactly, before anything is allocated. */
-static nnn_status_t parse(const unsigned char *b, size_t len, layout_t *lay, nnn_diags_t *d)
+ * exactly, before anything is allocated. With `need` non-NULL it stops
+ * after the header (b holds the preamble and the header only, from a
+ * stream) and stores the size of the whole file the header describes. */
+static nnn_status_t parse(const unsigned char *b, size_t len, layout_t *lay, uint64_t *need, nnn_diags_t *d)
 {
 	char tmp[128], sh[NNN_MAX_RANK * 22 + 8];
 	size_t hstart, hlen, left;
@@ -539,6 +542,11 @@ static nnn_status_t parse(const unsigned char *b, size_t len, layout_t *lay, nnn
 		                     fmt_shape(&lay->shape, sh, sizeof sh), path);
 	}
 
+	if (need) {
+		uint64_t head = (uint64_t)hstart + hlen;
+		*need = count > (UINT64_MAX - head) / dtypes[dt].size ? UINT64_MAX : head + count * dtypes[dt].size;
+		return NNN_OK;
+	}
 	/* The data size must match exactly, and is checked before allocating. */
 	left = len - hstart - hlen;
 	if (count > left / dtypes[dt].size)
@@ -574,7 +582,7 @@ static nnn_status_t convert_new(const unsigned char *b, const layout_t *lay, flo
 static nnn_status_t decode(const unsigned char *b, size_t len, nnn_npy_t *out, nnn_diags_t *d)
 {
 	layout_t lay;
-	nnn_status_t st = parse(b, len, &lay, d);
+	nnn_status_t st = parse(b, len, &lay, NULL, d);
 	if (st != NNN_OK)
 		return st;
 	out->shape = lay.shape;
@@ -596,41 +604,67 @@ nnn_status_t nnn_npy_read_mem(const void *buf, size_t len, nnn_npy_t *out, nnn_d
 	return st;
 }
 
-/* Reads fd to EOF into a growing buffer (pipes, terminals, devices). */
-static nnn_status_t read_all(int fd, const char *name, unsigned char **buf, size_t *len, nnn_diags_t *d)
+/* A stream's header may take this much at most (numpy's take a few
+ * hundred bytes; its own reader refuses more than 10000 by default). */
+#define STREAM_HEADER_MAX ((size_t)1 << 20)
+
+/* Reads from fd until *n bytes are in *buf (grown by doubling up to `want`,
+ * so memory follows the bytes that actually come) or the stream ends. */
+static nnn_status_t read_upto(int fd, const char *name, unsigned char **buf, size_t *n, size_t *cap, size_t want,
+                              nnn_diags_t *d)
 {
-	size_t cap = 0, n = 0;
-	unsigned char *b = NULL;
-	*buf = NULL;
-	*len = 0;
-	for (;;) {
-		if (n == cap) {
-			unsigned char *nb;
-			if (cap > SIZE_MAX / 2) {
-				free(b);
-				return nnn_diags_add(d, NNN_E_NOMEM, n, "", "%s is too large to hold in memory", name);
-			}
-			cap = cap ? 2 * cap : 65536;
-			nb = realloc(b, cap);
-			if (!nb) {
-				free(b);
-				return nnn_diags_add(d, NNN_E_NOMEM, n, "", "cannot allocate %zu bytes to read %s", cap, name);
-			}
-			b = nb;
+	while (*n < want) {
+		if (*n == *cap) {
+			size_t c = *cap < want / 2 ? (*cap ? 2 * *cap : 4096) : want;
+			unsigned char *nb = realloc(*buf, c);
+			if (!nb)
+				return nnn_diags_add(d, NNN_E_NOMEM, *n, "", "cannot allocate %zu bytes to read %s", c, name);
+			*buf = nb;
+			*cap = c;
 		}
-		ssize_t k = read(fd, b + n, cap - n);
+		ssize_t k = read(fd, *buf + *n, (*cap < want ? *cap : want) - *n);
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k < 0) {
-			nnn_status_t st = nnn_diags_add(d, NNN_E_IO, n, "", "cannot read %s: %s", name, strerror(errno));
-			free(b);
-			return st;
-		}
+		if (k < 0)
+			return nnn_diags_add(d, NNN_E_IO, *n, "", "cannot read %s: %s", name, strerror(errno));
 		if (k == 0)
 			break;
-		n += (size_t)k;
+		*n += (size_t)k;
 	}
-	*buf = b;
+	return NNN_OK;
+}
+
+/* A stream (standard input) is read in steps, each checked before the
+ * next: the preamble (magic, version, header length), the header, then the
+ * data the header describes and one byte more (to tell bytes appended). So
+ * what is not a .npy file costs its first 12 bytes, and any stream at most
+ * the size its own header states, never "everything until it ends". */
+static nnn_status_t read_stream(int fd, const char *name, unsigned char **buf, size_t *len, nnn_diags_t *d)
+{
+	size_t n = 0, cap = 0, hstart = 10, hlen = 0;
+	uint64_t need = 0;
+	layout_t lay;
+	nnn_status_t st = read_upto(fd, name, buf, &n, &cap, 12, d);
+	if (st == NNN_OK && n >= 10 && !memcmp(*buf, NPY_MAGIC, NPY_MAGIC_LEN) && (*buf)[6] >= 1 && (*buf)[6] <= 3) {
+		hstart = (*buf)[6] == 1 ? 10 : 12;
+		hlen = (*buf)[6] == 1 ? (size_t)(*buf)[8] | (size_t)(*buf)[9] << 8 : (size_t)nnn_le_u32(*buf + 8);
+		if (hlen > STREAM_HEADER_MAX)
+			st = nnn_diags_add(d, NNN_E_NPY, 8, "header_len", "header_len is %zu: a .npy header read from %s "
+			                   "may take %zu bytes at most", hlen, name, STREAM_HEADER_MAX);
+		if (st == NNN_OK)
+			st = read_upto(fd, name, buf, &n, &cap, hstart + hlen, d);
+		/* A preamble and header that parse give the size to read. */
+		if (st == NNN_OK && n == hstart + hlen && parse(*buf, n, &lay, &need, NULL) == NNN_OK)
+			st = need >= SIZE_MAX ? nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "the header of %s describes "
+			                                      "more bytes than this machine can address", name)
+			                      : read_upto(fd, name, buf, &n, &cap, (size_t)need + 1, d);
+	}
+	/* Anything else: parsing what was read tells what is wrong. */
+	if (st != NNN_OK) {
+		free(*buf);
+		*buf = NULL;
+		return st;
+	}
 	*len = n;
 	return NNN_OK;
 }
@@ -652,49 +686,49 @@ static void src_drop(src_t *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* "-" is standard input; names in messages are the caller's path. */
-static nnn_status_t src_load(const char *path, src_t *s, nnn_diags_t *diags)
+/* "-" is standard input (read as a stream, in checked steps); anything
+ * else must be a regular file (never a FIFO or a device, which could block
+ * or never end), mapped when `map`, else read with checked reads. Names in
+ * messages are the caller's path. */
+static nnn_status_t src_load(const char *path, int map, src_t *s, nnn_diags_t *diags)
 {
-	int is_stdin = !strcmp(path, "-"), fd;
-	struct stat sb;
+	int fd;
+	size_t size;
+	unsigned char *b = NULL;
 	nnn_status_t st;
-	const char *name = is_stdin ? "standard input" : path;
 
 	memset(s, 0, sizeof *s);
-	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot open %s: %s", path, strerror(errno));
-	if (fstat(fd, &sb) != 0) {
-		st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot stat %s: %s", name, strerror(errno));
-	} else if (S_ISDIR(sb.st_mode)) {
-		st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "%s is a directory, expected a .npy file", name);
-	} else if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
-		/* Size known: map it whole, like nnn_map. */
-		void *m = MAP_FAILED;
-		if ((uintmax_t)sb.st_size <= SIZE_MAX)
-			m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (!strcmp(path, "-")) {
+		st = read_stream(STDIN_FILENO, "standard input", &b, &s->n, diags);
+		s->b = b;
+		return st;
+	}
+	if ((st = nnn_open_regular(path, path, &fd, &size, diags)) != NNN_OK)
+		return st;
+	if (size == 0) {
+		st = NNN_OK;
+	} else if (map) {
+		void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (m == MAP_FAILED) {
-			st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot map %s: %s", name, strerror(errno));
+			st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot map %s: %s", path, strerror(errno));
 		} else {
 			s->b = m;
-			s->n = (size_t)sb.st_size;
+			s->n = size;
 			s->mapped = 1;
 			st = NNN_OK;
 		}
-	} else {
-		unsigned char *b;
-		st = read_all(fd, name, &b, &s->n, diags);
+	} else if ((st = nnn_read_copy(fd, size, &b, diags)) == NNN_OK) {
 		s->b = b;
+		s->n = size;
 	}
-	if (!is_stdin)
-		close(fd);
+	close(fd);
 	return st;
 }
 
 /* The file readers' start: checks the arguments of `fn`, zeroes *out
  * (out_size bytes) and loads the bytes of `path` into *s (zeroed on failure,
  * so that src_drop is always safe). */
-static nnn_status_t load_checked(const char *fn, const char *path, void *out, size_t out_size, src_t *s,
+static nnn_status_t load_checked(const char *fn, const char *path, int map, void *out, size_t out_size, src_t *s,
                                  nnn_diags_t *diags)
 {
 	memset(s, 0, sizeof *s);
@@ -703,13 +737,13 @@ static nnn_status_t load_checked(const char *fn, const char *path, void *out, si
 	memset(out, 0, out_size);
 	if (!path)
 		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "%s: path is NULL", fn);
-	return src_load(path, s, diags);
+	return src_load(path, map, s, diags);
 }
 
 nnn_status_t nnn_npy_read_file(const char *path, nnn_npy_t *out, nnn_diags_t *diags)
 {
 	src_t s;
-	nnn_status_t st = load_checked("nnn_npy_read_file", path, out, sizeof *out, &s, diags);
+	nnn_status_t st = load_checked("nnn_npy_read_file", path, 0, out, sizeof *out, &s, diags);
 	if (st == NNN_OK)
 		st = nnn_npy_read_mem(s.b, s.n, out, diags);
 	src_drop(&s);
@@ -728,9 +762,9 @@ nnn_status_t nnn_npy_map(const char *path, nnn_npy_view_t *out, nnn_diags_t *dia
 {
 	src_t s;
 	layout_t lay;
-	nnn_status_t st = load_checked("nnn_npy_map", path, out, sizeof *out, &s, diags);
+	nnn_status_t st = load_checked("nnn_npy_map", path, 1, out, sizeof *out, &s, diags);
 	if (st == NNN_OK)
-		st = parse(s.b ? s.b : (const unsigned char *)"", s.n, &lay, diags);
+		st = parse(s.b ? s.b : (const unsigned char *)"", s.n, &lay, NULL, diags);
 	if (st != NNN_OK) {
 		src_drop(&s);
 		return st;

@@ -5,6 +5,16 @@
  * views of nnn/types.h. The decoder reads the rest (headers, dims, strings)
  * with pread, so no page of the mapping is touched, and none faulted in,
  * until a caller reads tensor data.
+ *
+ * Opening never blocks: the file is opened with O_NONBLOCK and anything
+ * but a regular file (a directory, a FIFO, a device, a socket) is refused
+ * with NNN_E_IO before a byte is read. A file that shrinks after it was
+ * opened is NNN_E_IO wherever the library reads it (decoding, validating,
+ * nnn_file_read, the copy of NNN_DECODE_COPY), with the offset where the
+ * bytes ended, never SIGBUS. What remains: tensor data are views into the
+ * mapping, and reading them after another program truncated the file raises
+ * SIGBUS, as with any mapped file; decode with NNN_DECODE_COPY to not depend
+ * on the file at all.
  */
 #ifndef NNN_FILE_H
 #define NNN_FILE_H
@@ -31,8 +41,33 @@ const unsigned char *nnn_file_bytes(const nnn_file_t *f, size_t *size);
 /* Unmaps and frees; NULL is harmless. */
 void nnn_file_close(nnn_file_t *f);
 
-/* Maps a whole file read-only without decoding it (for validate and dump).
- * Owned: release with nnn_unmap. An empty file gives *data == NULL, *size 0. */
+/* Opens and maps `path` without decoding it, for nnn_file_decode,
+ * nnn_file_validate and nnn_file_read. Owned: close with nnn_file_close
+ * (nnn_file_model gives NULL for it). */
+NNN_NODISCARD nnn_status_t nnn_file_map(const char *path, nnn_file_t **out, nnn_diags_t *diags);
+
+/* Decodes the file as nnn_model_decode decodes bytes (every flag, the
+ * visitor and NNN_DECODE_KEEP_GOING included), but reading the structure
+ * with pread: a file cut short is NNN_E_IO. A visitor gets the values of a
+ * float array read with pread too (valid during its call), so decoding with
+ * a visitor reads every tensor byte. Without NNN_DECODE_COPY the model
+ * borrows `f` (tensor data are views into its mapping): free it before
+ * closing f. With it, the file is read whole with pread into memory the
+ * model owns. Returned: free with nnn_model_free. */
+NNN_NODISCARD nnn_status_t nnn_file_decode(const nnn_file_t *f, const nnn_decode_opts_t *opts, nnn_model_t **out,
+                                           nnn_diags_t *diags);
+
+/* Reads n bytes at `off` into dst with pread: NNN_E_TRUNCATED past the size
+ * the file had when it was opened, NNN_E_IO (with the offset where the
+ * bytes ended) when it has shrunk since. */
+NNN_NODISCARD nnn_status_t nnn_file_read(const nnn_file_t *f, uint64_t off, void *dst, size_t n,
+                                         nnn_diags_t *diags);
+
+/* Maps a whole file read-only without decoding it. Owned: release with
+ * nnn_unmap. An empty file gives *data == NULL, *size 0. Reading the mapping
+ * after another program truncated the file raises SIGBUS: to decode or
+ * validate a file, use nnn_file_map with nnn_file_decode or
+ * nnn_file_validate, which read with pread. */
 NNN_NODISCARD nnn_status_t nnn_map(const char *path, const unsigned char **data, size_t *size,
                                    nnn_diags_t *diags);
 void nnn_unmap(const unsigned char *data, size_t size);

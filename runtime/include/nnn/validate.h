@@ -22,6 +22,12 @@ NNN_NODISCARD nnn_status_t nnn_model_validate(const nnn_model_t *m, const nnn_sh
 NNN_NODISCARD nnn_status_t nnn_validate_bytes(const void *buf, size_t len, const nnn_ctx_t *ctx,
                                               const nnn_shape_t *input, nnn_diags_t *diags);
 
+/* nnn_validate_bytes of a file from nnn_file_map, reading it with pread
+ * (nnn/file.h): a file cut short meanwhile is NNN_E_IO, never SIGBUS. */
+typedef struct nnn_file nnn_file_t;
+NNN_NODISCARD nnn_status_t nnn_file_validate(const nnn_file_t *f, const nnn_ctx_t *ctx, const nnn_shape_t *input,
+                                             nnn_diags_t *diags);
+
 /* Reads every value of every parameter tensor (bias, weights, kernels, and
  * those of plugin layers) and reports each NaN, +inf and -inf, which the
  * rules above never look for: they do not read tensor data. Each tensor's
