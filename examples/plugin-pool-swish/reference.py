@@ -114,7 +114,7 @@ def main(argv):
     with np.errstate(over="ignore"):  # exp overflow gives the right limit
         for i, layer in enumerate(model["layers"]):
             if layer["id"] not in LAYERS:
-                decline(f"layers[{i}] is a {layer['id']!r}, which this reference does not know")
+                decline(f"layers[{i}]: layer type {layer['id']!r} is not one this reference knows")
             x = LAYERS[layer["id"]](x, layer, folder)
             bias = tensor(layer["bias"], folder)
             if bias.size:
