@@ -444,43 +444,30 @@ static nnn_plugin_report_t *add_report(nnn_ctx_t *c, const char *path, const nnn
 	return r;
 }
 
-static nnn_status_t vrefuse(nnn_ctx_t *c, const char *path, const nnn_decl_t *d, const char *stage,
-                            nnn_status_t code, nnn_diags_t *diags, const char *fmt, va_list ap)
+/* A refusal, reported and returned: `code` is the status, `msg` what happened. */
+static nnn_status_t refused(nnn_ctx_t *c, const char *path, const nnn_decl_t *d, const char *stage,
+                            nnn_status_t code, nnn_diags_t *diags, const char *msg)
 {
-	char msg[MSG];
-	vsnprintf(msg, sizeof msg, fmt, ap);
 	pthread_mutex_lock(&c->lock);
 	add_report(c, path, d, stage, code, msg);
 	pthread_mutex_unlock(&c->lock);
 	return nnn_diags_add(diags, code, NNN_NO_OFFSET, "", "%s: %s stage: %s", path, stage, msg);
 }
 
-/* The plugin is not loaded: reported, and returned as a plugin error. */
+/* The plugin is not loaded: reported, and returned as a plugin error. (Out
+ * of memory is not the plugin's fault: refused(..., NNN_E_NOMEM, ...).) */
 static nnn_status_t refuse(nnn_ctx_t *c, const char *path, const nnn_decl_t *d, const char *stage,
                            nnn_diags_t *diags, const char *fmt, ...) NNN_PRINTF(6, 7);
 
 static nnn_status_t refuse(nnn_ctx_t *c, const char *path, const nnn_decl_t *d, const char *stage,
                            nnn_diags_t *diags, const char *fmt, ...)
 {
+	char msg[MSG];
 	va_list ap;
 	va_start(ap, fmt);
-	nnn_status_t st = vrefuse(c, path, d, stage, NNN_E_PLUGIN, diags, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	return st;
-}
-
-/* Not loaded for want of memory: out of memory, not a plugin error. */
-static nnn_status_t refuse_nomem(nnn_ctx_t *c, const char *path, const nnn_decl_t *d, const char *stage,
-                                 nnn_diags_t *diags, const char *fmt, ...) NNN_PRINTF(6, 7);
-
-static nnn_status_t refuse_nomem(nnn_ctx_t *c, const char *path, const nnn_decl_t *d, const char *stage,
-                                 nnn_diags_t *diags, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	nnn_status_t st = vrefuse(c, path, d, stage, NNN_E_NOMEM, diags, fmt, ap);
-	va_end(ap);
-	return st;
+	return refused(c, path, d, stage, NNN_E_PLUGIN, diags, msg);
 }
 
 static bool insecure_allowed(void)
@@ -868,7 +855,7 @@ nnn_status_t nnn_plugin_load_ex(nnn_ctx_t *c, const char *path, const nnn_load_e
 	d = calloc(1, sizeof *d);
 	if (!d) {
 		dlclose(h);
-		return refuse_nomem(c, real, NULL, "init", diags, "out of memory for its declarations");
+		return refused(c, real, NULL, "init", NNN_E_NOMEM, diags, "out of memory for its declarations");
 	}
 	d->path = real;
 	if (x->stage)
@@ -929,7 +916,7 @@ nnn_status_t nnn_plugin_load_ex(nnn_ctx_t *c, const char *path, const nnn_load_e
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (s != NNN_OK) {
-		nnn_status_t r = s == NNN_E_NOMEM ? refuse_nomem(c, real, d, "registration", diags, "out of memory")
+		nnn_status_t r = s == NNN_E_NOMEM ? refused(c, real, d, "registration", NNN_E_NOMEM, diags, "out of memory")
 		                                  : refuse(c, real, d, "registration", diags, "%s", why);
 		free(d);
 		dlclose(h);
