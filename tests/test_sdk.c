@@ -9,7 +9,8 @@
  *   - nnngen --help, nnngen.1, the nnnkit-plugin module and the docs;
  *   - a plugin linked with -lnnn, refused with the remedy;
  *   - examples/plugin-layernorm-elu, in a model with Dense layers built from
- *     a JSON spec and .npy files, run by nnnkit and by its reference.py. */
+ *     a JSON spec and .npy files, run by nnnkit and by its reference.py, and
+ *     its conformance kit run with reference.py as the reference. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <math.h>
@@ -20,6 +21,7 @@
 
 #include <nnn/npy.h>
 
+#include "kit.h"
 #include "schemaq.h"
 #include "shell.h"
 
@@ -172,7 +174,7 @@ static void fill(float *v, int n, unsigned seed, float scale)
 	}
 }
 
-Test(sdk, layernorm_elu_example_matches_numpy, .fini = teardown, .timeout = 300)
+Test(sdk, layernorm_elu_example_matches_numpy, .fini = teardown, .timeout = 900)
 {
 	char out[65536], plug[256];
 	float w1[4 * 6], b1[6], g[6], be[6], lb[6], w2[6 * 3], b2[3], x[5 * 4];
@@ -244,4 +246,33 @@ Test(sdk, layernorm_elu_example_matches_numpy, .fini = teardown, .timeout = 300)
 	cr_log_info("layernorm-elu example: max abs error against NumPy %.3g over 15 outputs", worst);
 	cr_assert(spread > 0.1, "the outputs are all near zero: the comparison would prove little");
 	cr_assert(worst <= 1e-5, "nnnkit and reference.py differ by %.3g", worst);
+
+	/* Its conformance kit, from the installed nnngen: every valid case of
+	 * the fragment validates with its recorded shape, runs on the plugin's
+	 * kernels, and agrees with reference.py; only the types the reference
+	 * does not know (those of a grown schema, in the drills) are declined. */
+	json_t *k;
+	cr_assert_eq(t_sh(out, sizeof out, "%s/bin/nnngen --conformance %s/corpus --plugin examples/plugin-layernorm-elu/schema.lua",
+	                  prefix, tmp), 0, "%s", out);
+	long valid = t_kit_valid_cases(t_fmt("%s/corpus", tmp));
+	cr_assert_eq(t_kit(&k, "%s/bin/nnnkit --plugin %s/lnelu.so conformance --corpus %s/corpus --reference "
+	                   "'NNNKIT=%s/bin/nnnkit /usr/bin/python3 %s/examples/plugin-layernorm-elu/reference.py "
+	                   "--plugin %s/lnelu.so {model} {input} {output}'",
+	                   prefix, plug, tmp, prefix, getenv("PWD") ? getenv("PWD") : ".", plug),
+	             0, "%s", json_dumps(json_object_get(k, "failures"), 0));
+	cr_assert_eq(t_kit_count(k, "validated_with_input_shape"), valid);
+	cr_assert_eq(t_kit_count(k, "run"), valid);
+	cr_assert_eq(t_kit_count(k, "compared") + t_kit_count(k, "reference_declined"), t_kit_count(k, "checked_finite"));
+	size_t i;
+	json_t *run;
+	int own = 0;
+	json_array_foreach(json_object_get(json_object_get(k, "valid_cases"), "runs"), i, run) {
+		const char *file = json_string_value(json_object_get(run, "file"));
+		if (!strcmp(file, "valid/layer_norm-elu.nnn") || !strcmp(file, "valid/chain-dense-layer_norm.nnn"))
+			own += json_is_real(json_object_get(run, "max_error"));
+	}
+	cr_assert_eq(own, 2, "the plugin's own LayerNorm and ELU were not compared with reference.py");
+	cr_log_info("layernorm-elu kit: %ld valid cases run, %ld compared with reference.py", t_kit_count(k, "run"),
+	            t_kit_count(k, "compared"));
+	json_decref(k);
 }

@@ -6,9 +6,11 @@
 Reads MODEL through `nnnkit export` (every tensor as .npy, the fields as
 JSON; $NNNKIT names the nnnkit to use, default `nnnkit` on PATH; the plugin
 comes from --plugin or NNN_PLUGIN_PATH), runs INPUT.npy through its layers
-and writes OUTPUT.npy (float32). It knows Dense layers, this plugin's
-LayerNorm, and the activations of the core schema plus this plugin's ELU;
-anything else is an error (exit 2). The form fits a conformance runner's
+and writes OUTPUT.npy (float32). It knows the core schema's Dense and Conv
+layers and activations, and this plugin's LayerNorm and ELU, each written
+from docs/format.md and schema.lua, not from nnnkit's kernels; anything else
+it declines (exit 77, which `nnnkit conformance --reference` counts as
+declined, not failed). The form fits the conformance kit's
 --reference 'CMD {model} {input} {output}'.
 """
 import json
@@ -19,6 +21,7 @@ import sys
 import tempfile
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 
 def decline(why):
@@ -80,6 +83,14 @@ def layer(lay, x):
             x = x.reshape(x.shape[0], -1)
         w = lay["weights"]["data"].reshape(lay["weights"]["dims"])
         y = x @ w
+    elif kind == "conv":
+        # N-D cross-correlation, stride 1, zero padding [before1, after1, ...], channels last.
+        k = lay["kernels"]["data"].reshape(lay["kernels"]["dims"])  # [filters, k1..kn, channels]
+        n = k.ndim - 2
+        pads = lay["padding_dims"]
+        x = np.pad(x, [(0, 0)] + [(pads[2 * j], pads[2 * j + 1]) for j in range(n)] + [(0, 0)])
+        win = sliding_window_view(x, k.shape[1:-1], axis=tuple(range(1, n + 1)))  # [b, o.., c, k..]
+        y = np.tensordot(win, np.moveaxis(k, -1, 1), axes=(list(range(n + 1, 2 * n + 2)), list(range(1, n + 2))))
     elif kind == "layer_norm":
         mean = x.mean(axis=-1, keepdims=True)
         var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
