@@ -957,6 +957,8 @@ nnn_status_t nnn_json_decode(const char *text, size_t len, const nnn_json_read_o
 		r.ctx = opts->ctx;
 		r.base_dir = opts->base_dir;
 	}
+	/* jansson leaves err untouched when it fails before its lexer exists. */
+	memset(&err, 0, sizeof err);
 	json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &err);
 	if (!root) {
 		size_t before = diags ? diags->n : 0;
