@@ -80,6 +80,9 @@ Test(files, cut_short_while_read_is_an_error_never_a_signal, .timeout = 900)
 		"validate C", "dump C", "info C", "convert C D/out.json", "map C -o D/map.html",
 		"validate --check-finite C",
 	};
+	if (getenv("NNN_UNDER_VALGRIND"))
+		cr_skip_test("a race against a writer: valgrind's pace leaves no command reading at the cut (make test "
+		             "and make test-asan run it)");
 	const char *dir = mk_dir();
 	char model[128], out[4096];
 	bb_t b = { 0 };
