@@ -67,7 +67,8 @@ EXAMPLE := $(O)/example.nnn
 	conformance drills test-build
 .DEFAULT_GOAL := all
 
-all: $(NNNKIT) $(SCANNER) $(LIB_SO) $(DOC) $(LANG_DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1 $(O)/nnngen.1
+ALL := $(NNNKIT) $(SCANNER) $(LIB_SO) $(DOC) $(LANG_DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1 $(O)/nnngen.1
+all: $(ALL)
 
 # Installs the Debian packages the build and tests need, when missing.
 deps:
@@ -244,7 +245,9 @@ $(O)/lenient: tests/tools/lenient.c $(LIB_A) $(GEN_H) $(wildcard runtime/include
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
 # What the suite runs, built (make test-build: the growth drills' base tree).
-TEST_DEPS := $(TESTBIN) $(NNNKIT) $(SCANNER) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient $(O)/nnnkit.1 $(O)/nnngen.1
+# It includes all of `make all`: the install tests run `make install` in this
+# build folder two at a time, and must find nothing left to build there.
+TEST_DEPS := $(ALL) $(TESTBIN) $(FIXTURE_SO) $(O)/lenient
 test-build: $(TEST_DEPS)
 # The suite's plugin scans are cached in the build folder, never in ~/.cache.
 SUITE_ENV := NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) NNN_PLUGIN_CACHE=$(abspath $(O))/plugin-scan.cache
