@@ -1,7 +1,7 @@
 /* fuzz/checks.c: see checks.h. Compiled into every harness, and included by
  * tests/test_regress.c into the normal test build. */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memfd_create */
 #endif
 #include <inttypes.h>
 #include <stdarg.h>
@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <nnn/file.h>
@@ -309,31 +310,30 @@ static void fz_first_of_bytes(const uint8_t *data, size_t len, fz_first_t *L)
 
 /* nnn_file_open of the bytes written to a file, which reads the structure
  * with pread rather than through the mapping: the status strict decoding
- * from memory gave (s1), and the same bytes when encoded again. */
+ * from memory gave (s1), and the same bytes when encoded again. The file is
+ * a memfd, opened by its /proc name: a regular file that costs no file
+ * system work, which was a tenth of the harness's time. */
 static int file_agrees(const uint8_t *data, size_t len, nnn_status_t s1, char *why, size_t size)
 {
-	const char *tmp = getenv("TMPDIR");
-	char path[4096];
+	char path[64];
 	nnn_file_t *f;
 	int bad = 0;
-	snprintf(path, sizeof path, "%s/fz_file_XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-	int fd = mkstemp(path);
+	int fd = memfd_create("fz_file", MFD_CLOEXEC);
 	if (fd < 0)
-		return fz_fail(why, size, "cannot create %s", path);
-	bool written = len == 0 || write(fd, data, len) == (ssize_t)len;
-	close(fd);
-	if (!written) {
-		unlink(path);
-		return fz_fail(why, size, "cannot write %zu bytes to %s", len, path);
+		return fz_fail(why, size, "cannot create a memfd");
+	if (len && write(fd, data, len) != (ssize_t)len) {
+		close(fd);
+		return fz_fail(why, size, "cannot write %zu bytes to a memfd", len);
 	}
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	nnn_status_t sf = nnn_file_open(path, NULL, &f, NULL);
-	unlink(path);
 	if (sf != s1)
 		bad = fz_fail(why, size, "nnn_file_open gives %s where decoding from memory gives %s",
 		              nnn_status_name(sf), nnn_status_name(s1));
 	else if (sf == NNN_OK)
 		bad = fz_roundtrip("nnn_file_open", nnn_file_model(f), data, len, why, size);
 	nnn_file_close(f);
+	close(fd);
 	return bad;
 }
 

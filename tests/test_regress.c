@@ -15,7 +15,7 @@
  * Each file is its own parameterized test; every message names the file, and
  * so does a line on stderr when replaying it crashes.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* fuzz/checks.c, included below, uses memfd_create */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
