@@ -201,3 +201,28 @@ Test(writes, export_all_or_nothing)
 	bb_free(&b);
 	cleanup(dir);
 }
+
+/* A killed export leaves its temporary folder (SIGKILL releases its lock):
+ * the next export of the same folder removes it, and only it. One whose
+ * lock is held (a live export) stays, as do other names. */
+Test(writes, export_sweeps_folders_of_killed_exports)
+{
+	char dir[64], out[4096];
+	bb_t b = { 0 };
+	setup(dir, sizeof dir, &b);
+	cr_assert_eq(t_sh(NULL, 0, "cd %s && mkdir out.tmp.Stale1 out.tmp.Held12 out.tmp.Ab-123 other.tmp.AbC123 && "
+	                  "echo x > out.tmp.Stale1/model.json && echo x > out.tmp.Stale1/layers.0.bias.npy", dir), 0);
+	int held = open(t_fmt("%s/out.tmp.Held12", dir), O_RDONLY | O_DIRECTORY);
+	cr_assert_eq(flock(held, LOCK_EX), 0);
+	/* a real one: killed while it writes (stopped first, so that it is mid-way) */
+	int st = t_sh(out, sizeof out, "cd %s && { %s export big.nnn out & p=$!; kill -STOP $p; kill -KILL $p; "
+	              "wait $p; } 2>/dev/null; ls -d out.tmp.* | wc -l", dir, nnnkit_bin());
+	cr_assert_eq(st, 0, "%s", out);
+
+	st = t_sh(out, sizeof out, "cd %s && %s export big.nnn out", dir, nnnkit_bin());
+	cr_assert_eq(st, 0, "exit status %d: %s", st, out);
+	cr_assert_str_eq(names(dir), "big.nnn other.tmp.AbC123 out out.tmp.Ab-123 out.tmp.Held12 ");
+	close(held);
+	bb_free(&b);
+	cleanup(dir);
+}

@@ -6,13 +6,13 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <nnn/json.h>
 
 #include "cli.h"
+#include "fileio.h"
 
 static int run(int argc, char **argv, cli_env_t *env);
 
@@ -68,43 +68,6 @@ static bool free_name(const char *dir)
 		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
 	closedir(d);
 	return empty;
-}
-
-/* Makes the folder DIR.tmp.XXXXXX (mode 0777 less the umask) into tmp. */
-static bool make_tmp_dir(const char *dir, char *tmp, size_t size)
-{
-	static const char alnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-	for (int attempt = 0; attempt < 100; attempt++) {
-		unsigned char r[6] = { 0 };
-		char sfx[7];
-		if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
-			r[0] = (unsigned char)(getpid() + attempt), r[1] = (unsigned char)attempt;
-		for (int i = 0; i < 6; i++)
-			sfx[i] = alnum[r[i] % (sizeof alnum - 1)];
-		sfx[6] = '\0';
-		if ((size_t)snprintf(tmp, size, "%s.tmp.%s", dir, sfx) >= size)
-			return errno = ENAMETOOLONG, false;
-		if (mkdir(tmp, 0777) == 0)
-			return true;
-		if (errno != EEXIST)
-			return false;
-	}
-	return false;
-}
-
-/* Removes the temporary folder and what export wrote in it (plain files,
- * no subfolders). */
-static void remove_tmp_dir(const char *tmp)
-{
-	DIR *d = opendir(tmp);
-	struct dirent *e;
-	if (d) {
-		while ((e = readdir(d)) != NULL)
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				unlinkat(dirfd(d), e->d_name, 0);
-		closedir(d);
-	}
-	rmdir(tmp);
 }
 
 /* Writes the model's .npy files, model.json and index.json into tmp. */
@@ -166,7 +129,8 @@ static int run(int argc, char **argv, cli_env_t *env)
 		        "name another, or remove this one first\n", dir);
 		return EXIT_USAGE;
 	}
-	if (!make_tmp_dir(dir, tmp, sizeof tmp)) {
+	int lock = nnn_tmp_dir_make(dir, tmp, sizeof tmp);
+	if (lock < 0) {
 		fprintf(stderr, "nnnkit: %s: cannot create a temporary folder beside it: %s\n", dir, strerror(errno));
 		return EXIT_USAGE;
 	}
@@ -178,8 +142,11 @@ static int run(int argc, char **argv, cli_env_t *env)
 		blame = "";
 		st = nnn_diags_add(&d, NNN_E_IO, NNN_NO_OFFSET, "", "cannot rename %s to %s: %s", tmp, dir, strerror(errno));
 	}
+	if (st != NNN_OK)
+		nnn_tmp_dir_remove(tmp, lock);
+	else
+		close(lock);
 	if (st != NNN_OK) {
-		remove_tmp_dir(tmp);
 		if (blame == files[0])
 			snprintf(where, sizeof where, "%s", files[0]);
 		else

@@ -10,8 +10,9 @@
  *   the next write of the same target removes it. A writer holds an
  *   exclusive flock on its temporary from creation to rename, so a
  *   temporary whose lock can be taken has no live writer: only those,
- *   named by this writer's pattern (TARGET.tmp.XXXXXX), regular files
- *   owned by the caller, are removed.
+ *   named by this writer's pattern (TARGET.tmp.XXXXXX), regular files or
+ *   folders (nnn_tmp_dir_make, for export) owned by the caller, are
+ *   removed.
  * - A new file gets mode 0666 less the umask (the kernel applies it at
  *   creation); a replaced file keeps its mode.
  * - A symbolic link is written through: the file it names is replaced
@@ -35,6 +36,8 @@
 #include <unistd.h>
 
 #include <nnn/file.h>
+
+#include "fileio.h"
 
 #define TMP_TAG ".tmp."
 #define TMP_RAND 6
@@ -83,8 +86,28 @@ static bool is_tmp_of(const char *name, const char *base)
 	return strspn(name + n + t, alnum) == TMP_RAND;
 }
 
+/* Removes what export wrote into a temporary folder (plain files, no
+ * subfolders), then the folder; best effort. */
+static void remove_dir_at(int dirfd, const char *name, int fd)
+{
+	int dup_fd = dup(fd);
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	struct dirent *e;
+	if (!d) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+	} else {
+		while ((e = readdir(d)) != NULL)
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				unlinkat(fd, e->d_name, 0);
+		closedir(d);
+	}
+	unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
 /* Removes the temporaries of `base` that no live writer holds (see the
- * top of the file); best effort, never an error. */
+ * top of the file): files, and the folders of nnn_tmp_dir_make. Best
+ * effort, never an error. */
 static void sweep(int dirfd, const char *base)
 {
 	int dup_fd = dup(dirfd);
@@ -104,10 +127,15 @@ static void sweep(int dirfd, const char *base)
 			continue;
 		/* Locked by us, the name still the file we hold: nobody can be
 		 * writing it, and nobody else can remove it in between. */
-		if (fstat(fd, &held) == 0 && S_ISREG(held.st_mode) && held.st_uid == geteuid() &&
-		    flock(fd, LOCK_EX | LOCK_NB) == 0 && fstatat(dirfd, e->d_name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    named.st_dev == held.st_dev && named.st_ino == held.st_ino)
-			unlinkat(dirfd, e->d_name, 0);
+		if (fstat(fd, &held) == 0 && (S_ISREG(held.st_mode) || S_ISDIR(held.st_mode)) &&
+		    held.st_uid == geteuid() && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		    fstatat(dirfd, e->d_name, &named, AT_SYMLINK_NOFOLLOW) == 0 && named.st_dev == held.st_dev &&
+		    named.st_ino == held.st_ino) {
+			if (S_ISDIR(held.st_mode))
+				remove_dir_at(dirfd, e->d_name, fd);
+			else
+				unlinkat(dirfd, e->d_name, 0);
+		}
 		close(fd);
 	}
 	closedir(d);
@@ -242,4 +270,54 @@ nnn_status_t nnn_write_atomic(const char *path, nnn_status_t (*fill)(void *ctx, 
 	free(dir);
 	free(base);
 	return st;
+}
+
+int nnn_tmp_dir_make(const char *target, char *tmp, size_t size)
+{
+	char *dir, *base;
+	int fd = -1;
+	if (resolve(target, &dir, &base, NULL) != NNN_OK)
+		return errno = ENOMEM, -1;
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	size_t n = strlen(target);
+	if (dirfd < 0)
+		goto out;
+	if (n + strlen(TMP_TAG) + TMP_RAND + 1 > size || strlen(base) + strlen(TMP_TAG) + TMP_RAND > NAME_MAX) {
+		errno = ENAMETOOLONG;
+		goto out;
+	}
+	sweep(dirfd, base);
+	memcpy(tmp, target, n);
+	memcpy(tmp + n, TMP_TAG, strlen(TMP_TAG));
+	for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+		struct stat held, named;
+		random_name(tmp + n + strlen(TMP_TAG));
+		if (mkdir(tmp, 0777) != 0) {
+			if (errno == EEXIST)
+				continue;
+			break;
+		}
+		fd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* As make_tmp: a sweeper may have taken it between mkdir and flock. */
+		if (fd >= 0 && !(flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &held) == 0 &&
+		                 lstat(tmp, &named) == 0 && named.st_dev == held.st_dev && named.st_ino == held.st_ino)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+out:
+	if (dirfd >= 0) {
+		int e = errno;
+		close(dirfd);
+		errno = e;
+	}
+	free(dir);
+	free(base);
+	return fd;
+}
+
+void nnn_tmp_dir_remove(const char *tmp, int fd)
+{
+	remove_dir_at(AT_FDCWD, tmp, fd);
+	close(fd);
 }
