@@ -67,7 +67,10 @@ EXAMPLE := $(O)/example.nnn
 	conformance drills test-build
 .DEFAULT_GOAL := all
 
-ALL := $(NNNKIT) $(SCANNER) $(LIB_SO) $(DOC) $(LANG_DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1 $(O)/nnngen.1
+# The conformance corpus too: `nnnkit conformance` finds it beside build/nnnkit,
+# and make install installs it.
+ALL := $(NNNKIT) $(SCANNER) $(LIB_SO) $(DOC) $(LANG_DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1 $(O)/nnngen.1 \
+	$(O)/conformance/manifest.json
 all: $(ALL)
 
 # Installs the Debian packages the build and tests need, when missing.
@@ -327,37 +330,47 @@ DOCDEST := $(INST)/share/doc/nnnkit
 PC_VARS := 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' \
 	'plugindir=$${prefix}/lib/nnnkit/plugins' 'nnngen=$${prefix}/bin/nnngen' ''
 
+# The examples the docs point at (sources only), under share/doc/nnnkit/examples.
+EXAMPLES := $(wildcard examples/*/*.c examples/*/*.lua examples/*/*.py examples/*/*.md examples/*/Makefile)
+
+# scripts/install.sh installs each file and records it, and every folder it
+# made, in PREFIX/share/nnnkit/installed-files; uninstall removes exactly
+# those, then the folders it made that are left empty. A file someone else
+# put in a folder of ours (a plugin in lib/nnnkit/plugins) stays, and so
+# does its folder.
+INSTALL_SH := scripts/install.sh
 install: all
-	install -d $(INST)/bin $(INST)/lib/pkgconfig $(INST)/include/nnn $(INST)/lib/nnnkit/plugins \
-		$(INST)/share/nnnkit/gen $(INST)/share/nnnkit/schema $(INST)/share/man/man1 \
-		$(INST)/share/bash-completion/completions $(DOCDEST)/docs
-	install -m 0755 $(NNNKIT) $(INST)/bin/nnnkit
-	install -m 0644 $(LIB_A) $(INST)/lib/libnnn.a
-	install -m 0755 $(LIB_SO) $(INST)/lib/libnnn.so.$(SOVERSION)
-	ln -sf libnnn.so.$(SOVERSION) $(INST)/lib/libnnn.so
-	install -m 0644 $(HEADERS) $(GEN_H) $(INST)/include/nnn/
-	@printf '%s\n' $(PC_VARS) \
+	$(Q)$(INSTALL_SH) begin $(INST)
+	$(Q)$(INSTALL_SH) file $(INST) 0755 bin $(NNNKIT)
+	$(Q)$(INSTALL_SH) file $(INST) 0644 lib $(LIB_A)
+	$(Q)$(INSTALL_SH) file $(INST) 0755 lib $(LIB_SO)
+	$(Q)$(INSTALL_SH) link $(INST) libnnn.so.$(SOVERSION) lib/libnnn.so
+	$(Q)$(INSTALL_SH) file $(INST) 0644 include/nnn $(HEADERS) $(GEN_H)
+	$(Q)printf '%s\n' $(PC_VARS) \
 		'Name: libnnn' 'Description: read, check, write and run .nnn models' 'Version: $(VERSION)' \
 		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lnnn' 'Libs.private: -ljansson -lm' \
-		> $(INST)/lib/pkgconfig/libnnn.pc
-	@printf '%s\n' $(PC_VARS) \
+		| $(INSTALL_SH) text $(INST) 0644 lib/pkgconfig/libnnn.pc
+	$(Q)printf '%s\n' $(PC_VARS) \
 		'Name: nnnkit-plugin' 'Description: build an nnnkit plugin (a shared object that never links libnnn)' \
 		'Version: $(VERSION)' 'Cflags: -I$${includedir} -fPIC -fvisibility=hidden' \
-		'Libs: -shared -Wl,--no-undefined -lm' > $(INST)/lib/pkgconfig/nnnkit-plugin.pc
-	install -m 0644 $(GEN_LUA) $(INST)/share/nnnkit/gen/
-	install -m 0644 $(SCHEMA) $(LOCK) $(INST)/share/nnnkit/schema/
-	printf '#!/bin/sh\nexec lua5.4 "%s/share/nnnkit/gen/nnngen.lua" "$$@"\n' '$(PREFIX)' > $(INST)/bin/nnngen
-	chmod 0755 $(INST)/bin/nnngen
-	install -m 0755 $(PLUGINS) $(INST)/lib/nnnkit/plugins/
-	install -m 0755 $(SCANNER) $(INST)/lib/nnnkit/nnn-plugin-scan
-	install -m 0644 $(O)/nnnkit.1 $(O)/nnngen.1 $(INST)/share/man/man1/
-	install -m 0644 README.md $(DOCDEST)/
-	install -m 0644 $(DOCS) $(DOCDEST)/docs/
-	install -m 0644 scripts/nnnkit.bash $(INST)/share/bash-completion/completions/nnnkit
+		'Libs: -shared -Wl,--no-undefined -lm' | $(INSTALL_SH) text $(INST) 0644 lib/pkgconfig/nnnkit-plugin.pc
+	$(Q)$(INSTALL_SH) file $(INST) 0644 share/nnnkit/gen $(GEN_LUA)
+	$(Q)$(INSTALL_SH) file $(INST) 0644 share/nnnkit/schema $(SCHEMA) $(LOCK)
+	$(Q)printf '#!/bin/sh\nexec lua5.4 "%s/share/nnnkit/gen/nnngen.lua" "$$@"\n' '$(PREFIX)' \
+		| $(INSTALL_SH) text $(INST) 0755 bin/nnngen
+	$(Q)$(INSTALL_SH) file $(INST) 0755 lib/nnnkit/plugins $(PLUGINS)
+	$(Q)$(INSTALL_SH) file $(INST) 0755 lib/nnnkit $(SCANNER)
+	$(Q)$(INSTALL_SH) file $(INST) 0644 share/nnnkit/conformance $(CONFORMANCE)/manifest.json
+	$(Q)$(INSTALL_SH) file $(INST) 0644 share/nnnkit/conformance/valid $(CONFORMANCE)/valid/*.nnn
+	$(Q)$(INSTALL_SH) file $(INST) 0644 share/nnnkit/conformance/invalid $(CONFORMANCE)/invalid/*.nnn
+	$(Q)$(INSTALL_SH) file $(INST) 0644 share/man/man1 $(O)/nnnkit.1 $(O)/nnngen.1
+	$(Q)$(INSTALL_SH) file $(INST) 0644 share/doc/nnnkit README.md
+	$(Q)$(INSTALL_SH) file $(INST) 0644 share/doc/nnnkit/docs $(DOCS)
+	$(Q)$(foreach d,$(sort $(dir $(EXAMPLES))),\
+		$(INSTALL_SH) file $(INST) 0644 share/doc/nnnkit/$(d:/=) $(filter $(d)%,$(EXAMPLES)) &&) true
+	$(Q)$(INSTALL_SH) as $(INST) 0644 scripts/nnnkit.bash share/bash-completion/completions/nnnkit
+	$(Q)$(INSTALL_SH) end $(INST)
+	@echo "installed under $(INST) (the list: $(INST)/share/nnnkit/installed-files)"
 
 uninstall:
-	rm -f $(INST)/bin/nnnkit $(INST)/bin/nnngen $(INST)/lib/libnnn.a $(INST)/lib/libnnn.so \
-		$(INST)/lib/libnnn.so.$(SOVERSION) $(INST)/lib/pkgconfig/libnnn.pc $(INST)/lib/pkgconfig/nnnkit-plugin.pc
-	rm -f $(INST)/share/man/man1/nnnkit.1 $(INST)/share/man/man1/nnngen.1 \
-		$(INST)/share/bash-completion/completions/nnnkit
-	rm -rf $(INST)/include/nnn $(INST)/share/nnnkit $(INST)/lib/nnnkit $(DOCDEST)
+	$(Q)$(INSTALL_SH) uninstall $(INST)

@@ -50,7 +50,12 @@ nnn_ctx_t *cli_ctx(cli_env_t *env);
 int cli_exit(const cli_env_t *env, int code);
 /* "<prefix>warning: <line>" for each line of a loaded plugin's warnings. */
 void cli_print_warnings(FILE *f, const char *prefix, const nnn_plugin_report_t *r);
-/* The installed plugin folder, relative to the executable (buf). */
+/* A folder of nnnkit's own, found from the executable, never the current
+ * folder: installed, PREFIX/<installed> beside PREFIX/bin/nnnkit, when it
+ * exists; else the build tree's, build/<built> beside build/nnnkit. In buf;
+ * NULL when the executable's folder is unknown. */
+const char *cli_own_dir(const cli_env_t *env, const char *installed, const char *built, char *buf, size_t size);
+/* The installed plugin folder (cli_own_dir: lib/nnnkit/plugins, or plugins). */
 const char *cli_plugin_dir(const cli_env_t *env, char *buf, size_t size);
 
 /* Prints "nnnkit: FILE: message" for every problem; returns the exit code

@@ -295,20 +295,23 @@ int cli_emit(const char *path, const void *buf, size_t n)
 	return code;
 }
 
-const char *cli_plugin_dir(const cli_env_t *env, char *buf, size_t size)
+const char *cli_own_dir(const cli_env_t *env, const char *installed, const char *built, char *buf, size_t size)
 {
 	char probe[4096];
 	if (!env->exe_dir)
 		return NULL;
-	/* Installed: PREFIX/bin/nnnkit and PREFIX/lib/nnnkit/plugins. Build tree:
-	 * build/nnnkit and build/plugins. */
-	snprintf(probe, sizeof probe, "%s/../lib/nnnkit/plugins", env->exe_dir);
+	snprintf(probe, sizeof probe, "%s/../%s", env->exe_dir, installed);
 	if (access(probe, F_OK) == 0) {
 		snprintf(buf, size, "%s", probe);
 		return buf;
 	}
-	snprintf(buf, size, "%s/plugins", env->exe_dir);
+	snprintf(buf, size, "%s/%s", env->exe_dir, built);
 	return buf;
+}
+
+const char *cli_plugin_dir(const cli_env_t *env, char *buf, size_t size)
+{
+	return cli_own_dir(env, "lib/nnnkit/plugins", "plugins", buf, size);
 }
 
 nnn_ctx_t *cli_ctx(cli_env_t *env)

@@ -271,21 +271,53 @@ static void report(const conf_t *c, int total[3])
 	printf("%d passed, %d failed\n", total[PASS], total[FAIL] + total[CRASH]);
 }
 
-static const char *default_corpus(const cli_env_t *env, char *buf, size_t size)
+/* Where the corpus lives beside nnnkit (cli_own_dir): installed by `make
+ * install`, or written by `make conformance` in the build folder. */
+#define CORPUS_INSTALLED "share/nnnkit/conformance"
+#define CORPUS_BUILT "conformance"
+
+/* The manifest of --corpus DIR or, without it, of the corpus beside nnnkit
+ * (c->corpus is set to it). NULL, said on stderr, when there is none: where
+ * nnnkit looked and how to get one. */
+static json_t *load_manifest(conf_t *c, const cli_env_t *env, char *dflt, size_t size)
 {
-	if (!env->exe_dir)
+	char manifest[4200];
+	const char *given = c->corpus;
+	if (!given && !(c->corpus = cli_own_dir(env, CORPUS_INSTALLED, CORPUS_BUILT, dflt, size))) {
+		cli_usage(&cmd_conformance, "cannot tell where nnnkit is installed (no /proc/self/exe): give --corpus DIR");
 		return NULL;
-	snprintf(buf, size, "%s/../share/nnnkit/conformance", env->exe_dir);
-	if (access(buf, F_OK) == 0)
-		return buf;
-	snprintf(buf, size, "%s/conformance", env->exe_dir);
-	return buf;
+	}
+	snprintf(manifest, sizeof manifest, "%s/manifest.json", c->corpus);
+	if (access(manifest, F_OK) != 0) {
+		int e = errno;
+		if (given)
+			fprintf(stderr, "nnnkit: %s: %s (--corpus needs a folder written by `make conformance` or "
+			        "`nnngen --conformance DIR`)\n", manifest, strerror(e));
+		else
+			fprintf(stderr, "nnnkit: conformance: no corpus: looked for %s/../" CORPUS_INSTALLED "/manifest.json "
+			        "(installed by `make install`) and %s/" CORPUS_BUILT "/manifest.json (written by `make "
+			        "conformance` in the build folder): %s; install nnnkit again, run `make conformance`, or give "
+			        "--corpus DIR (`nnngen --conformance DIR` writes one)\n", env->exe_dir, env->exe_dir, strerror(e));
+		return NULL;
+	}
+	json_error_t err;
+	json_t *m = json_load_file(manifest, 0, &err);
+	if (!m) {
+		fprintf(stderr, "nnnkit: %s:%d:%d: %s (write the corpus again: `make conformance` or `nnngen "
+		        "--conformance DIR`)\n", manifest, err.line, err.column, err.text);
+	} else if (!json_is_array(json_object_get(m, "cases"))) {
+		fprintf(stderr, "nnnkit: %s: no \"cases\" array (write the corpus again: `make conformance` or `nnngen "
+		        "--conformance DIR`)\n", manifest);
+		json_decref(m);
+		m = NULL;
+	}
+	return m;
 }
 
 static int run(int argc, char **argv, cli_env_t *env)
 {
 	conf_t c = { .run = { .timeout = 10, .tolerance = 1e-4 } };
-	char dflt[4096], manifest[4200], tmpdir[4096], *end;
+	char dflt[4096], tmpdir[4096], *end;
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (cli_is_help(argv[i])) {
@@ -320,22 +352,10 @@ static int run(int argc, char **argv, cli_env_t *env)
 	}
 	if (c.decoder && c.run.reference)
 		return cli_usage(&cmd_conformance, "--reference compares nnnkit's own runs: it does not go with --decoder");
-	if (!c.corpus && !(c.corpus = default_corpus(env, dflt, sizeof dflt)))
-		return cli_usage(&cmd_conformance, "no --corpus given");
-	snprintf(manifest, sizeof manifest, "%s/manifest.json", c.corpus);
-	json_error_t err;
-	json_t *m = json_load_file(manifest, 0, &err);
-	if (!m) {
-		fprintf(stderr, "nnnkit: %s: line %d: %s (write a corpus with `make conformance`, or give --corpus DIR)\n",
-		        manifest, err.line, err.text);
+	json_t *m = load_manifest(&c, env, dflt, sizeof dflt);
+	if (!m)
 		return EXIT_USAGE;
-	}
 	json_t *cases = json_object_get(m, "cases");
-	if (!json_is_array(cases)) {
-		fprintf(stderr, "nnnkit: %s: no \"cases\" array\n", manifest);
-		json_decref(m);
-		return EXIT_USAGE;
-	}
 	const nnn_ctx_t *ctx = c.decoder ? NULL : cli_ctx(env);
 	if (!c.decoder) {
 		/* The files of a run case (its input, outputs, JSON form) go here. */
