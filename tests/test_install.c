@@ -3,7 +3,9 @@
  * pkg-config file, generator and schema, plugin folder, man page, bash
  * completion); a small program builds against it with pkg-config, both
  * shared and static, and runs; the installed generator reproduces the
- * codec; `make uninstall` leaves no file behind. */
+ * codec; the installed tool runs the installed conformance corpus; `make uninstall`
+ * removes exactly what install wrote (recorded in
+ * share/nnnkit/installed-files), never another package's file. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -138,10 +140,72 @@ Test(install, prefix_has_everything_and_builds_a_program, .fini = teardown, .tim
 	                  prefix, prefix), 0, "%s", out);
 	cr_assert_str_eq(out, "validate\n--threads\n");
 
-	/* Uninstall leaves no file or link of ours. */
+	/* The installed tool finds the installed conformance corpus, with no
+	 * option, from any folder, and every case passes. */
+	cr_assert_eq(t_sh(out, sizeof out, "cd %s && env -u NNN_PLUGIN_PATH %s/bin/nnnkit conformance --json", tmp, prefix),
+	             0, "%s", out);
+	cr_assert(strstr(out, "\"corpus\": \"") && strstr(out, "/share/nnnkit/conformance\""), "%s", out);
+	cr_assert(strstr(out, "\"failed\": 0,"), "%s", out);
+
+	/* Every relative link of the installed README and docs leads to an
+	 * installed file. */
+	cr_assert_eq(t_sh(out, sizeof out, "cd %s/share/doc/nnnkit && for md in README.md docs/*.md; do "
+	                  "grep -o '](\\([^)#]*\\)' $md | sed 's/^](//' | grep -v '^[a-z]*:' | grep -v '^$' |"
+	                  " while read -r l; do [ -e \"$(dirname $md)/$l\" ] || echo \"$md: $l\"; done; done", prefix),
+	             0, "%s", out);
+	cr_assert_str_eq(out, "", "links to files not installed: %s", out);
+
+	/* Uninstall removes every file install wrote (the prefix's files
+	 * before, independent of the record), and no one else's: a plugin
+	 * another package put in our plugin folder, a file in share/doc. */
+	cr_assert_eq(t_sh(out, sizeof out, "cd %s && find . ! -type d | sort > %s/before && "
+	                  "sed -n 's|^f |./|p' share/nnnkit/installed-files | sort | diff - %s/before", prefix, tmp, tmp),
+	             0, "the record is not the list of installed files: %s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "wc -l < %s/before", tmp), 0);
+	cr_assert_gt(atoi(out), 30, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "echo theirs > %s/lib/nnnkit/plugins/other.so && mkdir -p %s/share/doc/other && "
+	                  "echo theirs > %s/share/doc/other/README", prefix, prefix, prefix), 0, "%s", out);
 	cr_assert_eq(t_sh(out, sizeof out, "make -s uninstall O=%s PREFIX=%s", build, prefix), 0, "%s", out);
-	cr_assert_eq(t_sh(out, sizeof out, "find %s ! -type d", prefix), 0, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "cd %s && find . ! -type d | sort", prefix), 0, "%s", out);
+	cr_assert_str_eq(out, "./lib/nnnkit/plugins/other.so\n./share/doc/other/README\n", "after uninstall: %s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "cat %s/lib/nnnkit/plugins/other.so %s/share/doc/other/README", prefix, prefix), 0);
+	cr_assert_str_eq(out, "theirs\ntheirs\n");
+	/* Folders install made and left empty are gone; those holding the
+	 * others' files stay. */
+	cr_assert_eq(t_sh(out, sizeof out, "cd %s && find . -type d | sort | tr '\\n' ' '", prefix), 0, "%s", out);
+	cr_assert_str_eq(out, ". ./lib ./lib/nnnkit ./lib/nnnkit/plugins ./share ./share/doc ./share/doc/other ");
+}
+
+/* Uninstall from a prefix where nnnkit was installed twice (the second
+ * install found every folder made) still removes the folders the first
+ * made; a prefix with no record is left alone; a record naming a file
+ * outside the prefix is refused before anything is removed. */
+Test(install, uninstall_after_reinstall_and_a_bad_record, .fini = teardown, .timeout = 300)
+{
+	char out[65536], prefix[128];
+	const char *build = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+
+	if (getenv("NNN_UNDER_VALGRIND"))
+		cr_skip_test("installs with make: run by make test and make test-asan, not under valgrind");
+	snprintf(tmp, sizeof tmp, "/tmp/nnninst.XXXXXX");
+	cr_assert_not_null(mkdtemp(tmp));
+	snprintf(prefix, sizeof prefix, "%s/prefix", tmp);
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(t_sh(out, sizeof out, "make -s install O=%s PREFIX=%s", build, prefix), 0, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "make -s uninstall O=%s PREFIX=%s", build, prefix), 0, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "find %s -mindepth 1", prefix), 0, "%s", out);
 	cr_assert_str_eq(out, "", "left after uninstall: %s", out);
+
+	cr_assert_eq(t_sh(out, sizeof out, "echo mine > %s/keep && make -s uninstall O=%s PREFIX=%s && cat %s/keep", tmp,
+	                  build, prefix, tmp), 0, "%s", out);
+	cr_assert(strstr(out, "no record of an installation here"), "%s", out);
+	cr_assert(strstr(out, "mine\n"), "%s", out);
+
+	cr_assert_eq(t_sh(out, sizeof out, "make -s install O=%s PREFIX=%s && echo 'f ../keep' >> "
+	                  "%s/share/nnnkit/installed-files", build, prefix, prefix), 0, "%s", out);
+	cr_assert_neq(t_sh(out, sizeof out, "make -s uninstall O=%s PREFIX=%s", build, prefix), 0, "%s", out);
+	cr_assert(strstr(out, "refusing path '../keep'"), "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "cat %s/keep && ls %s/bin/nnnkit", tmp, prefix), 0, "%s", out);
 }
 
 /* libnnn.so exports the functions and data of its public headers and
