@@ -154,6 +154,13 @@ Test(install, prefix_has_everything_and_builds_a_program, .fini = teardown, .tim
 	                  " while read -r l; do [ -e \"$(dirname $md)/$l\" ] || echo \"$md: $l\"; done; done", prefix),
 	             0, "%s", out);
 	cr_assert_str_eq(out, "", "links to files not installed: %s", out);
+	/* So is every file the man pages name: PREFIX/... paths and docs. */
+	cr_assert_eq(t_sh(out, sizeof out, "cd %s && for p in $(grep -ho 'PREFIX/[A-Za-z0-9_./-]*' share/man/man1/*.1 | "
+	                  "sed 's|^PREFIX/||' | sort -u); do [ -e \"$p\" ] || echo \"$p\"; done; "
+	                  "for n in $(grep -ho '[A-Za-z0-9_-]*[.]md' share/man/man1/*.1 | sort -u); do "
+	                  "[ -e share/doc/nnnkit/docs/$n ] || [ -e share/doc/nnnkit/$n ] || echo $n; done", prefix),
+	             0, "%s", out);
+	cr_assert_str_eq(out, "", "the man pages name files not installed: %s", out);
 
 	/* Uninstall removes every file install wrote (the prefix's files
 	 * before, independent of the record), and no one else's: a plugin
