@@ -12,7 +12,6 @@
 #
 #   install.sh begin ROOT                   starts the record (keeping the
 #                                           previous install's entries)
-#   install.sh dir ROOT DIR...              makes folders
 #   install.sh file ROOT MODE DIR SRC...    installs files into ROOT/DIR
 #   install.sh as ROOT MODE SRC DEST        installs one file as ROOT/DEST
 #   install.sh link ROOT TARGET DEST        ROOT/DEST -> TARGET
@@ -76,9 +75,6 @@ begin)
 		grep -E '^[fd] ' "$root/$RECORD" >> "$new" || true
 	fi
 	;;
-dir)
-	for d in "$@"; do mkdirs "$d"; done
-	;;
 file)
 	mode=$1 dir=$2
 	shift 2
@@ -120,7 +116,8 @@ end)
 	;;
 uninstall)
 	if [ ! -f "$root/$RECORD" ]; then
-		echo "install.sh: $root/$RECORD: no record of an installation here; nothing removed" >&2
+		echo "install.sh: $root/$RECORD: no record of an installation here; nothing removed (an install" \
+			"older than the record: install this version over it, then uninstall)" >&2
 		exit 0
 	fi
 	# Read whole and checked before anything is removed (the record is
@@ -130,7 +127,7 @@ uninstall)
 		case $kind in f | d) check_rel "$path" ;; *) die "$root/$RECORD: a line of kind '$kind'" ;; esac
 	done
 	printf '%s\n' "$record" | sed -n 's/^f //p' | while read -r path; do
-		rm -f "$root/$path"
+		rm -f "$root/$path" || echo "install.sh: $root/$path: not removed" >&2
 	done
 	# Deepest first; a folder with anything left in it stays.
 	printf '%s\n' "$record" | sed -n 's/^d //p' | awk '{ print gsub("/", "/"), $0 }' | sort -rn | cut -d' ' -f2- |
