@@ -197,8 +197,8 @@ Test(readme, usage_lines_agree_with_help, .timeout = 120)
 	 * (the help's first line and the indented lines after it). */
 	for (int k = 0; k < ncmds; k++) {
 		cr_expect(readme_opts[k][0], "README.md has no usage line for `nnnkit %s`", cmds[k]);
-		cr_assert_eq(t_sh(help, sizeof help, "%s %s --help | awk 'NR == 1 || (NR > 1 && /^ / && !done) { print; "
-		                  "next } { done = 1 }'", nnnkit(), cmds[k]), 0, "%s", help);
+		cr_assert_eq(t_sh(help, sizeof help, "%s %s --help | awk '/^usage:/ && !on { on = 1; print; next } "
+		                  "on && /^ / { print; next } on { exit }'", nnnkit(), cmds[k]), 0, "%s", help);
 		check_t c = { NULL, cmds[k], help, general, general_usage, readme_opts[k] };
 		each_option(help, option_in_readme, &c);
 	}
