@@ -324,7 +324,6 @@ HEADERS := $(wildcard runtime/include/nnn/*.h)
 # Installed under share/doc/nnnkit: README.md, and docs/ with the generated
 # references (which a build from a schema copy writes under $(O)/docs).
 DOCS    := $(sort $(filter-out docs/format.md docs/schema-language.md,$(wildcard docs/*.md)) $(DOC) $(LANG_DOC))
-DOCDEST := $(INST)/share/doc/nnnkit
 # pkg-config modules: libnnn for programs using the library; nnnkit-plugin
 # for plugins, which never link libnnn (docs/plugins.md: the build line).
 PC_VARS := 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' \
