@@ -18,7 +18,7 @@
 static int run(int argc, char **argv, cli_env_t *env);
 
 const cli_cmd_t cmd_diff = {
-	"diff", "compare two models: every field, and every tensor's values within a tolerance",
+	"diff", "compare two models: every field, and tensor values within a tolerance",
 	"usage: nnnkit diff [--rtol R] [--atol A] [--json] A B\n"
 	"Compares models A and B (.nnn or JSON, in any mix): every field of the format (description,\n"
 	"counts, IDs, activation parameters, dims, ...) exactly, and the values of every float array\n"
@@ -343,6 +343,12 @@ static int same_field(const nnn_field_t *x, const nnn_field_t *y, const diff_opt
 	}
 }
 
+/* A path on its way to a terminal: a plugin's field names are its own text. */
+static void put_path(const char *path, size_t len)
+{
+	cli_esc_print(stdout, path, len, CLI_ESC_C);
+}
+
 /* A field only one side has (at the first element the other lacks). */
 static void only(report_t *r, const side_t *s, const char *path, size_t len, char sign)
 {
@@ -354,7 +360,9 @@ static void only(report_t *r, const side_t *s, const char *path, size_t len, cha
 		printf(", \"change\": \"%s\"}", sign == '-' ? "only_a" : "only_b");
 		return;
 	}
-	printf("%c %.*s: only in ", sign, (int)len, path);
+	printf("%c ", sign);
+	put_path(path, len);
+	printf(": only in ");
 	cli_esc_print(stdout, s->file, strlen(s->file), CLI_ESC_C);
 	putchar('\n');
 }
@@ -373,7 +381,9 @@ static void changed(report_t *r, const nnn_field_t *x, const nnn_field_t *y)
 		putchar('}');
 		return;
 	}
-	printf("~ %s: ", x->path);
+	printf("~ ");
+	put_path(x->path, strlen(x->path));
+	printf(": ");
 	if (x->prim == NNN_PRIM_F32_ARRAY)
 		printf("%d values -> %d values\n", (int)x->count, (int)y->count);
 	else {
@@ -452,8 +462,10 @@ static void tensor_json(report_t *r, const dfield_t *x, const dfield_t *y, const
 static void tensor_text(const dfield_t *x, const dfield_t *y, const vdiff_t *v)
 {
 	char shape[256], at[256];
-	printf("~ %.*s %s: %" PRIu64 " of %" PRIu64 " values differ", name_len(x), x->f.path,
-	       cli_shape_text(&x->shape, shape, sizeof shape), v->differ, v->count);
+	printf("~ ");
+	put_path(x->f.path, (size_t)name_len(x));
+	printf(" %s: %" PRIu64 " of %" PRIu64 " values differ", cli_shape_text(&x->shape, shape, sizeof shape), v->differ,
+	       v->count);
 	if (v->abs_at >= 0) {
 		printf("; max abs diff %.9g at %s (index %" PRId64 "): %.9g -> %.9g", v->max_abs,
 		       index_text(&x->shape, v->abs_at, at, sizeof at), v->abs_at,

@@ -13,7 +13,7 @@
 static int run(int argc, char **argv, cli_env_t *env);
 
 const cli_cmd_t cmd_edit = {
-	"edit", "change a model's description, a tensor or its parameter count; extract a tensor",
+	"edit", "edit the description, a tensor or the parameter count; get a tensor",
 	"usage: nnnkit edit MODEL -o OUT [--description TEXT] [--set PATH=FILE.npy]... [--fix-param-count]\n"
 	"       nnnkit edit MODEL --get PATH -o FILE.npy\n"
 	"Reads MODEL (.nnn or JSON), applies the edits and writes OUT atomically (a temporary file\n"
