@@ -86,6 +86,8 @@ static int parse(int argc, char **argv, edit_opts_t *o)
 		return cli_usage(&cmd_edit, "nothing to do: give --description, --set, --fix-param-count or --get");
 	if (edits && o->get)
 		return cli_usage(&cmd_edit, "--get extracts a tensor and writes no model: give it alone");
+	if (o->get && !strcmp(o->out, o->model))
+		return cli_usage(&cmd_edit, "--get writes a .npy file: -o %s would replace the model with it", o->out);
 	if (o->description && !utf8_ok(o->description))
 		return cli_usage(&cmd_edit, "--description is not valid UTF-8, which a description must be");
 	for (int k = 0; k < o->nset; k++)
