@@ -186,6 +186,7 @@ Test(files, fifo_directory_device_refused_at_once, .timeout = 300)
 		"info F", "validate F", "dump F", "map F -o D/m.html", "graph F", "convert F D/o.json",
 		"export F D/exp", "run F --input D/x.npy", "eval F --inputs D/x.npy --labels D/y.npy",
 		"run D/m.nnn --input F", "eval D/m.nnn --inputs F --labels D/y.npy", "build F D/o.nnn",
+		"stats F", "diff F D/m.nnn", "diff D/m.nnn F", "edit F --description x -o D/o.nnn",
 	};
 	static const struct { const char *file, *kind; } files[] = {
 		{ "D/fifo", "is a FIFO (named pipe), not a regular file" },

@@ -38,7 +38,7 @@ typedef struct cli_cmd {
 } cli_cmd_t;
 
 extern const cli_cmd_t cmd_info, cmd_validate, cmd_dump, cmd_map, cmd_graph, cmd_convert, cmd_export, cmd_build, cmd_run,
-	cmd_eval, cmd_plugins, cmd_conformance;
+	cmd_eval, cmd_plugins, cmd_conformance, cmd_diff, cmd_stats, cmd_edit;
 
 /* The context with the plugins loaded (nnn_plugin_discover): --plugin files
  * first, then (unless --no-default-plugins) NNN_PLUGIN_PATH and the
@@ -199,5 +199,42 @@ typedef struct cli_model {
 /* Reads MODEL in the form cli_form finds; problems go to d. */
 nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, nnn_diags_t *d);
 void cli_model_close(cli_model_t *cm);
+
+/* ---- tensors by path (tensor.c), for stats, diff and edit ---- */
+
+/* A parameter tensor of a model and its field path ("layers[2].weights",
+ * as errors print it). */
+typedef struct cli_param {
+	char path[NNN_PATH_MAX];
+	const nnn_tensor_t *t; /* borrowed from the model */
+} cli_param_t;
+/* Every parameter tensor of m in file order (nnn_layer_tensors, a plugin's
+ * included): returned in *out (free it), *n of them. NNN_E_NOMEM in d. */
+nnn_status_t cli_params(const nnn_model_t *m, cli_param_t **out, size_t *n, nnn_diags_t *d);
+/* The tensor of list ts whose path is `path` (a trailing ".data" is
+ * allowed), or NULL. */
+const cli_param_t *cli_param_find(const cli_param_t *ts, size_t n, const char *path);
+/* A tensor's dims as a shape; false when they are not one (rank too high). */
+bool cli_tensor_shape(const nnn_tensor_t *t, nnn_shape_t *s);
+/* "[2,3]": a shape without spaces, as `info` prints tensor shapes. */
+char *cli_shape_text(const nnn_shape_t *s, char *buf, size_t size);
+/* One pass over an array's values: counts, and min, max, mean and
+ * population standard deviation of the finite values (Welford's update in
+ * double, so a large tensor with a large mean loses nothing to
+ * cancellation; all 0 when no value is finite). */
+typedef struct cli_vstats {
+	uint64_t count, finite, zeros, nan, pinf, ninf;
+	double min, max, mean, std;
+} cli_vstats_t;
+void cli_values_stats(nnn_f32s_t a, cli_vstats_t *s);
+/* Prints x as a JSON number with 9 significant digits (float32 round
+ * trips); NaN and infinities as the strings "nan", "inf", "-inf", as the
+ * JSON form of a model writes them (docs/json.md, docs/cli-json.md). */
+void cli_json_num(FILE *f, double x);
+/* Prints a shape as a JSON array of integers. */
+void cli_json_shape(FILE *f, const nnn_shape_t *s);
+/* A non-negative finite decimal number (such as 1e-5) for option opt, or
+ * EXIT_USAGE (printed, naming the option). */
+int cli_real(const cli_cmd_t *cmd, const char *opt, const char *v, double *out);
 
 #endif

@@ -44,8 +44,8 @@
 	X(E_DIM_MISMATCH, 21, "dimension product differs from the data count",              \
 	  "the dims or the data count are corrupt")                                         \
 	X(E_PARAM_COUNT, 30, "parameter count differs from the tensors",                    \
-	  "rewrite the header's parameter count (nnnkit convert recomputes nothing: fix "   \
-	  "the writer)")                                                                    \
+	  "rewrite the header's count: nnnkit edit --fix-param-count MODEL -o OUT "         \
+	  "recomputes it from the tensors")                                                 \
 	X(E_SHAPE, 31, "tensor shape does not fit the layer",                               \
 	  "the tensor must have the shape the layer's fields imply")                        \
 	X(E_RANGE, 32, "value out of range", "use a value inside the stated range")         \

@@ -1,0 +1,246 @@
+/* edit.c: `nnnkit edit MODEL -o OUT`: the description, one tensor's values,
+ * or the header's parameter count changed without a JSON round trip; or one
+ * tensor taken out as .npy. The output is written atomically. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nnn/json.h>
+#include <nnn/npy.h>
+
+#include "cli.h"
+
+static int run(int argc, char **argv, cli_env_t *env);
+
+const cli_cmd_t cmd_edit = {
+	"edit", "edit the description, a tensor or the parameter count; get a tensor",
+	"usage: nnnkit edit MODEL -o OUT [--description TEXT] [--set PATH=FILE.npy]... [--fix-param-count]\n"
+	"       nnnkit edit MODEL --get PATH -o FILE.npy\n"
+	"Reads MODEL (.nnn or JSON), applies the edits and writes OUT atomically (a temporary file\n"
+	"beside it, flushed, then renamed: OUT may be MODEL). OUT is JSON when its name ends in .json,\n"
+	"else .nnn. Every other field is kept as it is.\n"
+	"  --description TEXT   the model's description (UTF-8)\n"
+	"  --set PATH=FILE.npy  the values of the tensor at PATH (as errors and `nnnkit stats` name it:\n"
+	"                       layers[2].weights) from a .npy file of exactly its shape\n"
+	"  --fix-param-count    the header's parameter count recomputed from the tensors (what\n"
+	"                       `nnnkit validate` reports as E_PARAM_COUNT)\n"
+	"  --get PATH           write the tensor at PATH to -o FILE.npy ('-': standard output) instead\n"
+	"  -o, --output OUT     the file written\n"
+	"The result is validated: when it breaks a rule of the format (one the edit did not fix), it\n"
+	"is still written, its problems are printed and the exit code is 1.\n"
+	"Exit codes: 0 success, 1 invalid model or .npy, 2 usage or system error, 3 plugin error.\n",
+	run,
+};
+
+typedef struct edit_opts {
+	const char *model, *out;
+	const char *description; /* NULL: unchanged */
+	const char **set;        /* PATH=FILE.npy, nset of them (argv's strings) */
+	int nset;
+	const char *get;
+	int fix_count;
+} edit_opts_t;
+
+static int utf8_ok(const char *s)
+{
+	size_t n = strlen(s), k;
+	for (size_t i = 0; i < n; i += k)
+		if (!(k = cli_utf8_seq((const unsigned char *)s + i, n - i)))
+			return 0;
+	return 1;
+}
+
+/* The options, apart from the work: 0 to go on, else an exit code (help
+ * printed: EXIT_VALID + 100). o->set has room for argc entries. */
+static int parse(int argc, char **argv, edit_opts_t *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (cli_is_help(a)) {
+			fputs(cmd_edit.help, stdout);
+			return EXIT_VALID + 100;
+		} else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && v) {
+			o->out = v, i++;
+		} else if (!strcmp(a, "--description") && v) {
+			o->description = v, i++;
+		} else if (!strcmp(a, "--set") && v) {
+			o->set[o->nset++] = v, i++;
+		} else if (!strcmp(a, "--get") && v) {
+			o->get = v, i++;
+		} else if (!strcmp(a, "--fix-param-count")) {
+			o->fix_count = 1;
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage(&cmd_edit, "unknown option or missing value: %s", a);
+		} else if (o->model) {
+			return cli_usage(&cmd_edit, "one model at a time");
+		} else {
+			o->model = a;
+		}
+	}
+	if (!o->model)
+		return cli_usage(&cmd_edit, "no model given");
+	if (!o->out)
+		return cli_usage(&cmd_edit, "no -o OUT given (to edit MODEL in place, give -o MODEL)");
+	int edits = o->description || o->nset || o->fix_count;
+	if (!edits && !o->get)
+		return cli_usage(&cmd_edit, "nothing to do: give --description, --set, --fix-param-count or --get");
+	if (edits && o->get)
+		return cli_usage(&cmd_edit, "--get extracts a tensor and writes no model: give it alone");
+	if (o->get && !strcmp(o->out, o->model))
+		return cli_usage(&cmd_edit, "--get writes a .npy file: -o %s would replace the model with it", o->out);
+	if (o->description && !utf8_ok(o->description))
+		return cli_usage(&cmd_edit, "--description is not valid UTF-8, which a description must be");
+	for (int k = 0; k < o->nset; k++)
+		if (!strchr(o->set[k], '=') || o->set[k][0] == '=' || !strchr(o->set[k], '=')[1])
+			return cli_usage(&cmd_edit, "--set takes PATH=FILE.npy, such as layers[0].weights=w.npy, not '%s'",
+			                 o->set[k]);
+	if (edits && !strcmp(o->out, "-"))
+		return cli_usage(&cmd_edit, "a model is not written to standard output: name a file");
+	return 0;
+}
+
+/* The tensor at `path`, or NULL after saying which paths there are. */
+static const cli_param_t *find(const char *model, const cli_param_t *ts, size_t n, const char *path,
+                               nnn_diags_t *d)
+{
+	const cli_param_t *t = cli_param_find(ts, n, path);
+	char list[NNN_MSG_MAX / 2] = "";
+	size_t k = 0;
+	if (t)
+		return t;
+	for (size_t i = 0; i < n && k + 1 < sizeof list; i++)
+		k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", i ? ", " : "", ts[i].path);
+	(void)model; /* cli_report names it */
+	nnn_diags_add(d, NNN_E_USAGE, NNN_NO_OFFSET, path, "no tensor at this path; the model's tensors are: %s%s", list,
+	              k + 1 >= sizeof list ? "..." : "");
+	return NULL;
+}
+
+static int get(const edit_opts_t *o, const cli_param_t *ts, size_t n, nnn_diags_t *d)
+{
+	const cli_param_t *t = find(o->model, ts, n, o->get, d);
+	nnn_shape_t shape;
+	if (!t)
+		return cli_report(o->model, d, NNN_E_USAGE);
+	if (!cli_tensor_shape(t->t, &shape))
+		return cli_report(o->model, d, nnn_diags_add(d, NNN_E_LIMIT, NNN_NO_OFFSET, t->path,
+		                                               "%d dims: a .npy holds at most %d", (int)t->t->dims.n,
+		                                               NNN_MAX_RANK));
+	float *v = malloc(t->t->data.n ? 4 * (size_t)t->t->data.n : 1);
+	if (!v)
+		return cli_report(o->model, d, nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, t->path, "no memory"));
+	nnn_tensor_copy(t->t, v);
+	nnn_status_t st = nnn_npy_write_file(o->out, &shape, v, d);
+	free(v);
+	return cli_report(!strcmp(o->out, "-") ? "stdout" : o->out, d, st);
+}
+
+/* Replaces one tensor's values with a .npy file's (kept in *npy, which the
+ * model then borrows until it is written). */
+static int set(const edit_opts_t *o, const char *arg, const cli_param_t *ts, size_t n, nnn_npy_t *npy,
+               nnn_diags_t *d)
+{
+	char path[NNN_PATH_MAX], want[256], got[256];
+	const char *eq = strchr(arg, '='), *file = eq + 1;
+	nnn_shape_t shape;
+	snprintf(path, sizeof path, "%.*s", (int)(eq - arg), arg);
+	const cli_param_t *t = find(o->model, ts, n, path, d);
+	if (!t)
+		return cli_report(o->model, d, NNN_E_USAGE);
+	nnn_status_t st = nnn_npy_read_file(file, npy, d);
+	if (st != NNN_OK)
+		return cli_report(file, d, st);
+	/* Exactly its shape: a reshaped array is most often the wrong array. */
+	bool fits = cli_tensor_shape(t->t, &shape) && shape.rank == npy->shape.rank;
+	for (int32_t i = 0; fits && i < shape.rank; i++)
+		fits = shape.dims[i] == npy->shape.dims[i];
+	if (!fits)
+		return cli_report(file, d, nnn_diags_add(d, NNN_E_SHAPE, NNN_NO_OFFSET, "shape",
+		                                         "the array is %s, but %s of %s is %s: save an array of that shape",
+		                                         cli_shape_text(&npy->shape, got, sizeof got), t->path, o->model,
+		                                         cli_shape_text(&shape, want, sizeof want)));
+	/* The model is ours (cli_model_open decoded it into memory it owns):
+	 * its tensor now views the .npy's floats, little-endian on every host
+	 * nnnkit runs on (nnn_f32s_view). */
+	((nnn_tensor_t *)t->t)->data = nnn_f32s_view(npy->data, t->t->data.n);
+	return EXIT_VALID;
+}
+
+/* The edited model, written in the form OUT's name asks for, then
+ * validated. */
+static int write_out(const edit_opts_t *o, const nnn_model_t *m, nnn_diags_t *d)
+{
+	nnn_status_t st;
+	if (cli_form(o->out, NULL, 0) == CLI_JSON)
+		st = nnn_json_write_file(m, o->out, NULL, d);
+	else
+		st = nnn_model_write_file(m, o->out, d);
+	if (st != NNN_OK)
+		return cli_report(o->out, d, st);
+	nnn_diags_clear(d);
+	if ((st = nnn_model_validate(m, NULL, NULL, d)) != NNN_OK) {
+		fputs("nnnkit: ", stderr);
+		cli_esc_print(stderr, o->out, strlen(o->out), CLI_ESC_MSG);
+		fputs(": written, but it is not a valid model:\n", stderr);
+		return cli_report(o->out, d, st);
+	}
+	return EXIT_VALID;
+}
+
+static int edit(const edit_opts_t *o, nnn_model_t *m, const cli_param_t *ts, size_t n, nnn_diags_t *d)
+{
+	nnn_npy_t *npys = calloc((size_t)o->nset + 1, sizeof *npys);
+	int code = EXIT_VALID;
+	if (!npys)
+		return cli_report(o->model, d, nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory"));
+	for (int k = 0; k < o->nset && code == EXIT_VALID; k++)
+		code = set(o, o->set[k], ts, n, &npys[k], d);
+	if (code == EXIT_VALID) {
+		if (o->description)
+			m->description = (nnn_str_t){ o->description, (int32_t)strlen(o->description) };
+		/* The schema's param_count rule, computed by the generated code:
+		 * the same total `nnnkit validate` compares the header with. */
+		if (o->fix_count)
+			m->param_count = nnn_model_param_total(m);
+		code = write_out(o, m, d);
+	}
+	for (int k = 0; k < o->nset; k++)
+		nnn_npy_free(&npys[k]);
+	free(npys);
+	return code;
+}
+
+static int run(int argc, char **argv, cli_env_t *env)
+{
+	edit_opts_t o = { 0 };
+	cli_model_t cm;
+	cli_param_t *ts = NULL;
+	size_t n = 0;
+	nnn_diags_t d;
+	int code;
+	if (!(o.set = calloc((size_t)argc + 1, sizeof *o.set)))
+		return EXIT_USAGE;
+	code = parse(argc, argv, &o);
+	if (code) {
+		free(o.set);
+		return code == EXIT_VALID + 100 ? EXIT_VALID : code;
+	}
+	nnn_diags_init(&d);
+	/* A wrong parameter count is a validation rule, never a decoding one
+	 * (schema/nnn.lua: param_count has stage "validate"), so such a file
+	 * is read as any other and --fix-param-count needs no special path. */
+	nnn_status_t st = cli_model_open(env, o.model, &cm, &d);
+	if (st == NNN_OK)
+		st = cli_params(cm.m, &ts, &n, &d);
+	if (st != NNN_OK)
+		code = cli_report(o.model, &d, st);
+	else if (o.get)
+		code = get(&o, ts, n, &d);
+	else
+		code = edit(&o, cm.own, ts, n, &d);
+	free(ts);
+	cli_model_close(&cm);
+	nnn_diags_free(&d);
+	free(o.set);
+	return code;
+}

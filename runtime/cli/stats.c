@@ -1,0 +1,135 @@
+/* stats.c: `nnnkit stats MODEL`: the numbers of every parameter tensor. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int run(int argc, char **argv, cli_env_t *env);
+
+const cli_cmd_t cmd_stats = {
+	"stats", "per-tensor statistics: min, max, mean, std, zeros, NaN and infinities",
+	"usage: nnnkit stats [--json] MODEL\n"
+	"Reads every value of every parameter tensor of MODEL (.nnn or JSON) once and prints, per\n"
+	"tensor (its field path, as errors name it): shape, element count, bytes, min, max, mean and\n"
+	"standard deviation (population, over the finite values, computed in double), and the counts\n"
+	"of zeros, NaN, +inf and -inf. A tensor with no finite value has no min, max, mean or std.\n"
+	"  --json   one JSON object on stdout (docs/cli-json.md)\n"
+	"Exit codes: 0 success, 1 invalid model, 2 usage or system error, 3 plugin error.\n",
+	run,
+};
+
+typedef struct stats_opts {
+	const char *model;
+	int json;
+} stats_opts_t;
+
+/* The options, apart from the work: 0 to go on, else an exit code (help
+ * printed: EXIT_VALID + 100). */
+static int parse(int argc, char **argv, stats_opts_t *o)
+{
+	int code;
+	for (int i = 1; i < argc; i++) {
+		if (cli_is_help(argv[i])) {
+			fputs(cmd_stats.help, stdout);
+			return EXIT_VALID + 100;
+		} else if (!strcmp(argv[i], "--json")) {
+			o->json = 1;
+		} else if ((code = cli_model_arg(&cmd_stats, argv[i], &o->model)) != EXIT_VALID) {
+			return code;
+		}
+	}
+	if (!o->model)
+		return cli_usage(&cmd_stats, "no model given");
+	return 0;
+}
+
+static void print_text_row(const cli_param_t *ct, const cli_vstats_t *s)
+{
+	nnn_shape_t sh = { 0 };
+	char shape[256], path[NNN_PATH_MAX * 4];
+	cli_tensor_shape(ct->t, &sh);
+	cli_esc(path, sizeof path, ct->path, strlen(ct->path), CLI_ESC_C);
+	printf("%-24s %-12s %9" PRIu64 " %10" PRIu64, path, cli_shape_text(&sh, shape, sizeof shape), s->count,
+	       4 * s->count);
+	if (s->finite)
+		printf(" %12.6g %12.6g %12.6g %12.6g", s->min, s->max, s->mean, s->std);
+	else
+		printf(" %12s %12s %12s %12s", "-", "-", "-", "-");
+	printf(" %7" PRIu64 " %5" PRIu64 " %5" PRIu64 " %5" PRIu64 "\n", s->zeros, s->nan, s->pinf, s->ninf);
+}
+
+/* A statistic in JSON: null when no finite value gave it. */
+static void json_stat(const char *key, double x, int have)
+{
+	printf(", \"%s\": ", key);
+	if (have)
+		cli_json_num(stdout, x);
+	else
+		fputs("null", stdout);
+}
+
+static void print_json_row(const cli_param_t *ct, const cli_vstats_t *s, int first)
+{
+	nnn_shape_t sh = { 0 };
+	cli_tensor_shape(ct->t, &sh);
+	printf("%s\n  {\"path\": ", first ? "" : ",");
+	cli_json_str(stdout, ct->path, strlen(ct->path));
+	printf(", \"shape\": ");
+	cli_json_shape(stdout, &sh);
+	printf(", \"count\": %" PRIu64 ", \"bytes\": %" PRIu64, s->count, 4 * s->count);
+	json_stat("min", s->min, s->finite > 0);
+	json_stat("max", s->max, s->finite > 0);
+	json_stat("mean", s->mean, s->finite > 0);
+	json_stat("std", s->std, s->finite > 0);
+	printf(", \"zeros\": %" PRIu64 ", \"nan\": %" PRIu64 ", \"posinf\": %" PRIu64 ", \"neginf\": %" PRIu64 "}",
+	       s->zeros, s->nan, s->pinf, s->ninf);
+}
+
+static void report(const char *path, const cli_param_t *ts, size_t n, int json)
+{
+	cli_vstats_t s;
+	uint64_t values = 0;
+	if (json) {
+		printf("{\"file\": ");
+		cli_json_str(stdout, path, strlen(path));
+		printf(", \"tensors\": [");
+	} else {
+		printf("%-24s %-12s %9s %10s %12s %12s %12s %12s %7s %5s %5s %5s\n", "tensor", "shape", "count", "bytes",
+		       "min", "max", "mean", "std", "zeros", "nan", "+inf", "-inf");
+	}
+	for (size_t i = 0; i < n; i++) {
+		cli_values_stats(ts[i].t->data, &s);
+		values += s.count;
+		if (json)
+			print_json_row(&ts[i], &s, i == 0);
+		else
+			print_text_row(&ts[i], &s);
+	}
+	if (json)
+		printf("%s], \"values\": %" PRIu64 ", \"bytes\": %" PRIu64 "}\n", n ? "\n" : "", values, 4 * values);
+	else
+		printf("%zu tensors, %" PRIu64 " values, %" PRIu64 " bytes\n", n, values, 4 * values);
+}
+
+static int run(int argc, char **argv, cli_env_t *env)
+{
+	stats_opts_t o = { 0 };
+	cli_model_t cm;
+	cli_param_t *ts = NULL;
+	size_t n = 0;
+	nnn_diags_t d;
+	int code = parse(argc, argv, &o);
+	if (code)
+		return code == EXIT_VALID + 100 ? EXIT_VALID : code;
+	nnn_diags_init(&d);
+	nnn_status_t st = cli_model_open(env, o.model, &cm, &d);
+	if (st == NNN_OK && (st = cli_params(cm.m, &ts, &n, &d)) == NNN_OK)
+		report(o.model, ts, n, o.json);
+	code = cli_report(o.model, &d, st);
+	free(ts);
+	cli_model_close(&cm); /* zeroed by cli_model_open when it failed */
+	nnn_diags_free(&d);
+	return code;
+}
