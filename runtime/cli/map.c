@@ -121,7 +121,7 @@ static void tensors(FILE *o, const cli_scan_t *s)
 		fprintf(o, "%s\n{\"field\":%zu,\"dims\":", i ? "," : "", t->field);
 		jz(o, t->dims);
 		fprintf(o, ",\"count\":%" PRId64 ",\"finite\":%" PRId64 ",\"nan\":%" PRId64 ",\"pinf\":%" PRId64
-		           ",\"ninf\":%" PRId64, t->count, t->finite, t->nan, t->pinf, t->ninf);
+		           ",\"ninf\":%" PRId64 ",\"zero\":%" PRId64, t->count, t->finite, t->nan, t->pinf, t->ninf, t->zero);
 		num(o, "min", t->min);
 		num(o, "max", t->max);
 		num(o, "mean", t->mean);
