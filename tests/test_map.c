@@ -419,9 +419,10 @@ static int unhex(int c)
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/* Draws `html` in one frame per width (and, with zoom >= 0, again at 390 and
- * 1280 px after clicking byte-map part `zoom`), returning each report. */
-static frames_t draw_frames(const char *html, int zoom)
+/* Draws `html` in one frame per width (and, with zoom >= 0, again at 390 px
+ * after clicking byte-map part `zoom`, and at 1280 px after that click and
+ * the byte range `range` given), returning each report. */
+static frames_t draw_frames(const char *html, int zoom, const char *range)
 {
 	char harness[300], dom_path[300];
 	frames_t f = { .n = 0 };
@@ -435,9 +436,9 @@ static frames_t draw_frames(const char *html, int zoom)
 		fprintf(h, "<iframe src=\"file://%s#selftest\" style=\"display:block;border:0;width:%dpx;height:900px\"></iframe>\n",
 		        html, WIDTHS[i]);
 	if (zoom >= 0)
-		for (int w = 390; w; w = w == 390 ? 1280 : 0)
-			fprintf(h, "<iframe src=\"file://%s#selftest&zoom=%d\" style=\"display:block;border:0;width:%dpx;height:900px\">"
-			        "</iframe>\n", html, zoom, w);
+		fprintf(h, "<iframe src=\"file://%s#selftest&zoom=%d\" style=\"display:block;border:0;width:390px;height:900px\">"
+		        "</iframe>\n<iframe src=\"file://%s#selftest&zoom=%d&range=%s\" style=\"display:block;border:0;"
+		        "width:1280px;height:900px\"></iframe>\n", html, zoom, html, zoom, range);
 	fputs("</body></html>\n", h);
 	cr_assert_eq(fclose(h), 0);
 	cr_assert_eq(t_sh(NULL, 0, CHROMIUM " --window-size=1940,1000 --virtual-time-budget=30000 --dump-dom 'file://%s' > %s "
@@ -471,6 +472,19 @@ static frames_t draw_frames(const char *html, int zoom)
 	free(dom);
 	cr_assert_eq(f.n, NWIDTHS + (zoom >= 0 ? 2 : 0), "%zu of the frames reported (a script failed to run?)", f.n);
 	return f;
+}
+
+static void assert_json(const json_t *v, const char *want)
+{
+	char *got = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	char *w = strdup(want), *q = w;
+	for (char *c = w; *c; c++) /* compare without the spaces of `want` */
+		if (*c != ' ')
+			*q++ = *c;
+	*q = '\0';
+	cr_assert(got && !strcmp(got, w), "got %s, expected %s", got ? got : "(none)", w);
+	free(got);
+	free(w);
 }
 
 static double jnum(const json_t *o, const char *key)
@@ -649,7 +663,9 @@ Test(map, page_fits_360_to_1920_px, .fini = cleanup, .timeout = 300)
 	bins_of(w, NW, bins);
 	cr_assert_eq(bins[0], 1, "the lone -5 in the first bin");
 
-	frames_t f = draw_frames(html, 1);
+	char range[64];
+	snprintf(range, sizeof range, "%zu,%zu", wdata - 4, wdata + NW * 4);
+	frames_t f = draw_frames(html, 1, range);
 	check_widths(&f);
 	const uint64_t parts[3][2] = { { 0, l0 }, { l0, l1 - l0 }, { l1, end - l1 } };
 	/* A sequence's field starts at its count (nnn_field_t). */
@@ -661,13 +677,21 @@ Test(map, page_fits_360_to_1920_px, .fini = cleanup, .timeout = 300)
 			cr_assert_eq(json_integer_value(json_array_get(view, 1)), (json_int_t)end, "the whole file in view");
 			check_band(map, "parts", parts, 3);
 			check_band(map, "fields", weights, 1);
-		} else {
-			/* Zoomed into layer 0: its bytes over the whole width. */
+		} else if (jnum(r, "viewport") < 500) {
+			/* A click on layer 0 zoomed into its bytes; back shows the whole file again. */
 			cr_assert_eq(json_integer_value(json_array_get(view, 0)), (json_int_t)l0);
 			cr_assert_eq(json_integer_value(json_array_get(view, 1)), (json_int_t)l1);
 			check_band(map, "parts", parts + 1, 1);
 			check_band(map, "fields", weights, 1);
 			cr_assert_eq(json_array_size(json_object_get(map, "parts")), 1, "only layer 0 in view");
+			assert_json(json_object_get(r, "back"), t_fmt("[0, %zu, true]", end));
+		} else {
+			/* Then the weights' byte range given: they fill the width; back returns to layer 0. */
+			cr_assert_eq(json_integer_value(json_array_get(view, 0)), (json_int_t)wdata - 4);
+			cr_assert_eq(json_integer_value(json_array_get(view, 1)), (json_int_t)(wdata + NW * 4));
+			check_band(map, "fields", weights, 1);
+			cr_assert_eq(json_array_size(json_object_get(map, "fields")), 1, "only the weights in view");
+			assert_json(json_object_get(r, "back"), t_fmt("[%zu, %zu, false]", l0, l1));
 		}
 		cr_assert_eq(jnum(r, "tensors"), 4);
 		const json_t *h = hist_named(r, "weights [40, 50]");
@@ -749,7 +773,7 @@ Test(map, real_files_at_phone_to_desktop_widths, .fini = cleanup, .timeout = 300
 
 		snprintf(html, sizeof html, "%s/real.html", dir());
 		cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", kit(), path, html), 0, "%s", path);
-		frames_t f = draw_frames(html, -1);
+		frames_t f = draw_frames(html, -1, NULL);
 		check_widths(&f);
 		for (size_t i = 0; i < f.n; i++) {
 			json_t *rep = f.v[i];
