@@ -5,7 +5,11 @@
  * one byte-map region per field, the tooltip of a hovered region) and any
  * script error. Expected counts come from the decoder's visitor in this
  * process, offsets from the builder. The screenshot is kept as
- * $NNN_BUILD/map-screenshot.png. */
+ * $NNN_BUILD/map-screenshot.png. Then the page at 360 to 1920 px, as the
+ * browser lays it out: nothing wider than the screen, histograms on a log
+ * count axis, zeros and non-finite values counted, byte-map regions as wide
+ * as their bytes (zoomed in and back), for a model built here with known
+ * counts and for the real corpus files when they are there. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <inttypes.h>
