@@ -5,9 +5,15 @@
  * one byte-map region per field, the tooltip of a hovered region) and any
  * script error. Expected counts come from the decoder's visitor in this
  * process, offsets from the builder. The screenshot is kept as
- * $NNN_BUILD/map-screenshot.png. */
+ * $NNN_BUILD/map-screenshot.png. Then the page at 360 to 1920 px, as the
+ * browser lays it out: nothing wider than the screen, histograms on a log
+ * count axis, zeros and non-finite values counted, byte-map regions as wide
+ * as their bytes (zoomed in and back), for a model built here with known
+ * counts and for the real corpus files when they are there. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <inttypes.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,7 +168,7 @@ Test(map, page_is_self_contained_and_escaped, .fini = cleanup)
 	cr_assert(strstr(html, "\"act\":\"Leaky ReLU(tau=0.1)\""), "%s", html);
 	/* Kernels 0.5 i - 1 for i < 36: min -1, max 16.5, mean 7.75; value i in bin floor(32 i / 35),
 	 * the last bin closed. */
-	cr_assert(strstr(html, "\"dims\":\"[4, 3, 3, 1]\",\"count\":36,\"finite\":36,\"nan\":0,\"pinf\":0,\"ninf\":0,"
+	cr_assert(strstr(html, "\"dims\":\"[4, 3, 3, 1]\",\"count\":36,\"finite\":36,\"nan\":0,\"pinf\":0,\"ninf\":0,\"zero\":1,"
 	                       "\"min\":-1,\"max\":16.5,\"mean\":7.75,"), "%s", html);
 	cr_assert(strstr(html, "\"bins\":[2,1,1,1,1,1,1,1,1,1,2,1,1,1,1,1,1,1,1,1,1,2,1,1,1,1,1,1,1,1,1,2]"), "%s", html);
 
@@ -353,7 +359,7 @@ Test(map, page_in_chromium, .fini = cleanup, .timeout = 240)
 	cr_assert(strstr(html, "\"type\":\"MaxPool\",\"kernel\":\"poolswish.so\",\"act\":\"Swish(beta=1)\","
 	                       "\"summary\":\"pool=[2, 2] stride=[2, 2]\",\"in\":\"[1, 4, 4, 4]\",\"out\":\"[1, 2, 2, 4]\""),
 	          "%s", html);
-	cr_assert(strstr(html, "\"count\":4,\"finite\":1,\"nan\":1,\"pinf\":1,\"ninf\":1,\"min\":2,\"max\":2,\"mean\":2,"
+	cr_assert(strstr(html, "\"count\":4,\"finite\":1,\"nan\":1,\"pinf\":1,\"ninf\":1,\"zero\":0,\"min\":2,\"max\":2,\"mean\":2,"
 	                       "\"std\":0,\"bins\":[1,0,"), "%s", html);
 	free(html);
 
@@ -368,7 +374,7 @@ Test(map, page_in_chromium, .fini = cleanup, .timeout = 240)
 	         s.arrays, s.fields);
 	cr_assert(!strncmp(st, want, strlen(want)), "expected %s\ngot %.600s", want, st);
 	snprintf(want, sizeof want, "\"tooltip\":\"layers[2].activation.tau | offset 0x%zx (%zu), size 4 bytes, f32 | "
-	         "0.100000001 (0x3dcccccd) | layer #2 Dense\"}", tau, tau);
+	         "0.100000001 (0x3dcccccd) | layer #2 Dense\",", tau, tau);
 	cr_assert(strstr(st, want), "expected %s\ngot %.600s", want, st);
 	/* The description drawn as text; NaN and infinities flagged. */
 	cr_assert(strstr(dom, "<h1 id=\"title\">map &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;!--"),
@@ -389,4 +395,408 @@ Test(map, page_in_chromium, .fini = cleanup, .timeout = 240)
 	cr_assert(n > 20000 && !memcmp(png, "\x89PNG", 4), "%s: %zu bytes", shot, n);
 	free(png);
 	bb_free(&b);
+}
+
+/* ---- the page at phone to desktop widths ----
+ * Headless Chromium keeps its window at least 500 px wide, so each width is
+ * a frame of that width in one harness page: a frame is a viewport of its
+ * own (its media queries, its scrollWidth). Each frame's #selftest report
+ * comes back to the harness by postMessage, URI-encoded one a line, and is
+ * read here from the harness's DOM. */
+static const int WIDTHS[] = { 360, 390, 768, 1280, 1920 };
+#define NWIDTHS (sizeof WIDTHS / sizeof WIDTHS[0])
+
+typedef struct frames {
+	json_t *v[16];
+	size_t n;
+} frames_t;
+
+static void frames_free(frames_t *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		json_decref(f->v[i]);
+	f->n = 0;
+}
+
+static int unhex(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Draws `html` in one frame per width (and, with zoom >= 0, again at 390 px
+ * after clicking byte-map part `zoom`, and at 1280 px after that click and
+ * the byte range `range` given), returning each report. */
+static frames_t draw_frames(const char *html, int zoom, const char *range)
+{
+	char harness[300], dom_path[300];
+	frames_t f = { .n = 0 };
+	snprintf(harness, sizeof harness, "%s/frames.html", dir());
+	snprintf(dom_path, sizeof dom_path, "%s/frames.dom", dir());
+	FILE *h = fopen(harness, "w");
+	cr_assert_not_null(h);
+	fputs("<!DOCTYPE html><html><body style=\"margin:0\"><pre id=\"o\"></pre><script>window.addEventListener('message',"
+	      "function (e) { document.getElementById('o').textContent += encodeURIComponent(e.data) + '\\n'; });</script>\n", h);
+	for (size_t i = 0; i < NWIDTHS; i++)
+		fprintf(h, "<iframe src=\"file://%s#selftest\" style=\"display:block;border:0;width:%dpx;height:900px\"></iframe>\n",
+		        html, WIDTHS[i]);
+	if (zoom >= 0)
+		fprintf(h, "<iframe src=\"file://%s#selftest&zoom=%d\" style=\"display:block;border:0;width:390px;height:900px\">"
+		        "</iframe>\n<iframe src=\"file://%s#selftest&zoom=%d&range=%s\" style=\"display:block;border:0;"
+		        "width:1280px;height:900px\"></iframe>\n", html, zoom, html, zoom, range);
+	fputs("</body></html>\n", h);
+	cr_assert_eq(fclose(h), 0);
+	cr_assert_eq(t_sh(NULL, 0, CHROMIUM " --window-size=1940,1000 --virtual-time-budget=30000 --dump-dom 'file://%s' > %s "
+	                  "2>/dev/null", dir(), harness, dom_path), 0, "chromium --dump-dom failed");
+	char *dom = slurp(dom_path, NULL);
+	cr_assert_not_null(dom);
+	char *p = strstr(dom, "<pre id=\"o\">");
+	cr_assert_not_null(p, "%.2000s", dom);
+	p += strlen("<pre id=\"o\">");
+	for (char *line = p; *line && *line != '<'; ) {
+		char *end = strchr(line, '\n');
+		cr_assert_not_null(end);
+		size_t k = 0;
+		for (char *c = line; c < end; c++) {
+			if (*c == '%' && c + 2 < end && unhex(c[1]) >= 0 && unhex(c[2]) >= 0) {
+				line[k++] = (char)(unhex(c[1]) * 16 + unhex(c[2]));
+				c += 2;
+			} else {
+				line[k++] = *c;
+			}
+		}
+		line[k] = '\0';
+		cr_assert(!strncmp(line, "selftest ", 9), "%.300s", line);
+		json_error_t err;
+		cr_assert_lt(f.n, sizeof f.v / sizeof f.v[0]);
+		f.v[f.n] = json_loads(line + 9, 0, &err);
+		cr_assert_not_null(f.v[f.n], "report %zu is not JSON (%s): %.300s", f.n, err.text, line + 9);
+		f.n++;
+		line = end + 1;
+	}
+	free(dom);
+	cr_assert_eq(f.n, NWIDTHS + (zoom >= 0 ? 2 : 0), "%zu of the frames reported (a script failed to run?)", f.n);
+	return f;
+}
+
+static void assert_json(const json_t *v, const char *want)
+{
+	char *got = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	char *w = strdup(want), *q = w;
+	for (char *c = w; *c; c++) /* compare without the spaces of `want` */
+		if (*c != ' ')
+			*q++ = *c;
+	*q = '\0';
+	cr_assert(got && !strcmp(got, w), "got %s, expected %s", got ? got : "(none)", w);
+	free(got);
+	free(w);
+}
+
+static double jnum(const json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	cr_assert(json_is_number(v), "no number %s", key);
+	return json_number_value(v);
+}
+
+/* What every frame must show: no script error, nothing wider than the
+ * viewport, and each width drawn once (unzoomed). */
+static void check_widths(frames_t *f)
+{
+	int seen[NWIDTHS] = { 0 };
+	for (size_t i = 0; i < f->n; i++) {
+		json_t *r = f->v[i];
+		cr_assert_eq(json_array_size(json_object_get(r, "errors")), 0, "script errors: %s",
+		             json_dumps(json_object_get(r, "errors"), 0));
+		double vw = jnum(r, "viewport"), cw = jnum(r, "clientWidth"), sw = jnum(r, "scrollWidth");
+		cr_assert_leq(sw, cw, "at %g px the page is %g px wide (viewport without scrollbar %g): %s", vw, sw, cw,
+		              json_dumps(json_object_get(r, "wide"), 0));
+		cr_assert_eq(json_array_size(json_object_get(r, "wide")), 0, "at %g px these stick out: %s", vw,
+		             json_dumps(json_object_get(r, "wide"), 0));
+		cr_log_info("map page at %g px: document %g px wide, viewport %g px less its scrollbar", vw, sw, cw);
+		json_t *view = json_object_get(json_object_get(r, "map"), "view");
+		int zoomed = json_integer_value(json_array_get(view, 0)) != 0;
+		for (size_t w = 0; w < NWIDTHS; w++)
+			if (WIDTHS[w] == (int)vw && !zoomed)
+				seen[w]++;
+	}
+	for (size_t w = 0; w < NWIDTHS; w++)
+		cr_assert_eq(seen[w], 1, "no report of the page at %d px", WIDTHS[w]);
+}
+
+/* A byte-map band's regions, [offset, size, x, width] each in CSS pixels,
+ * against the view [a, b) laid over `width` pixels: each region lies where
+ * its bytes are and is as wide as they are, within a pixel. `want` (n
+ * triples of offset and size) must all be among them. */
+static void check_band(const json_t *map, const char *band, const uint64_t (*want)[2], size_t n)
+{
+	double W = jnum(map, "width");
+	json_t *view = json_object_get(map, "view"), *segs = json_object_get(map, band);
+	double a = json_number_value(json_array_get(view, 0)), b = json_number_value(json_array_get(view, 1));
+	double s = W / (b - a);
+	cr_assert_gt(W, 200, "the byte map is %g px wide", W);
+	size_t i, found = 0;
+	json_t *seg;
+	json_array_foreach(segs, i, seg) {
+		double o = json_number_value(json_array_get(seg, 0)), sz = json_number_value(json_array_get(seg, 1));
+		double x = json_number_value(json_array_get(seg, 2)), w = json_number_value(json_array_get(seg, 3));
+		double lo = o > a ? o : a, hi = o + sz < b ? o + sz : b;
+		cr_assert(fabs(x - (lo - a) * s) <= 1.0, "%s: bytes %g+%g drawn at x %g, not %g", band, o, sz, x, (lo - a) * s);
+		cr_assert(fabs(w - (hi - lo) * s) <= 1.0, "%s: bytes %g+%g drawn %g px wide, not %g", band, o, sz, w, (hi - lo) * s);
+		for (size_t k = 0; k < n; k++)
+			found += want[k][0] == (uint64_t)o && want[k][1] == (uint64_t)sz;
+	}
+	cr_assert_eq(found, n, "%s: %zu of the %zu expected regions drawn", band, found, n);
+}
+
+static const json_t *hist_named(const json_t *r, const char *prefix)
+{
+	size_t i;
+	json_t *h;
+	json_array_foreach(json_object_get(r, "hists"), i, h)
+		if (!strncmp(json_string_value(json_object_get(h, "name")), prefix, strlen(prefix)))
+			return h;
+	cr_assert_fail("no histogram named %s...", prefix);
+	return NULL;
+}
+
+/* A histogram's count axis is logarithmic: ticks 1, 10, 100, ... equally
+ * spaced upwards, labelled, reaching the largest count; each bar's top at
+ * the height of its count on that axis (within a pixel); a bar of one
+ * value still visible. `bins` (32) are the expected counts. */
+static void check_hist(const json_t *h, const uint64_t *bins)
+{
+	static const char *const labels[] = { "1", "10", "100", "1k", "10k", "100k", "1M", "10M" };
+	json_t *ticks = json_object_get(h, "ticks"), *bars = json_object_get(h, "bars");
+	size_t nt = json_array_size(ticks);
+	uint64_t top = 0;
+	for (int i = 0; i < 32; i++)
+		top = bins[i] > top ? bins[i] : top;
+	cr_assert_geq(nt, 2, "%s", json_dumps(h, 0));
+	double y0 = json_number_value(json_array_get(json_array_get(ticks, 0), 2));
+	double step = y0 - json_number_value(json_array_get(json_array_get(ticks, 1), 2));
+	cr_assert_gt(step, 5, "a decade is %g px", step);
+	for (size_t k = 0; k < nt; k++) {
+		json_t *t = json_array_get(ticks, k);
+		const char *lab = json_string_value(json_array_get(t, 1));
+		cr_assert_eq(json_integer_value(json_array_get(t, 0)), (json_int_t)k);
+		if (nt <= 6 || k % 2 == 0 || k + 1 == nt)
+			cr_assert(lab && k < 8 && !strcmp(lab, labels[k]), "tick %zu labelled %s", k, lab ? lab : "(none)");
+		cr_assert(fabs(json_number_value(json_array_get(t, 2)) - (y0 - (double)k * step)) <= 1.0,
+		          "tick 10^%zu not on a log axis: %s", k, json_dumps(ticks, 0));
+	}
+	cr_assert_geq(pow(10, (double)nt - 1), (double)top, "the axis stops below the largest count %" PRIu64, top);
+	cr_assert(nt == 2 || pow(10, (double)nt - 2) < (double)top, "an empty decade on top of %" PRIu64, top);
+	size_t j = 0;
+	for (int i = 0; i < 32; i++) {
+		if (!bins[i])
+			continue;
+		json_t *bar = json_array_get(bars, j++);
+		cr_assert_not_null(bar, "bin %d (%" PRIu64 ") not drawn", i, bins[i]);
+		cr_assert_eq(json_integer_value(json_array_get(bar, 0)), (json_int_t)bins[i], "bin %d", i);
+		double want = y0 - log10((double)bins[i]) * step, at = json_number_value(json_array_get(bar, 1));
+		cr_assert(fabs(at - want) <= 1.0, "bin %d (%" PRIu64 "): top at %g, log axis says %g", i, bins[i], at, want);
+		cr_assert_geq(json_number_value(json_array_get(bar, 2)), 3.0, "bin %d (%" PRIu64 ") is barely visible", i, bins[i]);
+	}
+	cr_assert_eq(j, json_array_size(bars), "bars for empty bins");
+	cr_assert_geq(json_array_size(json_object_get(h, "values")), 1, "value axis labels: %s",
+	              json_dumps(json_object_get(h, "values"), 0));
+}
+
+/* The page's histogram of values (the finite ones over [min, max], the last
+ * bin closed), computed here. */
+static void bins_of(const float *v, size_t n, uint64_t *bins)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	memset(bins, 0, 32 * sizeof *bins);
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i])) {
+			lo = v[i] < lo ? v[i] : lo;
+			hi = v[i] > hi ? v[i] : hi;
+		}
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i])) {
+			int b = hi > lo ? (int)(((double)v[i] - lo) / (hi - lo) * 32) : 0;
+			bins[b < 32 ? b : 31]++;
+		}
+}
+
+static void counts_text(const json_t *h, const char *want)
+{
+	char got[256] = "";
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(h, "counts"), i, c) {
+		strcat(got, i ? " | " : "");
+		strncat(got, json_string_value(c), sizeof got - strlen(got) - 8);
+	}
+	cr_assert_str_eq(got, want);
+}
+
+#define NW 2000
+Test(map, page_fits_360_to_1920_px, .fini = cleanup, .timeout = 300)
+{
+	char html[300];
+	static float w[NW];
+	uint64_t bins[32];
+	bb_t b = { 0 };
+	if (getenv("NNN_UNDER_VALGRIND"))
+		cr_skip_test("runs Chromium: run by make test and make test-asan, not under valgrind");
+	if (t_sh(NULL, 0, "command -v chromium >/dev/null") != 0)
+		cr_skip_test("chromium is not installed (apt-get install chromium, or make deps): the page was not drawn");
+
+	/* Dense 40 -> 50 whose 2000 weights are: 1000 ones (a bin of 1000), 3 zeros (one of them -0),
+	 * 2 NaN, 1 +inf, a lone -5 (a bin of 1), and 993 values spread over [2.01, 11.93]; then Dense 50 -> 3. */
+	for (int i = 0; i < NW; i++)
+		w[i] = i < 1000 ? 1.0f : 2.0f + 0.01f * (float)(i - 1006);
+	w[1000] = 0.0f, w[1001] = -0.0f, w[1002] = 0.0f, w[1003] = NAN, w[1004] = NAN, w[1005] = INFINITY, w[1006] = -5.0f;
+	bb_header(&b, "counts & <widths>", 50 + NW + 3 + 150, 2);
+	size_t l0 = b.n;
+	bb_dense(&b, 0, 40, 50, 0);
+	size_t l1 = b.n, wdata = l1 - 1 - NW * 4;
+	for (int i = 0; i < NW; i++)
+		bb_put_f32(&b, wdata + 4 * (size_t)i, w[i]);
+	bb_dense(&b, 0, 50, 3, 0);
+	size_t end = b.n;
+	const char *model = write_model(&b, "counts.nnn");
+	snprintf(html, sizeof html, "%s/counts.html", dir());
+	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", kit(), model, html), 0);
+	char *text = slurp(html, NULL);
+	cr_assert(strstr(text, "\"dims\":\"[40, 50]\",\"count\":2000,\"finite\":1997,\"nan\":2,\"pinf\":1,\"ninf\":0,"
+	                       "\"zero\":3,"), "the zeros and non-finite values counted");
+	free(text);
+	bins_of(w, NW, bins);
+	cr_assert_eq(bins[0], 1, "the lone -5 in the first bin");
+
+	char range[64];
+	snprintf(range, sizeof range, "%zu,%zu", wdata - 4, wdata + NW * 4);
+	frames_t f = draw_frames(html, 1, range);
+	check_widths(&f);
+	const uint64_t parts[3][2] = { { 0, l0 }, { l0, l1 - l0 }, { l1, end - l1 } };
+	/* A sequence's field starts at its count (nnn_field_t). */
+	const uint64_t weights[1][2] = { { wdata - 4, 4 + NW * 4 } };
+	for (size_t i = 0; i < f.n; i++) {
+		json_t *r = f.v[i], *map = json_object_get(r, "map");
+		json_t *view = json_object_get(map, "view");
+		if (json_integer_value(json_array_get(view, 0)) == 0) {
+			cr_assert_eq(json_integer_value(json_array_get(view, 1)), (json_int_t)end, "the whole file in view");
+			check_band(map, "parts", parts, 3);
+			check_band(map, "fields", weights, 1);
+		} else if (jnum(r, "viewport") < 500) {
+			/* A click on layer 0 zoomed into its bytes; back shows the whole file again. */
+			cr_assert_eq(json_integer_value(json_array_get(view, 0)), (json_int_t)l0);
+			cr_assert_eq(json_integer_value(json_array_get(view, 1)), (json_int_t)l1);
+			check_band(map, "parts", parts + 1, 1);
+			check_band(map, "fields", weights, 1);
+			cr_assert_eq(json_array_size(json_object_get(map, "parts")), 1, "only layer 0 in view");
+			assert_json(json_object_get(r, "back"), t_fmt("[0, %zu, true]", end));
+		} else {
+			/* Then the weights' byte range given: they fill the width; back returns to layer 0. */
+			cr_assert_eq(json_integer_value(json_array_get(view, 0)), (json_int_t)wdata - 4);
+			cr_assert_eq(json_integer_value(json_array_get(view, 1)), (json_int_t)(wdata + NW * 4));
+			check_band(map, "fields", weights, 1);
+			cr_assert_eq(json_array_size(json_object_get(map, "fields")), 1, "only the weights in view");
+			assert_json(json_object_get(r, "back"), t_fmt("[%zu, %zu, false]", l0, l1));
+		}
+		cr_assert_eq(jnum(r, "tensors"), 4);
+		const json_t *h = hist_named(r, "weights [40, 50]");
+		check_hist(h, bins);
+		counts_text(h, "zeros 3 | NaN 2 | +inf 1 | \xe2\x88\x92inf 0");
+	}
+	frames_free(&f);
+	bb_free(&b);
+}
+
+/* What the decoder sees of a real file: where the header and each layer
+ * lie, and each float array's values. */
+typedef struct real {
+	uint64_t parts[64][2];
+	size_t nparts;
+	char counts[16][128];
+	size_t narrays;
+	float *vals[16];
+	size_t nvals[16];
+} real_t;
+
+static void on_real(void *ctx, const nnn_field_t *f)
+{
+	real_t *r = ctx;
+	int layer = -1;
+	if (!strncmp(f->path, "layers[", 7))
+		layer = atoi(f->path + 7);
+	size_t k = (size_t)(layer + 1);
+	cr_assert_lt(k, 64);
+	if (k >= r->nparts) {
+		r->nparts = k + 1;
+		r->parts[k][0] = f->offset;
+	}
+	r->parts[k][1] = f->offset + f->size - r->parts[k][0];
+	if (f->prim == NNN_PRIM_F32_ARRAY) {
+		cr_assert_lt(r->narrays, 16, "more arrays than this test keeps");
+		int64_t z = 0, nan = 0, pi = 0, ni = 0;
+		float *v = malloc((size_t)f->count * sizeof *v + 1);
+		cr_assert_not_null(v);
+		for (int32_t i = 0; i < f->count; i++) {
+			memcpy(&v[i], f->bytes + 4 * (size_t)i, 4); /* little-endian host, as the suite assumes */
+			z += v[i] == 0;
+			nan += isnan(v[i]);
+			pi += isinf(v[i]) && v[i] > 0;
+			ni += isinf(v[i]) && v[i] < 0;
+		}
+		snprintf(r->counts[r->narrays], sizeof r->counts[0],
+		         "zeros %" PRId64 " | NaN %" PRId64 " | +inf %" PRId64 " | \xe2\x88\x92inf %" PRId64, z, nan, pi, ni);
+		r->vals[r->narrays] = v;
+		r->nvals[r->narrays++] = (size_t)f->count;
+	}
+}
+
+Test(map, real_files_at_phone_to_desktop_widths, .fini = cleanup, .timeout = 300)
+{
+	static const char *const files[] = { "tictactoedemo.nnn", "2dmovedemo.nnn" };
+	const char *corpus = getenv("NNN_REAL_CORPUS") ? getenv("NNN_REAL_CORPUS") : "../shared/corpus/real";
+	char path[512], html[300];
+	if (getenv("NNN_UNDER_VALGRIND"))
+		cr_skip_test("runs Chromium: run by make test and make test-asan, not under valgrind");
+	if (t_sh(NULL, 0, "command -v chromium >/dev/null") != 0)
+		cr_skip_test("chromium is not installed (apt-get install chromium, or make deps): the page was not drawn");
+	snprintf(path, sizeof path, "%s/%s", corpus, files[0]);
+	if (access(path, R_OK) != 0)
+		cr_skip_test("real corpus not found at %s: skipped (set NNN_REAL_CORPUS to run it)", path);
+	for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
+		size_t len;
+		snprintf(path, sizeof path, "%s/%s", corpus, files[fi]);
+		char *bytes = slurp(path, &len);
+		cr_assert_not_null(bytes, "%s", path);
+		real_t *r = calloc(1, sizeof *r);
+		cr_assert_not_null(r);
+		nnn_visitor_t v = { on_real, NULL, r };
+		nnn_decode_opts_t o = { .flags = NNN_DECODE_KEEP_GOING, .visit = &v };
+		nnn_model_t *m = NULL;
+		cr_assert_eq(nnn_model_decode((const unsigned char *)bytes, len, &o, &m, NULL), NNN_OK, "%s", path);
+		nnn_model_free(m);
+		free(bytes);
+
+		snprintf(html, sizeof html, "%s/real.html", dir());
+		cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", kit(), path, html), 0, "%s", path);
+		frames_t f = draw_frames(html, -1, NULL);
+		check_widths(&f);
+		for (size_t i = 0; i < f.n; i++) {
+			json_t *rep = f.v[i];
+			check_band(json_object_get(rep, "map"), "parts", (const uint64_t(*)[2])r->parts, r->nparts);
+			cr_assert_eq(jnum(rep, "tensors"), (double)r->narrays, "%s", path);
+			json_t *hs = json_object_get(rep, "hists"), *h;
+			size_t k;
+			cr_assert_eq(json_array_size(hs), r->narrays);
+			json_array_foreach(hs, k, h) {
+				uint64_t bins[32];
+				counts_text(h, r->counts[k]);
+				bins_of(r->vals[k], r->nvals[k], bins);
+				check_hist(h, bins);
+			}
+		}
+		cr_log_info("%s: map page drawn at 5 widths, %zu parts, %zu histograms", files[fi], r->nparts, r->narrays);
+		frames_free(&f);
+		for (size_t k = 0; k < r->narrays; k++)
+			free(r->vals[k]);
+		free(r);
+	}
 }

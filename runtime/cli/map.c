@@ -17,9 +17,11 @@ const cli_cmd_t cmd_map = {
 	"usage: nnnkit map [--input-shape 1,28,28,1] MODEL -o map.html\n"
 	"Writes one HTML page (no network access: inline CSS and script) showing the layer graph with\n"
 	"each layer's input and output shapes, every layer's fields (plugin layers included), a\n"
-	"histogram of every tensor (min, max, mean, std; NaN and infinities counted apart), and a\n"
-	"map of the file's bytes where every field is a region: hover one for its path, offset,\n"
-	"size and value. Without --input-shape, shapes show what each layer's own fields fix.\n"
+	"histogram of every tensor on a log count axis (min, max, mean, std; zeros, NaN and\n"
+	"infinities counted apart), and a map of the file's bytes, each region as wide as its bytes\n"
+	"(the header, each layer, each field): hover one for its path, offset, size and value, click\n"
+	"one or give an offset range to zoom in. The page fits screens from 360 px wide up.\n"
+	"Without --input-shape, shapes show what each layer's own fields fix.\n"
 	"An invalid model is mapped as far as it decodes, with its problems listed on the page and\n"
 	"on stderr (exit 1).\n"
 	"  -o FILE  the page, written atomically; '-' writes to stdout\n",
@@ -121,7 +123,7 @@ static void tensors(FILE *o, const cli_scan_t *s)
 		fprintf(o, "%s\n{\"field\":%zu,\"dims\":", i ? "," : "", t->field);
 		jz(o, t->dims);
 		fprintf(o, ",\"count\":%" PRId64 ",\"finite\":%" PRId64 ",\"nan\":%" PRId64 ",\"pinf\":%" PRId64
-		           ",\"ninf\":%" PRId64, t->count, t->finite, t->nan, t->pinf, t->ninf);
+		           ",\"ninf\":%" PRId64 ",\"zero\":%" PRId64, t->count, t->finite, t->nan, t->pinf, t->ninf, t->zero);
 		num(o, "min", t->min);
 		num(o, "max", t->max);
 		num(o, "mean", t->mean);

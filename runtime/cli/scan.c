@@ -182,8 +182,9 @@ static const char *dims_of(const cli_scan_t *s, size_t at)
 	return "?";
 }
 
-/* Counts, then statistics of the finite values (Welford, in double), then
- * their histogram over [min, max]. */
+/* Counts (NaN, infinities, zeros) and statistics of the finite values
+ * (Welford, in double) in one pass, then their histogram over [min, max],
+ * which needs both ends first. */
 static void stats(cli_tensor_t *t, nnn_f32s_t a)
 {
 	double mean = 0, m2 = 0;
@@ -203,6 +204,7 @@ static void stats(cli_tensor_t *t, nnn_f32s_t a)
 			if (!t->finite || x > t->max)
 				t->max = x;
 			t->finite++;
+			t->zero += x == 0;
 			double d = x - mean;
 			mean += d / (double)t->finite;
 			m2 += d * (x - mean);
