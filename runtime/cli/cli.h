@@ -111,11 +111,19 @@ int cli_emit(const char *path, const void *buf, size_t n);
 int cli_number(const cli_cmd_t *cmd, const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out);
 
 /* The options of the commands that run a model: --batch N, --threads N,
- * --max-tensor-bytes N. */
+ * --max-tensor-bytes N, --conv-compat spec|original. */
 typedef struct cli_run_args {
 	long batch, threads;
 	unsigned long long max_bytes; /* 0: the library's default */
+	uint32_t compat;              /* nnn_run_opts_t.compat */
 } cli_run_args_t;
+
+/* --conv-compat in the help of every command that takes cli_run_option. */
+#define CLI_CONV_COMPAT_HELP                                                                                  \
+	"  --conv-compat original|spec  original: Conv layers compute what the original Neural Network\n"      \
+	"                        Notions framework computes (its strides count some taps of a kernel with\n"    \
+	"                        unequal spatial sizes twice and others never), for files trained there;\n"   \
+	"                        spec (default): the format's convolution (docs/original-framework.md)\n"
 
 /* When argv[*i] is one of those options with a value, parses the value
  * into r and steps *i past it: EXIT_VALID, or EXIT_USAGE (printed) for a
