@@ -185,6 +185,14 @@ NNN_NODISCARD nnn_status_t cli_batches_next(cli_batches_t *b, float *dst, nnn_di
 /* Frees the plan and b->y. */
 void cli_batches_end(cli_batches_t *b);
 
+/* For every layer the original Neural Network Notions framework computes
+ * differently from the spec (a Conv kernel of unequal spatial sizes, whose
+ * taps its strides count wrongly: nnn/compat.h), a note on stderr,
+ * "nnnkit: PATH: note: ...", naming the layer, its kernel sizes and
+ * --conv-compat. Not a problem: the command's exit code stays. Returns the
+ * number of notes. */
+int cli_conv_notes(const char *path, const nnn_model_t *m);
+
 /* The two forms of a model. */
 typedef enum cli_form { CLI_UNKNOWN, CLI_NNN, CLI_JSON } cli_form_t;
 /* A file's form: from its first n bytes at b ('NNN.', or '{' after white
