@@ -16,6 +16,10 @@
  *                              the allowed values, for run and eval
  *   origconv/old_caller        an nnn_run_opts_t of a caller built before
  *                              `compat` runs the spec, whatever follows it
+ *   origconv/relu_nan_and_dropout_as_the_original
+ *                              what nnnkit already shares with the original:
+ *                              ReLU(NaN) = 0 on every instruction set, dropout
+ *                              ignored (docs/original-framework.md's table)
  *
  * The kernel weights are powers of ten, so a hand-computed output shows how
  * many times each tap was summed: digit d of the output is tap d's count
@@ -455,4 +459,63 @@ Test(origconv, old_caller)
 	cr_assert_eq(y, 604341.0f, "%.9g", (double)y);
 	nnn_diags_free(&d);
 	nnn_ctx_free(ctx);
+}
+
+/* ---- the original's other differences, which nnnkit shares ---- */
+
+/* A Dense 1 -> 1 of weight 1, activation act, dropout p, run on NaN and
+ * 3 (20 rows of each, so the vector paths see them too) on every
+ * instruction set of the builtin plugin: ReLU gives 0 for NaN, as the
+ * original's; dropout changes nothing. */
+static void dense_1(const char *dir, uint8_t act, float p, const char *isa, float *nan_out, float *three_out)
+{
+	static const int32_t wd[] = { 1, 1 }, bd[] = { 1 };
+	static const float one[] = { 1 }, zero[] = { 0 };
+	float x[40];
+	int64_t xd[2] = { 40, 1 };
+	nnn_layer_t L = { .id = NNN_LAYER_ID_DENSE, .dropout = p };
+	nnn_model_t m = { .magic = 776883790, .layer_count = 1, .layers = &L };
+	char path[128], args[512], out[128], pre[64];
+	nnn_npy_t y;
+	run_t r;
+	L.activation.id = act;
+	L.bias.dims.v = bd, L.bias.dims.n = 1, L.bias.data = nnn_f32s_view(zero, 1);
+	L.body.dense.neurons = 1;
+	L.body.dense.weights.dims.v = wd, L.body.dense.weights.dims.n = 2;
+	L.body.dense.weights.data = nnn_f32s_view(one, 1);
+	m.param_count = nnn_model_param_total(&m);
+	for (int i = 0; i < 40; i++)
+		x[i] = i < 20 ? NAN : 3.0f;
+	snprintf(path, sizeof path, "%s/d.nnn", dir);
+	cr_assert_eq(nnn_model_write_file(&m, path, NULL), NNN_OK);
+	snprintf(path, sizeof path, "%s/dx.npy", dir);
+	write_npy(path, 2, xd, x);
+	snprintf(out, sizeof out, "%s/dy.npy", dir);
+	snprintf(pre, sizeof pre, "%s%s", isa[0] ? "NNN_BUILTIN_ISA=" : "", isa);
+	snprintf(args, sizeof args, "run %s/d.nnn --input %s --output %s", dir, path, out);
+	nnnkit_env(&r, pre, args);
+	cr_assert_eq(r.code, 0, "%s: %s", args, r.err);
+	cr_assert_eq(nnn_npy_read_file(out, &y, NULL), NNN_OK);
+	for (int i = 1; i < 40; i++)
+		cr_assert(memcmp(&y.data[i], &y.data[i < 20 ? 0 : 20], sizeof(float)) == 0, "%s %s: row %d", pre, args, i);
+	*nan_out = y.data[0];
+	*three_out = y.data[20];
+	nnn_npy_free(&y);
+}
+
+Test(origconv, relu_nan_and_dropout_as_the_original, .timeout = 60)
+{
+	static const char *isas[] = { "generic", "avx2", "" };
+	char dir[64];
+	float n, t, n2, t2;
+	tmpdir(dir, sizeof dir);
+	for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
+		dense_1(dir, NNN_ACTIVATION_ID_RELU, 0, isas[i], &n, &t);
+		cr_assert_eq(n, 0.0f, "%s: ReLU(NaN) is %g, the original's is 0", isas[i], (double)n);
+		cr_assert_eq(t, 3.0f);
+		dense_1(dir, NNN_ACTIVATION_ID_LINEAR, 0.5f, isas[i], &n2, &t2);
+		cr_assert(isnan(n2));
+		cr_assert_eq(t2, 3.0f, "%s: dropout 0.5 changed the output to %g", isas[i], (double)t2);
+	}
+	rmdir_all(dir);
 }

@@ -9,7 +9,13 @@
  * [filters, k1*..*kn*channels]. Either way the work is shared among
  * a->threads threads by chunks, the bias starts every sum, and the layer's
  * activation, when this plugin can fuse it, is applied to each chunk as
- * soon as it is complete. */
+ * soon as it is complete.
+ *
+ * Asked for the original framework's arithmetic (nnn_kernel_args_t.compat,
+ * NNN_COMPAT_CONV_ORIGINAL), a forward call whose kernel the original
+ * computes differently makes a state of its own from the weights scaled
+ * tap by tap (nnn/compat.h: the original's sum is the spec's with tap t
+ * counted mult[t] times), and runs the same paths on it. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
