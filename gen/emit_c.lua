@@ -1156,6 +1156,18 @@ function M.source(s, layouts)
   end
   w("}")
   w("")
+  -- One layer's io on its own (nnn_layer_window): what the schema says
+  -- its fields do to a shape, for tools that ask about one layer.
+  w("void nnn_gen_io(const nnn_layer_t *r, nnn_io_t *io)")
+  w("{")
+  if chain then
+    w("\tio_%s(r, io);", chain.ref.field.rec.name)
+  else
+    w("\t(void)r;")
+    w("\tmemset(io, 0, sizeof *io); /* the schema has no chain rule: no io */")
+  end
+  w("}")
+  w("")
   w("uint64_t nnn_gen_params(const %s *r)", root)
   w("{")
   w("\treturn params_%s(r);", s.root.name)

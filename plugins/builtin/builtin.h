@@ -171,6 +171,9 @@ int64_t bi_split(double flop, int64_t units, int threads, int cpus, int *used);
 typedef struct bi_layout {
 	int64_t n, k, sk, sn;
 	int64_t c, nq, len; /* Conv: channels, and its patch in nq runs of len taps; Dense: 0 */
+	/* Conv with the original framework's arithmetic (nnn/compat.h): spatial
+	 * tap t's weights count mult[t] times; NULL: once (the spec) */
+	const uint32_t *mult;
 } bi_layout_t;
 
 /* A Dense or Conv layer's state: from prepare, or made for one forward. */

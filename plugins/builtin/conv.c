@@ -9,7 +9,13 @@
  * [filters, k1*..*kn*channels]. Either way the work is shared among
  * a->threads threads by chunks, the bias starts every sum, and the layer's
  * activation, when this plugin can fuse it, is applied to each chunk as
- * soon as it is complete. */
+ * soon as it is complete.
+ *
+ * Asked for the original framework's arithmetic (nnn_kernel_args_t.compat,
+ * NNN_COMPAT_CONV_ORIGINAL), a forward call whose kernel the original
+ * computes differently makes a state of its own from the weights scaled
+ * tap by tap (nnn/compat.h: the original's sum is the spec's with tap t
+ * counted mult[t] times), and runs the same paths on it. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -358,6 +364,37 @@ static void conv_chunk_blas(void *ctx, int64_t chunk, int slot)
 	bi_act_apply(&j->act, j->y + r0 * g->f, m * g->f);
 }
 
+/* The original framework's arithmetic (nnn/compat.h) for this kernel:
+ * how many times it sums each spatial tap, when that is not once each
+ * (else NULL, the spec's convolution, and for a kernel it cannot count:
+ * conv_check refuses those). *nomem: the counts did not fit in memory. */
+static uint32_t *original_taps(const nnn_conv_t *cv, bool *nomem)
+{
+	const int32_t n = cv->kernels.dims.n - 2;
+	int64_t taps = 1;
+	uint32_t *mult;
+	*nomem = false;
+	if (n < 1 || n > NNN_MAX_RANK || cv->filters < 1)
+		return NULL;
+	taps = cv->kernels.data.n / cv->filters / cv->kernels.dims.v[n + 1];
+	if (!(mult = malloc((size_t)(taps > 0 ? taps : 1) * sizeof *mult))) {
+		*nomem = true;
+		return NULL;
+	}
+	if (nnn_conv_original_taps(n, cv->kernels.dims.v + 1, mult) == 0) {
+		free(mult); /* every tap once: the spec's arithmetic, the prepared state */
+		return NULL;
+	}
+	return mult;
+}
+
+/* Whether this forward call asks for the original framework's Conv (ABI 1.4). */
+static bool wants_original(const nnn_kernel_args_t *a)
+{
+	return a->size >= offsetof(nnn_kernel_args_t, compat) + sizeof a->compat &&
+	       (a->compat & NNN_COMPAT_CONV_ORIGINAL);
+}
+
 /* Per-thread scratch: n buffers of `floats` zeroed floats each (and, when
  * item is not NULL, n item numbers set to -1). False when out of memory. */
 static bool scratch_new(float ***buf, int64_t **item, int n, int64_t floats)
@@ -394,7 +431,15 @@ uint64_t bi_conv_work(const nnn_layer_t *layer, const void *body, const nnn_shap
 	geom_t g = { 0 };
 	int cpus = nnn_pool_cpus(), t = threads < 1 ? 1 : threads < cpus ? threads : cpus;
 	double b = bi_state_bytes(&lay, cv->kernels.data.n, layer->bias.data.n), col;
+	bool nomem;
+	uint32_t *mult = original_taps(cv, &nomem);
 	(void)body;
+	/* work_bytes does not know the run's compat flags: for a kernel the
+	 * original computes differently, count the state a forward call in
+	 * that mode makes (a second copy, with its tap counts) */
+	if (mult || nomem)
+		b += b + (double)(cv->kernels.data.n / cv->filters) * sizeof *mult;
+	free(mult);
 	geom_init(&g, cv, in, out);
 	if (bi_isa() != BI_ISA_GENERIC) {
 		b += (double)g.nq * sizeof(ptrdiff_t);
@@ -422,7 +467,24 @@ nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_s
 		return s;
 	cv = &a->layer->body.conv;
 	lay = conv_layout(cv);
-	if ((s = bi_state_get(a, &cv->kernels, &lay, &st, &tmp, msg, msg_size)) != NNN_OK)
+	if (wants_original(a)) {
+		bool nomem;
+		uint32_t *mult = original_taps(cv, &nomem);
+		if (nomem)
+			return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory counting the original's taps");
+		/* the original's sum is the spec's with each tap's weights times
+		 * its count: weights scaled so, for this call */
+		lay.mult = mult;
+		s = mult ? bi_state_new(&cv->kernels, &a->layer->bias, &lay, &tmp, msg, msg_size)
+		         : bi_state_get(a, &cv->kernels, &lay, &st, &tmp, msg, msg_size);
+		if (mult)
+			st = tmp;
+		lay.mult = NULL;
+		free(mult);
+	} else {
+		s = bi_state_get(a, &cv->kernels, &lay, &st, &tmp, msg, msg_size);
+	}
+	if (s != NNN_OK)
 		return s;
 	geom_init(&g, cv, a->in, a->out);
 	j.g = &g;

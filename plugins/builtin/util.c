@@ -148,6 +148,9 @@ nnn_status_t bi_state_new(const nnn_tensor_t *w, const nnn_tensor_t *b, const bi
 		return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory copying %lld weights",
 		               (long long)w->data.n + b->data.n);
 	}
+	if (lay->mult) /* Conv kernels [filters, taps, channels]: k = taps * c per filter */
+		for (int64_t e = 0; e < w->data.n; e++)
+			st->plain->w[e] *= (float)lay->mult[e % lay->k / lay->c];
 	st->nw = w->data.n;
 	st->nb = b->data.n;
 	st->n = lay->n;

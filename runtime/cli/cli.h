@@ -116,11 +116,19 @@ int cli_emit(const char *path, const void *buf, size_t n);
 int cli_number(const cli_cmd_t *cmd, const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out);
 
 /* The options of the commands that run a model: --batch N, --threads N,
- * --max-tensor-bytes N. */
+ * --max-tensor-bytes N, --conv-compat spec|original. */
 typedef struct cli_run_args {
 	long batch, threads;
 	unsigned long long max_bytes; /* 0: the library's default */
+	uint32_t compat;              /* nnn_run_opts_t.compat */
 } cli_run_args_t;
+
+/* --conv-compat in the help of every command that takes cli_run_option. */
+#define CLI_CONV_COMPAT_HELP                                                                                  \
+	"  --conv-compat original|spec  original: Conv layers compute what the original Neural Network\n"      \
+	"                        Notions framework computes (its strides count some taps of a kernel with\n"    \
+	"                        unequal spatial sizes twice and others never), for files trained there;\n"   \
+	"                        spec (default): the format's convolution (docs/original-framework.md)\n"
 
 /* When argv[*i] is one of those options with a value, parses the value
  * into r and steps *i past it: EXIT_VALID, or EXIT_USAGE (printed) for a
@@ -181,6 +189,14 @@ int cli_batches_more(const cli_batches_t *b);
 NNN_NODISCARD nnn_status_t cli_batches_next(cli_batches_t *b, float *dst, nnn_diags_t *d);
 /* Frees the plan and b->y. */
 void cli_batches_end(cli_batches_t *b);
+
+/* For every layer the original Neural Network Notions framework computes
+ * differently from the spec (a Conv kernel of unequal spatial sizes, whose
+ * taps its strides count wrongly: nnn/compat.h), a note on stderr,
+ * "nnnkit: PATH: note: ...", naming the layer, its kernel sizes and
+ * --conv-compat. Not a problem: the command's exit code stays. Returns the
+ * number of notes. */
+int cli_conv_notes(const char *path, const nnn_model_t *m);
 
 /* The two forms of a model. */
 typedef enum cli_form { CLI_UNKNOWN, CLI_NNN, CLI_JSON } cli_form_t;

@@ -404,6 +404,10 @@ int cli_run_option(const cli_cmd_t *cmd, int argc, char **argv, int *i, cli_run_
 		if ((code = cli_number(cmd, opt, v, 1, INT64_MAX, &n)) != EXIT_VALID)
 			return code;
 		r->max_bytes = n;
+	} else if (!strcmp(opt, "--conv-compat")) {
+		if (strcmp(v, "spec") && strcmp(v, "original"))
+			return cli_usage(cmd, "--conv-compat: found \"%s\", expected original or spec", v);
+		r->compat = !strcmp(v, "original") ? NNN_COMPAT_CONV_ORIGINAL : 0;
 	} else {
 		return -1;
 	}
@@ -413,7 +417,8 @@ int cli_run_option(const cli_cmd_t *cmd, int argc, char **argv, int *i, cli_run_
 
 nnn_run_opts_t cli_run_opts(const cli_run_args_t *r)
 {
-	nnn_run_opts_t o = { .size = sizeof o, .threads = (int)r->threads, .max_tensor_bytes = r->max_bytes };
+	nnn_run_opts_t o = { .size = sizeof o, .threads = (int)r->threads, .max_tensor_bytes = r->max_bytes,
+		             .compat = r->compat };
 	return o;
 }
 

@@ -23,7 +23,7 @@ static int run(int argc, char **argv, cli_env_t *env);
 const cli_cmd_t cmd_eval = {
 	"eval", "accuracy and confusion matrix over a labelled data set",
 	"usage: nnnkit eval MODEL --inputs X.npy --labels Y.npy [--batch N] [--threads N] [--json]\n"
-	"                   [--input-shape 1,D,...] [--max-tensor-bytes N]\n"
+	"                   [--input-shape 1,D,...] [--max-tensor-bytes N] [--conv-compat original|spec]\n"
 	"Runs the model on the samples of X (first axis = samples; '<f4' is read in place from the\n"
 	"file, other dtypes are converted) in batches of N (default 256). The predicted class is the\n"
 	"argmax of the output's last axis (the lowest class on ties); it is compared with Y, and the\n"
@@ -40,6 +40,7 @@ const cli_cmd_t cmd_eval = {
 	"                        confusion (rows: true class), seconds\n"
 	"  --max-tensor-bytes N  refuse, naming the layer, an intermediate tensor or a kernel's working\n"
 	"                        memory over N bytes (1 to 2^63 - 1; default 4 GiB)\n"
+	CLI_CONV_COMPAT_HELP
 	"  --progress, --no-progress  a progress bar on stderr, per batch (default: only when stderr\n"
 	"                        is a terminal and TERM is not dumb; NNNKIT_PROGRESS=0/1 sets the default)\n"
 	"Exit: 0 done, 1 the model, X or Y is invalid or they do not fit together (sample counts,\n"

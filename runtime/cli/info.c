@@ -163,6 +163,7 @@ static int run(int argc, char **argv, cli_env_t *env)
 		printf(" (the header says %" PRIu64 ": run nnnkit validate)", m->param_count);
 	printf("\nlayers:       %d\n\n", (int)m->layer_count);
 	print_layers(opts.ctx, m, size);
+	cli_conv_notes(path, m);
 	nnn_file_close(f);
 	nnn_diags_free(&d);
 	return EXIT_VALID;

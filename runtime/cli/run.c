@@ -13,12 +13,13 @@ static int run(int argc, char **argv, cli_env_t *env);
 const cli_cmd_t cmd_run = {
 	"run", "run a model on inputs from a .npy file",
 	"usage: nnnkit run MODEL --input X.npy [--output Y.npy] [--batch N] [--threads N]\n"
-	"                  [--max-tensor-bytes N]\n"
+	"                  [--max-tensor-bytes N] [--conv-compat original|spec]\n"
 	"Runs the model on X (float32 or convertible, C order, first axis = samples; '-' reads stdin)\n"
 	"in batches of N samples (default 256) and writes the outputs to Y ('-' writes stdout),\n"
 	"or prints them as text, one sample per line, when --output is not given.\n"
 	"  --max-tensor-bytes N  refuse, naming the layer, an intermediate tensor or a kernel's working\n"
 	"                        memory over N bytes (1 to 2^63 - 1; default 4 GiB)\n"
+	CLI_CONV_COMPAT_HELP
 	"  --progress, --no-progress  a progress bar on stderr, per batch (default: only when stderr\n"
 	"                        is a terminal and TERM is not dumb; NNNKIT_PROGRESS=0/1 sets the default)\n",
 	run,

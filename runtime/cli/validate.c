@@ -118,6 +118,18 @@ static void print_valid(const char *path, const extra_t *x)
 		printf("  layers[%d] -> %s\n", (int)i, nnn_shape_format(&x->shapes[i], buf, sizeof buf));
 }
 
+/* The notes on layers the original framework computes differently from
+ * the spec (cli_conv_notes), for any model that decodes, valid or not. */
+static void notes(const nnn_ctx_t *ctx, const nnn_file_t *f, const char *path)
+{
+	nnn_decode_opts_t opts = { .ctx = ctx };
+	nnn_model_t *m;
+	if (nnn_file_decode(f, &opts, &m, NULL) != NNN_OK)
+		return;
+	cli_conv_notes(path, m);
+	nnn_model_free(m);
+}
+
 /* Fills a; returns -1 to go on, else the exit code. */
 static int parse(int argc, char **argv, args_t *a)
 {
@@ -177,6 +189,7 @@ static int run(int argc, char **argv, cli_env_t *env)
 		print_valid(a.path, &x);
 		code = EXIT_VALID;
 	}
+	notes(ctx, f, a.path);
 	free(x.shapes);
 	nnn_file_close(f);
 	nnn_diags_free(&d);

@@ -357,6 +357,8 @@ nnn_status_t nnn_gen_encode(nnn_sink_t *w, const nnn_model_t *r);
 void nnn_gen_validate(nnn_vctx_t *v, const nnn_model_t *r, const nnn_shape_t *in, nnn_shape_t *out_shapes);
 /* The chain's shapes alone (nnn_model_shapes). */
 void nnn_gen_shapes(nnn_vctx_t *v, const nnn_model_t *r, const nnn_shape_t *in, nnn_layer_shapes_t *shapes);
+/* One layer's io, as the chain rule applies it (NNN_IO_UNKNOWN without one). */
+void nnn_gen_io(const nnn_layer_t *r, nnn_io_t *io);
 uint64_t nnn_gen_params(const nnn_model_t *r);
 uint64_t nnn_gen_size(const nnn_model_t *r);
 

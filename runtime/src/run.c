@@ -33,6 +33,7 @@ struct nnn_plan {
 	nnn_shape_t *shapes; /* n + 1: the input, then each layer's output */
 	float *buf[2];       /* ping-pong between layers */
 	int threads;
+	uint32_t compat;     /* nnn_run_opts_t.compat, for every kernel */
 	nnn_pool_t *pool;    /* threads - 1 workers (fewer CPUs: fewer), or NULL */
 	pthread_mutex_t lock; /* one run at a time: the buffers and the pool are the plan's */
 	bool locked;          /* lock was made */
@@ -127,6 +128,9 @@ nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_
 	p->m = m;
 	p->n = m->layer_count;
 	p->threads = opts && opts->threads > 0 ? opts->threads : 1;
+	/* a caller built before `compat` gives a smaller size: the spec */
+	if (opts && opts->size >= offsetof(nnn_run_opts_t, compat) + sizeof opts->compat)
+		p->compat = opts->compat;
 	p->steps = calloc((size_t)p->n + 1, sizeof *p->steps);
 	p->shapes = calloc((size_t)p->n + 1, sizeof *p->shapes);
 	p->locked = pthread_mutex_init(&p->lock, NULL) == 0;
@@ -216,6 +220,7 @@ static nnn_status_t run_steps(nnn_plan_t *p, const float *x, float *y, nnn_diags
 			.act = s->act,
 			.act_params = s->act_params,
 			.act_done = &act_done,
+			.compat = p->compat,
 		};
 		if (s->type->forward(&a, msg, sizeof msg) != NNN_OK)
 			return layer_fail(d, NNN_E_KERNEL, s->layer, i, "forward failed: %s", msg[0] ? msg : "no reason given");

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <nnn/shape.h>
 #include <nnn/validate.h>
@@ -503,4 +504,21 @@ nnn_status_t nnn_model_shapes(const nnn_model_t *m, const nnn_shape_t *input, nn
 	size_t first = diags ? diags->n : 0;
 	nnn_gen_shapes(&v, m, input, out);
 	return nnn_v_result(&v, first);
+}
+
+bool nnn_layer_window(const nnn_layer_t *L, nnn_layer_window_t *w)
+{
+	nnn_io_t io;
+	memset(w, 0, sizeof *w);
+	w->at = NNN_NO_OFFSET;
+	nnn_gen_io(L, &io);
+	if (io.kind != NNN_IO_WINDOW || !io.window.list || io.window.v.n < 1 || io.window.v.n > NNN_MAX_RANK ||
+	    !io.window.v.v)
+		return false;
+	w->n = io.window.v.n;
+	memcpy(w->k, io.window.v.v, (size_t)w->n * sizeof w->k[0]);
+	w->field = io.window.src.path;
+	w->first = io.window.base;
+	w->at = io.window.src.at;
+	return true;
 }

@@ -12,12 +12,18 @@
 #ifndef NNN_RUN_H
 #define NNN_RUN_H
 
+#include <nnn/compat.h>
 #include <nnn/context.h>
 
 typedef struct nnn_run_opts {
 	uint32_t size;             /* sizeof(nnn_run_opts_t) */
 	int threads;               /* threads kernels may use, the caller's included; 0 means 1 */
 	uint64_t max_tensor_bytes; /* largest intermediate tensor allowed; 0 means 4 GiB */
+	/* Added later: read only when `size` covers it (0 for callers built
+	 * before). Compatibility flags (enum nnn_compat, nnn/compat.h), handed
+	 * to every kernel: NNN_COMPAT_CONV_ORIGINAL runs Conv layers with the
+	 * original framework's arithmetic, for files trained there. */
+	uint32_t compat;
 } nnn_run_opts_t;
 
 typedef struct nnn_plan nnn_plan_t;

@@ -42,6 +42,21 @@ typedef struct nnn_layer_shapes {
 NNN_NODISCARD nnn_status_t nnn_model_shapes(const nnn_model_t *m, const nnn_shape_t *input, nnn_layer_shapes_t *out,
                                             nnn_diags_t *diags);
 
+/* The sliding window of a layer whose type's schema `io` is a window (a
+ * Conv's is kernels.dims[1:-1]), as the shape engine applies it: which
+ * layers slide one, and along which axes, is the schema's to say. */
+typedef struct nnn_layer_window {
+	int32_t n;               /* spatial axes; 0: none given by a field */
+	int32_t k[NNN_MAX_RANK]; /* the window's size along each */
+	const char *field;       /* the layer's field they are elements of ("kernels.dims") */
+	int64_t first;           /* the element of that field k[0] is */
+	uint64_t at;             /* that field's byte offset, or NNN_NO_OFFSET */
+} nnn_layer_window_t;
+
+/* Fills *w for layer L; false (w->n 0) when its type slides no window
+ * whose sizes a field gives. */
+bool nnn_layer_window(const nnn_layer_t *L, nnn_layer_window_t *w);
+
 /* Whether every dim of s is known. */
 bool nnn_pshape_exact(const nnn_pshape_t *s);
 
