@@ -67,7 +67,8 @@ EXAMPLE := $(O)/example.nnn
 	conformance drills test-build
 .DEFAULT_GOAL := all
 
-ALL := $(NNNKIT) $(SCANNER) $(LIB_SO) $(DOC) $(LANG_DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1 $(O)/nnngen.1
+ALL := $(NNNKIT) $(SCANNER) $(LIB_SO) $(DOC) $(LANG_DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1 $(O)/nnngen.1 \
+	$(O)/nnnkit.bash
 all: $(ALL)
 
 # Installs the Debian packages the build and tests need, when missing.
@@ -307,6 +308,10 @@ clean:
 $(O)/nnnkit.1: $(NNNKIT) scripts/mkman.sh
 	@echo "  MAN    $@"
 	$(Q)scripts/mkman.sh $(NNNKIT) $(VERSION) > $@.tmp && mv $@.tmp $@
+# The bash completion, from the parser's tables (runtime/cli/opts.c).
+$(O)/nnnkit.bash: $(NNNKIT)
+	@echo "  GEN    $@"
+	$(Q)$(NNNKIT) help --completion > $@.tmp && mv $@.tmp $@
 # nnngen's, from `nnngen --help`.
 $(O)/nnngen.1: gen/nnngen.lua scripts/mkman.sh | deps
 	@mkdir -p $(@D)
@@ -353,7 +358,7 @@ install: all
 	install -m 0644 $(O)/nnnkit.1 $(O)/nnngen.1 $(INST)/share/man/man1/
 	install -m 0644 README.md $(DOCDEST)/
 	install -m 0644 $(DOCS) $(DOCDEST)/docs/
-	install -m 0644 scripts/nnnkit.bash $(INST)/share/bash-completion/completions/nnnkit
+	install -m 0644 $(O)/nnnkit.bash $(INST)/share/bash-completion/completions/nnnkit
 
 uninstall:
 	rm -f $(INST)/bin/nnnkit $(INST)/bin/nnngen $(INST)/lib/libnnn.a $(INST)/lib/libnnn.so \
