@@ -33,8 +33,9 @@ static const cli_opt_t build_opts[] = {
 	{ NULL },
 };
 static const cli_pos_t build_pos[] = {
-	{ "SPEC.json", CLI_IN, CLI_DASH, .help = "the spec (from stdin, its tensor files are relative to the current folder)" },
-	{ "OUT.nnn", CLI_OUT, CLI_BINARY, "the model, written only when valid", .option = "output" },
+	{ "SPEC.json", CLI_IN, CLI_DASH,
+	  .help = "the spec (from stdin, its tensor files are relative to the current folder)" },
+	{ "OUT.nnn", CLI_OUT, CLI_DASH | CLI_BINARY, "the model, written only when valid", .option = "output" },
 	{ NULL },
 };
 

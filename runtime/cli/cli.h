@@ -55,7 +55,7 @@ typedef struct cli_env {
  *
  *   static const cli_opt_t my_opts[] = {
  *       { "values", 0, CLI_NUM, 0, "N", "float values shown per array (default 4)", .max = INT32_MAX },
- *       { "output", 'o', CLI_OUT, CLI_DASH | CLI_BINARY, "FILE", "write the result to FILE" },
+ *       { "output", 'o', CLI_OUT, CLI_DASH | CLI_BINARY, "FILE", .help = "write the result to FILE" },
  *       { NULL } };
  *   static const cli_pos_t my_pos[] = { { "MODEL", CLI_IN, CLI_DASH, .help = "the model" }, { NULL } };
  *   static int my_main(const cli_args_t *a, cli_env_t *env)
@@ -72,12 +72,18 @@ typedef struct cli_env {
  *       .pos = my_pos,
  *       .exits = CLI_EXITS_MODEL,
  *   };
- * and its address goes into `commands` in main.c. Shared fragments:
+ * (an entry names its first fields in order and the rest by designator:
+ * -Wmissing-field-initializers refuses a short positional list), and its
+ * address goes into `commands` in main.c. Shared fragments:
  * cli_opts_run (--batch, --threads, --max-tensor-bytes: read them with
  * cli_run_args), cli_opts_input_shape, cli_opts_force (needed by any
  * command with a CLI_BINARY output), cli_opts_json. A fragment's option
  * that a command does not declare cannot be asked for (cli_str and the
  * like abort, naming it: the conventions test runs every command).
+ * An option every model-running command shares (such as a --conv-compat
+ * for run and eval) goes into cli_opts_run in opts.c and is read into
+ * cli_run_args_t by cli_run_args in common.c: one place for both.
+ * A usage problem found after parsing: cli_usage(cmd, fmt, ...).
  * A command with only .run (the old form: it parses argv itself) still
  * runs, but follows none of the conventions: port it. */
 

@@ -86,6 +86,11 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	if (c.end < size && st != NNN_OK)
 		printf("0x%08" PRIx64 " %9" PRIu64 "  (not decoded)\n", c.end, (uint64_t)size - c.end);
 	printf("%zu bytes, %s\n", size, st == NNN_OK ? "no problems" : "problems marked with !!");
+	if (st != NNN_OK) {
+		fflush(stdout);
+		fprintf(stderr, "nnnkit: %s: not a valid model: %s (its problems are marked with !! on stdout)\n",
+		        cli_name(path), nnn_status_str(st));
+	}
 	nnn_model_free(m);
 	nnn_file_close(f);
 	nnn_diags_free(&d);

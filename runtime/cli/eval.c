@@ -23,7 +23,8 @@ static int run(const cli_args_t *a, cli_env_t *env);
 static const cli_opt_t eval_opts[] = {
 	{ "inputs", 'i', CLI_IN, CLI_DASH | CLI_DASH_LIB | CLI_REQUIRED, "X.npy",
 	  "the samples (first axis = samples; '<f4' is read in place, other dtypes are converted)", .alias = "input" },
-	{ "labels", 'l', CLI_IN, CLI_DASH | CLI_DASH_LIB | CLI_REQUIRED, "Y.npy", .help = "a class index or a one-hot row per sample" },
+	{ "labels", 'l', CLI_IN, CLI_DASH | CLI_DASH_LIB | CLI_REQUIRED, "Y.npy",
+	  .help = "a class index or a one-hot row per sample" },
 	{ NULL },
 };
 static const cli_opt_t eval_json[] = {

@@ -46,8 +46,10 @@ const cli_opt_t cli_opts_json[] = {
 const cli_opt_t cli_opts_global[] = {
 	{ "plugin", 0, CLI_IN, CLI_REPEAT, "FILE", "load the plugin FILE first (repeatable; before NNN_PLUGIN_PATH)",
 	  .nodash = "a plugin is loaded from a file" },
-	{ "no-default-plugins", 0, CLI_FLAG, 0, NULL, .help = "load only --plugin files: not NNN_PLUGIN_PATH, not the installed folder" },
-	{ "progress", 0, CLI_FLAG, 0, NULL, .help = "draw a progress bar on stderr (run, eval, conformance) even when it is not a terminal" },
+	{ "no-default-plugins", 0, CLI_FLAG, 0, NULL,
+	  .help = "load only --plugin files: not NNN_PLUGIN_PATH, not the installed folder" },
+	{ "progress", 0, CLI_FLAG, 0, NULL,
+	  .help = "draw a progress bar on stderr (run, eval, conformance) even when it is not a terminal" },
 	{ "no-progress", 0, CLI_FLAG, 0, NULL, .help = "never draw a progress bar (the option wins over NNNKIT_PROGRESS)" },
 	{ NULL },
 };
@@ -461,6 +463,7 @@ int cli_binary_ok(const cli_args_t *a, const char *path, const char *what)
 int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a)
 {
 	int npos = 0, maxpos = 0, code, dashdash = 0;
+	const char *extra = NULL;
 	char name[64];
 	memset(a, 0, sizeof *a);
 	a->cmd = cmd;
@@ -477,9 +480,9 @@ int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a)
 		const char *text = NULL;
 		if (dashdash || s[0] != '-' || !s[1]) {
 			if (npos == maxpos)
-				return cli_usage(cmd, maxpos ? "unexpected argument '%s' (after %s)" : "unexpected argument '%s'", s,
-				                 maxpos ? cmd->pos[maxpos - 1].name : "");
-			a->pos[npos++] = s;
+				extra = extra ? extra : s; /* told after the loop: --help may follow */
+			else
+				a->pos[npos++] = s;
 			continue;
 		}
 		if (!strcmp(s, "--")) {
@@ -525,6 +528,9 @@ int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a)
 	}
 	if (a->help)
 		return EXIT_VALID;
+	if (extra)
+		return cli_usage(cmd, maxpos ? "unexpected argument '%s' (after %s)" : "unexpected argument '%s'", extra,
+		                 maxpos ? cmd->pos[maxpos - 1].name : "");
 	/* A positional that names what an option names (OUT and -o). */
 	for (int k = 0; k < maxpos; k++) {
 		const cli_pos_t *p = &cmd->pos[k];
