@@ -501,3 +501,40 @@ Test(conventions, man_page_and_completion_know_every_option, .timeout = 60)
 	cr_assert(strstr(man, ".TP\n.B NNNKIT_PROGRESS\n"));
 	json_decref(j);
 }
+
+/* --input-shape wherever inputs are read: a flat [N, 784] array runs
+ * through run as through eval; without it, the error names the array and
+ * the option, not the model's kernel. */
+Test(conventions, input_shape_for_run_and_blame_on_the_input, .timeout = 120)
+{
+	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	fx_t f;
+	char out[65536], flat[160], x[160], m[160];
+	nnn_npy_t a;
+	fx_make(&f);
+	snprintf(m, sizeof m, "%s/mnist.nnn", f.dir);
+	snprintf(x, sizeof x, "%s/x4.npy", f.dir);
+	snprintf(flat, sizeof flat, "%s/flat.npy", f.dir);
+	cr_assert_eq(t_sh(out, sizeof out, "'%s/mkexample' '%s' '%s'", b, m, x), 0, "%s", out);
+	cr_assert_eq(nnn_npy_read_file(x, &a, NULL), NNN_OK);
+	nnn_shape_t s = { .rank = 2, .dims = { a.shape.dims[0], (int64_t)a.count / a.shape.dims[0] } };
+	cr_assert_eq(nnn_npy_write_file(flat, &s, a.data, NULL), NNN_OK);
+	nnn_npy_free(&a);
+	char want[65536];
+	cr_assert_eq(t_sh(want, sizeof want, "'%s' run '%s' --input '%s'", nnnkit_bin(), m, x), 0, "%s", want);
+	cr_assert_eq(t_sh(out, sizeof out, "'%s' run '%s' --input '%s' --input-shape 1,28,28,1", nnnkit_bin(), m, flat), 0,
+	             "%s", out);
+	cr_assert_str_eq(out, want);
+	for (int i = 0; i < 2; i++) {
+		char line[1024];
+		if (i == 0)
+			snprintf(line, sizeof line, "run '%s' --input '%s'", m, flat);
+		else
+			snprintf(line, sizeof line, "eval '%s' --inputs '%s' --labels '%s'", m, flat, f.npy);
+		int st = t_sh(out, sizeof out, "'%s' %s", nnnkit_bin(), line);
+		cr_assert_eq(st, 1, "%s: exit %d\n%s", line, st, out);
+		cr_assert(!strncmp(out, t_fmt("nnnkit: %s: ", flat), strlen(flat) + 10) && strstr(out, "--input-shape"),
+		          "%s: the input and --input-shape are not named first:\n%s", line, out);
+	}
+	fx_free(&f);
+}
