@@ -70,7 +70,7 @@ EXAMPLE := $(O)/example.nnn
 # The conformance corpus too: `nnnkit conformance` finds it beside build/nnnkit,
 # and make install installs it.
 ALL := $(NNNKIT) $(SCANNER) $(LIB_SO) $(DOC) $(LANG_DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1 $(O)/nnngen.1 \
-	$(O)/conformance/manifest.json
+	$(O)/nnnkit.bash $(O)/conformance/manifest.json
 all: $(ALL)
 
 # Installs the Debian packages the build and tests need, when missing.
@@ -314,6 +314,10 @@ clean:
 $(O)/nnnkit.1: $(NNNKIT) scripts/mkman.sh
 	@echo "  MAN    $@"
 	$(Q)scripts/mkman.sh $(NNNKIT) $(VERSION) > $@.tmp && mv $@.tmp $@
+# The bash completion, from the parser's tables (runtime/cli/opts.c).
+$(O)/nnnkit.bash: $(NNNKIT)
+	@echo "  GEN    $@"
+	$(Q)$(NNNKIT) help --completion > $@.tmp && mv $@.tmp $@
 # nnngen's, from `nnngen --help`.
 $(O)/nnngen.1: gen/nnngen.lua scripts/mkman.sh | deps
 	@mkdir -p $(@D)
@@ -371,7 +375,7 @@ install: all
 	$(Q)$(INSTALL_SH) file $(INST) 0644 share/doc/nnnkit/docs $(DOCS)
 	$(Q)$(foreach d,$(sort $(dir $(EXAMPLES))),\
 		$(INSTALL_SH) file $(INST) 0644 share/doc/nnnkit/$(d:/=) $(filter $(d)%,$(EXAMPLES)) &&) true
-	$(Q)$(INSTALL_SH) as $(INST) 0644 scripts/nnnkit.bash share/bash-completion/completions/nnnkit
+	$(Q)$(INSTALL_SH) as $(INST) 0644 $(O)/nnnkit.bash share/bash-completion/completions/nnnkit
 	$(Q)$(INSTALL_SH) end $(INST)
 	@echo "installed under $(INST) (the list: $(INST)/share/nnnkit/installed-files)"
 

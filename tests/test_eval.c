@@ -332,7 +332,7 @@ Test(eval, other_errors_and_exit_codes)
 	snprintf(args, sizeof args, "eval %s --inputs %s", f.model, f.x);
 	nnnkit(&r, args);
 	cr_assert_eq(r.code, 2);
-	cr_assert(strstr(r.err, "nnnkit: eval: no --labels given"), "%s", r.err);
+	cr_assert(strstr(r.err, "nnnkit eval: no --labels given"), "%s", r.err);
 	eval(&r, "", &f, "--batch 0");
 	cr_assert_eq(r.code, 2);
 	cr_assert(strstr(r.err, "--batch needs a whole number from 1 to 1048576, not '0'"), "%s", r.err);

@@ -216,7 +216,7 @@ Test(map, invalid_model_is_mapped_up_to_the_problem, .fini = cleanup)
 	free(msg);
 	cr_assert_eq(t_sh(NULL, 0, "%s map %s 2>%s", kit(), model, err), 2, "-o is required");
 	msg = slurp(err, NULL);
-	cr_assert(strstr(msg, "no output given"), "%s", msg);
+	cr_assert(strstr(msg, "nnnkit map: no --output given\nsee 'nnnkit map --help'"), "%s", msg);
 	free(msg);
 	bb_free(&b);
 }

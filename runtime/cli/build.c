@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include <nnn/json.h>
 
 #include "cli.h"
@@ -24,11 +26,27 @@ static nnn_status_t read_text(const char *path, char **text, size_t *len, nnn_di
 	return st;
 }
 
-static int run(int argc, char **argv, cli_env_t *env);
+static int run(const cli_args_t *a, cli_env_t *env);
+
+static const cli_opt_t build_opts[] = {
+	{ "output", 'o', CLI_OUT, CLI_DASH | CLI_BINARY, "OUT.nnn", .help = "the model (or give OUT.nnn after SPEC.json)" },
+	{ NULL },
+};
+static const cli_pos_t build_pos[] = {
+	{ "SPEC.json", CLI_IN, CLI_DASH,
+	  .help = "the spec (from stdin, its tensor files are relative to the current folder)" },
+	{ "OUT.nnn", CLI_OUT, CLI_DASH | CLI_BINARY, "the model, written only when valid", .option = "output" },
+	{ NULL },
+};
 
 const cli_cmd_t cmd_build = {
-	"build", "assemble a model from a JSON spec and .npy tensors, validated",
-	"usage: nnnkit build [--input-shape 1,4] SPEC.json OUT.nnn\n"
+	.name = "build",
+	.summary = "assemble a model from a JSON spec and .npy tensors, validated",
+	.main = run,
+	.opts = CLI_OPTS(build_opts, cli_opts_input_shape, cli_opts_force),
+	.pos = build_pos,
+	.exits = CLI_EXITS_MODEL,
+	.help = "usage: nnnkit build [--input-shape 1,4] SPEC.json [-o] OUT.nnn\n"
 	"Reads SPEC, the JSON form (docs/json.md) with friendly defaults: any field but a tensor may be\n"
 	"left out (numbers 0, booleans false, strings \"\", enums their first value); the parameter\n"
 	"count is computed; a tensor may be the name of its .npy file (relative to SPEC's folder),\n"
@@ -40,7 +58,6 @@ const cli_cmd_t cmd_build = {
 	"The model is validated (every rule; with --input-shape, every layer's shape too) and OUT is\n"
 	"written atomically only when it is valid: on any problem OUT is left as it was. Problems name\n"
 	"SPEC's line and column.\n",
-	run,
 };
 
 /* Spec -> model -> bytes, validated as a file (the offsets are OUT's). */
@@ -49,6 +66,8 @@ static nnn_status_t assemble(cli_env_t *env, const char *spec, const char *text,
 {
 	char dir[4096];
 	const char *slash = strrchr(spec, '/');
+	if (strcmp(cli_name(spec), spec)) /* stdin: tensors relative to the current folder */
+		slash = NULL;
 	snprintf(dir, sizeof dir, "%.*s", slash ? (slash == spec ? 1 : (int)(slash - spec)) : 1, slash ? spec : ".");
 	nnn_json_read_opts_t o = { .flags = NNN_JSON_SPEC, .ctx = cli_ctx(env), .base_dir = dir };
 	nnn_model_t *m;
@@ -65,38 +84,15 @@ static nnn_status_t assemble(cli_env_t *env, const char *spec, const char *text,
 	return st;
 }
 
-static int run(int argc, char **argv, cli_env_t *env)
+static int run(const cli_args_t *a, cli_env_t *env)
 {
-	const char *files[2] = { NULL, NULL };
-	int nfiles = 0, code;
-	nnn_shape_t shape, *input = NULL;
+	const char *files[2] = { cli_arg(a, "SPEC.json"), cli_arg(a, "OUT.nnn") };
+	const nnn_shape_t *input = cli_shape(a, "input-shape");
+	int code;
 	nnn_diags_t d;
-
+	if (!files[1])
+		return cli_usage(&cmd_build, "no OUT.nnn given (or --output)");
 	nnn_diags_init(&d);
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
-			fputs(cmd_build.help, stdout);
-			return EXIT_VALID;
-		} else if (!strcmp(argv[i], "--input-shape") && i + 1 < argc) {
-			if (nnn_shape_parse(argv[++i], &shape, &d) != NNN_OK) {
-				code = cli_usage(&cmd_build, "%s", d.v[0].msg);
-				nnn_diags_free(&d);
-				return code;
-			}
-			input = &shape;
-		} else if (!strcmp(argv[i], "--input-shape")) {
-			return cli_usage(&cmd_build, "--input-shape needs a shape, such as 1,4");
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage(&cmd_build, "unknown option %s", argv[i]);
-		} else if (nfiles == 2) {
-			return cli_usage(&cmd_build, "expected SPEC.json and OUT.nnn");
-		} else {
-			files[nfiles++] = argv[i];
-		}
-	}
-	if (nfiles != 2)
-		return cli_usage(&cmd_build, "expected SPEC.json and OUT.nnn");
-
 	char *text = NULL;
 	size_t len = 0;
 	unsigned char *buf = NULL;
@@ -108,11 +104,13 @@ static int run(int argc, char **argv, cli_env_t *env)
 	free(text);
 	if (st == NNN_OK) {
 		blame = files[1];
-		st = nnn_write_atomic_bytes(files[1], buf, n, &d);
+		st = strcmp(files[1], "-") ? nnn_write_atomic_bytes(files[1], buf, n, &d)
+		                           : nnn_write_all(STDOUT_FILENO, buf, n, &d);
 	}
-	code = cli_report(blame, &d, st);
+	code = cli_report(strcmp(blame, "-") ? blame : "stdout", &d, st);
 	if (st == NNN_OK)
-		printf("%s: %zu bytes, valid\n", files[1], n);
+		fprintf(strcmp(files[1], "-") ? stdout : stderr, "%s: %zu bytes, valid\n",
+		        strcmp(files[1], "-") ? files[1] : "stdout", n);
 	free(buf);
 	nnn_diags_free(&d);
 	return code;

@@ -30,12 +30,200 @@ typedef struct cli_env {
 	int progress;         /* --progress 1, --no-progress 0, neither -1 */
 } cli_env_t;
 
+/* ---- One option parser for every command (runtime/cli/opts.c) ----
+ *
+ * A command declares what it takes as tables; main() parses argv with them
+ * before the command runs, and the same tables make the command's --help
+ * (OPTIONS, EXIT STATUS), the man page (nnnkit help --man), the bash
+ * completion (nnnkit help --completion) and the listing the tests walk
+ * (nnnkit help --json). The conventions live in the parser, not in the
+ * commands:
+ *   --opt VALUE, --opt=VALUE, -o VALUE, -oVALUE; -h/--help anywhere; `--`
+ *   ends the options (a file named -x works after it); an unknown option
+ *   (with a "did you mean"), a missing value, numeric junk, a value out of
+ *   range or an option given twice (flags excepted) is a usage error: one
+ *   line "nnnkit CMD: PROBLEM" and "see 'nnnkit CMD --help'", exit 2;
+ *   `-` is stdin for a file read and stdout for a file written where the
+ *   entry has CLI_DASH, and refused (saying why: the entry's `nodash`)
+ *   where it has not; stdin is read once: a pipe is read whole (up to
+ *   CLI_STDIN_MAX bytes, and no further than 64 KiB when those do not
+ *   start like a model) into memory, a redirected file is used in place,
+ *   and a .npy reader (CLI_DASH_LIB) gets "-" and reads the stream itself;
+ *   binary output (CLI_BINARY) to a terminal is refused unless --force.
+ *
+ * How a command declares its options (see run.c for a full one):
+ *
+ *   static const cli_opt_t my_opts[] = {
+ *       { "values", 0, CLI_NUM, 0, "N", "float values shown per array (default 4)", .max = INT32_MAX },
+ *       { "output", 'o', CLI_OUT, CLI_DASH | CLI_BINARY, "FILE", .help = "write the result to FILE" },
+ *       { NULL } };
+ *   static const cli_pos_t my_pos[] = { { "MODEL", CLI_IN, CLI_DASH, .help = "the model" }, { NULL } };
+ *   static int my_main(const cli_args_t *a, cli_env_t *env)
+ *   {
+ *       const char *model = cli_arg(a, "MODEL"), *out = cli_str(a, "output");
+ *       int values = (int)cli_num(a, "values", 4);
+ *       ...
+ *   }
+ *   const cli_cmd_t cmd_mine = {
+ *       .name = "mine", .summary = "one line for nnnkit --help",
+ *       .help = "usage: nnnkit mine [OPTIONS] MODEL\nWhat it does, by hand.\n",
+ *       .main = my_main,
+ *       .opts = CLI_OPTS(my_opts, cli_opts_force, cli_opts_input_shape),
+ *       .pos = my_pos,
+ *       .exits = CLI_EXITS_MODEL,
+ *   };
+ * (an entry names its first fields in order and the rest by designator:
+ * -Wmissing-field-initializers refuses a short positional list), and its
+ * address goes into `commands` in main.c. Shared fragments:
+ * cli_opts_run (--batch, --threads, --max-tensor-bytes: read them with
+ * cli_run_args), cli_opts_input_shape, cli_opts_force (needed by any
+ * command with a CLI_BINARY output), cli_opts_json. A fragment's option
+ * that a command does not declare cannot be asked for (cli_str and the
+ * like abort, naming it: the conventions test runs every command).
+ * An option every model-running command shares (such as a --conv-compat
+ * for run and eval) goes into cli_opts_run in opts.c and is read into
+ * cli_run_args_t by cli_run_args in common.c: one place for both.
+ * A usage problem found after parsing: cli_usage(cmd, fmt, ...).
+ * A command with only .run (the old form: it parses argv itself) still
+ * runs, but follows none of the conventions: port it. */
+
+/* What an option's or positional's value is. */
+typedef enum cli_kind {
+	CLI_FLAG,   /* no value */
+	CLI_NUM,    /* a whole number from .min to .max, digits only */
+	CLI_REAL,   /* a decimal number from .rmin to .rmax */
+	CLI_STR,    /* any text */
+	CLI_CHOICE, /* one of the words in .choices ("json nnn") */
+	CLI_SHAPE,  /* an input shape: whole numbers separated by commas, 1,28,28,1 */
+	CLI_IN,     /* a file read */
+	CLI_OUT,    /* a file written */
+	CLI_DIR_IN, /* a folder read */
+	CLI_DIR_OUT /* a folder written */
+} cli_kind_t;
+
+/* Flags of an option or positional. */
+enum {
+	CLI_DASH = 1u,     /* '-' is stdin (CLI_IN) or stdout (CLI_OUT) */
+	CLI_BINARY = 2u,   /* binary output: '-' to a terminal is refused unless --force */
+	CLI_REQUIRED = 4u, /* an option that must be given */
+	CLI_OPTIONAL = 8u, /* a positional that may be left out (the last ones only) */
+	CLI_REPEAT = 16u,  /* may be given more than once (cli_str gives the last) */
+	CLI_HIDDEN = 32u,  /* left out of help, man page and completion (old spellings) */
+	CLI_DASH_LIB = 64u /* with CLI_DASH: the library reads "-" itself, as a bounded stream (.npy) */
+};
+
+typedef struct cli_opt {
+	const char *name;     /* long name, without "--"; NULL ends a table */
+	char short_name;      /* 'o' for -o, or 0 */
+	cli_kind_t kind;
+	unsigned flags;
+	const char *metavar;  /* the value's name in help: "N", "FILE"; NULL for a flag */
+	const char *help;     /* one line, what it does and its default */
+	uint64_t min, max;    /* CLI_NUM */
+	double rmin, rmax;    /* CLI_REAL */
+	const char *choices;  /* CLI_CHOICE: the words, space-separated */
+	const char *nodash;   /* CLI_IN/CLI_OUT without CLI_DASH: why '-' cannot work */
+	const char *alias;    /* a second long name (another command's spelling) */
+} cli_opt_t;
+
+typedef struct cli_pos {
+	const char *name;     /* "MODEL"; NULL ends the table */
+	cli_kind_t kind;      /* CLI_IN, CLI_OUT, CLI_DIR_OUT... */
+	unsigned flags;       /* CLI_DASH, CLI_BINARY, CLI_OPTIONAL */
+	const char *help;     /* one line */
+	const char *nodash;   /* why '-' cannot work here (without CLI_DASH) */
+	const char *option;   /* an option naming the same thing ("output"): either may be given */
+} cli_pos_t;
+
+#define CLI_MAX_VALS 40
+#define CLI_MAX_POS 4
+/* The most bytes `-` reads from a pipe on stdin (a model or an array). */
+#define CLI_STDIN_MAX ((uint64_t)1 << 30)
+
+/* The most values a CLI_REPEAT option keeps (cli_strs). */
+#define CLI_MAX_REPEAT 64
+
+typedef struct cli_val {
+	const cli_opt_t *opt;
+	const char *text;     /* as given; for CLI_IN '-', the path stdin is read from */
+	const char *texts[CLI_MAX_REPEAT]; /* CLI_REPEAT: every value, in order */
+	int given;            /* times given */
+	uint64_t n;
+	double r;
+	nnn_shape_t shape;
+} cli_val_t;
+
+struct cli_cmd;
+/* What the parser found. */
+typedef struct cli_args {
+	const struct cli_cmd *cmd;
+	int nvals;
+	cli_val_t val[CLI_MAX_VALS]; /* every option the command declares, given or not */
+	const char *pos[CLI_MAX_POS]; /* positionals, by the index of the table's entry; NULL when not given */
+	int help;                     /* -h or --help was given */
+} cli_args_t;
+
+/* The exit codes (one table: cli_exit_table in opts.c prints their
+ * meanings in every command's --help, the man page and README). */
+#define CLI_EXIT(c) (1u << (c))
+#define CLI_EXITS_MODEL (CLI_EXIT(0) | CLI_EXIT(1) | CLI_EXIT(2) | CLI_EXIT(3))
+#define CLI_OPTS(...) ((const cli_opt_t *const[]){ __VA_ARGS__, NULL })
+
 typedef struct cli_cmd {
 	const char *name;
 	const char *summary;
-	const char *help; /* full usage text */
+	const char *help; /* usage line(s) and description, by hand; OPTIONS and EXIT STATUS are generated */
+	/* Old form: parses its own argv (argv[0] is the command's name). */
 	int (*run)(int argc, char **argv, cli_env_t *env);
+	/* New form: runs with what the parser found in argv per opts and pos. */
+	int (*main)(const cli_args_t *a, cli_env_t *env);
+	const cli_opt_t *const *opts; /* table fragments, NULL-terminated (CLI_OPTS) */
+	const cli_pos_t *pos;         /* positionals, NULL-name-terminated */
+	unsigned exits;               /* CLI_EXIT bits of the codes it can return */
+	const char *exit_what[4];     /* what a code means for this command, when more precise than the table */
+	int own_plugins;              /* loads plugins itself: main() does not before it runs */
 } cli_cmd_t;
+
+/* Shared fragments. */
+extern const cli_opt_t cli_opts_run[], cli_opts_input_shape[], cli_opts_force[], cli_opts_json[];
+/* The options main() takes before any command (and anywhere on the line). */
+extern const cli_opt_t cli_opts_global[];
+
+/* Parses argv (argv[0] is the command's name) by cmd's tables into *a.
+ * EXIT_VALID, or EXIT_USAGE after printing the one-line problem. */
+int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a);
+/* The values of declared options: a flag's count; a text (NULL when not
+ * given); a number (dflt when not given); a shape (NULL when not given). */
+int cli_flag(const cli_args_t *a, const char *name);
+const char *cli_str(const cli_args_t *a, const char *name);
+/* Every value of a CLI_REPEAT option, in order (*out borrows them): the count. */
+int cli_strs(const cli_args_t *a, const char *name, const char *const **out);
+uint64_t cli_num(const cli_args_t *a, const char *name, uint64_t dflt);
+double cli_real(const cli_args_t *a, const char *name, double dflt);
+const nnn_shape_t *cli_shape(const cli_args_t *a, const char *name);
+/* A positional by its table name ("MODEL"); NULL when not given. */
+const char *cli_arg(const cli_args_t *a, const char *name);
+/* Whether `path` (an output) may get binary data: a file, or stdout when it
+ * is not a terminal or --force was given; else prints why (EXIT_USAGE).
+ * For outputs whose form is known only late (convert --to nnn). */
+int cli_binary_ok(const cli_args_t *a, const char *path, const char *what);
+/* The name to show for a path: "stdin" for what '-' read. */
+const char *cli_name(const char *path);
+
+/* A command's help: its text, OPTIONS from its tables, EXIT STATUS. */
+void cli_help(FILE *f, const cli_cmd_t *cmd);
+/* nnnkit help --man: the man page's OPTIONS, COMMANDS, ENVIRONMENT, EXIT
+ * STATUS and FILES sections (roff); --completion: the bash completion;
+ * --json: every table, for the tests. */
+void cli_man(FILE *f, const cli_cmd_t *const *cmds, size_t n);
+void cli_completion(FILE *f, const cli_cmd_t *const *cmds, size_t n);
+void cli_dump(FILE *f, const cli_cmd_t *const *cmds, size_t n);
+/* The exit-code table's lines, "  0  success...", for the general help. */
+void cli_exit_lines(FILE *f, const cli_cmd_t *cmd);
+/* Edit distance of two short words. */
+size_t cli_distance(const char *a, const char *b);
+/* NNNKIT_PROGRESS, when set, must be 0 or 1: EXIT_USAGE (printed) otherwise. */
+int cli_check_env(void);
 
 extern const cli_cmd_t cmd_info, cmd_validate, cmd_dump, cmd_map, cmd_graph, cmd_convert, cmd_export, cmd_build, cmd_run,
 	cmd_eval, cmd_plugins, cmd_conformance, cmd_diff, cmd_stats, cmd_edit;
@@ -61,11 +249,8 @@ const char *cli_plugin_dir(const cli_env_t *env, char *buf, size_t size);
 /* Prints "nnnkit: FILE: message" for every problem; returns the exit code
  * the first problem's status calls for. */
 int cli_report(const char *file, const nnn_diags_t *d, nnn_status_t st);
-/* Prints "nnnkit: CMD: message" and the usage hint; returns EXIT_USAGE. */
+/* Prints "nnnkit CMD: message" and "see 'nnnkit CMD --help'"; returns EXIT_USAGE. */
 int cli_usage(const cli_cmd_t *cmd, const char *fmt, ...) NNN_PRINTF(2, 3);
-/* An argument no option of cmd took: an unknown option or a second model
- * is a usage error (printed, EXIT_USAGE); else it is the model (*model). */
-int cli_model_arg(const cli_cmd_t *cmd, const char *arg, const char **model);
 /* True when argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
 /* Text from a file on its way to a terminal: the one escaping of nnnkit.
@@ -102,18 +287,12 @@ void cli_field_value(FILE *out, const nnn_field_t *f, int values, const nnn_ctx_
  * provides that ID. */
 bool cli_plugin_type(const nnn_ctx_t *ctx, const nnn_type_t *type, int64_t id, const char **name, const char **title,
                      const char **file);
-/* The --input-shape option (a separate or an '=' value) at argv[*i], for
- * commands that take one: -1 when argv[*i] is something else; 0 when it
- * parsed into *out (*i moved past its value); else the exit code after the
- * usage message. */
-int cli_input_shape(const cli_cmd_t *cmd, int argc, char **argv, int *i, nnn_shape_t *out);
 /* Writes n bytes to `path` atomically, or to stdout when path is "-";
  * prints what failed. Returns an exit code. */
 int cli_emit(const char *path, const void *buf, size_t n);
+/* Writes m as .nnn to `path` atomically, or to stdout when path is "-". */
+nnn_status_t cli_write_nnn(const nnn_model_t *m, const char *path, nnn_diags_t *d);
 
-/* The value v of option opt: a whole number in [min, max], digits only, or
- * EXIT_USAGE (printed, naming the option and the range). */
-int cli_number(const cli_cmd_t *cmd, const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out);
 
 /* The options of the commands that run a model: --batch N, --threads N,
  * --max-tensor-bytes N, --conv-compat spec|original. */
@@ -123,18 +302,21 @@ typedef struct cli_run_args {
 	uint32_t compat;              /* nnn_run_opts_t.compat */
 } cli_run_args_t;
 
-/* --conv-compat in the help of every command that takes cli_run_option. */
-#define CLI_CONV_COMPAT_HELP                                                                                  \
-	"  --conv-compat original|spec  original: Conv layers compute what the original Neural Network\n"      \
-	"                        Notions framework computes (its strides count some taps of a kernel with\n"    \
-	"                        unequal spatial sizes twice and others never), for files trained there;\n"   \
-	"                        spec (default): the format's convolution (docs/original-framework.md)\n"
-
-/* When argv[*i] is one of those options with a value, parses the value
- * into r and steps *i past it: EXIT_VALID, or EXIT_USAGE (printed) for a
- * bad value. -1 when argv[*i] is something else. */
-int cli_run_option(const cli_cmd_t *cmd, int argc, char **argv, int *i, cli_run_args_t *r);
+/* Fills r from the cli_opts_run fragment's options (defaults: batch 256,
+ * threads 1, the library's tensor limit). An option added to that fragment
+ * (a shared run option) is read here, for every command that runs a model. */
+void cli_run_args(const cli_args_t *a, cli_run_args_t *r);
 nnn_run_opts_t cli_run_opts(const cli_run_args_t *r);
+/* The samples of an input array of shape *x (count values) as the model's
+ * input: [samples, ...] with at least one sample; with --input-shape
+ * (want), reshaped to it (same values per sample). EXIT_VALID, or
+ * EXIT_INVALID printed, naming the file and --input-shape. */
+int cli_samples(const char *file, nnn_shape_t *x, uint64_t count, const nnn_shape_t *want);
+/* Reports a failure to plan or run MODEL on samples of shape *x from
+ * INPUT: blamed on INPUT and --input-shape when it is the input's shape
+ * that does not fit the first layer, else on MODEL. */
+int cli_report_input(const char *model, const char *input, const nnn_shape_t *x, int reshaped, const nnn_diags_t *d,
+                     nnn_status_t st);
 
 /* A one-line progress bar on stderr: "LABEL [####....] done/total UNIT
  * pct% rate/s ETA t", redrawn at most 10 times a second, erased by
@@ -249,8 +431,5 @@ void cli_values_stats(nnn_f32s_t a, cli_vstats_t *s);
 void cli_json_num(FILE *f, double x);
 /* Prints a shape as a JSON array of integers. */
 void cli_json_shape(FILE *f, const nnn_shape_t *s);
-/* A non-negative finite decimal number (such as 1e-5) for option opt, or
- * EXIT_USAGE (printed, naming the option). */
-int cli_real(const cli_cmd_t *cmd, const char *opt, const char *v, double *out);
 
 #endif

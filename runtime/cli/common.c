@@ -1,7 +1,6 @@
 /* common.c: reporting and small helpers shared by the commands. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,6 +36,7 @@ int cli_exit(const cli_env_t *env, int code)
 
 int cli_report(const char *file, const nnn_diags_t *d, nnn_status_t st)
 {
+	file = cli_name(file);
 	char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
 	/* A problem with a line reads "FILE:LINE:COLUMN: path: ...", as compilers say it. */
 	/* Messages quote what the file says (names, keys, text): escaped. */
@@ -53,27 +53,6 @@ int cli_report(const char *file, const nnn_diags_t *d, nnn_status_t st)
 	if ((!d || !d->n) && st != NNN_OK)
 		fprintf(stderr, "nnnkit: %s: %s\n", file, nnn_status_str(st));
 	return cli_exit_code(st);
-}
-
-int cli_usage(const cli_cmd_t *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "nnnkit: %s: ", cmd->name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n%s", cmd->help);
-	return EXIT_USAGE;
-}
-
-int cli_model_arg(const cli_cmd_t *cmd, const char *arg, const char **model)
-{
-	if (arg[0] == '-' && arg[1])
-		return cli_usage(cmd, "unknown option or missing value: %s", arg);
-	if (*model)
-		return cli_usage(cmd, "one model at a time");
-	*model = arg;
-	return EXIT_VALID;
 }
 
 int cli_is_help(const char *arg)
@@ -263,21 +242,18 @@ void cli_field_value(FILE *out, const nnn_field_t *f, int values, const nnn_ctx_
 	}
 }
 
-int cli_input_shape(const cli_cmd_t *cmd, int argc, char **argv, int *i, nnn_shape_t *out)
+nnn_status_t cli_write_nnn(const nnn_model_t *m, const char *path, nnn_diags_t *d)
 {
-	const char *a = argv[*i], *v;
-	nnn_diags_t d;
-	int code = 0;
-	if (strcmp(a, "--input-shape") && strncmp(a, "--input-shape=", 14))
-		return -1;
-	v = a[13] == '=' ? a + 14 : (*i + 1 < argc ? argv[++*i] : NULL);
-	if (!v)
-		return cli_usage(cmd, "--input-shape needs a value such as 1,28,28,1");
-	nnn_diags_init(&d);
-	if (nnn_shape_parse(v, out, &d) != NNN_OK)
-		code = cli_usage(cmd, "%s", d.v[0].msg);
-	nnn_diags_free(&d);
-	return code;
+	unsigned char *buf;
+	size_t n;
+	if (strcmp(path, "-"))
+		return nnn_model_write_file(m, path, d);
+	nnn_status_t st = nnn_model_encode(m, &buf, &n, d);
+	if (st != NNN_OK)
+		return st;
+	st = nnn_write_all(STDOUT_FILENO, buf, n, d);
+	free(buf);
+	return st;
 }
 
 int cli_emit(const char *path, const void *buf, size_t n)
@@ -372,47 +348,13 @@ void cli_print_warnings(FILE *f, const char *prefix, const nnn_plugin_report_t *
 	}
 }
 
-int cli_number(const cli_cmd_t *cmd, const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out)
+void cli_run_args(const cli_args_t *a, cli_run_args_t *r)
 {
-	uint64_t n = 0;
-	bool ok = v[0] != '\0';
-	/* Digits only: strtoull would take spaces, a sign and wrap around. */
-	for (const char *p = v; ok && *p; p++) {
-		unsigned d = (unsigned)(*p - '0');
-		ok = d <= 9 && n <= (UINT64_MAX - d) / 10;
-		n = n * 10 + d;
-	}
-	if (!ok || n < min || n > max)
-		return cli_usage(cmd, "%s needs a whole number from %" PRIu64 " to %" PRIu64 ", not '%s'", opt, min, max, v);
-	*out = n;
-	return EXIT_VALID;
-}
-
-int cli_run_option(const cli_cmd_t *cmd, int argc, char **argv, int *i, cli_run_args_t *r)
-{
-	const char *opt = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-	uint64_t n;
-	int code;
-	if (!v)
-		return -1;
-	if (!strcmp(opt, "--batch") || !strcmp(opt, "--threads")) {
-		if ((code = cli_number(cmd, opt, v, 1, 1 << 20, &n)) != EXIT_VALID)
-			return code;
-		*(opt[2] == 'b' ? &r->batch : &r->threads) = (long)n;
-	} else if (!strcmp(opt, "--max-tensor-bytes")) {
-		/* sizes are int64_t inside: over INT64_MAX could not be compared */
-		if ((code = cli_number(cmd, opt, v, 1, INT64_MAX, &n)) != EXIT_VALID)
-			return code;
-		r->max_bytes = n;
-	} else if (!strcmp(opt, "--conv-compat")) {
-		if (strcmp(v, "spec") && strcmp(v, "original"))
-			return cli_usage(cmd, "--conv-compat: found \"%s\", expected original or spec", v);
-		r->compat = !strcmp(v, "original") ? NNN_COMPAT_CONV_ORIGINAL : 0;
-	} else {
-		return -1;
-	}
-	++*i;
-	return EXIT_VALID;
+	r->batch = (long)cli_num(a, "batch", 256);
+	r->threads = (long)cli_num(a, "threads", 1);
+	r->max_bytes = cli_num(a, "max-tensor-bytes", 0);
+	const char *compat = cli_str(a, "conv-compat");
+	r->compat = compat && !strcmp(compat, "original") ? NNN_COMPAT_CONV_ORIGINAL : 0;
 }
 
 nnn_run_opts_t cli_run_opts(const cli_run_args_t *r)
@@ -477,4 +419,55 @@ void cli_model_close(cli_model_t *cm)
 	nnn_file_close(cm->file);
 	nnn_model_free(cm->own);
 	memset(cm, 0, sizeof *cm);
+}
+
+int cli_samples(const char *file, nnn_shape_t *x, uint64_t count, const nnn_shape_t *want)
+{
+	char sh[256], s2[256];
+	file = cli_name(file);
+	if (x->rank < 1 || x->dims[0] == 0) {
+		fprintf(stderr, "nnnkit: %s: shape %s: no samples; expected an array [samples, ...] with at least one\n", file,
+		        nnn_shape_format(x, sh, sizeof sh));
+		return EXIT_INVALID;
+	}
+	int64_t n = x->dims[0], per = (int64_t)count / n;
+	if (!want) {
+		if (x->rank < 2) {
+			fprintf(stderr, "nnnkit: %s: shape %s: one value per sample; expected [samples, ...] (or give "
+			                "--input-shape)\n", file, nnn_shape_format(x, sh, sizeof sh));
+			return EXIT_INVALID;
+		}
+		return EXIT_VALID;
+	}
+	nnn_shape_t w = *want;
+	w.dims[0] = 1;
+	if (nnn_shape_numel(&w) != per) {
+		fprintf(stderr, "nnnkit: %s: shape %s: %" PRId64 " values per sample, but --input-shape %s takes %" PRId64
+		                "; expected the model's input shape with any batch size, as for validate\n",
+		        file, nnn_shape_format(x, sh, sizeof sh), per, nnn_shape_format(want, s2, sizeof s2),
+		        nnn_shape_numel(&w));
+		return EXIT_INVALID;
+	}
+	w.dims[0] = n;
+	*x = w;
+	return EXIT_VALID;
+}
+
+int cli_report_input(const char *model, const char *input, const nnn_shape_t *x, int reshaped, const nnn_diags_t *d,
+                     nnn_status_t st)
+{
+	char sh[256];
+	/* A plan fails on its input's shape at the first layer: the input file
+	 * is what is wrong (or --input-shape), not the model's tensors. */
+	if (st == NNN_E_INPUT_SHAPE || (d && d->n && !strncmp(d->v[0].path, "layers[0]", 9) && st != NNN_E_NOMEM &&
+	                                st != NNN_E_PLUGIN && st != NNN_E_IO && st != NNN_E_KERNEL)) {
+		char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
+		fprintf(stderr, "nnnkit: %s: samples of shape %s do not fit the model's input (%s: %s); %s\n",
+		        cli_name(input), nnn_shape_format(x, sh, sizeof sh), cli_name(model),
+		        d && d->n ? nnn_diag_format(&d->v[0], buf, sizeof buf) : nnn_status_str(st),
+		        reshaped ? "check --input-shape against 'nnnkit validate MODEL --input-shape ...'"
+		                 : "give --input-shape with the model's input shape (nnnkit info MODEL shows its layers)");
+		return EXIT_INVALID;
+	}
+	return cli_report(model, d, st);
 }

@@ -14,12 +14,31 @@
 
 #include "conformance.h"
 
-static int run(int argc, char **argv, cli_env_t *env);
+static int run(const cli_args_t *a, cli_env_t *env);
+
+static const cli_opt_t conformance_opts[] = {
+	{ "corpus", 0, CLI_DIR_IN, 0, "DIR", "the corpus (DIR/manifest.json; default: the one installed beside nnnkit)",
+	  .nodash = "the corpus is a folder" },
+	{ "reference", 0, CLI_STR, 0, "CMD",
+	  .help = "a shell command that computes the same model: {model} (or {json}), {input}, {output} are replaced" },
+	{ "tolerance", 0, CLI_REAL, 0, "T", "|nnnkit - reference| <= T * (1 + |reference|) per value (default 1e-4)",
+	  .rmin = 0, .rmax = 1e30 },
+	{ "decoder", 0, CLI_STR, 0, "CMD", .help = "a shell command; {file} is replaced by the case's path" },
+	{ "timeout", 0, CLI_REAL, 0, "S", "seconds a case (and a reference command) may take (default 10)",
+	  .rmin = 0.001, .rmax = 86400 },
+	{ "verbose", 'v', CLI_FLAG, 0, NULL, .help = "one line per valid case: run, not run and why, max error" },
+	{ NULL },
+};
 
 const cli_cmd_t cmd_conformance = {
-	"conformance", "run a .nnn decoder over the conformance corpus",
-	"usage: nnnkit [--plugin FILE] conformance [--corpus DIR] [--reference 'CMD {model} {input} {output}']\n"
-	"                 [--tolerance T] [--decoder 'CMD {file}'] [--timeout S] [-v] [--json]\n"
+	.name = "conformance",
+	.summary = "run a .nnn decoder over the conformance corpus",
+	.main = run,
+	.opts = CLI_OPTS(conformance_opts, cli_opts_json),
+	.exits = CLI_EXITS_MODEL,
+	.exit_what = { [0] = "every case passed", [1] = "a case failed or crashed" },
+	.help = "usage: nnnkit [--plugin FILE] conformance [--corpus DIR] [--reference 'CMD {model} {input} {output}']\n"
+		"                 [--tolerance T] [--decoder 'CMD {file}'] [--timeout S] [-v] [--json]\n"
 	"Runs every case of the corpus (DIR/manifest.json, written by `make conformance` or\n"
 	"`nnngen --conformance DIR [--plugin FRAGMENT]`; default: the corpus installed beside nnnkit)\n"
 	"through a decoder and prints passed, failed and crashed cases by class, what was run, then a\n"
@@ -32,27 +51,17 @@ const cli_cmd_t cmd_conformance = {
 	"kernel fails or crashes, leaves an output value unwritten or writes past the output, the\n"
 	"batches disagree, or, when every parameter is finite and at most 1e4 in magnitude, an output\n"
 	"is NaN or infinite.\n"
-	"  --reference CMD  a shell command that computes the same model (the plugin author's own\n"
-	"                 implementation): {model} is replaced by the case's .nnn file, {json} by its\n"
-	"                 JSON form, {input} by a float32 .npy of the batch-2 input, {output} by the\n"
-	"                 .npy it must write (paths single-quoted; files removed afterwards). Every run\n"
-	"                 case with ordinary parameters is compared: a failing command, a missing or\n"
-	"                 unreadable output, another shape or a value off by more than the tolerance\n"
-	"                 fails the case, naming the max abs error and the first mismatching element.\n"
-	"                 A reference that exits 77 declines the case (a type it does not compute):\n"
-	"                 counted, not compared, not failed\n"
-	"  --tolerance T  |nnnkit - reference| <= T * (1 + |reference|) per value (default 1e-4);\n"
-	"                 also between the batches\n"
-	"  --decoder CMD  a shell command; {file} is replaced by the case's path. Exit 0 means the\n"
-	"                 file was accepted, any other exit rejected; a signal or a timeout is a crash.\n"
-	"                 Nothing is run.\n"
-	"  --timeout S    seconds a case (and a reference command) may take (default 10)\n"
-	"  -v             one line per valid case: run, not run and why, max error\n"
-	"  --json         machine-readable results\n"
-	"  --progress, --no-progress  a progress bar on stderr, per case (default: only when stderr is\n"
-	"                 a terminal and TERM is not dumb; NNNKIT_PROGRESS=0/1 sets the default)\n"
-	"Exit: 0 when every case passed, 1 otherwise, 2 on usage errors.\n",
-	run,
+	"--reference CMD: a shell command that computes the same model (the plugin author's own\n"
+	"implementation): {model} is replaced by the case's .nnn file, {json} by its\n"
+	"JSON form, {input} by a float32 .npy of the batch-2 input, {output} by the\n"
+	".npy it must write (paths single-quoted; files removed afterwards). Every run\n"
+	"case with ordinary parameters is compared: a failing command, a missing or\n"
+	"unreadable output, another shape or a value off by more than the tolerance\n"
+	"fails the case, naming the max abs error and the first mismatching element.\n"
+	"A reference that exits 77 declines the case (a type it does not compute):\n"
+	"counted, not compared, not failed\n"
+	"--decoder CMD: exit 0 means the file was accepted, any other exit rejected; a signal or a\n"
+	"timeout is a crash. Nothing is run.\n",
 };
 
 enum { PASS, FAIL, CRASH };
@@ -314,42 +323,20 @@ static json_t *load_manifest(conf_t *c, const cli_env_t *env, char *dflt, size_t
 	return m;
 }
 
-static int run(int argc, char **argv, cli_env_t *env)
+static int run(const cli_args_t *a, cli_env_t *env)
 {
-	conf_t c = { .run = { .timeout = 10, .tolerance = 1e-4 } };
-	char dflt[4096], tmpdir[4096], *end;
-	for (int i = 1; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (cli_is_help(argv[i])) {
-			fputs(cmd_conformance.help, stdout);
-			return EXIT_VALID;
-		} else if (!strcmp(argv[i], "--corpus") && v) {
-			c.corpus = v, i++;
-		} else if (!strcmp(argv[i], "--decoder") && v) {
-			if (!strstr(v, "{file}"))
-				return cli_usage(&cmd_conformance, "--decoder needs {file} where the case's path goes");
-			c.decoder = v, i++;
-		} else if (!strcmp(argv[i], "--reference") && v) {
-			if (!strstr(v, "{output}") || !strstr(v, "{input}") || !(strstr(v, "{model}") || strstr(v, "{json}")))
-				return cli_usage(&cmd_conformance, "--reference needs {model} (or {json}), {input} and {output} "
-				                                   "where those paths go");
-			c.run.reference = v, i++;
-		} else if (!strcmp(argv[i], "--tolerance") && v) {
-			c.run.tolerance = strtod(v, &end), i++;
-			if (*end || !(c.run.tolerance >= 0 && c.run.tolerance < 1e30))
-				return cli_usage(&cmd_conformance, "--tolerance needs a number >= 0, such as 1e-4, not '%s'", v);
-		} else if (!strcmp(argv[i], "--timeout") && v) {
-			c.run.timeout = strtod(v, &end), i++;
-			if (*end || !(c.run.timeout > 0))
-				return cli_usage(&cmd_conformance, "--timeout needs a number of seconds > 0, not '%s'", v);
-		} else if (!strcmp(argv[i], "--json")) {
-			c.json = 1;
-		} else if (!strcmp(argv[i], "-v")) {
-			c.verbose = 1;
-		} else {
-			return cli_usage(&cmd_conformance, "unknown option or missing value: %s", argv[i]);
-		}
-	}
+	conf_t c = { .run = { .timeout = cli_real(a, "timeout", 10), .tolerance = cli_real(a, "tolerance", 1e-4),
+		              .reference = cli_str(a, "reference") },
+		     .corpus = cli_str(a, "corpus"), .decoder = cli_str(a, "decoder"), .json = cli_flag(a, "json"),
+		     .verbose = cli_flag(a, "verbose") };
+	char dflt[4096], tmpdir[4096];
+	const char *v;
+	if ((v = c.decoder) && !strstr(v, "{file}"))
+		return cli_usage(&cmd_conformance, "--decoder needs {file} where the case's path goes");
+	if ((v = c.run.reference) &&
+	    (!strstr(v, "{output}") || !strstr(v, "{input}") || !(strstr(v, "{model}") || strstr(v, "{json}"))))
+		return cli_usage(&cmd_conformance, "--reference needs {model} (or {json}), {input} and {output} "
+		                                   "where those paths go");
 	if (c.decoder && c.run.reference)
 		return cli_usage(&cmd_conformance, "--reference compares nnnkit's own runs: it does not go with --decoder");
 	json_t *m = load_manifest(&c, env, dflt, sizeof dflt);

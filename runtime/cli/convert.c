@@ -3,24 +3,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include <nnn/json.h>
 
 #include "cli.h"
 
-static int run(int argc, char **argv, cli_env_t *env);
+static int run(const cli_args_t *a, cli_env_t *env);
+
+static const cli_opt_t convert_opts[] = {
+	{ "output", 'o', CLI_OUT, CLI_DASH, "OUT", .help = "the converted model (or give OUT after IN)" },
+	{ "to", 0, CLI_CHOICE, 0, "FORM", "the output's form (default: from OUT's extension; JSON for '-')",
+	  .choices = "json nnn" },
+	{ "tensors", 0, CLI_DIR_OUT, 0, "DIR",
+	  "write float arrays of at least N values as .npy files in DIR (made if missing), referenced from the JSON "
+	  "relative to its folder", .nodash = "the tensors are files in a folder" },
+	{ "tensors-min", 0, CLI_NUM, 0, "N", "the N of --tensors (default 64)", .max = INT32_MAX },
+	{ NULL },
+};
+static const cli_pos_t convert_pos[] = {
+	{ "IN", CLI_IN, CLI_DASH, .help = "the model, .nnn or JSON (told by its content)" },
+	{ "OUT", CLI_OUT, CLI_DASH, "where the result goes", .option = "output" },
+	{ NULL },
+};
 
 const cli_cmd_t cmd_convert = {
-	"convert", "convert a model between .nnn and JSON (byte for byte both ways)",
-	"usage: nnnkit convert [--to json|nnn] [--tensors DIR [--tensors-min N]] IN OUT\n"
-	"Reads IN in either form (told by its content) and writes OUT in the form --to names, else the\n"
-	"one its extension (.json or .nnn) names: a .nnn file, or its JSON form (docs/json.md), whose\n"
-	"fields follow docs/format.md. .nnn -> JSON -> .nnn gives back the same bytes. OUT '-' writes\n"
-	"JSON to standard output; any other OUT is written atomically (a temporary file beside it,\n"
-	"flushed, then renamed), so it is never half-written.\n"
-	"  --tensors DIR     write float arrays of at least N values as .npy files in DIR (made if\n"
-	"                    missing), referenced from the JSON relative to its folder\n"
-	"  --tensors-min N   the N of --tensors (default 64)\n",
-	run,
+	.name = "convert",
+	.summary = "convert a model between .nnn and JSON (byte for byte both ways)",
+	.main = run,
+	.opts = CLI_OPTS(convert_opts, cli_opts_force),
+	.pos = convert_pos,
+	.exits = CLI_EXITS_MODEL,
+	.help = "usage: nnnkit convert [--to json|nnn] [--tensors DIR [--tensors-min N]] IN [-o] OUT\n"
+		"Reads IN in either form (told by its content) and writes OUT in the form --to names, else the\n"
+		"one its extension (.json or .nnn) names: a .nnn file, or its JSON form (docs/json.md), whose\n"
+		"fields follow docs/format.md. .nnn -> JSON -> .nnn gives back the same bytes. OUT '-' writes\n"
+		"to standard output (JSON unless --to nnn; a .nnn to a terminal needs --force); any other OUT\n"
+		"is written atomically (a temporary file beside it, flushed, then renamed), so it is never\n"
+		"half-written.\n",
 };
 
 typedef struct conv_args {
@@ -29,62 +49,24 @@ typedef struct conv_args {
 	long long tensors_min;
 } conv_args_t;
 
-static int parse(int argc, char **argv, conv_args_t *a)
+static int run(const cli_args_t *args, cli_env_t *env)
 {
-	int nfiles = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (cli_is_help(argv[i])) {
-			fputs(cmd_convert.help, stdout);
-			return -1;
-		} else if (!strcmp(argv[i], "--to") && v) {
-			if (strcmp(v, "json") && strcmp(v, "nnn"))
-				return cli_usage(&cmd_convert, "--to takes json or nnn, not '%s'", v);
-			a->to = v[0] == 'j' ? CLI_JSON : CLI_NNN;
-			i++;
-		} else if (!strcmp(argv[i], "--tensors") && v) {
-			a->tensors = v;
-			i++;
-		} else if (!strcmp(argv[i], "--tensors-min") && v) {
-			uint64_t n;
-			int code = cli_number(&cmd_convert, "--tensors-min", v, 0, INT32_MAX, &n);
-			if (code != EXIT_VALID)
-				return code;
-			a->tensors_min = (long long)n;
-			i++;
-		} else if (!strcmp(argv[i], "--to") || !strcmp(argv[i], "--tensors") || !strcmp(argv[i], "--tensors-min")) {
-			return cli_usage(&cmd_convert, "%s needs a value", argv[i]);
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage(&cmd_convert, "unknown option %s", argv[i]);
-		} else if (nfiles == 2) {
-			return cli_usage(&cmd_convert, "expected two files");
-		} else {
-			*(nfiles++ ? &a->out : &a->in) = argv[i];
-		}
-	}
-	if (nfiles != 2)
-		return cli_usage(&cmd_convert, "expected IN and OUT");
-	if (!a->to)
-		a->to = strcmp(a->out, "-") ? cli_form(a->out, NULL, 0) : CLI_JSON;
-	if (!a->to)
-		return cli_usage(&cmd_convert, "%s: cannot tell the output form from its name: end it in .json or .nnn, or "
-		                 "give --to json or --to nnn", a->out);
-	if (a->to == CLI_NNN && !strcmp(a->out, "-"))
-		return cli_usage(&cmd_convert, "a .nnn model is not written to standard output: name a file");
-	if (a->to == CLI_NNN && a->tensors)
-		return cli_usage(&cmd_convert, "--tensors is for JSON output");
-	return 0;
-}
-
-static int run(int argc, char **argv, cli_env_t *env)
-{
-	conv_args_t a = { .tensors_min = 64 };
+	conv_args_t a = { .in = cli_arg(args, "IN"), .out = cli_arg(args, "OUT"), .tensors = cli_str(args, "tensors"),
+		          .tensors_min = (long long)cli_num(args, "tensors-min", 64) };
 	cli_model_t cm;
 	nnn_diags_t d;
-	int code = parse(argc, argv, &a);
-	if (code)
-		return code < 0 ? EXIT_VALID : code;
-
+	int code = 0;
+	const char *to = cli_str(args, "to");
+	if (!a.out)
+		return cli_usage(&cmd_convert, "no OUT given (or --output)");
+	a.to = to ? (to[0] == 'j' ? CLI_JSON : CLI_NNN) : strcmp(a.out, "-") ? cli_form(a.out, NULL, 0) : CLI_JSON;
+	if (!a.to)
+		return cli_usage(&cmd_convert, "%s: cannot tell the output form from its name: end it in .json or .nnn, or "
+		                 "give --to json or --to nnn", a.out);
+	if (a.to == CLI_NNN && a.tensors)
+		return cli_usage(&cmd_convert, "--tensors is for JSON output");
+	if (a.to == CLI_NNN && (code = cli_binary_ok(args, a.out, "a binary .nnn model")) != EXIT_VALID)
+		return code;
 	nnn_diags_init(&d);
 	nnn_status_t st = cli_model_open(env, a.in, &cm, &d);
 	if (st != NNN_OK) {
@@ -94,10 +76,10 @@ static int run(int argc, char **argv, cli_env_t *env)
 			nnn_json_write_opts_t o = { .tensors_dir = a.tensors, .tensors_min = a.tensors_min };
 			st = nnn_json_write_file(cm.m, a.out, &o, &d);
 		} else {
-			st = nnn_model_write_file(cm.m, a.out, &d);
+			st = cli_write_nnn(cm.m, a.out, &d);
 		}
 		if (st != NNN_OK)
-			code = cli_report(a.out, &d, st);
+			code = cli_report(!strcmp(a.out, "-") ? "stdout" : a.out, &d, st);
 		cli_model_close(&cm);
 	}
 	nnn_diags_free(&d);

@@ -15,24 +15,37 @@
 
 #include "cli.h"
 
-static int run(int argc, char **argv, cli_env_t *env);
+static int run(const cli_args_t *args, cli_env_t *env);
+
+static const cli_opt_t diff_opts[] = {
+	{ "rtol", 0, CLI_REAL, 0, "R", .help = "relative tolerance (default 0)", .rmin = 0, .rmax = 1e30 },
+	{ "atol", 0, CLI_REAL, 0, "A", .help = "absolute tolerance (default 0)", .rmin = 0, .rmax = 1e30 },
+	{ NULL },
+};
+static const cli_pos_t diff_pos[] = {
+	{ "A", CLI_IN, CLI_DASH, .help = "the first model (.nnn or JSON)" },
+	{ "B", CLI_IN, CLI_DASH, .help = "the second model (.nnn or JSON)" },
+	{ NULL },
+};
 
 const cli_cmd_t cmd_diff = {
-	"diff", "compare two models: every field, and tensor values within a tolerance",
-	"usage: nnnkit diff [--rtol R] [--atol A] [--json] A B\n"
-	"Compares models A and B (.nnn or JSON, in any mix): every field of the format (description,\n"
-	"counts, IDs, activation parameters, dims, ...) exactly, and the values of every float array\n"
-	"(tensor data) element by element. Values a and b differ when |a - b| > A + R * |b| (as numpy's\n"
-	"isclose); NaN equals NaN, an infinity only the same infinity. The same tolerance applies to\n"
-	"float fields such as dropout. Per tensor that differs: how many values differ, the largest\n"
-	"absolute and relative differences and where they are. Fields only one model has (a layer the\n"
-	"other lacks) are named once, at the layer.\n"
-	"  --rtol R   relative tolerance (default 0)\n"
-	"  --atol A   absolute tolerance (default 0)\n"
-	"  --json     one JSON object on stdout (docs/cli-json.md)\n"
-	"Exit codes (as diff(1)): 0 equal within the tolerance, 1 they differ, 2 usage error or a file\n"
-	"that cannot be read as a model (its problems are printed), 3 plugin error.\n",
-	run,
+	.name = "diff",
+	.summary = "compare two models: every field, and tensor values within a tolerance",
+	.main = run,
+	.opts = CLI_OPTS(diff_opts, cli_opts_json),
+	.pos = diff_pos,
+	.exits = CLI_EXITS_MODEL,
+	/* as diff(1): 1 always means "they differ" */
+	.exit_what = { [0] = "equal within the tolerance", [1] = "they differ",
+	               [2] = "usage error, or a file that cannot be read as a model (its problems are printed)" },
+	.help = "usage: nnnkit diff [--rtol R] [--atol A] [--json] A B\n"
+		"Compares models A and B (.nnn or JSON, in any mix): every field of the format (description,\n"
+		"counts, IDs, activation parameters, dims, ...) exactly, and the values of every float array\n"
+		"(tensor data) element by element. Values a and b differ when |a - b| > A + R * |b| (as numpy's\n"
+		"isclose); NaN equals NaN, an infinity only the same infinity. The same tolerance applies to\n"
+		"float fields such as dropout. Per tensor that differs: how many values differ, the largest\n"
+		"absolute and relative differences and where they are. Fields only one model has (a layer the\n"
+		"other lacks) are named once, at the layer. --json: one JSON object (docs/cli-json.md).\n",
 };
 
 typedef struct diff_opts {
@@ -40,35 +53,6 @@ typedef struct diff_opts {
 	double rtol, atol;
 	int json;
 } diff_opts_t;
-
-/* The options, apart from the work: 0 to go on, else an exit code (help
- * printed: EXIT_VALID + 100). */
-static int parse(int argc, char **argv, diff_opts_t *o)
-{
-	int code, nfiles = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (cli_is_help(argv[i])) {
-			fputs(cmd_diff.help, stdout);
-			return EXIT_VALID + 100;
-		} else if ((!strcmp(argv[i], "--rtol") || !strcmp(argv[i], "--atol")) && v) {
-			if ((code = cli_real(&cmd_diff, argv[i], v, argv[i][2] == 'r' ? &o->rtol : &o->atol)) != EXIT_VALID)
-				return code;
-			i++;
-		} else if (!strcmp(argv[i], "--json")) {
-			o->json = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage(&cmd_diff, "unknown option or missing value: %s", argv[i]);
-		} else if (nfiles == 2) {
-			return cli_usage(&cmd_diff, "two models, A and B");
-		} else {
-			*(nfiles++ ? &o->b : &o->a) = argv[i];
-		}
-	}
-	if (nfiles != 2)
-		return cli_usage(&cmd_diff, "two models, A and B");
-	return 0;
-}
 
 /* ---- one side: a model's fields, in file order ---- */
 
@@ -524,13 +508,12 @@ static void summary(const report_t *r, const side_t *a, const side_t *b)
 	printf(" (rtol %g, atol %g; %zu tensors compared)\n", o->rtol, o->atol, r->compared);
 }
 
-static int run(int argc, char **argv, cli_env_t *env)
+static int run(const cli_args_t *args, cli_env_t *env)
 {
-	diff_opts_t o = { 0 };
+	diff_opts_t o = { .a = cli_arg(args, "A"), .b = cli_arg(args, "B"), .rtol = cli_real(args, "rtol", 0),
+		          .atol = cli_real(args, "atol", 0), .json = cli_flag(args, "json") };
 	side_t a = { 0 }, b = { 0 };
-	int code = parse(argc, argv, &o);
-	if (code)
-		return code == EXIT_VALID + 100 ? EXIT_VALID : code;
+	int code;
 	a.file = o.a;
 	b.file = o.b;
 	if ((code = load(env, &a)) == EXIT_VALID && (code = load(env, &b)) == EXIT_VALID) {

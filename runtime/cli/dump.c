@@ -5,16 +5,29 @@
 
 #include "cli.h"
 
-static int run(int argc, char **argv, cli_env_t *env);
+static int run(const cli_args_t *a, cli_env_t *env);
+
+static const cli_opt_t dump_opts[] = {
+	{ "values", 0, CLI_NUM, 0, "N", "float values shown per array (default 4)", .max = INT32_MAX },
+	{ NULL },
+};
+static const cli_pos_t dump_pos[] = {
+	{ "MODEL", CLI_IN, CLI_DASH, .help = "the .nnn file" },
+	{ NULL },
+};
 
 const cli_cmd_t cmd_dump = {
-	"dump", "annotated byte map: every field with offset, size, path and value",
-	"usage: nnnkit dump [--values N] MODEL\n"
+	.name = "dump",
+	.summary = "annotated byte map: every field with offset, size, path and value",
+	.main = run,
+	.opts = CLI_OPTS(dump_opts),
+	.pos = dump_pos,
+	.exits = CLI_EXITS_MODEL,
+	.help = "usage: nnnkit dump [--values N] MODEL\n"
 	"Prints every field of the file in order: offset, size, field path, type and value.\n"
 	"Float arrays show their first N values (default 4). Problems are marked with '!!' where\n"
 	"they occur; decoding goes on past them where the framing allows, and bytes that cannot be\n"
 	"decoded are listed at the end.\n",
-	run,
 };
 
 typedef struct dump_ctx {
@@ -47,10 +60,10 @@ static void on_problem(void *ctx, const nnn_diag_t *d)
 	printf("!! %s\n", nnn_diag_format(d, buf, sizeof buf));
 }
 
-static int run(int argc, char **argv, cli_env_t *env)
+static int run(const cli_args_t *a, cli_env_t *env)
 {
-	const char *path = NULL;
-	dump_ctx_t c = { 0, 4, NULL };
+	const char *path = cli_arg(a, "MODEL");
+	dump_ctx_t c = { 0, (int)cli_num(a, "values", 4), NULL };
 	nnn_visitor_t vis = { on_field, on_problem, &c };
 	nnn_decode_opts_t opts = { .flags = NNN_DECODE_KEEP_GOING, .visit = &vis };
 	nnn_file_t *f;
@@ -59,26 +72,6 @@ static int run(int argc, char **argv, cli_env_t *env)
 	nnn_model_t *m = NULL;
 	nnn_status_t st;
 
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
-			fputs(cmd_dump.help, stdout);
-			return EXIT_VALID;
-		} else if (!strcmp(argv[i], "--values") && i + 1 < argc) {
-			uint64_t n;
-			int code = cli_number(&cmd_dump, "--values", argv[++i], 0, INT32_MAX, &n);
-			if (code != EXIT_VALID)
-				return code;
-			c.values = (int)n;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage(&cmd_dump, "unknown option %s", argv[i]);
-		} else if (path) {
-			return cli_usage(&cmd_dump, "one model at a time");
-		} else {
-			path = argv[i];
-		}
-	}
-	if (!path)
-		return cli_usage(&cmd_dump, "no model given");
 	nnn_diags_init(&d);
 	st = nnn_file_map(path, &f, &d);
 	if (st != NNN_OK) {
@@ -93,6 +86,11 @@ static int run(int argc, char **argv, cli_env_t *env)
 	if (c.end < size && st != NNN_OK)
 		printf("0x%08" PRIx64 " %9" PRIu64 "  (not decoded)\n", c.end, (uint64_t)size - c.end);
 	printf("%zu bytes, %s\n", size, st == NNN_OK ? "no problems" : "problems marked with !!");
+	if (st != NNN_OK) {
+		fflush(stdout);
+		fprintf(stderr, "nnnkit: %s: not a valid model: %s (its problems are marked with !! on stdout)\n",
+		        cli_name(path), nnn_status_str(st));
+	}
 	nnn_model_free(m);
 	nnn_file_close(f);
 	nnn_diags_free(&d);

@@ -10,32 +10,44 @@
 
 #include "cli.h"
 
-static int run(int argc, char **argv, cli_env_t *env);
+static int run(const cli_args_t *args, cli_env_t *env);
+
+static const cli_opt_t edit_opts[] = {
+	{ "output", 'o', CLI_OUT, CLI_DASH | CLI_BINARY | CLI_REQUIRED, "OUT",
+	  .help = "the file written (the edited model; or the tensor with --get, '-' for stdout)" },
+	{ "description", 0, CLI_STR, 0, "TEXT", .help = "the model's description (UTF-8)" },
+	{ "set", 0, CLI_STR, CLI_REPEAT, "PATH=FILE.npy",
+	  .help = "the values of the tensor at PATH (as errors and `nnnkit stats` name it: layers[2].weights) from a .npy "
+	  "file of exactly its shape (repeatable)" },
+	{ "fix-param-count", 0, CLI_FLAG, 0, NULL,
+	  .help = "the header's parameter count recomputed from the tensors (what `nnnkit validate` reports as "
+	          "E_PARAM_COUNT)" },
+	{ "get", 0, CLI_STR, 0, "PATH", .help = "write the tensor at PATH to -o FILE.npy instead of editing" },
+	{ NULL },
+};
+static const cli_pos_t edit_pos[] = { { "MODEL", CLI_IN, CLI_DASH, .help = "the model (.nnn or JSON)" }, { NULL } };
 
 const cli_cmd_t cmd_edit = {
-	"edit", "edit the description, a tensor or the parameter count; get a tensor",
-	"usage: nnnkit edit MODEL -o OUT [--description TEXT] [--set PATH=FILE.npy]... [--fix-param-count]\n"
-	"       nnnkit edit MODEL --get PATH -o FILE.npy\n"
-	"Reads MODEL (.nnn or JSON), applies the edits and writes OUT atomically (a temporary file\n"
-	"beside it, flushed, then renamed: OUT may be MODEL). OUT is JSON when its name ends in .json,\n"
-	"else .nnn. Every other field is kept as it is.\n"
-	"  --description TEXT   the model's description (UTF-8)\n"
-	"  --set PATH=FILE.npy  the values of the tensor at PATH (as errors and `nnnkit stats` name it:\n"
-	"                       layers[2].weights) from a .npy file of exactly its shape\n"
-	"  --fix-param-count    the header's parameter count recomputed from the tensors (what\n"
-	"                       `nnnkit validate` reports as E_PARAM_COUNT)\n"
-	"  --get PATH           write the tensor at PATH to -o FILE.npy ('-': standard output) instead\n"
-	"  -o, --output OUT     the file written\n"
-	"The result is validated: when it breaks a rule of the format (one the edit did not fix), it\n"
-	"is still written, its problems are printed and the exit code is 1.\n"
-	"Exit codes: 0 success, 1 invalid model or .npy, 2 usage or system error, 3 plugin error.\n",
-	run,
+	.name = "edit",
+	.summary = "edit the description, a tensor or the parameter count; get a tensor",
+	.main = run,
+	.opts = CLI_OPTS(edit_opts, cli_opts_force),
+	.pos = edit_pos,
+	.exits = CLI_EXITS_MODEL,
+	.exit_what = { [1] = "the model or a .npy is invalid, or the edited model still breaks a rule (it is written)" },
+	.help = "usage: nnnkit edit MODEL -o OUT [--description TEXT] [--set PATH=FILE.npy]... [--fix-param-count]\n"
+		"       nnnkit edit MODEL --get PATH -o FILE.npy\n"
+		"Reads MODEL (.nnn or JSON), applies the edits and writes OUT atomically (a temporary file\n"
+		"beside it, flushed, then renamed: OUT may be MODEL). OUT is JSON when its name ends in .json,\n"
+		"else .nnn. Every other field is kept as it is.\n"
+		"The result is validated: when it breaks a rule of the format (one the edit did not fix), it\n"
+		"is still written, its problems are printed and the exit code is 1.\n",
 };
 
 typedef struct edit_opts {
 	const char *model, *out;
 	const char *description; /* NULL: unchanged */
-	const char **set;        /* PATH=FILE.npy, nset of them (argv's strings) */
+	const char *const *set;  /* PATH=FILE.npy, nset of them (argv's strings) */
 	int nset;
 	const char *get;
 	int fix_count;
@@ -50,37 +62,10 @@ static int utf8_ok(const char *s)
 	return 1;
 }
 
-/* The options, apart from the work: 0 to go on, else an exit code (help
- * printed: EXIT_VALID + 100). o->set has room for argc entries. */
-static int parse(int argc, char **argv, edit_opts_t *o)
+/* The checks the option tables cannot make: 0 to go on, else the exit
+ * code after the usage message. */
+static int check(const edit_opts_t *o)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (cli_is_help(a)) {
-			fputs(cmd_edit.help, stdout);
-			return EXIT_VALID + 100;
-		} else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && v) {
-			o->out = v, i++;
-		} else if (!strcmp(a, "--description") && v) {
-			o->description = v, i++;
-		} else if (!strcmp(a, "--set") && v) {
-			o->set[o->nset++] = v, i++;
-		} else if (!strcmp(a, "--get") && v) {
-			o->get = v, i++;
-		} else if (!strcmp(a, "--fix-param-count")) {
-			o->fix_count = 1;
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage(&cmd_edit, "unknown option or missing value: %s", a);
-		} else if (o->model) {
-			return cli_usage(&cmd_edit, "one model at a time");
-		} else {
-			o->model = a;
-		}
-	}
-	if (!o->model)
-		return cli_usage(&cmd_edit, "no model given");
-	if (!o->out)
-		return cli_usage(&cmd_edit, "no -o OUT given (to edit MODEL in place, give -o MODEL)");
 	int edits = o->description || o->nset || o->fix_count;
 	if (!edits && !o->get)
 		return cli_usage(&cmd_edit, "nothing to do: give --description, --set, --fix-param-count or --get");
@@ -94,8 +79,6 @@ static int parse(int argc, char **argv, edit_opts_t *o)
 		if (!strchr(o->set[k], '=') || o->set[k][0] == '=' || !strchr(o->set[k], '=')[1])
 			return cli_usage(&cmd_edit, "--set takes PATH=FILE.npy, such as layers[0].weights=w.npy, not '%s'",
 			                 o->set[k]);
-	if (edits && !strcmp(o->out, "-"))
-		return cli_usage(&cmd_edit, "a model is not written to standard output: name a file");
 	return 0;
 }
 
@@ -174,9 +157,9 @@ static int write_out(const edit_opts_t *o, const nnn_model_t *m, nnn_diags_t *d)
 	if (cli_form(o->out, NULL, 0) == CLI_JSON)
 		st = nnn_json_write_file(m, o->out, NULL, d);
 	else
-		st = nnn_model_write_file(m, o->out, d);
+		st = cli_write_nnn(m, o->out, d);
 	if (st != NNN_OK)
-		return cli_report(o->out, d, st);
+		return cli_report(!strcmp(o->out, "-") ? "stdout" : o->out, d, st);
 	nnn_diags_clear(d);
 	if ((st = nnn_model_validate(m, NULL, NULL, d)) != NNN_OK) {
 		fputs("nnnkit: ", stderr);
@@ -210,21 +193,19 @@ static int edit(const edit_opts_t *o, nnn_model_t *m, const cli_param_t *ts, siz
 	return code;
 }
 
-static int run(int argc, char **argv, cli_env_t *env)
+static int run(const cli_args_t *args, cli_env_t *env)
 {
-	edit_opts_t o = { 0 };
+	edit_opts_t o = { .model = cli_arg(args, "MODEL"), .out = cli_str(args, "output"),
+		          .description = cli_str(args, "description"), .get = cli_str(args, "get"),
+		          .fix_count = cli_flag(args, "fix-param-count") };
 	cli_model_t cm;
 	cli_param_t *ts = NULL;
 	size_t n = 0;
 	nnn_diags_t d;
 	int code;
-	if (!(o.set = calloc((size_t)argc + 1, sizeof *o.set)))
-		return EXIT_USAGE;
-	code = parse(argc, argv, &o);
-	if (code) {
-		free(o.set);
-		return code == EXIT_VALID + 100 ? EXIT_VALID : code;
-	}
+	o.nset = cli_strs(args, "set", &o.set);
+	if ((code = check(&o)) != 0)
+		return code;
 	nnn_diags_init(&d);
 	/* A wrong parameter count is a validation rule, never a decoding one
 	 * (schema/nnn.lua: param_count has stage "validate"), so such a file
@@ -241,6 +222,5 @@ static int run(int argc, char **argv, cli_env_t *env)
 	free(ts);
 	cli_model_close(&cm);
 	nnn_diags_free(&d);
-	free(o.set);
 	return code;
 }

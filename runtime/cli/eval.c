@@ -18,34 +18,46 @@
 /* Wider matrices are left to --json. */
 #define TEXT_MATRIX_MAX 20
 
-static int run(int argc, char **argv, cli_env_t *env);
+static int run(const cli_args_t *a, cli_env_t *env);
+
+static const cli_opt_t eval_opts[] = {
+	{ "inputs", 'i', CLI_IN, CLI_DASH | CLI_DASH_LIB | CLI_REQUIRED, "X.npy",
+	  "the samples (first axis = samples; '<f4' is read in place, other dtypes are converted)", .alias = "input" },
+	{ "labels", 'l', CLI_IN, CLI_DASH | CLI_DASH_LIB | CLI_REQUIRED, "Y.npy",
+	  .help = "a class index or a one-hot row per sample" },
+	{ NULL },
+};
+static const cli_opt_t eval_json[] = {
+	{ "json", 0, CLI_FLAG, 0, NULL,
+	  .help = "the result as one JSON object: n, classes, correct, accuracy, per_class [{class, support, predicted, "
+	  "precision, recall}], confusion (rows: true class), seconds" },
+	{ NULL },
+};
+static const cli_pos_t eval_pos[] = {
+	{ "MODEL", CLI_IN, CLI_DASH, .help = "the .nnn classifier" },
+	{ NULL },
+};
 
 const cli_cmd_t cmd_eval = {
-	"eval", "accuracy and confusion matrix over a labelled data set",
-	"usage: nnnkit eval MODEL --inputs X.npy --labels Y.npy [--batch N] [--threads N] [--json]\n"
-	"                   [--input-shape 1,D,...] [--max-tensor-bytes N] [--conv-compat original|spec]\n"
-	"Runs the model on the samples of X (first axis = samples; '<f4' is read in place from the\n"
-	"file, other dtypes are converted) in batches of N (default 256). The predicted class is the\n"
-	"argmax of the output's last axis (the lowest class on ties); it is compared with Y, and the\n"
-	"accuracy, each class's precision and recall, and the confusion matrix (rows: true class,\n"
-	"columns: predicted) are printed.\n"
-	"Y holds, for every sample, either a class index (shape [n] or [n, 1]; any dtype, as long\n"
-	"as the values are whole numbers from 0 to classes - 1) or a one-hot row (shape [n, classes];\n"
-	"the largest value of a row, which must be unique, is its class).\n"
-	"  --input-shape 1,D,... the model's input shape, as for validate (e.g. 1,28,28,1; the first\n"
-	"                        axis, the batch, is ignored): reshapes X's samples, which must have\n"
-	"                        as many values\n"
-	"  --json                the result as one JSON object: n, classes, correct, accuracy,\n"
-	"                        per_class [{class, support, predicted, precision, recall}],\n"
-	"                        confusion (rows: true class), seconds\n"
-	"  --max-tensor-bytes N  refuse, naming the layer, an intermediate tensor or a kernel's working\n"
-	"                        memory over N bytes (1 to 2^63 - 1; default 4 GiB)\n"
-	CLI_CONV_COMPAT_HELP
-	"  --progress, --no-progress  a progress bar on stderr, per batch (default: only when stderr\n"
-	"                        is a terminal and TERM is not dumb; NNNKIT_PROGRESS=0/1 sets the default)\n"
-	"Exit: 0 done, 1 the model, X or Y is invalid or they do not fit together (sample counts,\n"
-	"label values, output classes), 2 usage or I/O error, 3 plugin error.\n",
-	run,
+	.name = "eval",
+	.summary = "accuracy and confusion matrix over a labelled data set",
+	.main = run,
+	.opts = CLI_OPTS(eval_opts, cli_opts_input_shape, cli_opts_run, eval_json),
+	.pos = eval_pos,
+	.exits = CLI_EXITS_MODEL,
+	.exit_what = { [0] = "done", [1] = "the model, X or Y is invalid or they do not fit together (sample counts, "
+	                                   "label values, output classes)" },
+	.help = "usage: nnnkit eval MODEL --inputs X.npy --labels Y.npy [--batch N] [--threads N] [--json]\n"
+		"                   [--input-shape 1,D,...] [--max-tensor-bytes N] [--conv-compat original|spec]\n"
+		"Runs the model on the samples of X in batches of N. The predicted class is the argmax of the\n"
+		"output's last axis (the lowest class on ties); it is compared with Y, and the accuracy, each\n"
+		"class's precision and recall, and the confusion matrix (rows: true class, columns:\n"
+		"predicted) are printed.\n"
+		"Y holds, for every sample, either a class index (shape [n] or [n, 1]; any dtype, as long\n"
+		"as the values are whole numbers from 0 to classes - 1) or a one-hot row (shape [n, classes];\n"
+		"the largest value of a row, which must be unique, is its class).\n"
+		"--input-shape reshapes X's samples to the model's input shape (the first axis, the batch,\n"
+		"is ignored): they must have as many values.\n",
 };
 
 typedef struct eval_args {
@@ -77,68 +89,6 @@ static int bad_data(const char *file, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return EXIT_INVALID;
-}
-
-/* Returns EXIT_VALID, EXIT_USAGE, or -1 after --help. */
-static int parse(int argc, char **argv, eval_args_t *a)
-{
-	int code;
-	for (int i = 1; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (cli_is_help(argv[i])) {
-			fputs(cmd_eval.help, stdout);
-			return -1;
-		} else if (!strcmp(argv[i], "--inputs") && v) {
-			a->inputs = v, i++;
-		} else if (!strcmp(argv[i], "--labels") && v) {
-			a->labels = v, i++;
-		} else if (!strcmp(argv[i], "--json")) {
-			a->json = 1;
-		} else if ((code = cli_input_shape(&cmd_eval, argc, argv, &i, &a->shape)) >= 0) {
-			if (code != EXIT_VALID)
-				return code;
-			a->reshape = 1;
-		} else if ((code = cli_run_option(&cmd_eval, argc, argv, &i, &a->run)) >= 0) {
-			if (code != EXIT_VALID)
-				return code;
-		} else if ((code = cli_model_arg(&cmd_eval, argv[i], &a->model)) != EXIT_VALID) {
-			return code;
-		}
-	}
-	if (!a->model || !a->inputs || !a->labels)
-		return cli_usage(&cmd_eval, "%s", !a->model ? "no model given" : !a->inputs ? "no --inputs given"
-		                                                                            : "no --labels given");
-	return EXIT_VALID;
-}
-
-/* X must be [samples, ...] with at least one sample; --input-shape
- * reshapes it. */
-static int check_inputs(const eval_args_t *a, nnn_npy_view_t *x)
-{
-	char sh[256];
-	if (x->shape.rank < 1 || x->shape.dims[0] == 0)
-		return bad_data(a->inputs, "shape %s: no samples; expected an array [samples, ...] with at least one",
-		                nnn_shape_format(&x->shape, sh, sizeof sh));
-	int64_t n = x->shape.dims[0], per = (int64_t)x->count / n;
-	if (!a->reshape) {
-		if (x->shape.rank < 2)
-			return bad_data(a->inputs,
-			                "shape %s: one value per sample; expected [samples, ...] (or give --input-shape)",
-			                nnn_shape_format(&x->shape, sh, sizeof sh));
-		return EXIT_VALID;
-	}
-	nnn_shape_t want = a->shape;
-	want.dims[0] = 1;
-	if (nnn_shape_numel(&want) != per) {
-		char s2[256];
-		return bad_data(a->inputs, "shape %s: %" PRId64 " values per sample, but --input-shape %s takes %" PRId64
-		                "; expected the model's input shape with any batch size, as for validate",
-		                nnn_shape_format(&x->shape, sh, sizeof sh), per, nnn_shape_format(&a->shape, s2, sizeof s2),
-		                nnn_shape_numel(&want));
-	}
-	want.dims[0] = n;
-	x->shape = want;
-	return EXIT_VALID;
 }
 
 /* The label shapes that fit an output shape (dims[0] = samples): class
@@ -273,7 +223,7 @@ static void class_counts(const tally_t *t, int64_t c, int64_t *support, int64_t 
 static void print_text(const eval_args_t *a, const tally_t *t)
 {
 	int64_t C = t->classes, total = t->n * t->per, most = C - 1;
-	printf("model:    %s\ninputs:   %s\nlabels:   %s (%s)\n", a->model, a->inputs, a->labels,
+	printf("model:    %s\ninputs:   %s\nlabels:   %s (%s)\n", cli_name(a->model), cli_name(a->inputs), cli_name(a->labels),
 	       t->one_hot ? "one-hot rows" : "class indices");
 	printf("accuracy: %.4f (%" PRId64 " of %" PRId64 " correct)\n", total ? (double)t->correct / (double)total : 0.0,
 	       t->correct, total);
@@ -333,8 +283,8 @@ static void print_json(const eval_args_t *a, const tally_t *t)
 		                                           (json_int_t)support, "predicted", (json_int_t)predicted,
 		                                           "precision", ratio(hit, predicted), "recall", ratio(hit, support)));
 	}
-	json_t *out = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:f}", "model", a->model,
-	                        "inputs", a->inputs, "labels", a->labels, "label_kind",
+	json_t *out = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:f}", "model",
+	                        cli_name(a->model), "inputs", cli_name(a->inputs), "labels", cli_name(a->labels), "label_kind",
 	                        t->one_hot ? "one-hot" : "indices", "n", (json_int_t)t->n, "compared",
 	                        (json_int_t)total, "classes", (json_int_t)C, "correct", (json_int_t)t->correct,
 	                        "accuracy", ratio(t->correct, total), "per_class", per_class, "confusion", cm, "seconds",
@@ -375,7 +325,7 @@ static int prepare(const eval_args_t *a, cli_env_t *env, nnn_file_t **f, nnn_npy
 	st = nnn_npy_map(a->inputs, x, d);
 	if (st != NNN_OK)
 		return cli_report(a->inputs, d, st);
-	int code = check_inputs(a, x);
+	int code = cli_samples(a->inputs, &x->shape, x->count, a->reshape ? &a->shape : NULL);
 	if (code != EXIT_VALID)
 		return code;
 	st = nnn_npy_read_file(a->labels, &y, d);
@@ -384,7 +334,7 @@ static int prepare(const eval_args_t *a, cli_env_t *env, nnn_file_t **f, nnn_npy
 	t->n = x->shape.dims[0];
 	st = cli_batches_start(b, ctx, nnn_file_model(*f), &x->shape, x->data, a->run.batch, &ro, d);
 	if (st != NNN_OK)
-		code = cli_report(a->model, d, st);
+		code = cli_report_input(a->model, a->inputs, &x->shape, a->reshape, d, st);
 	else if ((code = classes_of(a, b, t)) == EXIT_VALID)
 		code = label_classes(a, &y, &b->out, t, truth);
 	nnn_npy_free(&y); /* the classes are in truth now */
@@ -421,13 +371,15 @@ static int eval_files(const eval_args_t *a, cli_env_t *env, nnn_diags_t *d)
 	return code;
 }
 
-static int run(int argc, char **argv, cli_env_t *env)
+static int run(const cli_args_t *args, cli_env_t *env)
 {
-	eval_args_t a = { .run = { .batch = 256, .threads = 1 } };
+	eval_args_t a = { .model = cli_arg(args, "MODEL"), .inputs = cli_str(args, "inputs"),
+		          .labels = cli_str(args, "labels"), .json = cli_flag(args, "json") };
 	nnn_diags_t d;
-	int code = parse(argc, argv, &a);
-	if (code != EXIT_VALID)
-		return code < 0 ? EXIT_VALID : code;
+	int code;
+	cli_run_args(args, &a.run);
+	if (cli_shape(args, "input-shape"))
+		a.shape = *cli_shape(args, "input-shape"), a.reshape = 1;
 	nnn_diags_init(&d);
 	code = eval_files(&a, env, &d);
 	nnn_diags_free(&d);

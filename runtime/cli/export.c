@@ -14,11 +14,28 @@
 #include "cli.h"
 #include "fileio.h"
 
-static int run(int argc, char **argv, cli_env_t *env);
+static int run(const cli_args_t *a, cli_env_t *env);
+
+static const cli_opt_t export_opts[] = {
+	{ "output", 'o', CLI_DIR_OUT, 0, "DIR", "the new folder (or give DIR after MODEL)",
+	  .nodash = "export writes a folder of files" },
+	{ NULL },
+};
+static const cli_pos_t export_pos[] = {
+	{ "MODEL", CLI_IN, CLI_DASH, .help = "the model, .nnn or JSON" },
+	{ "DIR", CLI_DIR_OUT, 0, "the folder to write: new, or empty", .nodash = "export writes a folder of files",
+	  .option = "output" },
+	{ NULL },
+};
 
 const cli_cmd_t cmd_export = {
-	"export", "write every tensor as .npy, with the model as JSON and an index",
-	"usage: nnnkit export MODEL DIR\n"
+	.name = "export",
+	.summary = "write every tensor as .npy, with the model as JSON and an index",
+	.main = run,
+	.opts = CLI_OPTS(export_opts),
+	.pos = export_pos,
+	.exits = CLI_EXITS_MODEL,
+	.help = "usage: nnnkit export MODEL [-o] DIR\n"
 	"Writes a new folder DIR (or fills an empty one), all or nothing: one .npy file (float32)\n"
 	"per float array of MODEL (a .nnn file or its JSON form), named after its field path\n"
 	"(layers.0.weights.npy), and\n"
@@ -29,7 +46,6 @@ const cli_cmd_t cmd_export = {
 	"In Python: {t['path']: np.load(DIR + '/' + t['file']) for t in json.load(f)['tensors']}.\n"
 	"Everything is written into DIR.tmp.XXXXXX beside DIR, renamed to DIR at the end: a failure\n"
 	"leaves no DIR. A DIR that exists and is not an empty folder is refused.\n",
-	run,
 };
 
 /* The index, made as the JSON writer reports each file. */
@@ -100,26 +116,13 @@ static nnn_status_t write_all(cli_env_t *env, const char *in, const char *tmp, c
 	return st;
 }
 
-static int run(int argc, char **argv, cli_env_t *env)
+static int run(const cli_args_t *a, cli_env_t *env)
 {
-	const char *files[2] = { NULL, NULL };
-	int nfiles = 0, code = EXIT_VALID;
+	const char *files[2] = { cli_arg(a, "MODEL"), cli_arg(a, "DIR") };
+	int code = EXIT_VALID;
 	char dir[4096], tmp[4200], where[4400];
 	nnn_diags_t d;
 
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
-			fputs(cmd_export.help, stdout);
-			return EXIT_VALID;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage(&cmd_export, "unknown option %s", argv[i]);
-		} else if (nfiles == 2) {
-			return cli_usage(&cmd_export, "expected MODEL and DIR");
-		}
-		files[nfiles++] = argv[i];
-	}
-	if (nfiles != 2)
-		return cli_usage(&cmd_export, "expected MODEL and DIR");
 	/* DIR/ and DIR name the same folder; the temporary goes beside it. */
 	snprintf(dir, sizeof dir, "%s", files[1]);
 	for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--)

@@ -3,17 +3,25 @@
 
 #include "scan.h"
 
-static int run(int argc, char **argv, cli_env_t *env);
+static int run(const cli_args_t *a, cli_env_t *env);
+
+static const cli_opt_t graph_opts[] = {
+	{ "output", 'o', CLI_OUT, CLI_DASH, "FILE", .help = "write to FILE atomically (default: stdout)" },
+	{ NULL },
+};
 
 const cli_cmd_t cmd_graph = {
-	"graph", "the layer graph as Graphviz DOT (nnnkit graph m.nnn | dot -Tsvg > m.svg)",
-	"usage: nnnkit graph [--input-shape 1,28,28,1] [-o FILE] MODEL\n"
+	.name = "graph",
+	.summary = "the layer graph as Graphviz DOT (nnnkit graph m.nnn | dot -Tsvg > m.svg)",
+	.main = run,
+	.opts = CLI_OPTS(graph_opts, cli_opts_input_shape),
+	.pos = cli_picture_pos,
+	.exits = CLI_EXITS_MODEL,
+	.help = "usage: nnnkit graph [--input-shape 1,28,28,1] [-o FILE] MODEL\n"
 	"Prints a Graphviz digraph: an input node, one node per layer (type, activation, its own\n"
 	"fields, input -> output shape) in file order, and an output node. Without --input-shape,\n"
 	"shapes show what each layer's own fields fix ('?' is unknown). An invalid model is drawn\n"
-	"as far as it decodes, ending in a node that names the first problem (exit 1).\n"
-	"  -o FILE  write to FILE atomically instead of stdout\n",
-	run,
+	"as far as it decodes, ending in a node that names the first problem (exit 1).\n",
 };
 
 /* Text inside a DOT double-quoted string: quotes and backslashes escaped,
@@ -67,7 +75,7 @@ static void render(FILE *o, const cli_scan_t *s, const char *path)
 	fprintf(o, " -> %s;\n}\n", s->status == NNN_OK ? "output" : "problem");
 }
 
-static int run(int argc, char **argv, cli_env_t *env)
+static int run(const cli_args_t *a, cli_env_t *env)
 {
-	return cli_picture(&cmd_graph, argc, argv, env, "-", render);
+	return cli_picture(a, env, render);
 }

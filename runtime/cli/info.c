@@ -5,15 +5,23 @@
 
 #include "cli.h"
 
-static int run(int argc, char **argv, cli_env_t *env);
+static int run(const cli_args_t *a, cli_env_t *env);
+
+static const cli_pos_t info_pos[] = {
+	{ "MODEL", CLI_IN, CLI_DASH, .help = "the .nnn model" },
+	{ NULL },
+};
 
 const cli_cmd_t cmd_info = {
-	"info", "describe a model: description, parameters, a table of layers",
-	"usage: nnnkit info MODEL\n"
+	.name = "info",
+	.summary = "describe a model: description, parameters, a table of layers",
+	.main = run,
+	.pos = info_pos,
+	.exits = CLI_EXITS_MODEL,
+	.help = "usage: nnnkit info MODEL\n"
 	"Prints the description, the parameter count and one row per layer: type, its own fields,\n"
 	"activation and its parameters, dropout, tensor shapes, parameter count, bytes, and the plugin\n"
 	"whose kernel runs it ('+' when another plugin runs its activation; 'none' when no plugin does).\n",
-	run,
 };
 
 static void shape_text(const nnn_tensor_t *t, char *buf, size_t size)
@@ -123,26 +131,13 @@ static void print_layers(const nnn_ctx_t *ctx, const nnn_model_t *m, size_t file
 	}
 }
 
-static int run(int argc, char **argv, cli_env_t *env)
+static int run(const cli_args_t *a, cli_env_t *env)
 {
-	const char *path = NULL;
+	const char *path = cli_arg(a, "MODEL");
 	nnn_diags_t d;
 	nnn_file_t *f;
 	nnn_status_t st;
 
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
-			fputs(cmd_info.help, stdout);
-			return EXIT_VALID;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage(&cmd_info, "unknown option %s", argv[i]);
-		} else if (path) {
-			return cli_usage(&cmd_info, "one model at a time");
-		}
-		path = argv[i];
-	}
-	if (!path)
-		return cli_usage(&cmd_info, "no model given");
 	nnn_diags_init(&d);
 	nnn_decode_opts_t opts = { .ctx = cli_ctx(env) };
 	st = nnn_file_open(path, &opts, &f, &d);
@@ -155,7 +150,7 @@ static int run(int argc, char **argv, cli_env_t *env)
 	size_t size;
 	uint64_t total = nnn_model_param_total(m);
 	nnn_file_bytes(f, &size);
-	printf("file:         %s (%zu bytes)\n", path, size);
+	printf("file:         %s (%zu bytes)\n", cli_name(path), size);
 	printf("description:  ");
 	print_text(&m->description);
 	printf("\nparameters:   %" PRIu64, total);

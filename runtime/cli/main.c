@@ -23,52 +23,45 @@ static const cli_cmd_t *const commands[] = {
 
 static int usage(FILE *f, int code)
 {
-	fprintf(f, "usage: nnnkit [--plugin FILE]... [--no-default-plugins] [--[no-]progress] COMMAND [OPTIONS] ...\n"
+	fprintf(f, "usage: nnnkit [GLOBAL OPTIONS] COMMAND [OPTIONS] [--] ARGS...\n"
+	           "       nnnkit help [COMMAND]\n"
 	           "       nnnkit --version\n\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
+	fprintf(f, "\nGlobal options (before or after the command, anywhere before --):\n");
+	for (const cli_opt_t *o = cli_opts_global; o->name; o++) {
+		char lead[64];
+		snprintf(lead, sizeof lead, "  --%s%s%s", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+		fprintf(f, "%-24s %s\n", lead, o->help);
+	}
 	/* From the generated codec, so this never disagrees with the schema. */
 	fprintf(f, "\nFormat (the schema's types; plugins add more, see nnnkit plugins -v):\n"
 	           "  layer types: %s\n  activations: %s\n",
 	        nnn_type_layer_id.names, nnn_type_activation_id.names);
-	fprintf(f, "\nRun 'nnnkit COMMAND --help' for a command's options.\n"
+	fprintf(f, "\nRun 'nnnkit COMMAND --help' or 'nnnkit help COMMAND' for a command's options.\n"
+	           "Conventions: '-' is standard input for a file read and standard output for a file written\n"
+	           "where that can work (each command's help says where); -o/--output names what a command\n"
+	           "writes; -- ends the options; binary output (.nnn, .npy) to a terminal needs --force.\n"
 	           "Plugins: files given with --plugin (anywhere on the line), then every *.so in the folders of\n"
 	           "NNN_PLUGIN_PATH (colon-separated), then the installed plugin folder.\n"
 	           "Progress: run, eval and conformance draw a progress bar on stderr when it is a terminal\n"
 	           "and TERM is not dumb; --progress or NNNKIT_PROGRESS=1 forces it on, --no-progress or\n"
-	           "NNNKIT_PROGRESS=0 off (the option wins over the variable).\n"
+	           "NNNKIT_PROGRESS=0 off (the option wins over the variable; any other value is an error).\n"
 	           "Every command that reads a model loads these first, whatever the model holds. An ID is\n"
 	           "provided by the first source that has it (a --plugin file, then the folders in order, then\n"
 	           "the installed one); two plugins of one source with one ID conflict, and neither provides it.\n"
-	           "Exit codes: 0 success, 1 invalid model or data, 2 usage or system error, 3 plugin error (any\n"
-	           "plugin that fails to load, from any source, or a kernel no plugin provides).\n"
-	           "Errors go to stderr as 'nnnkit: FILE: message'.\n");
+	           "Errors go to stderr as 'nnnkit: FILE: message'; usage errors as 'nnnkit COMMAND: problem'.\n"
+	           "\nExit codes:\n");
+	cli_exit_lines(f, NULL);
 	return code;
 }
 
-/* Edit distance of two short words (insertions, deletions, substitutions). */
-static size_t distance(const char *a, const char *b)
+static const cli_cmd_t *find_command(const char *name)
 {
-	size_t la = strlen(a), lb = strlen(b), row[32];
-	if (la >= 32 || lb >= 32)
-		return 32;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(name, commands[i]->name))
+			return commands[i];
+	return NULL;
 }
 
 /* The command a mistyped or abbreviated word most likely meant, or NULL. */
@@ -79,7 +72,7 @@ static const char *suggest(const char *word)
 	int prefixes = 0;
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		const char *name = commands[i]->name;
-		size_t d = strncmp(name, word, strlen(word)) == 0 ? 0 : distance(word, name);
+		size_t d = strncmp(name, word, strlen(word)) == 0 ? 0 : cli_distance(word, name);
 		prefixes += d == 0;
 		if (d < best_d) {
 			best_d = d;
@@ -97,8 +90,9 @@ static int shared_options(int *argc, char **argv, cli_env_t *env)
 	for (int i = 0; i < *argc; i++) {
 		if (!strcmp(argv[i], "--plugin") || !strncmp(argv[i], "--plugin=", 9)) {
 			const char *v = argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < *argc ? argv[++i] : NULL);
-			if (!v || !*v) {
-				fprintf(stderr, "nnnkit: --plugin needs a file\n");
+			if (!v || !*v || !strcmp(v, "-")) {
+				fprintf(stderr, "nnnkit: --plugin needs a file%s\nsee 'nnnkit --help'\n",
+				        v && !strcmp(v, "-") ? " ('-' cannot work: a plugin is loaded from a file)" : "");
 				return -1;
 			}
 			env->plugins[env->nplugins++] = v;
@@ -116,6 +110,73 @@ static int shared_options(int *argc, char **argv, cli_env_t *env)
 	*argc = k;
 	argv[k] = NULL;
 	return 0;
+}
+
+/* `nnnkit help [COMMAND]`, and the hidden forms the build and the tests
+ * use: --man (the man page's generated sections), --completion (bash),
+ * --json (every table). */
+static int help(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage(stdout, EXIT_VALID);
+	if (argc > 2) {
+		fprintf(stderr, "nnnkit help: one command at a time\nsee 'nnnkit --help'\n");
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--man"))
+		cli_man(stdout, commands, NCOMMANDS);
+	else if (!strcmp(argv[1], "--completion"))
+		cli_completion(stdout, commands, NCOMMANDS);
+	else if (!strcmp(argv[1], "--json"))
+		cli_dump(stdout, commands, NCOMMANDS);
+	else if (cli_is_help(argv[1]))
+		return usage(stdout, EXIT_VALID);
+	else if (find_command(argv[1]))
+		cli_help(stdout, find_command(argv[1]));
+	else {
+		const char *guess = suggest(argv[1]);
+		fprintf(stderr, "nnnkit help: unknown command '%s'%s%s%s\nsee 'nnnkit --help'\n", argv[1],
+		        guess ? "; did you mean '" : "", guess ? guess : "", guess ? "'?" : "");
+		return EXIT_USAGE;
+	}
+	return EXIT_VALID;
+}
+
+/* One command: its arguments parsed by its tables, the plugins loaded,
+ * then its work. */
+static int command(const cli_cmd_t *cmd, int argc, char **argv, cli_env_t *env)
+{
+	cli_args_t *a;
+	int code;
+	if (!cmd->main) {
+		/* The old form parses its own argv. */
+		int help = 0;
+		for (int k = 1; k < argc && strcmp(argv[k], "--"); k++)
+			help |= cli_is_help(argv[k]);
+		if (!help && (code = cli_check_env()) != EXIT_VALID)
+			return code;
+		if (!cmd->own_plugins && !help && !cli_ctx(env))
+			return EXIT_USAGE;
+		return cli_exit(env, cmd->run(argc, argv, env));
+	}
+	if (!(a = malloc(sizeof *a))) {
+		fprintf(stderr, "nnnkit %s: out of memory\n", cmd->name);
+		return EXIT_USAGE;
+	}
+	code = cli_parse(cmd, argc, argv, a);
+	if (code == EXIT_VALID && a->help)
+		cli_help(stdout, cmd);
+	else if (code == EXIT_VALID && (code = cli_check_env()) == EXIT_VALID) {
+		/* The one loading rule: every command that reads a model loads
+		 * the configured plugins first, whatever the files hold.
+		 * `plugins` lists (or checks) them its own way. */
+		if (!cmd->own_plugins && !cli_ctx(env))
+			code = EXIT_USAGE;
+		else
+			code = cli_exit(env, cmd->main(a, env));
+	}
+	free(a);
+	return code;
 }
 
 int main(int argc, char **argv)
@@ -139,37 +200,22 @@ int main(int argc, char **argv)
 	} else if (argc < 2) {
 		code = usage(stderr, EXIT_USAGE);
 	} else if (cli_is_help(argv[1]) || !strcmp(argv[1], "help")) {
-		code = usage(stdout, EXIT_VALID);
+		code = help(argc - 1, argv + 1);
 	} else if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("nnnkit %s (plugin ABI %d.%d, schema layout 0x%08x)\n", NNNKIT_VERSION, NNN_ABI_MAJOR, NNN_ABI_MINOR,
 		       (unsigned)NNN_SCHEMA_LAYOUT);
 		code = EXIT_VALID;
+	} else if (find_command(argv[1])) {
+		code = command(find_command(argv[1]), argc - 1, argv + 1, &env);
 	} else {
-		size_t i;
-		for (i = 0; i < NCOMMANDS; i++)
-			if (!strcmp(argv[1], commands[i]->name))
-				break;
-		int help = 0;
-		for (int k = 2; k < argc; k++)
-			help |= cli_is_help(argv[k]);
-		if (i < NCOMMANDS) {
-			/* The one loading rule: every command that reads a model loads
-			 * the configured plugins first, whatever the files hold.
-			 * `plugins` lists (or checks) them its own way. */
-			if (commands[i] != &cmd_plugins && !help && !cli_ctx(&env))
-				code = EXIT_USAGE;
-			else
-				code = cli_exit(&env, commands[i]->run(argc - 1, argv + 1, &env));
+		const char *guess = suggest(argv[1]);
+		if (guess) {
+			fprintf(stderr, "nnnkit: unknown command '%s'; did you mean '%s'? (nnnkit --help lists them)\n",
+			        argv[1], guess);
+			code = EXIT_USAGE;
 		} else {
-			const char *guess = suggest(argv[1]);
-			if (guess) {
-				fprintf(stderr, "nnnkit: unknown command '%s'; did you mean '%s'? (nnnkit --help lists them)\n",
-				        argv[1], guess);
-				code = EXIT_USAGE;
-			} else {
-				fprintf(stderr, "nnnkit: unknown command '%s'\n", argv[1]);
-				code = usage(stderr, EXIT_USAGE);
-			}
+			fprintf(stderr, "nnnkit: unknown command '%s'\n", argv[1]);
+			code = usage(stderr, EXIT_USAGE);
 		}
 	}
 	nnn_ctx_free(env.ctx);

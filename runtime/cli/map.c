@@ -10,11 +10,21 @@
 /* static const unsigned char map_page_html[] (made by the Makefile with xxd -i) */
 #include "map_page.h"
 
-static int run(int argc, char **argv, cli_env_t *env);
+static int run(const cli_args_t *a, cli_env_t *env);
+
+static const cli_opt_t map_opts[] = {
+	{ "output", 'o', CLI_OUT, CLI_DASH | CLI_REQUIRED, "FILE", .help = "the page, written atomically" },
+	{ NULL },
+};
 
 const cli_cmd_t cmd_map = {
-	"map", "one self-contained HTML page: layer graph, shapes, histograms, byte map",
-	"usage: nnnkit map [--input-shape 1,28,28,1] MODEL -o map.html\n"
+	.name = "map",
+	.summary = "one self-contained HTML page: layer graph, shapes, histograms, byte map",
+	.main = run,
+	.opts = CLI_OPTS(map_opts, cli_opts_input_shape),
+	.pos = cli_picture_pos,
+	.exits = CLI_EXITS_MODEL,
+	.help = "usage: nnnkit map [--input-shape 1,28,28,1] MODEL -o map.html\n"
 	"Writes one HTML page (no network access: inline CSS and script) showing the layer graph with\n"
 	"each layer's input and output shapes, every layer's fields (plugin layers included), a\n"
 	"histogram of every tensor on a log count axis (min, max, mean, std; zeros, NaN and\n"
@@ -23,9 +33,7 @@ const cli_cmd_t cmd_map = {
 	"one or give an offset range to zoom in. The page fits screens from 360 px wide up.\n"
 	"Without --input-shape, shapes show what each layer's own fields fix.\n"
 	"An invalid model is mapped as far as it decodes, with its problems listed on the page and\n"
-	"on stderr (exit 1).\n"
-	"  -o FILE  the page, written atomically; '-' writes to stdout\n",
-	run,
+	"on stderr (exit 1).\n",
 };
 
 /* The marker in the page that the data replaces. */
@@ -198,7 +206,7 @@ static void render(FILE *o, const cli_scan_t *s, const char *path)
 		fwrite(page + at + m, 1, n - at - m, o);
 }
 
-static int run(int argc, char **argv, cli_env_t *env)
+static int run(const cli_args_t *a, cli_env_t *env)
 {
-	return cli_picture(&cmd_map, argc, argv, env, NULL, render);
+	return cli_picture(a, env, render);
 }

@@ -4,11 +4,27 @@
 
 #include "cli.h"
 
-static int run(int argc, char **argv, cli_env_t *env);
+static int run(const cli_args_t *a, cli_env_t *env);
+
+static const cli_opt_t plugins_opts[] = {
+	{ "verbose", 'v', CLI_FLAG, 0, NULL,
+	  .help = "also show each failure's full message, each ID's name, and each warning (an ID outside the third-party "
+	  "range that the schema does not record as taken)" },
+	{ "check", 0, CLI_IN, 0, "FILE",
+	  "scan FILE alone (in a child process) and load it if it passed: what would happen to it on the search path, "
+	  "without the other plugins", .nodash = "a plugin is loaded from a file" },
+	{ NULL },
+};
 
 const cli_cmd_t cmd_plugins = {
-	"plugins", "list the plugins found, what each provides, and why any failed",
-	"usage: nnnkit [--plugin FILE]... plugins [-v] [--check FILE]\n"
+	.name = "plugins",
+	.summary = "list the plugins found, what each provides, and why any failed",
+	.main = run,
+	.opts = CLI_OPTS(plugins_opts),
+	.exits = CLI_EXIT(0) | CLI_EXIT(2) | CLI_EXIT(3),
+	.exit_what = { [0] = "every candidate loaded", [3] = "a candidate failed to load, or two conflict" },
+	.own_plugins = 1,
+	.help = "usage: nnnkit [--plugin FILE]... plugins [-v] [--check FILE]\n"
 	"Tries every plugin the search finds (--plugin files, then NNN_PLUGIN_PATH, then the installed\n"
 	"folder) and prints one line per candidate: its file, what happened and the IDs it provides.\n"
 	"Each candidate is loaded in a child process first, so one that crashes, exits or hangs while\n"
@@ -16,13 +32,7 @@ const cli_cmd_t cmd_plugins = {
 	"default, limits each; verdicts are cached in NNN_PLUGIN_CACHE, by default\n"
 	"~/.cache/nnnkit/plugin-scan.cache, and NNN_PLUGIN_CACHE= turns the cache off).\n"
 	"An ID goes to the first source that has it; a later one's is 'shadowed by' it; two plugins\n"
-	"of one source with one ID conflict, and neither provides it.\n"
-	"  -v            also show each failure's full message, each ID's name, and each warning (an ID\n"
-	"                outside the third-party range that the schema does not record as taken)\n"
-	"  --check FILE  scan FILE alone (in a child process) and load it if it passed: what would\n"
-	"                happen to it on the search path, without the other plugins\n"
-	"Exit: 0 when every candidate loaded, 3 when any failed or conflicts.\n",
-	run,
+	"of one source with one ID conflict, and neither provides it.\n",
 };
 
 /* A plugin's own text (name, version, type names, messages), escaped (cli_esc). */
@@ -120,23 +130,11 @@ static int check(const char *file, int verbose)
 	return code;
 }
 
-static int run(int argc, char **argv, cli_env_t *env)
+static int run(const cli_args_t *a, cli_env_t *env)
 {
-	int verbose = 0;
-	const char *checked = NULL;
+	int verbose = cli_flag(a, "verbose");
+	const char *checked = cli_str(a, "check");
 	char dir[4096];
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
-			fputs(cmd_plugins.help, stdout);
-			return EXIT_VALID;
-		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
-			verbose = 1;
-		} else if (!strcmp(argv[i], "--check") && i + 1 < argc) {
-			checked = argv[++i];
-		} else {
-			return cli_usage(&cmd_plugins, "unexpected argument %s", argv[i]);
-		}
-	}
 	if (checked)
 		return check(checked, verbose);
 	nnn_ctx_t *ctx = cli_ctx(env);

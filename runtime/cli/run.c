@@ -8,51 +8,40 @@
 
 #include "cli.h"
 
-static int run(int argc, char **argv, cli_env_t *env);
+static int run(const cli_args_t *a, cli_env_t *env);
+
+static const cli_opt_t run_opts[] = {
+	{ "input", 'i', CLI_IN, CLI_DASH | CLI_DASH_LIB | CLI_REQUIRED, "X.npy",
+	  "the samples (float32 or convertible, C order, first axis = samples)", .alias = "inputs" },
+	{ "output", 'o', CLI_OUT, CLI_DASH | CLI_BINARY, "Y.npy",
+	  .help = "write the outputs as a float32 .npy file (default: print them as text, one sample per line)" },
+	{ NULL },
+};
+static const cli_pos_t run_pos[] = {
+	{ "MODEL", CLI_IN, CLI_DASH, .help = "the .nnn model" },
+	{ NULL },
+};
 
 const cli_cmd_t cmd_run = {
-	"run", "run a model on inputs from a .npy file",
-	"usage: nnnkit run MODEL --input X.npy [--output Y.npy] [--batch N] [--threads N]\n"
-	"                  [--max-tensor-bytes N] [--conv-compat original|spec]\n"
-	"Runs the model on X (float32 or convertible, C order, first axis = samples; '-' reads stdin)\n"
-	"in batches of N samples (default 256) and writes the outputs to Y ('-' writes stdout),\n"
-	"or prints them as text, one sample per line, when --output is not given.\n"
-	"  --max-tensor-bytes N  refuse, naming the layer, an intermediate tensor or a kernel's working\n"
-	"                        memory over N bytes (1 to 2^63 - 1; default 4 GiB)\n"
-	CLI_CONV_COMPAT_HELP
-	"  --progress, --no-progress  a progress bar on stderr, per batch (default: only when stderr\n"
-	"                        is a terminal and TERM is not dumb; NNNKIT_PROGRESS=0/1 sets the default)\n",
-	run,
+	.name = "run",
+	.summary = "run a model on inputs from a .npy file",
+	.main = run,
+	.opts = CLI_OPTS(run_opts, cli_opts_input_shape, cli_opts_run, cli_opts_force),
+	.pos = run_pos,
+	.exits = CLI_EXITS_MODEL,
+	.help = "usage: nnnkit run MODEL --input X.npy [-o Y.npy] [--input-shape 1,D,...] [--batch N] [--threads N]\n"
+		"                  [--max-tensor-bytes N] [--conv-compat original|spec] [--force]\n"
+		"Runs the model on the samples of X in batches of N samples and writes the outputs to Y,\n"
+		"or prints them as text, one sample per line, when -o is not given. With --input-shape, X's\n"
+		"samples are reshaped to the model's input shape (a flat [N, 784] array runs a [1,28,28,1]\n"
+		"model, as with eval).\n",
 };
 
 typedef struct run_args {
 	const char *model, *input, *output;
+	const nnn_shape_t *shape;
 	cli_run_args_t run;
 } run_args_t;
-
-static int parse(int argc, char **argv, run_args_t *a)
-{
-	int code;
-	for (int i = 1; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (cli_is_help(argv[i])) {
-			fputs(cmd_run.help, stdout);
-			return EXIT_VALID + 100;
-		} else if (!strcmp(argv[i], "--input") && v) {
-			a->input = v, i++;
-		} else if (!strcmp(argv[i], "--output") && v) {
-			a->output = v, i++;
-		} else if ((code = cli_run_option(&cmd_run, argc, argv, &i, &a->run)) >= 0) {
-			if (code != EXIT_VALID)
-				return code;
-		} else if ((code = cli_model_arg(&cmd_run, argv[i], &a->model)) != EXIT_VALID) {
-			return code;
-		}
-	}
-	if (!a->model || !a->input)
-		return cli_usage(&cmd_run, "%s", !a->model ? "no model given" : "no --input given");
-	return EXIT_VALID;
-}
 
 static void print_rows(const nnn_shape_t *s, const float *y)
 {
@@ -93,17 +82,17 @@ static nnn_status_t run_all(const nnn_ctx_t *ctx, const nnn_model_t *m, const nn
 	return st;
 }
 
-static int run(int argc, char **argv, cli_env_t *env)
+static int run(const cli_args_t *args, cli_env_t *env)
 {
-	run_args_t a = { .run = { .batch = 256, .threads = 1 } };
+	run_args_t a = { .model = cli_arg(args, "MODEL"), .input = cli_str(args, "input"),
+		         .output = cli_str(args, "output"), .shape = cli_shape(args, "input-shape") };
 	nnn_diags_t d;
 	nnn_npy_view_t x = { 0 };
 	nnn_file_t *f = NULL;
 	float *y = NULL;
-	int code = parse(argc, argv, &a);
-	if (code != EXIT_VALID)
-		return code == EXIT_VALID + 100 ? EXIT_VALID : code;
+	int code = EXIT_VALID;
 
+	cli_run_args(args, &a.run);
 	nnn_diags_init(&d);
 	nnn_ctx_t *ctx = cli_ctx(env);
 	nnn_decode_opts_t opts = { .ctx = ctx };
@@ -113,15 +102,13 @@ static int run(int argc, char **argv, cli_env_t *env)
 		blame = a.input;
 		st = nnn_npy_map(a.input, &x, &d);
 	}
-	if (st == NNN_OK && x.shape.rank < 2)
-		st = nnn_diags_add(&d, NNN_E_INPUT_SHAPE, NNN_NO_OFFSET, "", "the input has rank %d; expected [samples, ...]",
-		                   (int)x.shape.rank);
-	if (st == NNN_OK && x.shape.dims[0] == 0)
-		st = nnn_diags_add(&d, NNN_E_INPUT_SHAPE, NNN_NO_OFFSET, "", "the input has no samples");
+	if (st == NNN_OK && (code = cli_samples(a.input, &x.shape, x.count, a.shape)) != EXIT_VALID)
+		st = NNN_E_INPUT_SHAPE; /* reported */
 	nnn_shape_t out_shape = { 0 };
 	if (st == NNN_OK) {
-		blame = a.model;
 		st = run_all(ctx, nnn_file_model(f), &x, &a, cli_progress_wanted(env->progress), &y, &out_shape, &d);
+		if (st != NNN_OK)
+			code = cli_report_input(a.model, a.input, &x.shape, a.shape != NULL, &d, st);
 	}
 	if (st == NNN_OK) {
 		if (a.output) {
@@ -131,7 +118,8 @@ static int run(int argc, char **argv, cli_env_t *env)
 			print_rows(&out_shape, y);
 		}
 	}
-	code = st == NNN_OK ? EXIT_VALID : cli_report(blame, &d, st);
+	if (code == EXIT_VALID && st != NNN_OK)
+		code = cli_report(blame, &d, st);
 	free(y);
 	nnn_npy_unmap(&x);
 	nnn_file_close(f);

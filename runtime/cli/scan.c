@@ -358,48 +358,26 @@ void cli_scan_free(cli_scan_t *s)
 	memset(s, 0, sizeof *s);
 }
 
-int cli_picture(const cli_cmd_t *cmd, int argc, char **argv, cli_env_t *env, const char *default_out,
+int cli_picture(const cli_args_t *a, cli_env_t *env,
                 void (*render)(FILE *out, const cli_scan_t *s, const char *path))
 {
-	const char *path = NULL, *out = default_out;
-	nnn_shape_t in;
-	int have_in = 0, code;
+	const char *path = cli_arg(a, "MODEL"), *out = cli_str(a, "output");
+	const nnn_shape_t *in = cli_shape(a, "input-shape");
+	int code;
 	char *page = NULL;
 	size_t n = 0;
 	nnn_diags_t d;
 	cli_scan_t s;
 
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
-			fputs(cmd->help, stdout);
-			return EXIT_VALID;
-		} else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
-			if (++i == argc)
-				return cli_usage(cmd, "%s needs a file (or - for stdout)", argv[i - 1]);
-			out = argv[i];
-		} else if ((code = cli_input_shape(cmd, argc, argv, &i, &in)) >= 0) {
-			if (code)
-				return code;
-			have_in = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage(cmd, "unknown option %s", argv[i]);
-		} else if (path) {
-			return cli_usage(cmd, "one model at a time");
-		} else {
-			path = argv[i];
-		}
-	}
-	if (!path)
-		return cli_usage(cmd, "no model given");
 	if (!out)
-		return cli_usage(cmd, "no output given: -o FILE, or -o - for stdout");
+		out = "-";
 	nnn_diags_init(&d);
-	nnn_status_t st = cli_scan(&s, path, cli_ctx(env), have_in ? &in : NULL, &d);
+	nnn_status_t st = cli_scan(&s, path, cli_ctx(env), in, &d);
 	FILE *o = st == NNN_OK ? open_memstream(&page, &n) : NULL;
 	if (st == NNN_OK && !o)
 		st = nnn_diags_add(&d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot make a page buffer");
 	if (o) {
-		render(o, &s, path);
+		render(o, &s, cli_name(path));
 		int bad = ferror(o);
 		if (fclose(o) != 0 || bad)
 			st = nnn_diags_add(&d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot hold the output in memory");
@@ -413,3 +391,8 @@ int cli_picture(const cli_cmd_t *cmd, int argc, char **argv, cli_env_t *env, con
 	nnn_diags_free(&d);
 	return code;
 }
+
+const cli_pos_t cli_picture_pos[] = {
+	{ "MODEL", CLI_IN, CLI_DASH, .help = "the .nnn model" },
+	{ NULL },
+};

@@ -76,12 +76,12 @@ void cli_scan_free(cli_scan_t *s);
 /* The field path relative to its layer ("bias.data"), or the whole path. */
 const char *cli_scan_rel(const cli_field_t *f);
 
-/* The whole of a picture command (`nnnkit map`, `nnnkit graph`): options
- * (-o FILE, --input-shape S, MODEL), the scan, `render` into memory, then
- * the output written atomically (or to stdout for "-"; `default_out` when
- * no -o is given, or NULL to require one). An invalid model is still
- * rendered; its problems go to stderr and the exit code is 1. */
-int cli_picture(const cli_cmd_t *cmd, int argc, char **argv, cli_env_t *env, const char *default_out,
-                void (*render)(FILE *out, const cli_scan_t *s, const char *path));
+/* The whole of a picture command (`nnnkit map`, `nnnkit graph`): the
+ * scan of MODEL (with --input-shape), `render` into memory, then the
+ * output written atomically to --output (or to stdout for "-" or when it
+ * is not given). An invalid model is still rendered; its problems go to
+ * stderr and the exit code is 1. cli_opts_picture are its options. */
+int cli_picture(const cli_args_t *a, cli_env_t *env, void (*render)(FILE *out, const cli_scan_t *s, const char *path));
+extern const cli_pos_t cli_picture_pos[];
 
 #endif

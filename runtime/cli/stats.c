@@ -6,44 +6,29 @@
 
 #include "cli.h"
 
-static int run(int argc, char **argv, cli_env_t *env);
+static int run(const cli_args_t *args, cli_env_t *env);
+
+static const cli_pos_t stats_pos[] = { { "MODEL", CLI_IN, CLI_DASH, .help = "the model (.nnn or JSON)" }, { NULL } };
 
 const cli_cmd_t cmd_stats = {
-	"stats", "per-tensor statistics: min, max, mean, std, zeros, NaN and infinities",
-	"usage: nnnkit stats [--json] MODEL\n"
-	"Reads every value of every parameter tensor of MODEL (.nnn or JSON) once and prints, per\n"
-	"tensor (its field path, as errors name it): shape, element count, bytes, min, max, mean and\n"
-	"standard deviation (population, over the finite values, computed in double), and the counts\n"
-	"of zeros, NaN, +inf and -inf. A tensor with no finite value has no min, max, mean or std.\n"
-	"  --json   one JSON object on stdout (docs/cli-json.md)\n"
-	"Exit codes: 0 success, 1 invalid model, 2 usage or system error, 3 plugin error.\n",
-	run,
+	.name = "stats",
+	.summary = "per-tensor statistics: min, max, mean, std, zeros, NaN and infinities",
+	.main = run,
+	.opts = CLI_OPTS(cli_opts_json),
+	.pos = stats_pos,
+	.exits = CLI_EXITS_MODEL,
+	.help = "usage: nnnkit stats [--json] MODEL\n"
+		"Reads every value of every parameter tensor of MODEL (.nnn or JSON) once and prints, per\n"
+		"tensor (its field path, as errors name it): shape, element count, bytes, min, max, mean and\n"
+		"standard deviation (population, over the finite values, computed in double), and the counts\n"
+		"of zeros, NaN, +inf and -inf. A tensor with no finite value has no min, max, mean or std.\n"
+		"--json: one JSON object (docs/cli-json.md).\n",
 };
 
 typedef struct stats_opts {
 	const char *model;
 	int json;
 } stats_opts_t;
-
-/* The options, apart from the work: 0 to go on, else an exit code (help
- * printed: EXIT_VALID + 100). */
-static int parse(int argc, char **argv, stats_opts_t *o)
-{
-	int code;
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
-			fputs(cmd_stats.help, stdout);
-			return EXIT_VALID + 100;
-		} else if (!strcmp(argv[i], "--json")) {
-			o->json = 1;
-		} else if ((code = cli_model_arg(&cmd_stats, argv[i], &o->model)) != EXIT_VALID) {
-			return code;
-		}
-	}
-	if (!o->model)
-		return cli_usage(&cmd_stats, "no model given");
-	return 0;
-}
 
 static void print_text_row(const cli_param_t *ct, const cli_vstats_t *s)
 {
@@ -113,16 +98,14 @@ static void report(const char *path, const cli_param_t *ts, size_t n, int json)
 		printf("%zu tensors, %" PRIu64 " values, %" PRIu64 " bytes\n", n, values, 4 * values);
 }
 
-static int run(int argc, char **argv, cli_env_t *env)
+static int run(const cli_args_t *args, cli_env_t *env)
 {
-	stats_opts_t o = { 0 };
+	stats_opts_t o = { .model = cli_arg(args, "MODEL"), .json = cli_flag(args, "json") };
 	cli_model_t cm;
 	cli_param_t *ts = NULL;
 	size_t n = 0;
 	nnn_diags_t d;
-	int code = parse(argc, argv, &o);
-	if (code)
-		return code == EXIT_VALID + 100 ? EXIT_VALID : code;
+	int code;
 	nnn_diags_init(&d);
 	nnn_status_t st = cli_model_open(env, o.model, &cm, &d);
 	if (st == NNN_OK && (st = cli_params(cm.m, &ts, &n, &d)) == NNN_OK)

@@ -113,15 +113,3 @@ void cli_json_shape(FILE *f, const nnn_shape_t *s)
 	fputc(']', f);
 }
 
-int cli_real(const cli_cmd_t *cmd, const char *opt, const char *v, double *out)
-{
-	char *end;
-	errno = 0;
-	/* strtod takes leading spaces, hex, "inf" and "nan": only decimals here. */
-	bool ok = v[0] && strspn(v, "0123456789.eE+-") == strlen(v);
-	double x = ok ? strtod(v, &end) : 0;
-	if (!ok || *end || errno || !isfinite(x) || x < 0)
-		return cli_usage(cmd, "%s needs a number >= 0 such as 1e-5, not '%s'", opt, v);
-	*out = x;
-	return EXIT_VALID;
-}

@@ -6,20 +6,32 @@
 
 #include "cli.h"
 
-static int run(int argc, char **argv, cli_env_t *env);
+static int run(const cli_args_t *a, cli_env_t *env);
+
+static const cli_opt_t validate_opts[] = {
+	{ "check-finite", 0, CLI_FLAG, 0, NULL,
+	  .help = "also read every tensor value and report NaN and infinities: each tensor's first few by element path and "
+	  "byte offset, then its counts (one pass over the tensor bytes)" },
+	{ NULL },
+};
+static const cli_pos_t validate_pos[] = {
+	{ "MODEL", CLI_IN, CLI_DASH, .help = "the .nnn file" },
+	{ NULL },
+};
 
 const cli_cmd_t cmd_validate = {
-	"validate", "check a model against every rule of the format",
-	"usage: nnnkit validate [--input-shape 1,28,28,1] [--check-finite] [--json] MODEL\n"
+	.name = "validate",
+	.summary = "check a model against every rule of the format",
+	.main = run,
+	.opts = CLI_OPTS(cli_opts_input_shape, validate_opts, cli_opts_json),
+	.pos = validate_pos,
+	.exits = CLI_EXITS_MODEL,
+	.exit_what = { [0] = "the model is valid", [1] = "the model is invalid (every problem is listed)" },
+	.help = "usage: nnnkit validate [--input-shape 1,28,28,1] [--check-finite] [--json] MODEL\n"
 	"Checks the structure and every semantic rule, reporting every problem on its own line.\n"
 	"With --input-shape, infers each layer's output shape and checks the whole chain exactly.\n"
-	"Validation never reads tensor data: its time grows with the layers, not the bytes.\n"
-	"  --check-finite  also read every tensor value and report NaN and infinities: each\n"
-	"                  tensor's first few by element path and byte offset, then its counts\n"
-	"                  (one pass over the tensor bytes, at about memory read speed)\n"
-	"  --json          one JSON object on stdout instead of text\n"
-	"Exit: 0 valid, 1 invalid, 2 usage or system error.\n",
-	run,
+	"Validation never reads tensor data (but with --check-finite): its time grows with the layers,\n"
+	"not the bytes.\n",
 };
 
 typedef struct args {
@@ -130,47 +142,19 @@ static void notes(const nnn_ctx_t *ctx, const nnn_file_t *f, const char *path)
 	nnn_model_free(m);
 }
 
-/* Fills a; returns -1 to go on, else the exit code. */
-static int parse(int argc, char **argv, args_t *a)
+static int run(const cli_args_t *args, cli_env_t *env)
 {
-	int code;
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
-			fputs(cmd_validate.help, stdout);
-			return EXIT_VALID;
-		} else if (!strcmp(argv[i], "--json")) {
-			a->json = 1;
-		} else if (!strcmp(argv[i], "--check-finite")) {
-			a->finite = 1;
-		} else if ((code = cli_input_shape(&cmd_validate, argc, argv, &i, &a->in)) >= 0) {
-			if (code)
-				return code;
-			a->have_in = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage(&cmd_validate, "unknown option %s", argv[i]);
-		} else if (a->path) {
-			return cli_usage(&cmd_validate, "one model at a time");
-		} else {
-			a->path = argv[i];
-		}
-	}
-	if (!a->path)
-		return cli_usage(&cmd_validate, "no model given");
-	return -1;
-}
-
-static int run(int argc, char **argv, cli_env_t *env)
-{
-	args_t a = { 0 };
+	args_t a = { .path = cli_arg(args, "MODEL"), .json = cli_flag(args, "json"),
+		     .finite = cli_flag(args, "check-finite") };
 	extra_t x = { 0 };
 	const nnn_ctx_t *ctx;
 	nnn_diags_t d;
 	nnn_file_t *f;
 	nnn_status_t st;
-	int code = parse(argc, argv, &a);
+	int code;
 
-	if (code >= 0)
-		return code;
+	if (cli_shape(args, "input-shape"))
+		a.in = *cli_shape(args, "input-shape"), a.have_in = 1;
 	nnn_diags_init(&d);
 	st = nnn_file_map(a.path, &f, &d);
 	if (st != NNN_OK) {
@@ -181,12 +165,12 @@ static int run(int argc, char **argv, cli_env_t *env)
 	st = check_rules(env, f, &a, &d, &ctx);
 	st = check_more(ctx, f, &a, st, &x, &d);
 	if (a.json) {
-		print_json(a.path, &d, st, &x);
+		print_json(cli_name(a.path), &d, st, &x);
 		code = cli_exit_code(st);
 	} else if (st != NNN_OK) {
 		code = cli_report(a.path, &d, st);
 	} else {
-		print_valid(a.path, &x);
+		print_valid(cli_name(a.path), &x);
 		code = EXIT_VALID;
 	}
 	notes(ctx, f, a.path);
