@@ -408,6 +408,33 @@ Test(newcmds, edit_fix_param_count)
 	cr_assert(strstr(r.err, "written, but it is not a valid model") && strstr(r.err, "param_count"), "%s", r.err);
 }
 
+/* convert and export copy an invalid model as asked (to mend it), but say
+ * so and exit 1, as edit does; a valid one exits 0 without a word. */
+Test(newcmds, copies_of_an_invalid_model_are_said_to_be)
+{
+	bb_t b = { 0 };
+	run_t r;
+	const char *cmds[] = { "convert", "convert --to json", "export" };
+	const char *outs[] = { "copy.nnn", "copy.json", "copydir" };
+	bb_tiny(&b);
+	put_file("good.nnn", &b);
+	bb_put_i32(&b, 12, 5); /* the header says 5; the tensors hold 11 */
+	put_file("bad.nnn", &b);
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		run_cli(&r, "%s %s %s", cmds[i], in_dir("bad.nnn"), in_dir(outs[i]));
+		cr_assert_eq(r.code, 1, "%s: exit %d: %s", cmds[i], r.code, r.err);
+		cr_assert(strstr(r.err, t_fmt("%s: written, but it is not a valid model", in_dir(outs[i]))), "%s", r.err);
+		cr_assert(strstr(r.err, t_fmt("%s: param_count @0xc", in_dir("bad.nnn"))), "%s", r.err);
+		struct stat st;
+		cr_assert_eq(stat(in_dir(outs[i]), &st), 0, "%s: nothing written", cmds[i]);
+		cr_assert_eq(t_sh(NULL, 0, "rm -rf %s", in_dir(outs[i])), 0);
+		run_cli(&r, "%s %s %s", cmds[i], in_dir("good.nnn"), in_dir(outs[i]));
+		cr_assert_eq(r.code, 0, "%s: exit %d: %s", cmds[i], r.code, r.err);
+		cr_assert_str_eq(r.err, "", "%s", cmds[i]);
+	}
+	bb_free(&b);
+}
+
 Test(newcmds, edit_in_place_is_atomic)
 {
 	run_t r;

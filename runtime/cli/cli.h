@@ -290,6 +290,12 @@ bool cli_plugin_type(const nnn_ctx_t *ctx, const nnn_type_t *type, int64_t id, c
 /* Writes n bytes to `path` atomically, or to stdout when path is "-";
  * prints what failed. Returns an exit code. */
 int cli_emit(const char *path, const void *buf, size_t n);
+/* After m was written to `out` ("-": stdout): its rules checked. EXIT_VALID,
+ * or, when it breaks one, "written, but it is not a valid model" and its
+ * problems, under `blame` (the file whose offsets they give), printed, and
+ * EXIT_INVALID: a copy of an invalid model is made as asked (to mend it),
+ * never silently. d is cleared first. */
+int cli_written_check(const char *out, const char *blame, const nnn_model_t *m, nnn_diags_t *d);
 /* Writes m as .nnn to `path` atomically, or to stdout when path is "-". */
 nnn_status_t cli_write_nnn(const nnn_model_t *m, const char *path, nnn_diags_t *d);
 

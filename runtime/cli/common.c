@@ -256,6 +256,20 @@ nnn_status_t cli_write_nnn(const nnn_model_t *m, const char *path, nnn_diags_t *
 	return st;
 }
 
+int cli_written_check(const char *out, const char *blame, const nnn_model_t *m, nnn_diags_t *d)
+{
+	const char *name = strcmp(out, "-") ? out : "stdout";
+	nnn_status_t st;
+	nnn_diags_clear(d);
+	if ((st = nnn_model_validate(m, NULL, NULL, d)) == NNN_OK)
+		return EXIT_VALID;
+	fputs("nnnkit: ", stderr);
+	cli_esc_print(stderr, name, strlen(name), CLI_ESC_MSG);
+	fputs(": written, but it is not a valid model (nnnkit edit can mend a parameter count; the rest needs "
+	      "the JSON form or the writer):\n", stderr);
+	return cli_report(blame, d, st);
+}
+
 int cli_emit(const char *path, const void *buf, size_t n)
 {
 	nnn_diags_t d;

@@ -34,6 +34,7 @@ const cli_cmd_t cmd_convert = {
 	.opts = CLI_OPTS(convert_opts, cli_opts_force),
 	.pos = convert_pos,
 	.exits = CLI_EXITS_MODEL,
+	.exit_what = { [1] = "the model is invalid: not read, or read and written but breaking a rule (said so)" },
 	.help = "usage: nnnkit convert [--to json|nnn] [--tensors DIR [--tensors-min N]] IN [-o] OUT\n"
 		"Reads IN in either form (told by its content) and writes OUT in the form --to names, else the\n"
 		"one its extension (.json or .nnn) names: a .nnn file, or its JSON form (docs/json.md), whose\n"
@@ -80,6 +81,8 @@ static int run(const cli_args_t *args, cli_env_t *env)
 		}
 		if (st != NNN_OK)
 			code = cli_report(!strcmp(a.out, "-") ? "stdout" : a.out, &d, st);
+		else
+			code = cli_written_check(a.out, a.in, cm.m, &d);
 		cli_model_close(&cm);
 	}
 	nnn_diags_free(&d);

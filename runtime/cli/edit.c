@@ -160,14 +160,7 @@ static int write_out(const edit_opts_t *o, const nnn_model_t *m, nnn_diags_t *d)
 		st = cli_write_nnn(m, o->out, d);
 	if (st != NNN_OK)
 		return cli_report(!strcmp(o->out, "-") ? "stdout" : o->out, d, st);
-	nnn_diags_clear(d);
-	if ((st = nnn_model_validate(m, NULL, NULL, d)) != NNN_OK) {
-		fputs("nnnkit: ", stderr);
-		cli_esc_print(stderr, o->out, strlen(o->out), CLI_ESC_MSG);
-		fputs(": written, but it is not a valid model:\n", stderr);
-		return cli_report(o->out, d, st);
-	}
-	return EXIT_VALID;
+	return cli_written_check(o->out, !strcmp(o->out, "-") ? "stdout" : o->out, m, d);
 }
 
 static int edit(const edit_opts_t *o, nnn_model_t *m, const cli_param_t *ts, size_t n, nnn_diags_t *d)

@@ -35,6 +35,7 @@ const cli_cmd_t cmd_export = {
 	.opts = CLI_OPTS(export_opts),
 	.pos = export_pos,
 	.exits = CLI_EXITS_MODEL,
+	.exit_what = { [1] = "the model is invalid: not read, or read and written but breaking a rule (said so)" },
 	.help = "usage: nnnkit export MODEL [-o] DIR\n"
 	"Writes a new folder DIR (or fills an empty one), all or nothing: one .npy file (float32)\n"
 	"per float array of MODEL (a .nnn file or its JSON form), named after its field path\n"
@@ -87,10 +88,9 @@ static bool free_name(const char *dir)
 }
 
 /* Writes the model's .npy files, model.json and index.json into tmp. */
-static nnn_status_t write_all(cli_env_t *env, const char *in, const char *tmp, const char **blame, nnn_diags_t *d)
+static nnn_status_t write_all(const nnn_model_t *m, const char *tmp, const char **blame, nnn_diags_t *d)
 {
 	char model[4400], index[4400];
-	cli_model_t cm;
 	snprintf(model, sizeof model, "%s/model.json", tmp);
 	snprintf(index, sizeof index, "%s/index.json", tmp);
 	index_t x = { 0 };
@@ -98,13 +98,9 @@ static nnn_status_t write_all(cli_env_t *env, const char *in, const char *tmp, c
 	if (!x.f)
 		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory for the index");
 	fprintf(x.f, "{\n  \"model\": \"model.json\",\n  \"tensors\": [");
-	nnn_status_t st = cli_model_open(env, in, &cm, d);
-	if (st == NNN_OK) {
-		nnn_json_write_opts_t o = { .tensors_dir = tmp, .json_path = model, .on_npy = on_npy, .ctx = &x };
-		*blame = "model.json";
-		st = nnn_json_write_file(cm.m, model, &o, d);
-		cli_model_close(&cm);
-	}
+	nnn_json_write_opts_t o = { .tensors_dir = tmp, .json_path = model, .on_npy = on_npy, .ctx = &x };
+	*blame = "model.json";
+	nnn_status_t st = nnn_json_write_file(m, model, &o, d);
 	fprintf(x.f, "%s]\n}\n", x.n ? "\n  " : "");
 	if (fclose(x.f) != 0 && st == NNN_OK)
 		st = nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory for the index");
@@ -139,7 +135,11 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	}
 	nnn_diags_init(&d);
 	const char *blame = files[0];
-	nnn_status_t st = write_all(env, files[0], tmp, &blame, &d);
+	cli_model_t cm;
+	nnn_status_t st = cli_model_open(env, files[0], &cm, &d);
+	int opened = st == NNN_OK;
+	if (opened)
+		st = write_all(cm.m, tmp, &blame, &d);
 	/* Into place only when whole: over a missing name or an empty folder. */
 	if (st == NNN_OK && rename(tmp, dir) != 0) {
 		blame = "";
@@ -155,7 +155,11 @@ static int run(const cli_args_t *a, cli_env_t *env)
 		else
 			snprintf(where, sizeof where, "%s%s%s", dir, *blame ? "/" : "", blame);
 		code = cli_report(where, &d, st);
+	} else {
+		code = cli_written_check(dir, files[0], cm.m, &d);
 	}
+	if (opened)
+		cli_model_close(&cm);
 	nnn_diags_free(&d);
 	return code;
 }
