@@ -6,6 +6,7 @@
 
 #include <nnn/context.h>
 #include <nnn/file.h>
+#include <nnn/npy.h>
 #include <nnn/run.h>
 #include <nnn/validate.h>
 
@@ -318,6 +319,19 @@ nnn_run_opts_t cli_run_opts(const cli_run_args_t *r);
  * (want), reshaped to it (same values per sample). EXIT_VALID, or
  * EXIT_INVALID printed, naming the file and --input-shape. */
 int cli_samples(const char *file, nnn_shape_t *x, uint64_t count, const nnn_shape_t *want);
+/* The input array of a command that runs a model (run, eval): FILE mapped
+ * into *x (nnn_npy_map: release with nnn_npy_unmap, also on failure), its
+ * samples checked and reshaped (cli_samples), and a warning when its
+ * values look unscaled (cli_unscaled). EXIT_VALID, or the exit code of the
+ * problem printed. */
+int cli_inputs(const char *file, const nnn_shape_t *want, nnn_npy_view_t *x);
+/* The rule for inputs that look unscaled: an integer dtype (the file's,
+ * before conversion to float32) holding a value over 1. nnnkit uses input
+ * values as they are, and a model is usually trained on inputs scaled to
+ * [0, 1] (MNIST's uint8 pixels unscaled score 9908 of 10000 instead of
+ * 9919), so this warns on stderr, saying how to scale; it never changes
+ * the exit code. Returns whether it warned. */
+int cli_unscaled(const char *file, const nnn_npy_view_t *x);
 /* Reports a failure to plan or run MODEL on samples of shape *x from
  * INPUT: blamed on INPUT and --input-shape when it is the input's shape
  * that does not fit the first layer, else on MODEL. */

@@ -467,6 +467,36 @@ int cli_samples(const char *file, nnn_shape_t *x, uint64_t count, const nnn_shap
 	return EXIT_VALID;
 }
 
+int cli_unscaled(const char *file, const nnn_npy_view_t *x)
+{
+	float max = 0;
+	if (x->kind != 'i' && x->kind != 'u')
+		return 0;
+	for (size_t i = 0; i < x->count; i++)
+		max = x->data[i] > max ? x->data[i] : max;
+	if (!(max > 1))
+		return 0;
+	/* uint8 is scaled by its range; wider integers by the largest value found. */
+	double by = x->kind == 'u' && !strcmp(x->dtype, "uint8") ? 255.0 : (double)max;
+	fprintf(stderr, "nnnkit: %s: warning: %s values (up to %.9g) are used as they are: nnnkit does not scale "
+	                "inputs; if the model was trained on inputs scaled to [0, 1], save them scaled, e.g. with numpy: "
+	                "np.save(path, x.astype('float32') / %.9g)\n",
+	        cli_name(file), x->dtype, (double)max, by);
+	return 1;
+}
+
+int cli_inputs(const char *file, const nnn_shape_t *want, nnn_npy_view_t *x)
+{
+	nnn_diags_t d;
+	nnn_diags_init(&d);
+	nnn_status_t st = nnn_npy_map(file, x, &d);
+	int code = st == NNN_OK ? cli_samples(file, &x->shape, x->count, want) : cli_report(file, &d, st);
+	nnn_diags_free(&d);
+	if (code == EXIT_VALID)
+		cli_unscaled(file, x);
+	return code;
+}
+
 int cli_report_input(const char *model, const char *input, const nnn_shape_t *x, int reshaped, const nnn_diags_t *d,
                      nnn_status_t st)
 {

@@ -25,12 +25,19 @@ static const cli_opt_t eval_opts[] = {
 	  "the samples (first axis = samples; '<f4' is read in place, other dtypes are converted)", .alias = "input" },
 	{ "labels", 'l', CLI_IN, CLI_DASH | CLI_DASH_LIB | CLI_REQUIRED, "Y.npy",
 	  .help = "a class index or a one-hot row per sample" },
+	{ "top-k", 0, CLI_NUM, 0, "K",
+	  .help = "also count a sample correct when its label is among the K highest outputs (top-K accuracy; "
+	  "K up to the classes)", .min = 1, .max = CLASSES_MAX },
+	{ "misclassified", 0, CLI_OUT, CLI_DASH, "FILE",
+	  .help = "write the misclassified samples to FILE as CSV (index,true,predicted,predicted_score,true_score; "
+	  "'-': stdout, the report then goes to stderr)" },
 	{ NULL },
 };
 static const cli_opt_t eval_json[] = {
 	{ "json", 0, CLI_FLAG, 0, NULL,
 	  .help = "the result as one JSON object: n, classes, correct, accuracy, per_class [{class, support, predicted, "
-	  "precision, recall}], confusion (rows: true class), seconds" },
+	  "precision, recall}], confusion (rows: true class), seconds; with --top-k: top_k, top_k_correct, "
+	  "top_k_accuracy" },
 	{ NULL },
 };
 static const cli_pos_t eval_pos[] = {
@@ -49,10 +56,19 @@ const cli_cmd_t cmd_eval = {
 	                                   "label values, output classes)" },
 	.help = "usage: nnnkit eval MODEL --inputs X.npy --labels Y.npy [--batch N] [--threads N] [--json]\n"
 		"                   [--input-shape 1,D,...] [--max-tensor-bytes N] [--conv-compat original|spec]\n"
+		"                   [--top-k K] [--misclassified FILE]\n"
 		"Runs the model on the samples of X in batches of N. The predicted class is the argmax of the\n"
 		"output's last axis (the lowest class on ties); it is compared with Y, and the accuracy, each\n"
 		"class's precision and recall, and the confusion matrix (rows: true class, columns:\n"
-		"predicted) are printed.\n"
+		"predicted) are printed. Outputs are ranked highest first, equal ones by class, lowest first,\n"
+		"and NaN last: the predicted class is the first; --top-k K also counts a sample correct when\n"
+		"its label is among the first K.\n"
+		"--misclassified FILE writes one CSV line per misclassified sample (written atomically), after\n"
+		"the header index,true,predicted,predicted_score,true_score: the sample's index in X (with\n"
+		"several predictions per sample, output [n, ..., classes], the prediction's index in that\n"
+		"order), its true and predicted classes, and the output for each (%.9g, float32 exact).\n"
+		"Integer inputs (uint8...) with values over 1 are used as they are, with a warning: scale them\n"
+		"as the model was trained (x.astype('float32') / 255).\n"
 		"Y holds, for every sample, either a class index (shape [n] or [n, 1]; any dtype, as long\n"
 		"as the values are whole numbers from 0 to classes - 1) or a one-hot row (shape [n, classes];\n"
 		"the largest value of a row, which must be unique, is its class).\n"
@@ -61,7 +77,8 @@ const cli_cmd_t cmd_eval = {
 };
 
 typedef struct eval_args {
-	const char *model, *inputs, *labels;
+	const char *model, *inputs, *labels, *wrong; /* wrong: --misclassified */
+	int64_t top_k;                               /* 0: not asked */
 	cli_run_args_t run;
 	int json, reshape;
 	nnn_shape_t shape; /* --input-shape: dims[0] is ignored */
@@ -72,6 +89,8 @@ typedef struct eval_args {
 typedef struct tally {
 	int64_t classes, per;  /* classes; positions per sample */
 	int64_t n, correct;    /* samples; correct positions */
+	int64_t top_k, top_k_correct; /* --top-k K (0: none); positions whose label is among the K first */
+	FILE *wrong;           /* --misclassified: CSV lines, in memory until written */
 	int64_t *cm;           /* classes x classes: [true][predicted] */
 	int one_hot;           /* the labels were one-hot rows */
 	double seconds;
@@ -178,6 +197,16 @@ static int label_classes(const eval_args_t *a, const nnn_npy_t *y, const nnn_sha
 	                first, (double)v, C, more, C - 1);
 }
 
+/* The one order of a row of outputs: whether class a ranks before class b
+ * (a higher output; equal outputs by class, lowest first; NaN last). The
+ * predicted class is the first, top-K the first K. */
+static int ranks_before(const float *row, int64_t a, int64_t b)
+{
+	if (isnan(row[a]) || isnan(row[b]))
+		return isnan(row[b]) && (!isnan(row[a]) || a < b);
+	return row[a] > row[b] || (row[a] == row[b] && a < b);
+}
+
 /* Counts one batch's predictions. */
 static void count_batch(tally_t *t, const cli_batches_t *b, const int32_t *truth)
 {
@@ -185,12 +214,20 @@ static void count_batch(tally_t *t, const cli_batches_t *b, const int32_t *truth
 	const int32_t *want = truth + b->from * t->per;
 	for (int64_t j = 0; j < positions; j++) {
 		const float *row = b->y + j * C;
-		int64_t best = 0;
+		int64_t best = 0, above = 0;
 		for (int64_t c = 1; c < C; c++)
-			if (row[c] > row[best])
+			if (ranks_before(row, c, best))
 				best = c;
 		t->cm[want[j] * C + best]++;
 		t->correct += want[j] == best;
+		if (t->top_k) {
+			for (int64_t c = 0; c < C; c++)
+				above += ranks_before(row, c, want[j]);
+			t->top_k_correct += above < t->top_k;
+		}
+		if (t->wrong && want[j] != best)
+			fprintf(t->wrong, "%" PRId64 ",%d,%" PRId64 ",%.9g,%.9g\n", b->from * t->per + j, (int)want[j], best,
+			        (double)row[best], (double)row[want[j]]);
 	}
 }
 
@@ -220,46 +257,50 @@ static void class_counts(const tally_t *t, int64_t c, int64_t *support, int64_t 
 	}
 }
 
-static void print_text(const eval_args_t *a, const tally_t *t)
+static void print_text(FILE *o, const eval_args_t *a, const tally_t *t)
 {
 	int64_t C = t->classes, total = t->n * t->per, most = C - 1;
-	printf("model:    %s\ninputs:   %s\nlabels:   %s (%s)\n", cli_name(a->model), cli_name(a->inputs), cli_name(a->labels),
+	fprintf(o, "model:    %s\ninputs:   %s\nlabels:   %s (%s)\n", cli_name(a->model), cli_name(a->inputs), cli_name(a->labels),
 	       t->one_hot ? "one-hot rows" : "class indices");
-	printf("accuracy: %.4f (%" PRId64 " of %" PRId64 " correct)\n", total ? (double)t->correct / (double)total : 0.0,
+	fprintf(o, "accuracy: %.4f (%" PRId64 " of %" PRId64 " correct)\n", total ? (double)t->correct / (double)total : 0.0,
 	       t->correct, total);
-	printf("time:     %.3f s for %" PRId64 " samples (%.0f samples/s)\n\n", t->seconds, t->n,
+	if (t->top_k)
+		fprintf(o, "top-%" PRId64 ":%*s%.4f (%" PRId64 " of %" PRId64 " with the label among the %" PRId64
+		       " highest outputs)\n", t->top_k, t->top_k < 10 ? 4 : t->top_k < 100 ? 3 : 2, "",
+		       total ? (double)t->top_k_correct / (double)total : 0.0, t->top_k_correct, total, t->top_k);
+	fprintf(o, "time:     %.3f s for %" PRId64 " samples (%.0f samples/s)\n\n", t->seconds, t->n,
 	       t->seconds > 0 ? (double)t->n / t->seconds : 0.0);
-	printf("%5s %9s %9s %9s %9s\n", "class", "support", "predicted", "precision", "recall");
+	fprintf(o, "%5s %9s %9s %9s %9s\n", "class", "support", "predicted", "precision", "recall");
 	for (int64_t c = 0; c < C; c++) {
 		int64_t support, predicted, hit = t->cm[c * C + c];
 		class_counts(t, c, &support, &predicted);
-		printf("%5" PRId64 " %9" PRId64 " %9" PRId64, c, support, predicted);
+		fprintf(o, "%5" PRId64 " %9" PRId64 " %9" PRId64, c, support, predicted);
 		if (predicted)
-			printf(" %9.4f", (double)hit / (double)predicted);
+			fprintf(o, " %9.4f", (double)hit / (double)predicted);
 		else
-			printf(" %9s", "-");
+			fprintf(o, " %9s", "-");
 		if (support)
-			printf(" %9.4f\n", (double)hit / (double)support);
+			fprintf(o, " %9.4f\n", (double)hit / (double)support);
 		else
-			printf(" %9s\n", "-");
+			fprintf(o, " %9s\n", "-");
 	}
 	if (C > TEXT_MATRIX_MAX) {
-		printf("\nconfusion matrix: %" PRId64 " x %" PRId64 ", too wide to print (--json has it)\n", C, C);
+		fprintf(o, "\nconfusion matrix: %" PRId64 " x %" PRId64 ", too wide to print (--json has it)\n", C, C);
 		return;
 	}
 	for (int64_t i = 0; i < C * C; i++)
 		most = t->cm[i] > most ? t->cm[i] : most;
 	int width = snprintf(NULL, 0, "%" PRId64, most);
 	width = width < 4 ? 4 : width;
-	printf("\nconfusion matrix (rows: true class, columns: predicted)\n%9s", "true\\pred");
+	fprintf(o, "\nconfusion matrix (rows: true class, columns: predicted)\n%9s", "true\\pred");
 	for (int64_t c = 0; c < C; c++)
-		printf(" %*" PRId64, width, c);
+		fprintf(o, " %*" PRId64, width, c);
 	for (int64_t r = 0; r < C; r++) {
-		printf("\n%9" PRId64, r);
+		fprintf(o, "\n%9" PRId64, r);
 		for (int64_t c = 0; c < C; c++)
-			printf(" %*" PRId64, width, t->cm[r * C + c]);
+			fprintf(o, " %*" PRId64, width, t->cm[r * C + c]);
 	}
-	putchar('\n');
+	fputc('\n', o);
 }
 
 /* A ratio, or null when nothing was counted. */
@@ -268,7 +309,7 @@ static json_t *ratio(int64_t num, int64_t den)
 	return den ? json_real((double)num / (double)den) : json_null();
 }
 
-static void print_json(const eval_args_t *a, const tally_t *t)
+static void print_json(FILE *o, const eval_args_t *a, const tally_t *t)
 {
 	int64_t C = t->classes, total = t->n * t->per;
 	json_t *per_class = json_array(), *cm = json_array();
@@ -289,8 +330,13 @@ static void print_json(const eval_args_t *a, const tally_t *t)
 	                        (json_int_t)total, "classes", (json_int_t)C, "correct", (json_int_t)t->correct,
 	                        "accuracy", ratio(t->correct, total), "per_class", per_class, "confusion", cm, "seconds",
 	                        t->seconds);
-	json_dumpf(out, stdout, JSON_PRESERVE_ORDER | JSON_COMPACT);
-	putchar('\n');
+	if (t->top_k) {
+		json_object_set_new(out, "top_k", json_integer(t->top_k));
+		json_object_set_new(out, "top_k_correct", json_integer(t->top_k_correct));
+		json_object_set_new(out, "top_k_accuracy", ratio(t->top_k_correct, total));
+	}
+	json_dumpf(out, o, JSON_PRESERVE_ORDER | JSON_COMPACT);
+	fputc('\n', o);
 	json_decref(out);
 }
 
@@ -322,10 +368,7 @@ static int prepare(const eval_args_t *a, cli_env_t *env, nnn_file_t **f, nnn_npy
 	nnn_status_t st = ctx ? nnn_file_open(a->model, &opts, f, d) : NNN_E_NOMEM;
 	if (st != NNN_OK)
 		return cli_report(a->model, d, st);
-	st = nnn_npy_map(a->inputs, x, d);
-	if (st != NNN_OK)
-		return cli_report(a->inputs, d, st);
-	int code = cli_samples(a->inputs, &x->shape, x->count, a->reshape ? &a->shape : NULL);
+	int code = cli_inputs(a->inputs, a->reshape ? &a->shape : NULL, x);
 	if (code != EXIT_VALID)
 		return code;
 	st = nnn_npy_read_file(a->labels, &y, d);
@@ -335,7 +378,10 @@ static int prepare(const eval_args_t *a, cli_env_t *env, nnn_file_t **f, nnn_npy
 	st = cli_batches_start(b, ctx, nnn_file_model(*f), &x->shape, x->data, a->run.batch, &ro, d);
 	if (st != NNN_OK)
 		code = cli_report_input(a->model, a->inputs, &x->shape, a->reshape, d, st);
-	else if ((code = classes_of(a, b, t)) == EXIT_VALID)
+	else if ((code = classes_of(a, b, t)) == EXIT_VALID && a->top_k > t->classes)
+		code = cli_usage(&cmd_eval, "--top-k %" PRId64 " is more than the model's %" PRId64 " classes (%s)", a->top_k,
+		                 t->classes, cli_name(a->model));
+	else if (code == EXIT_VALID)
 		code = label_classes(a, &y, &b->out, t, truth);
 	nnn_npy_free(&y); /* the classes are in truth now */
 	return code;
@@ -346,23 +392,38 @@ static int eval_files(const eval_args_t *a, cli_env_t *env, nnn_diags_t *d)
 	nnn_file_t *f = NULL;
 	nnn_npy_view_t x = { 0 };
 	cli_batches_t b = { 0 };
-	tally_t t = { 0 };
+	tally_t t = { .top_k = a->top_k };
 	int32_t *truth = NULL;
+	char *csv = NULL;
+	size_t csv_len = 0;
 	double t0 = cli_seconds();
 	int code = prepare(a, env, &f, &x, &b, &t, &truth, d);
 	if (code == EXIT_VALID) {
 		nnn_status_t st = NNN_E_NOMEM;
 		t.cm = calloc((size_t)(t.classes * t.classes), sizeof *t.cm);
-		if (!t.cm)
-			nnn_diags_add(d, st, NNN_NO_OFFSET, "", "no memory for the confusion matrix");
+		if (a->wrong && (t.wrong = open_memstream(&csv, &csv_len)) != NULL)
+			fputs("index,true,predicted,predicted_score,true_score\n", t.wrong);
+		if (!t.cm || (a->wrong && !t.wrong))
+			nnn_diags_add(d, st, NNN_NO_OFFSET, "", "no memory for the confusion matrix or the misclassified samples");
 		else
 			st = evaluate(&b, &t, truth, cli_progress_wanted(env->progress), d);
 		t.seconds = cli_seconds() - t0;
+		/* With --misclassified -, stdout is the CSV's: the report goes to stderr. */
+		FILE *o = a->wrong && !strcmp(a->wrong, "-") ? stderr : stdout;
 		if (st == NNN_OK)
-			(a->json ? print_json : print_text)(a, &t);
+			(a->json ? print_json : print_text)(o, a, &t);
 		else
 			code = cli_report(a->model, d, st);
+		int kept = t.wrong && fclose(t.wrong) == 0;
+		if (st == NNN_OK && a->wrong && !kept) {
+			fprintf(stderr, "nnnkit: %s: no memory for the misclassified samples\n", cli_name(a->wrong));
+			code = EXIT_USAGE;
+		} else if (st == NNN_OK && a->wrong) {
+			fflush(stdout);
+			code = cli_emit(a->wrong, csv, csv_len);
+		}
 	}
+	free(csv);
 	free(t.cm);
 	free(truth);
 	cli_batches_end(&b);
@@ -374,9 +435,12 @@ static int eval_files(const eval_args_t *a, cli_env_t *env, nnn_diags_t *d)
 static int run(const cli_args_t *args, cli_env_t *env)
 {
 	eval_args_t a = { .model = cli_arg(args, "MODEL"), .inputs = cli_str(args, "inputs"),
-		          .labels = cli_str(args, "labels"), .json = cli_flag(args, "json") };
+		          .labels = cli_str(args, "labels"), .json = cli_flag(args, "json"),
+		          .wrong = cli_str(args, "misclassified"), .top_k = (int64_t)cli_num(args, "top-k", 0) };
 	nnn_diags_t d;
 	int code;
+	if (a.json && a.wrong && !strcmp(a.wrong, "-"))
+		return cli_usage(&cmd_eval, "--json and --misclassified - both write to stdout; give --misclassified a file");
 	cli_run_args(args, &a.run);
 	if (cli_shape(args, "input-shape"))
 		a.shape = *cli_shape(args, "input-shape"), a.reshape = 1;

@@ -771,6 +771,8 @@ nnn_status_t nnn_npy_map(const char *path, nnn_npy_view_t *out, nnn_diags_t *dia
 	}
 	out->shape = lay.shape;
 	out->count = lay.count;
+	out->dtype = dtypes[lay.dt].name;
+	out->kind = dtypes[lay.dt].kind;
 	/* numpy aligns the data to 64 bytes, so '<f4' data is usable in place. */
 	if (lay.dt == DT_F4 && host_little_endian() && (uintptr_t)(s.b + lay.data_at) % _Alignof(float) == 0) {
 		out->data = (const float *)(const void *)(s.b + lay.data_at);

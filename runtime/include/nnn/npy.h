@@ -64,6 +64,13 @@ typedef struct nnn_npy_view {
 	const float *data;
 	size_t count;
 	int in_place;
+	/* The file's dtype, as numpy names it ("float32", "float64", "int32",
+	 * "int64", "uint8", "bool"; static storage), and numpy's kind of it
+	 * ('f' float, 'i' signed or 'u' unsigned integer, 'b' bool): what the
+	 * values were before they became float32 (a caller may warn about
+	 * unscaled integer inputs, say). */
+	const char *dtype;
+	char kind;
 	/* private: what nnn_npy_unmap releases */
 	const void *base_;
 	size_t base_size_;
