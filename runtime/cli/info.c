@@ -1,7 +1,10 @@
 /* info.c: `nnnkit info MODEL`: what a model is, in one screen. */
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <nnn/shape.h>
 
 #include "cli.h"
 
@@ -16,12 +19,19 @@ const cli_cmd_t cmd_info = {
 	.name = "info",
 	.summary = "describe a model: description, parameters, a table of layers",
 	.main = run,
+	.opts = CLI_OPTS(cli_opts_input_shape),
 	.pos = info_pos,
 	.exits = CLI_EXITS_MODEL,
-	.help = "usage: nnnkit info MODEL\n"
-	"Prints the description, the parameter count and one row per layer: type, its own fields,\n"
-	"activation and its parameters, dropout, tensor shapes, parameter count, bytes, and the plugin\n"
-	"whose kernel runs it ('+' when another plugin runs its activation; 'none' when no plugin does).\n",
+	.exit_what = { [1] = "the model is invalid, or --input-shape does not fit it" },
+	.help = "usage: nnnkit info [--input-shape 1,28,28,1] MODEL\n"
+	"Prints the description, the parameter count, the model's input and output shapes, and one row\n"
+	"per layer: type, its own fields, activation and its parameters, dropout, output shape, tensor\n"
+	"shapes, parameter count, bytes, and the plugin whose kernel runs it ('+' when another plugin\n"
+	"runs its activation; 'none' when no plugin does).\n"
+	"Shapes come from the shape engine (as for validate): from --input-shape when given, else from\n"
+	"the input the layers fix, with a batch of 1, when they fix all of it (a Dense first layer\n"
+	"takes [1, its inputs]). When they do not (a Conv's spatial sizes), '?' marks what is unknown\n"
+	"and --input-shape gives it.\n",
 };
 
 static void shape_text(const nnn_tensor_t *t, char *buf, size_t size)
@@ -55,15 +65,16 @@ static const char *kernel_of(const nnn_ctx_t *ctx, const nnn_layer_t *L, char *b
 }
 
 /* One row of the layer table, as text. */
-enum { COL_NUM, COL_TYPE, COL_FIELDS, COL_ACT, COL_DROPOUT, COL_TENSORS, COL_PARAMS, COL_BYTES, COL_KERNEL, NCOLS };
+enum { COL_NUM, COL_TYPE, COL_FIELDS, COL_ACT, COL_DROPOUT, COL_OUTPUT, COL_TENSORS, COL_PARAMS, COL_BYTES, COL_KERNEL, NCOLS };
 typedef struct row {
 	char col[NCOLS][256];
 } row_t;
 
-static const row_t header = { { "#", "type", "fields", "activation", "dropout", "tensors", "params", "bytes",
+static const row_t header = { { "#", "type", "fields", "activation", "dropout", "output", "tensors", "params", "bytes",
 	                        "kernel" } };
 
-static void format_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, int32_t i, size_t file_size, row_t *r)
+static void format_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_layer_shapes_t *sh, int32_t i,
+                         size_t file_size, row_t *r)
 {
 	const nnn_layer_t *L = &m->layers[i];
 	nnn_named_tensor_t ts[8];
@@ -80,6 +91,10 @@ static void format_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, int32_t i, 
 	snprintf(r->col[COL_ACT], sizeof r->col[0], "%s%s%s%s", nnn_activation_title(&L->activation),
 	         params[0] ? "(" : "", params, params[0] ? ")" : "");
 	snprintf(r->col[COL_DROPOUT], sizeof r->col[0], "%g", (double)L->dropout);
+	if (sh)
+		nnn_pshape_format(&sh[i].out, r->col[COL_OUTPUT], sizeof r->col[0]);
+	else
+		snprintf(r->col[COL_OUTPUT], sizeof r->col[0], "?");
 	r->col[COL_TENSORS][0] = '\0';
 	for (int t = 0; t < n && t < 8; t++) {
 		char shape[96];
@@ -112,23 +127,121 @@ static void print_row(const row_t *r, const int *width)
 }
 
 /* The table: widths measured in a first pass, so nothing is held per layer. */
-static void print_layers(const nnn_ctx_t *ctx, const nnn_model_t *m, size_t file_size)
+static void print_layers(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_layer_shapes_t *sh, size_t file_size)
 {
 	int width[NCOLS];
 	row_t r;
 	for (int c = 0; c < NCOLS; c++)
 		width[c] = (int)strlen(header.col[c]);
 	for (int32_t i = 0; i < m->layer_count; i++) {
-		format_layer(ctx, m, i, file_size, &r);
+		format_layer(ctx, m, sh, i, file_size, &r);
 		for (int c = 0; c < NCOLS; c++)
 			if ((int)strlen(r.col[c]) > width[c])
 				width[c] = (int)strlen(r.col[c]);
 	}
 	print_row(&header, width);
 	for (int32_t i = 0; i < m->layer_count; i++) {
-		format_layer(ctx, m, i, file_size, &r);
+		format_layer(ctx, m, sh, i, file_size, &r);
 		print_row(&r, width);
 	}
+}
+
+/* The model's shapes, from the one shape engine (nnn_model_shapes). */
+typedef struct shapes {
+	nnn_layer_shapes_t *v; /* one per layer; NULL when there are none (or no memory) */
+	int exact;             /* every shape known */
+	int fit;               /* --input-shape (when given) fits */
+	nnn_shape_t input;     /* the input they follow from, when exact */
+} shapes_t;
+
+/* The input the layers fix, with a batch of 1, when they fix all of it:
+ * every dim of the first layer's partial input but the batch, or (its rank
+ * open, as a Dense layer's [batch, ..., features]) the last axis: [1, last]. */
+static bool fixed_input(const nnn_pshape_t *p, nnn_shape_t *in)
+{
+	if (p->rank < 0) {
+		*in = (nnn_shape_t){ .rank = 2, .dims = { 1, p->last } };
+		return p->last >= 0;
+	}
+	if (p->rank < 1)
+		return false;
+	in->rank = p->rank;
+	in->dims[0] = 1;
+	for (int32_t k = 1; k < p->rank; k++)
+		if ((in->dims[k] = p->dims[k]) < 0)
+			return false;
+	return true;
+}
+
+/* Shapes from --input-shape (given), else from the input the layers fix
+ * when the engine takes it, else partial. A given shape that does not fit
+ * is reported (s->fit 0); the rest are not problems of info's. */
+static void infer_shapes(const nnn_model_t *m, const nnn_shape_t *given, const char *path, shapes_t *s)
+{
+	nnn_diags_t d;
+	nnn_status_t st;
+	*s = (shapes_t){ .fit = 1 };
+	if (m->layer_count < 1 || !(s->v = calloc((size_t)m->layer_count, sizeof *s->v)))
+		return;
+	nnn_diags_init(&d);
+	if (given) {
+		s->input = *given;
+		st = nnn_model_shapes(m, given, s->v, &d);
+		if (st != NNN_OK) {
+			char sh[256];
+			cli_report(path, &d, st);
+			fprintf(stderr, "nnnkit: %s: --input-shape %s does not fit the model; give its input shape, batch "
+			                "first (nnnkit info MODEL shows what the layers fix)\n",
+			        cli_name(path), nnn_shape_format(given, sh, sizeof sh));
+			s->fit = 0;
+		}
+	} else if (nnn_model_shapes(m, NULL, s->v, NULL) == NNN_OK && fixed_input(&s->v[0].in, &s->input)) {
+		/* The engine decides: a guess it refuses leaves the partial shapes. */
+		nnn_layer_shapes_t *exact = calloc((size_t)m->layer_count, sizeof *exact);
+		if (exact && nnn_model_shapes(m, &s->input, exact, NULL) == NNN_OK) {
+			free(s->v);
+			s->v = exact;
+			exact = NULL;
+		}
+		free(exact);
+	}
+	nnn_diags_free(&d);
+	s->exact = s->fit;
+	for (int32_t i = 0; i < m->layer_count && s->exact; i++)
+		s->exact = nnn_pshape_exact(&s->v[i].in) && nnn_pshape_exact(&s->v[i].out);
+}
+
+/* "input [1, 784] -> output [1, 10]", or what is unknown and how to give it. */
+static void print_shapes(const nnn_model_t *m, const shapes_t *s, int given)
+{
+	char in[NNN_MAX_RANK * 24], out[NNN_MAX_RANK * 24];
+	if (!s->v) {
+		printf("shapes:       %s\n", m->layer_count ? "not inferred (no memory)" : "none (no layers)");
+		return;
+	}
+	nnn_pshape_format(&s->v[0].in, in, sizeof in);
+	nnn_pshape_format(&s->v[m->layer_count - 1].out, out, sizeof out);
+	printf("shapes:       input %s -> output %s", in, out);
+	if (s->exact) {
+		printf(" (%s)\n", given ? "from --input-shape" : "the input the layers fix, with a batch of 1");
+		return;
+	}
+	if (!s->fit) {
+		printf(" (--input-shape does not fit: see above)\n");
+		return;
+	}
+	const nnn_pshape_t *p = &s->v[0].in;
+	printf("\n              the layers do not fix the whole input (?: unknown); give it with --input-shape");
+	if (p->rank >= 1) {
+		int unknown = 0;
+		printf(" 1");
+		for (int32_t k = 1; k < p->rank; k++)
+			p->dims[k] < 0 ? printf(",D%d", ++unknown) : printf(",%" PRId64, p->dims[k]);
+		printf(" (D1...: the sizes of your inputs)");
+	} else {
+		printf(" (batch first)");
+	}
+	putchar('\n');
 }
 
 static int run(const cli_args_t *a, cli_env_t *env)
@@ -156,10 +269,15 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	printf("\nparameters:   %" PRIu64, total);
 	if (total != m->param_count)
 		printf(" (the header says %" PRIu64 ": run nnnkit validate)", m->param_count);
-	printf("\nlayers:       %d\n\n", (int)m->layer_count);
-	print_layers(opts.ctx, m, size);
+	printf("\nlayers:       %d\n", (int)m->layer_count);
+	shapes_t sh;
+	infer_shapes(m, cli_shape(a, "input-shape"), path, &sh);
+	print_shapes(m, &sh, cli_shape(a, "input-shape") != NULL);
+	putchar('\n');
+	print_layers(opts.ctx, m, sh.v, size);
 	cli_conv_notes(path, m);
+	free(sh.v);
 	nnn_file_close(f);
 	nnn_diags_free(&d);
-	return EXIT_VALID;
+	return sh.fit ? EXIT_VALID : EXIT_INVALID;
 }
