@@ -32,6 +32,7 @@
 
 #include "builder.h"
 #include "clirun.h"
+#include "shell.h"
 
 #define N 7
 static const float X[N * 3] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 2, 1, 3, 1, 0, 0, 1, 1 };
@@ -486,5 +487,176 @@ Test(eval, run_output_unaffected_by_progress)
 	drawn_and_erased(r.err, strlen(r.err), "run");
 	snprintf(args, sizeof args, "cmp -s %s %s && cmp -s %s %s", a, b, a, f.x);
 	cr_assert_eq(system(args), 0, "the outputs differ (or are not the identity of the input)");
+	teardown(&f);
+}
+
+/* ---- top-K, the misclassified samples, unscaled inputs (issue 15) ----
+ *
+ * Five samples through the identity model (outputs = inputs), ranked by
+ * the one order: higher first, equal outputs by class, lowest first.
+ *
+ *   x          label  order      predicted  rank of label  top-1  top-2
+ *   [0, 1, 1]  2      1, 2, 0    1          1 (tie, after 1)  no   yes
+ *   [1, 1, 1]  2      0, 1, 2    0          2               no     no
+ *   [1, 1, 1]  0      0, 1, 2    0          0               yes    yes
+ *   [3, 2, 1]  2      0, 1, 2    0          2               no     no
+ *   [1, 2, 3]  1      2, 1, 0    2          1               no     yes
+ *
+ * top-1 1/5, top-2 3/5, top-3 5/5. */
+#define NK 5
+static const float XK[NK * 3] = { 0, 1, 1, 1, 1, 1, 1, 1, 1, 3, 2, 1, 1, 2, 3 };
+static const float YK[NK] = { 2, 2, 0, 2, 1 };
+
+static files_t setup_topk(void)
+{
+	files_t f = setup();
+	write_f32(f.x, (nnn_shape_t){ .rank = 2, .dims = { NK, 3 } }, XK);
+	write_f32(f.y, (nnn_shape_t){ .rank = 1, .dims = { NK } }, YK);
+	return f;
+}
+
+Test(eval, top_k_by_hand_with_ties)
+{
+	files_t f = setup_topk();
+	run_t r;
+	eval(&r, "", &f, "--top-k 2");
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "accuracy: 0.2000 (1 of 5 correct)\n"
+	                        "top-2:    0.6000 (3 of 5 with the label among the 2 highest outputs)\n"), "%s", r.out);
+	static const struct {
+		const char *k;
+		int correct;
+	} ks[] = { { "1", 1 }, { "2", 3 }, { "3", 5 } };
+	for (size_t i = 0; i < 3; i++) {
+		char extra[64];
+		snprintf(extra, sizeof extra, "--json --batch 2 --top-k %s", ks[i].k);
+		eval(&r, "", &f, extra);
+		cr_assert_eq(r.code, 0, "%s", r.err);
+		json_t *j = parse_json(&r);
+		cr_assert_eq(json_integer_value(json_object_get(j, "correct")), 1, "%s", r.out);
+		cr_assert_eq(json_integer_value(json_object_get(j, "top_k")), atoi(ks[i].k), "%s", r.out);
+		cr_assert_eq(json_integer_value(json_object_get(j, "top_k_correct")), ks[i].correct, "%s", r.out);
+		cr_assert_float_eq(json_real_value(json_object_get(j, "top_k_accuracy")), ks[i].correct / 5.0, 1e-12);
+		json_decref(j);
+	}
+	/* Without --top-k: no top-K line or field. */
+	eval(&r, "", &f, "--json");
+	json_t *j = parse_json(&r);
+	cr_assert_null(json_object_get(j, "top_k"), "%s", r.out);
+	json_decref(j);
+	eval(&r, "", &f, "");
+	cr_assert_null(strstr(r.out, "top-"), "%s", r.out);
+	/* K past the classes, or 0: usage errors. */
+	eval(&r, "", &f, "--top-k 4");
+	cr_assert_eq(r.code, 2, "%s", r.err);
+	cr_assert(strstr(r.err, "--top-k 4 is more than the model's 3 classes"), "%s", r.err);
+	eval(&r, "", &f, "--top-k 0");
+	cr_assert_eq(r.code, 2, "%s", r.err);
+	teardown(&f);
+}
+
+static const char MISCLASSIFIED[] = "index,true,predicted,predicted_score,true_score\n"
+                                    "0,2,1,1,1\n"
+                                    "1,2,0,1,1\n"
+                                    "3,2,0,3,1\n"
+                                    "4,1,2,3,2\n";
+
+Test(eval, misclassified_csv_to_a_file_and_stdout)
+{
+	files_t f = setup_topk();
+	run_t r;
+	char extra[800], text[4096] = "";
+	snprintf(extra, sizeof extra, "--batch 3 --misclassified %s/wrong.csv", f.dir);
+	eval(&r, "", &f, extra);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "accuracy: 0.2000 (1 of 5 correct)"), "the report on stdout: %s", r.out);
+	FILE *in = fopen(t_fmt("%s/wrong.csv", f.dir), "r");
+	cr_assert_not_null(in);
+	text[fread(text, 1, sizeof text - 1, in)] = '\0';
+	fclose(in);
+	cr_assert_str_eq(text, MISCLASSIFIED);
+
+	/* '-': the CSV alone on stdout, the report on stderr. */
+	eval(&r, "", &f, "--misclassified -");
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_str_eq(r.out, MISCLASSIFIED);
+	cr_assert(strstr(r.err, "accuracy: 0.2000 (1 of 5 correct)"), "%s", r.err);
+	eval(&r, "", &f, "--misclassified - --json");
+	cr_assert_eq(r.code, 2, "%s", r.err);
+	cr_assert(strstr(r.err, "--json and --misclassified - both write to stdout"), "%s", r.err);
+
+	/* Nothing misclassified: the header alone. */
+	write_f32(f.y, (nnn_shape_t){ .rank = 1, .dims = { 1 } }, YK + 2);
+	write_f32(f.x, (nnn_shape_t){ .rank = 2, .dims = { 1, 3 } }, XK + 6);
+	eval(&r, "", &f, "--misclassified -");
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_str_eq(r.out, "index,true,predicted,predicted_score,true_score\n");
+
+	/* A folder that does not exist: exit 2, named. */
+	snprintf(extra, sizeof extra, "--misclassified %s/no/such/dir/w.csv", f.dir);
+	eval(&r, "", &f, extra);
+	cr_assert_eq(r.code, 2, "%s", r.err);
+	cr_assert(strstr(r.err, "/no/such/dir/w.csv"), "%s", r.err);
+	teardown(&f);
+}
+
+/* X as '|u1' bytes (the values of X, which are whole numbers). */
+static void write_u8(const char *path, int64_t n, const float *v)
+{
+	uint8_t u[64];
+	char dict[128];
+	for (int64_t i = 0; i < n * 3; i++)
+		u[i] = (uint8_t)v[i];
+	snprintf(dict, sizeof dict, "{'descr': '|u1', 'fortran_order': False, 'shape': (%lld, 3), }", (long long)n);
+	write_raw(path, dict, u, (size_t)(n * 3));
+}
+
+static const char UNSCALED[] = "x.npy: warning: uint8 values (up to 3) are used as they are";
+
+Test(eval, warns_about_unscaled_integer_inputs)
+{
+	files_t f = setup();
+	run_t r;
+	char args[2048];
+	/* uint8 with a value over 1 (X's max is 3): a warning, the same result, exit 0. */
+	write_u8(f.x, N, X);
+	eval(&r, "", &f, "");
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.err, UNSCALED), "%s", r.err);
+	cr_assert(strstr(r.err, "x.astype('float32') / 255"), "%s", r.err);
+	cr_assert(strstr(timeless(r.out), TABLE), "%s", r.out);
+	snprintf(args, sizeof args, "run %s --input %s", f.model, f.x);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.err, UNSCALED), "run: %s", r.err);
+
+	/* int64 too: scaled by the largest value found. */
+	int64_t i8[N * 3];
+	for (int i = 0; i < N * 3; i++)
+		i8[i] = (int64_t)X[i];
+	write_raw(f.x, "{'descr': '<i8', 'fortran_order': False, 'shape': (7, 3), }", i8, sizeof i8);
+	eval(&r, "", &f, "");
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.err, "x.npy: warning: int64 values (up to 3)"), "%s", r.err);
+	cr_assert(strstr(r.err, "x.astype('float32') / 3)"), "%s", r.err);
+
+	/* uint8 all in {0, 1} (the first three samples), and float32 over 1: no warning. */
+	write_u8(f.x, 3, X);
+	write_f32(f.y, (nnn_shape_t){ .rank = 1, .dims = { 3 } }, Y);
+	eval(&r, "", &f, "");
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_str_eq(r.err, "");
+	snprintf(args, sizeof args, "run %s --input %s", f.model, f.x);
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_str_eq(r.err, "");
+	write_f32(f.x, (nnn_shape_t){ .rank = 2, .dims = { N, 3 } }, X);
+	write_f32(f.y, (nnn_shape_t){ .rank = 1, .dims = { N } }, Y);
+	eval(&r, "", &f, "");
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_str_eq(r.err, "");
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_str_eq(r.err, "");
 	teardown(&f);
 }

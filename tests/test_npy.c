@@ -873,6 +873,8 @@ Test(npy, map_f4_in_place)
 	nnn_npy_view_t v = maps(tpath("m.npy"), s);
 	cr_assert_eq(v.in_place, 1);
 	cr_assert_eq(v.count, 6);
+	cr_assert_str_eq(v.dtype, "float32");
+	cr_assert_eq(v.kind, 'f');
 	same_floats(v.data, x, 6);
 	nnn_npy_unmap(&v);
 	cr_assert_null(v.data);
@@ -896,6 +898,8 @@ Test(npy, map_converts_other_dtypes_and_unaligned_data)
 	free(f.b);
 	nnn_npy_view_t v = maps(tpath("i.npy"), SHAPE(3));
 	cr_assert_eq(v.in_place, 0);
+	cr_assert_str_eq(v.dtype, "int32", "the file's dtype, not float32");
+	cr_assert_eq(v.kind, 'i');
 	same_floats(v.data, (const float[]){ -7.0f, 0.0f, 16777216.0f }, 3);
 	nnn_npy_unmap(&v);
 
