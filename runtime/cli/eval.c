@@ -66,7 +66,7 @@ const cli_cmd_t cmd_eval = {
 		"--misclassified FILE writes one CSV line per misclassified sample (written atomically), after\n"
 		"the header index,true,predicted,predicted_score,true_score: the sample's index in X (with\n"
 		"several predictions per sample, output [n, ..., classes], the prediction's index in that\n"
-		"order), its true and predicted classes, and the output for each (%.9g, float32 exact).\n"
+		"order), its true and predicted classes, and the output for each (9 significant digits: float32 exact).\n"
 		"Integer inputs (uint8...) with values over 1 are used as they are, with a warning: scale them\n"
 		"as the model was trained (x.astype('float32') / 255).\n"
 		"Y holds, for every sample, either a class index (shape [n] or [n, 1]; any dtype, as long\n"
@@ -260,16 +260,16 @@ static void class_counts(const tally_t *t, int64_t c, int64_t *support, int64_t 
 static void print_text(FILE *o, const eval_args_t *a, const tally_t *t)
 {
 	int64_t C = t->classes, total = t->n * t->per, most = C - 1;
-	fprintf(o, "model:    %s\ninputs:   %s\nlabels:   %s (%s)\n", cli_name(a->model), cli_name(a->inputs), cli_name(a->labels),
-	       t->one_hot ? "one-hot rows" : "class indices");
-	fprintf(o, "accuracy: %.4f (%" PRId64 " of %" PRId64 " correct)\n", total ? (double)t->correct / (double)total : 0.0,
-	       t->correct, total);
+	fprintf(o, "model:    %s\ninputs:   %s\nlabels:   %s (%s)\n", cli_name(a->model), cli_name(a->inputs),
+	        cli_name(a->labels), t->one_hot ? "one-hot rows" : "class indices");
+	fprintf(o, "accuracy: %.4f (%" PRId64 " of %" PRId64 " correct)\n",
+	        total ? (double)t->correct / (double)total : 0.0, t->correct, total);
 	if (t->top_k)
 		fprintf(o, "top-%" PRId64 ":%*s%.4f (%" PRId64 " of %" PRId64 " with the label among the %" PRId64
-		       " highest outputs)\n", t->top_k, t->top_k < 10 ? 4 : t->top_k < 100 ? 3 : 2, "",
-		       total ? (double)t->top_k_correct / (double)total : 0.0, t->top_k_correct, total, t->top_k);
+		        " highest outputs)\n", t->top_k, t->top_k < 10 ? 4 : t->top_k < 100 ? 3 : 2, "",
+		        total ? (double)t->top_k_correct / (double)total : 0.0, t->top_k_correct, total, t->top_k);
 	fprintf(o, "time:     %.3f s for %" PRId64 " samples (%.0f samples/s)\n\n", t->seconds, t->n,
-	       t->seconds > 0 ? (double)t->n / t->seconds : 0.0);
+	        t->seconds > 0 ? (double)t->n / t->seconds : 0.0);
 	fprintf(o, "%5s %9s %9s %9s %9s\n", "class", "support", "predicted", "precision", "recall");
 	for (int64_t c = 0; c < C; c++) {
 		int64_t support, predicted, hit = t->cm[c * C + c];

@@ -34,7 +34,8 @@ const cli_cmd_t cmd_run = {
 		"Runs the model on the samples of X in batches of N samples and writes the outputs to Y,\n"
 		"or prints them as text, one sample per line, when -o is not given. With --input-shape, X's\n"
 		"samples are reshaped to the model's input shape (a flat [N, 784] array runs a [1,28,28,1]\n"
-		"model, as with eval).\n",
+		"model, as with eval). Input values are used as they are: integer inputs (uint8...) with a\n"
+		"value over 1 get a warning saying how to scale them (x.astype('float32') / 255).\n",
 };
 
 typedef struct run_args {
