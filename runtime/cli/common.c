@@ -55,6 +55,84 @@ int cli_report(const char *file, const nnn_diags_t *d, nnn_status_t st)
 	return cli_exit_code(st);
 }
 
+int cli_fail(cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st)
+{
+	int code = cli_report(file, d, st);
+	cli_json_error(env, file, d, st, cli_exit(env, code));
+	return code;
+}
+
+static void json_text(FILE *f, const char *s)
+{
+	if (s)
+		cli_json_str(f, s, strlen(s));
+	else
+		fputs("null", f);
+}
+
+void cli_json_problems(FILE *f, const nnn_diags_t *d)
+{
+	fputc('[', f);
+	for (size_t i = 0; d && i < d->n; i++) {
+		const nnn_diag_t *e = &d->v[i];
+		fprintf(f, "%s\n  {\"code\": \"%s\", \"number\": %d, \"path\": ", i ? "," : "", nnn_status_name(e->code),
+		        (int)e->code);
+		cli_json_str(f, e->path, strlen(e->path));
+		if (e->offset != NNN_NO_OFFSET)
+			fprintf(f, ", \"offset\": %" PRIu64, e->offset);
+		fputs(", \"what\": ", f);
+		json_text(f, nnn_status_str(e->code));
+		fputs(", \"message\": ", f);
+		cli_json_str(f, e->msg, strlen(e->msg));
+		fputs(", \"remedy\": ", f);
+		json_text(f, nnn_status_remedy(e->code));
+		fputc('}', f);
+	}
+	fputs(d && d->n ? "\n]" : "]", f);
+}
+
+void cli_json_error_obj(FILE *f, const char *file, const nnn_diags_t *d, nnn_status_t st, int code)
+{
+	static const char *const by_exit[] = { "E_INVALID", "E_INVALID", "E_USAGE", "E_PLUGIN" };
+	const nnn_diag_t *e = d && d->n ? &d->v[0] : NULL;
+	char msg[NNN_PATH_MAX + NNN_MSG_MAX + 512];
+	if (e)
+		st = e->code;
+	if (e)
+		nnn_diag_format(e, msg, sizeof msg);
+	else if (st != NNN_OK)
+		snprintf(msg, sizeof msg, "%s", nnn_status_str(st));
+	else /* said on stderr only (a usage problem, data that do not fit) */
+		snprintf(msg, sizeof msg, "failed with exit code %d: stderr says why", code);
+	fprintf(f, "{\"code\": \"%s\", \"exit\": %d, \"file\": ",
+	        st != NNN_OK ? nnn_status_name(st) : by_exit[code >= 0 && code < 4 ? code : 1], code);
+	json_text(f, file ? cli_name(file) : NULL);
+	fputs(", \"path\": ", f);
+	json_text(f, e && e->path[0] ? e->path : NULL);
+	if (e && e->offset != NNN_NO_OFFSET)
+		fprintf(f, ", \"offset\": %" PRIu64, e->offset);
+	else
+		fputs(", \"offset\": null", f);
+	fputs(", \"message\": ", f);
+	cli_json_str(f, msg, strlen(msg));
+	fputs(", \"remedy\": ", f);
+	json_text(f, st != NNN_OK ? nnn_status_remedy(st) : NULL);
+	fputc('}', f);
+}
+
+void cli_json_error(cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st, int code)
+{
+	if (!env->json || env->json_done || code == EXIT_VALID)
+		return;
+	env->json_done = 1;
+	fputs("{\"error\": ", stdout);
+	cli_json_error_obj(stdout, file, d, st, code);
+	fputs(", \"problems\": ", stdout);
+	cli_json_problems(stdout, d);
+	fputs("}\n", stdout);
+	fflush(stdout);
+}
+
 int cli_is_help(const char *arg)
 {
 	return !strcmp(arg, "-h") || !strcmp(arg, "--help");
@@ -467,8 +545,8 @@ int cli_samples(const char *file, nnn_shape_t *x, uint64_t count, const nnn_shap
 	return EXIT_VALID;
 }
 
-int cli_report_input(const char *model, const char *input, const nnn_shape_t *x, int reshaped, const nnn_diags_t *d,
-                     nnn_status_t st)
+int cli_report_input(cli_env_t *env, const char *model, const char *input, const nnn_shape_t *x, int reshaped,
+                     const nnn_diags_t *d, nnn_status_t st)
 {
 	char sh[256];
 	/* A plan fails on its input's shape at the first layer: the input file
@@ -481,7 +559,8 @@ int cli_report_input(const char *model, const char *input, const nnn_shape_t *x,
 		        d && d->n ? nnn_diag_format(&d->v[0], buf, sizeof buf) : nnn_status_str(st),
 		        reshaped ? "check --input-shape against 'nnnkit validate MODEL --input-shape ...'"
 		                 : "give --input-shape with the model's input shape (nnnkit info MODEL shows its layers)");
+		cli_json_error(env, input, d, st, cli_exit(env, EXIT_INVALID));
 		return EXIT_INVALID;
 	}
-	return cli_report(model, d, st);
+	return cli_fail(env, model, d, st);
 }

@@ -321,20 +321,20 @@ static int prepare(const eval_args_t *a, cli_env_t *env, nnn_file_t **f, nnn_npy
 	nnn_run_opts_t ro = cli_run_opts(&a->run);
 	nnn_status_t st = ctx ? nnn_file_open(a->model, &opts, f, d) : NNN_E_NOMEM;
 	if (st != NNN_OK)
-		return cli_report(a->model, d, st);
+		return cli_fail(env, a->model, d, st);
 	st = nnn_npy_map(a->inputs, x, d);
 	if (st != NNN_OK)
-		return cli_report(a->inputs, d, st);
+		return cli_fail(env, a->inputs, d, st);
 	int code = cli_samples(a->inputs, &x->shape, x->count, a->reshape ? &a->shape : NULL);
 	if (code != EXIT_VALID)
 		return code;
 	st = nnn_npy_read_file(a->labels, &y, d);
 	if (st != NNN_OK)
-		return cli_report(a->labels, d, st);
+		return cli_fail(env, a->labels, d, st);
 	t->n = x->shape.dims[0];
 	st = cli_batches_start(b, ctx, nnn_file_model(*f), &x->shape, x->data, a->run.batch, &ro, d);
 	if (st != NNN_OK)
-		code = cli_report_input(a->model, a->inputs, &x->shape, a->reshape, d, st);
+		code = cli_report_input(env, a->model, a->inputs, &x->shape, a->reshape, d, st);
 	else if ((code = classes_of(a, b, t)) == EXIT_VALID)
 		code = label_classes(a, &y, &b->out, t, truth);
 	nnn_npy_free(&y); /* the classes are in truth now */
@@ -359,9 +359,9 @@ static int eval_files(const eval_args_t *a, cli_env_t *env, nnn_diags_t *d)
 			st = evaluate(&b, &t, truth, cli_progress_wanted(env->progress), d);
 		t.seconds = cli_seconds() - t0;
 		if (st == NNN_OK)
-			(a->json ? print_json : print_text)(a, &t);
+			(a->json ? print_json : print_text)(a, &t), env->json_done = a->json;
 		else
-			code = cli_report(a->model, d, st);
+			code = cli_fail(env, a->model, d, st);
 	}
 	free(t.cm);
 	free(truth);

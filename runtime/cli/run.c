@@ -108,7 +108,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	if (st == NNN_OK) {
 		st = run_all(ctx, nnn_file_model(f), &x, &a, cli_progress_wanted(env->progress), &y, &out_shape, &d);
 		if (st != NNN_OK)
-			code = cli_report_input(a.model, a.input, &x.shape, a.shape != NULL, &d, st);
+			code = cli_report_input(env, a.model, a.input, &x.shape, a.shape != NULL, &d, st);
 	}
 	if (st == NNN_OK) {
 		if (a.output) {
