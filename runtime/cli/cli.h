@@ -261,6 +261,10 @@ int cli_fail(cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_
  * from d's first problem (else from st, else from the exit code alone:
  * E_INVALID, E_USAGE, E_PLUGIN), every problem listed (docs/cli-json.md). */
 void cli_json_error(cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st, int code);
+/* A failure said in words, not diagnostics: "nnnkit: FILE: message" on
+ * stderr and, with --json, the error object with that message (code
+ * E_INVALID, E_USAGE or E_PLUGIN from `code`). Returns code. */
+int cli_fail_text(cli_env_t *env, const char *file, int code, const char *fmt, ...) NNN_PRINTF(4, 5);
 /* The error object's value alone ({"code": ...}), for a report that carries it. */
 void cli_json_error_obj(FILE *f, const char *file, const nnn_diags_t *d, nnn_status_t st, int code);
 /* The problems of d as a JSON array: [{code, number, path, offset, what, message, remedy}]. */
@@ -333,7 +337,7 @@ nnn_run_opts_t cli_run_opts(const cli_run_args_t *r);
  * input: [samples, ...] with at least one sample; with --input-shape
  * (want), reshaped to it (same values per sample). EXIT_VALID, or
  * EXIT_INVALID printed, naming the file and --input-shape. */
-int cli_samples(const char *file, nnn_shape_t *x, uint64_t count, const nnn_shape_t *want);
+int cli_samples(cli_env_t *env, const char *file, nnn_shape_t *x, uint64_t count, const nnn_shape_t *want);
 /* Reports a failure to plan or run MODEL on samples of shape *x from
  * INPUT: blamed on INPUT and --input-shape when it is the input's shape
  * that does not fit the first layer, else on MODEL. */

@@ -1,6 +1,7 @@
 /* common.c: reporting and small helpers shared by the commands. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -91,14 +92,24 @@ void cli_json_problems(FILE *f, const nnn_diags_t *d)
 	fputs(d && d->n ? "\n]" : "]", f);
 }
 
+static void error_obj(FILE *f, const char *file, const nnn_diags_t *d, nnn_status_t st, int code, const char *text);
+
 void cli_json_error_obj(FILE *f, const char *file, const nnn_diags_t *d, nnn_status_t st, int code)
+{
+	error_obj(f, file, d, st, code, NULL);
+}
+
+/* The error object; `text`, when given, is its message. */
+static void error_obj(FILE *f, const char *file, const nnn_diags_t *d, nnn_status_t st, int code, const char *text)
 {
 	static const char *const by_exit[] = { "E_INVALID", "E_INVALID", "E_USAGE", "E_PLUGIN" };
 	const nnn_diag_t *e = d && d->n ? &d->v[0] : NULL;
 	char msg[NNN_PATH_MAX + NNN_MSG_MAX + 512];
 	if (e)
 		st = e->code;
-	if (e)
+	if (text)
+		snprintf(msg, sizeof msg, "%s", text);
+	else if (e)
 		nnn_diag_format(e, msg, sizeof msg);
 	else if (st != NNN_OK)
 		snprintf(msg, sizeof msg, "%s", nnn_status_str(st));
@@ -120,17 +131,40 @@ void cli_json_error_obj(FILE *f, const char *file, const nnn_diags_t *d, nnn_sta
 	fputc('}', f);
 }
 
-void cli_json_error(cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st, int code)
+static void json_error(cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st, int code,
+                       const char *text)
 {
 	if (!env->json || env->json_done || code == EXIT_VALID)
 		return;
 	env->json_done = 1;
 	fputs("{\"error\": ", stdout);
-	cli_json_error_obj(stdout, file, d, st, code);
+	error_obj(stdout, file, d, st, code, text);
 	fputs(", \"problems\": ", stdout);
 	cli_json_problems(stdout, d);
 	fputs("}\n", stdout);
 	fflush(stdout);
+}
+
+void cli_json_error(cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st, int code)
+{
+	json_error(env, file, d, st, code, NULL);
+}
+
+int cli_fail_text(cli_env_t *env, const char *file, int code, const char *fmt, ...)
+{
+	char msg[NNN_PATH_MAX + NNN_MSG_MAX + 512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	file = cli_name(file);
+	fputs("nnnkit: ", stderr);
+	cli_esc_print(stderr, file, strlen(file), CLI_ESC_MSG);
+	fputs(": ", stderr);
+	cli_esc_print(stderr, msg, strlen(msg), CLI_ESC_MSG);
+	fputc('\n', stderr);
+	json_error(env, file, NULL, NNN_OK, cli_exit(env, code), msg);
+	return code;
 }
 
 int cli_is_help(const char *arg)
@@ -513,32 +547,32 @@ void cli_model_close(cli_model_t *cm)
 	memset(cm, 0, sizeof *cm);
 }
 
-int cli_samples(const char *file, nnn_shape_t *x, uint64_t count, const nnn_shape_t *want)
+int cli_samples(cli_env_t *env, const char *file, nnn_shape_t *x, uint64_t count, const nnn_shape_t *want)
 {
 	char sh[256], s2[256];
 	file = cli_name(file);
 	if (x->rank < 1 || x->dims[0] == 0) {
-		fprintf(stderr, "nnnkit: %s: shape %s: no samples; expected an array [samples, ...] with at least one\n", file,
-		        nnn_shape_format(x, sh, sizeof sh));
-		return EXIT_INVALID;
+		return cli_fail_text(env, file, EXIT_INVALID,
+		                     "shape %s: no samples; expected an array [samples, ...] with at least one",
+		                     nnn_shape_format(x, sh, sizeof sh));
 	}
 	int64_t n = x->dims[0], per = (int64_t)count / n;
 	if (!want) {
 		if (x->rank < 2) {
-			fprintf(stderr, "nnnkit: %s: shape %s: one value per sample; expected [samples, ...] (or give "
-			                "--input-shape)\n", file, nnn_shape_format(x, sh, sizeof sh));
-			return EXIT_INVALID;
+			return cli_fail_text(env, file, EXIT_INVALID,
+			                     "shape %s: one value per sample; expected [samples, ...] (or give --input-shape)",
+			                     nnn_shape_format(x, sh, sizeof sh));
 		}
 		return EXIT_VALID;
 	}
 	nnn_shape_t w = *want;
 	w.dims[0] = 1;
 	if (nnn_shape_numel(&w) != per) {
-		fprintf(stderr, "nnnkit: %s: shape %s: %" PRId64 " values per sample, but --input-shape %s takes %" PRId64
-		                "; expected the model's input shape with any batch size, as for validate\n",
-		        file, nnn_shape_format(x, sh, sizeof sh), per, nnn_shape_format(want, s2, sizeof s2),
-		        nnn_shape_numel(&w));
-		return EXIT_INVALID;
+		return cli_fail_text(env, file, EXIT_INVALID,
+		                     "shape %s: %" PRId64 " values per sample, but --input-shape %s takes %" PRId64
+		                     "; expected the model's input shape with any batch size, as for validate",
+		                     nnn_shape_format(x, sh, sizeof sh), per, nnn_shape_format(want, s2, sizeof s2),
+		                     nnn_shape_numel(&w));
 	}
 	w.dims[0] = n;
 	*x = w;

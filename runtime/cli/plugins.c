@@ -173,6 +173,8 @@ static void list_json(const nnn_ctx_t *ctx, const char *installed, const nnn_dia
 	if (code != EXIT_VALID) {
 		printf(", \"error\": ");
 		cli_json_error_obj(stdout, NULL, d, code == EXIT_PLUGIN ? NNN_E_PLUGIN : NNN_OK, code);
+		printf(", \"problems\": ");
+		cli_json_problems(stdout, d);
 	}
 	printf("}\n");
 }

@@ -102,7 +102,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 		blame = a.input;
 		st = nnn_npy_map(a.input, &x, &d);
 	}
-	if (st == NNN_OK && (code = cli_samples(a.input, &x.shape, x.count, a.shape)) != EXIT_VALID)
+	if (st == NNN_OK && (code = cli_samples(env, a.input, &x.shape, x.count, a.shape)) != EXIT_VALID)
 		st = NNN_E_INPUT_SHAPE; /* reported */
 	nnn_shape_t out_shape = { 0 };
 	if (st == NNN_OK) {
