@@ -180,6 +180,9 @@ static int command(const cli_cmd_t *cmd, int argc, char **argv, cli_env_t *env)
 	}
 	env->json = wants_json(cmd, argc, argv);
 	code = cli_parse(cmd, argc, argv, a);
+	for (int i = 0; code == EXIT_VALID && i < a->nvals; i++)
+		if (!strcmp(a->val[i].opt->name, "json")) /* parsed: "--json" was no other option's value */
+			env->json = a->val[i].given > 0;
 	if (code == EXIT_VALID && a->help)
 		cli_help(stdout, cmd);
 	else if (code == EXIT_VALID && (code = cli_check_env()) == EXIT_VALID) {
