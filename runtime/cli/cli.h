@@ -29,6 +29,8 @@ typedef struct cli_env {
 	nnn_ctx_t *ctx;
 	int plugin_failed;    /* a plugin candidate failed, from any source */
 	int progress;         /* --progress 1, --no-progress 0, neither -1 */
+	int json;             /* --json was given: stdout holds one JSON object, a failure's too */
+	int json_done;        /* that object is printed (a report, or the error object) */
 } cli_env_t;
 
 /* ---- One option parser for every command (runtime/cli/opts.c) ----
@@ -250,6 +252,24 @@ const char *cli_plugin_dir(const cli_env_t *env, char *buf, size_t size);
 /* Prints "nnnkit: FILE: message" for every problem; returns the exit code
  * the first problem's status calls for. */
 int cli_report(const char *file, const nnn_diags_t *d, nnn_status_t st);
+/* The one way a failure reaches a user: cli_report's text on stderr and,
+ * with --json (env->json), the error object on stdout (cli_json_error).
+ * Returns the exit code. */
+int cli_fail(cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st);
+/* With --json, unless a JSON object is printed already: one line on stdout,
+ *   {"error": {"code": "E_...", "exit": N, "file": F|null, "path": P|null,
+ *    "offset": N|null, "message": M, "remedy": R}, "problems": [...]}
+ * from d's first problem (else from st, else from the exit code alone:
+ * E_INVALID, E_USAGE, E_PLUGIN), every problem listed (docs/cli-json.md). */
+void cli_json_error(cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st, int code);
+/* A failure said in words, not diagnostics: "nnnkit: FILE: message" on
+ * stderr and, with --json, the error object with that message (code
+ * E_INVALID, E_USAGE or E_PLUGIN from `code`). Returns code. */
+int cli_fail_text(cli_env_t *env, const char *file, int code, const char *fmt, ...) NNN_PRINTF(4, 5);
+/* The error object's value alone ({"code": ...}), for a report that carries it. */
+void cli_json_error_obj(FILE *f, const char *file, const nnn_diags_t *d, nnn_status_t st, int code);
+/* The problems of d as a JSON array: [{code, number, path, offset, what, message, remedy}]. */
+void cli_json_problems(FILE *f, const nnn_diags_t *d);
 /* Prints "nnnkit CMD: message" and "see 'nnnkit CMD --help'"; returns EXIT_USAGE. */
 int cli_usage(const cli_cmd_t *cmd, const char *fmt, ...) NNN_PRINTF(2, 3);
 /* True when argv[i] is -h or --help. */
@@ -318,13 +338,13 @@ nnn_run_opts_t cli_run_opts(const cli_run_args_t *r);
  * input: [samples, ...] with at least one sample; with --input-shape
  * (want), reshaped to it (same values per sample). EXIT_VALID, or
  * EXIT_INVALID printed, naming the file and --input-shape. */
-int cli_samples(const char *file, nnn_shape_t *x, uint64_t count, const nnn_shape_t *want);
+int cli_samples(cli_env_t *env, const char *file, nnn_shape_t *x, uint64_t count, const nnn_shape_t *want);
 /* The input array of a command that runs a model (run, eval): FILE mapped
  * into *x (nnn_npy_map: release with nnn_npy_unmap, also on failure), its
  * samples checked and reshaped (cli_samples), and a warning when its
  * values look unscaled (cli_unscaled). EXIT_VALID, or the exit code of the
  * problem printed. */
-int cli_inputs(const char *file, const nnn_shape_t *want, nnn_npy_view_t *x);
+int cli_inputs(cli_env_t *env, const char *file, const nnn_shape_t *want, nnn_npy_view_t *x);
 /* The rule for inputs that look unscaled: an integer dtype (the file's,
  * before conversion to float32) holding a value over 1. nnnkit uses input
  * values as they are, and a model is usually trained on inputs scaled to
@@ -335,8 +355,8 @@ int cli_unscaled(const char *file, const nnn_npy_view_t *x);
 /* Reports a failure to plan or run MODEL on samples of shape *x from
  * INPUT: blamed on INPUT and --input-shape when it is the input's shape
  * that does not fit the first layer, else on MODEL. */
-int cli_report_input(const char *model, const char *input, const nnn_shape_t *x, int reshaped, const nnn_diags_t *d,
-                     nnn_status_t st);
+int cli_report_input(cli_env_t *env, const char *model, const char *input, const nnn_shape_t *x, int reshaped,
+                     const nnn_diags_t *d, nnn_status_t st);
 
 /* A one-line progress bar on stderr: "LABEL [####....] done/total UNIT
  * pct% rate/s ETA t", redrawn at most 10 times a second, erased by

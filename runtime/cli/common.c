@@ -1,6 +1,7 @@
 /* common.c: reporting and small helpers shared by the commands. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,6 +54,117 @@ int cli_report(const char *file, const nnn_diags_t *d, nnn_status_t st)
 	if ((!d || !d->n) && st != NNN_OK)
 		fprintf(stderr, "nnnkit: %s: %s\n", file, nnn_status_str(st));
 	return cli_exit_code(st);
+}
+
+int cli_fail(cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st)
+{
+	int code = cli_report(file, d, st);
+	cli_json_error(env, file, d, st, cli_exit(env, code));
+	return code;
+}
+
+static void json_text(FILE *f, const char *s)
+{
+	if (s)
+		cli_json_str(f, s, strlen(s));
+	else
+		fputs("null", f);
+}
+
+void cli_json_problems(FILE *f, const nnn_diags_t *d)
+{
+	fputc('[', f);
+	for (size_t i = 0; d && i < d->n; i++) {
+		const nnn_diag_t *e = &d->v[i];
+		fprintf(f, "%s\n  {\"code\": \"%s\", \"number\": %d, \"path\": ", i ? "," : "", nnn_status_name(e->code),
+		        (int)e->code);
+		cli_json_str(f, e->path, strlen(e->path));
+		if (e->offset != NNN_NO_OFFSET)
+			fprintf(f, ", \"offset\": %" PRIu64, e->offset);
+		fputs(", \"what\": ", f);
+		json_text(f, nnn_status_str(e->code));
+		fputs(", \"message\": ", f);
+		cli_json_str(f, e->msg, strlen(e->msg));
+		fputs(", \"remedy\": ", f);
+		json_text(f, nnn_status_remedy(e->code));
+		fputc('}', f);
+	}
+	fputs(d && d->n ? "\n]" : "]", f);
+}
+
+static void error_obj(FILE *f, const char *file, const nnn_diags_t *d, nnn_status_t st, int code, const char *text);
+
+void cli_json_error_obj(FILE *f, const char *file, const nnn_diags_t *d, nnn_status_t st, int code)
+{
+	error_obj(f, file, d, st, code, NULL);
+}
+
+/* The error object; `text`, when given, is its message. */
+static void error_obj(FILE *f, const char *file, const nnn_diags_t *d, nnn_status_t st, int code, const char *text)
+{
+	static const char *const by_exit[] = { "E_INVALID", "E_INVALID", "E_USAGE", "E_PLUGIN" };
+	const nnn_diag_t *e = d && d->n ? &d->v[0] : NULL;
+	char msg[NNN_PATH_MAX + NNN_MSG_MAX + 512];
+	if (e)
+		st = e->code;
+	if (text)
+		snprintf(msg, sizeof msg, "%s", text);
+	else if (e)
+		nnn_diag_format(e, msg, sizeof msg);
+	else if (st != NNN_OK)
+		snprintf(msg, sizeof msg, "%s", nnn_status_str(st));
+	else /* said on stderr only (a usage problem, data that do not fit) */
+		snprintf(msg, sizeof msg, "failed with exit code %d: stderr says why", code);
+	fprintf(f, "{\"code\": \"%s\", \"exit\": %d, \"file\": ",
+	        st != NNN_OK ? nnn_status_name(st) : by_exit[code >= 0 && code < 4 ? code : 1], code);
+	json_text(f, file ? cli_name(file) : NULL);
+	fputs(", \"path\": ", f);
+	json_text(f, e && e->path[0] ? e->path : NULL);
+	if (e && e->offset != NNN_NO_OFFSET)
+		fprintf(f, ", \"offset\": %" PRIu64, e->offset);
+	else
+		fputs(", \"offset\": null", f);
+	fputs(", \"message\": ", f);
+	cli_json_str(f, msg, strlen(msg));
+	fputs(", \"remedy\": ", f);
+	json_text(f, st != NNN_OK ? nnn_status_remedy(st) : NULL);
+	fputc('}', f);
+}
+
+static void json_error(cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st, int code,
+                       const char *text)
+{
+	if (!env->json || env->json_done || code == EXIT_VALID)
+		return;
+	env->json_done = 1;
+	fputs("{\"error\": ", stdout);
+	error_obj(stdout, file, d, st, code, text);
+	fputs(", \"problems\": ", stdout);
+	cli_json_problems(stdout, d);
+	fputs("}\n", stdout);
+	fflush(stdout);
+}
+
+void cli_json_error(cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st, int code)
+{
+	json_error(env, file, d, st, code, NULL);
+}
+
+int cli_fail_text(cli_env_t *env, const char *file, int code, const char *fmt, ...)
+{
+	char msg[NNN_PATH_MAX + NNN_MSG_MAX + 512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	file = cli_name(file);
+	fputs("nnnkit: ", stderr);
+	cli_esc_print(stderr, file, strlen(file), CLI_ESC_MSG);
+	fputs(": ", stderr);
+	cli_esc_print(stderr, msg, strlen(msg), CLI_ESC_MSG);
+	fputc('\n', stderr);
+	json_error(env, file, NULL, NNN_OK, cli_exit(env, code), msg);
+	return code;
 }
 
 int cli_is_help(const char *arg)
@@ -435,32 +547,32 @@ void cli_model_close(cli_model_t *cm)
 	memset(cm, 0, sizeof *cm);
 }
 
-int cli_samples(const char *file, nnn_shape_t *x, uint64_t count, const nnn_shape_t *want)
+int cli_samples(cli_env_t *env, const char *file, nnn_shape_t *x, uint64_t count, const nnn_shape_t *want)
 {
 	char sh[256], s2[256];
 	file = cli_name(file);
 	if (x->rank < 1 || x->dims[0] == 0) {
-		fprintf(stderr, "nnnkit: %s: shape %s: no samples; expected an array [samples, ...] with at least one\n", file,
-		        nnn_shape_format(x, sh, sizeof sh));
-		return EXIT_INVALID;
+		return cli_fail_text(env, file, EXIT_INVALID,
+		                     "shape %s: no samples; expected an array [samples, ...] with at least one",
+		                     nnn_shape_format(x, sh, sizeof sh));
 	}
 	int64_t n = x->dims[0], per = (int64_t)count / n;
 	if (!want) {
 		if (x->rank < 2) {
-			fprintf(stderr, "nnnkit: %s: shape %s: one value per sample; expected [samples, ...] (or give "
-			                "--input-shape)\n", file, nnn_shape_format(x, sh, sizeof sh));
-			return EXIT_INVALID;
+			return cli_fail_text(env, file, EXIT_INVALID,
+			                     "shape %s: one value per sample; expected [samples, ...] (or give --input-shape)",
+			                     nnn_shape_format(x, sh, sizeof sh));
 		}
 		return EXIT_VALID;
 	}
 	nnn_shape_t w = *want;
 	w.dims[0] = 1;
 	if (nnn_shape_numel(&w) != per) {
-		fprintf(stderr, "nnnkit: %s: shape %s: %" PRId64 " values per sample, but --input-shape %s takes %" PRId64
-		                "; expected the model's input shape with any batch size, as for validate\n",
-		        file, nnn_shape_format(x, sh, sizeof sh), per, nnn_shape_format(want, s2, sizeof s2),
-		        nnn_shape_numel(&w));
-		return EXIT_INVALID;
+		return cli_fail_text(env, file, EXIT_INVALID,
+		                     "shape %s: %" PRId64 " values per sample, but --input-shape %s takes %" PRId64
+		                     "; expected the model's input shape with any batch size, as for validate",
+		                     nnn_shape_format(x, sh, sizeof sh), per, nnn_shape_format(want, s2, sizeof s2),
+		                     nnn_shape_numel(&w));
 	}
 	w.dims[0] = n;
 	*x = w;
@@ -485,20 +597,20 @@ int cli_unscaled(const char *file, const nnn_npy_view_t *x)
 	return 1;
 }
 
-int cli_inputs(const char *file, const nnn_shape_t *want, nnn_npy_view_t *x)
+int cli_inputs(cli_env_t *env, const char *file, const nnn_shape_t *want, nnn_npy_view_t *x)
 {
 	nnn_diags_t d;
 	nnn_diags_init(&d);
 	nnn_status_t st = nnn_npy_map(file, x, &d);
-	int code = st == NNN_OK ? cli_samples(file, &x->shape, x->count, want) : cli_report(file, &d, st);
+	int code = st == NNN_OK ? cli_samples(env, file, &x->shape, x->count, want) : cli_fail(env, file, &d, st);
 	nnn_diags_free(&d);
 	if (code == EXIT_VALID)
 		cli_unscaled(file, x);
 	return code;
 }
 
-int cli_report_input(const char *model, const char *input, const nnn_shape_t *x, int reshaped, const nnn_diags_t *d,
-                     nnn_status_t st)
+int cli_report_input(cli_env_t *env, const char *model, const char *input, const nnn_shape_t *x, int reshaped,
+                     const nnn_diags_t *d, nnn_status_t st)
 {
 	char sh[256];
 	/* A plan fails on its input's shape at the first layer: the input file
@@ -511,7 +623,8 @@ int cli_report_input(const char *model, const char *input, const nnn_shape_t *x,
 		        d && d->n ? nnn_diag_format(&d->v[0], buf, sizeof buf) : nnn_status_str(st),
 		        reshaped ? "check --input-shape against 'nnnkit validate MODEL --input-shape ...'"
 		                 : "give --input-shape with the model's input shape (nnnkit info MODEL shows its layers)");
+		cli_json_error(env, input, d, st, cli_exit(env, EXIT_INVALID));
 		return EXIT_INVALID;
 	}
-	return cli_report(model, d, st);
+	return cli_fail(env, model, d, st);
 }

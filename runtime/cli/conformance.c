@@ -372,6 +372,7 @@ static int run(const cli_args_t *a, cli_env_t *env)
 		for (int r = 0; r < 3; r++)
 			total[r] += c.t[k].n[r];
 	report(&c, total);
+	env->json_done = c.json;
 	if (c.run.tmpdir)
 		rmdir(c.run.tmpdir);
 	json_decref(c.runs);

@@ -154,9 +154,12 @@ static int load(cli_env_t *env, side_t *s)
 	if (st == NNN_OK && !(s->sorted = malloc((s->n ? s->n : 1) * sizeof *s->sorted)))
 		st = nnn_diags_add(&d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory to sort the fields");
 	int code = cli_report(s->file, &d, st);
+	/* as diff(1): 1 means "they differ", so a file that is no model is 2 */
+	code = st == NNN_OK || code == EXIT_PLUGIN ? code : EXIT_USAGE;
+	cli_json_error(env, s->file, &d, st, cli_exit(env, code));
 	nnn_diags_free(&d);
 	if (st != NNN_OK)
-		return code == EXIT_PLUGIN ? code : EXIT_USAGE;
+		return code;
 	for (size_t i = 0; i < s->n; i++)
 		s->sorted[i] = &s->v[i];
 	qsort(s->sorted, s->n, sizeof *s->sorted, by_path);
@@ -533,6 +536,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 		}
 		tensors(&r, &a, &b);
 		summary(&r, &a, &b);
+		env->json_done = o.json;
 		code = r.fields || r.tensors ? EXIT_INVALID : EXIT_VALID;
 	}
 	side_free(&a);

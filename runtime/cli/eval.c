@@ -80,6 +80,7 @@ typedef struct eval_args {
 	const char *model, *inputs, *labels, *wrong; /* wrong: --misclassified */
 	int64_t top_k;                               /* 0: not asked */
 	cli_run_args_t run;
+	cli_env_t *env;
 	int json, reshape;
 	nnn_shape_t shape; /* --input-shape: dims[0] is ignored */
 } eval_args_t;
@@ -96,19 +97,8 @@ typedef struct tally {
 	double seconds;
 } tally_t;
 
-/* Prints "nnnkit: FILE: message" for data that does not fit; EXIT_INVALID. */
-static int bad_data(const char *file, const char *fmt, ...) NNN_PRINTF(2, 3);
-
-static int bad_data(const char *file, const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "nnnkit: %s: ", file);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return EXIT_INVALID;
-}
+/* Data that do not fit: said, with --json in the error object too. */
+#define bad_data(a, file, ...) cli_fail_text((a)->env, (file), EXIT_INVALID, __VA_ARGS__)
 
 /* The label shapes that fit an output shape (dims[0] = samples): class
  * indices (the output without its class axis) or one-hot rows (the output). */
@@ -151,14 +141,14 @@ static int label_classes(const eval_args_t *a, const nnn_npy_t *y, const nnn_sha
 	int64_t n = t->n, C = t->classes, per = y->shape.rank ? (int64_t)y->count / n : 0;
 	expected_shapes(out, n, want, sizeof want);
 	if (y->shape.rank < 1)
-		return bad_data(a->labels, "a single value, not one label per sample; expected %s", want);
+		return bad_data(a, a->labels, "a single value, not one label per sample; expected %s", want);
 	if (y->shape.dims[0] != n)
-		return bad_data(a->labels,
+		return bad_data(a, a->labels,
 		                "shape[0]: %" PRId64 " labels for %" PRId64 " samples in %s; expected one label per sample "
 		                "(are both files from the same data set?)",
 		                y->shape.dims[0], n, a->inputs);
 	if (per != t->per && per != t->per * C)
-		return bad_data(a->labels, "shape %s: %" PRId64 " values per sample, but the model gives %" PRId64
+		return bad_data(a, a->labels, "shape %s: %" PRId64 " values per sample, but the model gives %" PRId64
 		                " class scores per sample; expected %s",
 		                nnn_shape_format(&y->shape, sh, sizeof sh), per, t->per * C, want);
 	t->one_hot = per != t->per;
@@ -181,17 +171,17 @@ static int label_classes(const eval_args_t *a, const nnn_npy_t *y, const nnn_sha
 	if (bad > 1)
 		snprintf(more, sizeof more, " (%" PRId64 " labels like it in all)", bad);
 	if (t->one_hot)
-		return bad_data(a->labels,
+		return bad_data(a, a->labels,
 		                "row %" PRId64 " (data[%" PRId64 "...]) has no single largest value%s; expected one-hot rows "
 		                "(a 1 for the class, 0 elsewhere), or %s",
 		                first, first * C, more, want);
 	float v = y->data[first];
 	if (v != floorf(v) || isnan(v))
-		return bad_data(a->labels,
+		return bad_data(a, a->labels,
 		                "data[%" PRId64 "]: label %.9g is not a class index%s; expected a whole number from 0 to %" PRId64
 		                " (save labels as integers, e.g. y.astype('int64'), or as one-hot rows)",
 		                first, (double)v, more, C - 1);
-	return bad_data(a->labels,
+	return bad_data(a, a->labels,
 	                "data[%" PRId64 "]: label %.9g is outside the model's %" PRId64 " classes%s; expected 0 to %" PRId64
 	                " (are the labels for this model? labels counted from 1 need y - 1)",
 	                first, (double)v, C, more, C - 1);
@@ -239,7 +229,7 @@ static int classes_of(const eval_args_t *a, const cli_batches_t *b, tally_t *t)
 	const nnn_shape_t *out = &b->out;
 	t->classes = out->rank >= 2 ? out->dims[out->rank - 1] : 0;
 	if (t->classes < 2 || t->classes > CLASSES_MAX)
-		return bad_data(a->model,
+		return bad_data(a, a->model,
 		                "its output %s has a last axis of %" PRId64 "; eval takes the argmax over that axis and "
 		                "needs 2 to %d classes (nnnkit run gives the raw outputs)",
 		                nnn_shape_format(out, sh, sizeof sh), t->classes, CLASSES_MAX);
@@ -367,17 +357,17 @@ static int prepare(const eval_args_t *a, cli_env_t *env, nnn_file_t **f, nnn_npy
 	nnn_run_opts_t ro = cli_run_opts(&a->run);
 	nnn_status_t st = ctx ? nnn_file_open(a->model, &opts, f, d) : NNN_E_NOMEM;
 	if (st != NNN_OK)
-		return cli_report(a->model, d, st);
-	int code = cli_inputs(a->inputs, a->reshape ? &a->shape : NULL, x);
+		return cli_fail(env, a->model, d, st);
+	int code = cli_inputs(env, a->inputs, a->reshape ? &a->shape : NULL, x);
 	if (code != EXIT_VALID)
 		return code;
 	st = nnn_npy_read_file(a->labels, &y, d);
 	if (st != NNN_OK)
-		return cli_report(a->labels, d, st);
+		return cli_fail(env, a->labels, d, st);
 	t->n = x->shape.dims[0];
 	st = cli_batches_start(b, ctx, nnn_file_model(*f), &x->shape, x->data, a->run.batch, &ro, d);
 	if (st != NNN_OK)
-		code = cli_report_input(a->model, a->inputs, &x->shape, a->reshape, d, st);
+		code = cli_report_input(env, a->model, a->inputs, &x->shape, a->reshape, d, st);
 	else if ((code = classes_of(a, b, t)) == EXIT_VALID && a->top_k > t->classes)
 		code = cli_usage(&cmd_eval, "--top-k %" PRId64 " is more than the model's %" PRId64 " classes (%s)", a->top_k,
 		                 t->classes, cli_name(a->model));
@@ -411,9 +401,9 @@ static int eval_files(const eval_args_t *a, cli_env_t *env, nnn_diags_t *d)
 		/* With --misclassified -, stdout is the CSV's: the report goes to stderr. */
 		FILE *o = a->wrong && !strcmp(a->wrong, "-") ? stderr : stdout;
 		if (st == NNN_OK)
-			(a->json ? print_json : print_text)(o, a, &t);
+			(a->json ? print_json : print_text)(o, a, &t), env->json_done = a->json;
 		else
-			code = cli_report(a->model, d, st);
+			code = cli_fail(env, a->model, d, st);
 		int kept = t.wrong && fclose(t.wrong) == 0;
 		if (st == NNN_OK && a->wrong && !kept) {
 			fprintf(stderr, "nnnkit: %s: no memory for the misclassified samples\n", cli_name(a->wrong));
@@ -436,7 +426,8 @@ static int run(const cli_args_t *args, cli_env_t *env)
 {
 	eval_args_t a = { .model = cli_arg(args, "MODEL"), .inputs = cli_str(args, "inputs"),
 		          .labels = cli_str(args, "labels"), .json = cli_flag(args, "json"),
-		          .wrong = cli_str(args, "misclassified"), .top_k = (int64_t)cli_num(args, "top-k", 0) };
+		          .wrong = cli_str(args, "misclassified"), .top_k = (int64_t)cli_num(args, "top-k", 0),
+		          .env = env };
 	nnn_diags_t d;
 	int code;
 	if (a.json && a.wrong && !strcmp(a.wrong, "-"))

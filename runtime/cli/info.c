@@ -19,11 +19,11 @@ const cli_cmd_t cmd_info = {
 	.name = "info",
 	.summary = "describe a model: description, parameters, a table of layers",
 	.main = run,
-	.opts = CLI_OPTS(cli_opts_input_shape),
+	.opts = CLI_OPTS(cli_opts_input_shape, cli_opts_json),
 	.pos = info_pos,
 	.exits = CLI_EXITS_MODEL,
 	.exit_what = { [1] = "the model is invalid, or --input-shape does not fit it" },
-	.help = "usage: nnnkit info [--input-shape 1,28,28,1] MODEL\n"
+	.help = "usage: nnnkit info [--input-shape 1,28,28,1] [--json] MODEL\n"
 	"Prints the description, the parameter count, the model's input and output shapes, and one row\n"
 	"per layer: type, its own fields, activation and its parameters, dropout, output shape, tensor\n"
 	"shapes, parameter count, bytes, and the plugin whose kernel runs it ('+' when another plugin\n"
@@ -31,7 +31,8 @@ const cli_cmd_t cmd_info = {
 	"Shapes come from the shape engine (as for validate): from --input-shape when given, else from\n"
 	"the input the layers fix, with a batch of 1, when they fix all of it (a Dense first layer\n"
 	"takes [1, its inputs]). When they do not (a Conv's spatial sizes), '?' marks what is unknown\n"
-	"and --input-shape gives it.\n",
+	"and --input-shape gives it.\n"
+	"--json: the same as one JSON object (docs/cli-json.md).\n",
 };
 
 static void shape_text(const nnn_tensor_t *t, char *buf, size_t size)
@@ -244,6 +245,67 @@ static void print_shapes(const nnn_model_t *m, const shapes_t *s, int given)
 	putchar('\n');
 }
 
+/* A string in JSON, or null. */
+static void json_text(const char *s)
+{
+	if (s)
+		cli_json_str(stdout, s, strlen(s));
+	else
+		fputs("null", stdout);
+}
+
+/* One layer, as the table's row says it (docs/cli-json.md, "info"). */
+static void json_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, int32_t i, size_t file_size)
+{
+	const nnn_layer_t *L = &m->layers[i];
+	nnn_named_tensor_t ts[8];
+	char text[256];
+	const char *kernel = NULL;
+	int n = nnn_layer_tensors(L, ts, 8);
+	uint64_t count = 0, end = i + 1 < m->layer_count ? m->layers[i + 1].at[NNN_AT_LAYER_ID] : file_size;
+	nnn_ctx_layer(ctx, L->id, &kernel);
+	printf("%s\n  {\"index\": %d, \"type\": ", i ? "," : "", (int)i);
+	json_text(nnn_layer_title(L));
+	printf(", \"id\": %d, \"fields\": ", (int)L->id);
+	nnn_layer_format(L, text, sizeof text);
+	json_text(text);
+	printf(", \"activation\": ");
+	json_text(nnn_activation_title(&L->activation));
+	printf(", \"activation_params\": ");
+	nnn_activation_format(&L->activation, text, sizeof text);
+	json_text(text);
+	printf(", \"dropout\": ");
+	cli_json_num(stdout, L->dropout);
+	printf(", \"tensors\": [");
+	for (int t = 0; t < n && t < 8; t++) {
+		nnn_shape_t sh = { 0 };
+		cli_tensor_shape(ts[t].tensor, &sh);
+		printf("%s{\"name\": ", t ? ", " : "");
+		json_text(ts[t].name);
+		printf(", \"shape\": ");
+		cli_json_shape(stdout, &sh);
+		printf(", \"count\": %" PRId64 "}", (int64_t)ts[t].tensor->data.n);
+		count += (uint64_t)ts[t].tensor->data.n;
+	}
+	printf("], \"params\": %" PRIu64 ", \"offset\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"kernel\": ", count,
+	       L->at[NNN_AT_LAYER_ID], end - L->at[NNN_AT_LAYER_ID]);
+	json_text(kernel ? kernel_of(ctx, L, text, sizeof text) : NULL);
+	putchar('}');
+}
+
+static void print_json(const nnn_ctx_t *ctx, const char *path, const nnn_model_t *m, size_t size)
+{
+	printf("{\"file\": ");
+	json_text(cli_name(path));
+	printf(", \"bytes\": %zu, \"description\": ", size);
+	cli_json_str(stdout, m->description.ptr, (size_t)m->description.len);
+	printf(", \"parameters\": %" PRIu64 ", \"param_count\": %" PRIu64 ", \"layer_count\": %d, \"layers\": [",
+	       nnn_model_param_total(m), m->param_count, (int)m->layer_count);
+	for (int32_t i = 0; i < m->layer_count; i++)
+		json_layer(ctx, m, i, size);
+	printf("%s]}\n", m->layer_count ? "\n" : "");
+}
+
 static int run(const cli_args_t *a, cli_env_t *env)
 {
 	const char *path = cli_arg(a, "MODEL");
@@ -255,7 +317,7 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	nnn_decode_opts_t opts = { .ctx = cli_ctx(env) };
 	st = nnn_file_open(path, &opts, &f, &d);
 	if (st != NNN_OK) {
-		int code = cli_report(path, &d, st);
+		int code = cli_fail(env, path, &d, st);
 		nnn_diags_free(&d);
 		return code;
 	}
@@ -263,6 +325,14 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	size_t size;
 	uint64_t total = nnn_model_param_total(m);
 	nnn_file_bytes(f, &size);
+	if (cli_flag(a, "json")) {
+		print_json(opts.ctx, path, m, size);
+		env->json_done = 1;
+		cli_conv_notes(path, m);
+		nnn_file_close(f);
+		nnn_diags_free(&d);
+		return EXIT_VALID;
+	}
 	printf("file:         %s (%zu bytes)\n", cli_name(path), size);
 	printf("description:  ");
 	print_text(&m->description);

@@ -142,8 +142,23 @@ static int help(int argc, char **argv)
 	return EXIT_VALID;
 }
 
+/* Whether cmd declares --json and argv asks for it (before any `--`):
+ * known even when the rest of the line does not parse. */
+static int wants_json(const cli_cmd_t *cmd, int argc, char **argv)
+{
+	int declared = 0;
+	for (const cli_opt_t *const *frag = cmd->opts; frag && *frag; frag++)
+		for (const cli_opt_t *o = *frag; o->name; o++)
+			declared |= !strcmp(o->name, "json");
+	for (int k = 1; declared && k < argc && strcmp(argv[k], "--"); k++)
+		if (!strcmp(argv[k], "--json"))
+			return 1;
+	return 0;
+}
+
 /* One command: its arguments parsed by its tables, the plugins loaded,
- * then its work. */
+ * then its work. With --json, a failure that printed no JSON object gets
+ * the error object (cli_json_error): one object on stdout, always. */
 static int command(const cli_cmd_t *cmd, int argc, char **argv, cli_env_t *env)
 {
 	cli_args_t *a;
@@ -163,7 +178,11 @@ static int command(const cli_cmd_t *cmd, int argc, char **argv, cli_env_t *env)
 		fprintf(stderr, "nnnkit %s: out of memory\n", cmd->name);
 		return EXIT_USAGE;
 	}
+	env->json = wants_json(cmd, argc, argv);
 	code = cli_parse(cmd, argc, argv, a);
+	for (int i = 0; code == EXIT_VALID && i < a->nvals; i++)
+		if (!strcmp(a->val[i].opt->name, "json")) /* parsed: "--json" was no other option's value */
+			env->json = a->val[i].given > 0;
 	if (code == EXIT_VALID && a->help)
 		cli_help(stdout, cmd);
 	else if (code == EXIT_VALID && (code = cli_check_env()) == EXIT_VALID) {
@@ -175,6 +194,8 @@ static int command(const cli_cmd_t *cmd, int argc, char **argv, cli_env_t *env)
 		else
 			code = cli_exit(env, cmd->main(a, env));
 	}
+	if (!a->help)
+		cli_json_error(env, NULL, NULL, NNN_OK, code);
 	free(a);
 	return code;
 }

@@ -43,7 +43,8 @@ const cli_opt_t cli_opts_force[] = {
 };
 
 const cli_opt_t cli_opts_json[] = {
-	{ "json", 0, CLI_FLAG, 0, NULL, .help = "one JSON object on stdout instead of text" },
+	{ "json", 0, CLI_FLAG, 0, NULL,
+	  .help = "one JSON object on stdout instead of text, a failure's too (docs/cli-json.md)" },
 	{ NULL },
 };
 

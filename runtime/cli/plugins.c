@@ -20,11 +20,11 @@ const cli_cmd_t cmd_plugins = {
 	.name = "plugins",
 	.summary = "list the plugins found, what each provides, and why any failed",
 	.main = run,
-	.opts = CLI_OPTS(plugins_opts),
+	.opts = CLI_OPTS(plugins_opts, cli_opts_json),
 	.exits = CLI_EXIT(0) | CLI_EXIT(2) | CLI_EXIT(3),
 	.exit_what = { [0] = "every candidate loaded", [3] = "a candidate failed to load, or two conflict" },
 	.own_plugins = 1,
-	.help = "usage: nnnkit [--plugin FILE]... plugins [-v] [--check FILE]\n"
+	.help = "usage: nnnkit [--plugin FILE]... plugins [-v] [--check FILE] [--json]\n"
 	"Tries every plugin the search finds (--plugin files, then NNN_PLUGIN_PATH, then the installed\n"
 	"folder) and prints one line per candidate: its file, what happened and the IDs it provides.\n"
 	"Each candidate is loaded in a child process first, so one that crashes, exits or hangs while\n"
@@ -32,7 +32,8 @@ const cli_cmd_t cmd_plugins = {
 	"default, limits each; verdicts are cached in NNN_PLUGIN_CACHE, by default\n"
 	"~/.cache/nnnkit/plugin-scan.cache, and NNN_PLUGIN_CACHE= turns the cache off).\n"
 	"An ID goes to the first source that has it; a later one's is 'shadowed by' it; two plugins\n"
-	"of one source with one ID conflict, and neither provides it.\n",
+	"of one source with one ID conflict, and neither provides it.\n"
+	"--json: one JSON object, every candidate with every field (docs/cli-json.md).\n",
 };
 
 /* A plugin's own text (name, version, type names, messages), escaped (cli_esc). */
@@ -109,8 +110,77 @@ static void list(const nnn_ctx_t *ctx, int verbose)
 		printf("no plugins found\n");
 }
 
+static void json_text(const char *s)
+{
+	if (s)
+		cli_json_str(stdout, s, strlen(s));
+	else
+		fputs("null", stdout);
+}
+
+/* The IDs of one kind a candidate declared, and who provides each. */
+static void json_ids(const nnn_ctx_t *ctx, const nnn_plugin_report_t *r, int layer)
+{
+	int n = layer ? r->nlayers : r->nactivations;
+	printf("[");
+	for (int i = 0; i < n; i++) {
+		int id = layer ? r->layer_ids[i] : r->activation_ids[i];
+		const char *path = NULL, *name = NULL;
+		if (layer) {
+			const nnn_layer_type_t *t = nnn_ctx_layer(ctx, id, &path);
+			name = t ? t->name : NULL;
+		} else {
+			const nnn_activation_type_t *t = nnn_ctx_activation(ctx, id, &path);
+			name = t ? t->name : NULL;
+		}
+		printf("%s{\"id\": %d, \"name\": ", i ? ", " : "", id);
+		json_text(name);
+		printf(", \"provided_by\": ");
+		json_text(path);
+		putchar('}');
+	}
+	printf("]");
+}
+
+/* docs/cli-json.md, "plugins". */
+static void list_json(const nnn_ctx_t *ctx, const char *installed, const nnn_diags_t *d, int code)
+{
+	size_t n = nnn_ctx_report(ctx, 0, NULL);
+	printf("{\"installed_dir\": ");
+	json_text(installed);
+	printf(", \"candidates\": [");
+	for (size_t i = 0; i < n; i++) {
+		nnn_plugin_report_t r;
+		nnn_ctx_report(ctx, i, &r);
+		printf("%s\n  {\"path\": ", i ? "," : "");
+		json_text(r.path);
+		printf(", \"stage\": ");
+		json_text(r.stage);
+		printf(", \"ok\": %s, \"code\": \"%s\", \"name\": ", r.status == NNN_OK ? "true" : "false",
+		       nnn_status_name(r.status));
+		json_text(r.name);
+		printf(", \"version\": ");
+		json_text(r.version);
+		printf(", \"message\": ");
+		json_text(r.message);
+		printf(", \"layers\": ");
+		json_ids(ctx, &r, 1);
+		printf(", \"activations\": ");
+		json_ids(ctx, &r, 0);
+		putchar('}');
+	}
+	printf("%s]", n ? "\n" : "");
+	if (code != EXIT_VALID) {
+		printf(", \"error\": ");
+		cli_json_error_obj(stdout, NULL, d, code == EXIT_PLUGIN ? NNN_E_PLUGIN : NNN_OK, code);
+		printf(", \"problems\": ");
+		cli_json_problems(stdout, d);
+	}
+	printf("}\n");
+}
+
 /* FILE alone, through the same discovery as every command. */
-static int check(const char *file, int verbose)
+static int check(cli_env_t *env, const char *file, int verbose)
 {
 	nnn_ctx_t *ctx;
 	nnn_diags_t d;
@@ -118,13 +188,16 @@ static int check(const char *file, int verbose)
 	nnn_discover_opts_t o = { .size = sizeof o, .files = files, .nfiles = 1 };
 	nnn_diags_init(&d);
 	if (nnn_ctx_new(&ctx, &d) != NNN_OK) {
-		int code = cli_report("plugins --check", &d, NNN_E_NOMEM);
+		int code = cli_fail(env, "plugins --check", &d, NNN_E_NOMEM);
 		nnn_diags_free(&d);
 		return code;
 	}
 	nnn_status_t st = nnn_plugin_discover(ctx, &o, &d);
 	int code = cli_report("plugins --check", &d, st);
-	list(ctx, verbose);
+	if (env->json)
+		list_json(ctx, NULL, &d, code), env->json_done = 1;
+	else
+		list(ctx, verbose);
 	nnn_diags_free(&d);
 	nnn_ctx_free(ctx);
 	return code;
@@ -136,11 +209,17 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	const char *checked = cli_str(a, "check");
 	char dir[4096];
 	if (checked)
-		return check(checked, verbose);
+		return check(env, checked, verbose);
 	nnn_ctx_t *ctx = cli_ctx(env);
 	if (!ctx)
 		return EXIT_USAGE;
+	int code = env->plugin_failed ? EXIT_PLUGIN : EXIT_VALID;
+	if (env->json) {
+		list_json(ctx, cli_plugin_dir(env, dir, sizeof dir), NULL, code);
+		env->json_done = 1;
+		return code;
+	}
 	printf("search: --plugin files, NNN_PLUGIN_PATH, %s\n", cli_plugin_dir(env, dir, sizeof dir));
 	list(ctx, verbose);
-	return env->plugin_failed ? EXIT_PLUGIN : EXIT_VALID;
+	return code;
 }

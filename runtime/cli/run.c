@@ -99,13 +99,13 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	nnn_decode_opts_t opts = { .ctx = ctx };
 	const char *blame = a.model;
 	nnn_status_t st = ctx ? nnn_file_open(a.model, &opts, &f, &d) : NNN_E_NOMEM;
-	if (st == NNN_OK && (code = cli_inputs(a.input, a.shape, &x)) != EXIT_VALID)
+	if (st == NNN_OK && (code = cli_inputs(env, a.input, a.shape, &x)) != EXIT_VALID)
 		st = NNN_E_INPUT_SHAPE; /* reported */
 	nnn_shape_t out_shape = { 0 };
 	if (st == NNN_OK) {
 		st = run_all(ctx, nnn_file_model(f), &x, &a, cli_progress_wanted(env->progress), &y, &out_shape, &d);
 		if (st != NNN_OK)
-			code = cli_report_input(a.model, a.input, &x.shape, a.shape != NULL, &d, st);
+			code = cli_report_input(env, a.model, a.input, &x.shape, a.shape != NULL, &d, st);
 	}
 	if (st == NNN_OK) {
 		if (a.output) {

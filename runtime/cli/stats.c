@@ -109,8 +109,8 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	nnn_diags_init(&d);
 	nnn_status_t st = cli_model_open(env, o.model, &cm, &d);
 	if (st == NNN_OK && (st = cli_params(cm.m, &ts, &n, &d)) == NNN_OK)
-		report(o.model, ts, n, o.json);
-	code = cli_report(o.model, &d, st);
+		report(o.model, ts, n, o.json), env->json_done = o.json;
+	code = cli_fail(env, o.model, &d, st);
 	free(ts);
 	cli_model_close(&cm); /* zeroed by cli_model_open when it failed */
 	nnn_diags_free(&d);

@@ -44,6 +44,7 @@ typedef struct args {
  * check found. */
 typedef struct extra {
 	nnn_shape_t *shapes; /* one per layer when n > 0 */
+	const char **types;  /* each layer's type title (static or the plugin's, in ctx) */
 	int32_t n;
 	int finite_ran;
 	uint64_t nonfinite, values;
@@ -75,8 +76,12 @@ static nnn_status_t check_more(const nnn_ctx_t *ctx, const nnn_file_t *f, const 
 		return st == NNN_OK ? ds : st;
 	if (st == NNN_OK && a->have_in && m->layer_count > 0 &&
 	    (x->shapes = calloc((size_t)m->layer_count, sizeof *x->shapes)) != NULL &&
-	    nnn_model_validate(m, &a->in, x->shapes, NULL) == NNN_OK)
+	    nnn_model_validate(m, &a->in, x->shapes, NULL) == NNN_OK &&
+	    (x->types = calloc((size_t)m->layer_count, sizeof *x->types)) != NULL) {
 		x->n = m->layer_count;
+		for (int32_t i = 0; i < x->n; i++)
+			x->types[i] = nnn_layer_title(&m->layers[i]);
+	}
 	if (a->finite) {
 		nnn_status_t fs = nnn_model_check_finite(m, &x->nonfinite, d);
 		x->finite_ran = 1;
@@ -88,30 +93,31 @@ static nnn_status_t check_more(const nnn_ctx_t *ctx, const nnn_file_t *f, const 
 	return st;
 }
 
-static void print_json(const char *path, const nnn_diags_t *d, nnn_status_t st, const extra_t *x)
+/* docs/cli-json.md, "validate". */
+static void print_json(const char *path, const nnn_diags_t *d, nnn_status_t st, const extra_t *x, int code)
 {
-	char buf[256];
 	printf("{\"file\": ");
 	cli_json_str(stdout, path, strlen(path));
-	printf(", \"valid\": %s, \"problems\": [", st == NNN_OK ? "true" : "false");
-	for (size_t i = 0; i < d->n; i++) {
-		const nnn_diag_t *e = &d->v[i];
-		printf("%s\n  {\"code\": \"%s\", \"number\": %d, \"path\": ", i ? "," : "", nnn_status_name(e->code),
-		       (int)e->code);
-		cli_json_str(stdout, e->path, strlen(e->path));
-		if (e->offset != NNN_NO_OFFSET)
-			printf(", \"offset\": %" PRIu64, e->offset);
-		printf(", \"what\": ");
-		cli_json_str(stdout, nnn_status_str(e->code), strlen(nnn_status_str(e->code)));
-		printf(", \"message\": ");
-		cli_json_str(stdout, e->msg, strlen(e->msg));
-		printf(", \"remedy\": ");
-		cli_json_str(stdout, nnn_status_remedy(e->code), strlen(nnn_status_remedy(e->code)));
-		printf("}");
+	printf(", \"valid\": %s", st == NNN_OK ? "true" : "false");
+	if (code != EXIT_VALID) {
+		printf(", \"error\": ");
+		cli_json_error_obj(stdout, path, d, st, code);
 	}
-	printf("%s]", d->n ? "\n" : "");
-	if (x->n > 0)
-		printf(", \"output_shape\": \"%s\"", nnn_shape_format(&x->shapes[x->n - 1], buf, sizeof buf));
+	printf(", \"problems\": ");
+	cli_json_problems(stdout, d);
+	if (x->n > 0) {
+		printf(", \"output_shape\": ");
+		cli_json_shape(stdout, &x->shapes[x->n - 1]);
+		printf(", \"layers\": [");
+		for (int32_t i = 0; i < x->n; i++) {
+			printf("%s\n  {\"index\": %d, \"type\": ", i ? "," : "", (int)i);
+			cli_json_str(stdout, x->types[i], strlen(x->types[i]));
+			printf(", \"output_shape\": ");
+			cli_json_shape(stdout, &x->shapes[i]);
+			printf("}");
+		}
+		printf("\n]");
+	}
 	if (x->finite_ran)
 		printf(", \"values\": %" PRIu64 ", \"nonfinite\": %" PRIu64, x->values, x->nonfinite);
 	printf("}\n");
@@ -158,15 +164,16 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	nnn_diags_init(&d);
 	st = nnn_file_map(a.path, &f, &d);
 	if (st != NNN_OK) {
-		code = cli_report(a.path, &d, st);
+		code = cli_fail(env, a.path, &d, st);
 		nnn_diags_free(&d);
 		return code;
 	}
 	st = check_rules(env, f, &a, &d, &ctx);
 	st = check_more(ctx, f, &a, st, &x, &d);
 	if (a.json) {
-		print_json(cli_name(a.path), &d, st, &x);
 		code = cli_exit_code(st);
+		print_json(cli_name(a.path), &d, st, &x, cli_exit(env, code));
+		env->json_done = 1;
 	} else if (st != NNN_OK) {
 		code = cli_report(a.path, &d, st);
 	} else {
@@ -175,6 +182,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	}
 	notes(ctx, f, a.path);
 	free(x.shapes);
+	free(x.types);
 	nnn_file_close(f);
 	nnn_diags_free(&d);
 	return code;
