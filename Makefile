@@ -272,7 +272,7 @@ test-asan:
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) NNN_SANITIZE="$(SANITIZE)" $(MAKE) O=build/asan \
 		OPT="-O1 -g $(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all" LDLIBS="-lm $(SANITIZE)" test
 
-valgrind: $(TESTBIN) $(NNNKIT) $(SCANNER) $(PLUGINS) $(FIXTURE_SO) $(O)/lenient
+valgrind: $(TEST_DEPS)
 	$(SUITE_ENV) NNN_UNDER_VALGRIND=1 valgrind --error-exitcode=9 --leak-check=full \
 		--errors-for-leak-kinds=definite,indirect --show-possibly-lost=no --trace-children=yes \
 		--trace-children-skip='*/lua5.4,*/script,*/cat,*/timeout,*/chromium*,*/python3*,*/ls,*/tr,*/stat,*/ln,*/chmod,*/cc,*/gcc*,*/cc1,*/collect2,*/ld,*/as,*/make,*/nm,*/ldd,*/sha256sum,*/find,*/xargs,*/cmp,*/cp,*/rm,*/awk,*/sort,*/mkdir' -q $(TESTBIN) --jobs 2
