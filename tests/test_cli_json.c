@@ -363,6 +363,16 @@ Test(cli_json, shapes_are_arrays_of_integers)
 		json_array_foreach(json_object_get(l, "tensors"), k, t)
 			int_array(json_object_get(t, "shape"), "info layers[].tensors[].shape");
 	cr_assert_eq(json_array_size(json_object_get(j, "layers")), 2);
+	/* The shapes the layers fix: Dense 3 -> 2 -> 1, a batch of 1. */
+	int_array(json_object_get(j, "input_shape"), "info input_shape");
+	int_array(json_object_get(j, "output_shape"), "info output_shape");
+	cr_assert_eq(json_integer_value(json_array_get(json_object_get(j, "input_shape"), 1)), 3, "%s", r.out);
+	cr_assert_eq(json_integer_value(json_array_get(json_object_get(j, "output_shape"), 1)), 1, "%s", r.out);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "shapes_from")), "layers");
+	json_array_foreach(json_object_get(j, "layers"), i, l) {
+		int_array(json_object_get(l, "input_shape"), "info layers[].input_shape");
+		int_array(json_object_get(l, "output_shape"), "info layers[].output_shape");
+	}
 	json_decref(j);
 	fx_free(&f);
 }

@@ -82,6 +82,25 @@ Test(info, conv_model_needs_an_input_shape)
 	cr_assert(strstr(r.err, "--input-shape [1, 4, 4, 1] does not fit the model"), "%s", r.err);
 	nnnkit(&r, t_fmt("info --input-shape 1,4,x %s", path));
 	cr_assert_eq(r.code, 2, "%s", r.err);
+
+	/* The same in JSON: unknown dims are null (docs/cli-json.md, "info"). */
+	nnnkit(&r, t_fmt("info --json %s", path));
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "\"input_shape\": [null, null, null, 1], \"output_shape\": [null, 4], "
+	                        "\"shapes_from\": null, "), "%s", r.out);
+	cr_assert(strstr(r.out, "\"input_shape\": [null, null, null, 1], \"output_shape\": [null, null, null, 2], "
+	                        "\"tensors\""), "layers[0]: %s", r.out);
+	nnnkit(&r, t_fmt("info --json --input-shape 1,5,5,1 %s", path));
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "\"input_shape\": [1, 5, 5, 1], \"output_shape\": [1, 4], "
+	                        "\"shapes_from\": \"--input-shape\", "), "%s", r.out);
+	cr_assert(strstr(r.out, "\"input_shape\": [1, 3, 3, 2], \"output_shape\": [1, 4], \"tensors\""), "%s", r.out);
+	nnnkit(&r, t_fmt("info --json --input-shape 1,4,4,1 %s", path));
+	cr_assert_eq(r.code, 1, "%s", r.err);
+	cr_assert(strncmp(r.out, "{\"error\": {\"code\": \"E_CHAIN\"", 28) == 0, "the error object alone: %s", r.out);
+	cr_assert(strstr(r.out, "\"exit\": 1, \"file\": "), "%s", r.out);
+	cr_assert(strstr(r.out, "\"path\": \"layers[1]"), "%s", r.out);
+	cr_assert_null(strstr(r.out, "\"layers\": ["), "no report for a shape that does not fit: %s", r.out);
 }
 
 /* The files of the original framework (../shared/corpus/real, or

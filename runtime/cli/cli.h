@@ -8,6 +8,7 @@
 #include <nnn/file.h>
 #include <nnn/npy.h>
 #include <nnn/run.h>
+#include <nnn/shape.h>
 #include <nnn/validate.h>
 
 /* Exit codes, documented in nnnkit --help and README.md. */
@@ -471,5 +472,8 @@ void cli_values_stats(nnn_f32s_t a, cli_vstats_t *s);
 void cli_json_num(FILE *f, double x);
 /* Prints a shape as a JSON array of integers. */
 void cli_json_shape(FILE *f, const nnn_shape_t *s);
+/* A partial shape: the array with null for each unknown dim, or null when
+ * the rank is unknown. */
+void cli_json_pshape(FILE *f, const nnn_pshape_t *s);
 
 #endif

@@ -176,8 +176,10 @@ static bool fixed_input(const nnn_pshape_t *p, nnn_shape_t *in)
 
 /* Shapes from --input-shape (given), else from the input the layers fix
  * when the engine takes it, else partial. A given shape that does not fit
- * is reported (s->fit 0); the rest are not problems of info's. */
-static void infer_shapes(const nnn_model_t *m, const nnn_shape_t *given, const char *path, shapes_t *s)
+ * is reported, with --json as the error object (s->fit 0); the rest are
+ * not problems of info's. */
+static void infer_shapes(cli_env_t *env, const nnn_model_t *m, const nnn_shape_t *given, const char *path,
+                         shapes_t *s)
 {
 	nnn_diags_t d;
 	nnn_status_t st;
@@ -190,7 +192,7 @@ static void infer_shapes(const nnn_model_t *m, const nnn_shape_t *given, const c
 		st = nnn_model_shapes(m, given, s->v, &d);
 		if (st != NNN_OK) {
 			char sh[256];
-			cli_report(path, &d, st);
+			cli_fail(env, path, &d, st);
 			fprintf(stderr, "nnnkit: %s: --input-shape %s does not fit the model; give its input shape, batch "
 			                "first (nnnkit info MODEL shows what the layers fix)\n",
 			        cli_name(path), nnn_shape_format(given, sh, sizeof sh));
@@ -255,7 +257,7 @@ static void json_text(const char *s)
 }
 
 /* One layer, as the table's row says it (docs/cli-json.md, "info"). */
-static void json_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, int32_t i, size_t file_size)
+static void json_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, const shapes_t *s, int32_t i, size_t file_size)
 {
 	const nnn_layer_t *L = &m->layers[i];
 	nnn_named_tensor_t ts[8];
@@ -276,6 +278,12 @@ static void json_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, int32_t i, si
 	json_text(text);
 	printf(", \"dropout\": ");
 	cli_json_num(stdout, L->dropout);
+	if (s->v) {
+		printf(", \"input_shape\": ");
+		cli_json_pshape(stdout, &s->v[i].in);
+		printf(", \"output_shape\": ");
+		cli_json_pshape(stdout, &s->v[i].out);
+	}
 	printf(", \"tensors\": [");
 	for (int t = 0; t < n && t < 8; t++) {
 		nnn_shape_t sh = { 0 };
@@ -293,16 +301,26 @@ static void json_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, int32_t i, si
 	putchar('}');
 }
 
-static void print_json(const nnn_ctx_t *ctx, const char *path, const nnn_model_t *m, size_t size)
+static void print_json(const nnn_ctx_t *ctx, const char *path, const nnn_model_t *m, const shapes_t *s, int given,
+                       size_t size)
 {
 	printf("{\"file\": ");
 	json_text(cli_name(path));
 	printf(", \"bytes\": %zu, \"description\": ", size);
 	cli_json_str(stdout, m->description.ptr, (size_t)m->description.len);
-	printf(", \"parameters\": %" PRIu64 ", \"param_count\": %" PRIu64 ", \"layer_count\": %d, \"layers\": [",
+	printf(", \"parameters\": %" PRIu64 ", \"param_count\": %" PRIu64 ", \"layer_count\": %d",
 	       nnn_model_param_total(m), m->param_count, (int)m->layer_count);
+	if (s->v) {
+		printf(", \"input_shape\": ");
+		cli_json_pshape(stdout, &s->v[0].in);
+		printf(", \"output_shape\": ");
+		cli_json_pshape(stdout, &s->v[m->layer_count - 1].out);
+		printf(", \"shapes_from\": %s",
+		       !s->exact ? "null" : given ? "\"--input-shape\"" : "\"layers\"");
+	}
+	printf(", \"layers\": [");
 	for (int32_t i = 0; i < m->layer_count; i++)
-		json_layer(ctx, m, i, size);
+		json_layer(ctx, m, s, i, size);
 	printf("%s]}\n", m->layer_count ? "\n" : "");
 }
 
@@ -325,13 +343,15 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	size_t size;
 	uint64_t total = nnn_model_param_total(m);
 	nnn_file_bytes(f, &size);
+	const nnn_shape_t *given = cli_shape(a, "input-shape");
+	shapes_t sh;
+	infer_shapes(env, m, given, path, &sh);
 	if (cli_flag(a, "json")) {
-		print_json(opts.ctx, path, m, size);
-		env->json_done = 1;
-		cli_conv_notes(path, m);
-		nnn_file_close(f);
-		nnn_diags_free(&d);
-		return EXIT_VALID;
+		if (sh.fit) {
+			print_json(opts.ctx, path, m, &sh, given != NULL, size);
+			env->json_done = 1;
+		}
+		goto done;
 	}
 	printf("file:         %s (%zu bytes)\n", cli_name(path), size);
 	printf("description:  ");
@@ -340,11 +360,10 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	if (total != m->param_count)
 		printf(" (the header says %" PRIu64 ": run nnnkit validate)", m->param_count);
 	printf("\nlayers:       %d\n", (int)m->layer_count);
-	shapes_t sh;
-	infer_shapes(m, cli_shape(a, "input-shape"), path, &sh);
-	print_shapes(m, &sh, cli_shape(a, "input-shape") != NULL);
+	print_shapes(m, &sh, given != NULL);
 	putchar('\n');
 	print_layers(opts.ctx, m, sh.v, size);
+done:
 	cli_conv_notes(path, m);
 	free(sh.v);
 	nnn_file_close(f);

@@ -1,4 +1,4 @@
-/* map.c: `nnnkit map MODEL -o map.html`: one self-contained page with the
+/* map.c: `nnnkit map [-o map.html] MODEL`: one self-contained page with the
  * layer graph, every layer's fields, a histogram per tensor and a byte map
  * of the file. The page (runtime/cli/map_page.html, HTML, CSS and JS with no
  * outside references) is compiled in; this file only adds the data, as one
@@ -13,7 +13,7 @@
 static int run(const cli_args_t *a, cli_env_t *env);
 
 static const cli_opt_t map_opts[] = {
-	{ "output", 'o', CLI_OUT, CLI_DASH | CLI_REQUIRED, "FILE", .help = "the page, written atomically" },
+	{ "output", 'o', CLI_OUT, CLI_DASH, "FILE", .help = "write the page to FILE atomically (default: stdout)" },
 	{ NULL },
 };
 
@@ -24,7 +24,7 @@ const cli_cmd_t cmd_map = {
 	.opts = CLI_OPTS(map_opts, cli_opts_input_shape),
 	.pos = cli_picture_pos,
 	.exits = CLI_EXITS_MODEL,
-	.help = "usage: nnnkit map [--input-shape 1,28,28,1] MODEL -o map.html\n"
+	.help = "usage: nnnkit map [--input-shape 1,28,28,1] [-o map.html] MODEL\n"
 	"Writes one HTML page (no network access: inline CSS and script) showing the layer graph with\n"
 	"each layer's input and output shapes, every layer's fields (plugin layers included), a\n"
 	"histogram of every tensor on a log count axis (min, max, mean, std; zeros, NaN and\n"

@@ -113,3 +113,15 @@ void cli_json_shape(FILE *f, const nnn_shape_t *s)
 	fputc(']', f);
 }
 
+
+void cli_json_pshape(FILE *f, const nnn_pshape_t *s)
+{
+	if (s->rank < 0) {
+		fputs("null", f);
+		return;
+	}
+	fputc('[', f);
+	for (int32_t i = 0; i < s->rank; i++)
+		s->dims[i] < 0 ? fprintf(f, "%snull", i ? ", " : "") : fprintf(f, "%s%" PRId64, i ? ", " : "", s->dims[i]);
+	fputc(']', f);
+}
