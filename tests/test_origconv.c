@@ -376,14 +376,25 @@ static void note(int32_t n, const int32_t *k, bool noted, const char *sizes)
 	conv_make(&cv, 1, n, k, 1, w, bias);
 	snprintf(p, sizeof p, "%s/m.nnn", dir);
 	write_model(&cv, p);
-	static const char *cmds[] = { "validate", "validate --json", "info" };
+	static const char *cmds[] = { "validate", "validate --json", "info", "info --json" };
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		bool json = strstr(cmds[i], "--json") != NULL;
 		snprintf(args, sizeof args, "%s %s", cmds[i], p);
 		nnnkit(&r, args);
 		cr_assert_eq(r.code, 0, "%s: exit %d: %s", args, r.code, r.err);
 		if (!noted) {
 			cr_assert_null(strstr(r.err, "note:"), "%s: %s", args, r.err);
+			cr_assert(!json || strstr(r.out, "\"notes\": []"), "%s: %s", args, r.out);
 			continue;
+		}
+		if (json) {
+			/* The note in the report too: "2x3" is "kernel": [2, 3]. */
+			char kernel[64] = "";
+			for (const char *c = sizes; *c; c++)
+				strncat(kernel, *c == 'x' ? ", " : (char[]){ *c, 0 }, sizeof kernel - strlen(kernel) - 1);
+			cr_assert_not_null(strstr(r.out, t_fmt("\"notes\": [\n  {\"path\": \"layers[0].kernels.dims\", "
+			                                       "\"offset\": ")), "%s: %s", args, r.out);
+			cr_assert_not_null(strstr(r.out, t_fmt("\"kernel\": [%s], \"taps\": ", kernel)), "%s: %s", args, r.out);
 		}
 		cr_assert_not_null(strstr(r.err, t_fmt("%s: note: layers[0].kernels.dims", p)), "%s: %s", args, r.err);
 		cr_assert_not_null(strstr(r.err, t_fmt("spatial size %s", sizes)), "%s: %s", args, r.err);

@@ -420,6 +420,9 @@ void cli_batches_end(cli_batches_t *b);
  * --conv-compat. Not a problem: the command's exit code stays. Returns the
  * number of notes. */
 int cli_conv_notes(const char *path, const nnn_model_t *m);
+/* The same notes as a JSON array (docs/cli-json.md, "notes"):
+ * [{"path", "offset", "kernel", "taps", "taps_summed", "message"}]. */
+void cli_conv_notes_json(FILE *f, const nnn_model_t *m);
 
 /* The two forms of a model. */
 typedef enum cli_form { CLI_UNKNOWN, CLI_NNN, CLI_JSON } cli_form_t;

@@ -318,6 +318,8 @@ static void print_json(const nnn_ctx_t *ctx, const char *path, const nnn_model_t
 		printf(", \"shapes_from\": %s",
 		       !s->exact ? "null" : given ? "\"--input-shape\"" : "\"layers\"");
 	}
+	printf(", \"notes\": ");
+	cli_conv_notes_json(stdout, m);
 	printf(", \"layers\": [");
 	for (int32_t i = 0; i < m->layer_count; i++)
 		json_layer(ctx, m, s, i, size);

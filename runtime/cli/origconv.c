@@ -3,6 +3,7 @@
  * (nnn/compat.h, docs/original-framework.md). */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <nnn/compat.h>
 #include <nnn/shape.h>
@@ -37,30 +38,67 @@ static bool differs(const nnn_layer_window_t *w, int64_t *taps, int64_t *used)
 	return *used != *taps;
 }
 
+/* The note on one layer: where, and what the original does with it. */
+typedef struct note {
+	nnn_layer_window_t w;
+	int64_t taps, used;
+	char path[64];   /* "layers[2].kernels" */
+	char msg[512];   /* what follows "PATH @0x..: " */
+} note_t;
+
+/* Sliding windows are the Conv's: the schema's io says which layers slide
+ * one and over which dims, and nnn/compat.h what the original did with them. */
+static bool note_of(const nnn_model_t *m, int32_t i, note_t *n)
+{
+	const nnn_layer_t *L = &m->layers[i];
+	char k[160];
+	if (!nnn_layer_window(L, &n->w) || !differs(&n->w, &n->taps, &n->used))
+		return false;
+	snprintf(n->path, sizeof n->path, "layers[%d]%s%s", (int)i, n->w.field ? "." : "", n->w.field ? n->w.field : "");
+	snprintf(n->msg, sizeof n->msg,
+	         "%s kernel of spatial size %s: the original Neural Network Notions framework computes such a kernel "
+	         "differently (it sums %" PRId64 " of its %" PRId64 " taps, some more than once); if the file was "
+	         "trained there, run it with --conv-compat original (docs/original-framework.md)",
+	         nnn_layer_title(L), sizes(&n->w, k, sizeof k), n->used, n->taps);
+	return true;
+}
+
 int cli_conv_notes(const char *path, const nnn_model_t *m)
 {
 	int notes = 0;
+	note_t n;
 	for (int32_t i = 0; m && i < m->layer_count; i++) {
-		const nnn_layer_t *L = &m->layers[i];
-		nnn_layer_window_t w;
-		int64_t taps, used;
-		char k[160], at[32] = "";
-		/* Sliding windows are the Conv's: the schema's io says which layers
-		 * slide one and over which dims, and nnn/compat.h what the original
-		 * did with them. */
-		if (!nnn_layer_window(L, &w) || !differs(&w, &taps, &used))
+		if (!note_of(m, i, &n))
 			continue;
 		if (!notes)
 			fflush(stdout); /* after the report it belongs to, on a terminal */
-		if (w.at != NNN_NO_OFFSET)
-			snprintf(at, sizeof at, " @0x%" PRIx64, w.at);
-		fprintf(stderr,
-		        "nnnkit: %s: note: layers[%d].%s%s: %s kernel of spatial size %s: the original Neural Network "
-		        "Notions framework computes such a kernel differently (it sums %" PRId64 " of its %" PRId64
-		        " taps, some more than once); if the file was trained there, run it with --conv-compat original "
-		        "(docs/original-framework.md)\n",
-		        path, (int)i, w.field ? w.field : "", at, nnn_layer_title(L), sizes(&w, k, sizeof k), used, taps);
+		fprintf(stderr, "nnnkit: %s: note: %s", path, n.path);
+		if (n.w.at != NNN_NO_OFFSET)
+			fprintf(stderr, " @0x%" PRIx64, n.w.at);
+		fprintf(stderr, ": %s\n", n.msg);
 		notes++;
 	}
 	return notes;
+}
+
+void cli_conv_notes_json(FILE *f, const nnn_model_t *m)
+{
+	int notes = 0;
+	note_t n;
+	fputc('[', f);
+	for (int32_t i = 0; m && i < m->layer_count; i++) {
+		if (!note_of(m, i, &n))
+			continue;
+		fprintf(f, "%s\n  {\"path\": ", notes++ ? "," : "");
+		cli_json_str(f, n.path, strlen(n.path));
+		if (n.w.at != NNN_NO_OFFSET)
+			fprintf(f, ", \"offset\": %" PRIu64, n.w.at);
+		fputs(", \"kernel\": [", f);
+		for (int32_t j = 0; j < n.w.n; j++)
+			fprintf(f, "%s%d", j ? ", " : "", (int)n.w.k[j]);
+		fprintf(f, "], \"taps\": %" PRId64 ", \"taps_summed\": %" PRId64 ", \"message\": ", n.taps, n.used);
+		cli_json_str(f, n.msg, strlen(n.msg));
+		fputc('}', f);
+	}
+	fputs(notes ? "\n]" : "]", f);
 }

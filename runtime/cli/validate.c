@@ -94,7 +94,8 @@ static nnn_status_t check_more(const nnn_ctx_t *ctx, const nnn_file_t *f, const 
 }
 
 /* docs/cli-json.md, "validate". */
-static void print_json(const char *path, const nnn_diags_t *d, nnn_status_t st, const extra_t *x, int code)
+static void print_json(const char *path, const nnn_diags_t *d, nnn_status_t st, const extra_t *x,
+                       const nnn_model_t *m, int code)
 {
 	printf("{\"file\": ");
 	cli_json_str(stdout, path, strlen(path));
@@ -105,6 +106,8 @@ static void print_json(const char *path, const nnn_diags_t *d, nnn_status_t st, 
 	}
 	printf(", \"problems\": ");
 	cli_json_problems(stdout, d);
+	printf(", \"notes\": ");
+	cli_conv_notes_json(stdout, m);
 	if (x->n > 0) {
 		printf(", \"output_shape\": ");
 		cli_json_shape(stdout, &x->shapes[x->n - 1]);
@@ -136,16 +139,14 @@ static void print_valid(const char *path, const extra_t *x)
 		printf("  layers[%d] -> %s\n", (int)i, nnn_shape_format(&x->shapes[i], buf, sizeof buf));
 }
 
-/* The notes on layers the original framework computes differently from
- * the spec (cli_conv_notes), for any model that decodes, valid or not. */
-static void notes(const nnn_ctx_t *ctx, const nnn_file_t *f, const char *path)
+/* The model as far as notes on layers the original framework computes
+ * differently from the spec need it (cli_conv_notes), for any model that
+ * decodes, valid or not; NULL when it does not. */
+static nnn_model_t *for_notes(const nnn_ctx_t *ctx, const nnn_file_t *f)
 {
 	nnn_decode_opts_t opts = { .ctx = ctx };
 	nnn_model_t *m;
-	if (nnn_file_decode(f, &opts, &m, NULL) != NNN_OK)
-		return;
-	cli_conv_notes(path, m);
-	nnn_model_free(m);
+	return nnn_file_decode(f, &opts, &m, NULL) == NNN_OK ? m : NULL;
 }
 
 static int run(const cli_args_t *args, cli_env_t *env)
@@ -170,9 +171,10 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	}
 	st = check_rules(env, f, &a, &d, &ctx);
 	st = check_more(ctx, f, &a, st, &x, &d);
+	nnn_model_t *m = for_notes(ctx, f);
 	if (a.json) {
 		code = cli_exit_code(st);
-		print_json(cli_name(a.path), &d, st, &x, cli_exit(env, code));
+		print_json(cli_name(a.path), &d, st, &x, m, cli_exit(env, code));
 		env->json_done = 1;
 	} else if (st != NNN_OK) {
 		code = cli_report(a.path, &d, st);
@@ -180,7 +182,8 @@ static int run(const cli_args_t *args, cli_env_t *env)
 		print_valid(cli_name(a.path), &x);
 		code = EXIT_VALID;
 	}
-	notes(ctx, f, a.path);
+	cli_conv_notes(a.path, m);
+	nnn_model_free(m);
 	free(x.shapes);
 	free(x.types);
 	nnn_file_close(f);
