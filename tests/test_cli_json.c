@@ -282,9 +282,19 @@ Test(cli_json, missing_and_wrong_files_give_the_error_object, .timeout = 120)
 		json_t *j = failed(cmd, &r, args);
 		cr_assert_str_eq(str(json_object_get(j, "error"), "code"), "E_USAGE");
 		cr_assert(strstr(r.err, "unknown option --bogus-option"), "%s: %s", args, r.err);
+		/* The message is the one stderr gives, not only "see stderr". */
+		cr_assert(strstr(str(json_object_get(j, "error"), "message"), "unknown option --bogus-option"), "%s: %s",
+		          args, r.out);
 		json_decref(j);
 	}
 	cr_assert_geq(tried, 6, "too few commands read files");
+	/* A usage error a command finds after the parser: its message too. */
+	nnnkit(&r, t_fmt("eval --json '%s' --inputs x.npy --labels y.npy --misclassified -", f.model));
+	cr_assert_eq(r.code, 2, "%s", r.err);
+	json_t *j = failed(find(cmds, "eval"), &r, "eval --misclassified -");
+	cr_assert_str_eq(str(json_object_get(j, "error"), "code"), "E_USAGE");
+	cr_assert(strstr(str(json_object_get(j, "error"), "message"), "both write to stdout"), "%s", r.out);
+	json_decref(j);
 	/* Those without a model to read: a missing corpus, a plugin that is not there. */
 	char others[3][2][256] = { { "conformance", "" }, { "plugins", "" },
 		                   { "conformance", "conformance --json --decoder 'true'" } };

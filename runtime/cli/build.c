@@ -91,7 +91,7 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	int code;
 	nnn_diags_t d;
 	if (!files[1])
-		return cli_usage(&cmd_build, "no OUT.nnn given (or --output)");
+		return cli_usage(env, &cmd_build, "no OUT.nnn given (or --output)");
 	nnn_diags_init(&d);
 	char *text = NULL;
 	size_t len = 0;

@@ -165,6 +165,7 @@ typedef struct cli_args {
 	cli_val_t val[CLI_MAX_VALS]; /* every option the command declares, given or not */
 	const char *pos[CLI_MAX_POS]; /* positionals, by the index of the table's entry; NULL when not given */
 	int help;                     /* -h or --help was given */
+	cli_env_t *env;               /* the run's environment (usage errors go to its JSON too) */
 } cli_args_t;
 
 /* The exit codes (one table: cli_exit_table in opts.c prints their
@@ -195,7 +196,7 @@ extern const cli_opt_t cli_opts_global[];
 
 /* Parses argv (argv[0] is the command's name) by cmd's tables into *a.
  * EXIT_VALID, or EXIT_USAGE after printing the one-line problem. */
-int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a);
+int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a, cli_env_t *env);
 /* The values of declared options: a flag's count; a text (NULL when not
  * given); a number (dflt when not given); a shape (NULL when not given). */
 int cli_flag(const cli_args_t *a, const char *name);
@@ -271,8 +272,12 @@ int cli_fail_text(cli_env_t *env, const char *file, int code, const char *fmt, .
 void cli_json_error_obj(FILE *f, const char *file, const nnn_diags_t *d, nnn_status_t st, int code);
 /* The problems of d as a JSON array: [{code, number, path, offset, what, message, remedy}]. */
 void cli_json_problems(FILE *f, const nnn_diags_t *d);
-/* Prints "nnnkit CMD: message" and "see 'nnnkit CMD --help'"; returns EXIT_USAGE. */
-int cli_usage(const cli_cmd_t *cmd, const char *fmt, ...) NNN_PRINTF(2, 3);
+/* Prints "nnnkit CMD: message" and "see 'nnnkit CMD --help'" and, with
+ * --json (env given), the error object with that message (E_USAGE);
+ * returns EXIT_USAGE. */
+int cli_usage(cli_env_t *env, const cli_cmd_t *cmd, const char *fmt, ...) NNN_PRINTF(3, 4);
+/* The error object of a usage error whose message is msg (cli_usage). */
+void cli_json_usage(cli_env_t *env, const char *msg);
 /* True when argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
 /* Text from a file on its way to a terminal: the one escaping of nnnkit.

@@ -150,6 +150,11 @@ void cli_json_error(cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_
 	json_error(env, file, d, st, code, NULL);
 }
 
+void cli_json_usage(cli_env_t *env, const char *msg)
+{
+	json_error(env, NULL, NULL, NNN_OK, EXIT_USAGE, msg);
+}
+
 int cli_fail_text(cli_env_t *env, const char *file, int code, const char *fmt, ...)
 {
 	char msg[NNN_PATH_MAX + NNN_MSG_MAX + 512];

@@ -288,12 +288,12 @@ static void report(const conf_t *c, int total[3])
 /* The manifest of --corpus DIR or, without it, of the corpus beside nnnkit
  * (c->corpus is set to it). NULL, said on stderr, when there is none: where
  * nnnkit looked and how to get one. */
-static json_t *load_manifest(conf_t *c, const cli_env_t *env, char *dflt, size_t size)
+static json_t *load_manifest(conf_t *c, cli_env_t *env, char *dflt, size_t size)
 {
 	char manifest[4200];
 	const char *given = c->corpus;
 	if (!given && !(c->corpus = cli_own_dir(env, CORPUS_INSTALLED, CORPUS_BUILT, dflt, size))) {
-		cli_usage(&cmd_conformance, "cannot tell where nnnkit is installed (no /proc/self/exe): give --corpus DIR");
+		cli_usage(env, &cmd_conformance, "cannot tell where nnnkit is installed (no /proc/self/exe): give --corpus DIR");
 		return NULL;
 	}
 	snprintf(manifest, sizeof manifest, "%s/manifest.json", c->corpus);
@@ -332,13 +332,13 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	char dflt[4096], tmpdir[4096];
 	const char *v;
 	if ((v = c.decoder) && !strstr(v, "{file}"))
-		return cli_usage(&cmd_conformance, "--decoder needs {file} where the case's path goes");
+		return cli_usage(env, &cmd_conformance, "--decoder needs {file} where the case's path goes");
 	if ((v = c.run.reference) &&
 	    (!strstr(v, "{output}") || !strstr(v, "{input}") || !(strstr(v, "{model}") || strstr(v, "{json}"))))
-		return cli_usage(&cmd_conformance, "--reference needs {model} (or {json}), {input} and {output} "
+		return cli_usage(env, &cmd_conformance, "--reference needs {model} (or {json}), {input} and {output} "
 		                                   "where those paths go");
 	if (c.decoder && c.run.reference)
-		return cli_usage(&cmd_conformance, "--reference compares nnnkit's own runs: it does not go with --decoder");
+		return cli_usage(env, &cmd_conformance, "--reference compares nnnkit's own runs: it does not go with --decoder");
 	json_t *m = load_manifest(&c, env, dflt, sizeof dflt);
 	if (!m)
 		return EXIT_USAGE;

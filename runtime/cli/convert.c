@@ -59,13 +59,13 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	int code = 0;
 	const char *to = cli_str(args, "to");
 	if (!a.out)
-		return cli_usage(&cmd_convert, "no OUT given (or --output)");
+		return cli_usage(env, &cmd_convert, "no OUT given (or --output)");
 	a.to = to ? (to[0] == 'j' ? CLI_JSON : CLI_NNN) : strcmp(a.out, "-") ? cli_form(a.out, NULL, 0) : CLI_JSON;
 	if (!a.to)
-		return cli_usage(&cmd_convert, "%s: cannot tell the output form from its name: end it in .json or .nnn, or "
+		return cli_usage(env, &cmd_convert, "%s: cannot tell the output form from its name: end it in .json or .nnn, or "
 		                 "give --to json or --to nnn", a.out);
 	if (a.to == CLI_NNN && a.tensors)
-		return cli_usage(&cmd_convert, "--tensors is for JSON output");
+		return cli_usage(env, &cmd_convert, "--tensors is for JSON output");
 	if (a.to == CLI_NNN && (code = cli_binary_ok(args, a.out, "a binary .nnn model")) != EXIT_VALID)
 		return code;
 	nnn_diags_init(&d);

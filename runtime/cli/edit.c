@@ -64,20 +64,20 @@ static int utf8_ok(const char *s)
 
 /* The checks the option tables cannot make: 0 to go on, else the exit
  * code after the usage message. */
-static int check(const edit_opts_t *o)
+static int check(const edit_opts_t *o, cli_env_t *env)
 {
 	int edits = o->description || o->nset || o->fix_count;
 	if (!edits && !o->get)
-		return cli_usage(&cmd_edit, "nothing to do: give --description, --set, --fix-param-count or --get");
+		return cli_usage(env, &cmd_edit, "nothing to do: give --description, --set, --fix-param-count or --get");
 	if (edits && o->get)
-		return cli_usage(&cmd_edit, "--get extracts a tensor and writes no model: give it alone");
+		return cli_usage(env, &cmd_edit, "--get extracts a tensor and writes no model: give it alone");
 	if (o->get && !strcmp(o->out, o->model))
-		return cli_usage(&cmd_edit, "--get writes a .npy file: -o %s would replace the model with it", o->out);
+		return cli_usage(env, &cmd_edit, "--get writes a .npy file: -o %s would replace the model with it", o->out);
 	if (o->description && !utf8_ok(o->description))
-		return cli_usage(&cmd_edit, "--description is not valid UTF-8, which a description must be");
+		return cli_usage(env, &cmd_edit, "--description is not valid UTF-8, which a description must be");
 	for (int k = 0; k < o->nset; k++)
 		if (!strchr(o->set[k], '=') || o->set[k][0] == '=' || !strchr(o->set[k], '=')[1])
-			return cli_usage(&cmd_edit, "--set takes PATH=FILE.npy, such as layers[0].weights=w.npy, not '%s'",
+			return cli_usage(env, &cmd_edit, "--set takes PATH=FILE.npy, such as layers[0].weights=w.npy, not '%s'",
 			                 o->set[k]);
 	return 0;
 }
@@ -197,7 +197,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	nnn_diags_t d;
 	int code;
 	o.nset = cli_strs(args, "set", &o.set);
-	if ((code = check(&o)) != 0)
+	if ((code = check(&o, env)) != 0)
 		return code;
 	nnn_diags_init(&d);
 	/* A wrong parameter count is a validation rule, never a decoding one

@@ -369,7 +369,7 @@ static int prepare(const eval_args_t *a, cli_env_t *env, nnn_file_t **f, nnn_npy
 	if (st != NNN_OK)
 		code = cli_report_input(env, a->model, a->inputs, &x->shape, a->reshape, d, st);
 	else if ((code = classes_of(a, b, t)) == EXIT_VALID && a->top_k > t->classes)
-		code = cli_usage(&cmd_eval, "--top-k %" PRId64 " is more than the model's %" PRId64 " classes (%s)", a->top_k,
+		code = cli_usage(env, &cmd_eval, "--top-k %" PRId64 " is more than the model's %" PRId64 " classes (%s)", a->top_k,
 		                 t->classes, cli_name(a->model));
 	else if (code == EXIT_VALID)
 		code = label_classes(a, &y, &b->out, t, truth);
@@ -431,7 +431,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	nnn_diags_t d;
 	int code;
 	if (a.json && a.wrong && !strcmp(a.wrong, "-"))
-		return cli_usage(&cmd_eval, "--json and --misclassified - both write to stdout; give --misclassified a file");
+		return cli_usage(env, &cmd_eval, "--json and --misclassified - both write to stdout; give --misclassified a file");
 	cli_run_args(args, &a.run);
 	if (cli_shape(args, "input-shape"))
 		a.shape = *cli_shape(args, "input-shape"), a.reshape = 1;

@@ -179,7 +179,7 @@ static int command(const cli_cmd_t *cmd, int argc, char **argv, cli_env_t *env)
 		return EXIT_USAGE;
 	}
 	env->json = wants_json(cmd, argc, argv);
-	code = cli_parse(cmd, argc, argv, a);
+	code = cli_parse(cmd, argc, argv, a, env);
 	for (int i = 0; code == EXIT_VALID && i < a->nvals; i++)
 		if (!strcmp(a->val[i].opt->name, "json")) /* parsed: "--json" was no other option's value */
 			env->json = a->val[i].given > 0;

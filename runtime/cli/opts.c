@@ -134,14 +134,16 @@ size_t cli_distance(const char *a, const char *b)
 	return row[lb];
 }
 
-int cli_usage(const cli_cmd_t *cmd, const char *fmt, ...)
+int cli_usage(cli_env_t *env, const cli_cmd_t *cmd, const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
-	fprintf(stderr, "nnnkit %s: ", cmd->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nsee 'nnnkit %s --help'\n", cmd->name);
+	fprintf(stderr, "nnnkit %s: %s\nsee 'nnnkit %s --help'\n", cmd->name, msg, cmd->name);
+	if (env)
+		cli_json_usage(env, msg);
 	return EXIT_USAGE;
 }
 
@@ -271,8 +273,9 @@ static int whole(const char *v, uint64_t *out)
 }
 
 /* A value into v per its option's kind; EXIT_USAGE (printed) when bad. */
-static int convert(const cli_cmd_t *cmd, cli_val_t *v, const char *text)
+static int convert(const cli_args_t *a, cli_val_t *v, const char *text)
 {
+	const cli_cmd_t *cmd = a->cmd;
 	const cli_opt_t *o = v->opt;
 	char name[64], range[160];
 	opt_name(o, name, sizeof name);
@@ -281,7 +284,7 @@ static int convert(const cli_cmd_t *cmd, cli_val_t *v, const char *text)
 	switch (o->kind) {
 	case CLI_NUM:
 		if (!whole(text, &v->n) || v->n < o->min || v->n > o->max)
-			return cli_usage(cmd, "%s needs %s, not '%s'", name, range, text);
+			return cli_usage(a->env, cmd, "%s needs %s, not '%s'", name, range, text);
 		break;
 	case CLI_REAL: {
 		char *end;
@@ -289,7 +292,7 @@ static int convert(const cli_cmd_t *cmd, cli_val_t *v, const char *text)
 		v->r = strtod(text, &end);
 		/* Decimal only: no hex, inf or nan, no leading space. */
 		if (!text[0] || *end || errno || strpbrk(text, "xXnN \t") || !(v->r >= o->rmin && v->r <= o->rmax))
-			return cli_usage(cmd, "%s needs %s, not '%s'", name, range, text);
+			return cli_usage(a->env, cmd, "%s needs %s, not '%s'", name, range, text);
 		break;
 	}
 	case CLI_CHOICE: {
@@ -298,7 +301,7 @@ static int convert(const cli_cmd_t *cmd, cli_val_t *v, const char *text)
 		while (p && !((p == o->choices || p[-1] == ' ') && (p[n] == ' ' || !p[n])))
 			p = strstr(p + 1, text);
 		if (!p)
-			return cli_usage(cmd, "%s needs %s, not '%s'", name, range, text);
+			return cli_usage(a->env, cmd, "%s needs %s, not '%s'", name, range, text);
 		break;
 	}
 	case CLI_SHAPE: {
@@ -315,9 +318,9 @@ static int convert(const cli_cmd_t *cmd, cli_val_t *v, const char *text)
 		nnn_diags_t d;
 		nnn_diags_init(&d);
 		if (!ok || !digit)
-			return nnn_diags_free(&d), cli_usage(cmd, "%s needs %s, not '%s'", name, range, text);
+			return nnn_diags_free(&d), cli_usage(a->env, cmd, "%s needs %s, not '%s'", name, range, text);
 		if (nnn_shape_parse(text, &v->shape, &d) != NNN_OK) {
-			int code = cli_usage(cmd, "%s: %s", name, d.n ? d.v[0].msg : "bad shape");
+			int code = cli_usage(a->env, cmd, "%s: %s", name, d.n ? d.v[0].msg : "bad shape");
 			nnn_diags_free(&d);
 			return code;
 		}
@@ -326,7 +329,7 @@ static int convert(const cli_cmd_t *cmd, cli_val_t *v, const char *text)
 	}
 	default:
 		if (!text[0])
-			return cli_usage(cmd, "%s needs a %s, not an empty word", name, o->metavar ? o->metavar : "value");
+			return cli_usage(a->env, cmd, "%s needs a %s, not an empty word", name, o->metavar ? o->metavar : "value");
 		break;
 	}
 	return EXIT_VALID;
@@ -376,18 +379,18 @@ static int unknown(const cli_args_t *a, const char *arg)
 	snprintf(word, sizeof word, "%.*s", (int)strcspn(arg, "="), arg + strspn(arg, "-"));
 	const char *s = suggest(a, word);
 	if (s)
-		return cli_usage(a->cmd, "unknown option %.*s; did you mean --%s?", (int)strcspn(arg, "="), arg, s);
-	return cli_usage(a->cmd, "unknown option %.*s", (int)strcspn(arg, "="), arg);
+		return cli_usage(a->env, a->cmd, "unknown option %.*s; did you mean --%s?", (int)strcspn(arg, "="), arg, s);
+	return cli_usage(a->env, a->cmd, "unknown option %.*s", (int)strcspn(arg, "="), arg);
 }
 
 /* '-' where the entry allows it, else why not. */
-static int check_dash(const cli_cmd_t *cmd, const char *what, cli_kind_t kind, unsigned flags, const char *nodash)
+static int check_dash(const cli_args_t *a, const char *what, cli_kind_t kind, unsigned flags, const char *nodash)
 {
 	if (flags & CLI_DASH)
 		return EXIT_VALID;
 	if (nodash)
-		return cli_usage(cmd, "%s cannot be '-': %s", what, nodash);
-	return cli_usage(cmd, "%s cannot be '-' (%s): name a file", what,
+		return cli_usage(a->env, a->cmd, "%s cannot be '-': %s", what, nodash);
+	return cli_usage(a->env, a->cmd, "%s cannot be '-' (%s): name a file", what,
 	                 kind == CLI_IN || kind == CLI_DIR_IN ? "standard input is not read here"
 	                                                      : "standard output is not written here");
 }
@@ -395,12 +398,12 @@ static int check_dash(const cli_cmd_t *cmd, const char *what, cli_kind_t kind, u
 /* stdin as a path every reader takes: a redirected regular file in place,
  * else (a pipe, a terminal) read whole into a memory file, up to
  * CLI_STDIN_MAX bytes. The descriptor stays open until exit. */
-static int read_stdin(const cli_cmd_t *cmd, const char **path)
+static int read_stdin(const cli_args_t *a, const char **path)
 {
 	static char buf[32]; /* set once per process, before any command runs */
 	struct stat st;
 	if (isatty(STDIN_FILENO))
-		return cli_usage(cmd, "'-' reads standard input, which is a terminal: redirect a file or a pipe to it");
+		return cli_usage(a->env, a->cmd, "'-' reads standard input, which is a terminal: redirect a file or a pipe to it");
 	if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
 		snprintf(buf, sizeof buf, "/proc/self/fd/%d", STDIN_FILENO);
 		*path = buf;
@@ -408,7 +411,7 @@ static int read_stdin(const cli_cmd_t *cmd, const char **path)
 	}
 	int fd = memfd_create("nnnkit-stdin", MFD_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, "nnnkit %s: cannot hold standard input in memory: %s\n", cmd->name, strerror(errno));
+		fprintf(stderr, "nnnkit %s: cannot hold standard input in memory: %s\n", a->cmd->name, strerror(errno));
 		return EXIT_USAGE;
 	}
 	char chunk[65536];
@@ -470,16 +473,17 @@ int cli_binary_ok(const cli_args_t *a, const char *path, const char *what)
 			forced = a->val[i].given;
 	if (!path || strcmp(path, "-") || forced || !isatty(STDOUT_FILENO))
 		return EXIT_VALID;
-	return cli_usage(a->cmd, "refusing to write %s to a terminal: redirect standard output, or give --force", what);
+	return cli_usage(a->env, a->cmd, "refusing to write %s to a terminal: redirect standard output, or give --force", what);
 }
 
-int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a)
+int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a, cli_env_t *env)
 {
 	int npos = 0, maxpos = 0, code, dashdash = 0;
 	const char *extra = NULL;
 	char name[64];
 	memset(a, 0, sizeof *a);
 	a->cmd = cmd;
+	a->env = env;
 	EACH_OPT(cmd, o) {
 		if (a->nvals == CLI_MAX_VALS)
 			abort(); /* a table past CLI_MAX_VALS: raise it */
@@ -512,7 +516,7 @@ int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a)
 				return unknown(a, s);
 			if (s[2 + n] == '=') {
 				if (v->opt->kind == CLI_FLAG)
-					return cli_usage(cmd, "--%s takes no value", v->opt->name);
+					return cli_usage(a->env, cmd, "--%s takes no value", v->opt->name);
 				text = s + 3 + n;
 			}
 		} else {
@@ -527,27 +531,27 @@ int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a)
 		const cli_opt_t *o = v->opt;
 		opt_name(o, name, sizeof name);
 		if (v->given && o->kind != CLI_FLAG && !(o->flags & CLI_REPEAT))
-			return cli_usage(cmd, "%s given twice", name);
+			return cli_usage(a->env, cmd, "%s given twice", name);
 		v->given++;
 		if (o->kind == CLI_FLAG)
 			continue;
 		if (!text) {
 			if (i + 1 == argc)
-				return cli_usage(cmd, "%s needs a value (%s)", name, o->metavar ? o->metavar : "VALUE");
+				return cli_usage(a->env, cmd, "%s needs a value (%s)", name, o->metavar ? o->metavar : "VALUE");
 			text = argv[++i];
 		}
-		if ((code = convert(cmd, v, text)) != EXIT_VALID)
+		if ((code = convert(a, v, text)) != EXIT_VALID)
 			return code;
 		if (o->flags & CLI_REPEAT) {
 			if (v->given > CLI_MAX_REPEAT)
-				return cli_usage(cmd, "%s given more than %d times", name, CLI_MAX_REPEAT);
+				return cli_usage(a->env, cmd, "%s given more than %d times", name, CLI_MAX_REPEAT);
 			v->texts[v->given - 1] = v->text;
 		}
 	}
 	if (a->help)
 		return EXIT_VALID;
 	if (extra)
-		return cli_usage(cmd, maxpos ? "unexpected argument '%s' (after %s)" : "unexpected argument '%s'", extra,
+		return cli_usage(a->env, cmd, maxpos ? "unexpected argument '%s' (after %s)" : "unexpected argument '%s'", extra,
 		                 maxpos ? cmd->pos[maxpos - 1].name : "");
 	/* A positional that names what an option names (OUT and -o). */
 	for (int k = 0; k < maxpos; k++) {
@@ -556,7 +560,7 @@ int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a)
 			continue;
 		cli_val_t *v = long_opt(a, p->option, strlen(p->option));
 		if (a->pos[k] && v->given)
-			return cli_usage(cmd, "%s given twice: as --%s and as %s", p->name, p->option, p->name);
+			return cli_usage(a->env, cmd, "%s given twice: as --%s and as %s", p->name, p->option, p->name);
 		if (v->given)
 			a->pos[k] = v->text;
 		else if (a->pos[k])
@@ -564,11 +568,11 @@ int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a)
 	}
 	for (int k = 0; k < maxpos; k++)
 		if (!a->pos[k] && !(cmd->pos[k].flags & CLI_OPTIONAL))
-			return cli_usage(cmd, cmd->pos[k].option ? "no %s given (or --%s)" : "no %s given", cmd->pos[k].name,
+			return cli_usage(a->env, cmd, cmd->pos[k].option ? "no %s given (or --%s)" : "no %s given", cmd->pos[k].name,
 			                 cmd->pos[k].option);
 	for (int i = 0; i < a->nvals; i++)
 		if ((a->val[i].opt->flags & CLI_REQUIRED) && !a->val[i].given)
-			return cli_usage(cmd, "no --%s given", a->val[i].opt->name);
+			return cli_usage(a->env, cmd, "no --%s given", a->val[i].opt->name);
 	/* '-': allowed, refused or read, once for all. */
 	int stdin_users = 0, lib_reads = 0;
 	for (int k = 0; k < maxpos; k++) {
@@ -576,7 +580,7 @@ int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a)
 		if (!a->pos[k] || strcmp(a->pos[k], "-"))
 			continue;
 		const cli_opt_t *o = p->option ? long_opt(a, p->option, strlen(p->option))->opt : NULL;
-		if ((code = check_dash(cmd, p->name, p->kind, p->flags | (o ? o->flags & CLI_DASH : 0), p->nodash)) != 0)
+		if ((code = check_dash(a, p->name, p->kind, p->flags | (o ? o->flags & CLI_DASH : 0), p->nodash)) != 0)
 			return code;
 		stdin_users += p->kind == CLI_IN;
 	}
@@ -584,7 +588,7 @@ int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a)
 		const cli_opt_t *o = a->val[i].opt;
 		if (!a->val[i].given || !a->val[i].text || strcmp(a->val[i].text, "-"))
 			continue;
-		if ((code = check_dash(cmd, opt_name(o, name, sizeof name), o->kind, o->flags, o->nodash)) != 0)
+		if ((code = check_dash(a, opt_name(o, name, sizeof name), o->kind, o->flags, o->nodash)) != 0)
 			return code;
 		if (o->flags & CLI_BINARY && (code = cli_binary_ok(a, "-", "binary output")) != 0)
 			return code;
@@ -596,10 +600,10 @@ int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a)
 		    (code = cli_binary_ok(a, "-", "binary output")) != 0)
 			return code;
 	if (stdin_users > 1)
-		return cli_usage(cmd, "'-' for two inputs: standard input can be read only once");
+		return cli_usage(a->env, cmd, "'-' for two inputs: standard input can be read only once");
 	if (stdin_users == 1 && !lib_reads) {
 		const char *path;
-		if ((code = read_stdin(cmd, &path)) != EXIT_VALID)
+		if ((code = read_stdin(a, &path)) != EXIT_VALID)
 			return code;
 		for (int k = 0; k < maxpos; k++)
 			if (a->pos[k] && !strcmp(a->pos[k], "-") && cmd->pos[k].kind == CLI_IN)
