@@ -91,6 +91,31 @@ void fz_harness_init(void)
 	fz_probe_every = v >= 1 && v <= 1000000 ? (unsigned)v : 256;
 }
 
+/* The inputs probed lately (hash and length). libFuzzer runs one input
+ * again and again (a mutation that changed nothing, a cross-over with
+ * itself), most often the probed ones, whose probe coverage is rare: by the
+ * end of a minute from the corpus, 1 in 58 inputs with an unknown ID was
+ * probed, not 1 in 256, and probing took half the time. Probing each input
+ * once keeps it near 1 in 256 (measured: 1 in 270). Harness state: one
+ * process, one thread. */
+#define FZ_PROBED_RECENT 256
+static struct {
+	uint32_t hash;
+	uint32_t len;
+} fz_probed[FZ_PROBED_RECENT];
+static unsigned fz_probed_next;
+
+static bool fz_probed_before(uint32_t h, size_t len)
+{
+	for (unsigned i = 0; i < FZ_PROBED_RECENT; i++)
+		if (fz_probed[i].hash == h && fz_probed[i].len == (uint32_t)len)
+			return true;
+	fz_probed[fz_probed_next].hash = h;
+	fz_probed[fz_probed_next].len = (uint32_t)len;
+	fz_probed_next = (fz_probed_next + 1) % FZ_PROBED_RECENT;
+	return false;
+}
+
 static bool fz_probe(const uint8_t *data, size_t len)
 {
 	uint32_t h = 2166136261u; /* FNV-1a */
@@ -98,7 +123,15 @@ static bool fz_probe(const uint8_t *data, size_t len)
 		return true;
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ data[i]) * 16777619u;
-	return h % fz_probe_every == 0;
+	/* FNV-1a's low byte is an 8-bit state machine over the bytes (the
+	 * multiply carries nothing down), so similar inputs share it; finish
+	 * with murmur3's avalanche before taking the low bits. */
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h % fz_probe_every == 0 && !fz_probed_before(h, len);
 }
 
 /* The diags to decode an input with: NULL when it has an unknown ID and is
