@@ -404,6 +404,17 @@ Test(conventions, dash_is_stdin_or_stdout_or_refused, .timeout = 180)
 				cr_assert_eq(st, want, "%s: exit %d, but %d with a file name\n%s", args, st, want, out);
 				cr_assert_null(strstr(out, "cannot open"), "%s: %s", args, out);
 				declared(cmd, st, args, out);
+				if (strcmp(kind, "file-in"))
+					continue;
+				/* Wrong bytes on stdin: the message names "stdin", whatever reads it
+				 * (export's folder exists by now: it says so first). */
+				st = t_sh(out, sizeof out, "printf 'not a model, not an array' | '%s' %s >/dev/null", nnnkit_bin(),
+				          args);
+				cr_assert(st != 0, "%s: took text", args);
+				cr_assert(!strcmp(str(cmd, "name"), "export") || strstr(out, "nnnkit: stdin"),
+				          "%s: stdin not named:\n%s", args, out);
+				cr_assert_null(strstr(out, "/proc/self/fd/"), "%s: %s", args, out);
+				cr_assert_null(strstr(out, "nnnkit: -:"), "%s: %s", args, out);
 			}
 	}
 	cr_assert_gt(allowed, 8);

@@ -628,7 +628,7 @@ int cli_report_input(cli_env_t *env, const char *model, const char *input, const
 		        d && d->n ? nnn_diag_format(&d->v[0], buf, sizeof buf) : nnn_status_str(st),
 		        reshaped ? "check --input-shape against 'nnnkit validate MODEL --input-shape ...'"
 		                 : "give --input-shape with the model's input shape (nnnkit info MODEL shows its layers)");
-		cli_json_error(env, input, d, st, cli_exit(env, EXIT_INVALID));
+		cli_json_error(env, cli_name(input), d, st, cli_exit(env, EXIT_INVALID));
 		return EXIT_INVALID;
 	}
 	return cli_fail(env, model, d, st);

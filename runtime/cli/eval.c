@@ -156,7 +156,7 @@ static int label_classes(const eval_args_t *a, const nnn_npy_t *y, const nnn_sha
 	/* count <= the floats Y holds: bounded by what is already in memory. */
 	*truth = malloc((size_t)count * sizeof **truth + 1);
 	if (!*truth) {
-		fprintf(stderr, "nnnkit: %s: no memory for %" PRId64 " labels\n", a->labels, count);
+		fprintf(stderr, "nnnkit: %s: no memory for %" PRId64 " labels\n", cli_name(a->labels), count);
 		return EXIT_USAGE;
 	}
 	for (int64_t i = 0; i < count; i++) {
@@ -406,7 +406,8 @@ static int eval_files(const eval_args_t *a, cli_env_t *env, nnn_diags_t *d)
 			code = cli_fail(env, a->model, d, st);
 		int kept = t.wrong && fclose(t.wrong) == 0;
 		if (st == NNN_OK && a->wrong && !kept) {
-			fprintf(stderr, "nnnkit: %s: no memory for the misclassified samples\n", cli_name(a->wrong));
+			fprintf(stderr, "nnnkit: %s: no memory for the misclassified samples\n",
+			        strcmp(a->wrong, "-") ? a->wrong : "stdout");
 			code = EXIT_USAGE;
 		} else if (st == NNN_OK && a->wrong) {
 			fflush(stdout);

@@ -149,8 +149,10 @@ int cli_usage(cli_env_t *env, const cli_cmd_t *cmd, const char *fmt, ...)
 
 const char *cli_name(const char *path)
 {
-	/* Only '-' makes nnnkit read a /proc/self/fd path (read_stdin). */
-	return path && !strncmp(path, "/proc/self/fd/", 14) ? "stdin" : path;
+	/* Only '-' makes nnnkit read a /proc/self/fd path (read_stdin); the
+	 * .npy reader takes '-' itself. Outputs to '-' are named "stdout" by
+	 * their writers and never come here. */
+	return path && (!strncmp(path, "/proc/self/fd/", 14) || !strcmp(path, "-")) ? "stdin" : path;
 }
 
 int cli_check_env(void)
