@@ -63,7 +63,18 @@ Test(cli, help_and_usage_errors)
 	}
 	nnnkit(&r, "frobnicate");
 	cr_assert_eq(r.code, 2);
-	cr_assert(strstr(r.err, "unknown command 'frobnicate'\nusage: nnnkit"), "%s", r.err);
+	/* One line and where to look, not the whole help. */
+	cr_assert_str_eq(r.err, "nnnkit: unknown command 'frobnicate'\nsee 'nnnkit --help' for the commands\n");
+	/* Global options come from their table: a flag takes no value, FILE is needed. */
+	nnnkit(&r, "--progress=1 info tiny.nnn");
+	cr_assert_eq(r.code, 2);
+	cr_assert_str_eq(r.err, "nnnkit: --progress takes no value\nsee 'nnnkit --help'\n");
+	nnnkit(&r, "info tiny.nnn --plugin");
+	cr_assert_eq(r.code, 2);
+	cr_assert(strstr(r.err, "nnnkit: --plugin needs a file\n"), "%s", r.err);
+	nnnkit(&r, "--plugin - info tiny.nnn");
+	cr_assert_eq(r.code, 2);
+	cr_assert(strstr(r.err, "'-' cannot work: a plugin is loaded from a file"), "%s", r.err);
 	nnnkit(&r, "valdiate tiny.nnn");
 	cr_assert_eq(r.code, 2);
 	cr_assert(strstr(r.err, "unknown command 'valdiate'; did you mean 'validate'?"), "%s", r.err);

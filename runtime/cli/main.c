@@ -83,29 +83,61 @@ static const char *suggest(const char *word)
 	return prefixes > 1 ? NULL : best;
 }
 
-/* Takes the shared options out of argv, wherever they are. */
+/* The global option argv[*i] is (from cli_opts_global), or NULL; *value
+ * gets its value (from "--name=VALUE" or the next word; for a flag, what
+ * follows '=', which is wrong), else NULL. */
+static const cli_opt_t *global_option(int argc, char **argv, int *i, const char **value)
+{
+	const char *arg = argv[*i];
+	*value = NULL;
+	if (strncmp(arg, "--", 2))
+		return NULL;
+	for (const cli_opt_t *o = cli_opts_global; o->name; o++) {
+		size_t n = strlen(o->name);
+		if (strncmp(arg + 2, o->name, n) || (arg[2 + n] && arg[2 + n] != '='))
+			continue;
+		if (o->kind == CLI_FLAG) {
+			*value = arg[2 + n] ? arg + 3 + n : NULL;
+			return o;
+		}
+		*value = arg[2 + n] == '=' ? arg + 3 + n : *i + 1 < argc ? argv[++*i] : NULL;
+		return o;
+	}
+	return NULL;
+}
+
+/* Takes the shared options (cli_opts_global) out of argv, wherever they
+ * are before `--`. */
 static int shared_options(int *argc, char **argv, cli_env_t *env)
 {
 	int k = 0;
 	for (int i = 0; i < *argc; i++) {
-		if (!strcmp(argv[i], "--plugin") || !strncmp(argv[i], "--plugin=", 9)) {
-			const char *v = argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < *argc ? argv[++i] : NULL);
-			if (!v || !*v || !strcmp(v, "-")) {
-				fprintf(stderr, "nnnkit: --plugin needs a file%s\nsee 'nnnkit --help'\n",
-				        v && !strcmp(v, "-") ? " ('-' cannot work: a plugin is loaded from a file)" : "");
-				return -1;
-			}
-			env->plugins[env->nplugins++] = v;
-		} else if (!strcmp(argv[i], "--no-default-plugins")) {
-			env->no_default = 1;
-		} else if (!strcmp(argv[i], "--progress") || !strcmp(argv[i], "--no-progress")) {
-			env->progress = argv[i][2] == 'p';
-		} else if (!strcmp(argv[i], "--")) {
-			while (i < *argc)
-				argv[k++] = argv[i++];
-		} else {
-			argv[k++] = argv[i];
+		const char *v;
+		const cli_opt_t *o = global_option(*argc, argv, &i, &v);
+		if (!o) {
+			if (!strcmp(argv[i], "--"))
+				while (i < *argc)
+					argv[k++] = argv[i++];
+			else
+				argv[k++] = argv[i];
+			continue;
 		}
+		if (o->kind == CLI_FLAG && v) {
+			fprintf(stderr, "nnnkit: --%s takes no value\nsee 'nnnkit --help'\n", o->name);
+			return -1;
+		}
+		if (o->kind != CLI_FLAG && (!v || !*v || !strcmp(v, "-"))) {
+			fprintf(stderr, "nnnkit: --%s needs %s%s%s%s\nsee 'nnnkit --help'\n", o->name,
+			        o->kind == CLI_IN ? "a file" : "a value", v && !strcmp(v, "-") ? " ('-' cannot work: " : "",
+			        v && !strcmp(v, "-") ? o->nodash : "", v && !strcmp(v, "-") ? ")" : "");
+			return -1;
+		}
+		if (!strcmp(o->name, "plugin"))
+			env->plugins[env->nplugins++] = v;
+		else if (!strcmp(o->name, "no-default-plugins"))
+			env->no_default = 1;
+		else /* progress, no-progress */
+			env->progress = !strcmp(o->name, "progress");
 	}
 	*argc = k;
 	argv[k] = NULL;
@@ -235,8 +267,8 @@ int main(int argc, char **argv)
 			        argv[1], guess);
 			code = EXIT_USAGE;
 		} else {
-			fprintf(stderr, "nnnkit: unknown command '%s'\n", argv[1]);
-			code = usage(stderr, EXIT_USAGE);
+			fprintf(stderr, "nnnkit: unknown command '%s'\nsee 'nnnkit --help' for the commands\n", argv[1]);
+			code = EXIT_USAGE;
 		}
 	}
 	nnn_ctx_free(env.ctx);
