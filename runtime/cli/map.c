@@ -130,12 +130,13 @@ static void tensors(FILE *o, const cli_scan_t *s)
 		const cli_tensor_t *t = &s->tensors[i];
 		fprintf(o, "%s\n{\"field\":%zu,\"dims\":", i ? "," : "", t->field);
 		jz(o, t->dims);
-		fprintf(o, ",\"count\":%" PRId64 ",\"finite\":%" PRId64 ",\"nan\":%" PRId64 ",\"pinf\":%" PRId64
-		           ",\"ninf\":%" PRId64 ",\"zero\":%" PRId64, t->count, t->finite, t->nan, t->pinf, t->ninf, t->zero);
-		num(o, "min", t->min);
-		num(o, "max", t->max);
-		num(o, "mean", t->mean);
-		num(o, "std", t->std);
+		fprintf(o, ",\"count\":%" PRIu64 ",\"finite\":%" PRIu64 ",\"nan\":%" PRIu64 ",\"pinf\":%" PRIu64
+		           ",\"ninf\":%" PRIu64 ",\"zero\":%" PRIu64, t->st.count, t->st.finite, t->st.nan, t->st.pinf,
+		           t->st.ninf, t->st.zeros);
+		num(o, "min", t->st.min);
+		num(o, "max", t->st.max);
+		num(o, "mean", t->st.mean);
+		num(o, "std", t->st.std);
 		fputs(",\"bins\":[", o);
 		for (int b = 0; b < CLI_BINS; b++)
 			fprintf(o, "%s%" PRIu64, b ? "," : "", t->bins[b]);

@@ -182,44 +182,20 @@ static const char *dims_of(const cli_scan_t *s, size_t at)
 	return "?";
 }
 
-/* Counts (NaN, infinities, zeros) and statistics of the finite values
- * (Welford, in double) in one pass, then their histogram over [min, max],
- * which needs both ends first. */
+/* Counts and statistics (cli_values_stats, as `nnnkit stats`), then the
+ * histogram of the finite values over [min, max], which needs both ends
+ * first. */
 static void stats(cli_tensor_t *t, nnn_f32s_t a)
 {
-	double mean = 0, m2 = 0;
-	t->count = a.n;
-	for (int32_t i = 0; i < a.n; i++) {
-		double x = nnn_f32s_get(a, i);
-		if (isnan(x)) {
-			t->nan++;
-		} else if (isinf(x)) {
-			if (x > 0)
-				t->pinf++;
-			else
-				t->ninf++;
-		} else {
-			if (!t->finite || x < t->min)
-				t->min = x;
-			if (!t->finite || x > t->max)
-				t->max = x;
-			t->finite++;
-			t->zero += x == 0;
-			double d = x - mean;
-			mean += d / (double)t->finite;
-			m2 += d * (x - mean);
-		}
-	}
-	if (!t->finite)
+	cli_values_stats(a, &t->st);
+	if (!t->st.finite)
 		return;
-	t->mean = mean;
-	t->std = sqrt(m2 / (double)t->finite);
-	double w = t->max - t->min;
+	double w = t->st.max - t->st.min;
 	for (int32_t i = 0; i < a.n; i++) {
 		double x = nnn_f32s_get(a, i);
 		if (!isfinite(x))
 			continue;
-		int b = w > 0 ? (int)((x - t->min) / w * CLI_BINS) : 0;
+		int b = w > 0 ? (int)((x - t->st.min) / w * CLI_BINS) : 0;
 		t->bins[b < CLI_BINS ? b : CLI_BINS - 1]++;
 	}
 }

@@ -26,10 +26,8 @@ typedef struct cli_field {
 typedef struct cli_tensor {
 	size_t field;           /* its data field */
 	const char *dims;       /* "[3, 2]" (from its dims field), or "?" */
-	int64_t count, finite, nan, pinf, ninf;
-	int64_t zero;           /* values equal to 0 (either sign), counted with the others */
-	double min, max, mean, std; /* of the finite values; 0 when there are none */
-	uint64_t bins[CLI_BINS];    /* the finite values over [min, max] */
+	cli_vstats_t st;        /* counts and statistics, as `nnnkit stats` gives them */
+	uint64_t bins[CLI_BINS]; /* the finite values over [min, max] */
 } cli_tensor_t;
 
 typedef struct cli_layer {
