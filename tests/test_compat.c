@@ -41,14 +41,12 @@
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
-#include <ftw.h>
 #include <glob.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,43 +57,21 @@
 #include "builder.h"
 #include "schemaq.h"
 #include "shell.h"
+#include "tmpdir.h"
 
 #define GEN_LUA "lua5.4 gen/nnngen.lua"
 #define LOCK "schema/nnn.lock"
 
 /* ---- temp dir per test ---- */
 
-static char g_tmp[64];
+#define TMP "nnn-compat-"
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-/* The test's temp dir, created on first use. */
 static const char *tmp(void)
 {
-	if (!g_tmp[0]) {
-		strcpy(g_tmp, "/tmp/nnn-compat-XXXXXX");
-		if (!mkdtemp(g_tmp)) {
-			g_tmp[0] = '\0';
-			cr_assert_fail("mkdtemp: %s", strerror(errno));
-		}
-	}
-	return g_tmp;
+	return t_tmpdir(TMP);
 }
 
-static void compat_teardown(void)
-{
-	if (g_tmp[0] && !strncmp(g_tmp, "/tmp/nnn-compat-", 16))
-		nftw(g_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	g_tmp[0] = '\0';
-}
-
-TestSuite(compat, .fini = compat_teardown);
+TestSuite(compat, .fini = t_tmpdir_remove);
 
 /* ---- helpers ---- */
 
@@ -111,14 +87,9 @@ static void require_root(void)
 	          "run the tests from the project root (gen/nnngen.lua not found)");
 }
 
-/* "<tmp>/<name>" in a static ring of buffers, so a few can be live at once. */
 static const char *tpath(const char *name)
 {
-	static char ring[16][256];
-	static int next;
-	char *p = ring[next++ % 16];
-	snprintf(p, sizeof ring[0], "%s/%s", tmp(), name);
-	return p;
+	return t_tmppath(TMP, name);
 }
 
 /* The whole file, NUL-terminated (*size excludes the NUL); NULL if unreadable. */

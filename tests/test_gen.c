@@ -27,13 +27,11 @@
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,6 +39,7 @@
 
 #include "schemaq.h"
 #include "shell.h"
+#include "tmpdir.h"
 
 #define GEN_LUA "lua5.4 gen/nnngen.lua"
 #define CC_WARN "-std=c11 -Wall -Wextra -Werror"
@@ -48,38 +47,14 @@
 
 /* ---- temp dir per test ---- */
 
-static char g_tmp[64];
+#define TMP "nnn-gen-"
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-/* The test's temp dir, created on first use (so a skipped test, whose fini
- * Criterion does not run, leaves nothing behind). */
 static const char *tmp(void)
 {
-	if (!g_tmp[0]) {
-		strcpy(g_tmp, "/tmp/nnn-gen-XXXXXX");
-		if (!mkdtemp(g_tmp)) {
-			g_tmp[0] = '\0';
-			cr_assert_fail("mkdtemp: %s", strerror(errno));
-		}
-	}
-	return g_tmp;
+	return t_tmpdir(TMP);
 }
 
-static void gen_teardown(void)
-{
-	if (g_tmp[0] && !strncmp(g_tmp, "/tmp/nnn-gen-", 13))
-		nftw(g_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	g_tmp[0] = '\0';
-}
-
-TestSuite(gen, .fini = gen_teardown);
+TestSuite(gen, .fini = t_tmpdir_remove);
 
 /* ---- helpers ---- */
 
@@ -95,14 +70,9 @@ static void require_root(void)
 	          "run the tests from the project root (gen/nnngen.lua not found)");
 }
 
-/* "<tmp>/<name>" in a static ring of buffers, so a few can be live at once. */
 static const char *tpath(const char *name)
 {
-	static char ring[8][256];
-	static int next;
-	char *p = ring[next++ % 8];
-	snprintf(p, sizeof ring[0], "%s/%s", tmp(), name);
-	return p;
+	return t_tmppath(TMP, name);
 }
 
 /* The whole file, NUL-terminated (*size excludes the NUL); NULL if unreadable. */
@@ -829,7 +799,7 @@ static void expect_robust(const char *name, const char *body)
 	}
 	run_free(&r);
 	if (under_valgrind()) {
-		gen_teardown(); /* Criterion runs no fini after a skip */
+		t_tmpdir_remove(); /* Criterion runs no fini after a skip */
 		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
 	}
 	r = sh("cc " CC_WARN " -O2 " INCLUDES("'%s/%s'") " -c '%s/%s/schema_gen.c' -o '%s/%s/schema_gen.o'", tmp(),
