@@ -1,6 +1,7 @@
 /* clirun.c: see clirun.h. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -42,4 +43,15 @@ void nnnkit_env(run_t *r, const char *pre, const char *args)
 	r->code = WEXITSTATUS(st);
 	slurp(out, r->out, sizeof r->out);
 	slurp(err, r->err, sizeof r->err);
+}
+
+void nnnkitf(run_t *r, const char *fmt, ...)
+{
+	char args[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	cr_assert(n >= 0 && (size_t)n < sizeof args, "nnnkit arguments too long: %s", args);
+	nnnkit(r, args);
 }

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include <nnn/status.h>
+
 typedef struct run {
 	int code;
 	char out[65536];
@@ -25,5 +27,9 @@ const char *nnnkit_bin(void);
  * buffer). */
 void nnnkit_env(run_t *r, const char *pre, const char *args);
 #define nnnkit(r, args) nnnkit_env((r), "", (args))
+
+/* nnnkit with printf-formatted arguments; fails the test when they do not
+ * fit in 4 KiB. */
+void nnnkitf(run_t *r, const char *fmt, ...) NNN_PRINTF(2, 3);
 
 #endif

@@ -5,7 +5,6 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,19 +397,6 @@ Test(cli, conformance_runner_catches_lenient_and_crashing_decoders)
 }
 
 /* ---- the JSON form, export, build ---- */
-
-/* nnnkit with printf-formatted arguments. */
-static void nnnkitf(run_t *r, const char *fmt, ...) NNN_PRINTF(2, 3);
-
-static void nnnkitf(run_t *r, const char *fmt, ...)
-{
-	char args[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof args, fmt, ap);
-	va_end(ap);
-	nnnkit(r, args);
-}
 
 /* Files are handled here rather than with sed, grep or test: under `make
  * valgrind` every child process is traced, and those leak. */
