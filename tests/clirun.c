@@ -26,11 +26,6 @@ void slurp(const char *path, char *buf, size_t size)
 	unlink(path);
 }
 
-const char *nnnkit_bin(void)
-{
-	return getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
-}
-
 void nnnkit_env(run_t *r, const char *pre, const char *args)
 {
 	char out[] = "/tmp/nnncli.out.XXXXXX", err[] = "/tmp/nnncli.err.XXXXXX", cmd[4096];

@@ -1,11 +1,13 @@
 /* clirun.h: runs the nnnkit executable as a user would, for the CLI tests.
- * The binary is $NNNKIT (set by make test), or build/nnnkit. */
+ * The binary is nnnkit_bin() (shell.h): $NNNKIT, or build/nnnkit. */
 #ifndef NNN_TEST_CLIRUN_H
 #define NNN_TEST_CLIRUN_H
 
 #include <stddef.h>
 
 #include <nnn/status.h>
+
+#include "shell.h"
 
 typedef struct run {
 	int code;
@@ -17,9 +19,6 @@ typedef struct run {
  * cannot be read); slurp then removes the file. */
 void slurp_keep(const char *path, char *buf, size_t size);
 void slurp(const char *path, char *buf, size_t size);
-
-/* The path of the nnnkit executable. */
-const char *nnnkit_bin(void);
 
 /* Runs `env PRE nnnkit ARGS` through the shell (PRE such as
  * "NNNKIT_PROGRESS=1" or "-u TERM"; "" runs nnnkit directly) with stdin

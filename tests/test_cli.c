@@ -368,7 +368,7 @@ Test(cli, conformance_runner_catches_lenient_and_crashing_decoders)
 
 	/* nnnkit itself as an external decoder. */
 	snprintf(args, sizeof args, "conformance --corpus %s --decoder '%s validate {file}'",
-	         dir, getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit");
+	         dir, nnnkit_bin());
 	nnnkit(&r, args);
 	cr_assert_eq(r.code, 0, "%s", r.out);
 
@@ -617,7 +617,7 @@ Test(cli, from_numpy_example, .timeout = 120)
 		cr_skip_test("numpy is not installed for /usr/bin/python3 (Debian: apt-get install python3-numpy): skipped");
 	char dir[64] = "/tmp/nnnnumpy.XXXXXX", path[256];
 	cr_assert_not_null(mkdtemp(dir));
-	const char *bin = getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
+	const char *bin = nnnkit_bin();
 	cr_assert_eq(t_sh(NULL, 0, "NNNKIT=%s /usr/bin/python3 examples/from-numpy/train.py %s/out > %s/log 2>&1", bin, dir, dir),
 	             0, "the example failed: see %s/log", dir);
 	nnn_npy_t y, want;

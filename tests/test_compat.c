@@ -938,9 +938,7 @@ Test(compat, growing_walk)
 
 	/* The project's own nnnkit, built before the change, refuses the new layer ID. */
 	{
-		const char *kit = getenv("NNNKIT");
-		if (!kit || !*kit)
-			kit = "build/nnnkit";
+		const char *kit = nnnkit_bin();
 		if (access(kit, X_OK) == 0) {
 			r = sh("unset NNN_PLUGIN_PATH; '%s' validate '%s'", kit, tpath("batchnorm.nnn"));
 			cr_expect_eq(r.status, 1, "old nnnkit should reject BatchNorm (status %d):\n%s%s", r.status, r.out,

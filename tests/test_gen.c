@@ -553,17 +553,11 @@ static void build_against_codec(const char *name, const char *source, const char
 	t_run_free(&r);
 }
 
-static const char *nnnkit_path(void)
-{
-	const char *p = getenv("NNNKIT");
-	return p && *p ? p : "build/nnnkit";
-}
-
 /* `nnnkit validate FILE` from the project's own build must refuse activation `id`. */
 static void expect_original_rejects(const char *file, long long id)
 {
 	char want[64];
-	const char *kit = nnnkit_path();
+	const char *kit = nnnkit_bin();
 	char prefix[512];
 	t_run_t r;
 
@@ -642,7 +636,7 @@ Test(gen, original_rejects_new_id)
 {
 	long long id;
 	bytes_t w;
-	const char *kit = nnnkit_path();
+	const char *kit = nnnkit_bin();
 	t_run_t r;
 
 	t_require_root();
@@ -1384,8 +1378,8 @@ Test(gen, lang_range_min_open_core, .timeout = 240)
 	          r.out);
 	t_run_free(&r);
 	/* And the validator agrees with the reference on every case of the corpus. */
-	cr_assert(access(nnnkit_path(), X_OK) == 0, "%s is not built (run make)", nnnkit_path());
-	r = sh("'%s' conformance --no-progress --corpus '%s/corpus' --decoder '%s/validate {file}'", nnnkit_path(), tmp(),
+	cr_assert(access(nnnkit_bin(), X_OK) == 0, "%s is not built (run make)", nnnkit_bin());
+	r = sh("'%s' conformance --no-progress --corpus '%s/corpus' --decoder '%s/validate {file}'", nnnkit_bin(), tmp(),
 	       tmp());
 	cr_expect_eq(r.status, 0, "the generated validator disagrees with the corpus:\n%s%s", r.out, r.err);
 	t_run_free(&r);
@@ -1402,7 +1396,7 @@ Test(gen, lang_range_min_open_plugin, .timeout = 240)
 	t_require_root();
 	if (t_under_valgrind())
 		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
-	cr_assert(access(nnnkit_path(), X_OK) == 0, "%s is not built (run make)", nnnkit_path());
+	cr_assert(access(nnnkit_bin(), X_OK) == 0, "%s is not built (run make)", nnnkit_bin());
 	r = sh("cp examples/plugin-pool-swish/schema.lua '%s/poolswish.lua'", tmp());
 	cr_assert_eq(r.status, 0);
 	t_run_free(&r);
@@ -1432,12 +1426,12 @@ Test(gen, lang_range_min_open_plugin, .timeout = 240)
 
 	find_case(tpath("corpus/manifest.json"), "-range-beta-min.nnn", line, sizeof line, file, sizeof file);
 	cr_expect(strstr(line, "\"code\": \"E_RANGE\"") != NULL, "%s", line);
-	r = sh("'%s' --plugin '%s/poolswish.so' validate '%s/corpus/%s'", nnnkit_path(), tmp(), tmp(), file);
+	r = sh("'%s' --plugin '%s/poolswish.so' validate '%s/corpus/%s'", nnnkit_bin(), tmp(), tmp(), file);
 	cr_expect_eq(r.status, 1, "beta == 0 was accepted:\n%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "activation.beta") != NULL && strstr(r.err, "found 0, expected > 0") != NULL, "%s%s",
 	          r.out, r.err);
 	t_run_free(&r);
-	r = sh("'%s' --plugin '%s/poolswish.so' conformance --no-progress --corpus '%s/corpus'", nnnkit_path(), tmp(),
+	r = sh("'%s' --plugin '%s/poolswish.so' conformance --no-progress --corpus '%s/corpus'", nnnkit_bin(), tmp(),
 	       tmp());
 	cr_expect_eq(r.status, 0, "nnnkit with the plugin disagrees with the corpus:\n%s%s", r.out, r.err);
 	t_run_free(&r);
