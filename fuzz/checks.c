@@ -1146,3 +1146,12 @@ int fz_check(const char *name, const uint8_t *data, size_t len, char *why, size_
 	snprintf(why, size, "no harness named %s", name);
 	return -1;
 }
+
+void fz_harness_input(const char *name, const uint8_t *data, size_t len)
+{
+	char why[FZ_WHY_MAX];
+	if (fz_check(name, data, len, why, sizeof why)) {
+		fprintf(stderr, "%s: invariant broken on a %zu-byte input: %s\n", name, len, why);
+		abort();
+	}
+}

@@ -69,4 +69,10 @@ void fz_harness_init(void);
  * context. */
 int fz_check(const char *name, const uint8_t *data, size_t len, char *why, size_t size);
 
+/* A harness's LLVMFuzzerTestOneInput: the check of harness `name` (fz_check)
+ * on one input; when an invariant breaks, prints "<name>: invariant broken on
+ * a <len>-byte input: <why>" on stderr and aborts, so that libFuzzer saves the
+ * input. */
+void fz_harness_input(const char *name, const uint8_t *data, size_t len);
+
 #endif

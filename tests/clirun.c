@@ -1,6 +1,7 @@
 /* clirun.c: see clirun.h. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -25,11 +26,6 @@ void slurp(const char *path, char *buf, size_t size)
 	unlink(path);
 }
 
-const char *nnnkit_bin(void)
-{
-	return getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
-}
-
 void nnnkit_env(run_t *r, const char *pre, const char *args)
 {
 	char out[] = "/tmp/nnncli.out.XXXXXX", err[] = "/tmp/nnncli.err.XXXXXX", cmd[4096];
@@ -42,4 +38,15 @@ void nnnkit_env(run_t *r, const char *pre, const char *args)
 	r->code = WEXITSTATUS(st);
 	slurp(out, r->out, sizeof r->out);
 	slurp(err, r->err, sizeof r->err);
+}
+
+void nnnkitf(run_t *r, const char *fmt, ...)
+{
+	char args[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	cr_assert(n >= 0 && (size_t)n < sizeof args, "nnnkit arguments too long: %s", args);
+	nnnkit(r, args);
 }

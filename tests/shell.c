@@ -50,3 +50,9 @@ const char *t_fmt(const char *f, ...)
 	cr_assert(n >= 0 && (size_t)n < sizeof ring[0], "text too long for t_fmt");
 	return p;
 }
+
+const char *nnnkit_bin(void)
+{
+	const char *p = getenv("NNNKIT");
+	return p && *p ? p : "build/nnnkit";
+}

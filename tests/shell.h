@@ -15,4 +15,8 @@ int t_sh(char *out, size_t size, const char *fmt, ...) NNN_PRINTF(3, 4);
  * once (a test's expected messages); fails the test when one does not fit. */
 const char *t_fmt(const char *fmt, ...) NNN_PRINTF(1, 2);
 
+/* The path of the nnnkit executable: $NNNKIT (set by make test) when set
+ * and not empty, else build/nnnkit. */
+const char *nnnkit_bin(void);
+
 #endif

@@ -5,7 +5,6 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,7 +379,7 @@ Test(cli, conformance_runner_catches_lenient_and_crashing_decoders)
 
 	/* nnnkit itself as an external decoder. */
 	snprintf(args, sizeof args, "conformance --corpus %s --decoder '%s validate {file}'",
-	         dir, getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit");
+	         dir, nnnkit_bin());
 	nnnkit(&r, args);
 	cr_assert_eq(r.code, 0, "%s", r.out);
 
@@ -409,19 +408,6 @@ Test(cli, conformance_runner_catches_lenient_and_crashing_decoders)
 }
 
 /* ---- the JSON form, export, build ---- */
-
-/* nnnkit with printf-formatted arguments. */
-static void nnnkitf(run_t *r, const char *fmt, ...) NNN_PRINTF(2, 3);
-
-static void nnnkitf(run_t *r, const char *fmt, ...)
-{
-	char args[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof args, fmt, ap);
-	va_end(ap);
-	nnnkit(r, args);
-}
 
 /* Files are handled here rather than with sed, grep or test: under `make
  * valgrind` every child process is traced, and those leak. */
@@ -642,7 +628,7 @@ Test(cli, from_numpy_example, .timeout = 120)
 		cr_skip_test("numpy is not installed for /usr/bin/python3 (Debian: apt-get install python3-numpy): skipped");
 	char dir[64] = "/tmp/nnnnumpy.XXXXXX", path[256];
 	cr_assert_not_null(mkdtemp(dir));
-	const char *bin = getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
+	const char *bin = nnnkit_bin();
 	cr_assert_eq(t_sh(NULL, 0, "NNNKIT=%s /usr/bin/python3 examples/from-numpy/train.py %s/out > %s/log 2>&1", bin, dir, dir),
 	             0, "the example failed: see %s/log", dir);
 	nnn_npy_t y, want;

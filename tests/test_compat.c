@@ -40,16 +40,11 @@
  * as an error of the child.
  */
 #define _XOPEN_SOURCE 700
-#include <errno.h>
-#include <ftw.h>
 #include <glob.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -57,156 +52,33 @@
 #include <nnn/model.h>
 
 #include "builder.h"
+#include "blackbox.h"
 #include "schemaq.h"
 #include "shell.h"
+#include "tmpdir.h"
 
 #define GEN_LUA "lua5.4 gen/nnngen.lua"
 #define LOCK "schema/nnn.lock"
 
 /* ---- temp dir per test ---- */
 
-static char g_tmp[64];
+#define TMP "nnn-compat-"
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-/* The test's temp dir, created on first use. */
 static const char *tmp(void)
 {
-	if (!g_tmp[0]) {
-		strcpy(g_tmp, "/tmp/nnn-compat-XXXXXX");
-		if (!mkdtemp(g_tmp)) {
-			g_tmp[0] = '\0';
-			cr_assert_fail("mkdtemp: %s", strerror(errno));
-		}
-	}
-	return g_tmp;
+	return t_tmpdir(TMP);
 }
 
-static void compat_teardown(void)
-{
-	if (g_tmp[0] && !strncmp(g_tmp, "/tmp/nnn-compat-", 16))
-		nftw(g_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	g_tmp[0] = '\0';
-}
+TestSuite(compat, .fini = t_tmpdir_remove);
 
-TestSuite(compat, .fini = compat_teardown);
+/* A shell command run with its output captured in the temp dir. */
+#define sh(...) t_run_in(tmp(), __VA_ARGS__)
 
 /* ---- helpers ---- */
 
-static int under_valgrind(void)
-{
-	const char *v = getenv("NNN_UNDER_VALGRIND");
-	return v && *v && strcmp(v, "0") != 0;
-}
-
-static void require_root(void)
-{
-	cr_assert(access("gen/nnngen.lua", R_OK) == 0 && access("schema/nnn.lua", R_OK) == 0,
-	          "run the tests from the project root (gen/nnngen.lua not found)");
-}
-
-/* "<tmp>/<name>" in a static ring of buffers, so a few can be live at once. */
 static const char *tpath(const char *name)
 {
-	static char ring[16][256];
-	static int next;
-	char *p = ring[next++ % 16];
-	snprintf(p, sizeof ring[0], "%s/%s", tmp(), name);
-	return p;
-}
-
-/* The whole file, NUL-terminated (*size excludes the NUL); NULL if unreadable. */
-static char *slurp(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (cap - n < 4096) {
-			char *nb = realloc(buf, cap * 2 + 8192);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-			cap = cap * 2 + 8192;
-		}
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	if (size)
-		*size = n;
-	return buf;
-}
-
-static void spit(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-	cr_assert_not_null(f, "cannot create %s: %s", path, strerror(errno));
-	cr_assert_eq(fwrite(data, 1, len, f), len, "cannot write %s", path);
-	cr_assert_eq(fclose(f), 0, "cannot close %s", path);
-}
-
-static void spit_str(const char *path, const char *text)
-{
-	spit(path, text, strlen(text));
-}
-
-/* Result of a shell command: exit status (128 + signal when killed, -1 when
- * it could not be run) and everything it wrote. */
-typedef struct run {
-	int status;
-	char *out, *err;
-} run_t;
-
-static void run_free(run_t *r)
-{
-	free(r->out);
-	free(r->err);
-	r->out = r->err = NULL;
-}
-
-/* Runs `sh -c CMD` with stdout and stderr captured into files of the temp dir. */
-__attribute__((format(printf, 1, 2))) static run_t sh(const char *fmt, ...)
-{
-	char cmd[8192], full[8600];
-	run_t r = { -1, NULL, NULL };
-	va_list ap;
-	int n, st;
-
-	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	cr_assert(n > 0 && (size_t)n < sizeof cmd, "command too long");
-	n = snprintf(full, sizeof full, "{ %s\n} </dev/null >'%s/.out' 2>'%s/.err'", cmd, tmp(), tmp());
-	cr_assert(n > 0 && (size_t)n < sizeof full, "command too long");
-	fflush(NULL);
-	st = system(full);
-	if (st != -1 && WIFEXITED(st))
-		r.status = WEXITSTATUS(st);
-	else if (st != -1 && WIFSIGNALED(st))
-		r.status = 128 + WTERMSIG(st);
-	r.out = slurp(tpath(".out"), NULL);
-	r.err = slurp(tpath(".err"), NULL);
-	if (!r.out)
-		r.out = calloc(1, 1);
-	if (!r.err)
-		r.err = calloc(1, 1);
-	cr_assert(r.out && r.err, "out of memory");
-	return r;
+	return t_tmppath(TMP, name);
 }
 
 /* Whether `text` holds `line` as one whole line. */
@@ -229,16 +101,6 @@ static size_t count_lines(const char *text)
 }
 
 
-/* Copies schema/nnn.lua into the temp dir, so schemas written there can import it. */
-static void copy_schema(void)
-{
-	size_t n;
-	char *s = slurp("schema/nnn.lua", &n);
-	cr_assert_not_null(s, "cannot read schema/nnn.lua");
-	spit(tpath("nnn.lua"), s, n);
-	free(s);
-}
-
 /* Every modified schema starts from nnn.lua; `find` and `push` are shorthands
  * (the sandbox also offers table.insert, table.remove and the rest). */
 static const char PROLOGUE[] =
@@ -255,15 +117,15 @@ static const char *write_schema(const char *name, const char *body)
 	char file[64], text[8192];
 	int n;
 
-	copy_schema();
+	t_copy_schema(tmp());
 	snprintf(file, sizeof file, "%s.lua", name);
 	n = snprintf(text, sizeof text, "%s%s\nreturn s\n", PROLOGUE, body);
 	cr_assert(n > 0 && (size_t)n < sizeof text, "schema body too long");
-	spit_str(tpath(file), text);
+	t_spit_str(tpath(file), text);
 	return tpath(file);
 }
 
-static run_t check_compat(const char *old, const char *new)
+static t_run_t check_compat(const char *old, const char *new)
 {
 	return sh(GEN_LUA " --check-compat '%s' '%s'", old, new);
 }
@@ -274,7 +136,7 @@ static void expect_violations(const char *old, const char *new, const char *cons
 {
 	char summary[64];
 	size_t n = 0;
-	run_t r = check_compat(old, new);
+	t_run_t r = check_compat(old, new);
 
 	while (want[n])
 		n++;
@@ -287,7 +149,7 @@ static void expect_violations(const char *old, const char *new, const char *cons
 	snprintf(summary, sizeof summary, ": %zu incompatible change%s: ", n, n == 1 ? "" : "s");
 	cr_expect(strstr(r.err, summary) != NULL, "no summary with '%s':\n%s", summary, r.err);
 	cr_expect_str_empty(r.out, "stdout should be empty:\n%s", r.out);
-	run_free(&r);
+	t_run_free(&r);
 }
 
 /* nnn.lua modified by `body` against the lock, and against nnn.lua itself:
@@ -296,7 +158,7 @@ static void expect_refused(const char *name, const char *body, const char *const
 {
 	const char *schema;
 
-	require_root();
+	t_require_root();
 	schema = write_schema(name, body);
 	expect_violations(LOCK, schema, want);
 	expect_violations("schema/nnn.lua", schema, want);
@@ -309,15 +171,15 @@ static void expect_refused(const char *name, const char *body, const char *const
 static const char *edited_lock(const char *name, const char *from, const char *to)
 {
 	char file[64];
-	run_t r;
+	t_run_t r;
 	char *text, *at, *out;
 	size_t n;
 
 	snprintf(file, sizeof file, "%s.lock", name);
 	r = sh(GEN_LUA " --lock schema/nnn.lua --out '%s'", tpath(file));
 	cr_assert_eq(r.status, 0, "--lock failed (status %d):\n%s", r.status, r.err);
-	run_free(&r);
-	text = slurp(tpath(file), &n);
+	t_run_free(&r);
+	text = t_slurp(tpath(file), &n);
 	cr_assert_not_null(text);
 	at = strstr(text, from);
 	cr_assert_not_null(at, "the lock has no '%s'", from);
@@ -326,7 +188,7 @@ static const char *edited_lock(const char *name, const char *from, const char *t
 	memcpy(out, text, (size_t)(at - text));
 	strcpy(out + (at - text), to);
 	strcat(out, at + strlen(from));
-	spit_str(tpath(file), out);
+	t_spit_str(tpath(file), out);
 	free(out);
 	free(text);
 	return tpath(file);
@@ -335,7 +197,7 @@ static const char *edited_lock(const char *name, const char *from, const char *t
 /* An older lock (`from` -> `to`) against today's schema. */
 static void expect_refused_since(const char *name, const char *from, const char *to, const char *const *want)
 {
-	require_root();
+	t_require_root();
 	expect_violations(edited_lock(name, from, to), "schema/nnn.lua", want);
 }
 
@@ -345,7 +207,7 @@ static void expect_refused_since(const char *name, const char *from, const char 
 /* Expects exit 0 and a stdout summary ending in `tail`. */
 static void expect_compatible(const char *old, const char *new, const char *tail)
 {
-	run_t r = check_compat(old, new);
+	t_run_t r = check_compat(old, new);
 	size_t no = strlen(r.out), nt = strlen(tail);
 	cr_assert_eq(r.status, 0, "check-compat %s %s: expected exit 0, got %d\nstdout:\n%s\nstderr:\n%s", old, new,
 	             r.status, r.out, r.err);
@@ -353,7 +215,7 @@ static void expect_compatible(const char *old, const char *new, const char *tail
 	cr_expect(!strncmp(r.out, "check-compat: ", 14), "summary does not start with check-compat:\n%s", r.out);
 	cr_expect(no > nt && !strcmp(r.out + no - nt, tail), "summary does not end in\n%s\n%s", tail, r.out);
 	cr_expect_str_empty(r.err, "stderr should be empty:\n%s", r.err);
-	run_free(&r);
+	t_run_free(&r);
 }
 
 #define SAME ": compatible, no additions (same IDs and layouts)\n"
@@ -438,16 +300,16 @@ Test(compat, lock_up_to_date)
 {
 	char *want, *a, *b;
 	size_t nw, na, nb;
-	run_t r;
+	t_run_t r;
 
-	require_root();
+	t_require_root();
 	r = sh(GEN_LUA " --lock schema/nnn.lua --layouts " LOCK " --out '%s' && " GEN_LUA
 	       " --lock schema/nnn.lua --layouts " LOCK " --out '%s'", tpath("a.lock"), tpath("b.lock"));
 	cr_assert_eq(r.status, 0, "--lock failed (status %d):\n%s", r.status, r.err);
-	run_free(&r);
-	want = slurp(LOCK, &nw);
-	a = slurp(tpath("a.lock"), &na);
-	b = slurp(tpath("b.lock"), &nb);
+	t_run_free(&r);
+	want = t_slurp(LOCK, &nw);
+	a = t_slurp(tpath("a.lock"), &na);
+	b = t_slurp(tpath("b.lock"), &nb);
 	cr_assert_not_null(want, LOCK " is missing: run make lock");
 	cr_assert_not_null(a);
 	cr_assert_not_null(b);
@@ -469,15 +331,15 @@ Test(compat, lock_up_to_date)
 	/* Without --out the lock goes to stdout. */
 	r = sh(GEN_LUA " --lock schema/nnn.lua --layouts " LOCK);
 	cr_expect_eq(r.status, 0);
-	want = slurp(LOCK, &nw);
+	want = t_slurp(LOCK, &nw);
 	cr_expect(want && !strcmp(r.out, want), "--lock without --out does not print the lock");
 	free(want);
-	run_free(&r);
+	t_run_free(&r);
 }
 
 Test(compat, schema_matches_lock)
 {
-	require_root();
+	t_require_root();
 	expect_compatible(LOCK, "schema/nnn.lua", SAME);
 	expect_compatible("schema/nnn.lua", LOCK, SAME);
 	expect_compatible("schema/nnn.lua", "schema/nnn.lua", SAME);
@@ -704,9 +566,9 @@ Test(compat, lists_every_violation)
 	                       "find(s.enums, \"layer_id\").type = \"i32\"\n"
 	                       "find(find(s.records, \"layer\").fields, \"dropout\").type = \"i32\"\n",
 	                       sq_int("next_free(\"activation_id\")")); /* not onto a plugin's ID: one break each */
-	run_t r;
+	t_run_t r;
 
-	require_root();
+	t_require_root();
 	r = check_compat(LOCK, write_schema("many", body));
 	cr_assert_eq(r.status, 1, "expected exit 1, got %d:\n%s", r.status, r.err);
 	/* In schema order: enums, then records; one line each, then the summary. */
@@ -733,7 +595,7 @@ Test(compat, lists_every_violation)
 	}
 	cr_expect(strstr(r.err, ": 7 incompatible changes: files written under " LOCK " would break") != NULL, "%s",
 	          r.err);
-	run_free(&r);
+	t_run_free(&r);
 }
 
 /* ---- 3. what is allowed ---- */
@@ -759,18 +621,18 @@ Test(compat, allows_new_activation_with_record)
 	                        act, pad);
 	const char *schema;
 
-	require_root();
+	t_require_root();
 	schema = write_schema("swish", body);
 	expect_compatible(LOCK, schema, added);
 	expect_compatible("schema/nnn.lua", schema, added);
 	/* Going back would remove them. */
 	{
-		run_t r = check_compat(schema, LOCK);
+		t_run_t r = check_compat(schema, LOCK);
 		cr_expect_eq(r.status, 1, "removing swish again should be refused:\n%s%s", r.out, r.err);
 		cr_expect(strstr(r.err, t_fmt("ID removed: enums \"activation_id\" value %lld \"swish\"", act)) != NULL, "%s",
 		          r.err);
 		cr_expect(strstr(r.err, "record removed: records \"swish\"") != NULL, "%s", r.err);
-		run_free(&r);
+		t_run_free(&r);
 	}
 }
 
@@ -785,7 +647,7 @@ Test(compat, allows_doc_changes)
 		"find(s.records, \"leaky_relu\").rules[1].doc = \"tau is neither infinite nor NaN.\"\n"
 		"find(s.sections, \"tensor\").doc = \"Shape, flag, data.\"\n";
 
-	require_root();
+	t_require_root();
 	expect_compatible(LOCK, write_schema("docs", body), SAME);
 }
 
@@ -809,28 +671,28 @@ Test(compat, usage_errors)
 		GEN_LUA " --check-layout schema/no-such-file.lock schema/nnn.lua",
 		GEN_LUA " --check-layout " LOCK " schema/nnn.lua --check-compat",
 	};
-	run_t r;
+	t_run_t r;
 
-	require_root();
+	t_require_root();
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
 		r = sh("%s", cmds[i]);
 		cr_expect_eq(r.status, 2, "%s: expected exit 2, got %d\n%s%s", cmds[i], r.status, r.out, r.err);
 		cr_expect(!strncmp(r.err, "nnngen: ", 8), "%s: stderr should start with nnngen:\n%s", cmds[i], r.err);
 		cr_expect(strstr(r.err, "traceback") == NULL, "%s crashed:\n%s", cmds[i], r.err);
-		run_free(&r);
+		t_run_free(&r);
 	}
 
 	/* Inputs that cannot be compared: a malformed lock, a schema with an error. */
-	spit_str(tpath("bad.lock"), "return { lock = 1, schema = \"nnn\", primitives = {}, enums = {}, records = 7 }\n");
+	t_spit_str(tpath("bad.lock"), "return { lock = 1, schema = \"nnn\", primitives = {}, enums = {}, records = 7 }\n");
 	r = check_compat(tpath("bad.lock"), "schema/nnn.lua");
 	cr_expect_eq(r.status, 2, "malformed lock: expected exit 2, got %d\n%s", r.status, r.err);
 	cr_expect(strstr(r.err, "lock error: ") != NULL && strstr(r.err, "records must be a list") != NULL, "%s", r.err);
-	run_free(&r);
+	t_run_free(&r);
 	r = check_compat(LOCK, write_schema("broken", "find(s.records, \"dense\").fields[1].type = \"int\""));
 	cr_expect_eq(r.status, 2, "schema error: expected exit 2, got %d\n%s", r.status, r.err);
 	cr_expect(strstr(r.err, "schema error: ") != NULL && strstr(r.err, "unknown type \"int\"") != NULL, "%s",
 	          r.err);
-	run_free(&r);
+	t_run_free(&r);
 }
 
 /* ---- 4. docs/growing-the-format.md, done for real ---- */
@@ -872,7 +734,7 @@ static const char WALK_C[] =
 	"#include <nnn/model.h>\n"
 	"#include <nnn/validate.h>\n"
 	"\n"
-	"static unsigned char *slurp(const char *path, size_t *len)\n"
+	"static unsigned char *t_slurp(const char *path, size_t *len)\n"
 	"{\n"
 	"\tFILE *f = fopen(path, \"rb\");\n"
 	"\tunsigned char *b;\n"
@@ -905,7 +767,7 @@ static const char WALK_C[] =
 	"\tsize_t len = 0, out_len = 0;\n"
 	"\n"
 	"\tnnn_diags_init(&d);\n"
-	"\tbuf = slurp(path, &len);\n"
+	"\tbuf = t_slurp(path, &len);\n"
 	"\tCHECK(buf != NULL);\n"
 	"\tCHECK(nnn_model_decode(buf, len, NULL, &m, &d) == NNN_OK);\n"
 	"\tCHECK(nnn_model_validate(m, NULL, NULL, &d) == NNN_OK);\n"
@@ -954,17 +816,17 @@ static const char WALK_C[] =
  * against it as <tmp>/<sub>/walk (with `defs` given to cc). */
 static void build_walk(const char *schema, const char *sub, const char *defs)
 {
-	run_t r = sh("mkdir -p '%s/%s/nnn' && " GEN_LUA " '%s' --c '%s/%s/schema_gen.c' --h '%s/%s/nnn/schema_gen.h' "
+	t_run_t r = sh("mkdir -p '%s/%s/nnn' && " GEN_LUA " '%s' --c '%s/%s/schema_gen.c' --h '%s/%s/nnn/schema_gen.h' "
 	             "--doc '%s/%s/format.md'",
 	             tmp(), sub, schema, tmp(), sub, tmp(), sub, tmp(), sub);
 	cr_assert_eq(r.status, 0, "generation from %s failed (status %d):\n%s", schema, r.status, r.err);
-	run_free(&r);
-	spit_str(tpath("walk.c"), WALK_C);
+	t_run_free(&r);
+	t_spit_str(tpath("walk.c"), WALK_C);
 	r = sh("cc -std=c11 -Wall -Wextra -Werror -O0 -g %s -Iruntime/include -I'%s/%s' -Iruntime/src -o '%s/%s/walk' "
 	       "'%s/%s/schema_gen.c' runtime/src/*.c '%s/walk.c' -ljansson -lm",
 	       defs, tmp(), sub, tmp(), sub, tmp(), sub, tmp());
 	cr_assert_eq(r.status, 0, "building against the codec of %s failed:\n%s%s", schema, r.out, r.err);
-	run_free(&r);
+	t_run_free(&r);
 }
 
 /* Files written before any change, as shell words in `files`: two built by
@@ -980,11 +842,11 @@ static size_t old_files(char *files, size_t size)
 	int32_t k[1] = { 3 }, pads[2] = { 0, 0 };
 
 	bb_tiny(&b); /* Dense + Leaky ReLU, then Dense + Linear */
-	spit(tpath("tiny.nnn"), b.b, b.n);
+	t_spit(tpath("tiny.nnn"), b.b, b.n);
 	bb_free(&b);
 	bb_header(&b, "conv, valid padding: \xc3\xa9t\xc3\xa9", 2 + 2 * 3 * 1, 1);
 	bb_conv(&b, 4, 2, 1, k, 1, 0, 2, pads);
-	spit(tpath("conv.nnn"), b.b, b.n);
+	t_spit(tpath("conv.nnn"), b.b, b.n);
 	bb_free(&b);
 	used = (size_t)snprintf(files, size, "'%s' '%s'", tpath("tiny.nnn"), tpath("conv.nnn"));
 	snprintf(pattern, sizeof pattern, "%s/*.nnn", dir && *dir ? dir : "../shared/corpus/real");
@@ -1028,11 +890,11 @@ Test(compat, growing_walk)
 	char schema[256], files[8192], defs[32];
 	size_t nold;
 	char *text;
-	run_t r;
+	t_run_t r;
 	long long bn;
 
-	require_root();
-	if (under_valgrind())
+	t_require_root();
+	if (t_under_valgrind())
 		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
 
 	/* 1. Edit the schema (here a copy): BatchNorm at the next free layer ID. */
@@ -1047,12 +909,12 @@ Test(compat, growing_walk)
 	 * against the new codec. */
 	snprintf(defs, sizeof defs, "-DBN_ID=%lld", bn);
 	build_walk(schema, "x", defs);
-	text = slurp(tpath("x/nnn/schema_gen.h"), NULL);
+	text = t_slurp(tpath("x/nnn/schema_gen.h"), NULL);
 	cr_assert_not_null(text);
 	cr_expect(strstr(text, t_fmt("NNN_LAYER_ID_BATCH_NORM = %lld,", bn)) != NULL, "header lacks layer ID %lld", bn);
 	cr_expect(strstr(text, "typedef struct nnn_batch_norm {") != NULL, "header lacks the batch_norm record");
 	free(text);
-	text = slurp(tpath("x/format.md"), NULL);
+	text = t_slurp(tpath("x/format.md"), NULL);
 	cr_assert_not_null(text);
 	cr_expect(strstr(text, "### `batch_norm`") != NULL, "format.md does not document batch_norm");
 	cr_expect(strstr(text, t_fmt("| %lld | BatchNorm | `batch_norm` |", bn)) != NULL, "format.md does not list layer ID %lld",
@@ -1065,34 +927,32 @@ Test(compat, growing_walk)
 	{
 		bb_t b = { 0 };
 		build_batchnorm(&b, bn);
-		spit(tpath("batchnorm.nnn"), b.b, b.n);
+		t_spit(tpath("batchnorm.nnn"), b.b, b.n);
 		bb_free(&b);
 	}
 	r = sh("'%s/x/walk' %s --batchnorm '%s'", tmp(), files, tpath("batchnorm.nnn"));
 	cr_expect_eq(r.status, 0, "files did not survive the new codec (status %d):\n%s%s", r.status, r.out, r.err);
 	cr_expect_eq(count_lines(r.out), nold + 1, "one ok line per file expected:\n%s", r.out);
 	cr_expect(!strstr(r.out, "FAIL"), "%s", r.out);
-	run_free(&r);
+	t_run_free(&r);
 
 	/* The project's own nnnkit, built before the change, refuses the new layer ID. */
 	{
-		const char *kit = getenv("NNNKIT");
-		if (!kit || !*kit)
-			kit = "build/nnnkit";
+		const char *kit = nnnkit_bin();
 		if (access(kit, X_OK) == 0) {
 			r = sh("unset NNN_PLUGIN_PATH; '%s' validate '%s'", kit, tpath("batchnorm.nnn"));
 			cr_expect_eq(r.status, 1, "old nnnkit should reject BatchNorm (status %d):\n%s%s", r.status, r.out,
 			             r.err);
 			cr_expect(strstr(r.err, t_fmt("layer ID %lld", bn)) != NULL, "stderr does not mention layer ID %lld:\n%s", bn,
 			          r.err);
-			run_free(&r);
+			t_run_free(&r);
 		}
 	}
 
 	/* 5. Update the lock: it gains exactly the two additions. */
 	r = sh(GEN_LUA " --lock '%s' --layouts " LOCK " --out '%s'", schema, tpath("new.lock"));
 	cr_assert_eq(r.status, 0, "--lock failed:\n%s", r.err);
-	run_free(&r);
+	t_run_free(&r);
 	expect_compatible(LOCK, tpath("new.lock"), t_fmt(BN_ADDED, bn));
 	expect_compatible(tpath("new.lock"), schema, SAME);
 	/* (Line 2 names the schema file the lock was written from.) */
@@ -1108,7 +968,7 @@ Test(compat, growing_walk)
 	cr_expect(strstr(r.out, "change = \"nnn_layer_t.body gained nnn_batch_norm_t batch_norm\" },") != NULL, "diff:\n%s",
 	          r.out);
 	cr_expect(strstr(r.out, "\n< ") == NULL && strncmp(r.out, "< ", 2) != 0, "the new lock drops lines:\n%s", r.out);
-	run_free(&r);
+	t_run_free(&r);
 }
 
 Test(compat, refused_change_breaks_old_files)
@@ -1117,10 +977,10 @@ Test(compat, refused_change_breaks_old_files)
 		"push(find(s.records, \"dense\").fields, { name = \"epsilon\", type = \"f32\", doc = \"Epsilon.\" })\n";
 	char schema[256], files[8192];
 	size_t nold, fails = 0;
-	run_t r;
+	t_run_t r;
 
-	require_root();
-	if (under_valgrind())
+	t_require_root();
+	if (t_under_valgrind())
 		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
 	/* What check-compat refuses... */
 	snprintf(schema, sizeof schema, "%s", write_schema("dense_epsilon", body));
@@ -1143,7 +1003,7 @@ Test(compat, refused_change_breaks_old_files)
 		snprintf(ok, sizeof ok, "ok %s", tpath("conv.nnn"));
 		cr_expect(has_line(r.out, ok), "the Conv-only file should still load:\n%s", r.out);
 	}
-	run_free(&r);
+	t_run_free(&r);
 }
 
 /* ---- 5. the ID policy ---- */
@@ -1154,8 +1014,8 @@ Test(compat, policy_in_generated_header_and_lock)
 {
 	char *lock;
 
-	require_root();
-	lock = slurp(LOCK, NULL);
+	t_require_root();
+	lock = t_slurp(LOCK, NULL);
 	cr_assert_not_null(lock);
 	for (size_t k = 0; k < NPOLICIES; k++) {
 		const policy_t *p = &POLICIES[k];
@@ -1189,10 +1049,10 @@ Test(compat, policy_in_generated_header_and_lock)
  * taken under the names it gives them. */
 Test(compat, policy_records_the_example_plugin)
 {
-	run_t r;
+	t_run_t r;
 	int n = 0;
 
-	require_root();
+	t_require_root();
 	r = sh("lua5.4 -e 'local s = dofile(\"examples/plugin-pool-swish/schema.lua\")\n"
 	       "for _, k in ipairs({ \"layers\", \"activations\" }) do\n"
 	       "  for _, v in ipairs(s[k] or {}) do print(k, v.value, v.name) end\n"
@@ -1208,7 +1068,7 @@ Test(compat, policy_records_the_example_plugin)
 		n++;
 	}
 	cr_expect_geq(n, 2, "the example plugin declares no IDs:\n%s", r.out);
-	run_free(&r);
+	t_run_free(&r);
 }
 
 /* A value that takes `id` in the enum of `p`. */
@@ -1269,7 +1129,7 @@ Test(compat, refuses_core_value_outside_the_core_range)
 			          p->enum_name, p->never_max, p->never_max, p->word, p->enum_name,
 			          range_text(p->never_min, p->never_max), p->word, next_core(p)));
 		/* The next free core ID itself passes. */
-		require_root();
+		t_require_root();
 		expect_compatible(LOCK, write_schema("next", newcomer(p, next_core(p))),
 		                  t_fmt(": compatible, 1 addition: enums \"%s\" value %d \"newcomer\"\n", p->enum_name, next_core(p)));
 	}
@@ -1299,7 +1159,7 @@ Test(compat, refuses_id_range_changed)
 
 Test(compat, allows_new_taken_record)
 {
-	require_root();
+	t_require_root();
 	for (size_t k = 0; k < NPOLICIES; k++) {
 		const policy_t *p = &POLICIES[k];
 		int id = p->tp_min + 7;
@@ -1311,7 +1171,7 @@ Test(compat, allows_new_taken_record)
 		                     p->enum_name, id, p->enum_name, next_core(p));
 		expect_compatible(LOCK, schema, want);
 		/* A record binds at once: a core value on the ID it takes is refused. */
-		run_t r = check_compat(
+		t_run_t r = check_compat(
 			LOCK, write_schema("take2", t_fmt("push(s.ids.%s.taken, { id = %d, by = \"acme/nnn-extras\", name = \"gelu\", "
 		                                  "doc = \"GELU.\" })\n%s",
 		                                  p->enum_name, next_core(p), newcomer(p, next_core(p)))));
@@ -1319,7 +1179,7 @@ Test(compat, allows_new_taken_record)
 		cr_expect(strstr(r.err, t_fmt("ID taken: enums \"%s\" value %d \"newcomer\": %d is taken by acme/nnn-extras (gelu)",
 		                          p->enum_name, next_core(p), next_core(p))) != NULL,
 		          "%s", r.err);
-		run_free(&r);
+		t_run_free(&r);
 	}
 }
 
@@ -1327,12 +1187,12 @@ Test(compat, allows_new_taken_record)
  * schema error holding every piece of `want` (NULL-terminated). */
 static void expect_schema_error(const char *body, const char *const *want)
 {
-	run_t r = sh(GEN_LUA " '%s' --check", write_schema("bad", body));
+	t_run_t r = sh(GEN_LUA " '%s' --check", write_schema("bad", body));
 	cr_expect_eq(r.status, 1, "expected a schema error, got status %d:\n%s\n%s%s", r.status, body, r.out, r.err);
 	cr_expect(!strncmp(r.err, "schema error: ", 14), "%s", r.err);
 	for (; *want; want++)
 		cr_expect(strstr(r.err, *want) != NULL, "no '%s' in:\n%s", *want, r.err);
-	run_free(&r);
+	t_run_free(&r);
 }
 
 #define SCHEMA_ERROR(body, ...) expect_schema_error(body, (const char *const[]){ __VA_ARGS__, NULL })
@@ -1340,7 +1200,7 @@ static void expect_schema_error(const char *body, const char *const *want)
 Test(compat, ids_table_is_checked)
 {
 	const policy_t *p = LAYERS;
-	require_root();
+	t_require_root();
 	SCHEMA_ERROR("s.ids = nil", "schema error: ids: missing: every enum open to plugins", p->enum_name);
 	SCHEMA_ERROR(t_fmt("s.ids.%s = nil", ACTS->enum_name), t_fmt("ids.%s: missing", ACTS->enum_name));
 	SCHEMA_ERROR(t_fmt("s.ids.%s.core.max = %d", p->enum_name, p->core_max - 1),
@@ -1369,10 +1229,10 @@ Test(compat, ids_table_is_checked)
  * about a plugin fragment's ID in the core range that is not taken. */
 Test(compat, nnngen_warns_about_ids)
 {
-	run_t r;
+	t_run_t r;
 	const policy_t *p = ACTS;
 
-	require_root();
+	t_require_root();
 	if (p->taken->by) {
 		r = sh(GEN_LUA " '%s' --check", write_schema("warn", newcomer(p, p->taken->id)));
 		cr_expect_eq(r.status, 0, "%s", r.err);
@@ -1381,16 +1241,16 @@ Test(compat, nnngen_warns_about_ids)
 		          "%s", r.err);
 		cr_expect(!strncmp(r.err, "nnngen: warning: ", 17) && strstr(r.err, "(make check-compat refuses it)"), "%s",
 		          r.err);
-		run_free(&r);
+		t_run_free(&r);
 	}
 	r = sh(GEN_LUA " schema/nnn.lua --check");
 	cr_expect_eq(r.status, 0);
 	cr_expect_str_empty(r.err, "the schema breaks its own ID policy:\n%s", r.err);
-	run_free(&r);
+	t_run_free(&r);
 
 	for (int third = 0; third < 2; third++) {
 		int id = third ? p->tp_min : next_core(p);
-		spit_str(tpath("frag.lua"),
+		t_spit_str(tpath("frag.lua"),
 		         t_fmt("return { name = \"mine\", doc = \"A test fragment.\",\n"
 		           "  activations = { { value = %d, name = \"mish\", record = \"mish\", doc = \"Mish.\" } },\n"
 		           "  records = { { name = \"mish\", section = \"activation_params\", doc = \"Parameters of Mish.\",\n"
@@ -1406,7 +1266,7 @@ Test(compat, nnngen_warns_about_ids)
 			                          tpath("frag.lua"), p->word, id, range_text(p->core_min, p->core_max))) &&
 			                  strstr(r.err, t_fmt("move it to the third-party range %s", range_text(p->tp_min, p->tp_max))),
 			          "%s", r.err);
-		run_free(&r);
+		t_run_free(&r);
 	}
 }
 
@@ -1415,8 +1275,8 @@ Test(compat, nnngen_warns_about_ids)
 Test(compat, guide_states_the_policy)
 {
 	char *guide;
-	require_root();
-	guide = slurp("docs/growing-the-format.md", NULL);
+	t_require_root();
+	guide = t_slurp("docs/growing-the-format.md", NULL);
 	cr_assert_not_null(guide);
 	for (size_t k = 0; k < NPOLICIES; k++) {
 		const policy_t *p = &POLICIES[k];
@@ -1473,15 +1333,15 @@ Test(compat, renames_pass_and_are_flagged)
 		"\"padding_type\"), records \"lrelu\" (was \"leaky_relu\"), records \"dense\".fields[1] \"units\" (was "
 		"\"neurons\")\n";
 	const char *schema, *olds[] = { LOCK, "schema/nnn.lua", NULL, NULL };
-	run_t r;
+	t_run_t r;
 
-	require_root();
+	t_require_root();
 	/* (Conv's padding rule names the field padding_type, which keeps its name.) */
 	schema = write_schema("renames", RENAMES);
 	/* Against the lock, the schema, and a lock written from the renamed schema. */
 	r = sh(GEN_LUA " --lock '%s' --out '%s'", schema, tpath("renamed.lock"));
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	run_free(&r);
+	t_run_free(&r);
 	olds[2] = tpath("renamed.lock");
 	for (int i = 0; i < 3; i++) {
 		const char *old = i < 2 ? olds[i] : LOCK, *new = i < 2 ? schema : olds[2];
@@ -1493,11 +1353,11 @@ Test(compat, renames_pass_and_are_flagged)
 		cr_expect_eq(count_lines(r.err), sizeof lines / sizeof lines[0], "stderr:\n%s", r.err);
 		no = strlen(r.out);
 		cr_expect(no > ns && !strcmp(r.out + no - ns, summary), "summary:\n%s", r.out);
-		run_free(&r);
+		t_run_free(&r);
 	}
 	/* The lock keeps the former names; once the lock has the new ones, nothing is flagged. */
 	{
-		char *lock = slurp(olds[2], NULL);
+		char *lock = t_slurp(olds[2], NULL);
 		cr_assert_not_null(lock);
 		cr_expect(has_line(lock, "      { name = \"units\", type = \"i32\", renamed_from = { \"neurons\" } },"), "%s",
 		          lock);
@@ -1536,7 +1396,7 @@ Test(compat, renames_not_declared_are_refused_with_a_hint)
 
 Test(compat, renamed_from_is_checked)
 {
-	require_root();
+	t_require_root();
 	SCHEMA_ERROR("find(find(s.records, \"dense\").fields, \"neurons\").renamed_from = \"flatten\"",
 	             "records[", "\"dense\".fields[1] \"neurons\": renamed_from: \"flatten\" is still the name of fields[3] "
 	             "\"flatten\"");
@@ -1601,7 +1461,7 @@ static void read_abi(const char *text, abi_t *a)
 static abi_t *lock_abi(const char *path)
 {
 	static abi_t a;
-	char *text = slurp(path, NULL);
+	char *text = t_slurp(path, NULL);
 	cr_assert_not_null(text, "cannot read %s", path);
 	read_abi(text, &a);
 	free(text);
@@ -1615,7 +1475,7 @@ Test(compat, layout_fingerprint_in_lock)
 {
 	abi_t *a;
 
-	require_root();
+	t_require_root();
 	a = lock_abi(LOCK);
 	cr_assert_geq(a->n, 1, "no layouts in " LOCK);
 	cr_assert_eq(a->n, NNN_SCHEMA_LAYOUTS);
@@ -1659,30 +1519,30 @@ static void expect_layout_moved(const char *name, const char *body, const char *
 {
 	char line[1024];
 	abi_t *a = lock_abi(LOCK);
-	run_t r = sh(GEN_LUA " --check-layout " LOCK " '%s'", write_schema(name, body));
+	t_run_t r = sh(GEN_LUA " --check-layout " LOCK " '%s'", write_schema(name, body));
 	cr_assert_eq(r.status, 1, "%s: expected exit 1, got %d\n%s%s", name, r.status, r.out, r.err);
 	snprintf(line, sizeof line, ": the generated structs plugins see changed (%s): layout 0x", change);
 	cr_expect(strstr(r.err, line) != NULL, "no '%s' in:\n%s", line, r.err);
 	snprintf(line, sizeof line, " is not recorded, the last is 0x%08x; run make lock to record it.", a->fp[a->n - 1]);
 	cr_expect(strstr(r.err, line) != NULL, "no '%s' in:\n%s", line, r.err);
 	cr_expect_str_empty(r.out);
-	run_free(&r);
+	t_run_free(&r);
 }
 
 static void expect_layout_kept(const char *name, const char *body)
 {
 	char line[256];
 	abi_t *a = lock_abi(LOCK);
-	run_t r = sh(GEN_LUA " --check-layout " LOCK " '%s'", body ? write_schema(name, body) : name);
+	t_run_t r = sh(GEN_LUA " --check-layout " LOCK " '%s'", body ? write_schema(name, body) : name);
 	cr_assert_eq(r.status, 0, "%s: expected exit 0, got %d\n%s%s", name, r.status, r.out, r.err);
 	snprintf(line, sizeof line, " are at layout 0x%08x, the last of %d recorded\n", a->fp[a->n - 1], a->n);
 	cr_expect(strstr(r.out, line) != NULL, "no '%s' in:\n%s", line, r.out);
-	run_free(&r);
+	t_run_free(&r);
 }
 
 Test(compat, layout_checked_against_lock)
 {
-	require_root();
+	t_require_root();
 	expect_layout_kept("schema/nnn.lua", NULL);
 	/* Records selected by new IDs grow the unions plugins read through. */
 	expect_layout_moved("grow_layer", GROW_LAYER, "nnn_layer_t.body gained nnn_probe_t probe");
@@ -1697,9 +1557,9 @@ Test(compat, layout_appended_by_lock)
 {
 	abi_t old, *a;
 	char *x, *y, *h, schema[256];
-	run_t r;
+	t_run_t r;
 
-	require_root();
+	t_require_root();
 	old = *lock_abi(LOCK);
 	snprintf(schema, sizeof schema, "%s", write_schema("grow_layer", GROW_LAYER));
 
@@ -1707,7 +1567,7 @@ Test(compat, layout_appended_by_lock)
 	 * new one comes last, with what changed; then the check passes. */
 	r = sh(GEN_LUA " --lock '%s' --layouts " LOCK " --out '%s'", schema, tpath("new.lock"));
 	cr_assert_eq(r.status, 0, "--lock failed:\n%s", r.err);
-	run_free(&r);
+	t_run_free(&r);
 	a = lock_abi(tpath("new.lock"));
 	cr_assert_eq(a->n, old.n + 1);
 	for (int i = 0; i < old.n; i++) {
@@ -1719,17 +1579,17 @@ Test(compat, layout_appended_by_lock)
 	cr_expect_neq(a->fp[old.n], old.fp[old.n - 1]);
 	r = sh(GEN_LUA " --check-layout '%s' '%s'", tpath("new.lock"), schema);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
-	run_free(&r);
+	t_run_free(&r);
 
 	/* Again, from the lock it replaces (the default): nothing more to add. */
 	r = sh("cp '%s' '%s' && " GEN_LUA " --lock '%s' --out '%s' && cmp '%s' '%s'", tpath("new.lock"), tpath("again.lock"),
 	       schema, tpath("again.lock"), tpath("new.lock"), tpath("again.lock"));
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
-	run_free(&r);
+	t_run_free(&r);
 	/* With no lock to continue, the schema's layout is the first. */
 	r = sh(GEN_LUA " --lock '%s' --out '%s'", schema, tpath("fresh.lock"));
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	run_free(&r);
+	t_run_free(&r);
 	a = lock_abi(tpath("fresh.lock"));
 	cr_expect_eq(a->n, 1);
 	cr_expect_eq(a->fp[0], fnv1a(a->structs, strlen(a->structs)));
@@ -1741,8 +1601,8 @@ Test(compat, layout_appended_by_lock)
 	       "cmp '%s/b/nnn/g.h' '%s/a/nnn/g.h'", tmp(), tmp(), schema, tmp(), tmp(), schema, tmp(), tmp(),
 	       tpath("new.lock"), tmp(), tmp(), tmp(), tmp());
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
-	run_free(&r);
-	h = slurp(tpath("a/nnn/g.h"), NULL);
+	t_run_free(&r);
+	h = t_slurp(tpath("a/nnn/g.h"), NULL);
 	x = malloc(256);
 	y = malloc(256);
 	cr_assert(h && x && y);
@@ -1753,7 +1613,7 @@ Test(compat, layout_appended_by_lock)
 	snprintf(x, 256, "#define NNN_SCHEMA_LAYOUTS %d\n", old.n + 1);
 	cr_expect(strstr(h, x) != NULL, "no '%s' in the header", x);
 	free(h);
-	h = slurp(tpath("a/g.c"), NULL);
+	h = t_slurp(tpath("a/g.c"), NULL);
 	snprintf(x, 256, "\t{ 0x%08xu, \"nnn_layer_t.body gained nnn_probe_t probe\" },\n};", a->fp[0]);
 	cr_expect(h && strstr(h, x) != NULL, "no '%s' in the source", x);
 	free(h);
@@ -1767,28 +1627,28 @@ Test(compat, layout_appended_by_lock)
 Test(compat, layout_lock_without_or_edited)
 {
 	char *text, *cut;
-	run_t r;
+	t_run_t r;
 
-	require_root();
-	text = slurp(LOCK, NULL);
+	t_require_root();
+	text = t_slurp(LOCK, NULL);
 	cr_assert_not_null(text);
 	cut = strstr(text, "  -- The generated C structs");
 	cr_assert_not_null(cut, "no abi section in " LOCK);
 	strcpy(cut, "}\n");
-	spit_str(tpath("old.lock"), text);
+	t_spit_str(tpath("old.lock"), text);
 	free(text);
 	expect_compatible(tpath("old.lock"), "schema/nnn.lua", SAME);
 	r = sh(GEN_LUA " --check-layout '%s' schema/nnn.lua", tpath("old.lock"));
 	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "records no struct layouts") && strstr(r.err, "run make lock"), "%s", r.err);
-	run_free(&r);
+	t_run_free(&r);
 
 	r = sh("sed 's/\"nnn_tensor_t: bool requires_grad\"/\"nnn_tensor_t: int requires_grad\"/' " LOCK " > '%s' && "
 	       GEN_LUA " --check-layout '%s' schema/nnn.lua", tpath("edited.lock"), tpath("edited.lock"));
 	cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "abi: the structs have fingerprint") && strstr(r.err, "edited by hand"), "%s", r.err);
-	run_free(&r);
+	t_run_free(&r);
 	r = check_compat(tpath("edited.lock"), "schema/nnn.lua");
 	cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
-	run_free(&r);
+	t_run_free(&r);
 }

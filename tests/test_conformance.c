@@ -458,11 +458,6 @@ Test(conformance, plugin, .fini = cleanup, .timeout = 600)
 
 /* ---- the kit: `nnnkit conformance` runs what it validates ---- */
 
-static const char *nnnkit(void)
-{
-	return getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
-}
-
 static const char *fixture(const char *name)
 {
 	return t_fmt("%s/fixtures/%s.so", getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build", name);
@@ -485,7 +480,7 @@ Test(conformance, kit_runs_every_valid_core_case, .fini = cleanup, .timeout = 60
 	json_t *r;
 	char out[256];
 	long valid = t_kit_valid_cases(dir);
-	cr_assert_eq(t_kit(&r, "TMPDIR=%s %s conformance --corpus %s", tmp(), nnnkit(), dir), 0, "%s",
+	cr_assert_eq(t_kit(&r, "TMPDIR=%s %s conformance --corpus %s", tmp(), nnnkit_bin(), dir), 0, "%s",
 	             json_dumps(json_object_get(r, "failures"), 0));
 	cr_assert_gt(valid, 40);
 	cr_assert_eq(t_kit_count(r, "cases"), valid);
@@ -514,7 +509,7 @@ Test(conformance, kit_fails_wrong_kernels, .fini = cleanup, .timeout = 600)
 	const char *dir = core_corpus();
 	for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
 		json_t *r;
-		int st = t_kit(&r, "%s --no-default-plugins --plugin %s conformance --corpus %s", nnnkit(),
+		int st = t_kit(&r, "%s --no-default-plugins --plugin %s conformance --corpus %s", nnnkit_bin(),
 		               fixture(wrong[i].fixture), dir);
 		const char *why = t_kit_why(r, "valid/dense-linear.nnn");
 		cr_assert_eq(st, 1, "%s: the kit passed a wrong kernel", wrong[i].fixture);
@@ -538,17 +533,17 @@ Test(conformance, kit_reference_failures, .fini = cleanup, .timeout = 600)
 	const char *dir = core_corpus();
 	json_t *r;
 	cr_assert_eq(t_kit(&r, "%s conformance --corpus %s --reference 'echo boom >&2; exit 3; : {model} {input} {output}'",
-	                   nnnkit(), dir), 1);
+	                   nnnkit_bin(), dir), 1);
 	cr_assert_str_eq(t_kit_why(r, "valid/dense-linear.nnn"),
 	                 "the reference command exited with status 3; its stderr ends: boom");
 	cr_assert_eq(t_kit_count(r, "compared"), 0);
 	json_decref(r);
-	cr_assert_eq(t_kit(&r, "%s conformance --corpus %s --reference 'true {model} {input} {output}'", nnnkit(), dir), 1);
+	cr_assert_eq(t_kit(&r, "%s conformance --corpus %s --reference 'true {model} {input} {output}'", nnnkit_bin(), dir), 1);
 	cr_assert(strstr(t_kit_why(r, "valid/dense-linear.nnn"),
 	                 "the reference command exited 0 but its output is missing or unreadable"));
 	json_decref(r);
 	/* The input for the output: right only where the model keeps the shape and values. */
-	cr_assert_eq(t_kit(&r, "%s conformance --corpus %s --reference 'cp {input} {output} #{json}'", nnnkit(), dir), 1);
+	cr_assert_eq(t_kit(&r, "%s conformance --corpus %s --reference 'cp {input} {output} #{json}'", nnnkit_bin(), dir), 1);
 	cr_assert_str_eq(t_kit_why(r, "valid/dense-linear.nnn"), "the reference's output has shape [2, 3], nnnkit's [2, 2]");
 	cr_assert_null(t_kit_why(r, "valid/empty-layers.nnn"), "a model of no layers is its input");
 	/* compared: the cases whose output has the input's shape */
@@ -556,7 +551,7 @@ Test(conformance, kit_reference_failures, .fini = cleanup, .timeout = 600)
 	json_decref(r);
 	/* Exit 77: the reference declines the case (a type it does not know): counted, neither compared nor failed. */
 	cr_assert_eq(t_kit(&r, "%s conformance --corpus %s --reference 'echo no softmax here >&2; exit 77; : {model} "
-	                   "{input} {output}'", nnnkit(), dir), 0);
+	                   "{input} {output}'", nnnkit_bin(), dir), 0);
 	cr_assert_eq(t_kit_count(r, "compared"), 0);
 	cr_assert_eq(t_kit_count(r, "reference_declined"), t_kit_count(r, "checked_finite"));
 	cr_assert_gt(t_kit_count(r, "reference_declined"), 0);

@@ -20,11 +20,6 @@
 #include "builder.h"
 #include "shell.h"
 
-static const char *kit(void)
-{
-	return getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
-}
-
 static int under_valgrind(void)
 {
 	return getenv("NNN_UNDER_VALGRIND") != NULL;
@@ -112,7 +107,7 @@ Test(files, cut_short_while_read_is_an_error_never_a_signal, .timeout = 900)
 		              "  cat out err | grep -q 'the file is shorter than when it was opened' && hits=$((hits+1)); "
 		              "  [ $r -le 2 ] || break; r=0; "
 		              "done; kill $L; wait $L 2>/dev/null; echo \"hits $hits\"; cat err; exit $r",
-		              dir, runs, kit(), cmd);
+		              dir, runs, nnnkit_bin(), cmd);
 		cr_assert_lt(st, 128, "nnnkit %s was killed by signal %d (SIGBUS is %d): %s", cmds[i], st - 128, SIGBUS,
 		             out);
 		cr_assert_eq(st, 0, "nnnkit %s: exit %d: %s", cmds[i], st, out);
@@ -222,7 +217,7 @@ Test(files, fifo_directory_device_refused_at_once, .timeout = 300)
 					cmd[k++] = *p;
 			}
 			cmd[k] = '\0';
-			int st = t_sh(out, sizeof out, "timeout 20 '%s' %s --no-progress </dev/null", kit(), cmd);
+			int st = t_sh(out, sizeof out, "timeout 20 '%s' %s --no-progress </dev/null", nnnkit_bin(), cmd);
 			cr_assert_neq(st, 124, "nnnkit %s hung", cmd);
 			cr_assert_eq(st, 2, "nnnkit %s: exit %d: %s", cmd, st, out);
 			cr_assert(strstr(out, files[j].kind), "nnnkit %s: %s", cmd, out);
@@ -281,19 +276,19 @@ Test(files, stdin_read_with_a_bound, .timeout = 120)
 	cr_assert_eq(nnn_npy_write_file(path, &xs, x, NULL), NNN_OK);
 
 	int st = t_sh(out, sizeof out, "%s timeout 20 '%s' run '%s/m.nnn' --input - --no-progress </dev/zero", limit,
-	              kit(), dir);
+	              nnnkit_bin(), dir);
 	cr_assert_neq(st, 124, "run --input - </dev/zero hung: %s", out);
 	cr_assert_eq(st, 1, "exit %d: %s", st, out);
 	cr_assert(strstr(out, "not a .npy file"), "%s", out);
 
 	st = t_sh(out, sizeof out, "cat '%s/x.npy' /dev/zero | { %s timeout 20 '%s' run '%s/m.nnn' --input - --no-progress; }",
-	          dir, limit, kit(), dir);
+	          dir, limit, nnnkit_bin(), dir);
 	cr_assert_neq(st, 124, "run on an endless stream hung: %s", out);
 	cr_assert_eq(st, 1, "exit %d: %s", st, out);
 	cr_assert(strstr(out, "1 bytes after the data"), "%s", out);
 
 	/* The same array, whole, on standard input: it runs. */
-	st = t_sh(out, sizeof out, "timeout 20 '%s' run '%s/m.nnn' --input - --no-progress <'%s/x.npy'", kit(), dir, dir);
+	st = t_sh(out, sizeof out, "timeout 20 '%s' run '%s/m.nnn' --input - --no-progress <'%s/x.npy'", nnnkit_bin(), dir, dir);
 	cr_assert_eq(st, 0, "exit %d: %s", st, out);
 	bb_free(&b);
 	rm_dir(dir);
@@ -309,7 +304,7 @@ static double info_seconds(const char *file)
 	for (int i = 0; i < 2; i++) {
 		struct rusage r0, r1;
 		getrusage(RUSAGE_CHILDREN, &r0);
-		int st = t_sh(NULL, 0, "'%s' info '%s' >/dev/null 2>&1", kit(), file);
+		int st = t_sh(NULL, 0, "'%s' info '%s' >/dev/null 2>&1", nnnkit_bin(), file);
 		getrusage(RUSAGE_CHILDREN, &r1);
 		cr_assert(st == 0 || st == 1, "info %s: exit %d", file, st);
 		double s = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec + r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +

@@ -26,21 +26,18 @@
  * as an error of the child.
  */
 #define _XOPEN_SOURCE 700
-#include <errno.h>
-#include <ftw.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
 
+#include "blackbox.h"
 #include "schemaq.h"
 #include "shell.h"
+#include "tmpdir.h"
 
 #define GEN_LUA "lua5.4 gen/nnngen.lua"
 #define CC_WARN "-std=c11 -Wall -Wextra -Werror"
@@ -48,154 +45,28 @@
 
 /* ---- temp dir per test ---- */
 
-static char g_tmp[64];
+#define TMP "nnn-gen-"
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-/* The test's temp dir, created on first use (so a skipped test, whose fini
- * Criterion does not run, leaves nothing behind). */
 static const char *tmp(void)
 {
-	if (!g_tmp[0]) {
-		strcpy(g_tmp, "/tmp/nnn-gen-XXXXXX");
-		if (!mkdtemp(g_tmp)) {
-			g_tmp[0] = '\0';
-			cr_assert_fail("mkdtemp: %s", strerror(errno));
-		}
-	}
-	return g_tmp;
+	return t_tmpdir(TMP);
 }
 
-static void gen_teardown(void)
-{
-	if (g_tmp[0] && !strncmp(g_tmp, "/tmp/nnn-gen-", 13))
-		nftw(g_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	g_tmp[0] = '\0';
-}
+TestSuite(gen, .fini = t_tmpdir_remove);
 
-TestSuite(gen, .fini = gen_teardown);
+/* A shell command run with its output captured in the temp dir. */
+#define sh(...) t_run_in(tmp(), __VA_ARGS__)
 
 /* ---- helpers ---- */
 
-static int under_valgrind(void)
-{
-	const char *v = getenv("NNN_UNDER_VALGRIND");
-	return v && *v && strcmp(v, "0") != 0;
-}
-
-static void require_root(void)
-{
-	cr_assert(access("gen/nnngen.lua", R_OK) == 0 && access("schema/nnn.lua", R_OK) == 0,
-	          "run the tests from the project root (gen/nnngen.lua not found)");
-}
-
-/* "<tmp>/<name>" in a static ring of buffers, so a few can be live at once. */
 static const char *tpath(const char *name)
 {
-	static char ring[8][256];
-	static int next;
-	char *p = ring[next++ % 8];
-	snprintf(p, sizeof ring[0], "%s/%s", tmp(), name);
-	return p;
-}
-
-/* The whole file, NUL-terminated (*size excludes the NUL); NULL if unreadable. */
-static char *slurp(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (cap - n < 4096) {
-			char *nb = realloc(buf, cap * 2 + 8192);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-			cap = cap * 2 + 8192;
-		}
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	if (size)
-		*size = n;
-	return buf;
-}
-
-static void spit(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-	cr_assert_not_null(f, "cannot create %s: %s", path, strerror(errno));
-	cr_assert_eq(fwrite(data, 1, len, f), len, "cannot write %s", path);
-	cr_assert_eq(fclose(f), 0, "cannot close %s", path);
-}
-
-static void spit_str(const char *path, const char *text)
-{
-	spit(path, text, strlen(text));
+	return t_tmppath(TMP, name);
 }
 
 static int file_exists(const char *path)
 {
 	return access(path, F_OK) == 0;
-}
-
-/* Result of a shell command: exit status (128 + signal when killed, -1 when
- * it could not be run) and everything it wrote. */
-typedef struct run {
-	int status;
-	char *out, *err;
-} run_t;
-
-static void run_free(run_t *r)
-{
-	free(r->out);
-	free(r->err);
-	r->out = r->err = NULL;
-}
-
-/* Runs `sh -c CMD` with stdout and stderr captured into files of the temp dir. */
-__attribute__((format(printf, 1, 2))) static run_t sh(const char *fmt, ...)
-{
-	char cmd[4096], full[4400];
-	run_t r = { -1, NULL, NULL };
-	va_list ap;
-	int n, st;
-
-	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	cr_assert(n > 0 && (size_t)n < sizeof cmd, "command too long");
-	n = snprintf(full, sizeof full, "{ %s\n} </dev/null >'%s/.out' 2>'%s/.err'", cmd, tmp(), tmp());
-	cr_assert(n > 0 && (size_t)n < sizeof full, "command too long");
-	fflush(NULL);
-	st = system(full);
-	if (st != -1 && WIFEXITED(st))
-		r.status = WEXITSTATUS(st);
-	else if (st != -1 && WIFSIGNALED(st))
-		r.status = 128 + WTERMSIG(st);
-	r.out = slurp(tpath(".out"), NULL);
-	r.err = slurp(tpath(".err"), NULL);
-	if (!r.out)
-		r.out = calloc(1, 1);
-	if (!r.err)
-		r.err = calloc(1, 1);
-	cr_assert(r.out && r.err, "out of memory");
-	return r;
 }
 
 /* The first line of text that starts with prefix, copied into buf; "" if none. */
@@ -216,19 +87,9 @@ static const char *line_with_prefix(const char *text, const char *prefix, char *
 	return buf;
 }
 
-/* Copies schema/nnn.lua into the temp dir, so schemas written there can import it. */
-static void copy_schema(void)
-{
-	size_t n;
-	char *s = slurp("schema/nnn.lua", &n);
-	cr_assert_not_null(s, "cannot read schema/nnn.lua");
-	spit(tpath("nnn.lua"), s, n);
-	free(s);
-}
-
 /* Generates .c/.h/.md from `schema` into <tmp>/<sub>/ (the header goes to
  * <sub>/nnn/schema_gen.h, as the runtime includes it). */
-static run_t generate(const char *schema, const char *sub)
+static t_run_t generate(const char *schema, const char *sub)
 {
 	return sh("mkdir -p '%s/%s/nnn' && " GEN_LUA " '%s' --c '%s/%s/schema_gen.c' "
 	          "--h '%s/%s/nnn/schema_gen.h' --doc '%s/%s/format.md'",
@@ -253,22 +114,22 @@ Test(gen, deterministic)
 {
 	static const char *const files[] = { "schema_gen.c", "nnn/schema_gen.h", "format.md" };
 	static const char *const openers[] = { "/*", "/*", "<!--" };
-	run_t r;
+	t_run_t r;
 
-	require_root();
+	t_require_root();
 	r = generate("schema/nnn.lua", "a");
 	cr_assert_eq(r.status, 0, "first run failed (status %d): %s", r.status, r.err);
-	run_free(&r);
+	t_run_free(&r);
 	r = generate("schema/nnn.lua", "b");
 	cr_assert_eq(r.status, 0, "second run failed (status %d): %s", r.status, r.err);
-	run_free(&r);
+	t_run_free(&r);
 
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
 		char pa[300], pb[300];
 		size_t na, nb;
 		snprintf(pa, sizeof pa, "%s/a/%s", tmp(), files[i]);
 		snprintf(pb, sizeof pb, "%s/b/%s", tmp(), files[i]);
-		char *a = slurp(pa, &na), *b = slurp(pb, &nb);
+		char *a = t_slurp(pa, &na), *b = t_slurp(pb, &nb);
 		cr_assert_not_null(a, "%s was not written", pa);
 		cr_assert_not_null(b, "%s was not written", pb);
 		cr_expect(na > 500, "%s is suspiciously small (%zu bytes)", files[i], na);
@@ -284,31 +145,31 @@ Test(gen, deterministic)
 
 static void compiles_at(const char *opt)
 {
-	run_t r;
+	t_run_t r;
 
-	require_root();
-	if (under_valgrind())
+	t_require_root();
+	if (t_under_valgrind())
 		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
 	r = generate("schema/nnn.lua", "g");
 	cr_assert_eq(r.status, 0, "generation failed (status %d): %s", r.status, r.err);
-	run_free(&r);
+	t_run_free(&r);
 	r = sh("cc " CC_WARN " %s " INCLUDES("'%s/g'") " -c '%s/g/schema_gen.c' -o '%s/g/schema_gen.o'", opt, tmp(),
 	       tmp(), tmp());
 	cr_expect_eq(r.status, 0, "cc %s failed on the generated code (status %d):\n%s%s", opt, r.status, r.out,
 	             r.err);
 	cr_expect_str_empty(r.err, "cc %s printed diagnostics:\n%s", opt, r.err);
-	run_free(&r);
+	t_run_free(&r);
 	cr_assert(file_exists(tpath("g/schema_gen.o")), "no object file was produced");
 
 	/* The header stands alone: a user may include it first. */
-	spit_str(tpath("g/hdr.c"), "#include <nnn/schema_gen.h>\n"
+	t_spit_str(tpath("g/hdr.c"), "#include <nnn/schema_gen.h>\n"
 	                           "int nnn_hdr_probe(void);\n"
 	                           "int nnn_hdr_probe(void) { return (int)sizeof(nnn_model_t); }\n");
 	r = sh("cc " CC_WARN " -Wmissing-prototypes -Wstrict-prototypes %s " INCLUDES("'%s/g'")
 	       " -c '%s/g/hdr.c' -o '%s/g/hdr.o'",
 	       opt, tmp(), tmp(), tmp());
 	cr_expect_eq(r.status, 0, "the generated header does not compile on its own:\n%s", r.err);
-	run_free(&r);
+	t_run_free(&r);
 }
 
 Test(gen, compiles_O0)
@@ -343,7 +204,7 @@ static void write_bad(const char *file, const char *body)
 	char text[4096];
 	int n = snprintf(text, sizeof text, "%s%s\nreturn s\n", BAD_PROLOGUE, body);
 	cr_assert(n > 0 && (size_t)n < sizeof text, "schema body too long");
-	spit_str(tpath(file), text);
+	t_spit_str(tpath(file), text);
 }
 
 /* Generates from a schema built by `body` and expects a clean failure: exit
@@ -353,10 +214,10 @@ static void expect_rejected(const char *body, const char *const *want)
 {
 	static int seq;
 	char file[32], sub[32], line[1024];
-	run_t r;
+	t_run_t r;
 
-	require_root();
-	copy_schema();
+	t_require_root();
+	t_copy_schema(tmp());
 	snprintf(file, sizeof file, "bad%d.lua", seq);
 	snprintf(sub, sizeof sub, "out%d", seq);
 	seq++;
@@ -379,7 +240,7 @@ static void expect_rejected(const char *body, const char *const *want)
 		snprintf(p, sizeof p, "%s/format.md", sub);
 		cr_expect(!file_exists(tpath(p)), "the .md was written despite the error");
 	}
-	run_free(&r);
+	t_run_free(&r);
 }
 
 #define REJECTS(body, ...) expect_rejected(body, (const char *const[]){ __VA_ARGS__, NULL })
@@ -680,31 +541,25 @@ static const char PROG_C[] =
 static void build_against_codec(const char *name, const char *source, const char *sub)
 {
 	char file[64];
-	run_t r;
+	t_run_t r;
 
 	snprintf(file, sizeof file, "%s.c", name);
-	spit_str(tpath(file), source);
+	t_spit_str(tpath(file), source);
 	r = sh("cc " CC_WARN " -O0 -g " INCLUDES("'%s/%s'") " -o '%s/%s' '%s/%s' '%s/%s/schema_gen.c' "
 	       "runtime/src/*.c -ljansson -lm",
 	       tmp(), sub, tmp(), name, tmp(), file, tmp(), sub);
 	cr_assert_eq(r.status, 0, "building %s against the codec generated from %s failed:\n%s%s", file, sub, r.out,
 	             r.err);
-	run_free(&r);
-}
-
-static const char *nnnkit_path(void)
-{
-	const char *p = getenv("NNNKIT");
-	return p && *p ? p : "build/nnnkit";
+	t_run_free(&r);
 }
 
 /* `nnnkit validate FILE` from the project's own build must refuse activation `id`. */
 static void expect_original_rejects(const char *file, long long id)
 {
 	char want[64];
-	const char *kit = nnnkit_path();
+	const char *kit = nnnkit_bin();
 	char prefix[512];
-	run_t r;
+	t_run_t r;
 
 	cr_assert(access(kit, X_OK) == 0, "%s is not built (run make)", kit);
 	/* No plugin search path: only the codec built from schema/nnn.lua answers. */
@@ -715,58 +570,58 @@ static void expect_original_rejects(const char *file, long long id)
 	cr_expect(strstr(r.err, prefix) != NULL, "no '%s' line on stderr:\n%s", prefix, r.err);
 	snprintf(want, sizeof want, "activation ID %lld", id);
 	cr_expect(strstr(r.err, want) != NULL, "stderr does not mention %s:\n%s", want, r.err);
-	run_free(&r);
+	t_run_free(&r);
 }
 
 Test(gen, schema_extension)
 {
-	run_t r;
+	t_run_t r;
 	char *text;
 	long long id, undef;
 
-	require_root();
-	if (under_valgrind())
+	t_require_root();
+	if (t_under_valgrind())
 		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
 	id = sq_int("next_free(\"activation_id\")");
 	undef = sq_int("unused(\"activation_id\", %lld)", id);
-	copy_schema();
-	spit_str(tpath("ext.lua"), t_fmt(EXT_LUA, id));
+	t_copy_schema(tmp());
+	t_spit_str(tpath("ext.lua"), t_fmt(EXT_LUA, id));
 
 	/* The extension is a valid schema, and the unchanged copy still is. */
 	r = generate(tpath("ext.lua"), "x");
 	cr_assert_eq(r.status, 0, "generation from ext.lua failed (status %d):\n%s", r.status, r.err);
-	run_free(&r);
+	t_run_free(&r);
 
-	text = slurp(tpath("x/nnn/schema_gen.h"), NULL);
+	text = t_slurp(tpath("x/nnn/schema_gen.h"), NULL);
 	cr_assert_not_null(text, "no header generated");
 	cr_expect(strstr(text, t_fmt("NNN_ACTIVATION_ID_SWISH = %lld,", id)) != NULL, "header lacks the Swish ID");
 	cr_expect(strstr(text, "typedef struct nnn_swish {") != NULL, "header lacks the swish record");
 	cr_expect(strstr(text, "ext.lua") != NULL, "header banner does not name ext.lua");
 	free(text);
-	text = slurp(tpath("x/format.md"), NULL);
+	text = t_slurp(tpath("x/format.md"), NULL);
 	cr_assert_not_null(text, "no format.md generated");
 	cr_expect(strstr(text, "### `swish`") != NULL, "format.md does not document the swish record");
 	cr_expect(strstr(text, t_fmt("| %lld | Swish | `swish` |", id)) != NULL, "format.md does not list activation %lld",
 	          id);
 	free(text);
 
-	spit_str(tpath("prog.c"), PROG_C);
+	t_spit_str(tpath("prog.c"), PROG_C);
 	r = sh("cc " CC_WARN " -O0 -g -DSWISH_ID=%lld -DUNDEF_ID=%lld " INCLUDES("'%s/x'")
 	       " -o '%s/prog' '%s/prog.c' '%s/x/schema_gen.c' runtime/src/*.c -ljansson -lm",
 	       id, undef, tmp(), tmp(), tmp(), tmp());
 	cr_assert_eq(r.status, 0, "building the program against the extended codec failed:\n%s%s", r.out, r.err);
-	run_free(&r);
+	t_run_free(&r);
 
 	r = sh("'%s/prog' '%s/swish.nnn'", tmp(), tmp());
 	cr_expect_eq(r.status, 0, "the program failed (status %d):\n%s%s", r.status, r.out, r.err);
 	cr_expect_str_eq(r.out, "OK\n", "the program's output:\n%s%s", r.out, r.err);
-	run_free(&r);
+	t_run_free(&r);
 
 	/* The program wrote the layout this test also builds byte by byte. */
 	{
 		bytes_t want;
 		size_t n;
-		char *got = slurp(tpath("swish.nnn"), &n);
+		char *got = t_slurp(tpath("swish.nnn"), &n);
 		build_model(&want, (unsigned)id, 1, 1.5f);
 		cr_assert_not_null(got, "the program wrote no file");
 		cr_expect(n == want.n && !memcmp(got, want.b, n), "the program's file differs from the expected bytes");
@@ -781,21 +636,21 @@ Test(gen, original_rejects_new_id)
 {
 	long long id;
 	bytes_t w;
-	const char *kit = nnnkit_path();
-	run_t r;
+	const char *kit = nnnkit_bin();
+	t_run_t r;
 
-	require_root();
+	t_require_root();
 	/* Control: the same layout with Leaky ReLU (tau = 1.5) is valid. */
 	build_model(&w, (unsigned)sq_int("value(\"activation_id\", \"leaky_relu\")"), 1, 1.5f);
-	spit(tpath("leaky.nnn"), w.b, w.n);
+	t_spit(tpath("leaky.nnn"), w.b, w.n);
 	cr_assert(access(kit, X_OK) == 0, "%s is not built (run make)", kit);
 	r = sh("unset NNN_PLUGIN_PATH; '%s' validate '%s'", kit, tpath("leaky.nnn"));
 	cr_expect_eq(r.status, 0, "the control file is not valid (status %d):\n%s%s", r.status, r.out, r.err);
-	run_free(&r);
+	t_run_free(&r);
 
 	id = sq_int("next_free(\"activation_id\")");
 	build_model(&w, (unsigned)id, 1, 1.5f);
-	spit(tpath("swish.nnn"), w.b, w.n);
+	t_spit(tpath("swish.nnn"), w.b, w.n);
 	expect_original_rejects(tpath("swish.nnn"), id);
 }
 
@@ -811,10 +666,10 @@ Test(gen, original_rejects_new_id)
 static void expect_robust(const char *name, const char *body)
 {
 	char file[64], sub[64], line[1024];
-	run_t r;
+	t_run_t r;
 
-	require_root();
-	copy_schema();
+	t_require_root();
+	t_copy_schema(tmp());
 	snprintf(file, sizeof file, "%s.lua", name);
 	snprintf(sub, sizeof sub, "%s", name);
 	write_bad(file, body);
@@ -824,18 +679,18 @@ static void expect_robust(const char *name, const char *body)
 	if (r.status == 1) {
 		line_with_prefix(r.err, "schema error: ", line, sizeof line);
 		cr_expect(line[0] != '\0', "no \"schema error: \" line on stderr:\n%s", r.err);
-		run_free(&r);
+		t_run_free(&r);
 		return;
 	}
-	run_free(&r);
-	if (under_valgrind()) {
-		gen_teardown(); /* Criterion runs no fini after a skip */
+	t_run_free(&r);
+	if (t_under_valgrind()) {
+		t_tmpdir_remove(); /* Criterion runs no fini after a skip */
 		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
 	}
 	r = sh("cc " CC_WARN " -O2 " INCLUDES("'%s/%s'") " -c '%s/%s/schema_gen.c' -o '%s/%s/schema_gen.o'", tmp(),
 	       sub, tmp(), sub, tmp(), sub);
 	cr_expect_eq(r.status, 0, "the schema was accepted but its C does not compile:\n%s\n%s", body, r.err);
-	run_free(&r);
+	t_run_free(&r);
 }
 
 /* Generates <tmp>/<name>/ from nnn.lua + body and expects success; returns
@@ -844,17 +699,17 @@ static char *expect_accepted(const char *name, const char *body)
 {
 	char file[64], p[128];
 	char *text;
-	run_t r;
+	t_run_t r;
 
-	require_root();
-	copy_schema();
+	t_require_root();
+	t_copy_schema(tmp());
 	snprintf(file, sizeof file, "%s.lua", name);
 	write_bad(file, body);
 	r = generate(tpath(file), name);
 	cr_assert_eq(r.status, 0, "the schema was rejected (status %d):\n%s\nstderr:\n%s", r.status, body, r.err);
-	run_free(&r);
+	t_run_free(&r);
 	snprintf(p, sizeof p, "%s/schema_gen.c", name);
-	text = slurp(tpath(p), NULL);
+	text = t_slurp(tpath(p), NULL);
 	cr_assert_not_null(text, "no .c generated");
 	return text;
 }
@@ -907,7 +762,7 @@ Test(gen, rejects_enum_value_not_table)
 Test(gen, rejects_rules_not_list)
 {
 	char line[1024];
-	run_t r;
+	t_run_t r;
 
 	expect_robust("odd", "find(s.records, \"dense\").rules = \"min\"");
 	/* Accepting it is wrong even though the C compiles: the rules are gone. */
@@ -915,7 +770,7 @@ Test(gen, rejects_rules_not_list)
 	line_with_prefix(r.err, "schema error: ", line, sizeof line);
 	cr_expect_eq(r.status, 1, "a non-list `rules` was accepted");
 	cr_expect(strstr(line, "\"dense\"") != NULL, "the message does not name the record: %s", line);
-	run_free(&r);
+	t_run_free(&r);
 
 	REJECTS("find(s.records, \"dense\").rules = \"min\"", t_fmt("%s: rules must be a list", entry("records", "dense")));
 	/* The other list-valued keys: no holes, no named keys. */
@@ -1076,20 +931,20 @@ Test(gen, accepts_u64_enum)
 {
 	static const char body[] = "find(s.enums, \"padding_type\").type = \"u64\"";
 	char line[1024];
-	run_t r;
+	t_run_t r;
 
 	/* C enumeration constants are int, whatever stores the value. */
 	REJECTS("local e = find(s.enums, \"padding_type\")\n"
 	        "e.type = \"u64\"\n"
 	        "find(e.values, \"same\").value = 1 << 40",
 	        value_entry("padding_type", "same"), "[0, 2147483647]", "C enumeration constants are int");
-	copy_schema();
+	t_copy_schema(tmp());
 	write_bad("u64.lua", body);
 	r = generate(tpath("u64.lua"), "again");
 	line_with_prefix(r.err, "schema error: ", line, sizeof line);
 	cr_expect(strstr(line, "[0, -1]") == NULL, "impossible range in the message: %s", line);
 	cr_expect_eq(r.status, 0, "a u64 enum was rejected:\n%s", r.err);
-	run_free(&r);
+	t_run_free(&r);
 	/* Last: it compiles the C, which is skipped under valgrind. */
 	expect_robust("odd", body);
 }
@@ -1164,7 +1019,7 @@ Test(gen, schema_sandbox)
 	cr_expect(strstr(c, "return \"SIX\";") != NULL, "the value built with string/math is missing");
 	free(c);
 	snprintf(p, sizeof p, "sb/nnn/schema_gen.h");
-	h = slurp(tpath(p), NULL);
+	h = t_slurp(tpath(p), NULL);
 	cr_assert_not_null(h);
 	cr_expect(strstr(h, t_fmt("NNN_ACTIVATION_ID_ACT%lld = %lld,", id, id)) != NULL, "no constant for the new value");
 	free(h);
@@ -1292,18 +1147,18 @@ Test(gen, lang_removed_field)
 		"local d = find(s.records, \"dense\")\n"
 		"for i, f in ipairs(d.fields) do if f.name == d.io.flatten then table.remove(d.fields, i) break end end";
 	char line[1024];
-	run_t r;
+	t_run_t r;
 
 	REJECTS(remove_flatten, "\"dense\".io", "reference \"flatten\"", "no field \"flatten\" in record \"dense\" (fields: ",
 	        "removed or renamed? update this reference");
 	/* Not a complaint about what the io key must be. */
-	copy_schema();
+	t_copy_schema(tmp());
 	write_bad("removed.lua", remove_flatten);
 	r = generate(tpath("removed.lua"), "removed");
 	line_with_prefix(r.err, "schema error: ", line, sizeof line);
 	cr_expect(strstr(line, "must be a field reference") == NULL && strstr(line, "needs ") == NULL,
 	          "a downstream check answered: %s", line);
-	run_free(&r);
+	t_run_free(&r);
 
 	/* In a rule, with the nearest name; in a pattern; deeper in a reference. */
 	REJECTS("rule_of(\"dense\", \"min\").field = \"neuronz\"", "\"dense\".rules[",
@@ -1330,7 +1185,7 @@ Test(gen, lang_unused_record)
  * every io reference's index and slice, "<key> <from>:<to>" per line. */
 static void write_probe(void)
 {
-	spit_str(tpath("probe.lua"),
+	t_spit_str(tpath("probe.lua"),
 	         "package.path = \"gen/?.lua;\" .. package.path\n"
 	         "local s = require(\"schema_check\")(arg[1])\n"
 	         "local keys = {}\n"
@@ -1357,10 +1212,10 @@ Test(gen, lang_slices)
 		"c.io = { kind = \"window\", window = \"kernels.dims[1:-1]\", channels = \"kernels.dims[-1]\",\n"
 		"  outputs = \"filters\", stride = \"kernels.dims[:1]\", dilation = \"kernels.dims[2:]\",\n"
 		"  padding = \"padding_dims\", padding_type = \"padding_type\" }";
-	run_t r;
+	t_run_t r;
 
-	require_root();
-	copy_schema();
+	t_require_root();
+	t_copy_schema(tmp());
 	write_bad("window.lua", window);
 	write_probe();
 	r = sh("lua5.4 '%s' '%s'", tpath("probe.lua"), tpath("window.lua"));
@@ -1371,10 +1226,10 @@ Test(gen, lang_slices)
 	cr_expect(strstr(r.out, "conv.dilation_ref 2:nil\n") != NULL, "slice [2:]:\n%s", r.out);
 	cr_expect(strstr(r.out, "conv.channels_ref [-1]\n") != NULL, "index [-1]:\n%s", r.out);
 	cr_expect(strstr(r.out, "conv.padding_ref whole\n") != NULL, "whole:\n%s", r.out);
-	run_free(&r);
+	t_run_free(&r);
 	r = sh(GEN_LUA " '%s' --check", tpath("window.lua"));
 	cr_expect_eq(r.status, 0, "nnngen --check refused the window io:\n%s", r.err);
-	run_free(&r);
+	t_run_free(&r);
 
 	REJECTS("find(s.records, \"conv\").io = { kind = \"window\", window = \"kernels.dims[3:1]\" }",
 	        "\"conv\".io", "reference \"kernels.dims[3:1]\" (key window)", "the slice [3:1] is always empty");
@@ -1392,8 +1247,8 @@ Test(gen, lang_slices)
 	/* ... and the emitters turn every key of it, slices included, into C */
 	r = generate(tpath("window.lua"), "window");
 	cr_expect_eq(r.status, 0, "nnngen refused the window io:\n%s", r.err);
-	run_free(&r);
-	char *c = slurp(tpath("window/schema_gen.c"), NULL);
+	t_run_free(&r);
+	char *c = t_slurp(tpath("window/schema_gen.c"), NULL);
 	cr_assert_not_null(c);
 	cr_expect(strstr(c, "io->window = nnn_io_list(r->kernels.dims, 1, false, -1, ") != NULL, "window slice");
 	cr_expect(strstr(c, "io->stride = nnn_io_list(r->kernels.dims, 0, false, 1, ") != NULL, "stride slice");
@@ -1425,8 +1280,8 @@ Test(gen, lang_reference_lists_what_the_checker_knows)
 	char rules[512], ios[512], want[600];
 	char *doc;
 
-	require_root();
-	doc = slurp("docs/schema-language.md", NULL);
+	t_require_root();
+	doc = t_slurp("docs/schema-language.md", NULL);
 	cr_assert_not_null(doc, "docs/schema-language.md is missing (run make)");
 	cr_expect(!strncmp(doc, "<!-- Generated by gen/nnngen.lua", 32), "the reference is not generated");
 	doc_kinds(doc, "\n## Rule kinds\n", rules, sizeof rules);
@@ -1469,7 +1324,7 @@ static const char VALIDATE_C[] =
  * into buf; its file (relative to the corpus) into file. */
 static void find_case(const char *manifest, const char *suffix, char *buf, size_t size, char *file, size_t fsize)
 {
-	char *m = slurp(manifest, NULL);
+	char *m = t_slurp(manifest, NULL);
 	cr_assert_not_null(m, "no manifest at %s", manifest);
 	buf[0] = '\0';
 	for (char *p = strstr(m, suffix); p; p = strstr(p + 1, suffix)) {
@@ -1498,20 +1353,20 @@ Test(gen, lang_range_min_open_core, .timeout = 240)
 		"push(find(s.records, \"leaky_relu\").rules,\n"
 		"  { kind = \"range\", field = \"tau\", min = 0, min_open = true, doc = \"tau > 0.\" })";
 	char line[2048], file[512];
-	run_t r;
+	t_run_t r;
 
-	require_root();
-	if (under_valgrind())
+	t_require_root();
+	if (t_under_valgrind())
 		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
-	copy_schema();
+	t_copy_schema(tmp());
 	write_bad("open.lua", body);
 	r = generate(tpath("open.lua"), "o");
 	cr_assert_eq(r.status, 0, "generation failed:\n%s", r.err);
-	run_free(&r);
+	t_run_free(&r);
 	build_against_codec("validate", VALIDATE_C, "o");
 	r = sh(GEN_LUA " '%s' --conformance '%s/corpus'", tpath("open.lua"), tmp());
 	cr_assert_eq(r.status, 0, "the corpus was not generated:\n%s", r.err);
-	run_free(&r);
+	t_run_free(&r);
 
 	/* The corpus holds tau == min as an E_RANGE case... */
 	find_case(tpath("corpus/manifest.json"), "-range-tau-min.nnn", line, sizeof line, file, sizeof file);
@@ -1521,13 +1376,13 @@ Test(gen, lang_range_min_open_core, .timeout = 240)
 	cr_expect_eq(r.status, 1, "tau == 0 was accepted:\n%s", r.out);
 	cr_expect(strstr(r.out, "activation.tau") != NULL && strstr(r.out, "found 0, expected > 0") != NULL, "%s",
 	          r.out);
-	run_free(&r);
+	t_run_free(&r);
 	/* And the validator agrees with the reference on every case of the corpus. */
-	cr_assert(access(nnnkit_path(), X_OK) == 0, "%s is not built (run make)", nnnkit_path());
-	r = sh("'%s' conformance --no-progress --corpus '%s/corpus' --decoder '%s/validate {file}'", nnnkit_path(), tmp(),
+	cr_assert(access(nnnkit_bin(), X_OK) == 0, "%s is not built (run make)", nnnkit_bin());
+	r = sh("'%s' conformance --no-progress --corpus '%s/corpus' --decoder '%s/validate {file}'", nnnkit_bin(), tmp(),
 	       tmp());
 	cr_expect_eq(r.status, 0, "the generated validator disagrees with the corpus:\n%s%s", r.out, r.err);
-	run_free(&r);
+	t_run_free(&r);
 }
 
 /* The same rule in a plugin's fragment: its generated validator calls the
@@ -1536,16 +1391,16 @@ Test(gen, lang_range_min_open_plugin, .timeout = 240)
 {
 	char line[2048], file[512];
 	const char *build = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
-	run_t r;
+	t_run_t r;
 
-	require_root();
-	if (under_valgrind())
+	t_require_root();
+	if (t_under_valgrind())
 		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
-	cr_assert(access(nnnkit_path(), X_OK) == 0, "%s is not built (run make)", nnnkit_path());
+	cr_assert(access(nnnkit_bin(), X_OK) == 0, "%s is not built (run make)", nnnkit_bin());
 	r = sh("cp examples/plugin-pool-swish/schema.lua '%s/poolswish.lua'", tmp());
 	cr_assert_eq(r.status, 0);
-	run_free(&r);
-	spit_str(tpath("frag.lua"),
+	t_run_free(&r);
+	t_spit_str(tpath("frag.lua"),
 	         "local f = import(\"poolswish.lua\")\n"
 	         "for _, r in ipairs(f.records) do\n"
 	         "  for _, fl in ipairs(r.fields) do\n"
@@ -1561,9 +1416,9 @@ Test(gen, lang_range_min_open_plugin, .timeout = 240)
 	       GEN_LUA " schema/nnn.lua --conformance '%s/corpus' --plugin '%s/frag.lua'",
 	       tmp(), tmp(), tmp(), build, tmp(), tmp(), tmp(), tmp(), tmp());
 	cr_assert_eq(r.status, 0, "building the plugin or its corpus failed:\n%s%s", r.out, r.err);
-	run_free(&r);
+	t_run_free(&r);
 	{
-		char *c = slurp(tpath("ps_gen.c"), NULL);
+		char *c = t_slurp(tpath("ps_gen.c"), NULL);
 		cr_assert_not_null(c);
 		cr_expect(strstr(c, "NNN_BOUND_MIN | NNN_BOUND_MIN_OPEN") != NULL, "no open bound in the plugin's code");
 		free(c);
@@ -1571,28 +1426,28 @@ Test(gen, lang_range_min_open_plugin, .timeout = 240)
 
 	find_case(tpath("corpus/manifest.json"), "-range-beta-min.nnn", line, sizeof line, file, sizeof file);
 	cr_expect(strstr(line, "\"code\": \"E_RANGE\"") != NULL, "%s", line);
-	r = sh("'%s' --plugin '%s/poolswish.so' validate '%s/corpus/%s'", nnnkit_path(), tmp(), tmp(), file);
+	r = sh("'%s' --plugin '%s/poolswish.so' validate '%s/corpus/%s'", nnnkit_bin(), tmp(), tmp(), file);
 	cr_expect_eq(r.status, 1, "beta == 0 was accepted:\n%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "activation.beta") != NULL && strstr(r.err, "found 0, expected > 0") != NULL, "%s%s",
 	          r.out, r.err);
-	run_free(&r);
-	r = sh("'%s' --plugin '%s/poolswish.so' conformance --no-progress --corpus '%s/corpus'", nnnkit_path(), tmp(),
+	t_run_free(&r);
+	r = sh("'%s' --plugin '%s/poolswish.so' conformance --no-progress --corpus '%s/corpus'", nnnkit_bin(), tmp(),
 	       tmp());
 	cr_expect_eq(r.status, 0, "nnnkit with the plugin disagrees with the corpus:\n%s%s", r.out, r.err);
-	run_free(&r);
+	t_run_free(&r);
 }
 
 /* A fragment's keys are checked like a schema's. */
 Test(gen, lang_fragment_keys)
 {
 	char line[1024];
-	run_t r;
+	t_run_t r;
 
-	require_root();
-	spit_str(tpath("typo.lua"), "return { name = \"typo\", doc = \"A typo.\", layres = {} }\n");
+	t_require_root();
+	t_spit_str(tpath("typo.lua"), "return { name = \"typo\", doc = \"A typo.\", layres = {} }\n");
 	r = sh(GEN_LUA " --plugin '%s' --c '%s/t.c' --h '%s/t.h'", tpath("typo.lua"), tmp(), tmp());
 	cr_expect_eq(r.status, 1, "a misspelt fragment key was accepted:\n%s", r.err);
 	line_with_prefix(r.err, "schema error: ", line, sizeof line);
 	cr_expect(strstr(line, "typo.lua: unknown key \"layres\"; did you mean \"layers\"?") != NULL, "%s", r.err);
-	run_free(&r);
+	t_run_free(&r);
 }

@@ -18,6 +18,7 @@
 #include <nnn/validate.h>
 
 #include "builder.h"
+#include "shell.h"
 
 static int under_valgrind(void)
 {
@@ -137,7 +138,7 @@ Test(hardening, kill_during_write_never_mixes, .timeout = 120)
 Test(hardening, cli_length_bombs_under_memory_limit)
 {
 	static const size_t at[] = { 4, 20, 34, 43, 72 };
-	const char *kit = getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
+	const char *kit = nnnkit_bin();
 	char cmd[1024];
 #if defined(__SANITIZE_ADDRESS__)
 	cr_skip_test("ASan reserves terabytes of address space: the memory limit runs in make test");
@@ -165,7 +166,7 @@ Test(hardening, cli_length_bombs_under_memory_limit)
  * reading the model. */
 Test(hardening, cli_under_64_mib_does_not_hang, .timeout = 120)
 {
-	const char *kit = getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
+	const char *kit = nnnkit_bin();
 	char cmd[2048], npy[1024];
 	bb_t b = { 0 };
 	nnn_shape_t shape = { .rank = 2, .dims = { 2, 3 } };
@@ -221,7 +222,7 @@ Test(hardening, many_layers_validate, .timeout = 60)
 Test(hardening, crashing_plugin_is_checked_in_a_child)
 {
 	char cmd[1024], out[4096] = "";
-	const char *kit = getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
+	const char *kit = nnnkit_bin();
 	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
 	snprintf(cmd, sizeof cmd, "%s --no-default-plugins plugins --check %s/fixtures/initcrash.so 2>&1", kit, b);
 	FILE *p = popen(cmd, "r");

@@ -115,7 +115,7 @@ Test(install, prefix_has_everything_and_builds_a_program, .fini = teardown, .tim
 	snprintf(path, sizeof path, "%s/x.npy", tmp);
 	cr_assert_eq(nnn_npy_write_file(path, &s, x, NULL), NNN_OK);
 	char want[4096];
-	cr_assert_eq(t_sh(want, sizeof want, "%s run %s --input %s", getenv("NNNKIT"), model, path), 0, "%s", want);
+	cr_assert_eq(t_sh(want, sizeof want, "%s run %s --input %s", nnnkit_bin(), model, path), 0, "%s", want);
 	cr_assert_eq(t_sh(out, sizeof out, "env -u NNN_PLUGIN_PATH %s/bin/nnnkit run %s --input %s", prefix, model, path),
 	             0, "%s", out);
 	cr_assert_str_eq(out, want);

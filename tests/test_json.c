@@ -17,12 +17,9 @@
  */
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
-#include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <nnn/json.h>
 #include <nnn/npy.h>
@@ -30,40 +27,22 @@
 #include "builder.h"
 #include "roundtrip.h"
 #include "schemaq.h"
+#include "tmpdir.h"
 
 /* ---- a temp dir per test, removed by the suite's fini ---- */
 
-static char g_tmp[64];
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	return remove(path);
-}
+#define TMP "nnn-json-"
 
 static const char *tmp(void)
 {
-	if (!g_tmp[0]) {
-		strcpy(g_tmp, "/tmp/nnn-json-XXXXXX");
-		cr_assert_not_null(mkdtemp(g_tmp), "mkdtemp: %s", strerror(errno));
-	}
-	return g_tmp;
+	return t_tmpdir(TMP);
 }
 
-static void teardown(void)
-{
-	if (g_tmp[0] && !strncmp(g_tmp, "/tmp/nnn-json-", 14))
-		nftw(g_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	g_tmp[0] = '\0';
-}
-
-TestSuite(json, .fini = teardown);
+TestSuite(json, .fini = t_tmpdir_remove);
 
 static const char *tdir(const char *name)
 {
-	static char p[256];
-	snprintf(p, sizeof p, "%s/%s", tmp(), name);
-	return p;
+	return t_tmppath(TMP, name);
 }
 
 /* Round trip inline, with every array in .npy files, and with the large

@@ -47,11 +47,6 @@ static const char *dir(void)
 	return g_dir;
 }
 
-static const char *kit(void)
-{
-	return getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
-}
-
 /* A whole file, NUL-terminated (free it); NULL when it cannot be read. */
 static char *slurp(const char *path, size_t *len)
 {
@@ -144,7 +139,7 @@ Test(map, page_is_self_contained_and_escaped, .fini = cleanup)
 	core_model(&b);
 	const char *model = write_model(&b, "core.nnn");
 	snprintf(out, sizeof out, "%s/core.html", dir());
-	cr_assert_eq(t_sh(NULL, 0, "%s map --input-shape 1,4,4,1 %s -o %s", kit(), model, out), 0);
+	cr_assert_eq(t_sh(NULL, 0, "%s map --input-shape 1,4,4,1 %s -o %s", nnnkit_bin(), model, out), 0);
 	char *html = slurp(out, NULL);
 	cr_assert_not_null(html);
 	assert_self_contained(html);
@@ -173,11 +168,11 @@ Test(map, page_is_self_contained_and_escaped, .fini = cleanup)
 	cr_assert(strstr(html, "\"bins\":[2,1,1,1,1,1,1,1,1,1,2,1,1,1,1,1,1,1,1,1,1,2,1,1,1,1,1,1,1,1,1,2]"), "%s", html);
 
 	/* -o - writes the same page to stdout. */
-	snprintf(cmd, sizeof cmd, "%s map --input-shape 1,4,4,1 %s -o - > %s.stdout && cmp -s %s %s.stdout", kit(), model,
+	snprintf(cmd, sizeof cmd, "%s map --input-shape 1,4,4,1 %s -o - > %s.stdout && cmp -s %s %s.stdout", nnnkit_bin(), model,
 	         out, out, out);
 	cr_assert_eq(t_sh(NULL, 0, "%s", cmd), 0);
 	/* Without -o, as graph: stdout. */
-	snprintf(cmd, sizeof cmd, "%s map --input-shape 1,4,4,1 %s > %s.default && cmp -s %s %s.default", kit(), model,
+	snprintf(cmd, sizeof cmd, "%s map --input-shape 1,4,4,1 %s > %s.default && cmp -s %s %s.default", nnnkit_bin(), model,
 	         out, out, out);
 	cr_assert_eq(t_sh(NULL, 0, "%s", cmd), 0);
 	free(html);
@@ -194,7 +189,7 @@ Test(map, invalid_model_is_mapped_up_to_the_problem, .fini = cleanup)
 	const char *model = write_model(&b, "cut.nnn");
 	snprintf(out, sizeof out, "%s/cut.html", dir());
 	snprintf(err, sizeof err, "%s/cut.err", dir());
-	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s 2>%s", kit(), model, out, err), 1, "an invalid model exits 1");
+	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s 2>%s", nnnkit_bin(), model, out, err), 1, "an invalid model exits 1");
 	char *html = slurp(out, NULL), *msg = slurp(err, NULL);
 	cr_assert_not_null(html, "the page is written all the same");
 	cr_assert(strstr(msg, "layers[1].weights.data @0x8d: file ends early"), "%s", msg);
@@ -213,7 +208,7 @@ Test(map, invalid_model_is_mapped_up_to_the_problem, .fini = cleanup)
 
 	/* Nothing to map: no page, a clear error. */
 	strcat(out, ".2");
-	cr_assert_eq(t_sh(NULL, 0, "%s map /nonexistent.nnn -o %s 2>%s", kit(), out, err), 2);
+	cr_assert_eq(t_sh(NULL, 0, "%s map /nonexistent.nnn -o %s 2>%s", nnnkit_bin(), out, err), 2);
 	msg = slurp(err, NULL);
 	cr_assert(strstr(msg, "nnnkit: /nonexistent.nnn: "), "%s", msg);
 	cr_assert_neq(access(out, F_OK), 0, "no page for a file that cannot be read");
@@ -231,7 +226,7 @@ Test(map, page_size_does_not_grow_with_tensor_bytes, .fini = cleanup)
 	bb_u8(&b, 0), bb_u8(&b, 0), bb_f32(&b, 0);
 	bb_tensor(&b, 1, bias), bb_i32(&b, 1024), bb_tensor(&b, 2, w), bb_u8(&b, 0);
 	snprintf(out, sizeof out, "%s/big.html", dir());
-	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", kit(), write_model(&b, "big.nnn"), out), 0);
+	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", nnnkit_bin(), write_model(&b, "big.nnn"), out), 0);
 	char *html = slurp(out, &n);
 	cr_assert_lt(n, 64 * 1024, "%zu bytes for a %zu-byte model", n, b.n);
 	cr_assert(strstr(html, "\"count\":1048576,\"finite\":1048576,"), "one histogram for the whole tensor");
@@ -246,7 +241,7 @@ Test(graph, dot_of_the_chain, .fini = cleanup)
 	bb_tiny(&b);
 	const char *model = write_model(&b, "tiny.nnn");
 	snprintf(out, sizeof out, "%s/tiny.dot", dir());
-	cr_assert_eq(t_sh(NULL, 0, "%s graph --input-shape 5,3 %s > %s", kit(), model, out), 0);
+	cr_assert_eq(t_sh(NULL, 0, "%s graph --input-shape 5,3 %s > %s", nnnkit_bin(), model, out), 0);
 	char *dot = slurp(out, NULL);
 	cr_assert_not_null(dot);
 	cr_assert(!strncmp(dot, "digraph nnn {\n", 14), "%s", dot);
@@ -272,7 +267,7 @@ Test(graph, dot_of_the_chain, .fini = cleanup)
 	bb_header(&b, "say \"hi\" \\ bye", 3 * 2 + 2, 1);
 	bb_dense(&b, 0, 3, 2, 0);
 	model = write_model(&b, "quote.nnn");
-	cr_assert_eq(t_sh(NULL, 0, "%s graph %s -o %s", kit(), model, out), 0);
+	cr_assert_eq(t_sh(NULL, 0, "%s graph %s -o %s", nnnkit_bin(), model, out), 0);
 	dot = slurp(out, NULL);
 	cr_assert(strstr(dot, "label=\"say \\\"hi\\\" \\\\ bye\\n"), "%s", dot);
 	cr_assert(strstr(dot, "[?, ..., 3] -> [?, ..., 2]"), "%s", dot);
@@ -283,7 +278,7 @@ Test(graph, dot_of_the_chain, .fini = cleanup)
 	bb_tiny(&b);
 	b.n -= 3;
 	model = write_model(&b, "cut.nnn");
-	cr_assert_eq(t_sh(NULL, 0, "%s graph %s > %s 2>/dev/null", kit(), model, out), 1);
+	cr_assert_eq(t_sh(NULL, 0, "%s graph %s > %s 2>/dev/null", nnnkit_bin(), model, out), 1);
 	dot = slurp(out, NULL);
 	cr_assert(strstr(dot, "problem [shape=octagon"), "%s", dot);
 	cr_assert(strstr(dot, "layers[1].weights.data @0x8d: file ends early"), "%s", dot);
@@ -344,7 +339,7 @@ Test(map, page_in_chromium, .fini = cleanup, .timeout = 240)
 	size_t tau = plugin_model(&b);
 	const char *model = write_model(&b, "plugin.nnn");
 	snprintf(html_path, sizeof html_path, "%s/map.html", dir());
-	cr_assert_eq(t_sh(NULL, 0, "%s --plugin %s map --input-shape 1,4,4,1 %s -o %s", kit(), so, model, html_path), 0);
+	cr_assert_eq(t_sh(NULL, 0, "%s --plugin %s map --input-shape 1,4,4,1 %s -o %s", nnnkit_bin(), so, model, html_path), 0);
 
 	/* What the page must draw, from this process's own decode. */
 	cr_assert_eq(nnn_ctx_new(&ctx, NULL), NNN_OK);
@@ -659,7 +654,7 @@ Test(map, page_fits_360_to_1920_px, .fini = cleanup, .timeout = 300)
 	size_t end = b.n;
 	const char *model = write_model(&b, "counts.nnn");
 	snprintf(html, sizeof html, "%s/counts.html", dir());
-	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", kit(), model, html), 0);
+	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", nnnkit_bin(), model, html), 0);
 	char *text = slurp(html, NULL);
 	cr_assert(strstr(text, "\"dims\":\"[40, 50]\",\"count\":2000,\"finite\":1997,\"nan\":2,\"pinf\":1,\"ninf\":0,"
 	                       "\"zero\":3,"), "the zeros and non-finite values counted");
@@ -776,7 +771,7 @@ Test(map, real_files_at_phone_to_desktop_widths, .fini = cleanup, .timeout = 300
 		free(bytes);
 
 		snprintf(html, sizeof html, "%s/real.html", dir());
-		cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", kit(), path, html), 0, "%s", path);
+		cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", nnnkit_bin(), path, html), 0, "%s", path);
 		frames_t f = draw_frames(html, -1, NULL);
 		check_widths(&f);
 		for (size_t i = 0; i < f.n; i++) {

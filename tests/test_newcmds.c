@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,18 +68,6 @@ static unsigned char *get_file(const char *path, size_t *n)
 	return b;
 }
 
-static void run_cli(run_t *r, const char *fmt, ...) NNN_PRINTF(2, 3);
-
-static void run_cli(run_t *r, const char *fmt, ...)
-{
-	char args[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof args, fmt, ap);
-	va_end(ap);
-	nnnkit(r, args);
-}
-
 static json_t *parse_json(const run_t *r)
 {
 	json_error_t e;
@@ -130,7 +117,7 @@ Test(newcmds, stats_by_hand)
 	tiny(&b);
 	put_file("t.nnn", &b);
 	bb_free(&b);
-	run_cli(&r, "stats --json %s", in_dir("t.nnn"));
+	nnnkitf(&r, "stats --json %s", in_dir("t.nnn"));
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	json_t *j = parse_json(&r);
 	cr_assert_eq(json_array_size(json_object_get(j, "tensors")), 4);
@@ -173,13 +160,13 @@ Test(newcmds, stats_by_hand)
 	cr_assert_eq(num(w1, "std"), 0.25);
 	json_decref(j);
 
-	run_cli(&r, "stats %s", in_dir("t.nnn"));
+	nnnkitf(&r, "stats %s", in_dir("t.nnn"));
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	cr_assert(strstr(r.out, "layers[0].weights        [3,2]"), "%s", r.out);
 	cr_assert(strstr(r.out, "4 tensors, 11 values, 44 bytes"), "%s", r.out);
-	run_cli(&r, "stats");
+	nnnkitf(&r, "stats");
 	cr_assert_eq(r.code, 2);
-	run_cli(&r, "stats %s", in_dir("missing.nnn"));
+	nnnkitf(&r, "stats %s", in_dir("missing.nnn"));
 	cr_assert_eq(r.code, 2);
 	cr_assert(strstr(r.err, "missing.nnn"), "%s", r.err);
 }
@@ -199,16 +186,16 @@ Test(newcmds, diff_equal_and_one_value)
 {
 	run_t r;
 	two_tinies();
-	run_cli(&r, "diff %s %s", in_dir("a.nnn"), in_dir("a.nnn"));
+	nnnkitf(&r, "diff %s %s", in_dir("a.nnn"), in_dir("a.nnn"));
 	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
 	cr_assert(strstr(r.out, "are equal"), "%s", r.out);
 	/* The same model in its JSON form: NaN and infinities included. */
-	run_cli(&r, "convert %s %s", in_dir("a.nnn"), in_dir("a.json"));
+	nnnkitf(&r, "convert %s %s", in_dir("a.nnn"), in_dir("a.json"));
 	cr_assert_eq(r.code, 0, "%s", r.err);
-	run_cli(&r, "diff %s %s", in_dir("a.nnn"), in_dir("a.json"));
+	nnnkitf(&r, "diff %s %s", in_dir("a.nnn"), in_dir("a.json"));
 	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
 
-	run_cli(&r, "diff %s %s", in_dir("a.nnn"), in_dir("b.nnn"));
+	nnnkitf(&r, "diff %s %s", in_dir("a.nnn"), in_dir("b.nnn"));
 	cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
 	cr_assert(strstr(r.out, "~ layers[1].weights [2,1]: 1 of 2 values differ; max abs diff 0.25 at [1,0] (index 1): "
 	                        "-0.5 -> -0.25; max rel diff 1 at [1,0]\n"),
@@ -216,16 +203,16 @@ Test(newcmds, diff_equal_and_one_value)
 	cr_assert(strstr(r.out, "differ: 0 fields, 1 tensor"), "%s", r.out);
 
 	/* |a - b| = 0.25, |b| = 0.25: equal at the boundary, different past it. */
-	run_cli(&r, "diff --atol 0.25 %s %s", in_dir("a.nnn"), in_dir("b.nnn"));
+	nnnkitf(&r, "diff --atol 0.25 %s %s", in_dir("a.nnn"), in_dir("b.nnn"));
 	cr_assert_eq(r.code, 0, "%s", r.out);
-	run_cli(&r, "diff --atol 0.2499 %s %s", in_dir("a.nnn"), in_dir("b.nnn"));
+	nnnkitf(&r, "diff --atol 0.2499 %s %s", in_dir("a.nnn"), in_dir("b.nnn"));
 	cr_assert_eq(r.code, 1, "%s", r.out);
-	run_cli(&r, "diff --rtol 1 %s %s", in_dir("a.nnn"), in_dir("b.nnn"));
+	nnnkitf(&r, "diff --rtol 1 %s %s", in_dir("a.nnn"), in_dir("b.nnn"));
 	cr_assert_eq(r.code, 0, "%s", r.out);
-	run_cli(&r, "diff --rtol 0.99 %s %s", in_dir("a.nnn"), in_dir("b.nnn"));
+	nnnkitf(&r, "diff --rtol 0.99 %s %s", in_dir("a.nnn"), in_dir("b.nnn"));
 	cr_assert_eq(r.code, 1, "%s", r.out);
 
-	run_cli(&r, "diff --json %s %s", in_dir("a.nnn"), in_dir("b.nnn"));
+	nnnkitf(&r, "diff --json %s %s", in_dir("a.nnn"), in_dir("b.nnn"));
 	cr_assert_eq(r.code, 1);
 	json_t *j = parse_json(&r);
 	cr_assert(json_is_false(json_object_get(j, "equal")));
@@ -242,12 +229,12 @@ Test(newcmds, diff_equal_and_one_value)
 	cr_assert_eq(num(entry(j, "tensors", "layers[0].weights"), "differ"), 0, "NaN equals NaN: %s", r.out);
 	json_decref(j);
 
-	run_cli(&r, "diff --rtol abc %s %s", in_dir("a.nnn"), in_dir("b.nnn"));
+	nnnkitf(&r, "diff --rtol abc %s %s", in_dir("a.nnn"), in_dir("b.nnn"));
 	cr_assert_eq(r.code, 2);
 	cr_assert(strstr(r.err, "--rtol"), "%s", r.err);
-	run_cli(&r, "diff %s", in_dir("a.nnn"));
+	nnnkitf(&r, "diff %s", in_dir("a.nnn"));
 	cr_assert_eq(r.code, 2);
-	run_cli(&r, "diff %s %s", in_dir("a.nnn"), in_dir("missing.nnn"));
+	nnnkitf(&r, "diff %s %s", in_dir("a.nnn"), in_dir("missing.nnn"));
 	cr_assert_eq(r.code, 2);
 	cr_assert(strstr(r.err, "missing.nnn"), "%s", r.err);
 }
@@ -261,7 +248,7 @@ Test(newcmds, diff_structure)
 	b.b[11] = 'z'; /* the description "tiny" -> "tinz" */
 	put_file("b.nnn", &b);
 	bb_free(&b);
-	run_cli(&r, "diff %s %s", in_dir("a.nnn"), in_dir("b.nnn"));
+	nnnkitf(&r, "diff %s %s", in_dir("a.nnn"), in_dir("b.nnn"));
 	cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
 	cr_assert(strstr(r.out, "~ description: 4 bytes \"tiny\" -> 4 bytes \"tinz\"\n"), "%s", r.out);
 	cr_assert(strstr(r.out, "differ: 1 field, 0 tensors"), "%s", r.out);
@@ -273,7 +260,7 @@ Test(newcmds, diff_structure)
 	bb_dense(&b, 0, 1, 1, 0);
 	put_file("c.nnn", &b);
 	bb_free(&b);
-	run_cli(&r, "diff --json %s %s", in_dir("a.nnn"), in_dir("c.nnn"));
+	nnnkitf(&r, "diff --json %s %s", in_dir("a.nnn"), in_dir("c.nnn"));
 	cr_assert_eq(r.code, 1, "%s", r.err);
 	json_t *j = parse_json(&r);
 	json_t *f = json_object_get(j, "fields");
@@ -284,7 +271,7 @@ Test(newcmds, diff_structure)
 	cr_assert_str_eq(json_string_value(json_object_get(entry(j, "fields", "layers[2]"), "change")), "only_b");
 	cr_assert_eq(num(j, "tensors_compared"), 4);
 	json_decref(j);
-	run_cli(&r, "diff %s %s", in_dir("c.nnn"), in_dir("a.nnn"));
+	nnnkitf(&r, "diff %s %s", in_dir("c.nnn"), in_dir("a.nnn"));
 	cr_assert(strstr(r.out, "- layers[2]: only in "), "%s", r.out);
 }
 
@@ -301,7 +288,7 @@ Test(newcmds, edit_description)
 {
 	run_t r;
 	tiny_file("m.nnn");
-	run_cli(&r, "edit %s --description 'a new one' -o %s", in_dir("m.nnn"), in_dir("d.nnn"));
+	nnnkitf(&r, "edit %s --description 'a new one' -o %s", in_dir("m.nnn"), in_dir("d.nnn"));
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	nnn_file_t *f;
 	cr_assert_eq(nnn_file_open(in_dir("d.nnn"), NULL, &f, NULL), NNN_OK);
@@ -310,21 +297,21 @@ Test(newcmds, edit_description)
 	cr_assert(!memcmp(m->description.ptr, "a new one", 9));
 	nnn_file_close(f);
 	/* Nothing else changed. */
-	run_cli(&r, "diff --json %s %s", in_dir("m.nnn"), in_dir("d.nnn"));
+	nnnkitf(&r, "diff --json %s %s", in_dir("m.nnn"), in_dir("d.nnn"));
 	json_t *j = parse_json(&r);
 	cr_assert_eq(json_array_size(json_object_get(j, "fields")), 1, "%s", r.out);
 	cr_assert_not_null(entry(j, "fields", "description"));
 	json_decref(j);
 	/* And back. */
-	run_cli(&r, "edit %s --description tiny -o %s", in_dir("d.nnn"), in_dir("d.nnn"));
+	nnnkitf(&r, "edit %s --description tiny -o %s", in_dir("d.nnn"), in_dir("d.nnn"));
 	cr_assert_eq(r.code, 0, "%s", r.err);
-	run_cli(&r, "diff %s %s", in_dir("m.nnn"), in_dir("d.nnn"));
+	nnnkitf(&r, "diff %s %s", in_dir("m.nnn"), in_dir("d.nnn"));
 	cr_assert_eq(r.code, 0, "%s", r.out);
 
-	run_cli(&r, "edit %s --description x", in_dir("m.nnn"));
+	nnnkitf(&r, "edit %s --description x", in_dir("m.nnn"));
 	cr_assert_eq(r.code, 2);
 	cr_assert(strstr(r.err, "-o"), "%s", r.err);
-	run_cli(&r, "edit %s -o %s", in_dir("m.nnn"), in_dir("x.nnn"));
+	nnnkitf(&r, "edit %s -o %s", in_dir("m.nnn"), in_dir("x.nnn"));
 	cr_assert_eq(r.code, 2);
 	cr_assert(access(in_dir("x.nnn"), F_OK) != 0);
 }
@@ -338,7 +325,7 @@ Test(newcmds, edit_set_get)
 	cr_assert_eq(nnn_npy_write_file(in_dir("w.npy"), &s32, v, NULL), NNN_OK);
 	cr_assert_eq(nnn_npy_write_file(in_dir("w23.npy"), &s23, v, NULL), NNN_OK);
 
-	run_cli(&r, "edit %s --set 'layers[0].weights=%s' -o %s", in_dir("m.nnn"), in_dir("w.npy"), in_dir("s.nnn"));
+	nnnkitf(&r, "edit %s --set 'layers[0].weights=%s' -o %s", in_dir("m.nnn"), in_dir("w.npy"), in_dir("s.nnn"));
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	nnn_file_t *f;
 	cr_assert_eq(nnn_file_open(in_dir("s.nnn"), NULL, &f, NULL), NNN_OK);
@@ -348,7 +335,7 @@ Test(newcmds, edit_set_get)
 		cr_assert_eq(nnn_f32s_get(t->data, i), v[i]);
 	nnn_file_close(f);
 
-	run_cli(&r, "edit %s --get 'layers[0].weights' -o %s", in_dir("s.nnn"), in_dir("back.npy"));
+	nnnkitf(&r, "edit %s --get 'layers[0].weights' -o %s", in_dir("s.nnn"), in_dir("back.npy"));
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	size_t n1, n2;
 	unsigned char *a = get_file(in_dir("w.npy"), &n1), *b = get_file(in_dir("back.npy"), &n2);
@@ -356,21 +343,21 @@ Test(newcmds, edit_set_get)
 	free(a);
 	free(b);
 	/* The data field's path names the tensor too. */
-	run_cli(&r, "edit %s --get 'layers[0].weights.data' -o %s", in_dir("s.nnn"), in_dir("back2.npy"));
+	nnnkitf(&r, "edit %s --get 'layers[0].weights.data' -o %s", in_dir("s.nnn"), in_dir("back2.npy"));
 	cr_assert_eq(r.code, 0, "%s", r.err);
 
 	/* The wrong shape: refused, both shapes named, nothing written. */
-	run_cli(&r, "edit %s --set 'layers[0].weights=%s' -o %s", in_dir("m.nnn"), in_dir("w23.npy"), in_dir("x.nnn"));
+	nnnkitf(&r, "edit %s --set 'layers[0].weights=%s' -o %s", in_dir("m.nnn"), in_dir("w23.npy"), in_dir("x.nnn"));
 	cr_assert_eq(r.code, 1);
 	cr_assert(strstr(r.err, "w23.npy") && strstr(r.err, "the array is [2,3], but layers[0].weights of ") &&
 	              strstr(r.err, " is [3,2]"),
 	          "%s", r.err);
 	cr_assert(access(in_dir("x.nnn"), F_OK) != 0);
 	/* A path with no tensor: the tensors are listed. */
-	run_cli(&r, "edit %s --set 'layers[5].weights=%s' -o %s", in_dir("m.nnn"), in_dir("w.npy"), in_dir("x.nnn"));
+	nnnkitf(&r, "edit %s --set 'layers[5].weights=%s' -o %s", in_dir("m.nnn"), in_dir("w.npy"), in_dir("x.nnn"));
 	cr_assert_eq(r.code, 2);
 	cr_assert(strstr(r.err, "layers[5].weights") && strstr(r.err, "layers[1].bias"), "%s", r.err);
-	run_cli(&r, "edit %s --set 'layers[0].weights' -o %s", in_dir("m.nnn"), in_dir("x.nnn"));
+	nnnkitf(&r, "edit %s --set 'layers[0].weights' -o %s", in_dir("m.nnn"), in_dir("x.nnn"));
 	cr_assert_eq(r.code, 2);
 }
 
@@ -381,13 +368,13 @@ Test(newcmds, edit_fix_param_count)
 	bb_tiny(&b);
 	bb_put_i32(&b, 12, 5); /* the header says 5; the tensors hold 11 */
 	put_file("bad.nnn", &b);
-	run_cli(&r, "validate %s", in_dir("bad.nnn"));
+	nnnkitf(&r, "validate %s", in_dir("bad.nnn"));
 	cr_assert_eq(r.code, 1);
 	cr_assert(strstr(r.err, "nnnkit edit --fix-param-count"), "the remedy names the fix: %s", r.err);
 
-	run_cli(&r, "edit %s --fix-param-count -o %s", in_dir("bad.nnn"), in_dir("fixed.nnn"));
+	nnnkitf(&r, "edit %s --fix-param-count -o %s", in_dir("bad.nnn"), in_dir("fixed.nnn"));
 	cr_assert_eq(r.code, 0, "%s", r.err);
-	run_cli(&r, "validate %s", in_dir("fixed.nnn"));
+	nnnkitf(&r, "validate %s", in_dir("fixed.nnn"));
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	/* Only the count's bytes changed, to what an honest writer writes. */
 	size_t n;
@@ -403,7 +390,7 @@ Test(newcmds, edit_fix_param_count)
 	bb_free(&b);
 
 	/* Another edit of the bad file is written, but said to be invalid. */
-	run_cli(&r, "edit %s --description x -o %s", in_dir("bad.nnn"), in_dir("still.nnn"));
+	nnnkitf(&r, "edit %s --description x -o %s", in_dir("bad.nnn"), in_dir("still.nnn"));
 	cr_assert_eq(r.code, 1);
 	cr_assert(strstr(r.err, "written, but it is not a valid model") && strstr(r.err, "param_count"), "%s", r.err);
 }
@@ -421,14 +408,14 @@ Test(newcmds, copies_of_an_invalid_model_are_said_to_be)
 	bb_put_i32(&b, 12, 5); /* the header says 5; the tensors hold 11 */
 	put_file("bad.nnn", &b);
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
-		run_cli(&r, "%s %s %s", cmds[i], in_dir("bad.nnn"), in_dir(outs[i]));
+		nnnkitf(&r, "%s %s %s", cmds[i], in_dir("bad.nnn"), in_dir(outs[i]));
 		cr_assert_eq(r.code, 1, "%s: exit %d: %s", cmds[i], r.code, r.err);
 		cr_assert(strstr(r.err, t_fmt("%s: written, but it is not a valid model", in_dir(outs[i]))), "%s", r.err);
 		cr_assert(strstr(r.err, t_fmt("%s: param_count @0xc", in_dir("bad.nnn"))), "%s", r.err);
 		struct stat st;
 		cr_assert_eq(stat(in_dir(outs[i]), &st), 0, "%s: nothing written", cmds[i]);
 		cr_assert_eq(t_sh(NULL, 0, "rm -rf %s", in_dir(outs[i])), 0);
-		run_cli(&r, "%s %s %s", cmds[i], in_dir("good.nnn"), in_dir(outs[i]));
+		nnnkitf(&r, "%s %s %s", cmds[i], in_dir("good.nnn"), in_dir(outs[i]));
 		cr_assert_eq(r.code, 0, "%s: exit %d: %s", cmds[i], r.code, r.err);
 		cr_assert_str_eq(r.err, "", "%s", cmds[i]);
 	}
@@ -442,9 +429,9 @@ Test(newcmds, edit_in_place_is_atomic)
 	/* A hard link keeps the old contents when the file is replaced by a
 	 * rename, never when it is rewritten where it is. */
 	cr_assert_eq(link(in_dir("m.nnn"), in_dir("old.nnn")), 0);
-	run_cli(&r, "edit %s --description edited -o %s", in_dir("m.nnn"), in_dir("m.nnn"));
+	nnnkitf(&r, "edit %s --description edited -o %s", in_dir("m.nnn"), in_dir("m.nnn"));
 	cr_assert_eq(r.code, 0, "%s", r.err);
-	run_cli(&r, "diff --json %s %s", in_dir("old.nnn"), in_dir("m.nnn"));
+	nnnkitf(&r, "diff --json %s %s", in_dir("old.nnn"), in_dir("m.nnn"));
 	json_t *j = parse_json(&r);
 	cr_assert_eq(json_array_size(json_object_get(j, "fields")), 1, "%s", r.out);
 	cr_assert_str_eq(json_string_value(json_object_get(entry(j, "fields", "description"), "b")), "edited");
@@ -478,13 +465,13 @@ Test(newcmds, real_corpus)
 		cr_assert_eq(nnn_file_open(path, NULL, &f, NULL), NNN_OK);
 		uint64_t params = nnn_file_model(f)->param_count;
 		nnn_file_close(f);
-		run_cli(&r, "stats --json %s", path);
+		nnnkitf(&r, "stats --json %s", path);
 		cr_assert_eq(r.code, 0, "%s", r.err);
 		json_t *j = parse_json(&r);
 		cr_assert_eq(json_array_size(json_object_get(j, "tensors")), 8);
 		cr_assert_eq((uint64_t)num(j, "values"), params);
 		json_decref(j);
-		run_cli(&r, "diff --json %s %s", path, path);
+		nnnkitf(&r, "diff --json %s %s", path, path);
 		cr_assert_eq(r.code, 0, "%s", r.err);
 		j = parse_json(&r);
 		cr_assert(json_is_true(json_object_get(j, "equal")));

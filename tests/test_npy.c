@@ -12,9 +12,7 @@
  *                         import numpy, and under `make valgrind`
  */
 #define _XOPEN_SOURCE 700
-#include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,46 +26,22 @@
 
 #include <nnn/npy.h>
 
+#include "tmpdir.h"
+
 /* ---- temp dir per test, removed by the suite's fini ---- */
 
-static char g_tmp[64];
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
+#define TMP "nnn-npy-"
 
 static const char *tmp(void)
 {
-	if (!g_tmp[0]) {
-		strcpy(g_tmp, "/tmp/nnn-npy-XXXXXX");
-		if (!mkdtemp(g_tmp)) {
-			g_tmp[0] = '\0';
-			cr_assert_fail("mkdtemp: %s", strerror(errno));
-		}
-	}
-	return g_tmp;
+	return t_tmpdir(TMP);
 }
 
-static void npy_teardown(void)
-{
-	if (g_tmp[0] && !strncmp(g_tmp, "/tmp/nnn-npy-", 13))
-		nftw(g_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	g_tmp[0] = '\0';
-}
-
-TestSuite(npy, .fini = npy_teardown);
+TestSuite(npy, .fini = t_tmpdir_remove);
 
 static const char *tpath(const char *name)
 {
-	static char ring[8][256];
-	static int next;
-	char *p = ring[next++ % 8];
-	snprintf(p, sizeof ring[0], "%s/%s", tmp(), name);
-	return p;
+	return t_tmppath(TMP, name);
 }
 
 /* ---- helpers ---- */

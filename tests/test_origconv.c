@@ -236,6 +236,42 @@ static float *randoms(int64_t n, uint32_t seed)
 	return v;
 }
 
+/* One run's files: a fresh folder holding m.nnn, a one-Conv model of f
+ * filters, kernel k and c channels, and x.npy, a batch of 2 inputs of
+ * spatial size d; bias, inputs and weights are randoms() of seed[0],
+ * seed[1] and seed[2]. */
+typedef struct run_files {
+	char dir[64];
+	conv_t cv;
+	float *w, *b, *x;
+} run_files_t;
+
+static void files_make(run_files_t *t, int32_t f, int32_t n, const int32_t *k, int32_t c, const int32_t *d,
+                       const uint32_t seed[3])
+{
+	char p[128];
+	int64_t xd[NNN_MAX_RANK] = { 2 };
+	tmpdir(t->dir, sizeof t->dir);
+	for (int32_t j = 0; j < n; j++)
+		xd[1 + j] = d[j];
+	xd[n + 1] = c;
+	t->b = randoms(f, seed[0]);
+	t->x = randoms(2 * c * numel(d, n), seed[1]);
+	conv_make(&t->cv, f, n, k, c, NULL, t->b);
+	t->w = randoms(numel(t->cv.kd, n + 2), seed[2]);
+	conv_make(&t->cv, f, n, k, c, t->w, t->b);
+	snprintf(p, sizeof p, "%s/m.nnn", t->dir);
+	write_model(&t->cv, p);
+	snprintf(p, sizeof p, "%s/x.npy", t->dir);
+	write_npy(p, n + 2, xd, t->x);
+}
+
+static void files_free(run_files_t *t)
+{
+	free(t->w), free(t->b), free(t->x);
+	rmdir_all(t->dir);
+}
+
 /* f filters, kernel k, c channels, on a batch of 2 inputs of spatial size
  * d: nnnkit --conv-compat original against orig_conv.py, and the spec
  * against it too (they must differ for the kernel to test anything). */
@@ -245,29 +281,17 @@ static void against_reference(int32_t f, int32_t n, const int32_t *k, int32_t c,
 		cr_skip_test("python3 leaks under valgrind --trace-children");
 	if (t_sh(NULL, 0, "/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") != 0)
 		cr_skip_test("numpy is not installed for /usr/bin/python3 (Debian: apt-get install python3-numpy): skipped");
-	char dir[64], p[128], log[4096];
-	conv_t cv;
-	int64_t kd[NNN_MAX_RANK], xd[NNN_MAX_RANK] = { 2 }, bd[1] = { f };
-	int64_t nx;
-	tmpdir(dir, sizeof dir);
-	for (int32_t j = 0; j < n; j++)
-		xd[1 + j] = d[j];
-	xd[n + 1] = c;
-	nx = 2 * c * numel(d, n);
-	float *b = randoms(f, 7), *x = randoms(nx, 11), *w;
-	conv_make(&cv, f, n, k, c, NULL, b);
-	w = randoms(numel(cv.kd, n + 2), 5);
-	conv_make(&cv, f, n, k, c, w, b);
+	char p[128], log[4096];
+	run_files_t t;
+	int64_t kd[NNN_MAX_RANK], bd[1] = { f };
+	files_make(&t, f, n, k, c, d, (const uint32_t[]){ 7, 11, 5 });
+	const char *dir = t.dir;
 	for (int32_t j = 0; j < n + 2; j++)
-		kd[j] = cv.kd[j];
-	snprintf(p, sizeof p, "%s/m.nnn", dir);
-	write_model(&cv, p);
-	snprintf(p, sizeof p, "%s/x.npy", dir);
-	write_npy(p, n + 2, xd, x);
+		kd[j] = t.cv.kd[j];
 	snprintf(p, sizeof p, "%s/k.npy", dir);
-	write_npy(p, n + 2, kd, w);
+	write_npy(p, n + 2, kd, t.w);
 	snprintf(p, sizeof p, "%s/b.npy", dir);
-	write_npy(p, 1, bd, b);
+	write_npy(p, 1, bd, t.b);
 	cr_assert_eq(t_sh(log, sizeof log, "/usr/bin/python3 tests/tools/orig_conv.py %s/k.npy %s/b.npy %s/x.npy %s %s/want.npy",
 	                  dir, dir, dir, n == 2 ? "0,0,0,0" : "0,0,0,0,0,0", dir),
 	             0, "%s", log);
@@ -286,8 +310,7 @@ static void against_reference(int32_t f, int32_t n, const int32_t *k, int32_t c,
 	nnn_npy_free(&want);
 	nnn_npy_free(&yo);
 	nnn_npy_free(&ys);
-	free(w), free(b), free(x);
-	rmdir_all(dir);
+	files_free(&t);
 }
 
 Test(origconv, run_2d_reference, .timeout = 120)
@@ -312,29 +335,14 @@ Test(origconv, run_3d_reference, .timeout = 120)
 
 static void unaffected(int32_t n, const int32_t *k, const int32_t *d)
 {
-	char dir[64], p[128];
-	conv_t cv;
-	int64_t xd[NNN_MAX_RANK] = { 2 };
-	const int32_t f = 3, c = 2;
-	tmpdir(dir, sizeof dir);
-	for (int32_t j = 0; j < n; j++)
-		xd[1 + j] = d[j];
-	xd[n + 1] = c;
-	float *b = randoms(f, 3), *x = randoms(2 * c * numel(d, n), 4), *w;
-	conv_make(&cv, f, n, k, c, NULL, b);
-	w = randoms(numel(cv.kd, n + 2), 2);
-	conv_make(&cv, f, n, k, c, w, b);
-	snprintf(p, sizeof p, "%s/m.nnn", dir);
-	write_model(&cv, p);
-	snprintf(p, sizeof p, "%s/x.npy", dir);
-	write_npy(p, n + 2, xd, x);
-	nnn_npy_t yo = run_mode(dir, "original"), ys = run_mode(dir, "spec");
+	run_files_t t;
+	files_make(&t, 3, n, k, 2, d, (const uint32_t[]){ 3, 4, 2 });
+	nnn_npy_t yo = run_mode(t.dir, "original"), ys = run_mode(t.dir, "spec");
 	cr_assert_eq(yo.count, ys.count);
 	cr_assert_eq(memcmp(yo.data, ys.data, yo.count * sizeof *yo.data), 0, "the modes differ");
 	nnn_npy_free(&yo);
 	nnn_npy_free(&ys);
-	free(w), free(b), free(x);
-	rmdir_all(dir);
+	files_free(&t);
 }
 
 Test(origconv, unaffected_equal, .timeout = 60)

@@ -624,7 +624,7 @@ Test(plugins, id_policy_warnings)
 Test(plugins, id_policy_warnings_in_the_tool)
 {
 	char out[8192], want[512];
-	const char *kit = getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
+	const char *kit = nnnkit_bin();
 	const char *path = fixture("freecore");
 
 	cr_assert_eq(t_sh(out, sizeof out, "%s --no-default-plugins --plugin %s plugins -v 2>/dev/null", kit, path), 0, "%s",
@@ -660,11 +660,6 @@ Test(plugins, id_policy_warnings_in_the_tool)
 static int scan_ms(void)
 {
 	return getenv("NNN_UNDER_VALGRIND") ? 30000 : 1000;
-}
-
-static const char *kit(void)
-{
-	return getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
 }
 
 /* A private folder for one test (removed by rm_tree), with `sub` made in it. */
@@ -735,15 +730,15 @@ Test(discovery, bad_plugin_on_the_search_path_leaves_commands_working, .timeout 
 		place(dir, broken[i].name, t_fmt("%s.so", broken[i].name));
 		snprintf(env, sizeof env, "NNN_PLUGIN_CACHE= NNN_PLUGIN_SCAN_TIMEOUT_MS=%d NNN_PLUGIN_PATH=%s", scan_ms(), dir);
 
-		cr_assert_eq(t_sh(out, sizeof out, "%s %s plugins -v 2>&1", env, kit()), 3, "%s", out);
+		cr_assert_eq(t_sh(out, sizeof out, "%s %s plugins -v 2>&1", env, nnnkit_bin()), 3, "%s", out);
 		cr_expect(strstr(out, broken[i].says), "%s: no '%s' in:\n%s", broken[i].name, broken[i].says, out);
 		cr_expect(strstr(out, "/plugins/builtin.so: loaded (builtin"), "%s", out);
 
-		cr_assert_eq(t_sh(out, sizeof out, "%s %s info %s 2>&1", env, kit(), model), 3, "%s", out);
+		cr_assert_eq(t_sh(out, sizeof out, "%s %s info %s 2>&1", env, nnnkit_bin(), model), 3, "%s", out);
 		cr_expect(strstr(out, broken[i].says), "%s: no '%s' in:\n%s", broken[i].name, broken[i].says, out);
 		cr_expect(strstr(out, "layers:       2"), "%s", out);
 
-		cr_assert_eq(t_sh(out, sizeof out, "%s %s run %s --input %s 2>/dev/null", env, kit(), model, input), 3, "%s",
+		cr_assert_eq(t_sh(out, sizeof out, "%s %s run %s --input %s 2>/dev/null", env, nnnkit_bin(), model, input), 3, "%s",
 		             out);
 		cr_expect(out[0] >= '-' && out[0] <= '9', "no output row: %s", out);
 	}
@@ -757,13 +752,13 @@ Test(discovery, check_fails_for_every_bad_plugin, .timeout = 300)
 	char out[8192];
 	for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
 		cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_CACHE= NNN_PLUGIN_SCAN_TIMEOUT_MS=%d %s --no-default-plugins "
-		                  "plugins --check %s 2>&1", scan_ms(), kit(), fixture(broken[i].name)), 3, "%s", out);
+		                  "plugins --check %s 2>&1", scan_ms(), nnnkit_bin(), fixture(broken[i].name)), 3, "%s", out);
 		cr_expect(strstr(out, broken[i].says), "no '%s' in:\n%s", broken[i].says, out);
 		cr_expect(strstr(out, "nothing of it was loaded"), "%s", out);
 	}
 	/* With a bad plugin on the search path, checking a good one is unaffected. */
 	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_CACHE= NNN_PLUGIN_PATH=%s/.. %s plugins --check %s 2>&1",
-	                  fixture("initcrash"), kit(), fixture("good")), 0, "%s", out);
+	                  fixture("initcrash"), nnnkit_bin(), fixture("good")), 0, "%s", out);
 	cr_expect(strstr(out, "good.so: loaded (fixture 1)"), "%s", out);
 }
 
@@ -777,7 +772,7 @@ Test(discovery, scanner_dies_with_its_parent, .timeout = 120)
 	if (pid == 0) {
 		setenv("NNN_PLUGIN_CACHE", "", 1);
 		setenv("NNN_PLUGIN_SCAN_TIMEOUT_MS", "600000", 1);
-		execl(kit(), "nnnkit", "--no-default-plugins", "plugins", "--check", fixture("inithang"), (char *)NULL);
+		execl(nnnkit_bin(), "nnnkit", "--no-default-plugins", "plugins", "--check", fixture("inithang"), (char *)NULL);
 		_exit(127);
 	}
 	/* Wait (at most about a minute) for the scanner to start. */
@@ -826,45 +821,45 @@ Test(discovery, cache_hits_misses_and_changes, .timeout = 120)
 	snprintf(cache, sizeof cache, "%s/cache/scan.cache", root);
 	place(dir, "initfail", "x.so");
 #define RUN_X "NNN_PLUGIN_CACHE=%s %s --no-default-plugins --plugin %s/x.so plugins -v 2>&1"
-	cr_assert_eq(t_sh(out, sizeof out, RUN_X, cache, kit(), dir), 3, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, RUN_X, cache, nnnkit_bin(), dir), 3, "%s", out);
 	cr_assert(strstr(out, "deliberate failure in init (fixture)"), "%s", out);
 	cr_assert_eq(access(cache, R_OK), 0, "no cache written at %s", cache);
 	/* Hit: the cached verdict, edited (same length), is what is reported. */
 	snprintf(cmd, sizeof cmd, "sed -i 's/init (fixture)/init (cached!)/' %s", cache);
 	cr_assert_eq(system(cmd), 0);
-	cr_assert_eq(t_sh(out, sizeof out, RUN_X, cache, kit(), dir), 3, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, RUN_X, cache, nnnkit_bin(), dir), 3, "%s", out);
 	cr_assert(strstr(out, "deliberate failure in init (cached!)"), "not a hit:\n%s", out);
 	/* A cache others can write is not read. */
 	cr_assert_eq(chmod(cache, 0666), 0);
-	cr_assert_eq(t_sh(out, sizeof out, RUN_X, cache, kit(), dir), 3, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, RUN_X, cache, nnnkit_bin(), dir), 3, "%s", out);
 	cr_assert(strstr(out, "init (fixture)"), "a cache others can write was used:\n%s", out);
 	/* (the scan rewrote it, privately) */
 	struct stat st;
 	cr_assert_eq(stat(cache, &st), 0);
 	cr_assert_eq(st.st_mode & 077, 0, "mode %o", st.st_mode & 0777);
 	cr_assert_eq(system(cmd), 0);
-	cr_assert_eq(t_sh(out, sizeof out, RUN_X, cache, kit(), dir), 3, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, RUN_X, cache, nnnkit_bin(), dir), 3, "%s", out);
 	cr_assert(strstr(out, "(cached!)"), "%s", out);
 	/* Touched: scanned again. */
 	cr_assert_eq(t_sh(NULL, 0, "touch %s/x.so", dir), 0);
-	cr_assert_eq(t_sh(out, sizeof out, RUN_X, cache, kit(), dir), 3, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, RUN_X, cache, nnnkit_bin(), dir), 3, "%s", out);
 	cr_assert(strstr(out, "init (fixture)"), "a touched file was not scanned again:\n%s", out);
 	/* Replaced by a good plugin (same path, new contents): the new verdict. */
 	cr_assert_eq(system(cmd), 0);
 	cr_assert_eq(t_sh(NULL, 0, "cp %s %s/x.so", fixture("good"), dir), 0);
-	cr_assert_eq(t_sh(out, sizeof out, RUN_X, cache, kit(), dir), 0, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, RUN_X, cache, nnnkit_bin(), dir), 0, "%s", out);
 	cr_assert(strstr(out, "x.so: loaded (fixture 1)"), "%s", out);
 	/* And back to a crashing one: the changed verdict is noticed. */
 	cr_assert_eq(t_sh(NULL, 0, "cp %s %s/x.so", fixture("initcrash"), dir), 0);
-	cr_assert_eq(t_sh(out, sizeof out, RUN_X, cache, kit(), dir), 3, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, RUN_X, cache, nnnkit_bin(), dir), 3, "%s", out);
 	cr_assert(strstr(out, "x.so: entry point stage: "), "%s", out);
 	/* NNN_PLUGIN_CACHE= means none: nothing is written. */
 	cr_assert_eq(t_sh(out, sizeof out, "XDG_CACHE_HOME=%s/xdg HOME=%s NNN_PLUGIN_CACHE= %s --no-default-plugins "
-	                  "--plugin %s plugins 2>&1", root, root, kit(), fixture("good")), 0, "%s", out);
+	                  "--plugin %s plugins 2>&1", root, root, nnnkit_bin(), fixture("good")), 0, "%s", out);
 	cr_assert_neq(access(t_fmt("%s/xdg/nnnkit", root), F_OK), 0);
 	/* Unset: the per-user cache under XDG_CACHE_HOME, made private. */
 	cr_assert_eq(t_sh(out, sizeof out, "XDG_CACHE_HOME=%s/xdg env -u NNN_PLUGIN_CACHE %s --no-default-plugins "
-	                  "--plugin %s plugins 2>&1", root, kit(), fixture("good")), 0, "%s", out);
+	                  "--plugin %s plugins 2>&1", root, nnnkit_bin(), fixture("good")), 0, "%s", out);
 	cr_assert_eq(stat(t_fmt("%s/xdg/nnnkit/plugin-scan.cache", root), &st), 0, "no per-user cache");
 	cr_assert_eq(st.st_mode & 077, 0);
 	rm_tree(root);
@@ -885,7 +880,7 @@ Test(discovery, one_rule_for_duplicate_ids, .timeout = 120)
 	/* Two --plugin files, either order: conflict, both named, exit 3. */
 	for (int order = 0; order < 2; order++) {
 		cr_assert_eq(t_sh(out, sizeof out, "%s --no-default-plugins --plugin %s/%s --plugin %s/%s plugins -v 2>&1",
-		                  kit(), order ? b : a, order ? "dup.so" : "good.so", order ? a : b,
+		                  nnnkit_bin(), order ? b : a, order ? "dup.so" : "good.so", order ? a : b,
 		                  order ? "good.so" : "dup.so"), 3, "%s", out);
 		cr_expect(strstr(out, t_fmt("%s/good.so: conflict stage: layer ID 0 (%s) is also claimed by %s/dup.so", a,
 		                            nnn_layer_id_name(0), b)), "%s", out);
@@ -900,7 +895,7 @@ Test(discovery, one_rule_for_duplicate_ids, .timeout = 120)
 		snprintf(both, sizeof both, "%s/both%d", root, order);
 		place(both, "good", order ? "z.so" : "a.so");
 		place(both, "dupacross", order ? "a.so" : "z.so");
-		cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s plugins -v 2>&1", both, kit()), 3, "%s", out);
+		cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s plugins -v 2>&1", both, nnnkit_bin()), 3, "%s", out);
 		cr_expect(strstr(out, t_fmt("conflict stage: layer ID 0 (%s) is also claimed by", nnn_layer_id_name(0))), "%s",
 		          out);
 		cr_expect(strstr(out, "from the same source (NNN_PLUGIN_PATH folder"), "%s", out);
@@ -908,20 +903,20 @@ Test(discovery, one_rule_for_duplicate_ids, .timeout = 120)
 		cr_expect(strstr(out, "layer 0 (provided by none"), "%s", out);
 	}
 	/* --plugin before NNN_PLUGIN_PATH: it wins the ID; the other keeps the rest. */
-	cr_expect_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s --plugin %s/good.so plugins 2>&1", b, kit(), a), 0,
+	cr_expect_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s --plugin %s/good.so plugins 2>&1", b, nnnkit_bin(), a), 0,
 	             "%s", out);
 	cr_expect(strstr(out, t_fmt("provides layer 0 (shadowed by %s/good.so), activation 5\n", a)), "%s", out);
 	/* Folders in order: the first wins, either way round. */
 	for (int order = 0; order < 2; order++) {
 		cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s:%s %s plugins 2>&1",
-		                  order ? b : a, order ? a : b, kit()), 0, "%s", out);
+		                  order ? b : a, order ? a : b, nnnkit_bin()), 0, "%s", out);
 		cr_expect(strstr(out, t_fmt("%s: loaded (fixture 1)\n    provides layer 0 (shadowed by %s)",
 		                            order ? t_fmt("%s/good.so", a) : t_fmt("%s/dup.so", b),
 		                            order ? t_fmt("%s/dup.so", b) : t_fmt("%s/good.so", a))), "%s", out);
 	}
 	/* NNN_PLUGIN_PATH before the installed folder: a Dense kernel there
 	 * overrides the builtin plugin's, which still provides the rest. */
-	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s plugins 2>&1", a, kit()), 0, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s plugins 2>&1", a, nnnkit_bin()), 0, "%s", out);
 	cr_expect(strstr(out, t_fmt("provides layer 0 (shadowed by %s/good.so), layer 1,", a)), "%s", out);
 	cr_expect(strstr(out, t_fmt("activation 3 (shadowed by %s/good.so)", a)), "%s", out);
 	/* The same through the library, the installed folder given. */
@@ -959,7 +954,7 @@ Test(discovery, every_command_exits_3_for_a_bad_plugin, .timeout = 120)
 	for (size_t p = 0; p < 2; p++) {
 		for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
 			const char *args = cmds[i];
-			cr_expect_eq(t_sh(out, sizeof out, "%s --plugin %s %s 2>&1", kit(), plugins[p], args), 3, "%s: %s\n%s",
+			cr_expect_eq(t_sh(out, sizeof out, "%s --plugin %s %s 2>&1", nnnkit_bin(), plugins[p], args), 3, "%s: %s\n%s",
 			             plugins[p], args, out);
 			cr_expect(strstr(out, t_fmt("%s: open stage: ", plugins[p])), "%s", out);
 		}

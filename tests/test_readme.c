@@ -32,11 +32,6 @@ static const char *build_dir(void)
 	return getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
 }
 
-static const char *nnnkit(void)
-{
-	return getenv("NNNKIT") ? getenv("NNNKIT") : "build/nnnkit";
-}
-
 Test(readme, library_program_compiles_and_runs, .fini = teardown, .timeout = 120)
 {
 	char out[65536], want[1024];
@@ -158,10 +153,10 @@ Test(readme, usage_lines_agree_with_help, .timeout = 120)
 	char cmds[64][32];
 	int ncmds = 0;
 
-	cr_assert_eq(t_sh(general, sizeof general, "%s --help", nnnkit()), 0, "%s", general);
-	cr_assert_eq(t_sh(general_usage, sizeof general_usage, "%s --help | awk '/^$/ { exit } { print }'", nnnkit()), 0);
+	cr_assert_eq(t_sh(general, sizeof general, "%s --help", nnnkit_bin()), 0, "%s", general);
+	cr_assert_eq(t_sh(general_usage, sizeof general_usage, "%s --help | awk '/^$/ { exit } { print }'", nnnkit_bin()), 0);
 	cr_assert_eq(t_sh(names, sizeof names, "%s --help | awk '/^commands:/ { on = 1; next } on && /^$/ { exit } "
-	                  "on { print $1 }'", nnnkit()), 0, "%s", names);
+	                  "on { print $1 }'", nnnkit_bin()), 0, "%s", names);
 	for (char *save = NULL, *t = strtok_r(names, "\n", &save); t && ncmds < 64; t = strtok_r(NULL, "\n", &save))
 		snprintf(cmds[ncmds++], sizeof cmds[0], "%s", t);
 	cr_assert_gt(ncmds, 5, "nnnkit --help lists %d commands", ncmds);
@@ -185,7 +180,7 @@ Test(readme, usage_lines_agree_with_help, .timeout = 120)
 		if (k < 0)
 			continue;
 		const char *cmd = cmds[k];
-		cr_assert_eq(t_sh(help, sizeof help, "%s %s --help", nnnkit(), cmd), 0, "%s", help);
+		cr_assert_eq(t_sh(help, sizeof help, "%s %s --help", nnnkit_bin(), cmd), 0, "%s", help);
 		check_t c = { line, cmd, help, general, general_usage, NULL };
 		each_option(line, option_known, &c);
 		size_t used = strlen(readme_opts[k]);
@@ -198,7 +193,7 @@ Test(readme, usage_lines_agree_with_help, .timeout = 120)
 	for (int k = 0; k < ncmds; k++) {
 		cr_expect(readme_opts[k][0], "README.md has no usage line for `nnnkit %s`", cmds[k]);
 		cr_assert_eq(t_sh(help, sizeof help, "%s %s --help | awk '/^usage:/ && !on { on = 1; print; next } "
-		                  "on && /^ / { print; next } on { exit }'", nnnkit(), cmds[k]), 0, "%s", help);
+		                  "on && /^ / { print; next } on { exit }'", nnnkit_bin(), cmds[k]), 0, "%s", help);
 		check_t c = { NULL, cmds[k], help, general, general_usage, readme_opts[k] };
 		each_option(help, option_in_readme, &c);
 	}

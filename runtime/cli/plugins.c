@@ -49,19 +49,26 @@ static void say_line(const char *indent, const char *s)
 	putchar('\n');
 }
 
+/* Who provides layer (or activation) ID `id` in ctx, for the text and the
+ * JSON listing alike: returns the registered type's name and puts the
+ * providing plugin's file in *path, each NULL when there is none. */
+static const char *provider(const nnn_ctx_t *ctx, int layer, int id, const char **path)
+{
+	*path = NULL;
+	if (layer) {
+		const nnn_layer_type_t *t = nnn_ctx_layer(ctx, id, path);
+		return t ? t->name : NULL;
+	}
+	const nnn_activation_type_t *t = nnn_ctx_activation(ctx, id, path);
+	return t ? t->name : NULL;
+}
+
 /* The IDs a candidate declared: who provides each, when not this one. */
 static void print_ids(const nnn_ctx_t *ctx, const nnn_plugin_report_t *r, int verbose)
 {
 	for (int i = 0; i < r->nlayers + r->nactivations; i++) {
 		int layer = i < r->nlayers, id = layer ? r->layer_ids[i] : r->activation_ids[i - r->nlayers];
-		const char *path = NULL, *name = NULL;
-		if (layer) {
-			const nnn_layer_type_t *t = nnn_ctx_layer(ctx, id, &path);
-			name = t ? t->name : NULL;
-		} else {
-			const nnn_activation_type_t *t = nnn_ctx_activation(ctx, id, &path);
-			name = t ? t->name : NULL;
-		}
+		const char *path, *name = provider(ctx, layer, id, &path);
 		printf("%s%s %d", i ? ", " : "    provides ", layer ? "layer" : "activation", id);
 		if (verbose && name) {
 			putchar(' ');
@@ -125,14 +132,7 @@ static void json_ids(const nnn_ctx_t *ctx, const nnn_plugin_report_t *r, int lay
 	printf("[");
 	for (int i = 0; i < n; i++) {
 		int id = layer ? r->layer_ids[i] : r->activation_ids[i];
-		const char *path = NULL, *name = NULL;
-		if (layer) {
-			const nnn_layer_type_t *t = nnn_ctx_layer(ctx, id, &path);
-			name = t ? t->name : NULL;
-		} else {
-			const nnn_activation_type_t *t = nnn_ctx_activation(ctx, id, &path);
-			name = t ? t->name : NULL;
-		}
+		const char *path, *name = provider(ctx, layer, id, &path);
 		printf("%s{\"id\": %d, \"name\": ", i ? ", " : "", id);
 		json_text(name);
 		printf(", \"provided_by\": ");

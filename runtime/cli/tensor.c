@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "codec.h"
 
 nnn_status_t cli_params(const nnn_model_t *m, cli_param_t **out, size_t *n, nnn_diags_t *d)
 {
@@ -61,12 +62,7 @@ bool cli_tensor_shape(const nnn_tensor_t *t, nnn_shape_t *s)
 
 char *cli_shape_text(const nnn_shape_t *s, char *buf, size_t size)
 {
-	size_t k = (size_t)snprintf(buf, size, "[");
-	for (int32_t i = 0; i < s->rank && k < size; i++)
-		k += (size_t)snprintf(buf + k, size - k, "%s%" PRId64, i ? "," : "", s->dims[i]);
-	if (k < size)
-		snprintf(buf + k, size - k, "]");
-	return buf;
+	return nnn_shape_join(s, ",", buf, size);
 }
 
 void cli_values_stats(nnn_f32s_t a, cli_vstats_t *s)

@@ -1,0 +1,42 @@
+/* blackbox.h: what the suites that run the project's Lua tools as a black
+ * box (compat, gen) share: whole files in and out, and shell commands with
+ * their exit status, stdout and stderr apart. Run from the project root. */
+#ifndef NNN_TEST_BLACKBOX_H
+#define NNN_TEST_BLACKBOX_H
+
+#include <stddef.h>
+
+#include <nnn/status.h>
+
+/* Whether the suite runs under `make valgrind` (NNN_UNDER_VALGRIND set and
+ * not "0"), where tests that run cc skip: the compiler leaks. */
+int t_under_valgrind(void);
+
+/* Fails the test unless it runs from the project root. */
+void t_require_root(void);
+
+/* The whole file, NUL-terminated (*size, when given, excludes the NUL);
+ * NULL if unreadable. Free it. */
+char *t_slurp(const char *path, size_t *size);
+
+/* Writes the file (the test fails when it cannot). */
+void t_spit(const char *path, const void *data, size_t len);
+void t_spit_str(const char *path, const char *text);
+
+/* Copies schema/nnn.lua into dir, so schemas written there can import it. */
+void t_copy_schema(const char *dir);
+
+/* A shell command's exit status (128 + signal when killed, -1 when it could
+ * not be run) and everything it wrote. Free with t_run_free. */
+typedef struct t_run {
+	int status;
+	char *out, *err;
+} t_run_t;
+
+void t_run_free(t_run_t *r);
+
+/* Runs `{ CMD\n}` (made printf-style) through the shell with stdin from
+ * /dev/null, its stdout and stderr captured in dir/.out and dir/.err. */
+t_run_t t_run_in(const char *dir, const char *fmt, ...) NNN_PRINTF(2, 3);
+
+#endif
