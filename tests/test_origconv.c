@@ -247,7 +247,7 @@ typedef struct run_files {
 } run_files_t;
 
 static void files_make(run_files_t *t, int32_t f, int32_t n, const int32_t *k, int32_t c, const int32_t *d,
-                       const uint32_t seed[3])
+                       const int32_t *same, const uint32_t seed[3])
 {
 	char p[128];
 	int64_t xd[NNN_MAX_RANK] = { 2 };
@@ -260,6 +260,10 @@ static void files_make(run_files_t *t, int32_t f, int32_t n, const int32_t *k, i
 	conv_make(&t->cv, f, n, k, c, NULL, t->b);
 	t->w = randoms(numel(t->cv.kd, n + 2), seed[2]);
 	conv_make(&t->cv, f, n, k, c, t->w, t->b);
+	if (same) {
+		t->cv.L.body.conv.padding_type = NNN_PADDING_TYPE_SAME;
+		memcpy(t->cv.pads, same, 2 * (size_t)n * sizeof *same);
+	}
 	snprintf(p, sizeof p, "%s/m.nnn", t->dir);
 	write_model(&t->cv, p);
 	snprintf(p, sizeof p, "%s/x.npy", t->dir);
@@ -273,18 +277,21 @@ static void files_free(run_files_t *t)
 }
 
 /* f filters, kernel k, c channels, on a batch of 2 inputs of spatial size
- * d: nnnkit --conv-compat original against orig_conv.py, and the spec
- * against it too (they must differ for the kernel to test anything). */
-static void against_reference(int32_t f, int32_t n, const int32_t *k, int32_t c, const int32_t *d)
+ * d, with padding type Valid, or Same with the padding dims `same`:
+ * nnnkit --conv-compat original against orig_conv.py, and the spec against
+ * it too (they must differ for the kernel to test anything). */
+static void against_reference(int32_t f, int32_t n, const int32_t *k, int32_t c, const int32_t *d, const int32_t *same)
 {
 	if (getenv("NNN_UNDER_VALGRIND"))
 		cr_skip_test("python3 leaks under valgrind --trace-children");
 	if (t_sh(NULL, 0, "/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") != 0)
 		cr_skip_test("numpy is not installed for /usr/bin/python3 (Debian: apt-get install python3-numpy): skipped");
-	char p[128], log[4096];
+	char p[128], log[4096], pads[128] = "";
 	run_files_t t;
 	int64_t kd[NNN_MAX_RANK], bd[1] = { f };
-	files_make(&t, f, n, k, c, d, (const uint32_t[]){ 7, 11, 5 });
+	files_make(&t, f, n, k, c, d, same, (const uint32_t[]){ 7, 11, 5 });
+	for (int32_t j = 0; j < 2 * n; j++)
+		snprintf(pads + strlen(pads), sizeof pads - strlen(pads), "%s%d", j ? "," : "", same ? (int)same[j] : 0);
 	const char *dir = t.dir;
 	for (int32_t j = 0; j < n + 2; j++)
 		kd[j] = t.cv.kd[j];
@@ -293,7 +300,7 @@ static void against_reference(int32_t f, int32_t n, const int32_t *k, int32_t c,
 	snprintf(p, sizeof p, "%s/b.npy", dir);
 	write_npy(p, 1, bd, t.b);
 	cr_assert_eq(t_sh(log, sizeof log, "/usr/bin/python3 tests/tools/orig_conv.py %s/k.npy %s/b.npy %s/x.npy %s %s/want.npy",
-	                  dir, dir, dir, n == 2 ? "0,0,0,0" : "0,0,0,0,0,0", dir),
+	                  dir, dir, dir, pads, dir),
 	             0, "%s", log);
 	nnn_npy_t want, yo = run_mode(dir, "original"), ys = run_mode(dir, "spec");
 	snprintf(p, sizeof p, "%s/want.npy", dir);
@@ -316,19 +323,34 @@ static void against_reference(int32_t f, int32_t n, const int32_t *k, int32_t c,
 Test(origconv, run_2d_reference, .timeout = 120)
 {
 	const int32_t k[] = { 2, 4 }, d[] = { 5, 7 };
-	against_reference(3, 2, k, 2, d);
+	against_reference(3, 2, k, 2, d, NULL);
 }
 
 Test(origconv, run_2d_5x2_reference, .timeout = 120)
 {
 	const int32_t k[] = { 5, 2 }, d[] = { 6, 4 };
-	against_reference(2, 2, k, 3, d);
+	against_reference(2, 2, k, 3, d, NULL);
 }
 
 Test(origconv, run_3d_reference, .timeout = 120)
 {
 	const int32_t k[] = { 3, 2, 1 }, d[] = { 4, 3, 2 };
-	against_reference(2, 3, k, 2, d);
+	against_reference(2, 3, k, 2, d, NULL);
+}
+
+/* Same padding: the original pads by the stored padding dims, which for a
+ * valid file are Same's (total k - 1, before total / 2, after the rest):
+ * [0, 1] for 2, [1, 2] for 4, [1, 1] for 3, [0, 0] for 1. */
+Test(origconv, run_2d_same_reference, .timeout = 120)
+{
+	const int32_t k[] = { 2, 4 }, d[] = { 5, 7 }, same[] = { 0, 1, 1, 2 };
+	against_reference(3, 2, k, 2, d, same);
+}
+
+Test(origconv, run_3d_same_reference, .timeout = 120)
+{
+	const int32_t k[] = { 3, 2, 1 }, d[] = { 4, 3, 2 }, same[] = { 1, 1, 0, 1, 0, 0 };
+	against_reference(2, 3, k, 2, d, same);
 }
 
 /* ---- kernels the original computes as the spec does ---- */
@@ -336,7 +358,7 @@ Test(origconv, run_3d_reference, .timeout = 120)
 static void unaffected(int32_t n, const int32_t *k, const int32_t *d)
 {
 	run_files_t t;
-	files_make(&t, 3, n, k, 2, d, (const uint32_t[]){ 3, 4, 2 });
+	files_make(&t, 3, n, k, 2, d, NULL, (const uint32_t[]){ 3, 4, 2 });
 	nnn_npy_t yo = run_mode(t.dir, "original"), ys = run_mode(t.dir, "spec");
 	cr_assert_eq(yo.count, ys.count);
 	cr_assert_eq(memcmp(yo.data, ys.data, yo.count * sizeof *yo.data), 0, "the modes differ");
