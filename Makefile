@@ -20,7 +20,7 @@ OPT     ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wpointer-arith -Wformat=2 -Wvla
 CFLAGS  += $(OPT) $(WARN) -fPIC -fvisibility=default
-CPPFLAGS += -Iruntime/include -I$(O)/gen -Iruntime/src -MMD -MP
+CPPFLAGS += -Iruntime/include -I$(O)/gen -Iruntime/src -I$(O)/gen/onnx -MMD -MP
 LDLIBS  += -lm
 
 SCHEMA  := schema/nnn.lua
@@ -39,7 +39,16 @@ DOC     := $(DOCDIR)/format.md
 LANG_DOC := $(DOCDIR)/schema-language.md
 
 LIB_SRC := $(wildcard runtime/src/*.c)
-LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o) $(O)/obj/gen/schema_gen.o
+# ONNX export and import (runtime/onnx/) read and write protobuf through C that
+# protoc-c generates at build time from the onnx.proto Debian's libonnx-dev
+# installs; nothing generated is committed.
+ONNX_PROTO ?= /usr/include/onnx/onnx.proto
+ONNX_PB  := $(O)/gen/onnx/onnx.pb-c
+ONNX_SRC := $(wildcard runtime/onnx/*.c)
+ONNX_OBJ := $(ONNX_SRC:%.c=$(O)/obj/%.o)
+LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o) $(O)/obj/gen/schema_gen.o $(ONNX_OBJ) $(O)/obj/gen/onnx.pb-c.o
+# What a program linking libnnn.a needs besides it.
+LIB_DEPS := -ljansson -lprotobuf-c
 CLI_SRC := $(wildcard runtime/cli/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(O)/obj/%.o)
 TEST_SRC := $(wildcard tests/*.c)
@@ -114,6 +123,17 @@ $(O)/obj/gen/schema_gen.o: $(GEN_C)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
+$(ONNX_PB).c $(ONNX_PB).h &: $(ONNX_PROTO) | deps
+	@mkdir -p $(@D)
+	@echo "  PROTOC $(ONNX_PB).c"
+	$(Q)protoc-c --proto_path=$(dir $(ONNX_PROTO)) --c_out=$(@D) $(ONNX_PROTO)
+# protoc-c's output is not ours to warn about; hidden, so libnnn.so exports none of it.
+$(O)/obj/gen/onnx.pb-c.o: $(ONNX_PB).c
+	@mkdir -p $(@D)
+	@echo "  CC     $@"
+	$(Q)$(CC) $(CPPFLAGS) $(OPT) -fPIC -fvisibility=hidden $(filter -fsanitize=%,$(CFLAGS) $(OPT)) -w -c $< -o $@
+$(ONNX_OBJ): | $(ONNX_PB).h
+
 # The map page (HTML, CSS, JS) compiled into nnnkit as a byte array.
 $(O)/gen/map_page.h: runtime/cli/map_page.html | deps
 	@mkdir -p $(@D)
@@ -128,7 +148,7 @@ $(LIB_A): $(LIB_OBJ)
 	$(Q)ar rcs $@ $^
 $(LIB_SO): $(LIB_OBJ)
 	@echo "  CC     $@"
-	$(Q)$(CC) -shared -Wl,-soname,libnnn.so.$(SOVERSION) -o $@ $^ -ljansson $(LDLIBS)
+	$(Q)$(CC) -shared -Wl,-soname,libnnn.so.$(SOVERSION) -o $@ $^ $(LIB_DEPS) $(LDLIBS)
 
 $(O)/obj/runtime/cli/main.o: CPPFLAGS += -DNNNKIT_VERSION='"$(VERSION)"'
 # The scanner refuses to speak for another version (its cache key has it too).
@@ -136,7 +156,7 @@ $(O)/obj/runtime/src/discover.o: CPPFLAGS += -DNNN_VERSION='"$(VERSION)"'
 # nnnkit needs its scanner to load any plugin: built with it.
 $(NNNKIT): $(CLI_OBJ) $(LIB_A) | $(SCANNER)
 	@echo "  CC     $@"
-	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) -ljansson $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(LIB_DEPS) $(LDLIBS)
 $(SCANNER): $(O)/obj/runtime/scanner/nnn-plugin-scan.o $(LIB_A)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
@@ -189,7 +209,7 @@ $(CONFORMANCE)/manifest.json: $(SCHEMA) $(GEN_LUA) | deps
 ALLOC_WRAP := $(foreach f,malloc calloc realloc aligned_alloc posix_memalign strdup strndup free,-Wl,--wrap=$(f))
 $(TESTBIN): $(TEST_OBJ) $(LIB_A)
 	@echo "  CC     $@"
-	$(Q)$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(LIB_A) $(ALLOC_WRAP) -lcriterion -ljansson $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(LIB_A) $(ALLOC_WRAP) -lcriterion $(LIB_DEPS) $(LDLIBS)
 
 # Test plugins, each broken in one way (tests/plugins/fixture.c).
 FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail \
@@ -355,7 +375,7 @@ install: all
 	$(Q)$(INSTALL_SH) file $(INST) 0644 include/nnn $(HEADERS) $(GEN_H)
 	$(Q)printf '%s\n' $(PC_VARS) \
 		'Name: libnnn' 'Description: read, check, write and run .nnn models' 'Version: $(VERSION)' \
-		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lnnn' 'Libs.private: -ljansson -lm' \
+		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lnnn' 'Libs.private: -ljansson -lprotobuf-c -lm' \
 		| $(INSTALL_SH) text $(INST) 0644 lib/pkgconfig/libnnn.pc
 	$(Q)printf '%s\n' $(PC_VARS) \
 		'Name: nnnkit-plugin' 'Description: build an nnnkit plugin (a shared object that never links libnnn)' \

@@ -5,7 +5,7 @@
 #                             make bench: optional, large, never needed to build
 #                             or test (CI does not install it)
 set -eu
-PKGS="make gcc clang libclang-rt-14-dev lua5.4 libcriterion-dev libopenblas-dev libjansson-dev pkg-config valgrind groff-base xxd chromium python3-numpy"
+PKGS="make gcc clang libclang-rt-14-dev lua5.4 libcriterion-dev libopenblas-dev libjansson-dev pkg-config valgrind groff-base xxd chromium python3-numpy libprotobuf-c-dev protobuf-c-compiler libonnx-dev"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="python3-torch"
 fi

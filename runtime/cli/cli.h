@@ -430,7 +430,7 @@ int cli_conv_notes(const char *path, const nnn_model_t *m);
 void cli_conv_notes_json(FILE *f, const nnn_model_t *m);
 
 /* The two forms of a model. */
-typedef enum cli_form { CLI_UNKNOWN, CLI_NNN, CLI_JSON } cli_form_t;
+typedef enum cli_form { CLI_UNKNOWN, CLI_NNN, CLI_JSON, CLI_ONNX } cli_form_t;
 /* A file's form: from its first n bytes at b ('NNN.', or '{' after white
  * space), else from its extension (.nnn, .json). */
 cli_form_t cli_form(const char *path, const unsigned char *b, size_t n);

@@ -31,6 +31,7 @@
 
 #include <nnn/compat.h>
 #include <nnn/model.h>
+#include <nnn/shape.h>
 
 #define NNN_ABI_MAJOR 1
 /* 1.1: host threads and the activation in nnn_kernel_args_t; descriptors
@@ -47,8 +48,11 @@
  * allocate, which the host counts against max_tensor_bytes.
  * 1.4: nnn_kernel_args_t ends with `compat`, the run's compatibility
  * flags (nnn/compat.h): a Conv kernel asked for NNN_COMPAT_CONV_ORIGINAL
- * computes the original framework's convolution. */
-#define NNN_ABI_MINOR 4
+ * computes the original framework's convolution.
+ * 1.5: descriptors end with `onnx_export`, the type's ONNX export hook
+ * (optional), and nnn_host_t with the functions it builds the graph with
+ * (nnn/onnx.h). A type without one is refused by ONNX export, by name. */
+#define NNN_ABI_MINOR 5
 
 /* The one exported symbol. Its name never depends on the file name. */
 #define NNN_PLUGIN_ENTRY nnn_plugin_entry
@@ -70,6 +74,7 @@ typedef struct nnn_pool nnn_pool_t; /* the host's threads (ABI 1.1) */
 /* Chunk `chunk` of some work, run on the thread numbered `slot` (ABI 1.1). */
 typedef void (*nnn_task_fn)(void *ctx, int64_t chunk, int slot);
 typedef struct nnn_activation_type nnn_activation_type_t;
+typedef struct nnn_onnx_graph nnn_onnx_graph_t; /* an ONNX graph being built (ABI 1.5) */
 
 /* An entry of a "dims" rule's pattern (host->rule_dims; generated code
  * builds these from the schema). */
@@ -114,6 +119,23 @@ typedef struct nnn_plugin_info {
 #define NNN_PLUGIN_INFO(name_, version_)                                                        \
 	{ .size = sizeof(nnn_plugin_info_t), .abi_major = NNN_ABI_MAJOR, .abi_minor = NNN_ABI_MINOR, \
 	  .name = (name_), .version = (version_), .schema_layout = NNN_SCHEMA_LAYOUT }
+
+/* An attribute of an ONNX node (ABI 1.5, host->onnx_node). */
+typedef enum nnn_onnx_attr_kind {
+	NNN_ONNX_ATTR_INT,
+	NNN_ONNX_ATTR_FLOAT,
+	NNN_ONNX_ATTR_INTS,
+	NNN_ONNX_ATTR_STRING
+} nnn_onnx_attr_kind_t;
+typedef struct nnn_onnx_attr {
+	const char *name;
+	nnn_onnx_attr_kind_t kind;
+	int64_t i;           /* NNN_ONNX_ATTR_INT */
+	float f;             /* NNN_ONNX_ATTR_FLOAT */
+	const int64_t *ints; /* NNN_ONNX_ATTR_INTS: n of them */
+	int32_t n;
+	const char *s;       /* NNN_ONNX_ATTR_STRING */
+} nnn_onnx_attr_t;
 
 /* Everything a forward kernel gets. Shapes are batch-first. */
 typedef struct nnn_kernel_args {
@@ -210,6 +232,14 @@ typedef struct nnn_layer_type {
 	 * kernel's memory is not counted. */
 	uint64_t (*work_bytes)(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, const nnn_shape_t *out,
 	                       int threads);
+	/* ABI 1.5, optional: adds the layer, without its activation, to ONNX
+	 * graph g with the host's onnx_* functions. `x` names its input value
+	 * (channels-last, shape `in`, as far as known); it sets *y to the name
+	 * of its output value (channels-last, as forward gives it). Fails with
+	 * h->onnx_fail saying why when this layer cannot be expressed. NULL:
+	 * the type does not export, and export refuses it by name. */
+	nnn_status_t (*onnx_export)(const nnn_host_t *h, nnn_onnx_graph_t *g, const nnn_layer_t *layer,
+	                            const void *body, const nnn_pshape_t *in, const char *x, const char **y);
 } nnn_layer_type_t;
 
 /* An activation. Codec functions as for layers (NULL for schema IDs). */
@@ -235,6 +265,10 @@ struct nnn_activation_type {
 
 	/* ABI 1.3: as for layers ("Swish") */
 	const char *title;
+	/* ABI 1.5, optional: as for layers; `shape` is the tensor's, the last
+	 * axis the feature axis. */
+	nnn_status_t (*onnx_export)(const nnn_host_t *h, nnn_onnx_graph_t *g, const nnn_activation_t *act,
+	                            const void *params, const nnn_pshape_t *shape, const char *x, const char **y);
 };
 
 /* The host's functions. Grows only at the end; check `size` before using a
@@ -303,6 +337,20 @@ struct nnn_host {
 	 * rule_range (closed min, max) stays for plugins built before. */
 	void (*rule_bounds)(nnn_vctx_t *v, const char *name, double value, double min, double max, unsigned flags,
 	                    uint64_t at);
+	/* ---- ABI 1.5: ONNX export, only inside an onnx_export hook ---- */
+	/* A float initializer of `rank` dims and their product of values
+	 * (host floats, copied); returns its value name, unique in the graph
+	 * (from `hint`), owned by g. NULL: out of memory (g remembers it). */
+	const char *(*onnx_floats)(nnn_onnx_graph_t *g, const char *hint, const int64_t *dims, int rank,
+	                           const float *data);
+	/* An int64 initializer of n values, rank 1 (a Reshape's shape). */
+	const char *(*onnx_ints)(nnn_onnx_graph_t *g, const char *hint, const int64_t *v, int n);
+	/* A node of type `op` (default domain) with `nin` inputs and one output;
+	 * returns the output's value name (unique, from `hint`), owned by g. */
+	const char *(*onnx_node)(nnn_onnx_graph_t *g, const char *op, const char *hint, const char *const *in,
+	                         int nin, const nnn_onnx_attr_t *attrs, int nattr);
+	/* Why the hook cannot export this layer; returns NNN_E_ONNX_EXPORT. */
+	nnn_status_t (*onnx_fail)(nnn_onnx_graph_t *g, const char *fmt, ...) NNN_PRINTF(2, 3);
 };
 
 /* The plugin's entry point:

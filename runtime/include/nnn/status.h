@@ -67,7 +67,13 @@
 	X(E_JSON_UNKNOWN, 52, "unknown field",                                              \
 	  "remove it or correct its name: the fields are those of docs/format.md")          \
 	X(E_JSON_TYPE, 53, "value of the wrong kind",                                       \
-	  "write it as the message says; docs/json.md shows every form")
+	  "write it as the message says; docs/json.md shows every form")                    \
+	X(E_ONNX, 60, "not an ONNX model nnnkit reads",                                     \
+	  "check that the file is an ONNX model (.onnx) with its tensors inside it")        \
+	X(E_ONNX_OP, 61, "ONNX node outside what nnnkit converts",                          \
+	  "docs/onnx.md lists every op and attribute nnnkit maps")                          \
+	X(E_ONNX_EXPORT, 62, "layer ONNX export cannot express",                            \
+	  "docs/onnx.md says what exports; a plugin type needs an export hook")
 
 typedef enum nnn_status {
 #define NNN_STATUS_ENUM_(name, num, desc, fix) NNN_##name = num,
