@@ -193,13 +193,20 @@ static nnn_status_t build(const nnn_model_t *m, const nnn_ctx_t *ctx, const nnn_
 		snprintf(path, sizeof path, "layers[%d]", (int)i);
 		snprintf(g->prefix, sizeof g->prefix, "layers.%d", (int)i);
 		nnn_og_clear(g);
-		if (!lt || !lt->onnx_export) {
-			const char *name = lt ? lt->name : nnn_layer_id_name(L->id);
+		if (!lt) {
+			const char *name = nnn_layer_id_name(L->id);
+			first = first ? first : NNN_E_PLUGIN;
+			nnn_diags_add(diags, NNN_E_PLUGIN, L->at[NNN_AT_LAYER_ID], path,
+			              "layer type %s (ID %d): no loaded plugin provides it, and its export hook with it; load "
+			              "the plugin that does (nnnkit plugins -v lists them)", name ? name : "unknown", (int)L->id);
+			continue;
+		}
+		if (!lt->onnx_export) {
 			first = first ? first : NNN_E_ONNX_EXPORT;
 			nnn_diags_add(diags, NNN_E_ONNX_EXPORT, L->at[NNN_AT_LAYER_ID], path,
-			              "layer type %s (ID %d)%s%s has no ONNX export hook; expected a type that exports (the "
-			              "format's own, or a plugin's with onnx_export)", name ? name : "unknown", (int)L->id,
-			              src ? ", from " : lt ? "" : ", provided by no loaded plugin", src ? src : "");
+			              "layer type %s (ID %d%s%s) has no ONNX export hook; expected a type whose plugin "
+			              "exports it (onnx_export, plugin ABI 1.5)", lt->name, (int)L->id, src ? ", from " : "",
+			              src ? src : "");
 			continue;
 		}
 		const void *body = L->body_ext.type ? (const void *)L->body_ext.body : (const void *)&L->body;
@@ -218,10 +225,15 @@ static nnn_status_t build(const nnn_model_t *m, const nnn_ctx_t *ctx, const nnn_
 		snprintf(path, sizeof path, "layers[%d].activation", (int)i);
 		if (!at || !at->onnx_export) {
 			const char *name = at ? at->name : nnn_activation_id_name(L->activation.id);
-			first = first ? first : NNN_E_ONNX_EXPORT;
-			nnn_diags_add(diags, NNN_E_ONNX_EXPORT, L->activation.at[NNN_AT_ACTIVATION_ID], path,
-			              "activation %s (ID %d) has no ONNX export hook; expected one that exports",
-			              name ? name : "unknown", (int)L->activation.id);
+			nnn_status_t code = at ? NNN_E_ONNX_EXPORT : NNN_E_PLUGIN;
+			first = first ? first : code;
+			nnn_diags_add(diags, code, L->activation.at[NNN_AT_ACTIVATION_ID], path,
+			              at ? "activation %s (ID %d%s%s) has no ONNX export hook; expected one whose plugin exports "
+			                   "it (onnx_export, plugin ABI 1.5)"
+			                 : "activation %s (ID %d%s%s): no loaded plugin provides it; load the plugin that does "
+			                   "(nnnkit plugins -v lists them)",
+			              name ? name : "unknown", (int)L->activation.id, at && src ? ", from " : "",
+			              at && src ? src : "");
 			continue;
 		}
 		const void *params = L->activation.params_ext.type ? (const void *)L->activation.params_ext.body

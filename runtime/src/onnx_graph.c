@@ -124,8 +124,9 @@ static nnn_og_init_t *add_init(nnn_onnx_graph_t *g, const char *hint)
 const char *nnn_og_floats(nnn_onnx_graph_t *g, const char *hint, const int64_t *dims, int rank, const float *data)
 {
 	size_t n = 1;
-	if (rank < 0 || rank > NNN_MAX_RANK) {
-		nnn_og_fail(g, "an initializer of rank %d (at most %d)", rank, NNN_MAX_RANK);
+	if (rank < 0 || rank > NNN_MAX_RANK || (rank > 0 && !dims)) {
+		nnn_og_fail(g, "an initializer of rank %d%s (at most %d)", rank, rank > 0 && !dims ? " without dims" : "",
+		            NNN_MAX_RANK);
 		return NULL;
 	}
 	for (int i = 0; i < rank; i++) {
@@ -135,11 +136,16 @@ const char *nnn_og_floats(nnn_onnx_graph_t *g, const char *hint, const int64_t *
 		}
 		n *= (size_t)dims[i];
 	}
+	if (n && !data) {
+		nnn_og_fail(g, "an initializer of %zu values without its values", n);
+		return NULL;
+	}
 	nnn_og_init_t *t = add_init(g, hint);
 	if (!t)
 		return NULL;
 	t->rank = rank;
-	memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
+	if (rank)
+		memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
 	t->n = n;
 	if (n && !(t->data = malloc(n * sizeof(float))))
 		return nomem(g);
@@ -150,8 +156,8 @@ const char *nnn_og_floats(nnn_onnx_graph_t *g, const char *hint, const int64_t *
 
 const char *nnn_og_ints(nnn_onnx_graph_t *g, const char *hint, const int64_t *v, int n)
 {
-	if (n < 0) {
-		nnn_og_fail(g, "an int64 initializer of %d values", n);
+	if (n < 0 || (n > 0 && !v)) {
+		nnn_og_fail(g, "an int64 initializer of %d values%s", n, n > 0 ? " without its values" : "");
 		return NULL;
 	}
 	nnn_og_init_t *t = add_init(g, hint);
