@@ -214,6 +214,8 @@ const char *cli_arg(const cli_args_t *a, const char *name);
 int cli_binary_ok(const cli_args_t *a, const char *path, const char *what);
 /* The name to show for a path: "stdin" for what '-' read. */
 const char *cli_name(const char *path);
+/* The name to show for an output: "stdout" for '-'. */
+const char *cli_out_name(const char *path);
 
 /* A command's help: its text, OPTIONS from its tables, EXIT STATUS. */
 void cli_help(FILE *f, const cli_cmd_t *cmd);

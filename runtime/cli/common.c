@@ -375,7 +375,7 @@ nnn_status_t cli_write_nnn(const nnn_model_t *m, const char *path, nnn_diags_t *
 
 int cli_written_check(const char *out, const char *blame, const nnn_model_t *m, nnn_diags_t *d)
 {
-	const char *name = strcmp(out, "-") ? out : "stdout";
+	const char *name = cli_out_name(out);
 	nnn_status_t st;
 	nnn_diags_clear(d);
 	if ((st = nnn_model_validate(m, NULL, NULL, d)) == NNN_OK)
@@ -397,7 +397,7 @@ int cli_emit(const char *path, const void *buf, size_t n)
 		st = nnn_write_all(STDOUT_FILENO, buf, n, &d);
 	else
 		st = nnn_write_atomic_bytes(path, buf, n, &d);
-	code = cli_report(!strcmp(path, "-") ? "stdout" : path, &d, st);
+	code = cli_report(cli_out_name(path), &d, st);
 	nnn_diags_free(&d);
 	return code;
 }

@@ -407,7 +407,7 @@ static int eval_files(const eval_args_t *a, cli_env_t *env, nnn_diags_t *d)
 		int kept = t.wrong && fclose(t.wrong) == 0;
 		if (st == NNN_OK && a->wrong && !kept) {
 			fprintf(stderr, "nnnkit: %s: no memory for the misclassified samples\n",
-			        strcmp(a->wrong, "-") ? a->wrong : "stdout");
+			        cli_out_name(a->wrong));
 			code = EXIT_USAGE;
 		} else if (st == NNN_OK && a->wrong) {
 			fflush(stdout);

@@ -109,7 +109,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	}
 	if (st == NNN_OK) {
 		if (a.output) {
-			blame = strcmp(a.output, "-") ? a.output : "stdout";
+			blame = cli_out_name(a.output);
 			st = nnn_npy_write_file(a.output, &out_shape, y, &d);
 		} else {
 			print_rows(&out_shape, y);
