@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <nnn/json.h>
+#include <nnn/onnx.h>
 
 #include "cli.h"
 #include "codec.h"
@@ -514,6 +515,9 @@ cli_form_t cli_form(const char *path, const unsigned char *b, size_t n)
 		return CLI_NNN;
 	if (has_suffix(path, ".json"))
 		return CLI_JSON;
+	/* ONNX has no magic bytes: only its name says so. */
+	if (has_suffix(path, ".onnx"))
+		return CLI_ONNX;
 	return CLI_UNKNOWN;
 }
 
@@ -530,9 +534,18 @@ nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, 
 	nnn_file_bytes(f, &size);
 	size = size < sizeof head ? size : sizeof head;
 	st = nnn_file_read(f, 0, head, size, d);
-	if (st == NNN_OK && cli_form(path, head, size) == CLI_JSON) {
+	cli_form_t form = st == NNN_OK ? cli_form(path, head, size) : CLI_UNKNOWN;
+	if (form == CLI_JSON) {
 		nnn_json_read_opts_t o = { .ctx = cli_ctx(env) };
 		st = nnn_json_read_file(path, &o, &out->own, d);
+	} else if (form == CLI_ONNX) {
+		/* What the importer did that changes how the model is fed (a
+		 * channels-first graph) is said on stderr, whatever the command. */
+		char note[768] = "";
+		nnn_onnx_read_opts_t o = { .ctx = cli_ctx(env), .note_text = note, .note_size = sizeof note };
+		st = nnn_onnx_read_file(path, &o, &out->own, d);
+		if (st == NNN_OK && note[0])
+			fprintf(stderr, "nnnkit: %s: %s\n", cli_name(path), note);
 	} else if (st == NNN_OK) {
 		/* Whoever opens a model this way reads every tensor value (convert,
 		 * export): so from a copy read with checked reads, never from the
