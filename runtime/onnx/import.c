@@ -223,6 +223,8 @@ typedef struct imp {
 	layer_t *L;
 	size_t nl, capl;
 	int nbad;               /* nodes refused */
+	int lost;               /* after a refused node the chain's layout is unknown:
+	                         * only what a node says by itself is checked */
 	int last_bad;           /* the last node with a diagnostic */
 	int oom;
 	/* the value on the chain */
@@ -256,6 +258,7 @@ static void bad(imp_t *im, int i, const char *fmt, ...)
 		return;
 	im->last_bad = i;
 	im->nbad++;
+	im->lost = 1;
 	const Onnx__NodeProto *nd = im->g->node[i];
 	char why[NNN_MSG_MAX], path[32];
 	va_list ap;
@@ -590,10 +593,6 @@ static void op_gemm(imp_t *im, int i)
 		bad(im, i, "attribute transB = %" PRId64 ": expected 0 or 1", tb);
 		return;
 	}
-	if (im->rank != 2) {
-		bad(im, i, "its input has rank %d: Gemm takes rank 2 (a Flatten before it makes one)", im->rank);
-		return;
-	}
 	const cst_t *B = float_input(im, i, 1, "weights B");
 	if (!B)
 		return;
@@ -604,6 +603,12 @@ static void op_gemm(imp_t *im, int i)
 	const cst_t *C = NULL;
 	if (nd->n_input > 2 && *nd->input[2] && !(C = float_input(im, i, 2, "bias C")))
 		return;
+	if (im->lost)
+		return;
+	if (im->rank != 2) {
+		bad(im, i, "its input has rank %d: Gemm takes rank 2 (a Flatten before it makes one)", im->rank);
+		return;
+	}
 	dense(im, i, B, (int)tb, C, 0);
 }
 
@@ -612,6 +617,15 @@ static void op_matmul(imp_t *im, int i)
 	const Onnx__NodeProto *nd = im->g->node[i];
 	if (!attrs_known(im, i, ""))
 		return;
+	const cst_t *B = float_input(im, i, 1, "weights");
+	if (!B)
+		return;
+	if (B->rank != 2) {
+		bad(im, i, "weights '%.60s' have rank %zu, expected 2 ([inputs, outputs])", B->name, B->rank);
+		return;
+	}
+	if (im->lost)
+		return;
 	if (im->rank < 2) {
 		bad(im, i, "its input has rank %d: nnnkit reads MatMul of a rank >= 2 value by a 2-D weight", im->rank);
 		return;
@@ -619,13 +633,6 @@ static void op_matmul(imp_t *im, int i)
 	if (im->state == S_FIRST && im->rank > 2) {
 		bad(im, i, "it multiplies a channels-first value over its last (spatial) axis: nnn's Dense works on the "
 		    "channels axis");
-		return;
-	}
-	const cst_t *B = float_input(im, i, 1, "weights");
-	if (!B)
-		return;
-	if (B->rank != 2) {
-		bad(im, i, "weights '%.60s' have rank %zu, expected 2 ([inputs, outputs])", B->name, B->rank);
 		return;
 	}
 	(void)nd;
@@ -637,7 +644,7 @@ static void op_add(imp_t *im, int i)
 {
 	const Onnx__NodeProto *nd = im->g->node[i];
 	layer_t *L = im->nl ? &im->L[im->nl - 1] : NULL;
-	if (!attrs_known(im, i, ""))
+	if (!attrs_known(im, i, "") || im->lost)
 		return;
 	if (!L || !L->bias_open) {
 		bad(im, i, "nnnkit reads Add only as the bias right after a MatMul (a Dense layer)");
@@ -732,21 +739,6 @@ static void op_conv(imp_t *im, int i)
 			return;
 		}
 	}
-	if (im->state != S_FIRST) {
-		bad(im, i, "its input is %s here: ONNX's Conv takes channels-first values, and nnnkit reads it on the "
-		    "graph input (NCHW) or after a Transpose to channels-first",
-		    im->state == S_FLAT ? "a flattened value" : "channels-last");
-		return;
-	}
-	if (im->rank >= 0 && (size_t)im->rank != n + 2) {
-		bad(im, i, "its input has rank %d, weights W '%.60s' rank %zu: expected the same rank", im->rank, W->name,
-		    W->rank);
-		return;
-	}
-	if (im->shape[1] >= 0 && im->shape[1] != c) {
-		bad(im, i, "weights W '%.60s' take %" PRId64 " channels, its input has %" PRId64, W->name, c, im->shape[1]);
-		return;
-	}
 	/* Padding: nnn's Valid (none) or Same (k-1 in total, before = total/2). */
 	int64_t pb[MAX_SPATIAL] = { 0 }, pe[MAX_SPATIAL] = { 0 };
 	const Onnx__AttributeProto *ap = attr(nd, "auto_pad");
@@ -798,6 +790,24 @@ static void op_conv(imp_t *im, int i)
 		ints_text(all, 2 * n, t, sizeof t);
 		bad(im, i, "padding %s (auto_pad %s): nnn pads Valid (none) or Same (k-1 in total, before = total/2, after "
 		    "the rest); the format cannot express this padding", t, mode);
+		return;
+	}
+	/* What follows depends on the chain, unreliable after a refused node. */
+	if (im->lost)
+		return;
+	if (im->state != S_FIRST) {
+		bad(im, i, "its input is %s here: ONNX's Conv takes channels-first values, and nnnkit reads it on the "
+		    "graph input (NCHW) or after a Transpose to channels-first",
+		    im->state == S_FLAT ? "a flattened value" : "channels-last");
+		return;
+	}
+	if (im->rank >= 0 && (size_t)im->rank != n + 2) {
+		bad(im, i, "its input has rank %d, weights W '%.60s' rank %zu: expected the same rank", im->rank, W->name,
+		    W->rank);
+		return;
+	}
+	if (im->shape[1] >= 0 && im->shape[1] != c) {
+		bad(im, i, "weights W '%.60s' take %" PRId64 " channels, its input has %" PRId64, W->name, c, im->shape[1]);
 		return;
 	}
 	const cst_t *B = NULL;
@@ -863,7 +873,7 @@ static void flatten(imp_t *im, int i)
 static void op_flatten(imp_t *im, int i)
 {
 	int64_t axis;
-	if (!attrs_known(im, i, "axis"))
+	if (!attrs_known(im, i, "axis") || im->lost)
 		return;
 	if (!attr_int(im->g->node[i], "axis", 1, &axis) || (axis != 1 && !(im->rank > 1 && axis == 1 - im->rank))) {
 		bad(im, i, "attribute axis = %" PRId64 ": nnnkit reads Flatten to [N, -1] (axis 1), which a Dense layer's "
@@ -895,6 +905,8 @@ static void op_reshape(imp_t *im, int i)
 		bad(im, i, "shape %s with allowzero 1: a dim of 0 is then empty; %s", t, want);
 		return;
 	}
+	if (im->lost)
+		return;
 	if (s->i[1] > 0) {
 		int64_t p = known_product(im, 1);
 		if (p != s->i[1]) {
@@ -911,7 +923,7 @@ static void op_transpose(imp_t *im, int i)
 	const Onnx__NodeProto *nd = im->g->node[i];
 	const Onnx__AttributeProto *a = attr(nd, "perm");
 	char t[128];
-	if (!attrs_known(im, i, "perm"))
+	if (!attrs_known(im, i, "perm") || im->lost)
 		return;
 	if (!a || im->rank < 3 || a->n_ints != (size_t)im->rank) {
 		bad(im, i, "nnnkit reads Transpose only between channels-last and channels-first (perm [0, n-1, 1..n-2] or "
@@ -946,6 +958,8 @@ static void op_transpose(imp_t *im, int i)
 static void attach(imp_t *im, int i, int act, float tau)
 {
 	layer_t *L = im->nl ? &im->L[im->nl - 1] : NULL;
+	if (im->lost)
+		return;
 	if (!L) {
 		bad(im, i, "an activation with no layer before it: nnn keeps an activation as part of the Conv or Dense "
 		    "layer it follows");
@@ -965,7 +979,7 @@ static void attach(imp_t *im, int i, int act, float tau)
 static void op_softmax(imp_t *im, int i)
 {
 	int64_t axis;
-	if (!attrs_known(im, i, "axis"))
+	if (!attrs_known(im, i, "axis") || im->lost)
 		return;
 	int new = im->opset >= 13;
 	if (!attr_int(im->g->node[i], "axis", new ? -1 : 1, &axis) || im->rank < 1 || axis < -im->rank ||
@@ -1021,6 +1035,8 @@ static void op_dropout(imp_t *im, int i)
 		bad(im, i, "ratio %g: nnn's dropout is in [0, 1)", ratio);
 		return;
 	}
+	if (im->lost)
+		return;
 	layer_t *L = im->nl ? &im->L[im->nl - 1] : NULL;
 	if (L && L->has_dropout) {
 		bad(im, i, "a second Dropout for the layer of node '%.60s': a layer has one dropout rate",
@@ -1782,7 +1798,7 @@ nnn_status_t nnn_onnx_decode(const void *buf, size_t len, const nnn_onnx_read_op
 		if (im.oom) {
 			st = nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory for the graph's tensors");
 		} else {
-			if (im.flat_pending && im.flat_from_rank > 2)
+			if (!im.lost && im.flat_pending && im.flat_from_rank > 2)
 				bad(&im, im.flat_node, "no Dense after it: nnn flattens only as part of a Dense layer");
 			if (im.nbad)
 				st = NNN_E_ONNX_OP;
