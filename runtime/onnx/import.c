@@ -210,7 +210,6 @@ typedef struct layer {
 	int bias_open;          /* a MatMul's layer: an Add may give its bias */
 } layer_t;
 
-enum { S_LAST, S_FIRST, S_FLAT };
 
 typedef struct imp {
 	nnn_diags_t *diags;
@@ -231,10 +230,17 @@ typedef struct imp {
 	const char *cur;
 	int rank;               /* -1: unknown */
 	int64_t shape[NNN_MAX_RANK]; /* in ONNX order; -1 unknown */
-	int state;
+	/* The layout: ONNX axis k of the value is axis perm[k] of the
+	 * channels-last value nnn's layers see (identity: the same). */
+	int perm[NNN_MAX_RANK];
 	int first_input;        /* the graph input is channels-first */
 	int flat_pending, flat_node, flat_from_rank;
-	int64_t ff_c, ff_s;     /* S_FLAT: channels and spatial size */
+	/* A flattened value whose layout was not the identity: the Dense
+	 * after it reorders its weight rows. Its ONNX dims 1..r-1 and perm. */
+	int flat_perm;
+	int fl_rank;
+	int fl_p[NNN_MAX_RANK];
+	int64_t fl_d[NNN_MAX_RANK];
 	float pend_dropout;
 	int has_pend_dropout;
 } imp_t;
@@ -247,6 +253,29 @@ static void node_path(char *p, size_t n, int i)
 static const char *node_name(const Onnx__NodeProto *nd)
 {
 	return nd->name && *nd->name ? nd->name : "(unnamed)";
+}
+
+/* The channels-first layout of rank r: [0, r-1, 1, .., r-2]. */
+static int perm_first(const int *p, int r)
+{
+	for (int k = 0; k < r; k++)
+		if (p[k] != (k == 0 ? 0 : k == 1 ? r - 1 : k - 1))
+			return 0;
+	return r > 2;
+}
+
+static int perm_ident(const int *p, int r)
+{
+	for (int k = 0; k < r; k++)
+		if (p[k] != k)
+			return 0;
+	return 1;
+}
+
+static void set_ident(imp_t *im)
+{
+	for (int k = 0; k < NNN_MAX_RANK; k++)
+		im->perm[k] = k;
 }
 
 /* One diagnostic per refused node: the first reason found. */
@@ -532,9 +561,9 @@ static void dense(imp_t *im, int i, const cst_t *B, int trans, const cst_t *bias
 		bad(im, i, "weights '%.60s' take %" PRId64 " inputs, the value before has %" PRId64, B->name, K, F);
 		return;
 	}
-	if (im->state == S_FLAT && im->ff_c * im->ff_s != K) {
-		bad(im, i, "weights '%.60s' take %" PRId64 " inputs, the flattened value has %" PRId64, B->name, K,
-		    im->ff_c * im->ff_s);
+	if (!im->flat_perm && !perm_ident(im->perm, im->rank) && im->perm[im->rank - 1] != im->rank - 1) {
+		bad(im, i, "it multiplies over an axis that is not the channels axis of the model's value: nnn's Dense "
+		    "works on the last (channels) axis");
 		return;
 	}
 	float *w = malloc((size_t)(K * M) * sizeof *w);
@@ -547,12 +576,31 @@ static void dense(imp_t *im, int i, const cst_t *B, int trans, const cst_t *bias
 		return;
 	}
 	/* Row r of nnn's weights is input feature r of the channels-last
-	 * value; after a channels-first flatten, feature r = s * C + c is the
-	 * graph's feature c * S + s. */
+	 * value; after a flatten of another layout (channels-first: feature
+	 * r = s * C + c is the graph's feature c * S + s), the graph's feature
+	 * at the same place. */
+	int n = im->fl_rank;
+	int64_t nd[NNN_MAX_RANK], ost[NNN_MAX_RANK];
+	if (im->flat_perm) {
+		/* nnn's dims: ONNX axis k (1..n) is nnn axis fl_p[k]. */
+		for (int k = 1; k <= n; k++)
+			nd[im->fl_p[k]] = im->fl_d[k];
+		ost[n] = 1;
+		for (int k = n; k > 1; k--)
+			ost[k - 1] = ost[k] * im->fl_d[k];
+	}
 	for (int64_t r = 0; r < K; r++) {
 		int64_t src = r;
-		if (im->state == S_FLAT)
-			src = (r % im->ff_c) * im->ff_s + r / im->ff_c;
+		if (im->flat_perm) {
+			int64_t idx[NNN_MAX_RANK], q = r;
+			for (int a = n; a >= 1; a--) {
+				idx[a] = q % nd[a];
+				q /= nd[a];
+			}
+			src = 0;
+			for (int k = 1; k <= n; k++)
+				src += idx[im->fl_p[k]] * ost[k];
+		}
 		for (int64_t m = 0; m < M; m++)
 			w[r * M + m] = trans ? B->f[m * K + src] : B->f[src * M + m];
 	}
@@ -565,8 +613,9 @@ static void dense(imp_t *im, int i, const cst_t *B, int trans, const cst_t *bias
 	L->flatten = im->flat_pending;
 	L->in_rank = im->flat_pending ? im->flat_from_rank : im->rank;
 	L->bias_open = matmul && !bias;
+	/* The other axes keep their layout (a MatMul of rank > 2). */
 	im->flat_pending = 0;
-	im->state = S_LAST;
+	im->flat_perm = 0;
 	im->shape[im->rank - 1] = M;
 }
 
@@ -630,9 +679,9 @@ static void op_matmul(imp_t *im, int i)
 		bad(im, i, "its input has rank %d: nnnkit reads MatMul of a rank >= 2 value by a 2-D weight", im->rank);
 		return;
 	}
-	if (im->state == S_FIRST && im->rank > 2) {
-		bad(im, i, "it multiplies a channels-first value over its last (spatial) axis: nnn's Dense works on the "
-		    "channels axis");
+	if (im->perm[im->rank - 1] != im->rank - 1) {
+		bad(im, i, "it multiplies over the last axis of a value whose last axis is not its channels (a "
+		    "channels-first value): nnn's Dense works on the channels axis");
 		return;
 	}
 	(void)nd;
@@ -795,15 +844,14 @@ static void op_conv(imp_t *im, int i)
 	/* What follows depends on the chain, unreliable after a refused node. */
 	if (im->lost)
 		return;
-	if (im->state != S_FIRST) {
-		bad(im, i, "its input is %s here: ONNX's Conv takes channels-first values, and nnnkit reads it on the "
-		    "graph input (NCHW) or after a Transpose to channels-first",
-		    im->state == S_FLAT ? "a flattened value" : "channels-last");
-		return;
-	}
 	if (im->rank >= 0 && (size_t)im->rank != n + 2) {
 		bad(im, i, "its input has rank %d, weights W '%.60s' rank %zu: expected the same rank", im->rank, W->name,
 		    W->rank);
+		return;
+	}
+	if (!perm_first(im->perm, im->rank)) {
+		bad(im, i, "its input is not channels-first here: ONNX's Conv takes NCHW values, and nnnkit reads it on "
+		    "the graph input (NCHW) or after a Transpose from channels-last to channels-first");
 		return;
 	}
 	if (im->shape[1] >= 0 && im->shape[1] != c) {
@@ -851,17 +899,20 @@ static void flatten(imp_t *im, int i)
 	if (im->flat_pending && im->rank == 2)
 		return; /* a second flatten changes nothing */
 	im->flat_from_rank = im->rank;
-	if (im->state == S_FIRST && im->rank > 2) {
-		int64_t s = known_product(im, 2);
-		if (im->shape[1] < 0 || s < 0) {
+	if (!perm_ident(im->perm, im->rank)) {
+		if (known_product(im, 1) < 0) {
 			bad(im, i, "it flattens a channels-first value whose dims are not all known: nnnkit reorders the "
 			    "next Dense's weights to channels-last order and needs them; export the graph with a fixed "
 			    "input size");
 			return;
 		}
-		im->ff_c = im->shape[1];
-		im->ff_s = s;
-		im->state = S_FLAT;
+		im->flat_perm = 1;
+		im->fl_rank = im->rank - 1;
+		for (int k = 1; k < im->rank; k++) {
+			im->fl_p[k] = im->perm[k];
+			im->fl_d[k] = im->shape[k];
+		}
+		set_ident(im);
 	}
 	int64_t p = known_product(im, 1);
 	im->shape[1] = p;
@@ -925,32 +976,28 @@ static void op_transpose(imp_t *im, int i)
 	char t[128];
 	if (!attrs_known(im, i, "perm") || im->lost)
 		return;
-	if (!a || im->rank < 3 || a->n_ints != (size_t)im->rank) {
-		bad(im, i, "nnnkit reads Transpose only between channels-last and channels-first (perm [0, n-1, 1..n-2] or "
-		    "[0, 2..n-1, 1]) on a value of known rank >= 3");
+	if (!a || a->n_ints != (size_t)im->rank) {
+		bad(im, i, "nnnkit reads Transpose with a perm attribute of the value's rank (%d)", im->rank);
 		return;
 	}
-	int r = im->rank, to_first = 1, to_last = 1, ident = 1;
-	for (int d = 0; d < r; d++) {
-		int64_t p = a->ints[d];
-		ident = ident && p == d;
-		to_first = to_first && p == (d == 0 ? 0 : d == 1 ? r - 1 : d - 1);
-		to_last = to_last && p == (d == 0 ? 0 : d == r - 1 ? 1 : d + 1);
+	int r = im->rank, seen[NNN_MAX_RANK] = { 0 }, ok = a->ints[0] == 0;
+	for (int d = 0; ok && d < r; d++) {
+		ok = a->ints[d] >= 0 && a->ints[d] < r && !seen[a->ints[d]];
+		if (ok)
+			seen[a->ints[d]] = 1;
 	}
 	ints_text(a->ints, a->n_ints, t, sizeof t);
-	if (ident)
-		return;
-	int64_t old[NNN_MAX_RANK];
-	memcpy(old, im->shape, sizeof old);
-	if (to_first && im->state == S_LAST) {
-		im->state = S_FIRST;
-	} else if (to_last && im->state == S_FIRST) {
-		im->state = S_LAST;
-	} else {
-		bad(im, i, "perm %s on a %s value: nnnkit reads Transposes from channels-last to channels-first and back, "
-		    "around Convs", t, im->state == S_FIRST ? "channels-first" : im->state == S_LAST ? "channels-last" : "flat");
+	if (!ok) {
+		bad(im, i, "perm %s: nnnkit reads Transposes that keep the batch axis first (between channels-last and "
+		    "channels-first, around Convs and Softmax)", t);
 		return;
 	}
+	int64_t old[NNN_MAX_RANK];
+	int op[NNN_MAX_RANK];
+	memcpy(old, im->shape, sizeof old);
+	memcpy(op, im->perm, sizeof op);
+	for (int d = 0; d < r; d++)
+		im->perm[d] = op[a->ints[d]];
 	for (int d = 0; d < r; d++)
 		im->shape[d] = old[a->ints[d]];
 }
@@ -990,17 +1037,13 @@ static void op_softmax(imp_t *im, int i)
 	if (axis < 0)
 		axis += im->rank;
 	/* nnn's Softmax is over the channels (last) axis of the layer's output. */
-	int ok;
-	if (im->flat_pending && im->flat_from_rank > 2)
-		ok = 0; /* over every feature of a flattened value */
-	else if (im->state == S_FIRST && im->rank > 2)
-		ok = new && axis == 1;
-	else
-		ok = axis == im->rank - 1;
+	/* Over every feature of a flattened value, or an axis that is not the
+	 * channels; before opset 13, over every axis from `axis` on. */
+	int ok = !(im->flat_pending && im->flat_from_rank > 2) && im->perm[axis] == im->rank - 1 &&
+	         (new || axis == im->rank - 1);
 	if (!ok) {
-		bad(im, i, "attribute axis = %" PRId64 " (opset %" PRId64 ") on a %s value of rank %d: nnn's Softmax is "
-		    "over the last (channels) axis only%s", axis, im->opset,
-		    im->state == S_LAST ? "channels-last" : "channels-first", im->rank,
+		bad(im, i, "attribute axis = %" PRId64 " (opset %" PRId64 ") on a value of rank %d: nnn's Softmax is "
+		    "over the channels (last) axis only%s", axis, im->opset, im->rank,
 		    new ? "" : " (before opset 13 Softmax flattens the axes from `axis` on)");
 		return;
 	}
@@ -1689,7 +1732,8 @@ static nnn_status_t check_model(imp_t *im)
 		                       : -1;
 	}
 	im->first_input = im->rank > 2 && input_channels_first(g);
-	im->state = im->first_input ? S_FIRST : S_LAST;
+	for (int k = 0; k < NNN_MAX_RANK; k++)
+		im->perm[k] = im->first_input ? (k == 0 ? 0 : k == 1 ? im->rank - 1 : k - 1) : k;
 	return NNN_OK;
 }
 
@@ -1806,14 +1850,21 @@ nnn_status_t nnn_onnx_decode(const void *buf, size_t len, const nnn_onnx_read_op
 				st = fail(diags, NNN_E_ONNX, "graph.output",
 				          "output '%.60s' is not the end of the chain of nodes ('%.60s'): nnnkit reads a chain "
 				          "of layers", im.g->output[0]->name ? im.g->output[0]->name : "", im.cur);
+			else if (!perm_ident(im.perm, im.rank) && !perm_first(im.perm, im.rank))
+				st = fail(diags, NNN_E_ONNX, "graph.output",
+				          "output '%.60s' is transposed in a way nnn's channels-last output cannot give: end the "
+				          "graph channels-last or channels-first", im.cur);
 			else if (!im.nl)
 				st = fail(diags, NNN_E_ONNX, "graph.node",
 				          "no Conv, Gemm or MatMul: a .nnn model is a chain of layers, and this graph has none");
 		}
 	}
-	if (st == NNN_OK && im.first_input) {
+	if (st == NNN_OK && (im.first_input || perm_first(im.perm, im.rank))) {
 		note(o, NNN_ONNX_NOTE_CHANNELS_FIRST,
-		     im.state == S_FIRST
+		     !im.first_input
+		             ? "the graph gives a channels-first value (NCHW): the model gives it channels-last [N, H, W, C]; "
+		               "transpose outputs with y.transpose(0, 3, 1, 2)"
+		     : perm_first(im.perm, im.rank)
 		             ? "channels-first graph (NCHW): the model takes and gives channels-last values [N, H, W, C]; "
 		               "transpose inputs with x.transpose(0, 2, 3, 1) and outputs back with y.transpose(0, 3, 1, 2)"
 		             : "channels-first graph (NCHW): the model takes channels-last inputs [N, H, W, C]; transpose "
