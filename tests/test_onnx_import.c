@@ -15,6 +15,7 @@
 
 #include <nnn/context.h>
 #include <nnn/model.h>
+#include <nnn/npy.h>
 #include <nnn/onnx.h>
 #include <nnn/run.h>
 
@@ -612,6 +613,48 @@ Test(onnx_import, reshape_constant_softmax)
 	got_free(&r);
 }
 
+/* Softmax over the channels of an NCHW value as torch writes it before
+ * opset 13: Transpose channels last, Softmax on the last axis, Transpose
+ * back. A 1x1 Conv of weight 1 keeps x, so y is softmax over x's channels. */
+Test(onnx_import, softmax_between_transposes)
+{
+	gb_t b;
+	const int64_t in[] = { -1, 2, 1, 2 }, kd[] = { 2, 2, 1, 1 }, swap[] = { 0, 3, 2, 1 };
+	const float k[] = { 1, 0, 0, 1 };
+	gb_init(&b, 11, in, 4);
+	gb_floats(&b, "k", kd, 4, k, 0);
+	gb_node(&b, "Conv", "conv", "x,k", "c");
+	gb_attr_ints(&b, gb_node(&b, "Transpose", "t0", "c", "t"), "perm", swap, 4);
+	gb_attr_i(&b, gb_node(&b, "Softmax", "sm", "t", "s"), "axis", 3);
+	gb_attr_ints(&b, gb_node(&b, "Transpose", "t1", "s", "y"), "perm", swap, 4);
+	got_t r;
+	import(&b, &r);
+	cr_assert_eq(r.st, NNN_OK, "%s", first_msg(&r));
+	cr_assert_eq(r.m->layers[0].activation.id, NNN_ACTIVATION_ID_SOFTMAX);
+	cr_assert(strstr(r.note, "outputs back"), "%s", r.note);
+	/* NHWC [1, 1, 2, 2]: pixels (0, ln 3) and (ln 3, 0) over the channels. */
+	const int64_t s[] = { 1, 1, 2, 2 };
+	const float x[] = { 0, logf(3), logf(3), 0 }, want[] = { 0.25f, 0.75f, 0.75f, 0.25f };
+	float y[4];
+	run_model(r.m, s, 4, x, y, 4);
+	expect_close(y, want, 4, 1e-6f);
+	got_free(&r);
+}
+
+/* A Softmax of opset 11 on axis 1 of that NCHW value flattens C, H and W
+ * together: not nnn's Softmax. */
+Test(onnx_import, refuses_softmax_axis_1_nchw_opset_11)
+{
+	gb_t b;
+	const int64_t in[] = { -1, 2, 1, 2 }, kd[] = { 2, 2, 1, 1 };
+	const float k[] = { 1, 0, 0, 1 };
+	gb_init(&b, 11, in, 4);
+	gb_floats(&b, "k", kd, 4, k, 0);
+	gb_node(&b, "Conv", "conv", "x,k", "c");
+	gb_attr_i(&b, gb_node(&b, "Softmax", "sm", "c", "y"), "axis", 1);
+	expect_refused(&b, NNN_E_ONNX_OP, node1, 1, "before opset 13");
+}
+
 /* A Reshape to [-1, F] (tf2onnx's flatten), its shape an initializer: F
  * must be the value's feature count. */
 static void reshape_graph(gb_t *b, int64_t F)
@@ -1065,5 +1108,17 @@ Test(onnx_import, cli_convert_onnx_to_nnn)
 	nnnkitf(r, "info '%s'", out);
 	cr_assert_eq(r->code, 0, "%s", r->err);
 	cr_assert(strstr(r->out, "Conv"), "%s", r->out);
+	/* run reads .onnx too: x NHWC [1, 2, 2, 1] = 1, 2, 3, 4 times the kernel 2. */
+	const char *x = t_tmppath("onnx", "x.npy");
+	nnn_shape_t xs = { .rank = 4, .dims = { 1, 2, 2, 1 } };
+	const float xv[] = { 1, 2, 3, 4 };
+	nnn_diags_t d;
+	nnn_diags_init(&d);
+	cr_assert_eq(nnn_npy_write_file(x, &xs, xv, &d), NNN_OK);
+	nnn_diags_free(&d);
+	nnnkitf(r, "run '%s' --input '%s'", onnx, x);
+	cr_assert_eq(r->code, 0, "%s", r->err);
+	cr_assert(strstr(r->out, "2 4 6 8") || strstr(r->out, "2\n4\n6\n8"), "%s", r->out);
+	cr_assert(strstr(r->err, "channels-first graph"), "%s", r->err);
 	free(r);
 }
