@@ -24,7 +24,7 @@
  * model, description and training fields included.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
@@ -795,7 +795,8 @@ static void op_conv(imp_t *im, int i)
 	char mbuf[24];
 	if (ap) {
 		size_t l = ap->s.len < sizeof mbuf - 1 ? ap->s.len : sizeof mbuf - 1;
-		memcpy(mbuf, ap->s.data, l);
+		if (l)
+			memcpy(mbuf, ap->s.data, l);
 		mbuf[l] = '\0';
 		mode = mbuf;
 	}
@@ -1391,8 +1392,15 @@ static void emit(jb_t *j, json_t *v)
 		puts_(j, buf);
 		break;
 	case JSON_REAL: {
-		/* Every float of the form is an f32: its text is that f32's. */
-		float f = (float)json_real_value(v);
+		/* Every float of the form is an f32: its text is that f32's. One
+		 * outside float32 stays as it was, for the reader to refuse. */
+		double dv = json_real_value(v);
+		if (fabs(dv) > FLT_MAX) {
+			snprintf(buf, sizeof buf, "%.17g", dv);
+			puts_(j, buf);
+			break;
+		}
+		float f = (float)dv;
 		uint32_t bits;
 		memcpy(&bits, &f, sizeof bits);
 		put(j, buf, nnn_json_f32_text(buf, sizeof buf, bits));
@@ -1572,7 +1580,8 @@ static int meta_fill(imp_t *im, jb_t *j, json_t *root, char *why, size_t nwhy)
 		}
 		if (a == NNN_ACTIVATION_ID_LEAKY_RELU) {
 			json_t *tau = json_object_get(act, FNAME(leaky_relu, LEAKY_RELU_TAU));
-			float f = json_is_number(tau) ? (float)json_number_value(tau) : NAN;
+			double dv = json_is_number(tau) ? json_number_value(tau) : NAN;
+			float f = fabs(dv) <= FLT_MAX ? (float)dv : NAN;
 			if (memcmp(&f, &L->tau, sizeof f)) {
 				snprintf(why, nwhy, "layers[%zu].activation.tau: not %.9g as in the graph", k, (double)L->tau);
 				return 0;
@@ -1727,7 +1736,9 @@ static nnn_status_t check_model(imp_t *im)
 	im->rank = (int)tt->shape->n_dim;
 	for (int k = 0; k < im->rank; k++) {
 		const Onnx__TensorShapeProto__Dimension *dm = tt->shape->dim[k];
-		im->shape[k] = dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && dm->dim_value >= 0
+		/* A dim past 2^31 is as good as unknown (and keeps sums in range). */
+		im->shape[k] = dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+		                               dm->dim_value >= 0 && dm->dim_value <= INT32_MAX
 		                       ? dm->dim_value
 		                       : -1;
 	}
@@ -1854,9 +1865,6 @@ nnn_status_t nnn_onnx_decode(const void *buf, size_t len, const nnn_onnx_read_op
 				st = fail(diags, NNN_E_ONNX, "graph.output",
 				          "output '%.60s' is transposed in a way nnn's channels-last output cannot give: end the "
 				          "graph channels-last or channels-first", im.cur);
-			else if (!im.nl)
-				st = fail(diags, NNN_E_ONNX, "graph.node",
-				          "no Conv, Gemm or MatMul: a .nnn model is a chain of layers, and this graph has none");
 		}
 	}
 	if (st == NNN_OK && (im.first_input || perm_first(im.perm, im.rank))) {
