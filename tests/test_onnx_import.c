@@ -1120,5 +1120,12 @@ Test(onnx_import, cli_convert_onnx_to_nnn)
 	cr_assert_eq(r->code, 0, "%s", r->err);
 	cr_assert(strstr(r->out, "2 4 6 8") || strstr(r->out, "2\n4\n6\n8"), "%s", r->out);
 	cr_assert(strstr(r->err, "channels-first graph"), "%s", r->err);
+	/* and info and validate, on the model the import gives. */
+	nnnkitf(r, "validate --input-shape 1,2,2,1 '%s'", onnx);
+	cr_assert_eq(r->code, 0, "%s", r->err);
+	cr_assert(strstr(r->out, "valid"), "%s", r->out);
+	nnnkitf(r, "info '%s'", onnx);
+	cr_assert_eq(r->code, 0, "%s", r->err);
+	cr_assert(strstr(r->out, "filters=1"), "%s", r->out);
 	free(r);
 }

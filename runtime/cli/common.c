@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "codec.h"
+#include "fileio.h"
 
 /* The one table from a status to an exit code (README.md, "Exit codes"). */
 int cli_exit_code(nnn_status_t st)
@@ -556,6 +557,22 @@ nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, 
 	nnn_file_close(f);
 	out->m = out->own;
 	return st;
+}
+
+nnn_status_t cli_file_open(cli_env_t *env, const char *path, const nnn_decode_opts_t *opts, nnn_file_t **out,
+                           nnn_diags_t *d)
+{
+	if (cli_form(path, NULL, 0) != CLI_ONNX)
+		return opts ? nnn_file_open(path, opts, out, d) : nnn_file_map(path, out, d);
+	cli_model_t cm;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	*out = NULL;
+	nnn_status_t st = cli_model_open(env, path, &cm, d);
+	if (st == NNN_OK)
+		st = nnn_model_encode(cm.m, &buf, &len, d);
+	cli_model_close(&cm);
+	return st == NNN_OK ? nnn_file_of_copy(buf, len, opts, out, d) : st;
 }
 
 void cli_model_close(cli_model_t *cm)

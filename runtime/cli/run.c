@@ -98,16 +98,12 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	nnn_ctx_t *ctx = cli_ctx(env);
 	nnn_decode_opts_t opts = { .ctx = ctx };
 	const char *blame = a.model;
-	/* An .onnx model is imported first (cli_model_open says what it did). */
-	cli_model_t cm = { 0 };
-	nnn_status_t st = !ctx                                     ? NNN_E_NOMEM
-	                  : cli_form(a.model, NULL, 0) == CLI_ONNX ? cli_model_open(env, a.model, &cm, &d)
-	                                                           : nnn_file_open(a.model, &opts, &f, &d);
+	nnn_status_t st = ctx ? cli_file_open(env, a.model, &opts, &f, &d) : NNN_E_NOMEM;
 	if (st == NNN_OK && (code = cli_inputs(env, a.input, a.shape, &x)) != EXIT_VALID)
 		st = NNN_E_INPUT_SHAPE; /* reported */
 	nnn_shape_t out_shape = { 0 };
 	if (st == NNN_OK) {
-		st = run_all(ctx, cm.m ? cm.m : nnn_file_model(f), &x, &a, cli_progress_wanted(env->progress), &y, &out_shape, &d);
+		st = run_all(ctx, nnn_file_model(f), &x, &a, cli_progress_wanted(env->progress), &y, &out_shape, &d);
 		if (st != NNN_OK)
 			code = cli_report_input(env, a.model, a.input, &x.shape, a.shape != NULL, &d, st);
 	}
@@ -124,7 +120,6 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	free(y);
 	nnn_npy_unmap(&x);
 	nnn_file_close(f);
-	cli_model_close(&cm);
 	nnn_diags_free(&d);
 	return code;
 }
