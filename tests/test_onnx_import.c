@@ -688,6 +688,46 @@ Test(onnx_import, reshape_minus1_F)
 	expect_refused(&b, NNN_E_ONNX_OP, node0, 1, "[-1, 3]");
 }
 
+/* torch.onnx.export's x.view(x.size(0), -1) with a dynamic batch: Shape of
+ * the input, Gather 0, Unsqueeze, Concat with -1, Reshape. `index`: the
+ * dim Gather takes (only 0 is the batch). */
+static void view_graph(gb_t *b, int64_t index)
+{
+	const int64_t in[] = { -1, 2, 2 }, wd[] = { 4, 1 }, sc[] = { 1 }, one[] = { 1 };
+	const int64_t zero = 0, idx = index, minus1 = -1;
+	const float w[] = { 1, 2, 3, 4 };
+	gb_init(b, 13, in, 3);
+	gb_floats(b, "W", wd, 2, w, 0);
+	gb_int64s(b, "idx", sc, 0, &idx);
+	gb_int64s(b, "axes", one, 1, &zero);
+	gb_int64s(b, "m1", one, 1, &minus1);
+	gb_node(b, "Shape", "shape", "x", "s");
+	gb_node(b, "Gather", "gather", "s,idx", "n");
+	gb_node(b, "Unsqueeze", "unsq", "n,axes", "n1");
+	gb_attr_i(b, gb_node(b, "Concat", "cat", "n1,m1", "shp"), "axis", 0);
+	gb_node(b, "Reshape", "flat", "x,shp", "f");
+	gb_node(b, "MatMul", "mm", "f,W", "y");
+}
+
+Test(onnx_import, batch_size_idiom)
+{
+	gb_t b;
+	view_graph(&b, 0);
+	got_t r;
+	import(&b, &r);
+	cr_assert_eq(r.st, NNN_OK, "%s", first_msg(&r));
+	cr_assert_eq(r.m->layer_count, 1);
+	cr_assert(r.m->layers[0].body.dense.flatten);
+	const int64_t s[] = { 2, 2, 2 };
+	const float x[] = { 1, 0, 0, 0, 0, 1, 1, 1 }, want[] = { 1, 9 };
+	float y[2];
+	run_model(r.m, s, 3, x, y, 2);
+	expect_close(y, want, 2, 0);
+	got_free(&r);
+	view_graph(&b, 1); /* a dim that is not the batch */
+	expect_refused(&b, NNN_E_ONNX_OP, node1, 1, "batch size");
+}
+
 /* "nnn.fields" (what export writes) that agrees with the graph gives the
  * fields ONNX has none for; one that disagrees is ignored, with a note. */
 static void meta_graph(gb_t *b, const char *meta)

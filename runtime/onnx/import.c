@@ -57,7 +57,8 @@
 
 static const char supported_ops[] =
 	"Conv, Gemm, MatMul (+ Add), Flatten, Reshape to [N, -1], Relu, Sigmoid, Tanh, LeakyRelu, Softmax, "
-	"Identity, Dropout, Constant, Transpose to or from channels-last";
+	"Identity, Dropout, Constant, Transpose (keeping the batch axis), and Shape/Gather/Unsqueeze/Concat giving a "
+	"Reshape its batch size";
 
 /* ---- the parse budget ---- */
 
@@ -226,8 +227,8 @@ typedef struct imp {
 	                         * only what a node says by itself is checked */
 	int last_bad;           /* the last node with a diagnostic */
 	int oom;
-	/* the value on the chain */
-	const char *cur;
+	/* the value on the chain, and the graph's input */
+	const char *cur, *input;
 	int rank;               /* -1: unknown */
 	int64_t shape[NNN_MAX_RANK]; /* in ONNX order; -1 unknown */
 	/* The layout: ONNX axis k of the value is axis perm[k] of the
@@ -243,7 +244,17 @@ typedef struct imp {
 	int64_t fl_d[NNN_MAX_RANK];
 	float pend_dropout;
 	int has_pend_dropout;
+	/* The batch-size idiom of torch.onnx.export with a dynamic batch
+	 * (x.view(x.size(0), -1)): Shape, Gather 0, Unsqueeze, Concat with -1,
+	 * feeding a Reshape. Values of it by name. */
+	struct sym {
+		const char *name;
+		int kind;
+	} *sym;
+	size_t nsym, capsym;
 } imp_t;
+
+enum { SYM_SHAPE = 1, SYM_BATCH, SYM_BATCH1, SYM_N_MINUS1 };
 
 static void node_path(char *p, size_t n, int i)
 {
@@ -309,6 +320,30 @@ static const cst_t *find_cst(const imp_t *im, const char *name)
 		if (!strcmp(im->c[k].name, name))
 			return &im->c[k];
 	return NULL;
+}
+
+static int find_sym(const imp_t *im, const char *name)
+{
+	for (size_t k = im->nsym; name && k-- > 0;)
+		if (!strcmp(im->sym[k].name, name))
+			return im->sym[k].kind;
+	return 0;
+}
+
+static void add_sym(imp_t *im, const char *name, int kind)
+{
+	if (im->nsym == im->capsym) {
+		size_t cap = im->capsym ? 2 * im->capsym : 8;
+		struct sym *v = realloc(im->sym, cap * sizeof *v);
+		if (!v) {
+			im->oom = 1;
+			return;
+		}
+		im->sym = v;
+		im->capsym = cap;
+	}
+	im->sym[im->nsym].name = name;
+	im->sym[im->nsym++].kind = kind;
 }
 
 static cst_t *new_cst(imp_t *im)
@@ -941,6 +976,11 @@ static void op_reshape(imp_t *im, int i)
 	int64_t allowzero;
 	if (!attrs_known(im, i, "allowzero"))
 		return;
+	if (nd->n_input > 1 && find_sym(im, nd->input[1]) == SYM_N_MINUS1) {
+		if (!im->lost)
+			flatten(im, i); /* [x.size(0), -1] */
+		return;
+	}
 	const cst_t *s = nd->n_input > 1 ? find_cst(im, nd->input[1]) : NULL;
 	if (!s || s->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT64) {
 		bad(im, i, "its shape is not an INT64 initializer or Constant: nnnkit reads Reshape to a fixed [N, -1]");
@@ -1142,6 +1182,76 @@ static void op_constant(imp_t *im, int i)
 	c->name = nd->output[0];
 }
 
+/* ---- the batch-size idiom ---- */
+
+/* An INT64 constant of one value. */
+static int int_scalar(const imp_t *im, const char *name, int64_t *v)
+{
+	const cst_t *c = find_cst(im, name);
+	if (!c || c->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT64 || c->n != 1)
+		return 0;
+	*v = c->i[0];
+	return 1;
+}
+
+/* Shape of the chain's value, Gather of its dim 0, Unsqueeze to [N],
+ * Concat with [-1]: what a Reshape to [N, -1] takes. Anything else of
+ * these ops is refused. */
+static void op_sym(imp_t *im, int i)
+{
+	const Onnx__NodeProto *nd = im->g->node[i];
+	const char *op = nd->op_type;
+	const char *why = "nnnkit reads Shape, Gather, Unsqueeze and Concat only as the batch size of a Reshape to "
+	                  "[N, -1] (x.view(x.size(0), -1))";
+	int64_t v, axis;
+	if (!strcmp(op, "Shape")) {
+		const Onnx__AttributeProto *st = attr(nd, "start");
+		if (!attrs_known(im, i, "start,end")) {
+			add_sym(im, nd->output[0], SYM_SHAPE);
+			return;
+		}
+		/* Of the chain's value or the graph's input: the same batch. */
+		if (nd->n_input != 1 || (strcmp(nd->input[0], im->cur) && strcmp(nd->input[0], im->input) && !im->lost) ||
+		    (st && st->i != 0))
+			bad(im, i, "%s", why);
+		/* Refused or not, what it stands for, so that the nodes after it
+		 * are not refused for it too. */
+		add_sym(im, nd->output[0], SYM_SHAPE);
+	} else if (!strcmp(op, "Gather")) {
+		if (!attrs_known(im, i, "axis")) {
+			add_sym(im, nd->output[0], SYM_BATCH);
+			return;
+		}
+		if (nd->n_input != 2 || find_sym(im, nd->input[0]) != SYM_SHAPE || !int_scalar(im, nd->input[1], &v) ||
+		    v != 0 || !attr_int(nd, "axis", 0, &axis) || axis != 0)
+			bad(im, i, "%s", why);
+		add_sym(im, nd->output[0], SYM_BATCH);
+	} else if (!strcmp(op, "Unsqueeze")) {
+		const Onnx__AttributeProto *ax = attr(nd, "axes");
+		if (!attrs_known(im, i, "axes")) {
+			add_sym(im, nd->output[0], SYM_BATCH1);
+			return;
+		}
+		int ok = nd->n_input >= 1 && find_sym(im, nd->input[0]) == SYM_BATCH;
+		if (ok && ax) /* opset < 13 */
+			ok = nd->n_input == 1 && ax->n_ints == 1 && ax->ints[0] == 0;
+		else if (ok)
+			ok = nd->n_input == 2 && int_scalar(im, nd->input[1], &v) && v == 0;
+		if (!ok)
+			bad(im, i, "%s", why);
+		add_sym(im, nd->output[0], SYM_BATCH1);
+	} else {
+		if (!attrs_known(im, i, "axis")) {
+			add_sym(im, nd->output[0], SYM_N_MINUS1);
+			return;
+		}
+		if (nd->n_input != 2 || find_sym(im, nd->input[0]) != SYM_BATCH1 || !int_scalar(im, nd->input[1], &v) ||
+		    v != -1 || !attr_int(nd, "axis", 0, &axis) || axis != 0)
+			bad(im, i, "%s", why);
+		add_sym(im, nd->output[0], SYM_N_MINUS1);
+	}
+}
+
 /* ---- the walk ---- */
 
 typedef void (*op_fn)(imp_t *, int);
@@ -1219,6 +1329,12 @@ static void walk(imp_t *im)
 			op_constant(im, i);
 			continue;
 		}
+		if (!strcmp(op, "Shape") || !strcmp(op, "Gather") || !strcmp(op, "Unsqueeze") || !strcmp(op, "Concat")) {
+			op_sym(im, i); /* off the chain: its value stays */
+			if (im->oom)
+				return;
+			continue;
+		}
 		/* Every other node takes the chain's value first (an Add's bias
 		 * may come first) and constants for the rest. */
 		int on_chain = nd->n_input >= 1 && !strcmp(nd->input[0], im->cur);
@@ -1236,7 +1352,7 @@ static void walk(imp_t *im)
 		} else {
 			for (size_t in = 1; in < nd->n_input; in++) {
 				if (*nd->input[in] && strcmp(nd->input[in], im->cur) && !find_cst(im, nd->input[in]) &&
-				    strcmp(op, "Dropout")) {
+				    !find_sym(im, nd->input[in]) && strcmp(op, "Dropout")) {
 					bad(im, i, "input '%.60s' is neither the chain's value nor a constant: nnnkit reads a chain "
 					    "of layers, without branches or merges", nd->input[in]);
 					break;
@@ -1732,7 +1848,7 @@ static nnn_status_t check_model(imp_t *im)
 	if (tt->shape->n_dim < 2 || tt->shape->n_dim > NNN_MAX_RANK)
 		return fail(d, NNN_E_ONNX, "graph.input", "input '%.60s' has rank %zu: expected [N, ...] of rank 2 to %d",
 		            in->name, tt->shape->n_dim, NNN_MAX_RANK);
-	im->cur = in->name;
+	im->cur = im->input = in->name;
 	im->rank = (int)tt->shape->n_dim;
 	for (int k = 0; k < im->rank; k++) {
 		const Onnx__TensorShapeProto__Dimension *dm = tt->shape->dim[k];
@@ -1812,6 +1928,7 @@ static void imp_free(imp_t *im)
 	}
 	free(im->L);
 	free(im->c);
+	free(im->sym);
 }
 
 nnn_status_t nnn_onnx_decode(const void *buf, size_t len, const nnn_onnx_read_opts_t *opts, nnn_model_t **out,
