@@ -6,7 +6,8 @@
 Needs Debian's python3-onnx (onnx.helper builds the protobuf). One small graph
 per import path: Gemm (transB), MatMul + Add, an NCHW Conv + Flatten + Gemm,
 an NHWC Conv between Transposes, Dropout, LeakyRelu, Softmax between
-Transposes, Reshape with a Constant shape, "nnn.fields" metadata; and one of
+Transposes, Reshape with a Constant shape, torch's dynamic-batch view
+(Shape, Gather, Unsqueeze, Concat), "nnn.fields" metadata; and one of
 each refusal (an op outside the vocabulary, stride 2, external data, opset 10).
 """
 import os
@@ -68,6 +69,15 @@ seeds = {
                                      '"activation": {"id": "sigmoid"}, "dropout": 0.5, "bias": {"dims": [1], '
                                      '"requires_grad": true, "data": null}, "neurons": 1, "weights": {"dims": [2, 1],'
                                      ' "requires_grad": true, "data": null}, "flatten": false}]}'}),
+    "batch_view": model([helper.make_node("Shape", ["x"], ["s"]),
+                         helper.make_node("Gather", ["s", "I"], ["n"], axis=0),
+                         helper.make_node("Unsqueeze", ["n", "A"], ["n1"]),
+                         helper.make_node("Concat", ["n1", "M"], ["shp"], axis=0),
+                         helper.make_node("Reshape", ["x", "shp"], ["f"]),
+                         helper.make_node("MatMul", ["f", "W"], ["y"])],
+                        [numpy_helper.from_array(np.array(0, "<i8"), "I"),
+                         numpy_helper.from_array(np.array([0], "<i8"), "A"),
+                         numpy_helper.from_array(np.array([-1], "<i8"), "M"), f32("W", [4, 2])], [N, 2, 2]),
     "refused_maxpool": model([helper.make_node("Conv", ["x", "K"], ["c"], strides=[2, 2]),
                               helper.make_node("MaxPool", ["c"], ["y"], kernel_shape=[2, 2])],
                              [f32("K", [1, 1, 1, 1])], [N, 1, 4, 4]),
