@@ -229,6 +229,7 @@ typedef struct imp {
 	int oom;
 	/* the value on the chain, and the graph's input */
 	const char *cur, *input;
+	int in_rank;
 	int rank;               /* -1: unknown */
 	int64_t shape[NNN_MAX_RANK]; /* in ONNX order; -1 unknown */
 	/* The layout: ONNX axis k of the value is axis perm[k] of the
@@ -287,6 +288,18 @@ static void set_ident(imp_t *im)
 {
 	for (int k = 0; k < NNN_MAX_RANK; k++)
 		im->perm[k] = k;
+}
+
+/* numpy's axes for a value of rank r: channels-first to channels-last
+ * (to_last: 0, 2, .., r-1, 1) or back (0, r-1, 1, .., r-2). */
+static void perm_text(int r, int to_last, char *buf, size_t size)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < r && at < size; k++) {
+		int a = k == 0 ? 0 : to_last ? (k == r - 1 ? 1 : k + 1) : (k == 1 ? r - 1 : k - 1);
+		at += (size_t)snprintf(buf + at, size - at, "%s%d", k ? ", " : "", a);
+	}
 }
 
 /* One diagnostic per refused node: the first reason found. */
@@ -1849,7 +1862,7 @@ static nnn_status_t check_model(imp_t *im)
 		return fail(d, NNN_E_ONNX, "graph.input", "input '%.60s' has rank %zu: expected [N, ...] of rank 2 to %d",
 		            in->name, tt->shape->n_dim, NNN_MAX_RANK);
 	im->cur = im->input = in->name;
-	im->rank = (int)tt->shape->n_dim;
+	im->rank = im->in_rank = (int)tt->shape->n_dim;
 	for (int k = 0; k < im->rank; k++) {
 		const Onnx__TensorShapeProto__Dimension *dm = tt->shape->dim[k];
 		/* A dim past 2^31 is as good as unknown (and keeps sums in range). */
@@ -1985,15 +1998,22 @@ nnn_status_t nnn_onnx_decode(const void *buf, size_t len, const nnn_onnx_read_op
 		}
 	}
 	if (st == NNN_OK && (im.first_input || perm_first(im.perm, im.rank))) {
-		note(o, NNN_ONNX_NOTE_CHANNELS_FIRST,
-		     !im.first_input
-		             ? "the graph gives a channels-first value (NCHW): the model gives it channels-last [N, H, W, C]; "
-		               "transpose outputs with y.transpose(0, 3, 1, 2)"
-		     : perm_first(im.perm, im.rank)
-		             ? "channels-first graph (NCHW): the model takes and gives channels-last values [N, H, W, C]; "
-		               "transpose inputs with x.transpose(0, 2, 3, 1) and outputs back with y.transpose(0, 3, 1, 2)"
-		             : "channels-first graph (NCHW): the model takes channels-last inputs [N, H, W, C]; transpose "
-		               "inputs with x.transpose(0, 2, 3, 1)");
+		char to_last[96], to_first[96], line[400];
+		perm_text(im.in_rank, 1, to_last, sizeof to_last);
+		perm_text(im.rank, 0, to_first, sizeof to_first);
+		if (!im.first_input)
+			snprintf(line, sizeof line,
+			         "the graph gives a channels-first value: the model gives it channels-last [N, d1.., C]; "
+			         "transpose outputs with y.transpose(%s)", to_first);
+		else if (perm_first(im.perm, im.rank))
+			snprintf(line, sizeof line,
+			         "channels-first graph (NCHW): the model takes and gives channels-last values [N, d1.., C]; "
+			         "transpose inputs with x.transpose(%s) and outputs back with y.transpose(%s)", to_last, to_first);
+		else
+			snprintf(line, sizeof line,
+			         "channels-first graph (NCHW): the model takes channels-last inputs [N, d1.., C]; transpose "
+			         "inputs with x.transpose(%s)", to_last);
+		note(o, NNN_ONNX_NOTE_CHANNELS_FIRST, line);
 	}
 	if (st == NNN_OK)
 		st = build(&im, out);
