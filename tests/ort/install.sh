@@ -11,8 +11,8 @@
 # (tests/onnxtools.c). `make ort` tries again.
 set -u
 src=$(cd "$(dirname "$0")" && pwd)
-dir=$1
-mkdir -p "$dir" || exit 1
+mkdir -p "$1" || exit 1
+dir=$(cd "$1" && pwd) # absolute: node's require() takes a bare relative path for a package name
 rm -f "$dir/missing"
 cp "$src/package.json" "$src/package-lock.json" "$dir/" || exit 1
 
