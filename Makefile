@@ -153,6 +153,7 @@ $(LIB_SO): $(LIB_OBJ)
 $(O)/obj/runtime/cli/main.o: CPPFLAGS += -DNNNKIT_VERSION='"$(VERSION)"'
 # The scanner refuses to speak for another version (its cache key has it too).
 $(O)/obj/runtime/src/discover.o: CPPFLAGS += -DNNN_VERSION='"$(VERSION)"'
+$(O)/obj/runtime/onnx/export.o: CPPFLAGS += -DNNN_VERSION='"$(VERSION)"'
 # nnnkit needs its scanner to load any plugin: built with it.
 $(NNNKIT): $(CLI_OBJ) $(LIB_A) | $(SCANNER)
 	@echo "  CC     $@"

@@ -335,6 +335,15 @@ function M.header(s, layouts)
     w("/* The value named `name` (\"%s\" -> %d); false when none is. */", e.values[1].name, e.values[1].value)
     w("bool nnn_%s_value(const char *name, int64_t *value);", e.name)
     w("extern const nnn_type_t nnn_type_%s;", e.name)
+    if e.values[1].pad_before then
+      w("/* The padding a value's formulas give a kernel of size k, before and after; false when it is none. */")
+      w("bool nnn_%s_pads(int64_t value, int64_t k, int64_t *before, int64_t *after);", e.name)
+      w("/* The values of %s, as X(value, name). */", e.name)
+      w("#define NNN_%s_VALUES(X) \\", up(e.name))
+      for i, v in ipairs(e.values) do
+        w("\tX(%d, %s)%s", v.value, cstr(v.name), i < #e.values and " \\" or "")
+      end
+    end
     w("")
     ids.c_header(w, e, cstr, ccomment)
   end
@@ -1095,6 +1104,17 @@ function M.source(s, layouts)
     end
     local pt = r.io and r.io.padding_type_ref
     if pt and not pads[pt.field.enum] then pads[pt.field.enum] = true; emit_pad_fn(w, pt.field.enum) end
+  end
+  -- Public, for readers of other formats (ONNX import) that map pads to a type.
+  for _, e in ipairs(s.enums) do
+    if e.values[1].pad_before then
+      if not pads[e] then pads[e] = true; emit_pad_fn(w, e) end
+      w("bool nnn_%s_pads(int64_t value, int64_t k, int64_t *before, int64_t *after)", e.name)
+      w("{")
+      w("\treturn pad_%s(value, k, before, after);", e.name)
+      w("}")
+      w("")
+    end
   end
   for _, r in ipairs(recs) do
     for _, rule in ipairs(r.rules or {}) do

@@ -99,16 +99,73 @@ static nnn_status_t swish_forward(const nnn_activation_t *act, const void *param
 	return NNN_OK;
 }
 
+/* ONNX export (ABI 1.5, optional): the layer as MaxPool between Transposes
+ * to channels-first and back, plus the bias when there is one. */
+static nnn_status_t pool_onnx(const nnn_host_t *h, nnn_onnx_graph_t *g, const nnn_layer_t *layer, const void *body,
+                              const nnn_pshape_t *in, const char *x, const char **y)
+{
+	const poolswish_maxpool_t *p = body;
+	int32_t n = p->pool.n;
+	int64_t ks[NNN_MAX_RANK], st[NNN_MAX_RANK], to_cf[NNN_MAX_RANK], to_cl[NNN_MAX_RANK];
+	(void)in;
+	if (n < 1 || n > 3 || p->stride.n != n)
+		return h->onnx_fail(g, "a max pool of %d window sizes and %d strides: ONNX pools 1 to 3 axes, one stride each",
+		                    (int)n, (int)p->stride.n);
+	to_cf[0] = to_cl[0] = 0;
+	to_cf[1] = n + 1;
+	to_cl[n + 1] = 1;
+	for (int32_t j = 0; j < n; j++) {
+		ks[j] = p->pool.v[j];
+		st[j] = p->stride.v[j];
+		to_cf[2 + j] = 1 + j;
+		to_cl[1 + j] = 2 + j;
+	}
+	nnn_onnx_attr_t perm = { .name = "perm", .kind = NNN_ONNX_ATTR_INTS, .ints = to_cf, .n = n + 2 };
+	const char *t = h->onnx_node(g, "Transpose", "to_channels_first", &x, 1, &perm, 1);
+	nnn_onnx_attr_t attrs[2] = { { .name = "kernel_shape", .kind = NNN_ONNX_ATTR_INTS, .ints = ks, .n = n },
+		                     { .name = "strides", .kind = NNN_ONNX_ATTR_INTS, .ints = st, .n = n } };
+	const char *pool = t ? h->onnx_node(g, "MaxPool", "maxpool", &t, 1, attrs, 2) : NULL;
+	perm.ints = to_cl;
+	*y = pool ? h->onnx_node(g, "Transpose", "to_channels_last", &pool, 1, &perm, 1) : NULL;
+	if (*y && layer->bias.data.n > 0) {
+		float b[4096];
+		int64_t c = layer->bias.data.n;
+		if (c > (int64_t)(sizeof b / sizeof b[0]))
+			return h->onnx_fail(g, "a bias of %lld values (this example exports up to 4096)", (long long)c);
+		nnn_f32s_read(layer->bias.data, b);
+		const char *args[2] = { *y, h->onnx_floats(g, "bias", &c, 1, b) };
+		*y = args[1] ? h->onnx_node(g, "Add", "add_bias", args, 2, NULL, 0) : NULL;
+	}
+	return *y ? NNN_OK : NNN_E_ONNX_EXPORT;
+}
+
+/* Swish: x * Sigmoid(beta * x). */
+static nnn_status_t swish_onnx(const nnn_host_t *h, nnn_onnx_graph_t *g, const nnn_activation_t *act,
+                               const void *params, const nnn_pshape_t *shape, const char *x, const char **y)
+{
+	const poolswish_swish_t *s = params;
+	(void)act, (void)shape;
+	const char *beta = h->onnx_floats(g, "beta", NULL, 0, &s->beta);
+	const char *bx[2] = { x, beta };
+	const char *scaled = beta ? h->onnx_node(g, "Mul", "beta_x", bx, 2, NULL, 0) : NULL;
+	const char *gate = scaled ? h->onnx_node(g, "Sigmoid", "gate", &scaled, 1, NULL, 0) : NULL;
+	const char *xg[2] = { x, gate };
+	*y = gate ? h->onnx_node(g, "Mul", "swish", xg, 2, NULL, 0) : NULL;
+	return *y ? NNN_OK : NNN_E_ONNX_EXPORT;
+}
+
 /* ID, name, title and codec come from schema.lua (the TYPE macros). */
 static const nnn_layer_type_t maxpool = {
 	POOLSWISH_MAXPOOL_TYPE,
 	.infer = pool_infer,
 	.forward = pool_forward,
+	.onnx_export = pool_onnx,
 };
 
 static const nnn_activation_type_t swish = {
 	POOLSWISH_SWISH_TYPE,
 	.forward = swish_forward,
+	.onnx_export = swish_onnx,
 };
 
 NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t *d)

@@ -264,4 +264,21 @@ void bi_act_apply(const bi_act_t *f, float *x, int64_t n);
  * to every chunk), unless it is NONE. */
 void bi_act_done(const nnn_kernel_args_t *a, const bi_act_t *f);
 
+/* ---- onnx.c: export hooks (ABI 1.5) ---- */
+
+nnn_status_t bi_dense_onnx(const nnn_host_t *h, nnn_onnx_graph_t *g, const nnn_layer_t *layer, const void *body,
+                           const nnn_pshape_t *in, const char *x, const char **y);
+nnn_status_t bi_conv_onnx(const nnn_host_t *h, nnn_onnx_graph_t *g, const nnn_layer_t *layer, const void *body,
+                          const nnn_pshape_t *in, const char *x, const char **y);
+#define BI_ACT_ONNX(FN)                                                                                       \
+	nnn_status_t FN(const nnn_host_t *h, nnn_onnx_graph_t *g, const nnn_activation_t *act, const void *params, \
+	                const nnn_pshape_t *shape, const char *x, const char **y);
+BI_ACT_ONNX(bi_linear_onnx)
+BI_ACT_ONNX(bi_sigmoid_onnx)
+BI_ACT_ONNX(bi_tanh_onnx)
+BI_ACT_ONNX(bi_relu_onnx)
+BI_ACT_ONNX(bi_leaky_relu_onnx)
+BI_ACT_ONNX(bi_softmax_onnx)
+#undef BI_ACT_ONNX
+
 #endif

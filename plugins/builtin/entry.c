@@ -14,6 +14,7 @@ static const nnn_layer_type_t dense_type = {
 	.release = bi_state_free,
 	.forward = bi_dense_forward,
 	.work_bytes = bi_dense_work,
+	.onnx_export = bi_dense_onnx,
 };
 
 static const nnn_layer_type_t conv_type = {
@@ -24,12 +25,15 @@ static const nnn_layer_type_t conv_type = {
 	.release = bi_state_free,
 	.forward = bi_conv_forward,
 	.work_bytes = bi_conv_work,
+	.onnx_export = bi_conv_onnx,
 };
 
 /* A new layer kernel adds its descriptor here (docs/growing-the-format.md). */
 static const nnn_layer_type_t *const layer_types[] = { &dense_type, &conv_type };
 
-#define ACT(ID, NAME, FN) { .size = sizeof(nnn_activation_type_t), .id = (ID), .name = (NAME), .forward = (FN) }
+#define ACT(ID, NAME, FN)                                                                              \
+	{ .size = sizeof(nnn_activation_type_t), .id = (ID), .name = (NAME), .forward = (FN), \
+	  .onnx_export = FN##_onnx }
 static const nnn_activation_type_t act_types[] = {
 	ACT(NNN_ACTIVATION_ID_LINEAR, "linear", bi_linear),
 	ACT(NNN_ACTIVATION_ID_SIGMOID, "sigmoid", bi_sigmoid),

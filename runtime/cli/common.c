@@ -514,6 +514,8 @@ cli_form_t cli_form(const char *path, const unsigned char *b, size_t n)
 		return CLI_NNN;
 	if (has_suffix(path, ".json"))
 		return CLI_JSON;
+	if (has_suffix(path, ".onnx"))
+		return CLI_ONNX; /* protobuf has no magic bytes: told by the name alone */
 	return CLI_UNKNOWN;
 }
 

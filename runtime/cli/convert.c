@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <nnn/json.h>
+#include <nnn/onnx.h>
 
 #include "cli.h"
 
@@ -14,7 +15,7 @@ static int run(const cli_args_t *a, cli_env_t *env);
 static const cli_opt_t convert_opts[] = {
 	{ "output", 'o', CLI_OUT, CLI_DASH, "OUT", .help = "the converted model (or give OUT after IN)" },
 	{ "to", 0, CLI_CHOICE, 0, "FORM", "the output's form (default: from OUT's extension; JSON for '-')",
-	  .choices = "json nnn" },
+	  .choices = "json nnn onnx" },
 	{ "tensors", 0, CLI_DIR_OUT, 0, "DIR",
 	  "write float arrays of at least N values as .npy files in DIR (made if missing), referenced from the JSON "
 	  "relative to its folder", .nodash = "the tensors are files in a folder" },
@@ -22,26 +23,31 @@ static const cli_opt_t convert_opts[] = {
 	{ NULL },
 };
 static const cli_pos_t convert_pos[] = {
-	{ "IN", CLI_IN, CLI_DASH, .help = "the model, .nnn or JSON (told by its content)" },
+	{ "IN", CLI_IN, CLI_DASH, .help = "the model, .nnn or JSON (told by its content), or ONNX (.onnx)" },
 	{ "OUT", CLI_OUT, CLI_DASH, "where the result goes", .option = "output" },
 	{ NULL },
 };
 
 const cli_cmd_t cmd_convert = {
 	.name = "convert",
-	.summary = "convert a model between .nnn and JSON (byte for byte both ways)",
+	.summary = "convert a model between .nnn, JSON and ONNX (byte for byte both ways)",
 	.main = run,
-	.opts = CLI_OPTS(convert_opts, cli_opts_force),
+	.opts = CLI_OPTS(convert_opts, cli_opts_input_shape, cli_opts_force),
 	.pos = convert_pos,
 	.exits = CLI_EXITS_MODEL,
 	.exit_what = { [1] = "the model is invalid: not read, or read and written but breaking a rule (said so)" },
-	.help = "usage: nnnkit convert [--to json|nnn] [--tensors DIR [--tensors-min N]] IN [-o] OUT\n"
-		"Reads IN in either form (told by its content) and writes OUT in the form --to names, else the\n"
-		"one its extension (.json or .nnn) names: a .nnn file, or its JSON form (docs/json.md), whose\n"
-		"fields follow docs/format.md. .nnn -> JSON -> .nnn gives back the same bytes. OUT '-' writes\n"
-		"to standard output (JSON unless --to nnn; a .nnn to a terminal needs --force); any other OUT\n"
-		"is written atomically (a temporary file beside it, flushed, then renamed), so it is never\n"
-		"half-written.\n",
+	.help = "usage: nnnkit convert [--to json|nnn|onnx] [--tensors DIR [--tensors-min N]] [--input-shape S] IN\n"
+		"       [-o] OUT\n"
+		"Reads IN in any form (.nnn or JSON told by its content, ONNX by the extension .onnx) and\n"
+		"writes OUT in the form --to names, else the one its extension (.json, .nnn or .onnx) names: a\n"
+		".nnn file, its JSON form (docs/json.md), whose fields follow docs/format.md, or an ONNX model\n"
+		"(docs/onnx.md: opset 13; --input-shape fixes the dims the graph declares). .nnn -> JSON ->\n"
+		".nnn and .nnn -> ONNX -> .nnn give back the same bytes. An ONNX graph from PyTorch or\n"
+		"Keras/tf2onnx is read into a channels-last model (said so when the graph was channels-first);\n"
+		"one with nodes outside docs/onnx.md's table is refused, every such node listed. OUT '-'\n"
+		"writes to standard output (JSON unless --to; binary forms to a terminal need --force); any\n"
+		"other OUT is written atomically (a temporary file beside it, flushed, then renamed), so it\n"
+		"is never half-written.\n",
 };
 
 typedef struct conv_args {
@@ -60,13 +66,18 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	const char *to = cli_str(args, "to");
 	if (!a.out)
 		return cli_usage(env, &cmd_convert, "no OUT given (or --output)");
-	a.to = to ? (to[0] == 'j' ? CLI_JSON : CLI_NNN) : strcmp(a.out, "-") ? cli_form(a.out, NULL, 0) : CLI_JSON;
+	a.to = to ? (to[0] == 'j' ? CLI_JSON : to[0] == 'n' ? CLI_NNN : CLI_ONNX)
+	          : strcmp(a.out, "-") ? cli_form(a.out, NULL, 0) : CLI_JSON;
 	if (!a.to)
-		return cli_usage(env, &cmd_convert, "%s: cannot tell the output form from its name: end it in .json or .nnn, or "
-		                 "give --to json or --to nnn", a.out);
-	if (a.to == CLI_NNN && a.tensors)
+		return cli_usage(env, &cmd_convert, "%s: cannot tell the output form from its name: end it in .json, .nnn or "
+		                 ".onnx, or give --to json, --to nnn or --to onnx", a.out);
+	if (a.to != CLI_JSON && a.tensors)
 		return cli_usage(env, &cmd_convert, "--tensors is for JSON output");
-	if (a.to == CLI_NNN && (code = cli_binary_ok(args, a.out, "a binary .nnn model")) != EXIT_VALID)
+	if (a.to != CLI_ONNX && cli_shape(args, "input-shape"))
+		return cli_usage(env, &cmd_convert, "--input-shape is for ONNX output");
+	if (a.to != CLI_JSON &&
+	    (code = cli_binary_ok(args, a.out, a.to == CLI_NNN ? "a binary .nnn model" : "a binary ONNX model")) !=
+	            EXIT_VALID)
 		return code;
 	nnn_diags_init(&d);
 	nnn_status_t st = cli_model_open(env, a.in, &cm, &d);
@@ -76,6 +87,9 @@ static int run(const cli_args_t *args, cli_env_t *env)
 		if (a.to == CLI_JSON) {
 			nnn_json_write_opts_t o = { .tensors_dir = a.tensors, .tensors_min = a.tensors_min };
 			st = nnn_json_write_file(cm.m, a.out, &o, &d);
+		} else if (a.to == CLI_ONNX) {
+			nnn_onnx_write_opts_t o = { .ctx = cli_ctx(env), .input_shape = cli_shape(args, "input-shape") };
+			st = nnn_onnx_write_file(cm.m, a.out, &o, &d);
 		} else {
 			st = cli_write_nnn(cm.m, a.out, &d);
 		}

@@ -523,6 +523,10 @@ static nnn_status_t put_prim(wr_t *w, const nnn_rdesc_t *rd, int32_t i, const vo
 		const nnn_f32s_t *a = p;
 		if (a->n < 0 || (a->n > 0 && !a->bytes))
 			return fail(w, NNN_E_USAGE, "an array of %d values without its values", (int)a->n);
+		if (w->opts && w->opts->omit_floats) {
+			puts_(&w->o, "null");
+			break;
+		}
 		if (goes_to_npy(w, a->n)) {
 			bool is_data = rd->data == i;
 			return put_npy(w, *a, is_data ? member(base, &rd->fields[rd->dims]) : NULL, is_data);

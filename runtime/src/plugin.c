@@ -23,6 +23,7 @@
 #include <nnn/context.h>
 
 #include "codec.h"
+#include "onnx_graph.h"
 #include "loader.h"
 
 #define MSG 768
@@ -400,6 +401,10 @@ static const nnn_host_t HOST = {
 	.rule_dims = h_rule_dims,
 	.v_problem = h_v_problem,
 	.rule_bounds = nnn_rule_bounds,
+	.onnx_floats = nnn_og_floats,
+	.onnx_ints = nnn_og_ints,
+	.onnx_node = nnn_og_node,
+	.onnx_fail = nnn_og_fail,
 };
 
 const nnn_host_t *nnn_host_table(void)

@@ -51,6 +51,10 @@ typedef struct nnn_json_write_opts {
 	 * ("layers[0].weights"), the file as referenced, its shape. May be NULL. */
 	void (*on_npy)(void *ctx, const char *path, const char *file, const nnn_shape_t *shape);
 	void *ctx;
+	/* Every float array written as null (its dims stay): the fields without
+	 * the values, as ONNX export keeps them in its metadata (nnn/onnx.h).
+	 * Such text does not read back as a model until the arrays are filled. */
+	bool omit_floats;
 } nnn_json_write_opts_t;
 
 /* Writes m as JSON (opts may be NULL) into a new NUL-terminated buffer:
