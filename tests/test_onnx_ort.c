@@ -78,6 +78,7 @@ static void need(unsigned what)
 
 typedef struct tally {
 	int cases, bad, refused, compared, not_compared;
+	char last[128]; /* the last case that failed: a case with several failures counts once */
 	char log[16384];
 	size_t len;
 } tally_t;
@@ -90,7 +91,10 @@ static void bad(tally_t *t, const char *name, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	t->bad++;
+	if (strcmp(t->last, name)) {
+		t->bad++;
+		snprintf(t->last, sizeof t->last, "%s", name);
+	}
 	if (t->len + 64 < sizeof t->log) {
 		int n = snprintf(t->log + t->len, sizeof t->log - t->len, "  %s: %s\n", name, msg);
 		t->len = n > 0 && t->len + (size_t)n < sizeof t->log ? t->len + (size_t)n : sizeof t->log - 1;
@@ -322,26 +326,19 @@ static void export_case(tally_t *t, const char *name, const char *model, const n
 		bad(t, name, "nnnkit convert %s %s exited %d: %s", model, onnx, r->code, r->err);
 		goto done;
 	}
-	if (onnx_check(onnx, out, sizeof out) != 0) {
+	/* Past here each check runs even when one before failed: every failure of the case is listed. */
+	if (onnx_check(onnx, out, sizeof out) != 0)
 		bad(t, name, "onnx.checker refuses the export: %s", out);
-		goto done;
-	}
 	write_input(x, input, seed);
-	if (ort_run(onnx, x, y_ort, threads, out, sizeof out) != 0) {
-		bad(t, name, "ONNX Runtime cannot run the export: %s", out);
-		goto done;
-	}
 	nnnkitf(r, "run %s --input %s -o %s", model, x, y_nnn);
 	if (r->code != 0) {
 		bad(t, name, "nnnkit run exited %d: %s", r->code, r->err);
-		goto done;
-	}
-	if (tr.ordinary) {
+	} else if (ort_run(onnx, x, y_ort, threads, out, sizeof out) != 0) {
+		bad(t, name, "ONNX Runtime cannot run the export: %s", out);
+	} else if (tr.ordinary) {
 		t->compared++;
-		if (!same_outputs(y_ort, y_nnn, "ONNX Runtime", "nnnkit", why, sizeof why)) {
+		if (!same_outputs(y_ort, y_nnn, "ONNX Runtime", "nnnkit", why, sizeof why))
 			bad(t, name, "%s", why);
-			goto done;
-		}
 	} else {
 		t->not_compared++;
 	}
