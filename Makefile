@@ -73,7 +73,7 @@ EXAMPLE := $(O)/example.nnn
 # Keep intermediate objects (plugin and fixture objects) between runs.
 .SECONDARY:
 .PHONY: all deps example test test-asan valgrind valgrind-cli bench check-gen check-compat lock clean install uninstall \
-	conformance drills test-build
+	conformance drills test-build ort
 .DEFAULT_GOAL := all
 
 # The conformance corpus too: `nnnkit conformance` finds it beside build/nnnkit,
@@ -268,10 +268,24 @@ $(O)/lenient: tests/tools/lenient.c $(LIB_A) $(GEN_H) $(wildcard runtime/include
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
+# ONNX Runtime for the ONNX tests (tests/test_onnx_ort.c runs exported models
+# in it through tests/tools/ort_run.js): onnxruntime-node from the npm
+# registry, as tests/ort/package-lock.json pins it, installed into $(O)/ort by
+# `npm ci --ignore-scripts`. Offline (or without node/npm) the build goes on:
+# tests/ort/install.sh says why in one line and in $(O)/ort/missing, and the
+# tests that need it skip saying so. `make ort` tries again.
+ORT_STAMP := $(O)/ort/.stamp
+$(ORT_STAMP): tests/ort/package.json tests/ort/package-lock.json tests/ort/install.sh
+	$(Q)tests/ort/install.sh $(O)/ort
+	@touch $@
+ort:
+	@rm -f $(ORT_STAMP)
+	$(Q)$(MAKE) --no-print-directory $(ORT_STAMP)
+
 # What the suite runs, built (make test-build: the growth drills' base tree).
 # It includes all of `make all`: the install tests run `make install` in this
 # build folder two at a time, and must find nothing left to build there.
-TEST_DEPS := $(ALL) $(TESTBIN) $(FIXTURE_SO) $(O)/lenient
+TEST_DEPS := $(ALL) $(TESTBIN) $(FIXTURE_SO) $(O)/lenient $(ORT_STAMP)
 test-build: $(TEST_DEPS)
 # The suite's plugin scans are cached in the build folder, never in ~/.cache,
 # and may take up to two minutes: on a loaded machine under ASan or valgrind a
