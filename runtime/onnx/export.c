@@ -177,6 +177,15 @@ static Onnx__ValueInfoProto *value_info(ex_t *e, char *name, const nnn_pshape_t 
 	return v;
 }
 
+/* A shape of unknown rank given rank r: every dim unknown but the last. */
+static void with_rank(nnn_pshape_t *s, int32_t r)
+{
+	s->rank = r;
+	for (int32_t i = 0; i < r; i++)
+		s->dims[i] = NNN_DIM_UNKNOWN;
+	s->dims[r - 1] = s->last;
+}
+
 /* Calls every layer's and activation's hook; every layer that cannot be
  * exported goes to diags. On success *out names the graph's output. */
 static nnn_status_t build(const nnn_model_t *m, const nnn_ctx_t *ctx, const nnn_layer_shapes_t *sh,
@@ -294,9 +303,35 @@ nnn_status_t nnn_onnx_encode(const nnn_model_t *m, const nnn_onnx_write_opts_t *
 	nnn_diags_t quiet;
 	nnn_diags_init(&quiet);
 	st = nnn_model_shapes(m, opts->input_shape, sh, opts->input_shape ? diags : &quiet);
-	nnn_diags_free(&quiet);
-	if (st != NNN_OK && opts->input_shape)
+	if (st != NNN_OK && opts->input_shape) {
+		nnn_diags_free(&quiet);
 		goto done;
+	}
+	/* ONNX graph inputs have a rank. Where the first layers leave it open
+	 * (Dense layers without flatten keep any rank), it is the first rank
+	 * a later layer fixes, else 2: [batch, features], as a Dense layer's
+	 * input usually is. Those layers' shapes take that rank too. */
+	nnn_pshape_t in0 = m->layer_count > 0 ? sh[0].in : (nnn_pshape_t){ .rank = NNN_DIM_UNKNOWN, .last = NNN_DIM_UNKNOWN };
+	if (!opts->input_shape && m->layer_count > 0 && in0.rank == NNN_DIM_UNKNOWN) {
+		int32_t r = 2, j;
+		for (j = 0; j < m->layer_count; j++) {
+			if (sh[j].in.rank != NNN_DIM_UNKNOWN) {
+				r = sh[j].in.rank;
+				break;
+			}
+			if (sh[j].out.rank != NNN_DIM_UNKNOWN)
+				break;
+		}
+		for (int32_t k = 0; k < m->layer_count && sh[k].in.rank == NNN_DIM_UNKNOWN; k++) {
+			with_rank(&sh[k].in, r);
+			if (sh[k].out.rank == NNN_DIM_UNKNOWN)
+				with_rank(&sh[k].out, r);
+		}
+		in0 = sh[0].in;
+	}
+	nnn_diags_free(&quiet);
+	if (!opts->input_shape && in0.rank == NNN_DIM_UNKNOWN) /* no layers, or none that fixes a dim */
+		in0 = (nnn_pshape_t){ .rank = 2, .dims = { NNN_DIM_UNKNOWN, in0.last }, .last = in0.last };
 	if ((st = build(m, opts->ctx, sh, g, &out, diags)) != NNN_OK)
 		goto done;
 	if ((st = fields_text(m, &fields, diags)) != NNN_OK)
@@ -327,7 +362,7 @@ nnn_status_t nnn_onnx_encode(const nnn_model_t *m, const nnn_onnx_write_opts_t *
 	mp.metadata_props = metas;
 	mp.graph = &gp;
 	gp.name = "nnn";
-	nnn_pshape_t in = m->layer_count > 0 ? sh[0].in : (nnn_pshape_t){ .rank = NNN_DIM_UNKNOWN };
+	nnn_pshape_t in = in0;
 	nnn_pshape_t res = m->layer_count > 0 ? sh[m->layer_count - 1].out : in;
 	if (opts->input_shape) {
 		in = nnn_pshape_of(opts->input_shape);
