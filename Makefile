@@ -310,7 +310,7 @@ test-asan:
 valgrind: $(TEST_DEPS)
 	$(SUITE_ENV) NNN_UNDER_VALGRIND=1 valgrind --error-exitcode=9 --leak-check=full \
 		--suppressions=$(abspath tests/valgrind.supp) --errors-for-leak-kinds=definite,indirect --show-possibly-lost=no --trace-children=yes \
-		--trace-children-skip='*/lua5.4,*/script,*/cat,*/timeout,*/chromium*,*/python3*,*/node,*/ls,*/tr,*/stat,*/ln,*/chmod,*/cc,*/gcc*,*/cc1,*/collect2,*/ld,*/as,*/make,*/nm,*/ldd,*/sha256sum,*/find,*/xargs,*/cmp,*/cp,*/rm,*/awk,*/sort,*/mkdir' -q $(TESTBIN) --jobs 2
+		--trace-children-skip='*/lua5.4,*/script,*/node,*/npm,*/cat,*/timeout,*/chromium*,*/python3*,*/ls,*/tr,*/stat,*/ln,*/chmod,*/cc,*/gcc*,*/cc1,*/collect2,*/ld,*/as,*/make,*/nm,*/ldd,*/sha256sum,*/find,*/xargs,*/cmp,*/cp,*/rm,*/awk,*/sort,*/mkdir' -q $(TESTBIN) --jobs 2
 
 # The CLI under valgrind over the whole conformance corpus (in process), and
 # `dump` over every valid case.

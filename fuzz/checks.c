@@ -16,6 +16,7 @@
 #include <nnn/json.h>
 #include <nnn/model.h>
 #include <nnn/npy.h>
+#include <nnn/onnx.h>
 #include <nnn/run.h>
 #include <nnn/validate.h>
 
@@ -1129,8 +1130,57 @@ int fz_check_json(const uint8_t *data, size_t len, char *why, size_t size)
 	return fz_json_once(data, len, 0, why, size) || fz_json_once(data, len, NNN_JSON_SPEC, why, size);
 }
 
+int fz_check_onnx(const uint8_t *data, size_t len, char *why, size_t size)
+{
+	nnn_model_t *m = NULL, *m2 = NULL;
+	nnn_diags_t d;
+	unsigned char *b = NULL;
+	size_t n = 0;
+	unsigned notes = 0;
+	char note[256];
+	int bad = 0;
+
+	nnn_diags_init(&d);
+	memset(note, 'x', sizeof note);
+	nnn_onnx_read_opts_t o = { .notes = &notes, .note_text = note, .note_size = sizeof note };
+	nnn_status_t st = nnn_onnx_decode(data, len, &o, &m, &d);
+	if ((bad = fz_diags_ok("nnn_onnx_decode", &d, st, (size_t)-1, why, size)))
+		goto out;
+	if (!fz_terminated(note, sizeof note)) {
+		bad = fz_fail(why, size, "nnn_onnx_decode left its note unterminated");
+		goto out;
+	}
+	if (st != NNN_OK) {
+		if (m)
+			bad = fz_fail(why, size, "nnn_onnx_decode failed with %s but left a model", nnn_status_name(st));
+		goto out;
+	}
+	if (notes & ~(unsigned)(NNN_ONNX_NOTE_CHANNELS_FIRST | NNN_ONNX_NOTE_META_IGNORED) || (notes && !note[0])) {
+		bad = fz_fail(why, size, "notes 0x%x with the text \"%.100s\"", notes, note);
+		goto out;
+	}
+	fz_describe(m);
+	if (nnn_model_encode(m, &b, &n, &d) != NNN_OK) {
+		bad = fz_fail(why, size, "an imported model does not encode: %s", d.n ? d.v[d.n - 1].msg : "");
+		goto out;
+	}
+	if (nnn_model_decode(b, n, NULL, &m2, &d) != NNN_OK) {
+		bad = fz_fail(why, size, "an imported model's bytes do not decode: %s", d.n ? d.v[d.n - 1].msg : "");
+		goto out;
+	}
+	bad = fz_roundtrip("onnx", m2, b, n, why, size);
+out:
+	nnn_model_free(m2);
+	free(b);
+	nnn_model_free(m);
+	nnn_diags_free(&d);
+	return bad;
+}
+
 int fz_check(const char *name, const uint8_t *data, size_t len, char *why, size_t size)
 {
+	if (!strcmp(name, "fuzz_onnx"))
+		return fz_check_onnx(data, len, why, size);
 	if (!strcmp(name, "fuzz_json"))
 		return fz_check_json(data, len, why, size);
 	if (!strcmp(name, "fuzz_decode"))

@@ -51,6 +51,11 @@ int fz_check_npy(const uint8_t *data, size_t len, char *why, size_t size);
  * reads back (strictly) to the same bytes. */
 int fz_check_json(const uint8_t *data, size_t len, char *why, size_t size);
 
+/* The ONNX importer: a failure leaves no model and well-formed problems,
+ * the note is terminated; an accepted model encodes, and its bytes decode
+ * and encode back to the same bytes. */
+int fz_check_onnx(const uint8_t *data, size_t len, char *why, size_t size);
+
 /* The context fz_check_run uses, created once per process: the builtin
  * plugin from $NNN_BUILD/plugins/builtin.so, else build/plugins/builtin.so.
  * NULL (with why set) when it cannot be loaded. */
@@ -65,7 +70,7 @@ extern unsigned fz_probe_every;
 void fz_harness_init(void);
 
 /* The check of harness `name` ("fuzz_decode", "fuzz_dump", "fuzz_run",
- * "fuzz_npy", "fuzz_json"); -1 for an unknown name or when fuzz_run has no
+ * "fuzz_npy", "fuzz_json", "fuzz_onnx"); -1 for an unknown name or when fuzz_run has no
  * context. */
 int fz_check(const char *name, const uint8_t *data, size_t len, char *why, size_t size);
 

@@ -3,7 +3,8 @@
 #
 #   fuzz/make_seeds.sh [CORPUS_DIR [OUT_DIR]]
 #
-# Always writes the hand-made seeds (fuzz/gen_seeds.py, python3) into OUT_DIR
+# Always writes the hand-made seeds (fuzz/gen_seeds.py, python3; and
+# fuzz/gen_onnx_seeds.py for fuzz_onnx, with python3-onnx) into OUT_DIR
 # (default fuzz/seeds). Given a conformance corpus (`make conformance` writes
 # build/conformance/{valid,invalid}/*.nnn), also copies its cases: valid ones
 # to fuzz_decode, fuzz_dump and fuzz_run, invalid ones to fuzz_decode and
@@ -19,6 +20,12 @@ max=${MAX_BYTES:-4096}
 
 python3 "$here/gen_seeds.py" "$out"
 echo "make_seeds: hand-made seeds in $out"
+# fuzz_onnx's seeds need Debian's python3-onnx (onnx.helper).
+if /usr/bin/python3 -c 'import onnx' 2>/dev/null; then
+	/usr/bin/python3 "$here/gen_onnx_seeds.py" "$out"
+else
+	echo "make_seeds: python3-onnx is missing: fuzz_onnx's seeds are left as they are" >&2
+fi
 
 [ -n "$corpus" ] || exit 0
 if [ ! -d "$corpus/valid" ] && [ ! -d "$corpus/invalid" ]; then

@@ -31,7 +31,8 @@
 
 #include "../fuzz/checks.c"
 
-static const char *const HARNESSES[] = { "fuzz_decode", "fuzz_dump", "fuzz_run", "fuzz_npy", "fuzz_json" };
+static const char *const HARNESSES[] = { "fuzz_decode", "fuzz_dump", "fuzz_run", "fuzz_npy", "fuzz_json",
+	                                         "fuzz_onnx" };
 #define NHARNESSES (sizeof HARNESSES / sizeof HARNESSES[0])
 
 typedef struct regress_case {

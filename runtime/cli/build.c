@@ -107,10 +107,10 @@ static int run(const cli_args_t *a, cli_env_t *env)
 		st = strcmp(files[1], "-") ? nnn_write_atomic_bytes(files[1], buf, n, &d)
 		                           : nnn_write_all(STDOUT_FILENO, buf, n, &d);
 	}
-	code = cli_report(strcmp(blame, "-") ? blame : "stdout", &d, st);
+	code = cli_report(cli_out_name(blame), &d, st);
 	if (st == NNN_OK)
 		fprintf(strcmp(files[1], "-") ? stdout : stderr, "%s: %zu bytes, valid\n",
-		        strcmp(files[1], "-") ? files[1] : "stdout", n);
+		        cli_out_name(files[1]), n);
 	free(buf);
 	nnn_diags_free(&d);
 	return code;

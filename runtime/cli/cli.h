@@ -214,6 +214,8 @@ const char *cli_arg(const cli_args_t *a, const char *name);
 int cli_binary_ok(const cli_args_t *a, const char *path, const char *what);
 /* The name to show for a path: "stdin" for what '-' read. */
 const char *cli_name(const char *path);
+/* The name to show for an output: "stdout" for '-'. */
+const char *cli_out_name(const char *path);
 
 /* A command's help: its text, OPTIONS from its tables, EXIT STATUS. */
 void cli_help(FILE *f, const cli_cmd_t *cmd);
@@ -446,6 +448,12 @@ typedef struct cli_model {
 /* Reads MODEL in the form cli_form finds; problems go to d. */
 nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, nnn_diags_t *d);
 void cli_model_close(cli_model_t *cm);
+/* MODEL for the commands that read a .nnn file's bytes (info, run, eval,
+ * validate, graph, map): nnn_file_open (with opts) or nnn_file_map (NULL);
+ * a .onnx name is imported (cli_model_open) and its .nnn encoding given as
+ * the file's bytes. */
+nnn_status_t cli_file_open(cli_env_t *env, const char *path, const nnn_decode_opts_t *opts, nnn_file_t **out,
+                           nnn_diags_t *d);
 
 /* ---- tensors by path (tensor.c), for stats, diff and edit ---- */
 

@@ -7,9 +7,11 @@
 #include <unistd.h>
 
 #include <nnn/json.h>
+#include <nnn/onnx.h>
 
 #include "cli.h"
 #include "codec.h"
+#include "fileio.h"
 
 /* The one table from a status to an exit code (README.md, "Exit codes"). */
 int cli_exit_code(nnn_status_t st)
@@ -375,7 +377,7 @@ nnn_status_t cli_write_nnn(const nnn_model_t *m, const char *path, nnn_diags_t *
 
 int cli_written_check(const char *out, const char *blame, const nnn_model_t *m, nnn_diags_t *d)
 {
-	const char *name = strcmp(out, "-") ? out : "stdout";
+	const char *name = cli_out_name(out);
 	nnn_status_t st;
 	nnn_diags_clear(d);
 	if ((st = nnn_model_validate(m, NULL, NULL, d)) == NNN_OK)
@@ -397,7 +399,7 @@ int cli_emit(const char *path, const void *buf, size_t n)
 		st = nnn_write_all(STDOUT_FILENO, buf, n, &d);
 	else
 		st = nnn_write_atomic_bytes(path, buf, n, &d);
-	code = cli_report(!strcmp(path, "-") ? "stdout" : path, &d, st);
+	code = cli_report(cli_out_name(path), &d, st);
 	nnn_diags_free(&d);
 	return code;
 }
@@ -532,9 +534,18 @@ nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, 
 	nnn_file_bytes(f, &size);
 	size = size < sizeof head ? size : sizeof head;
 	st = nnn_file_read(f, 0, head, size, d);
-	if (st == NNN_OK && cli_form(path, head, size) == CLI_JSON) {
+	cli_form_t form = st == NNN_OK ? cli_form(path, head, size) : CLI_UNKNOWN;
+	if (form == CLI_JSON) {
 		nnn_json_read_opts_t o = { .ctx = cli_ctx(env) };
 		st = nnn_json_read_file(path, &o, &out->own, d);
+	} else if (form == CLI_ONNX) {
+		/* What the importer did that changes how the model is fed (a
+		 * channels-first graph) is said on stderr, whatever the command. */
+		char note[768] = "";
+		nnn_onnx_read_opts_t o = { .ctx = cli_ctx(env), .note_text = note, .note_size = sizeof note };
+		st = nnn_onnx_read_file(path, &o, &out->own, d);
+		if (st == NNN_OK && note[0])
+			fprintf(stderr, "nnnkit: %s: %s\n", cli_name(path), note);
 	} else if (st == NNN_OK) {
 		/* Whoever opens a model this way reads every tensor value (convert,
 		 * export): so from a copy read with checked reads, never from the
@@ -545,6 +556,22 @@ nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, 
 	nnn_file_close(f);
 	out->m = out->own;
 	return st;
+}
+
+nnn_status_t cli_file_open(cli_env_t *env, const char *path, const nnn_decode_opts_t *opts, nnn_file_t **out,
+                           nnn_diags_t *d)
+{
+	if (cli_form(path, NULL, 0) != CLI_ONNX)
+		return opts ? nnn_file_open(path, opts, out, d) : nnn_file_map(path, out, d);
+	cli_model_t cm;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	*out = NULL;
+	nnn_status_t st = cli_model_open(env, path, &cm, d);
+	if (st == NNN_OK)
+		st = nnn_model_encode(cm.m, &buf, &len, d);
+	cli_model_close(&cm);
+	return st == NNN_OK ? nnn_file_of_copy(buf, len, opts, out, d) : st;
 }
 
 void cli_model_close(cli_model_t *cm)

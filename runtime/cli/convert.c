@@ -94,7 +94,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 			st = cli_write_nnn(cm.m, a.out, &d);
 		}
 		if (st != NNN_OK)
-			code = cli_report(!strcmp(a.out, "-") ? "stdout" : a.out, &d, st);
+			code = cli_report(cli_out_name(a.out), &d, st);
 		else
 			code = cli_written_check(a.out, a.in, cm.m, &d);
 		cli_model_close(&cm);

@@ -115,7 +115,7 @@ static int get(const edit_opts_t *o, const cli_param_t *ts, size_t n, nnn_diags_
 	nnn_tensor_copy(t->t, v);
 	nnn_status_t st = nnn_npy_write_file(o->out, &shape, v, d);
 	free(v);
-	return cli_report(!strcmp(o->out, "-") ? "stdout" : o->out, d, st);
+	return cli_report(cli_out_name(o->out), d, st);
 }
 
 /* Replaces one tensor's values with a .npy file's (kept in *npy, which the
@@ -159,8 +159,8 @@ static int write_out(const edit_opts_t *o, const nnn_model_t *m, nnn_diags_t *d)
 	else
 		st = cli_write_nnn(m, o->out, d);
 	if (st != NNN_OK)
-		return cli_report(!strcmp(o->out, "-") ? "stdout" : o->out, d, st);
-	return cli_written_check(o->out, !strcmp(o->out, "-") ? "stdout" : o->out, m, d);
+		return cli_report(cli_out_name(o->out), d, st);
+	return cli_written_check(o->out, cli_out_name(o->out), m, d);
 }
 
 static int edit(const edit_opts_t *o, nnn_model_t *m, const cli_param_t *ts, size_t n, nnn_diags_t *d)

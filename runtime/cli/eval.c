@@ -355,7 +355,7 @@ static int prepare(const eval_args_t *a, cli_env_t *env, nnn_file_t **f, nnn_npy
 	nnn_ctx_t *ctx = cli_ctx(env);
 	nnn_decode_opts_t opts = { .ctx = ctx };
 	nnn_run_opts_t ro = cli_run_opts(&a->run);
-	nnn_status_t st = ctx ? nnn_file_open(a->model, &opts, f, d) : NNN_E_NOMEM;
+	nnn_status_t st = ctx ? cli_file_open(env, a->model, &opts, f, d) : NNN_E_NOMEM;
 	if (st != NNN_OK)
 		return cli_fail(env, a->model, d, st);
 	int code = cli_inputs(env, a->inputs, a->reshape ? &a->shape : NULL, x);
@@ -407,7 +407,7 @@ static int eval_files(const eval_args_t *a, cli_env_t *env, nnn_diags_t *d)
 		int kept = t.wrong && fclose(t.wrong) == 0;
 		if (st == NNN_OK && a->wrong && !kept) {
 			fprintf(stderr, "nnnkit: %s: no memory for the misclassified samples\n",
-			        strcmp(a->wrong, "-") ? a->wrong : "stdout");
+			        cli_out_name(a->wrong));
 			code = EXIT_USAGE;
 		} else if (st == NNN_OK && a->wrong) {
 			fflush(stdout);

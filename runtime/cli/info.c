@@ -335,7 +335,7 @@ static int run(const cli_args_t *a, cli_env_t *env)
 
 	nnn_diags_init(&d);
 	nnn_decode_opts_t opts = { .ctx = cli_ctx(env) };
-	st = nnn_file_open(path, &opts, &f, &d);
+	st = cli_file_open(env, path, &opts, &f, &d);
 	if (st != NNN_OK) {
 		int code = cli_fail(env, path, &d, st);
 		nnn_diags_free(&d);

@@ -150,9 +150,13 @@ int cli_usage(cli_env_t *env, const cli_cmd_t *cmd, const char *fmt, ...)
 const char *cli_name(const char *path)
 {
 	/* Only '-' makes nnnkit read a /proc/self/fd path (read_stdin); the
-	 * .npy reader takes '-' itself. Outputs to '-' are named "stdout" by
-	 * their writers and never come here. */
+	 * .npy reader takes '-' itself. Outputs to '-' are cli_out_name's. */
 	return path && (!strncmp(path, "/proc/self/fd/", 14) || !strcmp(path, "-")) ? "stdin" : path;
+}
+
+const char *cli_out_name(const char *path)
+{
+	return path && !strcmp(path, "-") ? "stdout" : path;
 }
 
 int cli_check_env(void)

@@ -98,7 +98,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	nnn_ctx_t *ctx = cli_ctx(env);
 	nnn_decode_opts_t opts = { .ctx = ctx };
 	const char *blame = a.model;
-	nnn_status_t st = ctx ? nnn_file_open(a.model, &opts, &f, &d) : NNN_E_NOMEM;
+	nnn_status_t st = ctx ? cli_file_open(env, a.model, &opts, &f, &d) : NNN_E_NOMEM;
 	if (st == NNN_OK && (code = cli_inputs(env, a.input, a.shape, &x)) != EXIT_VALID)
 		st = NNN_E_INPUT_SHAPE; /* reported */
 	nnn_shape_t out_shape = { 0 };
@@ -109,7 +109,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	}
 	if (st == NNN_OK) {
 		if (a.output) {
-			blame = strcmp(a.output, "-") ? a.output : "stdout";
+			blame = cli_out_name(a.output);
 			st = nnn_npy_write_file(a.output, &out_shape, y, &d);
 		} else {
 			print_rows(&out_shape, y);

@@ -163,7 +163,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	if (cli_shape(args, "input-shape"))
 		a.in = *cli_shape(args, "input-shape"), a.have_in = 1;
 	nnn_diags_init(&d);
-	st = nnn_file_map(a.path, &f, &d);
+	st = cli_file_open(env, a.path, NULL, &f, &d);
 	if (st != NNN_OK) {
 		code = cli_fail(env, a.path, &d, st);
 		nnn_diags_free(&d);

@@ -101,6 +101,7 @@ struct nnn_file {
 	size_t size;
 	nnn_model_t *model;        /* nnn_file_open's; NULL from nnn_file_map */
 	const unsigned char *copy; /* NNN_DECODE_COPY: the file's bytes, owned by the model */
+	unsigned char *own;        /* nnn_file_of_copy without a model: its bytes */
 };
 
 nnn_status_t nnn_file_map(const char *path, nnn_file_t **out, nnn_diags_t *diags)
@@ -192,6 +193,33 @@ nnn_status_t nnn_file_open(const char *path, const nnn_decode_opts_t *o, nnn_fil
 	return NNN_OK;
 }
 
+nnn_status_t nnn_file_of_copy(unsigned char *copy, size_t len, const nnn_decode_opts_t *opts, nnn_file_t **out,
+                              nnn_diags_t *diags)
+{
+	nnn_file_t *f = calloc(1, sizeof *f);
+	*out = NULL;
+	if (!f) {
+		free(copy);
+		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a file");
+	}
+	f->fd = -1;
+	f->size = len;
+	if (opts) {
+		nnn_decode_opts_t o = *opts;
+		o.flags = (o.flags | NNN_DECODE_COPY) & ~(unsigned)NNN_DECODE_KEEP_GOING;
+		nnn_status_t st = nnn_model_adopt(copy, len, &o, &f->model, diags);
+		if (st != NNN_OK) {
+			free(f);
+			return st;
+		}
+		f->copy = nnn_model_copy(f->model);
+	} else {
+		f->copy = f->own = copy;
+	}
+	*out = f;
+	return NNN_OK;
+}
+
 const nnn_model_t *nnn_file_model(const nnn_file_t *f)
 {
 	return f->model;
@@ -208,6 +236,7 @@ void nnn_file_close(nnn_file_t *f)
 	if (!f)
 		return;
 	nnn_model_free(f->model);
+	free(f->own);
 	nnn_unmap(f->data, f->size);
 	if (f->fd >= 0)
 		close(f->fd);

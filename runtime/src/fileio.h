@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <nnn/file.h>
 #include <nnn/status.h>
 
 /* Internal to libnnn: never exported from libnnn.so (only the public
@@ -35,6 +36,13 @@ size_t nnn_pread_all(int fd, void *dst, size_t n, uint64_t off);
  * free()), read with pread; fewer is NNN_E_IO with the offset where they
  * ended. */
 nnn_status_t nnn_read_copy(int fd, size_t size, unsigned char **out, nnn_diags_t *diags);
+
+/* A file of bytes in memory (`copy`, from nnn_mem_big or malloc, adopted:
+ * freed with the file, or at once on failure), as nnn_file_map gives one;
+ * with opts, decoded too, as nnn_file_open with NNN_DECODE_COPY. For a
+ * model that was never a file: the CLI's imported .onnx, encoded. */
+NNN_NODISCARD nnn_status_t nnn_file_of_copy(unsigned char *copy, size_t len, const nnn_decode_opts_t *opts,
+                                            nnn_file_t **out, nnn_diags_t *diags);
 
 /* A new folder TARGET.tmp.XXXXXX beside `target` (mode 0777 less the
  * umask), its name in tmp: what export fills and renames to TARGET. The

@@ -119,10 +119,9 @@ static bool reads_back(char *buf, size_t size, float f, int p)
 	return f32_bits((float)strtod(buf, NULL)) == f32_bits(f);
 }
 
-/* A float's JSON text, by its bits: the shortest number that reads back to
- * them, or "inf", "-inf", "nan", "nan:0xXXXXXXXX" (quoted). Returns the
- * length; buf holds at least 32 bytes. */
-static size_t f32_text(char *buf, size_t size, uint32_t bits)
+/* A float's JSON text (json_form.h): shared with the ONNX importer, which
+ * writes a model's JSON form too. */
+size_t nnn_json_f32_text(char *buf, size_t size, uint32_t bits)
 {
 	float f;
 	memcpy(&f, &bits, sizeof f);
@@ -300,7 +299,7 @@ static void put_value(wr_t *w, bool f32, const void *v, int32_t i)
 {
 	char buf[64];
 	if (f32) {
-		size_t k = f32_text(buf, sizeof buf, nnn_le_u32((const unsigned char *)v + 4 * (size_t)i));
+		size_t k = nnn_json_f32_text(buf, sizeof buf, nnn_le_u32((const unsigned char *)v + 4 * (size_t)i));
 		put(&w->o, buf, k);
 	} else {
 		putf(&w->o, "%" PRId32, ((const int32_t *)v)[i]);
@@ -494,7 +493,7 @@ static nnn_status_t put_prim(wr_t *w, const nnn_rdesc_t *rd, int32_t i, const vo
 	case NNN_PRIM_F32: {
 		float v;
 		memcpy(&v, p, sizeof v);
-		size_t k = f32_text(buf, sizeof buf, f32_bits(v));
+		size_t k = nnn_json_f32_text(buf, sizeof buf, f32_bits(v));
 		put(&w->o, buf, k);
 		break;
 	}
