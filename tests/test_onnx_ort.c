@@ -6,8 +6,10 @@
  * (mkexample, MNIST-shaped), every valid case of the conformance corpus
  * ($NNN_BUILD/conformance) and seeded random models (Dense and Conv 1-3D
  * chains, every activation, both padding types, Dense with and without
- * flatten). Each exported file must pass onnx.checker with full shape
- * inference, run in ONNX Runtime, and give what `nnnkit run` gives within
+ * flatten); the real files and the example also with --input-shape (and
+ * ONNX Runtime on 2 threads). Each exported file must pass onnx.checker
+ * with full shape inference, run in ONNX Runtime, and give what `nnnkit
+ * run` gives within
  * the conformance runner's rule (|ort - nnnkit| <= 1e-5 * (1 + |nnnkit|); a
  * NaN matches a NaN, an infinity the same infinity). As the conformance
  * runner does, outputs are compared only for models whose parameters are
@@ -294,10 +296,16 @@ static void model_traits(const nnn_model_t *m, traits_t *t)
 /* ---- export -> onnx.checker, ONNX Runtime, nnnkit run, and back ---- */
 
 /* One model through export: `name` for messages, `model` the .nnn file,
- * `input` its input shape (batch included), `threads` ONNX Runtime's. */
+ * `input` its input shape (batch included), `threads` ONNX Runtime's;
+ * `fixed`: export with --input-shape (the graph declares every dim), else
+ * with what the layers fix and symbolic names for the rest. */
 static void export_case(tally_t *t, const char *name, const char *model, const nnn_shape_t *input, uint32_t seed,
-                        int threads)
+                        int threads, bool fixed)
 {
+	char dims[256] = "";
+	for (int32_t i = 0, k = 0; fixed && i < input->rank && k < (int)sizeof dims - 24; i++)
+		k += snprintf(dims + k, sizeof dims - (size_t)k, "%s%lld", i ? "," : "--input-shape ",
+		              (long long)input->dims[i]);
 	char onnx[512], back[512], x[512], y_ort[512], y_nnn[512], out[8192], why[2048];
 	nnn_file_t *f;
 	nnn_diags_t d;
@@ -322,7 +330,7 @@ static void export_case(tally_t *t, const char *name, const char *model, const n
 	}
 	nnn_diags_free(&d);
 
-	nnnkitf(r, "convert %s %s", model, onnx);
+	nnnkitf(r, "convert %s %s %s", dims, model, onnx);
 	if (!tr.expressible) {
 		/* Refused, saying so; a hook that does export it makes it an ordinary case. */
 		if (r->code == 0) {
@@ -467,8 +475,9 @@ Test(onnx_ort, export_real_files, .timeout = 600)
 		nnn_file_close(f);
 		nnn_diags_free(&d);
 		for (int threads = 1; threads <= 2; threads++) {
-			snprintf(name, sizeof name, "%.*s-%dthreads", (int)strcspn(files[i], "."), files[i], threads);
-			export_case(t, name, path, &in, 1000u + (uint32_t)i, threads);
+			snprintf(name, sizeof name, "%.*s-%dthreads%s", (int)strcspn(files[i], "."), files[i], threads,
+			         threads == 2 ? "-fixed" : "");
+			export_case(t, name, path, &in, 1000u + (uint32_t)i, threads, threads == 2);
 		}
 	}
 	tally_end(t, "the real files");
@@ -488,8 +497,8 @@ Test(onnx_ort, export_example_classifier, .timeout = 600)
 	cr_assert_eq(t_sh(NULL, 0, "%s/mkexample %s", onnx_build_dir(), model), 0, "%s/mkexample did not write %s",
 	             onnx_build_dir(), model);
 	nnn_shape_t in = { .rank = 4, .dims = { BATCH, 28, 28, 1 } };
-	export_case(t, "example-1thread", model, &in, 7u, 1);
-	export_case(t, "example-2threads", model, &in, 8u, 2);
+	export_case(t, "example-1thread", model, &in, 7u, 1, false);
+	export_case(t, "example-2threads-fixed", model, &in, 8u, 2, true);
 	tally_end(t, "the example classifier");
 	cr_assert_eq(t->compared, 2);
 	free(t);
@@ -558,7 +567,7 @@ static void export_conformance(int part)
 		/* "valid/dense-relu.nnn" -> "dense-relu" */
 		const char *base = strrchr(cs[i].file, '/') ? strrchr(cs[i].file, '/') + 1 : cs[i].file;
 		snprintf(name, sizeof name, "%.*s", (int)strcspn(base, "."), base);
-		export_case(t, name, path, &cs[i].input, 100u + (uint32_t)i, 1);
+		export_case(t, name, path, &cs[i].input, 100u + (uint32_t)i, 1, false);
 	}
 	tally_end(t, part ? "conformance valid cases (odd)" : "conformance valid cases (even)");
 	free(cs);
@@ -731,7 +740,7 @@ static void export_random(uint32_t first, uint32_t count)
 		             "model: %s", name, d.n ? nnn_diag_format(&d.v[0], why, sizeof why) : "");
 		cr_assert_eq(nnn_model_write_file(&net->m, path, &d), NNN_OK, "%s: cannot write it", name);
 		nnn_diags_free(&d);
-		export_case(t, name, path, &net->in, seed, 1 + (int)(seed % 2));
+		export_case(t, name, path, &net->in, seed, 1 + (int)(seed % 2), false);
 		rnet_free(net);
 	}
 	tally_end(t, "random models");
