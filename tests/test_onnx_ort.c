@@ -9,9 +9,8 @@
  * flatten); the real files and the example also with --input-shape (and
  * ONNX Runtime on 2 threads). Each exported file must pass onnx.checker
  * with full shape inference, run in ONNX Runtime, and give what `nnnkit
- * run` gives within
- * the conformance runner's rule (|ort - nnnkit| <= 1e-5 * (1 + |nnnkit|); a
- * NaN matches a NaN, an infinity the same infinity). As the conformance
+ * run` gives within the conformance runner's rule (|ort - nnnkit| <= 1e-5 *
+ * (1 + |nnnkit|); a NaN matches a NaN, an infinity the same infinity). As the conformance
  * runner does, outputs are compared only for models whose parameters are
  * ordinary (finite, |v| <= 1e4): beyond that, overflow depends on the order
  * of the sums. Then `nnnkit convert M.onnx M2.nnn` must give back M.nnn
