@@ -30,7 +30,9 @@ versions, handled here so the graphs are those PyTorch users meet:
   - Dropout in eval mode is dropped from the graph, as in every version. The
     "dropout_node" cases add a Dropout node (ratio 0.25, not training) after
     the first Relu with onnx.helper, where the net's Dropout is, as graphs
-    from other exporters have it.
+    from other exporters have it: from opset 12 its ratio is an input, and
+    linear_relu's also has the optional training_mode input, a constant
+    false (inference, as when it is absent).
 Run with /usr/bin/python3 (Debian's python3-torch, python3-onnx, numpy).
 """
 import json
@@ -145,7 +147,7 @@ def cases():
     return out
 
 
-def add_dropout_node(model, opset):
+def add_dropout_node(model, opset, training_mode):
     """A Dropout (ratio 0.25, inference) after the graph's first Relu: it takes over the Relu's output name."""
     g = model.graph
     at = next(i for i, n in enumerate(g.node) if n.op_type == "Relu")
@@ -156,9 +158,11 @@ def add_dropout_node(model, opset):
         node = helper.make_node("Dropout", [relu.output[0]], [after], name="Dropout_added", ratio=0.25)
     else:
         g.initializer.append(numpy_helper.from_array(np.array(0.25, np.float32), "dropout_ratio"))
-        g.initializer.append(numpy_helper.from_array(np.array(False), "dropout_training"))
-        node = helper.make_node("Dropout", [relu.output[0], "dropout_ratio", "dropout_training"], [after],
-                                name="Dropout_added")
+        inputs = [relu.output[0], "dropout_ratio"]
+        if training_mode:
+            g.initializer.append(numpy_helper.from_array(np.array(False), "dropout_training"))
+            inputs.append("dropout_training")
+        node = helper.make_node("Dropout", inputs, [after], name="Dropout_added")
     g.node.insert(at + 1, node)
     onnx.checker.check_model(model, full_check=True)
     return model
@@ -207,7 +211,7 @@ def main(argv):
                     except Exception as e:  # noqa: BLE001 - the case is named in the message
                         fail(f"{case}: torch.onnx.export failed: {e}")
                     if variant:
-                        onnx.save(add_dropout_node(onnx.load(path), opset), path)
+                        onnx.save(add_dropout_node(onnx.load(path), opset, name == "linear_relu"), path)
                     np.save(os.path.join(outdir, case + ".in.npy"), x)
                     np.save(os.path.join(outdir, case + ".out.npy"), y)
                     lines.append(json.dumps({
