@@ -185,6 +185,8 @@ typedef struct cst {
 	int64_t n;              /* element count */
 	const float *f;         /* FLOAT data (borrowed) */
 	const int64_t *i;       /* INT64 data (borrowed) */
+	const uint8_t *b;       /* BOOL data as raw_data bytes (borrowed) */
+	const int32_t *b32;     /* BOOL data as int32_data (borrowed) */
 	float fv;               /* a scalar Constant's value */
 	int64_t iv;
 } cst_t;
@@ -412,6 +414,17 @@ static int read_tensor(const Onnx__TensorProto *t, cst_t *c, char *why, size_t n
 	size_t width = c->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT   ? 4
 	               : c->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? 8
 	                                                                  : 0;
+	if (c->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL) {
+		/* One byte each in raw_data, else int32_data (Dropout's training_mode). */
+		if (t->has_raw_data ? t->raw_data.len != (uint64_t)n : t->n_int32_data != (uint64_t)n) {
+			snprintf(why, nwhy, "dims give %" PRId64 " BOOL values, the tensor holds %zu", n,
+			         t->has_raw_data ? t->raw_data.len : t->n_int32_data);
+			return 0;
+		}
+		c->b = t->has_raw_data ? t->raw_data.data : NULL;
+		c->b32 = t->has_raw_data ? NULL : t->int32_data;
+		return 1;
+	}
 	if (!width)
 		return 1; /* another type: refused where a node uses it */
 	if (t->has_raw_data) {
@@ -1125,8 +1138,13 @@ static void op_dropout(imp_t *im, int i)
 		ratio = r->f[0];
 	}
 	if (nd->n_input > 2 && *nd->input[2]) {
-		bad(im, i, "a training_mode input: nnnkit reads inference graphs (Dropout is kept as the layer's rate)");
-		return;
+		/* Inference is training_mode false, the default: only a constant false is read. */
+		const cst_t *t = find_cst(im, nd->input[2]);
+		if (!t || t->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__BOOL || t->n != 1 || (t->b ? t->b[0] : t->b32[0])) {
+			bad(im, i, "training_mode '%.60s' is not a constant false: nnnkit reads inference graphs (Dropout is "
+			    "kept as the layer's rate)", nd->input[2]);
+			return;
+		}
 	}
 	if (!(ratio >= 0.0f && ratio < 1.0f)) {
 		bad(im, i, "ratio %g: nnn's dropout is in [0, 1)", ratio);
@@ -1462,6 +1480,19 @@ static void put_string(jb_t *j, json_t *s)
 	free(t);
 }
 
+/* The float32 a JSON number stands for, as the JSON form's reader takes it:
+ * rounded to nearest, so the shortest text of FLT_MAX ("3.4028235e+38", a
+ * little above it) is FLT_MAX. False when it is beyond float32 (or NaN). */
+static bool f32_of(double dv, float *out)
+{
+	/* Half an ulp of FLT_MAX past it still rounds down to it. */
+	const double limit = (double)FLT_MAX + ldexp(1.0, 127 - 24);
+	if (!(fabs(dv) < limit))
+		return false;
+	*out = fabs(dv) >= (double)FLT_MAX ? copysignf(FLT_MAX, (float)(dv < 0 ? -1 : 1)) : (float)dv;
+	return true;
+}
+
 /* Writes v; floats as the JSON writer writes them (exact). */
 static void emit(jb_t *j, json_t *v)
 {
@@ -1524,12 +1555,12 @@ static void emit(jb_t *j, json_t *v)
 		/* Every float of the form is an f32: its text is that f32's. One
 		 * outside float32 stays as it was, for the reader to refuse. */
 		double dv = json_real_value(v);
-		if (fabs(dv) > FLT_MAX) {
+		float f;
+		if (!f32_of(dv, &f)) {
 			snprintf(buf, sizeof buf, "%.17g", dv);
 			puts_(j, buf);
 			break;
 		}
-		float f = (float)dv;
 		uint32_t bits;
 		memcpy(&bits, &f, sizeof bits);
 		put(j, buf, nnn_json_f32_text(buf, sizeof buf, bits));
@@ -1710,8 +1741,8 @@ static int meta_fill(imp_t *im, jb_t *j, json_t *root, char *why, size_t nwhy)
 		if (a == NNN_ACTIVATION_ID_LEAKY_RELU) {
 			json_t *tau = json_object_get(act, FNAME(leaky_relu, LEAKY_RELU_TAU));
 			double dv = json_is_number(tau) ? json_number_value(tau) : NAN;
-			float f = fabs(dv) <= FLT_MAX ? (float)dv : NAN;
-			if (memcmp(&f, &L->tau, sizeof f)) {
+			float f;
+			if (!f32_of(dv, &f) || memcmp(&f, &L->tau, sizeof f)) {
 				snprintf(why, nwhy, "layers[%zu].activation.tau: not %.9g as in the graph", k, (double)L->tau);
 				return 0;
 			}
@@ -1893,7 +1924,8 @@ static nnn_status_t build(imp_t *im, nnn_model_t **out)
 	nnn_status_t st;
 	if (meta) {
 		json_error_t err;
-		json_t *root = json_loads(meta, JSON_REJECT_DUPLICATES, &err);
+		/* A description may hold NUL (written \u0000). */
+		json_t *root = json_loads(meta, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &err);
 		if (!root)
 			snprintf(why, sizeof why, "it is not JSON (%s)", err.text);
 		else if (meta_fill(im, &j, root, why, sizeof why))
