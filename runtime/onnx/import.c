@@ -886,21 +886,28 @@ static void op_conv(imp_t *im, int i)
 		bad(im, i, "attribute auto_pad = %s: expected NOTSET, VALID, SAME_UPPER or SAME_LOWER", mode);
 		return;
 	}
-	int zero = 1, same = 1;
-	for (size_t d = 0; d < n; d++) {
-		int64_t total = W->dims[2 + d] - 1;
-		zero = zero && pb[d] == 0 && pe[d] == 0;
-		same = same && pb[d] == total / 2 && pe[d] == total - total / 2;
+	/* The first padding type whose formulas (the schema's) give these pads. */
+	int64_t ptype = -1;
+#define TRY_TYPE(value, name)                                                                          \
+	if (ptype < 0) {                                                                                 \
+		bool fits = true;                                                                       \
+		for (size_t d = 0; d < n && fits; d++) {                                                \
+			int64_t b, e;                                                                   \
+			fits = nnn_padding_type_pads(value, W->dims[2 + d], &b, &e) && b == pb[d] && e == pe[d]; \
+		}                                                                                       \
+		ptype = fits ? (value) : -1;                                                            \
 	}
-	if (!zero && !same) {
+	NNN_PADDING_TYPE_VALUES(TRY_TYPE)
+#undef TRY_TYPE
+	if (ptype < 0) {
 		int64_t all[2 * MAX_SPATIAL];
 		for (size_t d = 0; d < n; d++) {
 			all[d] = pb[d];
 			all[n + d] = pe[d];
 		}
 		ints_text(all, 2 * n, t, sizeof t);
-		bad(im, i, "padding %s (auto_pad %s): nnn pads Valid (none) or Same (k-1 in total, before = total/2, after "
-		    "the rest); the format cannot express this padding", t, mode);
+		bad(im, i, "padding %s (auto_pad %s): no padding type of the format gives it (each has its formulas: "
+		    "docs/format.md, padding types); the format cannot express this padding", t, mode);
 		return;
 	}
 	/* What follows depends on the chain, unreliable after a refused node. */
@@ -945,7 +952,7 @@ static void op_conv(imp_t *im, int i)
 	L->wdims[n + 1] = (int32_t)c;
 	L->bias = b;
 	L->nbias = (int32_t)f;
-	L->padding_type = zero ? NNN_PADDING_TYPE_VALID : NNN_PADDING_TYPE_SAME;
+	L->padding_type = (int32_t)ptype;
 	for (size_t d = 0; d < n; d++) {
 		L->pads[2 * d] = (int32_t)pb[d];
 		L->pads[2 * d + 1] = (int32_t)pe[d];
