@@ -434,7 +434,7 @@ void cli_conv_notes_json(FILE *f, const nnn_model_t *m);
 /* The two forms of a model. */
 typedef enum cli_form { CLI_UNKNOWN, CLI_NNN, CLI_JSON, CLI_ONNX } cli_form_t;
 /* A file's form: from its first n bytes at b ('NNN.', or '{' after white
- * space), else from its extension (.nnn, .json). */
+ * space), else from its extension (.nnn, .json, .onnx: ONNX has no magic). */
 cli_form_t cli_form(const char *path, const unsigned char *b, size_t n);
 
 /* A model read from either form: `m` is `own`, which holds its bytes (a

@@ -7,6 +7,7 @@
 
 #include <nnn/json.h>
 #include <nnn/npy.h>
+#include <nnn/onnx.h>
 
 #include "cli.h"
 
@@ -37,9 +38,9 @@ const cli_cmd_t cmd_edit = {
 	.exit_what = { [1] = "the model or a .npy is invalid, or the edited model still breaks a rule (it is written)" },
 	.help = "usage: nnnkit edit MODEL -o OUT [--description TEXT] [--set PATH=FILE.npy]... [--fix-param-count]\n"
 		"       nnnkit edit MODEL --get PATH -o FILE.npy\n"
-		"Reads MODEL (.nnn or JSON), applies the edits and writes OUT atomically (a temporary file\n"
-		"beside it, flushed, then renamed: OUT may be MODEL). OUT is JSON when its name ends in .json,\n"
-		"else .nnn. Every other field is kept as it is.\n"
+		"Reads MODEL (.nnn, JSON or ONNX), applies the edits and writes OUT atomically (a temporary\n"
+		"file beside it, flushed, then renamed: OUT may be MODEL). OUT is JSON when its name ends in\n"
+		".json, ONNX in .onnx, else .nnn. Every other field is kept as it is.\n"
 		"The result is validated: when it breaks a rule of the format (one the edit did not fix), it\n"
 		"is still written, its problems are printed and the exit code is 1.\n",
 };
@@ -51,6 +52,7 @@ typedef struct edit_opts {
 	int nset;
 	const char *get;
 	int fix_count;
+	const nnn_ctx_t *ctx; /* plugins: an ONNX output's export hooks */
 } edit_opts_t;
 
 static int utf8_ok(const char *s)
@@ -154,9 +156,13 @@ static int set(const edit_opts_t *o, const char *arg, const cli_param_t *ts, siz
 static int write_out(const edit_opts_t *o, const nnn_model_t *m, nnn_diags_t *d)
 {
 	nnn_status_t st;
-	if (cli_form(o->out, NULL, 0) == CLI_JSON)
+	cli_form_t form = cli_form(o->out, NULL, 0);
+	if (form == CLI_JSON) {
 		st = nnn_json_write_file(m, o->out, NULL, d);
-	else
+	} else if (form == CLI_ONNX) {
+		nnn_onnx_write_opts_t w = { .ctx = o->ctx };
+		st = nnn_onnx_write_file(m, o->out, &w, d);
+	} else
 		st = cli_write_nnn(m, o->out, d);
 	if (st != NNN_OK)
 		return cli_report(cli_out_name(o->out), d, st);
@@ -190,7 +196,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 {
 	edit_opts_t o = { .model = cli_arg(args, "MODEL"), .out = cli_str(args, "output"),
 		          .description = cli_str(args, "description"), .get = cli_str(args, "get"),
-		          .fix_count = cli_flag(args, "fix-param-count") };
+		          .fix_count = cli_flag(args, "fix-param-count"), .ctx = cli_ctx(env) };
 	cli_model_t cm;
 	cli_param_t *ts = NULL;
 	size_t n = 0;
