@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <onnx.pb-c.h>
 
@@ -18,6 +19,8 @@
 #include <nnn/onnx.h>
 
 #include "builder.h"
+#include "clirun.h"
+#include "tmpdir.h"
 
 static nnn_ctx_t *ctx_with(const char *rel)
 {
@@ -307,4 +310,58 @@ Test(onnx_export, input_shape_must_fit)
 	nnn_model_free(m);
 	bb_free(&b);
 	nnn_ctx_free(ctx);
+}
+
+/* The CLI: convert writes .onnx by the name (and --to onnx to stdout with
+ * --force), edit writes .onnx as its name asks, and both come back to the
+ * same .nnn bytes; a refused export writes nothing and exits 1. */
+Test(onnx_export, cli_convert_and_edit, .fini = t_tmpdir_remove)
+{
+	bb_t b = { 0 };
+	bb_tiny(&b);
+	const char *m = t_tmppath("onnxexp", "m.nnn"), *o = t_tmppath("onnxexp", "m.onnx"),
+	           *back = t_tmppath("onnxexp", "back.nnn"), *e = t_tmppath("onnxexp", "e.onnx"),
+	           *e2 = t_tmppath("onnxexp", "e.nnn"), *ej = t_tmppath("onnxexp", "e.json");
+	FILE *f = fopen(m, "wb");
+	cr_assert(f);
+	cr_assert_eq(fwrite(b.b, 1, b.n, f), b.n);
+	fclose(f);
+	run_t *r = malloc(sizeof *r);
+	cr_assert(r);
+	nnnkitf(r, "convert '%s' '%s'", m, o);
+	cr_assert_eq(r->code, 0, "%s", r->err);
+	nnnkitf(r, "convert '%s' '%s'", o, back);
+	cr_assert_eq(r->code, 0, "%s", r->err);
+	cr_assert_eq(t_sh(NULL, 0, "cmp '%s' '%s'", m, back), 0, ".nnn -> .onnx -> .nnn changed the bytes");
+	cr_assert_eq(t_sh(NULL, 0, "'%s' convert --to onnx --force '%s' - | cmp - '%s'", nnnkit_bin(), m, o), 0,
+	             "--to onnx on stdout differs from the file");
+
+	nnnkitf(r, "edit '%s' -o '%s' --description edited", m, e);
+	cr_assert_eq(r->code, 0, "%s", r->err);
+	nnnkitf(r, "convert '%s' '%s'", e, e2);
+	cr_assert_eq(r->code, 0, "%s", r->err);
+	nnnkitf(r, "convert '%s' '%s'", e2, ej);
+	cr_assert_eq(r->code, 0, "%s", r->err);
+	char text[8192];
+	slurp_keep(ej, text, sizeof text);
+	cr_assert(strstr(text, "\"description\": \"edited\""), "%s", text);
+	cr_assert_eq(t_sh(NULL, 0, "test \"$(wc -c < '%s')\" -eq %zu", e2, b.n + 2), 0, "edited size");
+
+	/* A Conv of 4 spatial dims: refused, nothing written. */
+	bb_t c = { 0 };
+	int32_t k4[4] = { 1, 1, 1, 1 }, pads8[8] = { 0 };
+	bb_header(&c, "", 4, 1);
+	bb_conv(&c, NNN_ACTIVATION_ID_LINEAR, 1, 4, k4, 1, NNN_PADDING_TYPE_VALID, 8, pads8);
+	const char *c4 = t_tmppath("onnxexp", "c4.nnn"), *c4o = t_tmppath("onnxexp", "c4.onnx");
+	f = fopen(c4, "wb");
+	cr_assert(f);
+	cr_assert_eq(fwrite(c.b, 1, c.n, f), c.n);
+	fclose(f);
+	nnnkitf(r, "convert '%s' '%s'", c4, c4o);
+	cr_assert_eq(r->code, 1, "%s", r->err);
+	cr_assert(strstr(r->err, "layers[0]") && strstr(r->err, "4 spatial dims"), "%s", r->err);
+	cr_assert_neq(access(c4o, F_OK), 0, "a refused export left %s", c4o);
+	free(r);
+	bb_free(&b);
+	bb_free(&c);
 }
