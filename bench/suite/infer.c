@@ -507,14 +507,14 @@ static void first_line(const char *file, char *buf, size_t size)
  * here, by nnnkit convert). When not, a note says why. */
 static bool ort_ready(const config_t *c, table_t *t)
 {
-	char pkg[BN_PATH + 64], why[600];
+	char pkg[BN_PATH + 64], why[BN_PATH + 128];
 	snprintf(pkg, sizeof pkg, "%s/node_modules/onnxruntime-node/package.json", c->ort_dir);
 	if (access(pkg, R_OK) != 0) {
 		snprintf(pkg, sizeof pkg, "%s/missing", c->ort_dir);
-		first_line(pkg, why, sizeof why);
-		bn_note(t, "ONNX Runtime: not installed (%s; make ort installs onnxruntime-node into %s/node_modules): no "
-		           "ONNX Runtime figures, its ratios \"-\"",
-		        why[0] ? why : "no onnxruntime-node", c->ort_dir);
+		first_line(pkg, why, sizeof why); /* make ort's reason, when it failed */
+		if (!why[0])
+			snprintf(why, sizeof why, "no onnxruntime-node in %s/node_modules: make ort installs it", c->ort_dir);
+		bn_note(t, "ONNX Runtime: not installed (%s): no ONNX Runtime figures, its ratios \"-\"", why);
 		return false;
 	}
 	if (access(c->node, X_OK) != 0) {
@@ -558,9 +558,11 @@ bool bn_infer(config_t *c, table_t *t)
 		return false;
 	}
 	torch = k.w[K_TORCH][0].up && k.w[K_TORCH][1].up;
-	if (ort && !(k.w[K_ORT][0].up && k.w[K_ORT][1].up))
-		bn_note(t, "ONNX Runtime: its worker did not start (%s): no ONNX Runtime figures, its ratios \"-\"",
-		        k.w[K_ORT][0].hello[0] ? k.w[K_ORT][0].hello : k.w[K_ORT][1].hello);
+	if (ort && !(k.w[K_ORT][0].up && k.w[K_ORT][1].up)) {
+		const char *h = k.w[K_ORT][0].up ? k.w[K_ORT][1].hello : k.w[K_ORT][0].hello;
+		bn_note(t, "ONNX Runtime: its worker did not start (%s %s: %s): no ONNX Runtime figures, its ratios \"-\"",
+		        c->node, c->ort, h[0] ? h : "no answer");
+	}
 	ort = ort && k.w[K_ORT][0].up && k.w[K_ORT][1].up;
 	if (torch) {
 		char v[40] = "";
