@@ -413,7 +413,9 @@ static bool check_one(worker_t *w, table_t *t, const char *who, const config_t *
 	if (end == reply)
 		bn_note(t, "%s check: it could not classify the 10,000 images (%s): %s figures are left out", who, reply, who);
 	else
-		bn_note(t, "%s check: on the 10,000 images, its outputs and nnnkit run's differ by at most %s (limit " TEXT_OF(AGREE) ")%s",
+		bn_note(t,
+		        "%s check: on the 10,000 images, its outputs and nnnkit run's differ by at most %s "
+		        "(limit " TEXT_OF(AGREE) ")%s",
 		        who, reply, agree ? ": the same model" : ": NOT the same model, its figures are left out");
 	return agree;
 }
