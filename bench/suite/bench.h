@@ -4,11 +4,12 @@
  * plain read loop, write(2), an empty process, OpenBLAS sgemm, PyTorch),
  * their runs interleaved so that the load of a shared machine hits both
  * alike, and lands as one row of one table: median, min..max, reference,
- * ratio, target, met.
+ * ratio, target, met. Inference rows have a second reference too (ONNX
+ * Runtime), with its own median and ratio.
  *
  *   codec.c   models, open, validate, check-finite, decode, encode
  *   procs.c   whole nnnkit processes: info, validate, run (time, peak RSS)
- *   infer.c   inference against PyTorch: worker processes, interleaved
+ *   infer.c   inference against PyTorch and ONNX Runtime: worker processes, interleaved
  *   table.c   rows, statistics, text / Markdown / JSON output
  *   main.c    options, order, the machine
  */
@@ -81,6 +82,8 @@ typedef struct row {
 	stats_t fig;
 	char ref_name[96]; /* "" when there is none */
 	stats_t ref;       /* ref.n == 0: not measured (not installed, skipped) */
+	char ref2_name[96]; /* a second reference (ONNX Runtime), "" when none; no target */
+	stats_t ref2;
 	target_kind_t target;
 	double target_value;
 	bool show_faults;
@@ -96,6 +99,7 @@ typedef struct table {
 /* Appends a row (copied); returns it for filling in, or NULL when out of memory. */
 row_t *bn_row(table_t *t, const char *section, const char *figure, const char *what, unit_t u);
 void bn_ref(row_t *r, const char *name, stats_t ref);
+void bn_ref2(row_t *r, const char *name, stats_t ref);
 void bn_target(row_t *r, target_kind_t k, double value);
 void bn_note(table_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void bn_table_free(table_t *t);
@@ -110,11 +114,16 @@ typedef struct config {
 	const char *dir;    /* where the models go: BUILD/bench */
 	const char *torch;  /* bench/torch_bench.py */
 	const char *python; /* /usr/bin/python3 */
+	const char *ort;    /* bench/ort_bench.js */
+	const char *node;   /* node: --node, else the first on PATH */
 	bool quick;         /* fewer runs, no 1 GiB model: for trying the benchmark out */
 	bool keep_env;      /* leave OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE, OMP_WAIT_POLICY as they are */
 	char nnnkit[BN_PATH], plugin[BN_PATH], mkexample[BN_PATH], example[BN_PATH], inputs[BN_PATH];
+	char onnx[BN_PATH];    /* BUILD/bench/example.onnx: nnnkit convert of the example */
+	char ort_dir[BN_PATH]; /* BUILD/ort: make ort's npm ci (node_modules/, or `missing` saying why) */
 	/* found out on the way */
 	bool torch_ok;      /* PyTorch runs, and agrees with nnnkit */
+	bool ort_ok;        /* ONNX Runtime runs the exported model, and agrees with nnnkit */
 	double info_rss;    /* peak RSS of `nnnkit info` on the example, bytes */
 } config_t;
 
@@ -133,7 +142,8 @@ bool bn_codec(const config_t *c, table_t *t);
  * nnnkit run over 10,000 images against PyTorch. */
 bool bn_procs(config_t *c, table_t *t);
 bool bn_runs(const config_t *c, table_t *t);
-/* infer.c: nnn_plan_run against PyTorch (sets torch_ok); the worker side. */
+/* infer.c: nnn_plan_run against PyTorch and ONNX Runtime (sets torch_ok,
+ * ort_ok); the worker side. */
 bool bn_infer(config_t *c, table_t *t);
 int bn_worker_main(int argc, char **argv);
 

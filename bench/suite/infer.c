@@ -1,14 +1,18 @@
-/* infer.c: inference of the example classifier, nnnkit against PyTorch.
+/* infer.c: inference of the example classifier, nnnkit against PyTorch
+ * and ONNX Runtime.
  *
  * Each contender runs in a worker process of its own thread count, with
  * that count in every thread variable of its environment (OpenBLAS reads
  * its own once, at load): nnnbench itself with --worker (nnn_plan_run on
- * the builtin plugin, and OpenBLAS sgemm as the machine's GEMM figure) and
- * bench/torch_bench.py --worker (the same weights in PyTorch). The driver
- * asks them in turn, "net BATCH CALLS", and each answers the seconds the
- * calls took; so every round times every contender under the same load.
- * After a contender ran more than one thread, the next one waits until
- * those threads have stopped spinning (OpenBLAS spins for about 0.1 s).
+ * the builtin plugin, and OpenBLAS sgemm as the machine's GEMM figure),
+ * bench/torch_bench.py --worker (the same weights in PyTorch) and
+ * bench/ort_bench.js --worker (ONNX Runtime on the model as
+ * `nnnkit convert` exports it). The driver asks them in turn,
+ * "net BATCH CALLS", and each answers the seconds the calls took; so every
+ * round times every contender under the same load, in an order that
+ * rotates from case to case and round to round. After a contender ran
+ * more than one thread, the next one waits until those threads have
+ * stopped spinning (OpenBLAS spins for about 0.1 s).
  */
 #define _GNU_SOURCE
 #include <cblas.h>
@@ -255,7 +259,10 @@ static bool w_ask(worker_t *w, const char *req, char *reply, size_t size)
 static void w_stop(worker_t *w)
 {
 	if (w->to) {
-		fprintf(w->to, "quit\n");
+		/* A worker given up may have exited: writing to it would raise
+		 * SIGPIPE here. Closing its stdin stops it all the same. */
+		if (w->up)
+			fprintf(w->to, "quit\n");
 		fclose(w->to);
 	}
 	if (w->from)
@@ -268,28 +275,49 @@ static void w_stop(worker_t *w)
 
 /* ---- the figures ---- */
 
+/* The contenders, in the order of a round's first case. */
+enum { K_NNN, K_TORCH, K_ORT, K_COUNT };
+
 typedef struct icase {
 	int batch, threads;
 	double target; /* nnnkit over PyTorch, images per second; 0: none */
-	series_t nnn, torch;
-	long calls_nnn, calls_torch;
+	series_t s[K_COUNT];
+	long calls[K_COUNT];
 } icase_t;
 
 typedef struct contenders {
-	worker_t nnn[2], torch[2]; /* by threads - 1 */
+	worker_t w[K_COUNT][2]; /* by contender, then threads - 1 */
 } contenders_t;
 
 static void stop_all(contenders_t *k)
 {
-	for (int i = 0; i < 2; i++) {
-		w_stop(&k->nnn[i]);
-		w_stop(&k->torch[i]);
-	}
+	for (int i = 0; i < K_COUNT; i++)
+		for (int t = 0; t < 2; t++)
+			w_stop(&k->w[i][t]);
 }
 
-static bool start_all(const config_t *c, contenders_t *k, bool torch)
+/* env with NODE_PATH=value in front (and no other NODE_PATH): a new array
+ * of env's own strings; free the array alone. */
+static char **with_node_path(char **env, char *entry)
+{
+	size_t n = 0, k = 0;
+	while (env[n])
+		n++;
+	char **e = calloc(n + 2, sizeof *e);
+	if (!e)
+		return NULL;
+	e[k++] = entry;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(env[i], "NODE_PATH=", 10))
+			e[k++] = env[i];
+	return e;
+}
+
+static bool start_all(const config_t *c, contenders_t *k, bool torch, bool ort)
 {
 	bool good = true;
+	char node_path[BN_PATH + 32];
+	snprintf(node_path, sizeof node_path, "NODE_PATH=%s/node_modules", c->ort_dir);
 	for (int t = 1; t <= 2 && good; t++) {
 		char threads[8], name[48];
 		char **env = bn_env(c, t);
@@ -298,6 +326,8 @@ static bool start_all(const config_t *c, contenders_t *k, bool torch)
 			          (char *)c->example, (char *)"--plugin", (char *)c->plugin, NULL };
 		char *targv[] = { (char *)c->python, (char *)c->torch, (char *)"--worker", (char *)"--threads", threads,
 			          (char *)"--shape", (char *)"28,28,1", (char *)c->example, NULL };
+		char *oargv[] = { (char *)c->node, (char *)c->ort, (char *)"--worker", (char *)"--threads", threads,
+			          (char *)"--shape", (char *)"28,28,1", (char *)c->onnx, NULL };
 		char exe[4096];
 		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 		if (n > 0) {
@@ -305,10 +335,15 @@ static bool start_all(const config_t *c, contenders_t *k, bool torch)
 			nargv[0] = exe;
 		}
 		snprintf(name, sizeof name, "nnnkit worker (%d thread%s)", t, t > 1 ? "s" : "");
-		good = env && w_start(&k->nnn[t - 1], name, nargv, env);
+		good = env && w_start(&k->w[K_NNN][t - 1], name, nargv, env);
 		snprintf(name, sizeof name, "PyTorch worker (%d thread%s)", t, t > 1 ? "s" : "");
 		if (good && torch)
-			w_start(&k->torch[t - 1], name, targv, env);
+			w_start(&k->w[K_TORCH][t - 1], name, targv, env);
+		snprintf(name, sizeof name, "ONNX Runtime worker (%d thread%s)", t, t > 1 ? "s" : "");
+		char **oenv = good && ort ? with_node_path(env, node_path) : NULL;
+		if (oenv)
+			w_start(&k->w[K_ORT][t - 1], name, oargv, oenv);
+		free(oenv);
 		bn_env_free(env);
 	}
 	return good;
@@ -326,16 +361,16 @@ static long calibrate(worker_t *w, int batch, double seconds)
 	return n < 1 ? 1 : n > 1000000 ? 1000000 : n;
 }
 
-/* One timed run of a case's contender; false when it failed. */
-static bool time_case(worker_t *w, icase_t *ic, bool torch)
+/* One timed run of a case's contender `who`; false when it failed. */
+static bool time_case(worker_t *w, icase_t *ic, int who)
 {
-	long calls = torch ? ic->calls_torch : ic->calls_nnn;
+	long calls = ic->calls[who];
 	if (!w->up || calls == 0)
 		return false;
 	double t = w_time(w, "net %d %ld", ic->batch, calls);
 	if (t < 0)
 		return false;
-	bn_add(torch ? &ic->torch : &ic->nnn, t / (double)calls, 0);
+	bn_add(&ic->s[who], t / (double)calls, 0);
 	if (ic->threads > 1)
 		bn_sleep(SETTLE);
 	return true;
@@ -358,42 +393,71 @@ static double flop_per_image(const config_t *c)
 	return bn_example_layers(c, 1, add_flop, &flop) ? flop : 0;
 }
 
-/* nnnkit's outputs on the 10,000 images (nnnkit run) against PyTorch's. */
-static void check_torch(const config_t *c, contenders_t *k, table_t *t, bool *agree)
+#define AGREE 1e-4 /* largest difference from nnnkit run's outputs */
+#define TEXT(x) #x
+#define TEXT_OF(x) TEXT(x)
+
+/* Asks a contender's 1-thread worker for its largest difference from y on
+ * the 10,000 images; notes it; true when within AGREE. */
+static bool check_one(worker_t *w, table_t *t, const char *who, const config_t *c, const char *y)
 {
-	char y[4200], req[9000], reply[512];
+	char req[9000], reply[512];
+	snprintf(req, sizeof req, "check %s %s", c->inputs, y);
+	if (!w_ask(w, req, reply, sizeof reply)) {
+		bn_note(t, "%s check: no answer: %s figures are left out", who, who);
+		return false;
+	}
+	char *end;
+	double diff = strtod(reply, &end);
+	bool agree = end != reply && diff <= AGREE;
+	if (end == reply)
+		bn_note(t, "%s check: it could not classify the 10,000 images (%s): %s figures are left out", who, reply, who);
+	else
+		bn_note(t,
+		        "%s check: on the 10,000 images, its outputs and nnnkit run's differ by at most %s "
+		        "(limit " TEXT_OF(AGREE) ")%s",
+		        who, reply, agree ? ": the same model" : ": NOT the same model, its figures are left out");
+	return agree;
+}
+
+/* nnnkit's outputs on the 10,000 images (nnnkit run) against each
+ * contender's; agree[who] says which may be shown. */
+static void check_outputs(const config_t *c, contenders_t *k, table_t *t, bool agree[K_COUNT])
+{
+	char y[4200];
 	double sec, mem;
 	char **env = bn_env(c, 1);
 	snprintf(y, sizeof y, "%s/y10k.npy", c->dir);
 	char *argv[] = { (char *)c->nnnkit, (char *)"run", (char *)c->example, (char *)"--input", (char *)c->inputs,
 		         (char *)"--output", y, NULL };
-	*agree = false;
 	if (env && bn_spawn(argv, env, NULL, &sec, &mem)) {
-		snprintf(req, sizeof req, "check %s %s", c->inputs, y);
-		if (w_ask(&k->torch[0], req, reply, sizeof reply)) {
-			char *end;
-			double diff = strtod(reply, &end);
-			*agree = end != reply && diff <= 1e-4;
-			bn_note(t, "PyTorch check: on the 10,000 images, its outputs and nnnkit run's differ by at most %s "
-			           "(limit 1e-4)%s",
-			        reply, *agree ? ": the same model" : ": NOT the same model, PyTorch ratios are left out");
-		}
+		if (k->w[K_TORCH][0].up)
+			agree[K_TORCH] = check_one(&k->w[K_TORCH][0], t, "PyTorch", c, y);
+		if (k->w[K_ORT][0].up)
+			agree[K_ORT] = check_one(&k->w[K_ORT][0], t, "ONNX Runtime", c, y);
 	}
 	unlink(y);
 	bn_env_free(env);
 }
 
-static void case_row(table_t *t, const icase_t *ic, const char *torch_name)
+typedef struct names {
+	char torch[64], ort[64]; /* "PyTorch 1.13.0a0 eager", "ONNX Runtime 1.30.0" */
+} names_t;
+
+static void case_row(table_t *t, const icase_t *ic, const names_t *nm)
 {
 	char what[32], ref[96];
+	const char *th = ic->threads > 1 ? "s" : "";
 	snprintf(what, sizeof what, "batch %d", ic->batch);
-	snprintf(ref, sizeof ref, "%s, %d thread%s", torch_name, ic->threads, ic->threads > 1 ? "s" : "");
 	row_t *r = bn_row(t, ic->threads > 1 ? "inference, 2 threads" : "inference, 1 thread",
 	                  "nnnkit (nnn_plan_run, builtin plugin)", what, U_IMGS);
 	if (!r)
 		return;
-	r->fig = bn_stats(&ic->nnn, U_IMGS, ic->batch);
-	bn_ref(r, ref, bn_stats(&ic->torch, U_IMGS, ic->batch));
+	r->fig = bn_stats(&ic->s[K_NNN], U_IMGS, ic->batch);
+	snprintf(ref, sizeof ref, "%s, %d thread%s", nm->torch, ic->threads, th);
+	bn_ref(r, ref, bn_stats(&ic->s[K_TORCH], U_IMGS, ic->batch));
+	snprintf(ref, sizeof ref, "%s, %d thread%s", nm->ort, ic->threads, th);
+	bn_ref2(r, ref, bn_stats(&ic->s[K_ORT], U_IMGS, ic->batch));
 	if (ic->target > 0)
 		bn_target(r, T_RATIO_MIN, ic->target);
 }
@@ -406,26 +470,70 @@ static const icase_t *find(const icase_t *cs, int ncase, int batch, int threads)
 	return NULL;
 }
 
-static void rows(table_t *t, const icase_t *cs, int ncase, const series_t *gemm, double flop, const char *torch_name)
+static void rows(table_t *t, const icase_t *cs, int ncase, const series_t *gemm, double flop, const names_t *nm)
 {
 	const icase_t *one = find(cs, ncase, 64, 1), *two = find(cs, ncase, 64, 2), *big = find(cs, ncase, 1024, 1);
 	row_t *r;
 	for (int i = 0; i < ncase; i++)
 		if (cs[i].threads == 1)
-			case_row(t, &cs[i], torch_name);
+			case_row(t, &cs[i], nm);
 	if (big && flop > 0 && (r = bn_row(t, "inference, 1 thread", "nnnkit GFLOP/s (conv + dense MACs x 2)",
 	                                   "batch 1024", U_GFLOPS)) != NULL) {
-		r->fig = bn_stats(&big->nnn, U_GFLOPS, flop * 1024);
+		r->fig = bn_stats(&big->s[K_NNN], U_GFLOPS, flop * 1024);
 		bn_ref(r, "OpenBLAS sgemm 1024^3, 1 thread", bn_stats(gemm, U_GFLOPS, 2.0 * GEMM_N * GEMM_N * GEMM_N));
 	}
 	for (int i = 0; i < ncase; i++)
 		if (cs[i].threads > 1)
-			case_row(t, &cs[i], torch_name);
+			case_row(t, &cs[i], nm);
 	if (one && two && (r = bn_row(t, "inference, 2 threads", "nnnkit, 2 threads over 1", "batch 64", U_IMGS))) {
-		r->fig = bn_stats(&two->nnn, U_IMGS, 64);
-		bn_ref(r, "nnnkit, 1 thread", bn_stats(&one->nnn, U_IMGS, 64));
+		r->fig = bn_stats(&two->s[K_NNN], U_IMGS, 64);
+		bn_ref(r, "nnnkit, 1 thread", bn_stats(&one->s[K_NNN], U_IMGS, 64));
 		bn_target(r, T_RATIO_MIN, 1.6);
 	}
+}
+
+/* The first line of `file` into buf ("" when there is none). */
+static void first_line(const char *file, char *buf, size_t size)
+{
+	FILE *f = fopen(file, "r");
+	buf[0] = '\0';
+	if (f) {
+		if (fgets(buf, (int)size, f))
+			buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+}
+
+/* Whether ONNX Runtime can be tried: node, onnxruntime-node in
+ * BUILD/ort/node_modules, and the example exported to ONNX (written
+ * here, by nnnkit convert). When not, a note says why. */
+static bool ort_ready(const config_t *c, table_t *t)
+{
+	char pkg[BN_PATH + 64], why[BN_PATH + 128];
+	snprintf(pkg, sizeof pkg, "%s/node_modules/onnxruntime-node/package.json", c->ort_dir);
+	if (access(pkg, R_OK) != 0) {
+		snprintf(pkg, sizeof pkg, "%s/missing", c->ort_dir);
+		first_line(pkg, why, sizeof why); /* make ort's reason, when it failed */
+		if (!why[0])
+			snprintf(why, sizeof why, "no onnxruntime-node in %s/node_modules: make ort installs it", c->ort_dir);
+		bn_note(t, "ONNX Runtime: not installed (%s): no ONNX Runtime figures, its ratios \"-\"", why);
+		return false;
+	}
+	if (access(c->node, X_OK) != 0) {
+		bn_note(t, "ONNX Runtime: node not found (%s; apt-get install nodejs): no ONNX Runtime figures, its ratios \"-\"",
+		        c->node);
+		return false;
+	}
+	double sec, mem;
+	char **env = bn_env(c, 1);
+	char *argv[] = { (char *)c->nnnkit, (char *)"convert", (char *)c->example, (char *)c->onnx, NULL };
+	bool good = env && bn_spawn(argv, env, NULL, &sec, &mem);
+	bn_env_free(env);
+	if (!good)
+		bn_note(t, "ONNX Runtime: nnnkit convert %s %s failed (run it to see why): no ONNX Runtime figures, its "
+		           "ratios \"-\"",
+		        c->example, c->onnx);
+	return good;
 }
 
 bool bn_infer(config_t *c, table_t *t)
@@ -441,60 +549,95 @@ bool bn_infer(config_t *c, table_t *t)
 	long gemm_calls;
 	double run_s = c->quick ? 0.05 : 0.1;
 	int rounds = c->quick ? 3 : 7;
-	bool torch = access(c->python, X_OK) == 0, agree = false;
-	char torch_name[96] = "PyTorch";
+	bool torch = access(c->python, X_OK) == 0, ort = ort_ready(c, t), agree[K_COUNT] = { true, false, false };
+	bool ok[K_COUNT];
+	names_t nm = { "PyTorch", "ONNX Runtime" };
 
 	memset(&k, 0, sizeof k);
 	fprintf(stderr, "nnnbench: inference: starting the workers\n");
-	if (!start_all(c, &k, torch)) {
+	if (!start_all(c, &k, torch, ort)) {
 		stop_all(&k);
 		return false;
 	}
-	torch = k.torch[0].up && k.torch[1].up;
+	torch = k.w[K_TORCH][0].up && k.w[K_TORCH][1].up;
+	if (ort && !(k.w[K_ORT][0].up && k.w[K_ORT][1].up)) {
+		const char *h = k.w[K_ORT][0].up ? k.w[K_ORT][1].hello : k.w[K_ORT][0].hello;
+		bn_note(t, "ONNX Runtime: its worker did not start (%s %s: %s): no ONNX Runtime figures, its ratios \"-\"",
+		        c->node, c->ort, h[0] ? h : "no answer");
+	}
+	ort = ort && k.w[K_ORT][0].up && k.w[K_ORT][1].up;
 	if (torch) {
-		char v[64] = "";
-		sscanf(k.torch[0].hello, "ready torch %63s", v);
-		snprintf(torch_name, sizeof torch_name, "PyTorch %s eager", v);
-		check_torch(c, &k, t, &agree);
+		char v[40] = "";
+		sscanf(k.w[K_TORCH][0].hello, "ready torch %39s", v);
+		snprintf(nm.torch, sizeof nm.torch, "PyTorch %s eager", v);
 	} else {
 		bn_note(t, "PyTorch: not installed (apt-get install python3-torch): no PyTorch figures, ratios \"-\"");
 	}
-	c->torch_ok = torch && agree;
-	bn_note(t, "nnnkit workers: %s (1 thread); %s (2 threads)", k.nnn[0].hello + 6, k.nnn[1].hello + 6);
+	if (ort) {
+		char v[40] = "";
+		sscanf(k.w[K_ORT][0].hello, "ready ort %39s", v);
+		snprintf(nm.ort, sizeof nm.ort, "ONNX Runtime %s", v);
+	}
+	/* A worker that is down is asked nothing (check_outputs skips it). */
+	if (!torch)
+		for (int i = 0; i < 2; i++)
+			w_stop(&k.w[K_TORCH][i]);
+	if (!ort)
+		for (int i = 0; i < 2; i++)
+			w_stop(&k.w[K_ORT][i]);
+	check_outputs(c, &k, t, agree);
+	c->torch_ok = ok[K_TORCH] = torch && agree[K_TORCH];
+	c->ort_ok = ok[K_ORT] = ort && agree[K_ORT];
+	ok[K_NNN] = true;
+	bn_note(t, "nnnkit workers: %s (1 thread); %s (2 threads)", k.w[K_NNN][0].hello + 6, k.w[K_NNN][1].hello + 6);
 	if (c->torch_ok)
 		bn_note(t, "PyTorch workers: %s (/usr/bin/python3, bench/torch_bench.py): eager nn.Sequential, "
 		           "channels-last, torch.inference_mode(), torch.set_num_threads(T)",
-		        k.torch[0].hello + 6);
+		        k.w[K_TORCH][0].hello + 6);
+	if (c->ort_ok)
+		bn_note(t, "ONNX Runtime workers: %s (%s %s, onnxruntime-node from %s/node_modules) on the example as "
+		           "nnnkit convert exports it (opset 13, channels-last input): CPU execution provider, "
+		           "intraOpNumThreads T, interOpNumThreads 1, graphOptimizationLevel all, executionMode sequential%s",
+		        k.w[K_ORT][0].hello + 6, c->node, c->ort, c->ort_dir,
+		        c->keep_env ? "" : ", session.intra_op.allow_spinning 0 (as OMP_WAIT_POLICY=PASSIVE)");
 
 	fprintf(stderr, "nnnbench: inference: calibrating\n");
 	for (int i = 0; i < ncase; i++) {
-		cs[i].calls_nnn = calibrate(&k.nnn[cs[i].threads - 1], cs[i].batch, run_s);
-		if (c->torch_ok)
-			cs[i].calls_torch = calibrate(&k.torch[cs[i].threads - 1], cs[i].batch, run_s);
-		if (cs[i].threads > 1)
-			bn_sleep(SETTLE);
+		for (int who = 0; who < K_COUNT; who++) {
+			if (!ok[who])
+				continue;
+			cs[i].calls[who] = calibrate(&k.w[who][cs[i].threads - 1], cs[i].batch, run_s);
+			if (cs[i].threads > 1)
+				bn_sleep(SETTLE);
+		}
 	}
-	gemm_calls = calibrate(&k.nnn[0], 0, run_s);
+	int order[K_COUNT], norder = 0;
+	for (int who = 0; who < K_COUNT; who++)
+		if (ok[who])
+			order[norder++] = who;
+	gemm_calls = calibrate(&k.w[K_NNN][0], 0, run_s);
 	bool good = gemm_calls > 0;
 	for (int round = 0; round < rounds && good; round++) {
 		fprintf(stderr, "nnnbench: inference: round %d of %d\n", round + 1, rounds);
 		for (int i = 0; i < ncase && good; i++) {
 			icase_t *ic = &cs[i];
-			bool torch_first = (round + i) % 2;
-			worker_t *wn = &k.nnn[ic->threads - 1], *wt = &k.torch[ic->threads - 1];
-			if (c->torch_ok && torch_first)
-				time_case(wt, ic, true);
-			good = time_case(wn, ic, false);
-			if (c->torch_ok && !torch_first)
-				time_case(wt, ic, true);
+			/* Who goes first rotates from case to case and round to
+			 * round: no contender always follows the same one. */
+			for (int j = 0; j < norder && good; j++) {
+				int who = order[(round + i + j) % norder];
+				if (who == K_NNN)
+					good = time_case(&k.w[K_NNN][ic->threads - 1], ic, K_NNN);
+				else
+					time_case(&k.w[who][ic->threads - 1], ic, who);
+			}
 		}
-		double g = good ? w_time(&k.nnn[0], "gemm %ld", gemm_calls) : -1;
+		double g = good ? w_time(&k.w[K_NNN][0], "gemm %ld", gemm_calls) : -1;
 		if ((good = g >= 0))
 			bn_add(&gemm, g / (double)gemm_calls, 0);
 	}
 	stop_all(&k);
 	if (!good)
 		return false;
-	rows(t, cs, ncase, &gemm, flop_per_image(c), torch_name);
+	rows(t, cs, ncase, &gemm, flop_per_image(c), &nm);
 	return true;
 }

@@ -1,7 +1,7 @@
 /* main.c: nnnbench: options, the machine, the sections in order, the table.
  *
  *   nnnbench [--json | --markdown] [--quick] [--only SECTIONS] [--keep-env]
- *            [--build DIR] [--torch FILE] [--python FILE]
+ *            [--build DIR] [--torch FILE] [--python FILE] [--ort FILE] [--node FILE]
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -126,8 +126,9 @@ static int usage(FILE *to)
 {
 	fprintf(to,
 	        "usage: nnnbench [--json | --markdown] [--quick] [--only SECTIONS] [--keep-env]\n"
-	        "                [--build DIR] [--torch FILE] [--python FILE]\n"
-	        "Measures libnnn and nnnkit against the machine's own limits and PyTorch, and prints one table.\n"
+	        "                [--build DIR] [--torch FILE] [--python FILE] [--ort FILE] [--node FILE]\n"
+	        "Measures libnnn and nnnkit against the machine's own limits, PyTorch and ONNX Runtime, and prints\n"
+	        "one table.\n"
 	        "  --json, --markdown  the table for machines, or for docs/performance.md\n"
 	        "  --quick             fewer runs, no 1 GiB model (the figures are rougher)\n"
 	        "  --only SECTIONS     some of: codec,procs,infer,run (comma-separated)\n"
@@ -135,7 +136,11 @@ static int usage(FILE *to)
 	        "  --build DIR         where nnnkit, plugins/ and mkexample are (default: this program's folder);\n"
 	        "                      the models go to DIR/bench\n"
 	        "  --torch FILE        the PyTorch contender (default bench/torch_bench.py)\n"
-	        "  --python FILE       its interpreter (default /usr/bin/python3, Debian's python3-torch)\n");
+	        "  --python FILE       its interpreter (default /usr/bin/python3, Debian's python3-torch)\n"
+	        "  --ort FILE          the ONNX Runtime contender (default bench/ort_bench.js), run on the\n"
+	        "                      example as nnnkit convert exports it, with DIR/ort/node_modules\n"
+	        "                      (make ort) as NODE_PATH\n"
+	        "  --node FILE         its interpreter (default: node on PATH)\n");
 	return to == stdout ? 0 : 2;
 }
 
@@ -147,6 +152,19 @@ static bool want(const char *only, const char *section)
 	for (const char *p = only; (p = strstr(p, section)) != NULL; p += n)
 		if ((p == only || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
 			return true;
+	return false;
+}
+
+/* The first executable NAME on PATH into buf; false when there is none. */
+static bool on_path(const char *name, char *buf, size_t size)
+{
+	const char *path = getenv("PATH");
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+		if (n > 0 && (size_t)snprintf(buf, size, "%.*s/%s", (int)n, path, name) < size && access(buf, X_OK) == 0)
+			return true;
+		path += n + (path[n] == ':');
+	}
 	return false;
 }
 
@@ -168,6 +186,11 @@ static bool setup(config_t *c, char *build_buf, size_t size)
 	c->dir = dir;
 	snprintf(c->example, sizeof c->example, "%s/example.nnn", c->dir);
 	snprintf(c->inputs, sizeof c->inputs, "%s/x10k.npy", c->dir);
+	snprintf(c->onnx, sizeof c->onnx, "%s/example.onnx", c->dir);
+	snprintf(c->ort_dir, sizeof c->ort_dir, "%s/ort", c->build);
+	static char node[4096];
+	if (!c->node)
+		c->node = on_path("node", node, sizeof node) ? node : "node";
 	if (mkdir(c->dir, 0755) != 0 && access(c->dir, W_OK) != 0) {
 		fprintf(stderr, "nnnbench: cannot use %s\n", c->dir);
 		return false;
@@ -193,7 +216,7 @@ static bool setup(config_t *c, char *build_buf, size_t size)
 int main(int argc, char **argv)
 {
 	static char build[4096];
-	config_t c = { .torch = "bench/torch_bench.py", .python = "/usr/bin/python3" };
+	config_t c = { .torch = "bench/torch_bench.py", .python = "/usr/bin/python3", .ort = "bench/ort_bench.js" };
 	format_t fmt = F_TEXT;
 	const char *only = NULL;
 	table_t t = { 0 };
@@ -218,6 +241,10 @@ int main(int argc, char **argv)
 			c.torch = argv[++i];
 		else if (!strcmp(a, "--python") && v)
 			c.python = argv[++i];
+		else if (!strcmp(a, "--ort") && v)
+			c.ort = argv[++i];
+		else if (!strcmp(a, "--node") && v)
+			c.node = argv[++i];
 		else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
 			return usage(stdout);
 		else

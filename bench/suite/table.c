@@ -125,6 +125,12 @@ void bn_ref(row_t *r, const char *name, stats_t ref)
 	r->ref = ref;
 }
 
+void bn_ref2(row_t *r, const char *name, stats_t ref)
+{
+	snprintf(r->ref2_name, sizeof r->ref2_name, "%s", name);
+	r->ref2 = ref;
+}
+
 void bn_target(row_t *r, target_kind_t k, double value)
 {
 	r->target = k;
@@ -183,9 +189,14 @@ static void num(char *buf, size_t size, double v)
 		snprintf(buf, size, "%.2g", v);
 }
 
+static double ratio_to(const row_t *r, const stats_t *ref)
+{
+	return ref->n > 0 && ref->med > 0 ? r->fig.med / ref->med : NAN;
+}
+
 static double ratio(const row_t *r)
 {
-	return r->ref.n > 0 && r->ref.med > 0 ? r->fig.med / r->ref.med : NAN;
+	return ratio_to(r, &r->ref);
 }
 
 /* 1 met, 0 not met, -1 cannot tell (no target, or no reference). */
@@ -227,18 +238,33 @@ static void target_text(const row_t *r, char *buf, size_t size)
 
 /* The cells of one row, as text. */
 typedef struct cells {
-	char med[48], spread[80], faults[24], ref[64], ratio[24], target[48], met[8];
+	char med[48], spread[80], faults[24], ref[64], ratio[24], ref2[64], ratio2[24], target[48], met[8];
 } cells_t;
+
+static void median_cell(char *buf, size_t size, const stats_t *s, unit_t u)
+{
+	char a[24];
+	num(a, sizeof a, s->med);
+	if (s->n > 0)
+		snprintf(buf, size, "%s %s", a, unit_name(u));
+	else
+		snprintf(buf, size, "-");
+}
+
+static void ratio_cell(char *buf, size_t size, double q)
+{
+	if (isnan(q))
+		snprintf(buf, size, "-");
+	else if (q < 0.01)
+		snprintf(buf, size, "%.2gx", q);
+	else
+		snprintf(buf, size, "%.2fx", q);
+}
 
 static void cells_of(const row_t *r, cells_t *c)
 {
 	char a[24], b[24];
-	double q = ratio(r);
-	num(a, sizeof a, r->fig.med);
-	if (r->fig.n > 0)
-		snprintf(c->med, sizeof c->med, "%s %s", a, unit_name(r->unit));
-	else
-		snprintf(c->med, sizeof c->med, "-");
+	median_cell(c->med, sizeof c->med, &r->fig, r->unit);
 	num(a, sizeof a, r->fig.min);
 	num(b, sizeof b, r->fig.max);
 	if (r->fig.n > 1)
@@ -249,17 +275,10 @@ static void cells_of(const row_t *r, cells_t *c)
 		snprintf(c->faults, sizeof c->faults, "%ld", r->fig.faults);
 	else
 		snprintf(c->faults, sizeof c->faults, "-");
-	num(a, sizeof a, r->ref.med);
-	if (r->ref.n > 0)
-		snprintf(c->ref, sizeof c->ref, "%s %s", a, unit_name(r->unit));
-	else
-		snprintf(c->ref, sizeof c->ref, "-");
-	if (isnan(q))
-		snprintf(c->ratio, sizeof c->ratio, "-");
-	else if (q < 0.01)
-		snprintf(c->ratio, sizeof c->ratio, "%.2gx", q);
-	else
-		snprintf(c->ratio, sizeof c->ratio, "%.2fx", q);
+	median_cell(c->ref, sizeof c->ref, &r->ref, r->unit);
+	ratio_cell(c->ratio, sizeof c->ratio, ratio(r));
+	median_cell(c->ref2, sizeof c->ref2, &r->ref2, r->unit);
+	ratio_cell(c->ratio2, sizeof c->ratio2, ratio_to(r, &r->ref2));
 	target_text(r, c->target, sizeof c->target);
 	int m = met(r);
 	snprintf(c->met, sizeof c->met, "%s", m < 0 ? "-" : m ? "yes" : "NO");
@@ -270,8 +289,9 @@ static void print_text(const table_t *t, FILE *out)
 	const char *section = "";
 	for (int i = 0; i < t->nnotes; i++)
 		fprintf(out, "%s\n", t->notes[i]);
-	fprintf(out, "\n%-40s %-11s %15s %-26s %6s  %-36s %15s %8s %-12s %s\n", "figure", "case", "median",
-	        "min .. max (runs)", "faults", "reference", "ref median", "ratio", "target", "met");
+	fprintf(out, "\n%-40s %-11s %15s %-26s %6s  %-36s %15s %8s  %-32s %15s %8s %-12s %s\n", "figure", "case",
+	        "median", "min .. max (runs)", "faults", "reference", "ref median", "ratio", "2nd reference",
+	        "2nd median", "2nd ratio", "target", "met");
 	for (int i = 0; i < t->n; i++) {
 		const row_t *r = &t->rows[i];
 		cells_t c;
@@ -280,8 +300,9 @@ static void print_text(const table_t *t, FILE *out)
 			section = r->section;
 			fprintf(out, "-- %s\n", section);
 		}
-		fprintf(out, "%-40s %-11s %15s %-26s %6s  %-36s %15s %8s %-12s %s\n", r->figure, r->what, c.med, c.spread,
-		        c.faults, r->ref_name[0] ? r->ref_name : "-", c.ref, c.ratio, c.target, c.met);
+		fprintf(out, "%-40s %-11s %15s %-26s %6s  %-36s %15s %8s  %-32s %15s %8s %-12s %s\n", r->figure, r->what,
+		        c.med, c.spread, c.faults, r->ref_name[0] ? r->ref_name : "-", c.ref, c.ratio,
+		        r->ref2_name[0] ? r->ref2_name : "-", c.ref2, c.ratio2, c.target, c.met);
 	}
 }
 
@@ -303,8 +324,20 @@ static bool takes(const row_t *r, const pick_t *p)
 	return in && (p->unit < 0 || r->unit == (unit_t)p->unit);
 }
 
+/* The name and figures of a row for a pivot's pass: 0 the figure, 1 the
+ * reference, 2 the second reference. */
+static const char *pass_name(const row_t *r, int pass)
+{
+	return pass == 0 ? r->figure : pass == 1 ? r->ref_name : r->ref2_name;
+}
+
+static const stats_t *pass_stats(const row_t *r, int pass)
+{
+	return pass == 0 ? &r->fig : pass == 1 ? &r->ref : &r->ref2;
+}
+
 /* One line per figure of the rows picked, one column per case; with
- * `refs`, one more line per reference. */
+ * `refs`, one more line per reference (and second reference). */
 static void print_pivot(const table_t *t, FILE *out, const char *title, const pick_t *section, bool refs)
 {
 	const char *cols[PIVOT_MAX];
@@ -326,13 +359,13 @@ static void print_pivot(const table_t *t, FILE *out, const char *title, const pi
 	for (int k = 0; k < ncol; k++)
 		fprintf(out, "---:|");
 	fprintf(out, "\n");
-	for (int pass = 0; pass < (refs ? 2 : 1); pass++)
+	for (int pass = 0; pass < (refs ? 3 : 1); pass++)
 		for (int i = 0; i < t->n; i++) {
 			const row_t *r = &t->rows[i];
-			const char *name = pass ? r->ref_name : r->figure;
+			const char *name = pass_name(r, pass);
 			bool first = takes(r, section) && name[0];
 			for (int j = 0; j < i && first; j++) /* each line once, where it first appears */
-				first = !(takes(&t->rows[j], section) && !strcmp(pass ? t->rows[j].ref_name : t->rows[j].figure, name));
+				first = !(takes(&t->rows[j], section) && !strcmp(pass_name(&t->rows[j], pass), name));
 			if (!first)
 				continue;
 			fprintf(out, "| %s |", name);
@@ -340,8 +373,8 @@ static void print_pivot(const table_t *t, FILE *out, const char *title, const pi
 				char v[24] = "-";
 				for (int j = i; j < t->n; j++) {
 					const row_t *q = &t->rows[j];
-					const stats_t *st = pass ? &q->ref : &q->fig;
-					if (takes(q, section) && !strcmp(pass ? q->ref_name : q->figure, name) &&
+					const stats_t *st = pass_stats(q, pass);
+					if (takes(q, section) && !strcmp(pass_name(q, pass), name) &&
 					    !strcmp(q->what, cols[k]) && st->n > 0) {
 						char a[24];
 						num(a, sizeof a, st->med);
@@ -359,13 +392,15 @@ static void print_markdown(const table_t *t, FILE *out)
 	for (int i = 0; i < t->nnotes; i++)
 		fprintf(out, "- %s\n", t->notes[i]);
 	fprintf(out, "\n| section | figure | case | median | min .. max (runs) | faults | reference | ref median | "
-	             "ratio | target | met |\n|---|---|---|---:|---|---:|---|---:|---:|---|---|\n");
+	             "ratio | 2nd reference | 2nd median | 2nd ratio | target | met |\n"
+	             "|---|---|---|---:|---|---:|---|---:|---:|---|---:|---:|---|---|\n");
 	for (int i = 0; i < t->n; i++) {
 		const row_t *r = &t->rows[i];
 		cells_t c;
 		cells_of(r, &c);
-		fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->section, r->figure, r->what,
-		        c.med, c.spread, c.faults, r->ref_name[0] ? r->ref_name : "-", c.ref, c.ratio, c.target,
+		fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->section,
+		        r->figure, r->what, c.med, c.spread, c.faults, r->ref_name[0] ? r->ref_name : "-", c.ref, c.ratio,
+		        r->ref2_name[0] ? r->ref2_name : "-", c.ref2, c.ratio2, c.target,
 		        !strcmp(c.met, "NO") ? "**no**" : c.met);
 	}
 	static const char *const codec[] = { "open", "validate", "check-finite", "decode", "encode", NULL };
@@ -444,6 +479,18 @@ static void print_json(const table_t *t, FILE *out)
 		}
 		fprintf(out, ", \"ratio\": ");
 		json_num(out, ratio(r));
+		fprintf(out, ",\n      \"second_reference\": ");
+		if (r->ref2_name[0]) {
+			fprintf(out, "{ \"name\": ");
+			json_str(out, r->ref2_name);
+			fprintf(out, ", ");
+			json_stats(out, &r->ref2);
+			fprintf(out, " }");
+		} else {
+			fprintf(out, "null");
+		}
+		fprintf(out, ", \"second_ratio\": ");
+		json_num(out, ratio_to(r, &r->ref2));
 		fprintf(out, ", \"target\": ");
 		if (r->target == T_NONE)
 			fprintf(out, "null");
