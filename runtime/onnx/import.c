@@ -1954,7 +1954,7 @@ static nnn_status_t build(imp_t *im, nnn_model_t **out)
 		jb_reset(&j);
 		if (why[0]) {
 			char line[NNN_MSG_MAX + 128];
-			snprintf(line, sizeof line, "metadata \"%s\" ignored: %s; the model is built from the graph alone",
+			snprintf(line, sizeof line, "metadata \"%s\" ignored: %.380s; the model is built from the graph alone",
 			         NNN_ONNX_META_FIELDS, why);
 			note(o, NNN_ONNX_NOTE_META_IGNORED, line);
 		}
