@@ -31,6 +31,7 @@
 
 #include "builder.h"
 #include "kit.h"
+#include "onnxtools.h"
 #include "shell.h"
 
 static char tmp[64], prefix[128], plugdir[128];
@@ -185,6 +186,26 @@ Test(example_plugin, out_of_tree_plugin_adds_ids, .fini = teardown, .timeout = 3
 	cr_assert(strstr(out, "\"id\": \"maxpool\""), "%s", out);
 	cr_assert(strstr(out, "\"activation\": {\"id\": \"swish\", \"beta\": 1.0}"), "%s", out);
 	cr_assert(strstr(out, "\"pool\": [2, 2],\n      \"stride\": [2, 2]"), "%s", out);
+
+	/* Its ONNX export hooks (ABI 1.5): MaxPool between Transposes with its
+	 * bias, and Swish, computing in ONNX Runtime what nnnkit computes. */
+	char why[512], onnx[256], y[256];
+	snprintf(onnx, sizeof onnx, "%s/model.onnx", tmp);
+	snprintf(y, sizeof y, "%s/y.npy", tmp);
+	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/bin/nnnkit convert --input-shape 1,4,4,1 %s %s", plugdir,
+	                prefix, path, onnx), 0, "%s", out);
+	if (!onnx_checker_ready(why, sizeof why))
+		cr_log_warn("%s: the export is not checked by onnx.checker", why);
+	else
+		cr_assert_eq(onnx_check(onnx, out, sizeof out), 0, "%s", out);
+	if (!ort_ready(why, sizeof why)) {
+		cr_log_warn("%s: the plugin's export is not run", why);
+	} else {
+		cr_assert_eq(ort_run(onnx, in, y, 1, out, sizeof out), 0, "%s", out);
+		cr_assert_eq(t_sh(out, sizeof out, "/usr/bin/python3 -c 'import numpy as np; print(*np.load(\"%s\").ravel())'",
+		                y), 0, "%s", out);
+		expect_output(out);
+	}
 
 	/* The core never changed. */
 	cr_assert_eq(t_sh(sums2, sizeof sums2, SUMS, prefix), 0);
