@@ -31,17 +31,21 @@ static const nnn_layer_type_t conv_type = {
 /* A new layer kernel adds its descriptor here (docs/growing-the-format.md). */
 static const nnn_layer_type_t *const layer_types[] = { &dense_type, &conv_type };
 
-#define ACT(ID, NAME, FN)                                                                              \
-	{ .size = sizeof(nnn_activation_type_t), .id = (ID), .name = (NAME), .forward = (FN), \
-	  .onnx_export = FN##_onnx }
+/* ACT(ID, NAME, FORWARD[, ONNX]): an activation kernel, and its ONNX
+ * export hook (onnx.c) when it has one; one without is refused by ONNX
+ * export, by name. */
+#define ACT(ID, NAME, ...) ACT_(ID, NAME, __VA_ARGS__, NULL, NULL)
+#define ACT_(ID, NAME, FN, ONNX, ...) \
+	{ .size = sizeof(nnn_activation_type_t), .id = (ID), .name = (NAME), .forward = (FN), .onnx_export = (ONNX) }
 static const nnn_activation_type_t act_types[] = {
-	ACT(NNN_ACTIVATION_ID_LINEAR, "linear", bi_linear),
-	ACT(NNN_ACTIVATION_ID_SIGMOID, "sigmoid", bi_sigmoid),
-	ACT(NNN_ACTIVATION_ID_TANH, "tanh", bi_tanh),
-	ACT(NNN_ACTIVATION_ID_RELU, "relu", bi_relu),
-	ACT(NNN_ACTIVATION_ID_LEAKY_RELU, "leaky_relu", bi_leaky_relu),
-	ACT(NNN_ACTIVATION_ID_SOFTMAX, "softmax", bi_softmax),
+	ACT(NNN_ACTIVATION_ID_LINEAR, "linear", bi_linear, bi_linear_onnx),
+	ACT(NNN_ACTIVATION_ID_SIGMOID, "sigmoid", bi_sigmoid, bi_sigmoid_onnx),
+	ACT(NNN_ACTIVATION_ID_TANH, "tanh", bi_tanh, bi_tanh_onnx),
+	ACT(NNN_ACTIVATION_ID_RELU, "relu", bi_relu, bi_relu_onnx),
+	ACT(NNN_ACTIVATION_ID_LEAKY_RELU, "leaky_relu", bi_leaky_relu, bi_leaky_relu_onnx),
+	ACT(NNN_ACTIVATION_ID_SOFTMAX, "softmax", bi_softmax, bi_softmax_onnx),
 };
+#undef ACT_
 #undef ACT
 
 NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t *d)
