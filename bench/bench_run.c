@@ -5,7 +5,7 @@
  *
  * The model is built in memory with the same deterministic weights as
  * mkexample, encoded and decoded again (no file), and run with nnn_plan_run
- * at batch 1, 64 and 1024, with 1 and 2 threads. Every figure is the median
+ * at batch 1, 8, 64, 256 and 1024, with 1 and 2 threads. Every figure is the median
  * of several runs with its min..max; each run repeats the call until it has
  * lasted a while and counts the time per call. The reference, a
  * 1024x1024x1024 cblas_sgemm, is measured in the same process with the same
@@ -27,7 +27,7 @@
  * The child hands its raw figures back as one binary record over a pipe (it
  * is the same executable, so the layout is the same).
  *
- *   bench_run [--json] [--plugin FILE] [--threads N] [--keep-env]
+ *   bench_run [--json] [--plugin FILE] [--threads N] [--breakdown B] [--keep-env]
  */
 #define _GNU_SOURCE
 #include <cblas.h>
@@ -49,16 +49,16 @@
 #include <nnn/run.h>
 
 #define NLAYERS 4
-#define NBATCH 3
+#define NBATCH 5
 #define NTHREADS 2
 #define RUNS 9              /* odd: the median is one of the runs */
 #define RUN_SECONDS 0.12    /* each run of a network or GEMM figure lasts about this long */
 #define LAYER_SECONDS 0.04  /* each run of a per-layer figure */
 #define GEMM_N 1024         /* the reference: [GEMM_N x GEMM_N] x [GEMM_N x GEMM_N] */
-#define BREAK_BATCH 64      /* the batch of the per-layer breakdown (1 thread) */
+#define BREAK_BATCH 64      /* the default batch of the per-layer breakdown (1 thread) */
 #define RESULT_MAGIC 0x6e6e6e62u
 
-static const int batches[NBATCH] = { 1, 64, 1024 };
+static const int batches[NBATCH] = { 1, 8, 64, 256, 1024 };
 static const int thread_counts[NTHREADS] = { 1, 2 };
 /* Removed from the children's environment (OPENBLAS_NUM_THREADS is then set). */
 static const char *const blas_env[] = { "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE" };
@@ -82,7 +82,7 @@ typedef struct child_result {
 	char layer_name[NLAYERS][48];
 	series_t net[NBATCH];      /* nnn_plan_run, seconds per batch */
 	series_t gemm;             /* cblas_sgemm GEMM_N^3, seconds per call */
-	/* The breakdown, batch BREAK_BATCH, measured only when threads == 1. */
+	/* The breakdown, at one batch (--breakdown), measured only when threads == 1. */
 	bool have_layers;
 	nnn_shape_t shape[NLAYERS + 1]; /* input, then each layer's output */
 	series_t whole;                 /* nnn_plan_run */
@@ -435,7 +435,7 @@ static bool check_output(const float *y, int64_t rows, int64_t n)
 	return true;
 }
 
-/* Per-layer breakdown at batch BREAK_BATCH. Method: each layer's kernel is
+/* Per-layer breakdown at one batch of batches[]. Method: each layer's kernel is
  * called directly, nnn_ctx_layer(ctx, id)->forward with nnn_kernel_args_t
  * built from nnn_plan_shape and with the state of the type's own prepare (as
  * the plan holds one; without it the kernel would copy its weights on every
@@ -585,7 +585,7 @@ static void blas_settle(int blas_threads)
 			;
 }
 
-static int child_main(const char *plugin, int threads)
+static int child_main(const char *plugin, int threads, int break_batch)
 {
 	child_t c;
 	child_result_t *r = calloc(1, sizeof *r);
@@ -651,7 +651,7 @@ static int child_main(const char *plugin, int threads)
 		blas_settle(r->blas_threads);
 	}
 	for (int b = 0; b < NBATCH && good; b++)
-		if (batches[b] == BREAK_BATCH && threads == 1)
+		if (batches[b] == break_batch && threads == 1)
 			good = breakdown(&c, r, b, threads);
 	good = good && write_all(STDOUT_FILENO, r, sizeof *r);
 	child_free(&c);
@@ -688,16 +688,17 @@ static char **child_env(char *num_threads, size_t size, int threads, bool keep_e
 }
 
 /* Runs this program with --child for one thread count; reads its record. */
-static bool run_child(const char *exe, const char *self, const char *plugin, int threads, bool keep_env,
-                      child_result_t *r)
+static bool run_child(const char *exe, const char *self, const char *plugin, int threads, int break_batch,
+                      bool keep_env, child_result_t *r)
 {
-	char num_threads[64], arg[16], **env;
+	char num_threads[64], arg[16], brk[16], **env;
 	int fds[2], status;
 	size_t got = 0;
 	pid_t pid;
 	bool good = true;
 
 	snprintf(arg, sizeof arg, "%d", threads);
+	snprintf(brk, sizeof brk, "%d", break_batch);
 	if (!(env = child_env(num_threads, sizeof num_threads, threads, keep_env))) {
 		fprintf(stderr, "bench_run: out of memory\n");
 		return false;
@@ -717,8 +718,8 @@ static bool run_child(const char *exe, const char *self, const char *plugin, int
 		return false;
 	}
 	if (pid == 0) {
-		char *argv[] = { (char *)self, (char *)"--child", (char *)"--threads", arg, (char *)"--plugin",
-		                 (char *)plugin, NULL };
+		char *argv[] = { (char *)self,           (char *)"--child",  (char *)"--threads", arg, (char *)"--breakdown",
+		                 brk, (char *)"--plugin", (char *)plugin,       NULL };
 		if (dup2(fds[1], STDOUT_FILENO) < 0)
 			_exit(126);
 		close(fds[0]);
@@ -1037,12 +1038,14 @@ static void print_json(const child_result_t *res, int nres, bool keep_env)
 
 static int usage(FILE *to)
 {
-	fprintf(to, "usage: bench_run [--json] [--plugin FILE] [--threads N] [--keep-env]\n"
+	fprintf(to, "usage: bench_run [--json] [--plugin FILE] [--threads N] [--breakdown B] [--keep-env]\n"
 	            "  --json         print the figures as JSON instead of a table\n"
 	            "  --plugin FILE  the builtin plugin (default $NNN_BUILD/plugins/builtin.so,\n"
 	            "                 else build/plugins/builtin.so)\n"
 	            "  --threads N    measure only N threads (default: 1 and 2)\n"
-	            "  --keep-env     keep OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE in the children\n");
+	            "  --breakdown B  the batch of the per-layer breakdown: 1, 8, 64, 256 or 1024 (default %d)\n"
+	            "  --keep-env     keep OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE in the children\n",
+	        BREAK_BATCH);
 	return to == stdout ? 0 : 2;
 }
 
@@ -1052,7 +1055,7 @@ int main(int argc, char **argv)
 	ssize_t len;
 	const char *plugin_arg = NULL, *build = getenv("NNN_BUILD");
 	bool json = false, child = false, keep_env = false, good = true;
-	int only = 0, nres = 0;
+	int only = 0, nres = 0, break_batch = BREAK_BATCH;
 	child_result_t *res;
 
 	for (int i = 1; i < argc; i++) {
@@ -1070,6 +1073,15 @@ int main(int argc, char **argv)
 			if (*end || v < 1 || v > 256)
 				return usage(stderr);
 			only = (int)v;
+		} else if (strcmp(argv[i], "--breakdown") == 0 && i + 1 < argc) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			int b = 0;
+			while (b < NBATCH && batches[b] != v)
+				b++;
+			if (*end || b == NBATCH)
+				return usage(stderr);
+			break_batch = (int)v;
 		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
 			return usage(stdout);
 		else
@@ -1082,7 +1094,7 @@ int main(int argc, char **argv)
 	else
 		snprintf(plugin, sizeof plugin, "build/plugins/builtin.so");
 	if (child)
-		return child_main(plugin, only ? only : 1);
+		return child_main(plugin, only ? only : 1, break_batch);
 
 	/* This program's file, for the children (the link itself when it cannot
 	 * be read; under valgrind only the resolved path names the program). */
@@ -1096,10 +1108,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (only)
-		good = run_child(exe, argv[0], plugin, only, keep_env, &res[nres++]);
+		good = run_child(exe, argv[0], plugin, only, break_batch, keep_env, &res[nres++]);
 	else
 		for (int t = 0; t < NTHREADS && good; t++)
-			good = run_child(exe, argv[0], plugin, thread_counts[t], keep_env, &res[nres++]);
+			good = run_child(exe, argv[0], plugin, thread_counts[t], break_batch, keep_env, &res[nres++]);
 	if (good) {
 		if (json)
 			print_json(res, nres, keep_env);

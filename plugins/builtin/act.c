@@ -177,7 +177,7 @@ nnn_status_t bi_leaky_relu(const nnn_activation_t *act, const void *params, cons
 	return NNN_OK;
 }
 
-bi_act_t bi_act_fuse(const nnn_kernel_args_t *a)
+bi_act_t bi_act_fuse(const nnn_kernel_args_t *a, bi_isa_t isa)
 {
 	bi_act_t f = { BI_ACT_NONE, 0.0f, BI_ISA_GENERIC };
 	nnn_status_t (*fn)(const nnn_activation_t *, const void *, const nnn_shape_t *, float *, int);
@@ -194,7 +194,7 @@ bi_act_t bi_act_fuse(const nnn_kernel_args_t *a)
 	                               : BI_ACT_NONE;
 	if (f.kind == BI_ACT_LEAKY_RELU)
 		f.tau = leaky_tau(&a->layer->activation, a->act_params);
-	f.isa = f.kind == BI_ACT_RELU || f.kind == BI_ACT_LEAKY_RELU ? bi_isa() : BI_ISA_GENERIC;
+	f.isa = f.kind == BI_ACT_RELU || f.kind == BI_ACT_LEAKY_RELU ? isa : BI_ISA_GENERIC;
 	return f;
 }
 

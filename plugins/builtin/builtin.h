@@ -253,11 +253,13 @@ typedef enum bi_act_kind {
 typedef struct bi_act {
 	bi_act_kind_t kind;
 	float tau;    /* leaky ReLU */
-	bi_isa_t isa; /* for ReLU and leaky ReLU, picked once per call */
+	bi_isa_t isa; /* for ReLU and leaky ReLU: the layer state's */
 } bi_act_t;
 /* What a forward call fuses: BI_ACT_NONE unless the host is ABI 1.1 or
- * later and its activation is one of this plugin's element-wise ones. */
-bi_act_t bi_act_fuse(const nnn_kernel_args_t *a);
+ * later and its activation is one of this plugin's element-wise ones.
+ * isa is the layer state's, picked when it was made (bi_isa reads the
+ * environment: too slow to ask on every call of a tiny model). */
+bi_act_t bi_act_fuse(const nnn_kernel_args_t *a, bi_isa_t isa);
 /* Applies it to x[0..n) in place (nothing for NONE and LINEAR). */
 void bi_act_apply(const bi_act_t *f, float *x, int64_t n);
 /* Tells the host the activation is done (after a forward that applied it

@@ -491,7 +491,7 @@ nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_s
 	j.st = st;
 	j.x = a->x;
 	j.y = a->y;
-	j.act = bi_act_fuse(a);
+	j.act = bi_act_fuse(a, st->isa);
 	j.rows = g.batch * g.opos;
 	flop = 2.0 * (double)j.rows * (double)g.f * (double)g.kc;
 	if (j.rows == 0) {

@@ -177,7 +177,7 @@ nnn_status_t bi_dense_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_
 	j.st = st;
 	j.x = a->x;
 	j.y = a->y;
-	j.act = bi_act_fuse(a);
+	j.act = bi_act_fuse(a, st->isa);
 	j.inputs = lay.k;
 	j.neurons = lay.n;
 	/* Flattened or not, x is row-major [rows, inputs]: only the last axis is contracted. */
