@@ -287,20 +287,18 @@ typedef struct conv_job {
 	bi_act_t act;            /* applied to each segment or chunk once it is complete */
 } conv_job_t;
 
-/* The cnt positions from p0 of output line `line`, all filters: grouped
- * kernels for whole groups of positions where there are, then the plain
- * kernel panel by panel. */
-static void conv_segment(const conv_job_t *j, int64_t line, int64_t p0, int64_t cnt, int slot)
+/* The cnt (<= SEG) positions from p0 of an output line of item b, the
+ * line starting `at` floats into the (padded) item, all filters, into yl:
+ * grouped kernels for whole groups of positions where there are, then the
+ * plain kernel panel by panel. */
+static void conv_segment(const conv_job_t *j, int64_t b, int64_t at, int64_t p0, int cnt, float *yl, int slot)
 {
 	const geom_t *g = j->g;
 	const bi_pack_t *pk = &j->st->pack, *gp = &j->st->group;
-	const int32_t last = g->n - 1;
 	const int64_t jv = (int64_t)pk->j * pk->v;
 	const int rmax = bi_rmax(pk);
-	int64_t b = line / g->outer, rem = line % g->outer, at = 0;
-	int64_t blocks = (cnt + rmax - 1) / rmax, rb = (cnt + blocks - 1) / blocks;
 	const float *xi = j->x + b * g->bstride, *xl;
-	float *yl = j->y + (line * g->o[last] + p0) * g->f;
+	int blocks, rb;
 	if (g->padded) {
 		if (j->pad_of[slot] != b) {
 			pad_item(g, xi, j->pad[slot]);
@@ -308,42 +306,76 @@ static void conv_segment(const conv_job_t *j, int64_t line, int64_t p0, int64_t 
 		}
 		xi = j->pad[slot];
 	}
-	for (int32_t a = last - 1; a >= 0; a--) { /* the line's place in the item */
-		at += rem % g->o[a] * g->pstride[a];
-		rem /= g->o[a];
-	}
 	xl = xi + at + p0 * g->c;
 	if (gp->w && cnt >= gp->g) { /* whole groups of positions, then the rest one by one */
-		int64_t rows = cnt / gp->g, gb = (rows + 11) / 12, gr = (rows + gb - 1) / gb;
-		for (int64_t i = 0; i < rows; i += gr)
-			bi_ukr_group(gp, (int)(rows - i < gr ? rows - i : gr), xl + i * gp->g * g->c, j->off, g->nq,
+		int rows = cnt / gp->g, gb = (rows + 11) / 12, gr = (rows + gb - 1) / gb;
+		for (int i = 0; i < rows; i += gr)
+			bi_ukr_group(gp, rows - i < gr ? rows - i : gr, xl + i * gp->g * g->c, j->off, g->nq,
 			             yl + i * gp->g * g->f);
 		xl += rows * gp->g * g->c;
 		yl += rows * gp->g * g->f;
 		cnt -= rows * gp->g;
 		if (cnt == 0)
 			return;
-		blocks = (cnt + rmax - 1) / rmax;
-		rb = (cnt + blocks - 1) / blocks;
 	}
+	blocks = (cnt + rmax - 1) / rmax;
+	rb = (cnt + blocks - 1) / blocks;
 	for (int64_t p = 0; p < pk->np; p++) {
 		const int cols = (int)(g->f - p * jv < jv ? g->f - p * jv : jv);
-		for (int64_t i = 0; i < cnt; i += rb)
-			bi_ukr(pk, (int)(cnt - i < rb ? cnt - i : rb), xl + i * g->c, (ptrdiff_t)g->c, j->off, g->nq, g->len,
+		for (int i = 0; i < cnt; i += rb)
+			bi_ukr(pk, cnt - i < rb ? cnt - i : rb, xl + i * g->c, (ptrdiff_t)g->c, j->off, g->nq, g->len,
 			       pk->w + p * jv * pk->k, pk->b + p * jv, 0, yl + i * g->f + p * jv, (ptrdiff_t)g->f, cols);
 	}
 }
 
+/* A fused activation is applied to a chunk's output in spans of at least
+ * this many floats (16 KiB, still in cache): once per short line would
+ * cost as much as the line's convolution when its kernel is small. */
+#define ACT_SPAN 4096
+
+/* Units (segments of output lines) in order: the first one's line is
+ * found by division, the next ones by stepping through the output
+ * positions like an odometer, since a division per short line costs as
+ * much as its convolution. Consecutive units write consecutive output. */
 static void conv_chunk(void *ctx, int64_t chunk, int slot)
 {
 	const conv_job_t *j = ctx;
 	const geom_t *g = j->g;
-	const int64_t u1 = (chunk + 1) * j->per < j->units ? (chunk + 1) * j->per : j->units, olast = g->o[g->n - 1];
-	for (int64_t u = chunk * j->per; u < u1; u++) { /* unit u: a segment of a line */
-		int64_t line = u / j->nseg, p0 = u % j->nseg * j->seg, cnt = olast - p0 < j->seg ? olast - p0 : j->seg;
-		conv_segment(j, line, p0, cnt, slot);
-		bi_act_apply(&j->act, j->y + (line * olast + p0) * g->f, cnt * g->f);
+	const int32_t last = g->n - 1;
+	const int64_t u1 = (chunk + 1) * j->per < j->units ? (chunk + 1) * j->per : j->units, olast = g->o[last];
+	int64_t u = chunk * j->per, line = u / j->nseg, s = u % j->nseg, b = line / g->outer, rem = line % g->outer;
+	int64_t idx[NNN_MAX_RANK], at = 0, pending = 0;
+	float *y = j->y + (line * olast + s * j->seg) * g->f, *from = y;
+	for (int32_t a = last - 1; a >= 0; a--) { /* the line's place in its item */
+		idx[a] = rem % g->o[a];
+		at += idx[a] * g->pstride[a];
+		rem /= g->o[a];
 	}
+	for (; u < u1; u++) {
+		int64_t p0 = s * j->seg;
+		int cnt = (int)(olast - p0 < j->seg ? olast - p0 : j->seg);
+		conv_segment(j, b, at, p0, cnt, y, slot);
+		y += cnt * g->f;
+		if ((pending += cnt * g->f) >= ACT_SPAN) {
+			bi_act_apply(&j->act, from, pending);
+			from = y;
+			pending = 0;
+		}
+		if (++s < j->nseg)
+			continue;
+		s = 0; /* the next line: the next position over axes 1..n-1, else the next item */
+		int32_t a = last - 1;
+		for (; a >= 0; a--) {
+			at += g->pstride[a];
+			if (++idx[a] < g->o[a])
+				break;
+			at -= idx[a] * g->pstride[a];
+			idx[a] = 0;
+		}
+		if (a < 0)
+			b++;
+	}
+	bi_act_apply(&j->act, from, pending);
 }
 
 /* Portable path: rows chunk * j->chunk.. by im2col (unless direct) and one sgemm. */
