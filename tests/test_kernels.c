@@ -1413,6 +1413,50 @@ Test(kernels, forward_checks_its_arguments)
 	dense_free(&d);
 }
 
+/* With the state prepare made for these very shapes, forward trusts the
+ * shapes it checked then (a tiny model's call is mostly such checks); any
+ * other shape, layer or a missing buffer is still checked and refused. */
+Test(kernels, prepared_shapes_are_still_checked)
+{
+	dense_t d, twin;
+	char msg[256] = "";
+	void *state = NULL;
+	float x[15] = { 0 }, y[12];
+	dense_make(&d, 5, 3, false, 8);
+	dense_make(&twin, 5, 3, false, 8);
+	twin.L.body.dense.neurons = 4; /* the same counts, another layer, and one it does not compute */
+	nnn_shape_t in = mkshape(2, (int64_t[]){ 2, 5 }), out = mkshape(2, (int64_t[]){ 2, 3 });
+	nnn_shape_t in3 = mkshape(2, (int64_t[]){ 3, 5 }), out3 = mkshape(2, (int64_t[]){ 3, 3 });
+	nnn_shape_t bad = mkshape(2, (int64_t[]){ 2, 4 });
+	cr_assert_eq(R.layer[0]->prepare(&d.L, &d.L.body, &in, &state, msg, sizeof msg), NNN_OK, "%s", msg);
+	nnn_kernel_args_t a = { .size = sizeof a, .layer = &d.L, .body = &d.L.body, .state = state, .in = &in,
+		                .out = &out, .x = x, .y = y, .threads = 1 };
+	cr_assert_eq(R.layer[0]->forward(&a, msg, sizeof msg), NNN_OK, "%s", msg);
+	a.x = NULL;
+	cr_assert_eq(R.layer[0]->forward(&a, msg, sizeof msg), NNN_E_KERNEL, "no input buffer");
+	cr_assert(strstr(msg, "NULL"), "%s", msg);
+	a.x = x;
+	a.y = NULL;
+	cr_assert_eq(R.layer[0]->forward(&a, msg, sizeof msg), NNN_E_KERNEL, "no output buffer");
+	a.y = y;
+	a.out = &bad;
+	cr_assert_eq(R.layer[0]->forward(&a, msg, sizeof msg), NNN_E_KERNEL, "a wrong output shape");
+	cr_assert(strstr(msg, "output shape"), "%s", msg);
+	a.in = &in3; /* another batch than prepare's: derived again, and right */
+	a.out = &out3;
+	cr_assert_eq(R.layer[0]->forward(&a, msg, sizeof msg), NNN_OK, "%s", msg);
+	a.layer = &twin.L; /* another layer with the same counts: checked as any call is */
+	a.body = &twin.L.body;
+	a.in = &in;
+	a.out = &out;
+	nnn_status_t st = R.layer[0]->forward(&a, msg, sizeof msg);
+	cr_assert_eq(st, NNN_E_SHAPE, "another layer's io: status %d: %s", (int)st, msg);
+	cr_assert(strstr(msg, "weights are [5, 3]"), "%s", msg);
+	R.layer[0]->release(state);
+	dense_free(&twin);
+	dense_free(&d);
+}
+
 /* ---- ABI 1.1: the host's threads, the fused activation ---- */
 
 /* A host pool that runs a call's chunks last to first, slot c % threads for

@@ -54,7 +54,10 @@ int64_t bi_numel(const nnn_shape_t *s);
 nnn_status_t bi_check_input(const nnn_shape_t *in, char *msg, size_t msg_size);
 /* Whether a tensor's data count equals the product of its (>= 0) dims. */
 bool bi_tensor_ok(const nnn_tensor_t *t);
-/* Checks a forward call's arguments: shapes as the kernel expects, buffers present. */
+/* Checks a forward call's arguments: shapes as the kernel expects, buffers
+ * present. With a state from prepare for the same layer and shapes
+ * (bi_state_shaped), the shapes were checked then: a tiny model's call
+ * would otherwise spend a quarter of its time deriving them again. */
 nnn_status_t bi_check_args(const nnn_kernel_args_t *a, bi_expect_fn infer, char *msg, size_t msg_size);
 
 /* A layer's parameters as aligned host floats: weights w, then bias b. */
@@ -186,6 +189,11 @@ struct bi_state {
 	bi_pack_t pack;       /* else: the weights in panels, for the micro-kernels */
 	bi_pack_t group;      /* and for a Conv with few filters, maybe grouped (w NULL: not) */
 	nnn_pool_t *pool;     /* threads of its own, for hosts that offer none (bi_run) */
+	/* what prepare checked (bi_state_shaped): a forward call of that layer
+	 * on those shapes skips re-deriving the output shape */
+	const nnn_layer_t *layer;
+	nnn_shape_t in, out;
+	int64_t in_n, out_n; /* their element counts */
 };
 
 /* A new state for weights w laid out as `lay`, and bias b, for the
@@ -201,6 +209,8 @@ uint64_t bi_bytes(double b);
  * layer's), or a new one in *tmp (the caller frees it with bi_state_free). */
 nnn_status_t bi_state_get(const nnn_kernel_args_t *a, const nnn_tensor_t *w, const bi_layout_t *lay, bi_state_t **st,
                           bi_state_t **tmp, char *msg, size_t msg_size);
+/* Records that prepare checked layer on in -> out (bi_check_args trusts it). */
+void bi_state_shaped(bi_state_t *st, const nnn_layer_t *layer, const nnn_shape_t *in, const nnn_shape_t *out);
 /* Frees a state, joining its threads (the layers' release; NULL is harmless). */
 void bi_state_free(void *state);
 

@@ -129,6 +129,7 @@ nnn_status_t bi_conv_prepare(const nnn_layer_t *layer, const void *body, const n
 	lay = conv_layout(&layer->body.conv);
 	if ((s = bi_state_new(&layer->body.conv.kernels, &layer->bias, &lay, &st, msg, msg_size)) != NNN_OK)
 		return s;
+	bi_state_shaped(st, layer, in, &out);
 	*state = st;
 	return NNN_OK;
 }

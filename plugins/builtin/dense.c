@@ -95,6 +95,7 @@ nnn_status_t bi_dense_prepare(const nnn_layer_t *layer, const void *body, const 
 	lay = dense_layout(&layer->body.dense);
 	if ((s = bi_state_new(&layer->body.dense.weights, &layer->bias, &lay, &st, msg, msg_size)) != NNN_OK)
 		return s;
+	bi_state_shaped(st, layer, in, &out);
 	*state = st;
 	return NNN_OK;
 }

@@ -82,6 +82,16 @@ bool bi_tensor_ok(const nnn_tensor_t *t)
 	return n == t->data.n;
 }
 
+static bool same_shape(const nnn_shape_t *a, const nnn_shape_t *b)
+{
+	if (a->rank != b->rank)
+		return false;
+	for (int32_t i = 0; i < a->rank; i++) /* a few dims: a call to memcmp costs more */
+		if (a->dims[i] != b->dims[i])
+			return false;
+	return true;
+}
+
 nnn_status_t bi_check_args(const nnn_kernel_args_t *a, bi_expect_fn infer, char *msg, size_t msg_size)
 {
 	nnn_shape_t o;
@@ -90,10 +100,15 @@ nnn_status_t bi_check_args(const nnn_kernel_args_t *a, bi_expect_fn infer, char 
 	if (!a || a->size < offsetof(nnn_kernel_args_t, threads) + sizeof a->threads || !a->layer || !a->in ||
 	    !a->out)
 		return bi_fail(msg, msg_size, NNN_E_KERNEL, "kernel arguments are missing or too short");
+	const bi_state_t *s = a->state;
+	if (s && s->layer == a->layer && same_shape(&s->in, a->in) && same_shape(&s->out, a->out))
+		return (s->in_n && !a->x) || (s->out_n && !a->y)
+		               ? bi_fail(msg, msg_size, NNN_E_KERNEL, "input or output buffer is NULL")
+		               : NNN_OK;
 	st = infer(a->layer, a->body, a->in, &o, msg, msg_size);
 	if (st != NNN_OK)
 		return st;
-	if (o.rank != a->out->rank || memcmp(o.dims, a->out->dims, (size_t)o.rank * sizeof o.dims[0]))
+	if (!same_shape(&o, a->out))
 		return bi_fail(msg, msg_size, NNN_E_KERNEL,
 		               "output shape %s given, but this kernel computes %s for that input (it does not run "
 		               "this layer's io)",
@@ -208,6 +223,15 @@ nnn_status_t bi_state_get(const nnn_kernel_args_t *a, const nnn_tensor_t *w, con
 	nnn_status_t s = bi_state_new(w, &a->layer->bias, lay, tmp, msg, msg_size);
 	*st = *tmp;
 	return s;
+}
+
+void bi_state_shaped(bi_state_t *st, const nnn_layer_t *layer, const nnn_shape_t *in, const nnn_shape_t *out)
+{
+	st->layer = layer;
+	st->in = *in;
+	st->out = *out;
+	st->in_n = bi_numel(in);
+	st->out_n = bi_numel(out);
 }
 
 void bi_state_free(void *state)
