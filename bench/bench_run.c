@@ -86,7 +86,7 @@ typedef struct child_result {
 	bool have_layers;
 	nnn_shape_t shape[NLAYERS + 1]; /* input, then each layer's output */
 	series_t whole;                 /* nnn_plan_run */
-	series_t fwd[NLAYERS], act[NLAYERS], sgemm[NLAYERS];
+	series_t fwd[NLAYERS], act[NLAYERS], sgemm[NLAYERS], read[NLAYERS];
 	int gemm_m[NLAYERS], gemm_n[NLAYERS], gemm_k[NLAYERS], gemm_calls[NLAYERS];
 	double max_diff; /* chained kernels against nnn_plan_run, largest |difference| */
 } child_result_t;
@@ -309,6 +309,7 @@ typedef struct gemm_job {
 	bool trans_b;
 	int m, n, k, chunk;
 	float *a, *b, *c;
+	float sink; /* read_call's sum */
 } gemm_job_t;
 
 static bool gemm_call(void *arg)
@@ -337,6 +338,26 @@ static bool gemm_new(gemm_job_t *j, bool trans_b, int m, int n, int k, int chunk
 	sawtooth(j->a, (int64_t)j->chunk * k, 1, 0.0f);
 	sawtooth(j->b, (int64_t)k * n, 2, -0.5f);
 	memset(j->c, 0, (size_t)m * (size_t)n * sizeof *j->c); /* C grows by < 1e3 per call: never near overflow */
+	return true;
+}
+
+/* Reads B, as many floats as the layer's weights, once: what a kernel that
+ * must stream its weights (a Dense at batch 1) takes at least. 32 sums, so
+ * the loop is bound by the loads, not by a chain of adds. */
+static bool read_call(void *arg)
+{
+	gemm_job_t *j = arg;
+	const int64_t n = (int64_t)j->k * j->n;
+	float s[32] = { 0 };
+	int64_t i = 0;
+	for (; i + 32 <= n; i += 32)
+		for (int l = 0; l < 32; l++)
+			s[l] += j->b[i + l];
+	for (; i < n; i++)
+		s[0] += j->b[i];
+	for (int l = 1; l < 32; l++)
+		s[0] += s[l];
+	j->sink = s[0]; /* kept: j is the caller's */
 	return true;
 }
 
@@ -451,7 +472,7 @@ static bool breakdown(child_t *c, child_result_t *r, int bi, int threads)
 {
 	const nnn_plan_t *p = c->plan[bi];
 	net_job_t whole = { c->plan[bi], c->x[bi], c->y[bi], NULL };
-	long whole_iters, iters[NLAYERS], giters[NLAYERS];
+	long whole_iters, iters[NLAYERS], giters[NLAYERS], riters[NLAYERS];
 	nnn_diags_t d;
 	bool good = true;
 
@@ -515,7 +536,8 @@ static bool breakdown(child_t *c, child_result_t *r, int bi, int threads)
 		r->gemm_calls[i] = c->lgemm[i].chunk ? (c->lgemm[i].m + c->lgemm[i].chunk - 1) / c->lgemm[i].chunk : 0;
 		/* Runs layer i once, so layer i + 1 gets real input, and warms up. */
 		good = good && calibrate(layer_call, j, LAYER_SECONDS, &iters[i]) &&
-		       calibrate(gemm_call, &c->lgemm[i], LAYER_SECONDS, &giters[i]);
+		       calibrate(gemm_call, &c->lgemm[i], LAYER_SECONDS, &giters[i]) &&
+		       calibrate(read_call, &c->lgemm[i], LAYER_SECONDS, &riters[i]);
 	}
 	/* The chained kernels must give what nnn_plan_run gives. */
 	if (good && (good = net_call(&whole))) {
@@ -541,10 +563,14 @@ static bool breakdown(child_t *c, child_result_t *r, int bi, int threads)
 		for (int i = 0; i < NLAYERS && good; i++) {
 			layer_job_t *j = &c->layer[i];
 			j->fwd_sum = j->act_sum = 0;
-			good = timed(layer_call, j, iters[i], &t) && timed(gemm_call, &c->lgemm[i], giters[i], &t);
+			double tr = 0;
+			good = timed(layer_call, j, iters[i], &t) && timed(read_call, &c->lgemm[i], riters[i], &tr) &&
+			       timed(gemm_call, &c->lgemm[i], giters[i], &t);
 			add(&r->fwd[i], j->fwd_sum / (double)iters[i]);
 			add(&r->act[i], j->act_sum / (double)iters[i]);
 			add(&r->sgemm[i], t);
+			add(&r->read[i], tr);
+			r->read[i].iters = riters[i];
 			r->fwd[i].iters = r->act[i].iters = iters[i];
 			r->sgemm[i].iters = giters[i];
 		}
@@ -900,26 +926,30 @@ static void print_table(const child_result_t *res, int nres, bool keep_env)
 		printf("\nwhere the time goes at batch %d, %d thread: each layer's kernel called on its own through\n"
 		       "nnn_ctx_layer(ctx, id)->forward (state from its prepare, shapes from nnn_plan_shape), then its\n"
 		       "activation; \"sgemm\" is cblas_sgemm alone with the same M,N,K (a conv's in \"/calls\" of 4 MiB of\n"
-		       "A, hot in cache, im2col not counted), \"rest\" = forward - sgemm (< 0: the kernel beats sgemm).\n"
+		       "A, hot in cache, im2col not counted), \"rest\" = forward - sgemm (< 0: the kernel beats sgemm);\n"
+		       "\"read us\" is one plain read of as many bytes as the layer's weights (GB/s beside it): a kernel\n"
+		       "that must stream its weights (a Dense at small batches) takes at least that.\n"
 		       "us per batch, median of %d runs [min .. max]; the chained layers reproduce nnn_plan_run's\n"
 		       "output (largest difference %.3g)\n",
 		       (int)r->shape[0].dims[0], r->threads, RUNS, r->max_diff);
-		printf("%-24s %-15s %7s %10s %-19s %7s %8s %-14s %10s %7s %8s %6s\n", "layer", "output", "MFLOP", "forward us",
-		       "[min .. max]", "GFLOP/s", "act us", "M,N,K/calls", "sgemm us", "GFLOP/s", "rest us", "share");
+		printf("%-24s %-15s %7s %10s %-19s %7s %8s %-14s %10s %7s %8s %8s %6s %6s\n", "layer", "output", "MFLOP",
+		       "forward us", "[min .. max]", "GFLOP/s", "act us", "M,N,K/calls", "sgemm us", "GFLOP/s", "rest us",
+		       "read us", "GB/s", "share");
 		for (int i = 0; i < NLAYERS; i++) {
 			stats_t f = summarize(&r->fwd[i], false, 1e6), ac = summarize(&r->act[i], false, 1e6);
-			stats_t g = summarize(&r->sgemm[i], false, 1e6);
+			stats_t g = summarize(&r->sgemm[i], false, 1e6), rd = summarize(&r->read[i], false, 1e6);
 			double flop = r->layer_flop[i] * (double)r->shape[0].dims[0];
-			char mnk[48], o[64], gs[32], rest[32];
+			double wbytes = 4.0 * r->gemm_n[i] * r->gemm_k[i];
+			char mnk[48], o[64], gs[32], rest[32], rs[32];
 			snprintf(mnk, sizeof mnk, "%d,%d,%d/%d", r->gemm_m[i], r->gemm_n[i], r->gemm_k[i], r->gemm_calls[i]);
 			bool mark = noisy(&f) || noisy(&g);
 			any_noisy = any_noisy || mark;
 			snprintf(rest, sizeof rest, "%.1f", f.med - g.med);
-			printf("%-24s %-15s %7.2f %10s %-19s %7.2f %8s %-14s %10s %7.2f %8s %5.1f%%%s\n", r->layer_name[i],
-			       shape_str(&r->shape[i + 1], o, sizeof o), flop / 1e6, num(c, sizeof c, f.med),
+			printf("%-24s %-15s %7.2f %10s %-19s %7.2f %8s %-14s %10s %7.2f %8s %8s %6.1f %5.1f%%%s\n",
+			       r->layer_name[i], shape_str(&r->shape[i + 1], o, sizeof o), flop / 1e6, num(c, sizeof c, f.med),
 			       spread(a, sizeof a, &f), flop / f.med / 1e3, num(b, sizeof b, ac.med), mnk,
-			       num(gs, sizeof gs, g.med), flop / g.med / 1e3, rest, 100 * (f.med + ac.med) / whole.med,
-			       mark ? " *" : "");
+			       num(gs, sizeof gs, g.med), flop / g.med / 1e3, rest, num(rs, sizeof rs, rd.med),
+			       wbytes / rd.med / 1e3, 100 * (f.med + ac.med) / whole.med, mark ? " *" : "");
 			sum += f.med + ac.med;
 		}
 		printf("%-24s %-15s %7.2f %10s %-19s %7.2f\n", "sum of layers (+ act)", "",
@@ -1013,7 +1043,7 @@ static void print_json(const child_result_t *res, int nres, bool keep_env)
 			printf(" },\n        \"layers\": [\n");
 			for (int i = 0; i < NLAYERS; i++) {
 				stats_t f = summarize(&r->fwd[i], false, 1e6), ac = summarize(&r->act[i], false, 1e6);
-				stats_t sg = summarize(&r->sgemm[i], false, 1e6);
+				stats_t sg = summarize(&r->sgemm[i], false, 1e6), rd = summarize(&r->read[i], false, 1e6);
 				double flop = r->layer_flop[i] * batch;
 				char o[64];
 				printf("          { \"layer\": ");
@@ -1026,8 +1056,11 @@ static void print_json(const child_result_t *res, int nres, bool keep_env)
 				printf(" },\n            \"sgemm_alone\": { \"m\": %d, \"n\": %d, \"k\": %d, \"calls\": %d, ",
 				       r->gemm_m[i], r->gemm_n[i], r->gemm_k[i], r->gemm_calls[i]);
 				print_stats_json("us", &sg, r->sgemm[i].iters);
-				printf(", \"gflops\": %.6g },\n            \"rest_us\": %.6g, \"share_of_whole\": %.6g }%s\n",
-				       flop / sg.med / 1e3, f.med - sg.med, (f.med + ac.med) / whole.med, i + 1 < NLAYERS ? "," : "");
+				printf(", \"gflops\": %.6g },\n            \"read_weight_bytes\": { \"bytes\": %.0f, ",
+				       flop / sg.med / 1e3, 4.0 * r->gemm_n[i] * r->gemm_k[i]);
+				print_stats_json("us", &rd, r->read[i].iters);
+				printf(" },\n            \"rest_us\": %.6g, \"share_of_whole\": %.6g }%s\n", f.med - sg.med,
+				       (f.med + ac.med) / whole.med, i + 1 < NLAYERS ? "," : "");
 			}
 			printf("        ]\n      }");
 		}
