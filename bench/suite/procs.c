@@ -343,8 +343,8 @@ bool bn_runs(const config_t *c, table_t *t)
 		return false;
 	r->fig = bn_stats(&start, U_MS, 0);
 	bn_ref(r, "/bin/true (an empty process)", bn_stats(&empty_s, U_MS, 0));
-	bn_note(t, "whole process against in-process: the in-process job is nnnkit run's, in nnnbench itself (plugin "
-	           "loaded before): nnn_file_open of the example, nnn_npy_map of the 10,000 images, nnn_plan_new for "
+	bn_note(t, "whole process against in-process: the in-process job is nnnkit run's, in a child of nnnbench (fork, "
+	           "no exec; the plugin loaded before the clock starts): nnn_file_open of the example, nnn_npy_map of the 10,000 images, nnn_plan_new for "
 	           "batch 256 (and for the short last batch), nnn_plan_run on one thread, the outputs encoded as .npy "
 	           "and written to /dev/null; the process start is nnnkit --version (fork to wait4), measured in the "
 	           "same rounds");

@@ -466,7 +466,7 @@ static void child(const config_t *c, tmodel_t *ms, bool ort_wanted, bool node_wa
 	nnn_diags_t d;
 	char why[900], buf[600];
 	ort_t ort = { 0 };
-	bool ort_up = false, node_up = false;
+	bool ort_up = false;
 	double run_s = c->quick ? 0.01 : 0.05;
 	int rounds = c->quick ? 5 : 11;
 
@@ -584,7 +584,6 @@ static void child(const config_t *c, tmodel_t *ms, bool ort_wanted, bool node_wa
 		snprintf(req, sizeof req, "check %s %s", xp, yp);
 		double w = write_pair(xp, yp, k) ? node_ask(&k->node, req, reply, sizeof reply) : -1;
 		o->have[i][C_NODE] = w >= 0 && w <= AGREE;
-		node_up |= o->have[i][C_NODE];
 		if (!o->have[i][C_NODE]) {
 			out_note(o, "tiny models: %s: node's session.run check: %s: no node figure", ms[i].what,
 			         w < 0 ? reply : "NOT the same model");
@@ -649,7 +648,6 @@ done:
 	}
 	if (ort_up)
 		ort_close(&ort);
-	(void)node_up;
 	free(ks);
 	nnn_ctx_free(ctx);
 	nnn_diags_free(&d);
@@ -715,7 +713,7 @@ bool bn_tiny(const config_t *c, table_t *t)
 	tmodel_t ms[NMODEL] = {
 		{ .file = "tictactoedemo.nnn", .what = "tictactoe", .real = true },
 		{ .file = "2dmovedemo.nnn", .what = "2dmove", .real = true },
-		{ .file = "identity.nnn", .what = "identity" },
+		{ .file = "tiny-identity.nnn", .what = "identity" },
 	};
 	static const char *const about[NMODEL] = { "Dense 10-256-256-128-9", "Dense 4-64-64-32-4", "Dense 1->1" };
 	const char *section = "tiny models, batch 1, 1 thread (time per call)";
