@@ -59,6 +59,7 @@ typedef struct tmodel {
 typedef struct tiny_out {
 	int done; /* 1: measured; 0: nnnkit itself failed (notes say why) */
 	bool have[NMODEL][C_COUNT];
+	double bytes[NMODEL]; /* weights and biases a call reads */
 	series_t s[NMODEL][C_COUNT];
 	char ort_name[64], node_name[96];
 	int nnotes;
@@ -518,6 +519,9 @@ static void child(const config_t *c, tmodel_t *ms, bool ort_wanted, bool node_wa
 				continue;
 			}
 		}
+		for (int32_t l = 0; l < m->layer_count; l++)
+			o->bytes[i] += 4.0 * (double)(m->layers[l].bias.data.n +
+			                              (m->layers[l].id == NNN_LAYER_ID_DENSE ? m->layers[l].body.dense.weights.data.n : 0));
 		o->have[i][C_NNN] = true;
 		continue;
 	nnn_failed:
@@ -779,6 +783,18 @@ bool bn_tiny(const config_t *c, table_t *t)
 		bn_note(t, "tiny models: 2nd reference %s: awaited session.run calls in node (bench/ort_bench.js), the "
 		           "same .onnx files: the C API Run plus node's promise, setImmediate and output tensor",
 		        o->node_name);
+	/* At batch 1 a call reads every weight once and does 2 FLOPs with it:
+	 * the rate at which each reads them says how close to the cache's
+	 * bandwidth (both demo files fit in L2) a call comes. Not said of the
+	 * identity model, which has 8 bytes. */
+	for (int i = 0; i < NMODEL; i++) {
+		stats_t sn = bn_stats(&o->s[i][C_NNN], U_S, 0), so = bn_stats(&o->s[i][C_ORT], U_S, 0);
+		if (sn.n && o->bytes[i] >= 1000)
+			bn_note(t, "tiny models: %s: %.1f KB of weights and biases a call: nnnkit reads them at %.1f GB/s%s%.1f%s",
+			        ms[i].what, o->bytes[i] / 1e3, o->bytes[i] / sn.med / 1e9,
+			        so.n ? ", ONNX Runtime's Run at " : "", so.n ? o->bytes[i] / so.med / 1e9 : 0.0,
+			        so.n ? " GB/s (medians)" : " (median)");
+	}
 	for (int i = 0; i < NMODEL; i++) {
 		char figure[96], what[32];
 		snprintf(figure, sizeof figure, "nnn_plan_run, %s", about[i]);
