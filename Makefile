@@ -329,9 +329,11 @@ $(O)/bench_%: $(O)/obj/bench/bench_%.o $(LIB_A)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lopenblas
 SUITE_OBJ := $(patsubst %.c,$(O)/obj/%.o,$(wildcard bench/suite/*.c))
+# jansson: the tiny models' expected.json; -ldl: ONNX Runtime's C API is
+# opened with dlopen, never linked (nnnbench runs without it).
 $(O)/nnnbench: $(SUITE_OBJ) $(LIB_A)
 	@echo "  CC     $@"
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lopenblas
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lopenblas -ljansson -ldl
 # make bench BENCH_ARGS=--json (or --markdown, --quick); PyTorch and ONNX
 # Runtime are optional. ONNX Runtime is onnxruntime-node in $(O)/ort (make
 # ort, whose stamp is a prerequisite where the tests' ORT rules are merged in:

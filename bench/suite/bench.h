@@ -10,6 +10,7 @@
  *   codec.c   models, open, validate, check-finite, decode, encode
  *   procs.c   whole nnnkit processes: info, validate, run (time, peak RSS)
  *   infer.c   inference against PyTorch and ONNX Runtime: worker processes, interleaved
+ *   tiny.c    tiny models at batch 1: nnn_plan_run against ONNX Runtime's C API Run
  *   table.c   rows, statistics, text / Markdown / JSON output
  *   main.c    options, order, the machine
  */
@@ -116,6 +117,7 @@ typedef struct config {
 	const char *python; /* /usr/bin/python3 */
 	const char *ort;    /* bench/ort_bench.js */
 	const char *node;   /* node: --node, else the first on PATH */
+	const char *real;   /* the real corpus: --real, else $NNN_REAL_CORPUS, else ../shared/corpus/real */
 	bool quick;         /* fewer runs, no 1 GiB model: for trying the benchmark out */
 	bool keep_env;      /* leave OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE, OMP_WAIT_POLICY as they are */
 	char nnnkit[BN_PATH], plugin[BN_PATH], mkexample[BN_PATH], example[BN_PATH], inputs[BN_PATH];
@@ -146,6 +148,9 @@ bool bn_runs(const config_t *c, table_t *t);
  * ort_ok); the worker side. */
 bool bn_infer(config_t *c, table_t *t);
 int bn_worker_main(int argc, char **argv);
+/* tiny.c: the real corpus's demo files and an identity-like model, one
+ * call at batch 1, against ONNX Runtime's C API (dlopen) and node. */
+bool bn_tiny(const config_t *c, table_t *t);
 
 /* Calls each(layer, its output shape, ctx) for every layer of the example
  * at `batch` images of 28x28x1; false when it cannot be read. */

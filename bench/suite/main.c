@@ -1,7 +1,7 @@
 /* main.c: nnnbench: options, the machine, the sections in order, the table.
  *
  *   nnnbench [--json | --markdown] [--quick] [--only SECTIONS] [--keep-env]
- *            [--build DIR] [--torch FILE] [--python FILE] [--ort FILE] [--node FILE]
+ *            [--build DIR] [--torch FILE] [--python FILE] [--ort FILE] [--node FILE] [--real DIR]
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -126,12 +126,12 @@ static int usage(FILE *to)
 {
 	fprintf(to,
 	        "usage: nnnbench [--json | --markdown] [--quick] [--only SECTIONS] [--keep-env]\n"
-	        "                [--build DIR] [--torch FILE] [--python FILE] [--ort FILE] [--node FILE]\n"
+	        "                [--build DIR] [--torch FILE] [--python FILE] [--ort FILE] [--node FILE] [--real DIR]\n"
 	        "Measures libnnn and nnnkit against the machine's own limits, PyTorch and ONNX Runtime, and prints\n"
 	        "one table.\n"
 	        "  --json, --markdown  the table for machines, or for docs/performance.md\n"
 	        "  --quick             fewer runs, no 1 GiB model (the figures are rougher)\n"
-	        "  --only SECTIONS     some of: codec,procs,infer,run (comma-separated)\n"
+	        "  --only SECTIONS     some of: codec,procs,infer,run,tiny (comma-separated)\n"
 	        "  --keep-env          keep OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE and OMP_WAIT_POLICY as they are\n"
 	        "  --build DIR         where nnnkit, plugins/ and mkexample are (default: this program's folder);\n"
 	        "                      the models go to DIR/bench\n"
@@ -140,7 +140,9 @@ static int usage(FILE *to)
 	        "  --ort FILE          the ONNX Runtime contender (default bench/ort_bench.js), run on the\n"
 	        "                      example as nnnkit convert exports it, with DIR/ort/node_modules\n"
 	        "                      (make ort) as NODE_PATH\n"
-	        "  --node FILE         its interpreter (default: node on PATH)\n");
+	        "  --node FILE         its interpreter (default: node on PATH)\n"
+	        "  --real DIR          the real corpus, for the tiny models' rows (default: $NNN_REAL_CORPUS, else\n"
+	        "                      ../shared/corpus/real); without it those rows say so and are skipped\n");
 	return to == stdout ? 0 : 2;
 }
 
@@ -245,17 +247,22 @@ int main(int argc, char **argv)
 			c.ort = argv[++i];
 		else if (!strcmp(a, "--node") && v)
 			c.node = argv[++i];
+		else if (!strcmp(a, "--real") && v)
+			c.real = argv[++i];
 		else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
 			return usage(stdout);
 		else
 			return usage(stderr);
 	}
+	if (!c.real)
+		c.real = getenv("NNN_REAL_CORPUS") ? getenv("NNN_REAL_CORPUS") : "../shared/corpus/real";
 	double t0 = bn_now();
 	if (!setup(&c, build, sizeof build))
 		return 1;
 	machine(&t, &c);
 	bool good = (!want(only, "codec") || bn_codec(&c, &t)) && (!want(only, "procs") || bn_procs(&c, &t)) &&
-	            (!want(only, "infer") || bn_infer(&c, &t)) && (!want(only, "run") || bn_runs(&c, &t));
+	            (!want(only, "infer") || bn_infer(&c, &t)) && (!want(only, "run") || bn_runs(&c, &t)) &&
+	            (!want(only, "tiny") || bn_tiny(&c, &t));
 	if (good) {
 		char load[128] = "";
 		FILE *f = fopen("/proc/loadavg", "r");
