@@ -134,11 +134,12 @@ static int usage(FILE *to)
 	        "  --only SECTIONS     some of: codec,procs,infer,run (comma-separated)\n"
 	        "  --keep-env          keep OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE and OMP_WAIT_POLICY as they are\n"
 	        "  --build DIR         where nnnkit, plugins/ and mkexample are (default: this program's folder);\n"
-	        "                      the models go to DIR/bench\n"
+	        "                      the models go to DIR/bench (the inference section runs every network\n"
+	        "                      of mkexample --list)\n"
 	        "  --torch FILE        the PyTorch contender (default bench/torch_bench.py)\n"
 	        "  --python FILE       its interpreter (default /usr/bin/python3, Debian's python3-torch)\n"
-	        "  --ort FILE          the ONNX Runtime contender (default bench/ort_bench.js), run on the\n"
-	        "                      example as nnnkit convert exports it, with DIR/ort/node_modules\n"
+	        "  --ort FILE          the ONNX Runtime contender (default bench/ort_bench.js), run on each\n"
+	        "                      model as nnnkit convert exports it, with DIR/ort/node_modules\n"
 	        "                      (make ort) as NODE_PATH\n"
 	        "  --node FILE         its interpreter (default: node on PATH)\n");
 	return to == stdout ? 0 : 2;

@@ -219,7 +219,10 @@ static int met(const row_t *r)
 static void target_text(const row_t *r, char *buf, size_t size)
 {
 	char v[24];
-	num(v, sizeof v, r->target_value * (r->percent ? 100 : 1));
+	if (r->percent) /* ">= 75 %" */
+		snprintf(v, sizeof v, "%g", r->target_value * 100);
+	else
+		num(v, sizeof v, r->target_value);
 	switch (r->target) {
 	case T_NONE:
 		snprintf(buf, size, "-");
