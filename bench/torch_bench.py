@@ -2,109 +2,91 @@
 """torch_bench.py: the contender. Runs a .nnn model in PyTorch (CPU) with the
 file's own weights, for nnnbench (bench/suite/) to set nnnkit against.
 
-It reads the .nnn file itself (a minimal reader: Dense, and Conv with two
-spatial axes; the activations of the core schema) and builds the equivalent
-torch module. Layouts differ and are converted once, at load time:
-  nnn input [b, h, w, c] (channels last)  -> torch [b, c, h, w]
-  nnn kernels [f, k1, k2, c]              -> torch weight [f, c, k1, k2]
-  nnn Dense weights [in, out]             -> torch Linear weight [out, in]
-  Dense with flatten after a Conv: nnn flattens [h, w, c] (channels last),
-  torch flattens [c, h, w], so the weight rows are permuted to torch's order.
+It reads the model through nnnkit itself: `nnnkit export MODEL DIR` writes the
+JSON form (docs/json.md), every type by its schema name ("dense", "conv",
+"relu", ...), and every tensor as a .npy file. So no ID of the format is
+restated here. It builds the equivalent torch module: Dense (with or without
+flatten), Conv with 1, 2 or 3 spatial axes and any padding dims (asymmetric
+ones too), and the activations of the core schema. Layouts differ and are
+converted once, at load time (n spatial axes s1..sn):
+  nnn input [b, s1..sn, c] (channels last) -> torch [b, c, s1..sn]
+  nnn kernels [f, k1..kn, c]               -> torch weight [f, c, k1..kn]
+  nnn Dense weights [in, out]              -> torch Linear weight [out, in]
+  Dense with flatten after a Conv: nnn flattens [s1..sn, c] (channels last),
+  torch flattens [c, s1..sn], so the weight rows are permuted to torch's order.
+  Dense without flatten on [b, s1..sn, c] mixes c, as nnn's does.
+Torch holds 2-D and 3-D activations in channels-last memory (nnnkit's layout;
+torch.channels_last, channels_last_3d), so the input needs no copy; 1-D ones
+have no such format in torch.
 
-  torch_bench.py --worker --threads T --shape 28,28,1 MODEL
+  torch_bench.py --worker --threads T --shape 28,28,1 [--nnnkit FILE] MODEL
       one line per request on stdin, one answer per line on stdout:
-        net B N        -> seconds for N forward calls on a [B, 1, h, w] batch
+        net B N        -> seconds for N forward calls on a batch of B inputs
         check X Y      -> largest |torch(X) - Y| (X, Y: .npy files of nnnkit run)
         quit
-  torch_bench.py --classify --threads T [--batch B] MODEL X.npy
+  torch_bench.py --classify --threads T [--batch B] [--nnnkit FILE] MODEL X.npy
       the whole-process figure: load, then classify every sample of X
+--nnnkit: the nnnkit that reads MODEL (default: $NNNKIT, else nnnkit on PATH).
 Use /usr/bin/python3 (Debian's python3-torch); set OMP_NUM_THREADS and
 OPENBLAS_NUM_THREADS to T as well, as nnnbench does.
 """
-import struct
+import json
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
-MAGIC = 776883790
-DENSE, CONV = 0, 1
-LINEAR, SIGMOID, TANH, RELU, LEAKY_RELU, SOFTMAX = range(6)
+
+def load_tensor(t, folder, path):
+    """A tensor of the JSON form as a float32 numpy array of its dims."""
+    import numpy as np
+    data = t["data"]
+    if isinstance(data, dict):
+        a = np.load(os.path.join(folder, data["npy"]))
+    else:
+        a = np.array([float(v) for v in data], dtype=np.float32)
+    if a.size != int(np.prod(t["dims"])):
+        raise ValueError("%s: %d values for dims %s" % (path, a.size, t["dims"]))
+    return np.ascontiguousarray(a.astype(np.float32).reshape(t["dims"]))
 
 
-class Reader:
-    """Bounds-checked little-endian reads over the file's bytes."""
-
-    def __init__(self, data):
-        self.data, self.pos = data, 0
-
-    def take(self, n):
-        if self.pos + n > len(self.data):
-            raise ValueError("file ends early at byte %d" % self.pos)
-        b = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return b
-
-    def u8(self):
-        return self.take(1)[0]
-
-    def i32(self):
-        return struct.unpack("<i", self.take(4))[0]
-
-    def u64(self):
-        return struct.unpack("<Q", self.take(8))[0]
-
-    def f32(self):
-        return struct.unpack("<f", self.take(4))[0]
-
-    def i32s(self):
-        n = self.i32()
-        return list(struct.unpack("<%di" % n, self.take(4 * n)))
-
-    def tensor(self):
-        import numpy as np
-        dims = self.i32s()
-        self.u8()  # requires_grad
-        n = self.i32()
-        data = np.frombuffer(self.take(4 * n), dtype="<f4").astype(np.float32)
-        return data.reshape(dims)
+def read_model(path, nnnkit):
+    """The layers of a model as dicts of their fields, types by name, as
+    `nnnkit export` writes them (docs/json.md)."""
+    tmp = tempfile.mkdtemp(prefix="torch_bench.")
+    try:
+        out = os.path.join(tmp, "model")
+        r = subprocess.run([nnnkit, "export", path, out], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if r.returncode != 0:
+            raise ValueError("%s export %s: %s" % (nnnkit, path, r.stderr.decode(errors="replace").strip()))
+        with open(os.path.join(out, "model.json")) as f:
+            model = json.load(f)
+        layers = []
+        for i, L in enumerate(model["layers"]):
+            at = "layers[%d]" % i
+            for field in ("bias", "weights", "kernels"):
+                if field in L:
+                    L[field] = load_tensor(L[field], out, "%s.%s" % (at, field))
+            layers.append(L)
+        return layers
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
-def read_model(path):
-    """The layers of a .nnn file as dicts of their fields."""
-    with open(path, "rb") as f:
-        r = Reader(f.read())
-    if r.i32() != MAGIC:
-        raise ValueError("%s: not a .nnn file" % path)
-    r.take(r.i32())  # description
-    r.u64()  # param_count
-    layers = []
-    for _ in range(r.i32()):
-        L = {"id": r.u8(), "act": r.u8(), "tau": 0.0}
-        if L["act"] == LEAKY_RELU:
-            L["tau"] = r.f32()
-        elif L["act"] > SOFTMAX:
-            raise ValueError("activation ID %d is not in the core schema" % L["act"])
-        r.f32()  # dropout: ignored at inference
-        L["bias"] = r.tensor()
-        if L["id"] == DENSE:
-            L["neurons"] = r.i32()
-            L["weights"] = r.tensor()
-            L["flatten"] = r.u8() == 1
-        elif L["id"] == CONV:
-            L["filters"] = r.i32()
-            L["kernels"] = r.tensor()
-            r.i32()  # padding_type: padding_dims say it all
-            L["pads"] = r.i32s()
-        else:
-            raise ValueError("layer ID %d is not in the core schema" % L["id"])
-        layers.append(L)
-    return layers
+def memory_format(torch, spatial):
+    """Channels-last for n spatial axes, where torch has one."""
+    return {2: torch.channels_last, 3: torch.channels_last_3d}.get(spatial)
 
 
 def build(layers, in_shape):
     """A torch.nn.Sequential equal to the model for inputs [b] + in_shape
-    (channels last, as nnnkit takes them); torch gets [b, c, h, w]."""
+    (channels last, as nnnkit takes them); torch gets [b, c, s1..sn]."""
     import torch
     from torch import nn
+    F = nn.functional
+    acts = ("linear", "sigmoid", "tanh", "relu", "leaky_relu", "softmax")
 
     class Act(nn.Module):
         def __init__(self, act, tau, spatial):
@@ -112,59 +94,95 @@ def build(layers, in_shape):
             self.act, self.tau, self.dim = act, tau, 1 if spatial else -1
 
         def forward(self, x):
-            if self.act == RELU:
+            if self.act == "relu":
                 return torch.relu(x)
-            if self.act == SIGMOID:
+            if self.act == "sigmoid":
                 return torch.sigmoid(x)
-            if self.act == TANH:
+            if self.act == "tanh":
                 return torch.tanh(x)
-            if self.act == LEAKY_RELU:
-                return nn.functional.leaky_relu(x, self.tau)
-            if self.act == SOFTMAX:
+            if self.act == "leaky_relu":
+                return F.leaky_relu(x, self.tau)
+            if self.act == "softmax":
                 return torch.softmax(x, dim=self.dim)
             return x
 
+    class Pad(nn.Module):
+        """Zero padding, before and after per axis (F.pad takes the last axis first)."""
+
+        def __init__(self, pads):
+            super().__init__()
+            n = len(pads) // 2
+            self.pads = tuple(v for i in reversed(range(n)) for v in (pads[2 * i], pads[2 * i + 1]))
+
+        def forward(self, x):
+            return F.pad(x, self.pads)
+
+    class ChannelsDense(nn.Module):
+        """nnn's Dense without flatten on [b, s1..sn, c]: mixes c alone."""
+
+        def __init__(self, lin):
+            super().__init__()
+            self.lin = lin
+
+        def forward(self, x):
+            return self.lin(x.movedim(1, -1)).movedim(-1, 1)
+
+    convs = {1: nn.Conv1d, 2: nn.Conv2d, 3: nn.Conv3d}
     mods, shape = [], list(in_shape)  # shape: nnn's, without the batch
     for i, L in enumerate(layers):
-        if L["id"] == CONV:
-            k = L["kernels"]
-            if k.ndim != 4 or len(shape) != 3:
-                raise ValueError("layers[%d]: only 2-D convolutions are supported here" % i)
-            p = L["pads"]
+        at = "layers[%d]" % i
+        act = L["activation"]["id"]
+        if act not in acts:
+            raise ValueError("%s.activation.id: %s is not in the core schema" % (at, act))
+        tau = float(L["activation"].get("tau", 0.0))
+        spatial = len(shape) - 1
+        if L["id"] == "conv":
+            k, p = L["kernels"], [int(v) for v in L["padding_dims"]]
+            n = k.ndim - 2
+            if n != spatial or n not in convs or len(p) != 2 * n:
+                raise ValueError("%s: a %d-D conv on an input of shape %s: this script runs 1-D to 3-D ones"
+                                 % (at, n, shape))
             if any(p):
-                mods.append(nn.ZeroPad2d((p[2], p[3], p[0], p[1])))
-            conv = nn.Conv2d(k.shape[3], k.shape[0], (k.shape[1], k.shape[2]))
-            conv.weight.data = torch.from_numpy(k.transpose(0, 3, 1, 2).copy())
+                mods.append(Pad(p))
+            conv = convs[n](k.shape[-1], k.shape[0], tuple(k.shape[1:-1]))
+            conv.weight.data = torch.from_numpy(k.transpose([0, n + 1] + list(range(1, n + 1))).copy())
             conv.bias.data = torch.from_numpy(L["bias"].copy())
             mods.append(conv)
-            shape = [shape[0] + p[0] + p[1] - k.shape[1] + 1, shape[1] + p[2] + p[3] - k.shape[2] + 1, k.shape[0]]
-            mods.append(Act(L["act"], L["tau"], True))
-        else:
+            shape = [shape[a] + p[2 * a] + p[2 * a + 1] - k.shape[a + 1] + 1 for a in range(n)] + [k.shape[0]]
+            mods.append(Act(act, tau, True))
+        elif L["id"] == "dense":
             w = L["weights"]
-            if len(shape) == 3:
-                if not L["flatten"]:
-                    raise ValueError("layers[%d]: Dense without flatten on a spatial input" % i)
-                h, wd, c = shape
-                # nnn's row (y*w + x)*c + ch is torch's row ch*h*w + y*w + x.
-                w = w.reshape(h, wd, c, -1).transpose(2, 0, 1, 3).reshape(h * wd * c, -1)
-                mods.append(nn.Flatten())
             lin = nn.Linear(w.shape[0], w.shape[1])
+            if spatial > 0 and L["flatten"]:
+                # nnn's row (s1..sn, c), channels last, is torch's row (c, s1..sn).
+                w = w.reshape(shape + [-1]).transpose([spatial] + list(range(spatial)) + [spatial + 1])
+                w = w.reshape(-1, w.shape[-1])
+                mods.append(nn.Flatten())
+                shape = [w.shape[1]]
+            else:
+                shape = shape[:-1] + [w.shape[1]]
             lin.weight.data = torch.from_numpy(w.T.copy())
             lin.bias.data = torch.from_numpy(L["bias"].copy())
-            mods.append(lin)
-            shape = [w.shape[1]]
-            mods.append(Act(L["act"], L["tau"], False))
-    # Channels-last memory (nnnkit's layout): the faster one for oneDNN's
-    # convolutions here, and the input needs no copy.
-    return nn.Sequential(*mods).eval().to(memory_format=torch.channels_last)
+            mods.append(ChannelsDense(lin) if len(shape) > 1 else lin)
+            mods.append(Act(act, tau, len(shape) > 1))
+        else:
+            raise ValueError("%s.id: %s is not a layer type of the core schema" % (at, L["id"]))
+    net = nn.Sequential(*mods).eval()
+    fmt = memory_format(torch, len(in_shape) - 1)
+    return net.to(memory_format=fmt) if fmt is not None else net
 
 
 def to_torch(x):
-    """[b, h, w, c] numpy (nnnkit's layout) as a [b, c, h, w] tensor in
+    """[b, s1..sn, c] numpy (nnnkit's layout) as a [b, c, s1..sn] tensor in
     channels-last memory: the same bytes, no copy."""
     import torch
     t = torch.from_numpy(x)
-    return t.permute(0, 3, 1, 2) if t.dim() == 4 else t
+    return t.permute(0, t.dim() - 1, *range(1, t.dim() - 1)) if t.dim() >= 3 else t
+
+
+def from_torch(t):
+    """A [b, c, s1..sn] output back in nnnkit's layout, [b, s1..sn, c]."""
+    return t.movedim(1, -1).contiguous() if t.dim() >= 3 else t
 
 
 def setup(threads):
@@ -174,10 +192,11 @@ def setup(threads):
     return torch
 
 
-def worker(model_path, in_shape, threads):
+def worker(model_path, in_shape, threads, nnnkit):
     import numpy as np
     torch = setup(threads)
-    net = build(read_model(model_path), in_shape)
+    net = build(read_model(model_path, nnnkit), in_shape)
+    fmt = memory_format(torch, len(in_shape) - 1)
     inputs = {}
     print("ready torch %s threads %d" % (torch.__version__, torch.get_num_threads()), flush=True)
     for line in sys.stdin:
@@ -190,7 +209,7 @@ def worker(model_path, in_shape, threads):
                 if b not in inputs:
                     gen = torch.Generator().manual_seed(b)
                     inputs[b] = to_torch(torch.rand([b] + in_shape, generator=gen).numpy())
-                    if not inputs[b].is_contiguous(memory_format=torch.channels_last) and inputs[b].dim() == 4:
+                    if fmt is not None and not inputs[b].is_contiguous(memory_format=fmt):
                         raise ValueError("input is not channels-last")
                 x = inputs[b]
                 with torch.inference_mode():
@@ -203,18 +222,21 @@ def worker(model_path, in_shape, threads):
                 x, y = np.load(w[1]), np.load(w[2])
                 with torch.inference_mode():
                     out = torch.cat([net(to_torch(x[i:i + 1024])) for i in range(0, len(x), 1024)])
-                print("%.6g" % float(np.max(np.abs(out.numpy() - y))), flush=True)
+                out = from_torch(out).numpy()
+                if out.shape != y.shape:
+                    raise ValueError("torch gives %s, nnnkit %s" % (list(out.shape), list(y.shape)))
+                print("%.6g" % float(np.max(np.abs(out - y))), flush=True)
             else:
                 print("err unknown request %s" % w[0], flush=True)
         except Exception as e:  # the driver shows it and goes on without torch
             print("err %s" % str(e).replace("\n", " "), flush=True)
 
 
-def classify(model_path, x_path, threads, batch):
+def classify(model_path, x_path, threads, batch, nnnkit):
     import numpy as np
     torch = setup(threads)
     x = np.load(x_path)
-    net = build(read_model(model_path), list(x.shape[1:]))
+    net = build(read_model(model_path, nnnkit), list(x.shape[1:]))
     with torch.inference_mode():
         out = [net(to_torch(x[i:i + batch])) for i in range(0, len(x), batch)]
     y = torch.cat(out)
@@ -223,14 +245,17 @@ def classify(model_path, x_path, threads, batch):
 
 def main(argv):
     threads, batch, mode, files, shape = 1, 256, None, [], [28, 28, 1]
+    nnnkit = os.environ.get("NNNKIT") or shutil.which("nnnkit") or "nnnkit"
     i = 1
     while i < len(argv):
         a = argv[i]
         if a in ("--worker", "--classify"):
             mode = a[2:]
-        elif a in ("--threads", "--batch", "--shape") and i + 1 < len(argv):
+        elif a in ("--threads", "--batch", "--shape", "--nnnkit") and i + 1 < len(argv):
             i += 1
-            if a == "--threads":
+            if a == "--nnnkit":
+                nnnkit = argv[i]
+            elif a == "--threads":
                 threads = int(argv[i])
             elif a == "--batch":
                 batch = int(argv[i])
@@ -242,9 +267,9 @@ def main(argv):
             files.append(a)
         i += 1
     if mode == "worker" and len(files) == 1:
-        worker(files[0], shape, threads)
+        worker(files[0], shape, threads, nnnkit)
     elif mode == "classify" and len(files) == 2:
-        classify(files[0], files[1], threads, batch)
+        classify(files[0], files[1], threads, batch, nnnkit)
     else:
         sys.exit(__doc__)
 

@@ -5,11 +5,14 @@
  * their runs interleaved so that the load of a shared machine hits both
  * alike, and lands as one row of one table: median, min..max, reference,
  * ratio, target, met. Inference rows have a second reference too (ONNX
- * Runtime), with its own median and ratio.
+ * Runtime is their reference, PyTorch the second), with its own median
+ * and ratio; the target is always for the first reference's ratio.
  *
  *   codec.c   models, open, validate, check-finite, decode, encode
  *   procs.c   whole nnnkit processes: info, validate, run (time, peak RSS)
- *   infer.c   inference against PyTorch and ONNX Runtime: worker processes, interleaved
+ *   infer.c   inference against ONNX Runtime and PyTorch: worker processes, interleaved;
+ *             the example classifier and every other network of mkexample --list
+ *   peak.c    the core's FMA peak, measured: what "% of peak" is of
  *   tiny.c    tiny models at batch 1: nnn_plan_run against ONNX Runtime's C API Run
  *   table.c   rows, statistics, text / Markdown / JSON output
  *   main.c    options, order, the machine
@@ -24,7 +27,7 @@
 
 #include <nnn/model.h>
 
-#define MAX_RUNS 31
+#define MAX_RUNS 64 /* the FMA peak is measured in every round of every inference section */
 #define BN_PATH 4352 /* a folder of up to 4095 bytes and a file name */
 
 /* ---- measurements (table.c) ---- */
@@ -76,7 +79,7 @@ typedef enum target_kind {
 } target_kind_t;
 
 typedef struct row {
-	char section[48];  /* "open", "inference, 1 thread", ... */
+	char section[64];  /* "open", "inference, 1 thread", ... */
 	char figure[96];
 	char what[32];     /* the model, batch, or case */
 	unit_t unit;
@@ -85,9 +88,10 @@ typedef struct row {
 	stats_t ref;       /* ref.n == 0: not measured (not installed, skipped) */
 	char ref2_name[96]; /* a second reference (ONNX Runtime), "" when none; no target */
 	stats_t ref2;
-	target_kind_t target;
+	target_kind_t target; /* of the ratio to the first reference */
 	double target_value;
 	bool show_faults;
+	bool percent;         /* the ratio (and a ratio target) shown as a percentage: "% of peak" */
 } row_t;
 
 typedef struct table {
@@ -148,6 +152,8 @@ bool bn_runs(const config_t *c, table_t *t);
  * ort_ok); the worker side. */
 bool bn_infer(config_t *c, table_t *t);
 int bn_worker_main(int argc, char **argv);
+/* "28,28,1" as the shape of one input: [1, 28, 28, 1]; false when it is not one. */
+bool bn_parse_shape(const char *text, nnn_shape_t *in);
 /* tiny.c: the real corpus's demo files and an identity-like model, one
  * call at batch 1, against ONNX Runtime's C API (dlopen) and node. */
 bool bn_tiny(const config_t *c, table_t *t);
@@ -156,6 +162,17 @@ bool bn_tiny(const config_t *c, table_t *t);
  * at `batch` images of 28x28x1; false when it cannot be read. */
 typedef void (*bn_layer_fn)(const nnn_layer_t *L, const nnn_shape_t *out, void *ctx);
 bool bn_example_layers(const config_t *c, int batch, bn_layer_fn each, void *ctx);
+/* The same for any model and input shape (batch included). */
+bool bn_model_layers(const char *model, const nnn_shape_t *in, bn_layer_fn each, void *ctx);
+
+/* peak.c: the instruction set of the FMA loop for this CPU ("AVX-512",
+ * "AVX2"), or NULL when there is none (then no peak, and no "% of peak");
+ * its independent chains (accumulators); FLOPs of one call of one thread;
+ * seconds for `calls` calls on each of `threads` threads at once, or -1. */
+const char *bn_fma_name(void);
+int bn_fma_chains(void);
+double bn_fma_flop(void);
+double bn_fma_run(int threads, long calls);
 
 /* The example model's input for whole runs: 10,000 images, [10000, 28, 28, 1]. */
 #define BN_IMAGES 10000

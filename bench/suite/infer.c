@@ -1,18 +1,22 @@
-/* infer.c: inference of the example classifier, nnnkit against PyTorch
- * and ONNX Runtime.
+/* infer.c: inference, nnnkit against ONNX Runtime and PyTorch: the example
+ * classifier, then every other network `mkexample --list` names (issue 17's
+ * generality target), each at batch 1 and 64 on 1 and 2 threads.
  *
  * Each contender runs in a worker process of its own thread count, with
  * that count in every thread variable of its environment (OpenBLAS reads
  * its own once, at load): nnnbench itself with --worker (nnn_plan_run on
- * the builtin plugin, and OpenBLAS sgemm as the machine's GEMM figure),
- * bench/torch_bench.py --worker (the same weights in PyTorch) and
- * bench/ort_bench.js --worker (ONNX Runtime on the model as
- * `nnnkit convert` exports it). The driver asks them in turn,
- * "net BATCH CALLS", and each answers the seconds the calls took; so every
- * round times every contender under the same load, in an order that
- * rotates from case to case and round to round. After a contender ran
- * more than one thread, the next one waits until those threads have
- * stopped spinning (OpenBLAS spins for about 0.1 s).
+ * the builtin plugin; OpenBLAS sgemm as the machine's GEMM figure; the FMA
+ * loop of peak.c, on as many threads as the worker has, as the machine's
+ * peak), bench/ort_bench.js --worker (ONNX Runtime on the model as
+ * `nnnkit convert` exports it) and bench/torch_bench.py --worker (the same
+ * weights in PyTorch). The driver asks them in turn, "net BATCH CALLS",
+ * and each answers the seconds the calls took; so every round times every
+ * contender under the same load, in an order that rotates from case to
+ * case and round to round, and ends with the peak (and, for the example,
+ * sgemm). After a contender ran more than one thread, the next one waits
+ * until those threads have stopped spinning (OpenBLAS spins for about
+ * 0.1 s). One network at a time has workers: the wide MLP's weights are
+ * 80 MB in each of them.
  */
 #define _GNU_SOURCE
 #include <cblas.h>
@@ -23,6 +27,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,7 +41,7 @@
 #define GEMM_N 1024
 #define SETTLE 0.15 /* seconds for idle threads to stop spinning */
 
-/* ---- the worker: nnnbench --worker --threads T --model M --plugin P ---- */
+/* ---- the worker: nnnbench --worker --threads T --model M --plugin P [--shape 28,28,1] ---- */
 
 typedef struct wplan {
 	int batch;
@@ -48,6 +53,7 @@ typedef struct wstate {
 	nnn_ctx_t *ctx;
 	nnn_file_t *file;
 	int threads;
+	nnn_shape_t in; /* one input, batch 1 */
 	wplan_t plans[8];
 	int nplans;
 	float *a, *b, *c; /* the GEMM's */
@@ -61,12 +67,13 @@ static wplan_t *plan_for(wstate_t *w, int batch)
 	if (w->nplans == 8 || batch < 1)
 		return NULL;
 	wplan_t *p = &w->plans[w->nplans];
-	nnn_shape_t in = { .rank = 4, .dims = { batch, 28, 28, 1 } };
+	nnn_shape_t in = w->in;
 	nnn_run_opts_t o = { .size = sizeof o, .threads = w->threads };
 	const nnn_model_t *m = nnn_file_model(w->file);
+	in.dims[0] = batch;
 	if (nnn_plan_new(w->ctx, m, &in, &o, &p->plan, NULL) != NNN_OK)
 		return NULL;
-	size_t nx = (size_t)batch * 28 * 28, ny = (size_t)nnn_shape_numel(nnn_plan_shape(p->plan, m->layer_count - 1));
+	size_t nx = (size_t)nnn_shape_numel(&in), ny = (size_t)nnn_shape_numel(nnn_plan_shape(p->plan, m->layer_count - 1));
 	p->x = malloc(nx * sizeof *p->x);
 	p->y = malloc(ny * sizeof *p->y);
 	if (!p->x || !p->y) {
@@ -76,7 +83,7 @@ static wplan_t *plan_for(wstate_t *w, int batch)
 		return NULL;
 	}
 	for (size_t i = 0; i < nx; i++)
-		p->x[i] = (float)((i * 2654435761u) & 1023u) / 1024.0f; /* pixels in [0, 1) */
+		p->x[i] = (float)((i * 2654435761u) & 1023u) / 1024.0f; /* values in [0, 1) */
 	p->batch = batch;
 	w->nplans++;
 	return p;
@@ -121,9 +128,26 @@ static void w_free(wstate_t *w)
 	nnn_ctx_free(w->ctx);
 }
 
+/* "28,28,1" as the shape of one input, [1, 28, 28, 1]; false when it is not one. */
+bool bn_parse_shape(const char *text, nnn_shape_t *in)
+{
+	char *end;
+	in->rank = 1;
+	in->dims[0] = 1;
+	for (const char *p = text; in->rank < NNN_MAX_RANK; p = end + 1) {
+		long v = strtol(p, &end, 10);
+		if (end == p || v < 1 || v > (1L << 30))
+			return false;
+		in->dims[in->rank++] = v;
+		if (*end != ',')
+			return *end == '\0';
+	}
+	return false;
+}
+
 int bn_worker_main(int argc, char **argv)
 {
-	const char *model = NULL, *plugin = NULL;
+	const char *model = NULL, *plugin = NULL, *shape = "28,28,1";
 	wstate_t w = { .threads = 1 };
 	char line[256];
 	for (int i = 1; i + 1 < argc; i++) {
@@ -133,9 +157,15 @@ int bn_worker_main(int argc, char **argv)
 			model = argv[++i];
 		else if (!strcmp(argv[i], "--plugin"))
 			plugin = argv[++i];
+		else if (!strcmp(argv[i], "--shape"))
+			shape = argv[++i];
 	}
 	nnn_diags_t d;
 	nnn_diags_init(&d);
+	if (!bn_parse_shape(shape, &w.in)) {
+		printf("err cannot start: --shape %s: expected sizes >= 1 separated by commas, as 28,28,1\n", shape);
+		return 1;
+	}
 	if (!model || !plugin || nnn_ctx_new(&w.ctx, &d) != NNN_OK || nnn_plugin_load(w.ctx, plugin, &d) != NNN_OK ||
 	    nnn_file_open(model, NULL, &w.file, &d) != NNN_OK) {
 		char buf[1024];
@@ -156,6 +186,8 @@ int bn_worker_main(int argc, char **argv)
 			t = w_net(&w, batch, calls);
 		else if (sscanf(line, "gemm %ld", &calls) == 1)
 			t = w_gemm(&w, calls);
+		else if (sscanf(line, "fma %ld", &calls) == 1)
+			t = bn_fma_run(w.threads, calls);
 		else if (!strncmp(line, "quit", 4))
 			break;
 		if (t < 0)
@@ -178,8 +210,9 @@ typedef struct worker {
 	bool up;
 } worker_t;
 
-/* Starts argv with env; waits for its "ready" line. */
-static bool w_start(worker_t *w, const char *name, char *const argv[], char **env)
+/* Starts argv with env; w_ready then waits for its "ready" line, so that
+ * workers start side by side (PyTorch takes seconds to import). */
+static bool w_spawn(worker_t *w, const char *name, char *const argv[], char **env)
 {
 	int in[2], out[2];
 	memset(w, 0, sizeof *w);
@@ -206,12 +239,17 @@ static bool w_start(worker_t *w, const char *name, char *const argv[], char **en
 	close(out[1]);
 	w->to = fdopen(in[1], "w");
 	w->from = fdopen(out[0], "r");
-	if (!w->to || !w->from)
+	return w->to && w->from;
+}
+
+static bool w_ready(worker_t *w)
+{
+	if (!w->from)
 		return false;
 	w->up = fgets(w->hello, sizeof w->hello, w->from) && !strncmp(w->hello, "ready", 5);
 	w->hello[strcspn(w->hello, "\n")] = '\0';
 	if (!w->up)
-		fprintf(stderr, "nnnbench: %s did not start: %s\n", name, w->hello[0] ? w->hello : "no answer");
+		fprintf(stderr, "nnnbench: %s did not start: %s\n", w->name, w->hello[0] ? w->hello : "no answer");
 	return w->up;
 }
 
@@ -243,20 +281,26 @@ static double w_time(worker_t *w, const char *fmt, ...)
 	return t;
 }
 
-/* The answer line of a request that is not timed. */
-static bool w_ask(worker_t *w, const char *req, char *reply, size_t size)
+/* A request that is not timed; w_answer reads its answer line. Apart, so
+ * that several workers can be asked at once. */
+static bool w_send(worker_t *w, const char *req)
 {
 	if (!w->up)
 		return false;
 	fprintf(w->to, "%s\n", req);
-	fflush(w->to);
-	if (!fgets(reply, (int)size, w->from))
+	return fflush(w->to) == 0;
+}
+
+static bool w_answer(worker_t *w, char *reply, size_t size)
+{
+	if (!w->up || !fgets(reply, (int)size, w->from))
 		return false;
 	reply[strcspn(reply, "\n")] = '\0';
 	return true;
 }
 
-static void w_stop(worker_t *w)
+/* Tells the worker to stop; w_reap waits for it. */
+static void w_quit(worker_t *w)
 {
 	if (w->to) {
 		/* A worker given up may have exited: writing to it would raise
@@ -264,7 +308,13 @@ static void w_stop(worker_t *w)
 		if (w->up)
 			fprintf(w->to, "quit\n");
 		fclose(w->to);
+		w->to = NULL;
 	}
+}
+
+static void w_reap(worker_t *w)
+{
+	w_quit(w);
 	if (w->from)
 		fclose(w->from);
 	if (w->pid > 0)
@@ -280,20 +330,60 @@ enum { K_NNN, K_TORCH, K_ORT, K_COUNT };
 
 typedef struct icase {
 	int batch, threads;
-	double target; /* nnnkit over PyTorch, images per second; 0: none */
+	double target; /* nnnkit over ONNX Runtime, images per second; 0: none */
+	double peak;   /* nnnkit's GFLOP/s over the FMA peak of as many threads; 0: none */
 	series_t s[K_COUNT];
 	long calls[K_COUNT];
+	int runs[K_COUNT]; /* rounds a contender is timed in (fewer when one call is long) */
 } icase_t;
+
+#define MAX_CASES 8
+#define MAX_NETS 16
+
+/* One network: what mkexample --list says of it, its files, its cases and
+ * what its workers said. */
+typedef struct net {
+	char name[32], shape[64], layers[256], about[160];
+	char model[BN_PATH], onnx[BN_PATH], x[BN_PATH];
+	nnn_shape_t in; /* one input */
+	double flop;    /* FLOPs of one input */
+	icase_t cs[MAX_CASES];
+	int ncase;
+	char hello[K_COUNT][2][256]; /* each worker's first line (or why it did not start) */
+	double diff[K_COUNT];        /* largest difference from nnnkit run's outputs; NAN: not known */
+	char why[K_COUNT][256];      /* the check's answer, when it was no number */
+	bool tried[K_COUNT];         /* its workers were started */
+	bool up[K_COUNT];            /* both workers started */
+	bool shown[K_COUNT];         /* whose figures go into the table */
+} net_t;
+
+/* The machine's own figures, measured in every round of every network. */
+typedef struct machine {
+	const char *fma;  /* bn_fma_name(); NULL: no peak on this CPU */
+	double fma_flop;  /* FLOPs of one fma call on one thread */
+	series_t peak[2]; /* the FMA loop on 1 and on 2 threads at once: seconds per call */
+	long peak_calls[2];
+	series_t gemm; /* OpenBLAS sgemm 1024^3 on 1 thread, in the example's rounds */
+	long gemm_calls;
+} machine_t;
+
+typedef struct names {
+	char torch[64], ort[64]; /* "PyTorch 1.13.0a0 eager", "ONNX Runtime 1.30.0" */
+} names_t;
 
 typedef struct contenders {
 	worker_t w[K_COUNT][2]; /* by contender, then threads - 1 */
 } contenders_t;
 
+/* Every worker told to stop first, then waited for: they exit side by side. */
 static void stop_all(contenders_t *k)
 {
 	for (int i = 0; i < K_COUNT; i++)
 		for (int t = 0; t < 2; t++)
-			w_stop(&k->w[i][t]);
+			w_quit(&k->w[i][t]);
+	for (int i = 0; i < K_COUNT; i++)
+		for (int t = 0; t < 2; t++)
+			w_reap(&k->w[i][t]);
 }
 
 /* env with NODE_PATH=value in front (and no other NODE_PATH): a new array
@@ -313,53 +403,74 @@ static char **with_node_path(char **env, char *entry)
 	return e;
 }
 
-static bool start_all(const config_t *c, contenders_t *k, bool torch, bool ort)
+/* Starts the workers of net n: nnnkit's always, PyTorch's and ONNX
+ * Runtime's when asked; false when nnnkit's did not start. */
+static bool start_all(const config_t *c, contenders_t *k, net_t *n, bool torch, bool ort)
 {
 	bool good = true;
 	char node_path[BN_PATH + 32];
 	snprintf(node_path, sizeof node_path, "NODE_PATH=%s/node_modules", c->ort_dir);
 	for (int t = 1; t <= 2 && good; t++) {
-		char threads[8], name[48];
+		char threads[8], name[96];
 		char **env = bn_env(c, t);
 		snprintf(threads, sizeof threads, "%d", t);
-		char *nargv[] = { (char *)"/proc/self/exe", (char *)"--worker", (char *)"--threads", threads, (char *)"--model",
-			          (char *)c->example, (char *)"--plugin", (char *)c->plugin, NULL };
+		char *nargv[] = { (char *)"/proc/self/exe", (char *)"--worker", (char *)"--threads", threads,
+			          (char *)"--model", n->model, (char *)"--plugin", (char *)c->plugin,
+			          (char *)"--shape", n->shape, NULL };
 		char *targv[] = { (char *)c->python, (char *)c->torch, (char *)"--worker", (char *)"--threads", threads,
-			          (char *)"--shape", (char *)"28,28,1", (char *)c->example, NULL };
+			          (char *)"--shape", n->shape, (char *)"--nnnkit", (char *)c->nnnkit, n->model, NULL };
 		char *oargv[] = { (char *)c->node, (char *)c->ort, (char *)"--worker", (char *)"--threads", threads,
-			          (char *)"--shape", (char *)"28,28,1", (char *)c->onnx, NULL };
+			          (char *)"--shape", n->shape, n->onnx, NULL };
 		char exe[4096];
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-		if (n > 0) {
-			exe[n] = '\0';
+		ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		if (len > 0) {
+			exe[len] = '\0';
 			nargv[0] = exe;
 		}
-		snprintf(name, sizeof name, "nnnkit worker (%d thread%s)", t, t > 1 ? "s" : "");
-		good = env && w_start(&k->w[K_NNN][t - 1], name, nargv, env);
-		snprintf(name, sizeof name, "PyTorch worker (%d thread%s)", t, t > 1 ? "s" : "");
+		snprintf(name, sizeof name, "%s: nnnkit worker (%d thread%s)", n->name, t, t > 1 ? "s" : "");
+		good = env && w_spawn(&k->w[K_NNN][t - 1], name, nargv, env);
+		snprintf(name, sizeof name, "%s: PyTorch worker (%d thread%s)", n->name, t, t > 1 ? "s" : "");
 		if (good && torch)
-			w_start(&k->w[K_TORCH][t - 1], name, targv, env);
-		snprintf(name, sizeof name, "ONNX Runtime worker (%d thread%s)", t, t > 1 ? "s" : "");
+			w_spawn(&k->w[K_TORCH][t - 1], name, targv, env);
+		snprintf(name, sizeof name, "%s: ONNX Runtime worker (%d thread%s)", n->name, t, t > 1 ? "s" : "");
 		char **oenv = good && ort ? with_node_path(env, node_path) : NULL;
 		if (oenv)
-			w_start(&k->w[K_ORT][t - 1], name, oargv, oenv);
+			w_spawn(&k->w[K_ORT][t - 1], name, oargv, oenv);
 		free(oenv);
 		bn_env_free(env);
 	}
+	for (int who = 0; who < K_COUNT; who++)
+		for (int t = 0; t < 2; t++) {
+			bool up = w_ready(&k->w[who][t]);
+			good &= who != K_NNN || up;
+			snprintf(n->hello[who][t], sizeof n->hello[who][t], "%s", k->w[who][t].hello);
+		}
 	return good;
 }
 
-/* Calls per run of `batch` (0: the GEMM) so that a run lasts about
- * `seconds`; after a warm-up. 0 when the worker failed. */
-static long calibrate(worker_t *w, int batch, double seconds)
+/* Calls per run of `what` ("net 64", "gemm", "fma") so that a run lasts
+ * about `seconds`, after a warm-up (a call longer than a run is its own
+ * warm-up); *run (when not NULL) the seconds a run of them will last. 0
+ * when the worker failed. */
+static long calibrate(worker_t *w, const char *what, double seconds, double *run)
 {
 	double t = 0;
-	for (int i = 0; i < 2; i++)
-		if ((t = batch ? w_time(w, "net %d 1", batch) : w_time(w, "gemm 1")) < 0)
+	for (int i = 0; i < 2 && t <= seconds; i++)
+		if ((t = w_time(w, "%s 1", what)) < 0)
 			return 0;
 	long n = (long)(seconds / (t > 1e-7 ? t : 1e-7));
-	return n < 1 ? 1 : n > 1000000 ? 1000000 : n;
+	n = n < 1 ? 1 : n > 1000000 ? 1000000 : n;
+	if (run)
+		*run = (double)n * t;
+	return n;
 }
+
+/* In the other networks' cases, PyTorch's time for one case is bounded by
+ * BUDGET runs of the usual length in all: when its single call outlasts
+ * that (on the audio net at batch 64 it takes seconds a call) it is timed
+ * in fewer rounds, at least one. ONNX Runtime, whose ratio the targets are
+ * on, and nnnkit are timed in every round. */
+#define BUDGET 4
 
 /* One timed run of a case's contender `who`; false when it failed. */
 static bool time_case(worker_t *w, icase_t *ic, int who)
@@ -376,121 +487,254 @@ static bool time_case(worker_t *w, icase_t *ic, int who)
 	return true;
 }
 
-/* FLOPs of one image through the example: 2 x the multiply-adds of each
- * Conv (output positions x filters x taps) and Dense (inputs x neurons). */
+/* One timed run of `what` on worker w into s; false when it failed. */
+static bool time_machine(worker_t *w, const char *what, long calls, series_t *s)
+{
+	double t = calls > 0 ? w_time(w, "%s %ld", what, calls) : -1;
+	if (t < 0)
+		return false;
+	bn_add(s, t / (double)calls, 0);
+	return true;
+}
+
+/* FLOPs of one input: 2 x the multiply-adds of each Conv (output positions
+ * x filters x taps) and Dense (output positions x inputs x neurons). */
 static void add_flop(const nnn_layer_t *L, const nnn_shape_t *out, void *ctx)
 {
 	double *flop = ctx;
 	if (L->id == NNN_LAYER_ID_CONV)
 		*flop += 2.0 * (double)nnn_shape_numel(out) * L->body.conv.kernels.data.n / L->body.conv.filters;
 	else if (L->id == NNN_LAYER_ID_DENSE)
-		*flop += 2.0 * L->body.dense.weights.data.n;
+		*flop += 2.0 * (double)nnn_shape_numel(out) * L->body.dense.weights.data.n / L->body.dense.neurons;
 }
 
-static double flop_per_image(const config_t *c)
+static double flop_per_input(const net_t *n)
 {
 	double flop = 0;
-	return bn_example_layers(c, 1, add_flop, &flop) ? flop : 0;
+	return bn_model_layers(n->model, &n->in, add_flop, &flop) ? flop : 0;
 }
 
 #define AGREE 1e-4 /* largest difference from nnnkit run's outputs */
 #define TEXT(x) #x
 #define TEXT_OF(x) TEXT(x)
 
-/* Asks a contender's 1-thread worker for its largest difference from y on
- * the 10,000 images; notes it; true when within AGREE. */
-static bool check_one(worker_t *w, table_t *t, const char *who, const config_t *c, const char *y)
+/* nnnkit run's outputs on x, against every contender whose workers are up
+ * (their 1-thread worker's "check"): n->diff, n->why, n->shown. */
+static void check_outputs(const config_t *c, contenders_t *k, net_t *n, const char *x)
 {
-	char req[9000], reply[512];
-	snprintf(req, sizeof req, "check %s %s", c->inputs, y);
-	if (!w_ask(w, req, reply, sizeof reply)) {
-		bn_note(t, "%s check: no answer: %s figures are left out", who, who);
-		return false;
-	}
-	char *end;
-	double diff = strtod(reply, &end);
-	bool agree = end != reply && diff <= AGREE;
-	if (end == reply)
-		bn_note(t, "%s check: it could not classify the 10,000 images (%s): %s figures are left out", who, reply, who);
-	else
-		bn_note(t,
-		        "%s check: on the 10,000 images, its outputs and nnnkit run's differ by at most %s "
-		        "(limit " TEXT_OF(AGREE) ")%s",
-		        who, reply, agree ? ": the same model" : ": NOT the same model, its figures are left out");
-	return agree;
-}
-
-/* nnnkit's outputs on the 10,000 images (nnnkit run) against each
- * contender's; agree[who] says which may be shown. */
-static void check_outputs(const config_t *c, contenders_t *k, table_t *t, bool agree[K_COUNT])
-{
-	char y[4200];
+	char y[BN_PATH + 64], req[2 * BN_PATH + 160], reply[512];
 	double sec, mem;
 	char **env = bn_env(c, 1);
-	snprintf(y, sizeof y, "%s/y10k.npy", c->dir);
-	char *argv[] = { (char *)c->nnnkit, (char *)"run", (char *)c->example, (char *)"--input", (char *)c->inputs,
-		         (char *)"--output", y, NULL };
-	if (env && bn_spawn(argv, env, NULL, &sec, &mem)) {
-		if (k->w[K_TORCH][0].up)
-			agree[K_TORCH] = check_one(&k->w[K_TORCH][0], t, "PyTorch", c, y);
-		if (k->w[K_ORT][0].up)
-			agree[K_ORT] = check_one(&k->w[K_ORT][0], t, "ONNX Runtime", c, y);
+	snprintf(y, sizeof y, "%s/%s-y.npy", c->dir, n->name);
+	char *argv[] = { (char *)c->nnnkit, (char *)"run", n->model, (char *)"--input", (char *)x, (char *)"--output", y,
+		         NULL };
+	bool ran = env && bn_spawn(argv, env, NULL, &sec, &mem);
+	snprintf(req, sizeof req, "check %s %s", x, y);
+	bool asked[K_COUNT] = { false };
+	for (int who = K_NNN + 1; who < K_COUNT; who++) /* all at once: they run side by side */
+		asked[who] = ran && n->up[who] && w_send(&k->w[who][0], req);
+	for (int who = K_NNN + 1; who < K_COUNT; who++) {
+		char *end;
+		n->diff[who] = NAN;
+		if (!n->up[who])
+			continue;
+		if (!ran)
+			snprintf(n->why[who], sizeof n->why[who], "nnnkit run on %.200s failed", x);
+		else if (!asked[who] || !w_answer(&k->w[who][0], reply, sizeof reply))
+			snprintf(n->why[who], sizeof n->why[who], "no answer");
+		else if ((n->diff[who] = strtod(reply, &end)), end == reply) {
+			n->diff[who] = NAN;
+			snprintf(n->why[who], sizeof n->why[who], "%.200s", reply);
+		}
+		n->shown[who] = n->diff[who] <= AGREE; /* false for NAN */
 	}
 	unlink(y);
 	bn_env_free(env);
 }
 
-typedef struct names {
-	char torch[64], ort[64]; /* "PyTorch 1.13.0a0 eager", "ONNX Runtime 1.30.0" */
-} names_t;
+/* Measures network n: its workers started and checked, its cases
+ * calibrated, then `rounds` rounds, each ending with the FMA peak (and,
+ * with `gemm`, OpenBLAS sgemm); with `cap`, PyTorch within BUDGET. False
+ * when nnnkit's own worker failed. */
+static bool measure(const config_t *c, net_t *n, machine_t *m, const char *x, bool torch, bool ort, int rounds,
+                    double run_s, bool gemm, bool cap)
+{
+	contenders_t k;
+	memset(&k, 0, sizeof k);
+	fprintf(stderr, "nnnbench: inference: %s: starting the workers\n", n->name);
+	bool good = start_all(c, &k, n, torch, ort);
+	n->tried[K_NNN] = true;
+	n->tried[K_TORCH] = torch;
+	n->tried[K_ORT] = ort;
+	for (int who = 0; who < K_COUNT; who++) {
+		n->up[who] = k.w[who][0].up && k.w[who][1].up;
+		if (!n->up[who]) /* a worker that is down is asked nothing */
+			for (int t = 0; t < 2; t++)
+				w_reap(&k.w[who][t]);
+	}
+	n->shown[K_NNN] = good;
+	if (good)
+		check_outputs(c, &k, n, x);
 
-static void case_row(table_t *t, const icase_t *ic, const names_t *nm)
+	fprintf(stderr, "nnnbench: inference: %s: calibrating\n", n->name);
+	for (int i = 0; i < n->ncase && good; i++) {
+		icase_t *ic = &n->cs[i];
+		char what[32];
+		snprintf(what, sizeof what, "net %d", ic->batch);
+		for (int who = 0; who < K_COUNT; who++) {
+			if (!n->shown[who])
+				continue;
+			double run = 0;
+			ic->calls[who] = calibrate(&k.w[who][ic->threads - 1], what, run_s, &run);
+			ic->runs[who] = !cap || who != K_TORCH || run <= BUDGET * run_s ? rounds
+			                : run >= BUDGET * rounds * run_s                ? 1
+			                                                                : (int)(BUDGET * rounds * run_s / run);
+			if (ic->threads > 1)
+				bn_sleep(SETTLE);
+		}
+		good = ic->calls[K_NNN] > 0;
+	}
+	for (int t = 0; t < 2 && good && m->fma; t++)
+		if (!m->peak_calls[t])
+			m->peak_calls[t] = calibrate(&k.w[K_NNN][t], "fma", run_s, NULL);
+	if (good && gemm && !m->gemm_calls)
+		good = (m->gemm_calls = calibrate(&k.w[K_NNN][0], "gemm", run_s, NULL)) > 0;
+	int order[K_COUNT], norder = 0;
+	for (int who = 0; who < K_COUNT; who++)
+		if (n->shown[who])
+			order[norder++] = who;
+	for (int round = 0; round < rounds && good; round++) {
+		fprintf(stderr, "nnnbench: inference: %s: round %d of %d\n", n->name, round + 1, rounds);
+		for (int i = 0; i < n->ncase && good; i++) {
+			icase_t *ic = &n->cs[i];
+			/* Who goes first rotates from case to case and round to
+			 * round: no contender always follows the same one. */
+			for (int j = 0; j < norder && good; j++) {
+				int who = order[(round + i + j) % norder];
+				if (who == K_NNN)
+					good = time_case(&k.w[K_NNN][ic->threads - 1], ic, K_NNN);
+				else if (round < ic->runs[who])
+					time_case(&k.w[who][ic->threads - 1], ic, who);
+			}
+		}
+		if (good && gemm)
+			good = time_machine(&k.w[K_NNN][0], "gemm", m->gemm_calls, &m->gemm);
+		for (int t = 0; t < 2 && good && m->fma; t++)
+			good = time_machine(&k.w[K_NNN][t], "fma", m->peak_calls[t], &m->peak[t]);
+	}
+	stop_all(&k);
+	n->shown[K_NNN] = good;
+	return good;
+}
+
+/* ---- the rows ---- */
+
+static const char *plural(int threads)
+{
+	return threads > 1 ? "s" : "";
+}
+
+/* The FMA peak of `threads` threads as a reference, in GFLOP/s. */
+static void peak_ref(row_t *r, const machine_t *m, int threads)
+{
+	char ref[96];
+	if (!m->fma)
+		return;
+	snprintf(ref, sizeof ref, "FMA peak, %d thread%s", threads, plural(threads));
+	bn_ref(r, ref, bn_stats(&m->peak[threads - 1], U_GFLOPS, m->fma_flop * threads));
+}
+
+/* A case's two rows: images per second against ONNX Runtime (the target's
+ * reference) and PyTorch; GFLOP/s against the FMA peak of as many threads. */
+static void case_rows(table_t *t, const char *section, const net_t *n, const icase_t *ic, const machine_t *m,
+                      const names_t *nm)
 {
 	char what[32], ref[96];
-	const char *th = ic->threads > 1 ? "s" : "";
 	snprintf(what, sizeof what, "batch %d", ic->batch);
-	row_t *r = bn_row(t, ic->threads > 1 ? "inference, 2 threads" : "inference, 1 thread",
-	                  "nnnkit (nnn_plan_run, builtin plugin)", what, U_IMGS);
+	row_t *r = bn_row(t, section, "nnnkit (nnn_plan_run, builtin plugin)", what, U_IMGS);
 	if (!r)
 		return;
 	r->fig = bn_stats(&ic->s[K_NNN], U_IMGS, ic->batch);
-	snprintf(ref, sizeof ref, "%s, %d thread%s", nm->torch, ic->threads, th);
-	bn_ref(r, ref, bn_stats(&ic->s[K_TORCH], U_IMGS, ic->batch));
-	snprintf(ref, sizeof ref, "%s, %d thread%s", nm->ort, ic->threads, th);
-	bn_ref2(r, ref, bn_stats(&ic->s[K_ORT], U_IMGS, ic->batch));
+	snprintf(ref, sizeof ref, "%s, %d thread%s", nm->ort, ic->threads, plural(ic->threads));
+	bn_ref(r, ref, bn_stats(&ic->s[K_ORT], U_IMGS, ic->batch));
+	snprintf(ref, sizeof ref, "%s, %d thread%s", nm->torch, ic->threads, plural(ic->threads));
+	bn_ref2(r, ref, bn_stats(&ic->s[K_TORCH], U_IMGS, ic->batch));
 	if (ic->target > 0)
 		bn_target(r, T_RATIO_MIN, ic->target);
+	if (n->flop <= 0 || !(r = bn_row(t, section, "nnnkit GFLOP/s, % of the FMA peak", what, U_GFLOPS)))
+		return;
+	r->fig = bn_stats(&ic->s[K_NNN], U_GFLOPS, n->flop * ic->batch);
+	r->percent = true;
+	peak_ref(r, m, ic->threads);
+	if (ic->peak > 0)
+		bn_target(r, T_RATIO_MIN, ic->peak);
 }
 
-static const icase_t *find(const icase_t *cs, int ncase, int batch, int threads)
+static const icase_t *find(const net_t *n, int batch, int threads)
 {
-	for (int i = 0; i < ncase; i++)
-		if (cs[i].batch == batch && cs[i].threads == threads)
-			return &cs[i];
+	for (int i = 0; i < n->ncase; i++)
+		if (n->cs[i].batch == batch && n->cs[i].threads == threads)
+			return &n->cs[i];
 	return NULL;
 }
 
-static void rows(table_t *t, const icase_t *cs, int ncase, const series_t *gemm, double flop, const names_t *nm)
+static void peak_rows(table_t *t, const machine_t *m)
 {
-	const icase_t *one = find(cs, ncase, 64, 1), *two = find(cs, ncase, 64, 2), *big = find(cs, ncase, 1024, 1);
+	const char *section = "inference, FMA peak (what % of peak is of)";
+	char fig[96];
 	row_t *r;
-	for (int i = 0; i < ncase; i++)
-		if (cs[i].threads == 1)
-			case_row(t, &cs[i], nm);
-	if (big && flop > 0 && (r = bn_row(t, "inference, 1 thread", "nnnkit GFLOP/s (conv + dense MACs x 2)",
-	                                   "batch 1024", U_GFLOPS)) != NULL) {
-		r->fig = bn_stats(&big->s[K_NNN], U_GFLOPS, flop * 1024);
-		bn_ref(r, "OpenBLAS sgemm 1024^3, 1 thread", bn_stats(gemm, U_GFLOPS, 2.0 * GEMM_N * GEMM_N * GEMM_N));
+	if (m->fma) {
+		snprintf(fig, sizeof fig, "FMA peak (%s FMA loop)", m->fma);
+		if ((r = bn_row(t, section, fig, "1 thread", U_GFLOPS)) != NULL)
+			r->fig = bn_stats(&m->peak[0], U_GFLOPS, m->fma_flop);
+		if ((r = bn_row(t, section, fig, "2 threads", U_GFLOPS)) != NULL) {
+			r->fig = bn_stats(&m->peak[1], U_GFLOPS, 2 * m->fma_flop);
+			peak_ref(r, m, 1);
+		}
 	}
-	for (int i = 0; i < ncase; i++)
-		if (cs[i].threads > 1)
-			case_row(t, &cs[i], nm);
+	if ((r = bn_row(t, section, "OpenBLAS sgemm 1024^3", "1 thread", U_GFLOPS)) != NULL) {
+		r->fig = bn_stats(&m->gemm, U_GFLOPS, 2.0 * GEMM_N * GEMM_N * GEMM_N);
+		r->percent = true;
+		peak_ref(r, m, 1);
+	}
+}
+
+/* The example's rows: 1 thread, then 2 threads, as the issue's targets go. */
+static void example_rows(table_t *t, const net_t *n, const machine_t *m, const names_t *nm)
+{
+	const icase_t *one = find(n, 64, 1), *two = find(n, 64, 2), *big = find(n, 1024, 1);
+	row_t *r;
+	for (int th = 1; th <= 2; th++) {
+		const char *section = th > 1 ? "inference, 2 threads" : "inference, 1 thread";
+		for (int i = 0; i < n->ncase; i++)
+			if (n->cs[i].threads == th)
+				case_rows(t, section, n, &n->cs[i], m, nm);
+		if (th == 1 && big && n->flop > 0 &&
+		    (r = bn_row(t, section, "nnnkit GFLOP/s (conv + dense MACs x 2)", "batch 1024", U_GFLOPS)) != NULL) {
+			r->fig = bn_stats(&big->s[K_NNN], U_GFLOPS, n->flop * 1024);
+			bn_ref(r, "OpenBLAS sgemm 1024^3, 1 thread",
+			       bn_stats(&m->gemm, U_GFLOPS, 2.0 * GEMM_N * GEMM_N * GEMM_N));
+		}
+	}
 	if (one && two && (r = bn_row(t, "inference, 2 threads", "nnnkit, 2 threads over 1", "batch 64", U_IMGS))) {
 		r->fig = bn_stats(&two->s[K_NNN], U_IMGS, 64);
 		bn_ref(r, "nnnkit, 1 thread", bn_stats(&one->s[K_NNN], U_IMGS, 64));
-		bn_target(r, T_RATIO_MIN, 1.6);
+		bn_target(r, T_RATIO_MIN, 1.85);
 	}
 }
+
+static void net_rows(table_t *t, const net_t *n, const machine_t *m, const names_t *nm)
+{
+	for (int th = 1; th <= 2; th++) {
+		char section[64];
+		snprintf(section, sizeof section, "inference, %.31s, %d thread%s", n->name, th, plural(th));
+		for (int i = 0; i < n->ncase; i++)
+			if (n->cs[i].threads == th)
+				case_rows(t, section, n, &n->cs[i], m, nm);
+	}
+}
+
+/* ---- the networks and their files ---- */
 
 /* The first line of `file` into buf ("" when there is none). */
 static void first_line(const char *file, char *buf, size_t size)
@@ -504,10 +748,21 @@ static void first_line(const char *file, char *buf, size_t size)
 	}
 }
 
-/* Whether ONNX Runtime can be tried: node, onnxruntime-node in
- * BUILD/ort/node_modules, and the example exported to ONNX (written
- * here, by nnnkit convert). When not, a note says why. */
-static bool ort_ready(const config_t *c, table_t *t)
+/* Whether `file` is missing or older than `than`. */
+static bool stale(const char *file, const char *than)
+{
+	struct stat a, b;
+	if (stat(file, &a) != 0)
+		return true;
+	if (stat(than, &b) != 0)
+		return false;
+	return a.st_mtim.tv_sec < b.st_mtim.tv_sec ||
+	       (a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec < b.st_mtim.tv_nsec);
+}
+
+/* Whether ONNX Runtime can be tried: node, and onnxruntime-node in
+ * BUILD/ort/node_modules. When not, a note says why. */
+static bool ort_installed(const config_t *c, table_t *t)
 {
 	char pkg[BN_PATH + 64], why[BN_PATH + 128];
 	snprintf(pkg, sizeof pkg, "%s/node_modules/onnxruntime-node/package.json", c->ort_dir);
@@ -524,120 +779,225 @@ static bool ort_ready(const config_t *c, table_t *t)
 		        c->node);
 		return false;
 	}
+	return true;
+}
+
+/* The model exported to ONNX by nnnkit convert: always with `force`, else
+ * when the .onnx is older than the model or nnnkit. */
+static bool export_onnx(const config_t *c, const net_t *n, bool force)
+{
+	if (!force && !stale(n->onnx, n->model) && !stale(n->onnx, c->nnnkit))
+		return true;
 	double sec, mem;
 	char **env = bn_env(c, 1);
-	char *argv[] = { (char *)c->nnnkit, (char *)"convert", (char *)c->example, (char *)c->onnx, NULL };
+	char *argv[] = { (char *)c->nnnkit, (char *)"convert", (char *)n->model, (char *)n->onnx, NULL };
 	bool good = env && bn_spawn(argv, env, NULL, &sec, &mem);
 	bn_env_free(env);
-	if (!good)
-		bn_note(t, "ONNX Runtime: nnnkit convert %s %s failed (run it to see why): no ONNX Runtime figures, its "
-		           "ratios \"-\"",
-		        c->example, c->onnx);
+	if (!good) /* no older export left to be run instead */
+		unlink(n->onnx);
 	return good;
+}
+
+/* The cases of every network but the example: batch 1 and 64 on 1 and 2
+ * threads; >= 1.3x ONNX Runtime each, >= 50 % of the peak at batch 64. */
+static void net_cases(net_t *n)
+{
+	static const int batches[] = { 1, 64 };
+	n->ncase = 0;
+	for (int th = 1; th <= 2; th++)
+		for (int b = 0; b < 2; b++)
+			n->cs[n->ncase++] = (icase_t){ .batch = batches[b], .threads = th, .target = 1.3,
+				                       .peak = batches[b] == 64 ? 0.5 : 0 };
+}
+
+/* The networks of mkexample --list but the example and the identity-like
+ * one (the tiny-model rows' own): their models and inputs written into
+ * BUILD/bench when missing or older than mkexample. Returns how many. */
+static int list_nets(const config_t *c, table_t *t, net_t *nets, int max)
+{
+	char list[BN_PATH + 32], line[1024];
+	double sec, mem;
+	int count = 0;
+	char **env = bn_env(c, 1);
+	snprintf(list, sizeof list, "%s/nets.txt", c->dir);
+	char *argv[] = { (char *)c->mkexample, (char *)"--list", NULL };
+	FILE *f = env && bn_spawn(argv, env, list, &sec, &mem) ? fopen(list, "r") : NULL;
+	if (!f)
+		bn_note(t, "networks: %s --list failed: no rows but the example's", c->mkexample);
+	while (f && fgets(line, sizeof line, f) && count < max) {
+		char *save = NULL, *name = strtok_r(line, "\t\n", &save), *shape = strtok_r(NULL, "\t\n", &save);
+		char *layers = strtok_r(NULL, "\t\n", &save), *about = strtok_r(NULL, "\t\n", &save);
+		if (!name || !shape || !layers || !strcmp(name, "example") || !strcmp(name, "identity"))
+			continue;
+		net_t *n = &nets[count];
+		memset(n, 0, sizeof *n);
+		snprintf(n->name, sizeof n->name, "%s", name);
+		snprintf(n->shape, sizeof n->shape, "%s", shape);
+		snprintf(n->layers, sizeof n->layers, "%s", layers);
+		snprintf(n->about, sizeof n->about, "%s", about ? about : "");
+		snprintf(n->model, sizeof n->model, "%s/%s.nnn", c->dir, name);
+		snprintf(n->onnx, sizeof n->onnx, "%s/%s.onnx", c->dir, name);
+		snprintf(n->x, sizeof n->x, "%s/%s-input.npy", c->dir, name);
+		if (!bn_parse_shape(shape, &n->in)) {
+			bn_note(t, "networks: %s: mkexample --list gives the input shape \"%s\", not sizes separated by commas: "
+			           "left out",
+			        name, shape);
+			continue;
+		}
+		char *mk[] = { (char *)c->mkexample, (char *)"--net", n->name, n->model, n->x, NULL };
+		if ((stale(n->model, c->mkexample) || stale(n->x, c->mkexample)) && !bn_spawn(mk, env, NULL, &sec, &mem)) {
+			bn_note(t, "networks: %s: mkexample --net %s failed: left out", name, name);
+			continue;
+		}
+		n->flop = flop_per_input(n);
+		net_cases(n);
+		count++;
+	}
+	if (f)
+		fclose(f);
+	unlink(list);
+	bn_env_free(env);
+	return count;
+}
+
+/* ---- the notes ---- */
+
+static void check_note(table_t *t, const char *who, const char *on, double diff, const char *why)
+{
+	if (isnan(diff))
+		bn_note(t, "%s check: it could not run %s (%s): %s figures are left out", who, on, why, who);
+	else
+		bn_note(t,
+		        "%s check: on %s, its outputs and nnnkit run's differ by at most %g (limit " TEXT_OF(AGREE) ")%s",
+		        who, on, diff, diff <= AGREE ? ": the same model" : ": NOT the same model, its figures are left out");
+}
+
+/* One line per network: what it is, its FLOPs, its checks. */
+static void net_note(table_t *t, const net_t *n)
+{
+	char check[2][200];
+	static const char *const who[] = { "", "PyTorch", "ONNX Runtime" };
+	for (int k = K_TORCH; k <= K_ORT; k++) {
+		char *s = check[k - K_TORCH];
+		size_t size = sizeof check[0];
+		if (!n->tried[k])
+			snprintf(s, size, "%s not run%s", who[k], n->why[k][0] ? n->why[k] : "");
+		else if (!n->up[k])
+			snprintf(s, size, "%s did not start (%.120s)", who[k],
+			         n->hello[k][0][0] && strncmp(n->hello[k][0], "ready", 5) ? n->hello[k][0]
+			         : n->hello[k][1][0]                                      ? n->hello[k][1]
+			                                                                   : "no answer");
+		else if (isnan(n->diff[k]))
+			snprintf(s, size, "%s could not run them (%.120s), figures left out", who[k], n->why[k]);
+		else
+			snprintf(s, size, "%s %g%s", who[k], n->diff[k], n->shown[k] ? "" : " (NOT the same model: figures left out)");
+	}
+	bn_note(t,
+	        "network %s: input [%s], %s (%s); %.4g MFLOP an input; check on mkexample's 2 inputs, largest difference "
+	        "from nnnkit run (limit " TEXT_OF(AGREE) "): %s, %s%s",
+	        n->name, n->shape, n->layers, n->about, n->flop / 1e6, check[0], check[1],
+	        n->shown[K_NNN] ? "" : "; nnnkit's own worker failed: no figures");
 }
 
 bool bn_infer(config_t *c, table_t *t)
 {
-	icase_t cs[] = {
-		{ .batch = 1, .threads = 1, .target = 2.0 },   { .batch = 8, .threads = 1 },
-		{ .batch = 64, .threads = 1, .target = 1.2 },  { .batch = 256, .threads = 1 },
-		{ .batch = 1024, .threads = 1, .target = 1.2 }, { .batch = 64, .threads = 2, .target = 1.0 },
-	};
-	const int ncase = (int)(sizeof cs / sizeof cs[0]);
-	contenders_t k;
-	series_t gemm = { 0 };
-	long gemm_calls;
+	static net_t nets[MAX_NETS]; /* large: the series of every case */
+	static net_t ex;
+	machine_t m = { .fma = bn_fma_name(), .fma_flop = bn_fma_flop() };
 	double run_s = c->quick ? 0.05 : 0.1;
-	int rounds = c->quick ? 3 : 7;
-	bool torch = access(c->python, X_OK) == 0, ort = ort_ready(c, t), agree[K_COUNT] = { true, false, false };
-	bool ok[K_COUNT];
+	int rounds = c->quick ? 3 : 7, net_rounds = c->quick ? 3 : 5;
+	bool python = access(c->python, X_OK) == 0, ort = ort_installed(c, t);
 	names_t nm = { "PyTorch", "ONNX Runtime" };
 
-	memset(&k, 0, sizeof k);
-	fprintf(stderr, "nnnbench: inference: starting the workers\n");
-	if (!start_all(c, &k, torch, ort)) {
-		stop_all(&k);
-		return false;
+	/* The example: batch 1 to 1024 on 1 thread, 1 and 64 on 2. */
+	static const icase_t cases[] = {
+		{ .batch = 1, .threads = 1, .target = 2.0 },
+		{ .batch = 8, .threads = 1, .target = 1.8, .peak = 0.75 },
+		{ .batch = 64, .threads = 1, .target = 1.8, .peak = 0.75 },
+		{ .batch = 256, .threads = 1, .target = 1.8, .peak = 0.75 },
+		{ .batch = 1024, .threads = 1, .target = 1.8, .peak = 0.75 },
+		{ .batch = 1, .threads = 2, .target = 1.5 },
+		{ .batch = 64, .threads = 2, .target = 1.8 },
+	};
+	memset(&ex, 0, sizeof ex);
+	snprintf(ex.name, sizeof ex.name, "example");
+	snprintf(ex.shape, sizeof ex.shape, "28,28,1");
+	snprintf(ex.model, sizeof ex.model, "%s", c->example);
+	snprintf(ex.onnx, sizeof ex.onnx, "%s", c->onnx);
+	bn_parse_shape(ex.shape, &ex.in);
+	ex.ncase = (int)(sizeof cases / sizeof cases[0]);
+	memcpy(ex.cs, cases, sizeof cases);
+	ex.flop = flop_per_input(&ex);
+	/* At every run: the example is written again at every run. */
+	if (ort && !export_onnx(c, &ex, true)) {
+		bn_note(t, "ONNX Runtime: nnnkit convert %s %s failed (run it to see why): no ONNX Runtime figures, its "
+		           "ratios \"-\"",
+		        ex.model, ex.onnx);
+		ort = false;
 	}
-	torch = k.w[K_TORCH][0].up && k.w[K_TORCH][1].up;
-	if (ort && !(k.w[K_ORT][0].up && k.w[K_ORT][1].up)) {
-		const char *h = k.w[K_ORT][0].up ? k.w[K_ORT][1].hello : k.w[K_ORT][0].hello;
+	int nnets = list_nets(c, t, nets, MAX_NETS);
+
+	if (!measure(c, &ex, &m, c->inputs, python, ort, rounds, run_s, true, false))
+		return false;
+	bool torch = python && ex.up[K_TORCH];
+	if (ort && !ex.up[K_ORT]) {
+		const char *h = ex.hello[K_ORT][0][0] && strncmp(ex.hello[K_ORT][0], "ready", 5) ? ex.hello[K_ORT][0]
+		                                                                                : ex.hello[K_ORT][1];
 		bn_note(t, "ONNX Runtime: its worker did not start (%s %s: %s): no ONNX Runtime figures, its ratios \"-\"",
 		        c->node, c->ort, h[0] ? h : "no answer");
 	}
-	ort = ort && k.w[K_ORT][0].up && k.w[K_ORT][1].up;
+	ort = ort && ex.up[K_ORT];
 	if (torch) {
 		char v[40] = "";
-		sscanf(k.w[K_TORCH][0].hello, "ready torch %39s", v);
+		sscanf(ex.hello[K_TORCH][0], "ready torch %39s", v);
 		snprintf(nm.torch, sizeof nm.torch, "PyTorch %s eager", v);
 	} else {
 		bn_note(t, "PyTorch: not installed (apt-get install python3-torch): no PyTorch figures, ratios \"-\"");
 	}
 	if (ort) {
 		char v[40] = "";
-		sscanf(k.w[K_ORT][0].hello, "ready ort %39s", v);
+		sscanf(ex.hello[K_ORT][0], "ready ort %39s", v);
 		snprintf(nm.ort, sizeof nm.ort, "ONNX Runtime %s", v);
 	}
-	/* A worker that is down is asked nothing (check_outputs skips it). */
-	if (!torch)
-		for (int i = 0; i < 2; i++)
-			w_stop(&k.w[K_TORCH][i]);
-	if (!ort)
-		for (int i = 0; i < 2; i++)
-			w_stop(&k.w[K_ORT][i]);
-	check_outputs(c, &k, t, agree);
-	c->torch_ok = ok[K_TORCH] = torch && agree[K_TORCH];
-	c->ort_ok = ok[K_ORT] = ort && agree[K_ORT];
-	ok[K_NNN] = true;
-	bn_note(t, "nnnkit workers: %s (1 thread); %s (2 threads)", k.w[K_NNN][0].hello + 6, k.w[K_NNN][1].hello + 6);
+	if (torch)
+		check_note(t, "PyTorch", "the 10,000 images", ex.diff[K_TORCH], ex.why[K_TORCH]);
+	if (ort)
+		check_note(t, "ONNX Runtime", "the 10,000 images", ex.diff[K_ORT], ex.why[K_ORT]);
+	c->torch_ok = ex.shown[K_TORCH];
+	c->ort_ok = ex.shown[K_ORT];
+	bn_note(t, "nnnkit workers: %s (1 thread); %s (2 threads)", ex.hello[K_NNN][0] + 6, ex.hello[K_NNN][1] + 6);
 	if (c->torch_ok)
 		bn_note(t, "PyTorch workers: %s (/usr/bin/python3, bench/torch_bench.py): eager nn.Sequential, "
 		           "channels-last, torch.inference_mode(), torch.set_num_threads(T)",
-		        k.w[K_TORCH][0].hello + 6);
+		        ex.hello[K_TORCH][0] + 6);
 	if (c->ort_ok)
-		bn_note(t, "ONNX Runtime workers: %s (%s %s, onnxruntime-node from %s/node_modules) on the example as "
+		bn_note(t, "ONNX Runtime workers: %s (%s %s, onnxruntime-node from %s/node_modules) on each model as "
 		           "nnnkit convert exports it (opset 13, channels-last input): CPU execution provider, "
 		           "intraOpNumThreads T, interOpNumThreads 1, graphOptimizationLevel all, executionMode sequential%s",
-		        k.w[K_ORT][0].hello + 6, c->node, c->ort, c->ort_dir,
+		        ex.hello[K_ORT][0] + 6, c->node, c->ort, c->ort_dir,
 		        c->keep_env ? "" : ", session.intra_op.allow_spinning 0 (as OMP_WAIT_POLICY=PASSIVE)");
+	if (m.fma)
+		bn_note(t, "FMA peak: a loop of %s FMAs on %d independent accumulators (x = x * a + b; %.3g MFLOP a call) "
+		           "in nnnkit's workers, on 1 thread and on 2 threads at once, in every round of every network; "
+		           "%% of peak = nnnkit's GFLOP/s (2 x the multiply-adds of Conv and Dense layers) over the peak of "
+		           "as many threads",
+		        m.fma, bn_fma_chains(), m.fma_flop / 1e6);
+	else
+		bn_note(t, "FMA peak: this CPU has neither AVX-512 nor AVX2 with FMA: no peak, %% of peak \"-\"");
 
-	fprintf(stderr, "nnnbench: inference: calibrating\n");
-	for (int i = 0; i < ncase; i++) {
-		for (int who = 0; who < K_COUNT; who++) {
-			if (!ok[who])
-				continue;
-			cs[i].calls[who] = calibrate(&k.w[who][cs[i].threads - 1], cs[i].batch, run_s);
-			if (cs[i].threads > 1)
-				bn_sleep(SETTLE);
-		}
+	for (int i = 0; i < nnets; i++) {
+		net_t *n = &nets[i];
+		bool exported = ort && export_onnx(c, n, false);
+		if (ort && !exported)
+			snprintf(n->why[K_ORT], sizeof n->why[K_ORT], " (nnnkit convert %.31s.nnn %.31s.onnx failed)", n->name,
+			         n->name);
+		measure(c, n, &m, n->x, torch, exported, net_rounds, run_s, false, true);
+		net_note(t, n);
 	}
-	int order[K_COUNT], norder = 0;
-	for (int who = 0; who < K_COUNT; who++)
-		if (ok[who])
-			order[norder++] = who;
-	gemm_calls = calibrate(&k.w[K_NNN][0], 0, run_s);
-	bool good = gemm_calls > 0;
-	for (int round = 0; round < rounds && good; round++) {
-		fprintf(stderr, "nnnbench: inference: round %d of %d\n", round + 1, rounds);
-		for (int i = 0; i < ncase && good; i++) {
-			icase_t *ic = &cs[i];
-			/* Who goes first rotates from case to case and round to
-			 * round: no contender always follows the same one. */
-			for (int j = 0; j < norder && good; j++) {
-				int who = order[(round + i + j) % norder];
-				if (who == K_NNN)
-					good = time_case(&k.w[K_NNN][ic->threads - 1], ic, K_NNN);
-				else
-					time_case(&k.w[who][ic->threads - 1], ic, who);
-			}
-		}
-		double g = good ? w_time(&k.w[K_NNN][0], "gemm %ld", gemm_calls) : -1;
-		if ((good = g >= 0))
-			bn_add(&gemm, g / (double)gemm_calls, 0);
-	}
-	stop_all(&k);
-	if (!good)
-		return false;
-	rows(t, cs, ncase, &gemm, flop_per_image(c), &nm);
+
+	peak_rows(t, &m);
+	example_rows(t, &ex, &m, &nm);
+	for (int i = 0; i < nnets; i++)
+		net_rows(t, &nets[i], &m, &nm);
 	return true;
 }

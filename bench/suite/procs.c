@@ -134,13 +134,19 @@ bool bn_procs(config_t *c, table_t *t)
 
 bool bn_example_layers(const config_t *c, int batch, bn_layer_fn each, void *ctx)
 {
+	nnn_shape_t in = { .rank = 4, .dims = { batch, 28, 28, 1 } };
+	return bn_model_layers(c->example, &in, each, ctx);
+}
+
+bool bn_model_layers(const char *model, const nnn_shape_t *in, bn_layer_fn each, void *ctx)
+{
 	nnn_file_t *f;
-	nnn_shape_t in = { .rank = 4, .dims = { batch, 28, 28, 1 } }, out[16];
+	nnn_shape_t out[16];
 	bool good = false;
-	if (nnn_file_open(c->example, NULL, &f, NULL) != NNN_OK)
+	if (nnn_file_open(model, NULL, &f, NULL) != NNN_OK)
 		return false;
 	const nnn_model_t *m = nnn_file_model(f);
-	if (m->layer_count <= 16 && nnn_model_validate(m, &in, out, NULL) == NNN_OK) {
+	if (m->layer_count <= 16 && nnn_model_validate(m, in, out, NULL) == NNN_OK) {
 		for (int32_t i = 0; i < m->layer_count; i++)
 			each(&m->layers[i], &out[i], ctx);
 		good = true;
@@ -267,7 +273,7 @@ bool bn_runs(const config_t *c, table_t *t)
 	char *nnn2[] = { (char *)c->nnnkit, (char *)"run", (char *)c->example, (char *)"--input", (char *)c->inputs,
 		         (char *)"--output", (char *)"-", (char *)"--threads", (char *)"2", NULL };
 	char *py[] = { (char *)c->python, (char *)c->torch, (char *)"--classify", (char *)"--threads", (char *)"1",
-		       (char *)c->example, (char *)c->inputs, NULL };
+		       (char *)"--nnnkit", (char *)c->nnnkit, (char *)c->example, (char *)c->inputs, NULL };
 	char *version[] = { (char *)c->nnnkit, (char *)"--version", NULL }, *empty[] = { (char *)"/bin/true", NULL };
 	series_t s1 = { 0 }, s2 = { 0 }, st = { 0 }, rss1 = { 0 }, rsst = { 0 };
 	series_t inproc = { 0 }, start = { 0 }, empty_s = { 0 }, sum = { 0 };

@@ -219,7 +219,10 @@ static int met(const row_t *r)
 static void target_text(const row_t *r, char *buf, size_t size)
 {
 	char v[24];
-	num(v, sizeof v, r->target_value);
+	if (r->percent) /* ">= 75 %" */
+		snprintf(v, sizeof v, "%g", r->target_value * 100);
+	else
+		num(v, sizeof v, r->target_value);
 	switch (r->target) {
 	case T_NONE:
 		snprintf(buf, size, "-");
@@ -228,10 +231,10 @@ static void target_text(const row_t *r, char *buf, size_t size)
 		snprintf(buf, size, "< %s %s", v, unit_name(r->unit));
 		break;
 	case T_RATIO_MIN:
-		snprintf(buf, size, ">= %sx", v);
+		snprintf(buf, size, r->percent ? ">= %s %%" : ">= %sx", v);
 		break;
 	case T_RATIO_MAX:
-		snprintf(buf, size, "<= %sx", v);
+		snprintf(buf, size, r->percent ? "<= %s %%" : "<= %sx", v);
 		break;
 	}
 }
@@ -251,10 +254,12 @@ static void median_cell(char *buf, size_t size, const stats_t *s, unit_t u)
 		snprintf(buf, size, "-");
 }
 
-static void ratio_cell(char *buf, size_t size, double q)
+static void ratio_cell(char *buf, size_t size, double q, bool percent)
 {
 	if (isnan(q))
 		snprintf(buf, size, "-");
+	else if (percent)
+		snprintf(buf, size, "%.1f %%", 100 * q);
 	else if (q < 0.01)
 		snprintf(buf, size, "%.2gx", q);
 	else
@@ -276,9 +281,9 @@ static void cells_of(const row_t *r, cells_t *c)
 	else
 		snprintf(c->faults, sizeof c->faults, "-");
 	median_cell(c->ref, sizeof c->ref, &r->ref, r->unit);
-	ratio_cell(c->ratio, sizeof c->ratio, ratio(r));
+	ratio_cell(c->ratio, sizeof c->ratio, ratio(r), r->percent);
 	median_cell(c->ref2, sizeof c->ref2, &r->ref2, r->unit);
-	ratio_cell(c->ratio2, sizeof c->ratio2, ratio_to(r, &r->ref2));
+	ratio_cell(c->ratio2, sizeof c->ratio2, ratio_to(r, &r->ref2), false);
 	target_text(r, c->target, sizeof c->target);
 	int m = met(r);
 	snprintf(c->met, sizeof c->met, "%s", m < 0 ? "-" : m ? "yes" : "NO");
@@ -479,6 +484,8 @@ static void print_json(const table_t *t, FILE *out)
 		}
 		fprintf(out, ", \"ratio\": ");
 		json_num(out, ratio(r));
+		if (r->percent)
+			fprintf(out, ", \"ratio_as_percent\": true");
 		fprintf(out, ",\n      \"second_reference\": ");
 		if (r->ref2_name[0]) {
 			fprintf(out, "{ \"name\": ");
