@@ -23,6 +23,8 @@
 #include <nnn/shape.h>
 #include <nnn/schema_gen.h>
 
+#include "isa.h"
+
 /* ---- the fake host ---- */
 
 /* What the plugin declared, recorded by the fake host. */
@@ -260,34 +262,6 @@ static float *run_layer(const nnn_layer_t *L, const nnn_shape_t *in, const float
 	return y;
 }
 
-/* The instruction sets the plugin can be held to (NNN_BUILTIN_ISA, read
- * when a layer is prepared or run without state): NULL is the best the CPU
- * has (under valgrind, which hides AVX-512, AVX2 at best); "generic" is the
- * portable im2col + sgemm path. */
-static const char *const isas[] = { NULL, "avx2", "generic" };
-#define NISAS (sizeof isas / sizeof isas[0])
-
-static void use_isa(const char *isa)
-{
-	if (isa)
-		setenv("NNN_BUILTIN_ISA", isa, 1);
-	else
-		unsetenv("NNN_BUILTIN_ISA");
-}
-
-/* Whether isa runs the plugin's own micro-kernels, whose sums are in one
- * fixed order whatever the instruction set and the thread count. */
-static bool isa_is_fast(const char *isa)
-{
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-	__builtin_cpu_init();
-	return !(isa && strcmp(isa, "generic") == 0) && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-	(void)isa;
-	return false;
-#endif
-}
-
 /* Runs the layer under every instruction set, checks each one's output
  * shape and values (want), and expects the fast ones to agree bit for bit.
  * Returns y of the first (free it). */
@@ -295,16 +269,16 @@ static float *run_layer_every_isa(const nnn_layer_t *L, const nnn_shape_t *in, c
                                   const int64_t *out_dims, const double *want, const char *what)
 {
 	float *first = NULL, *fast = NULL;
-	for (size_t i = 0; i < NISAS; i++) {
+	for (size_t i = 0; i < T_NISAS; i++) {
 		nnn_shape_t out;
-		use_isa(isas[i]);
+		t_use_isa(t_isas[i]);
 		float *y = run_layer(L, in, x, &out);
 		expect_shape(&out, out_rank, out_dims);
 		int64_t n = numel(&out);
 		char buf[128];
-		snprintf(buf, sizeof buf, "%s (%s)", what, isas[i] ? isas[i] : "native");
+		snprintf(buf, sizeof buf, "%s (%s)", what, t_isas[i] ? t_isas[i] : "native");
 		expect_close(y, want, n, buf);
-		if (isa_is_fast(isas[i])) {
+		if (t_isa_is_fast(t_isas[i])) {
 			if (fast)
 				cr_assert(memcmp(y, fast, (size_t)n * sizeof *y) == 0, "%s: not the bits of the native kernels", buf);
 			else
@@ -315,7 +289,7 @@ static float *run_layer_every_isa(const nnn_layer_t *L, const nnn_shape_t *in, c
 		else if (y != fast)
 			free(y);
 	}
-	use_isa(NULL);
+	t_use_isa(NULL);
 	if (fast && fast != first)
 		free(fast);
 	return first;
@@ -1085,13 +1059,13 @@ static void expect_same_at_any_threads(const nnn_layer_t *L, const nnn_shape_t *
 {
 	static const int counts[] = { 2, 3, 0, 2 };
 	float *fast = NULL;
-	for (size_t i = 0; i < NISAS; i++) {
+	for (size_t i = 0; i < T_NISAS; i++) {
 		const nnn_layer_type_t *t = R.layer[L->id];
 		char msg[512] = "";
 		void *state = NULL;
 		nnn_shape_t out;
-		use_isa(isas[i]);
-		const char *isa = isas[i] ? isas[i] : "native";
+		t_use_isa(t_isas[i]);
+		const char *isa = t_isas[i] ? t_isas[i] : "native";
 		cr_assert_eq(engine_shape(L, in, &out, msg, sizeof msg), NNN_OK, "%s", msg);
 		cr_assert_eq(t->prepare(L, &L->body, in, &state, msg, sizeof msg), NNN_OK, "%s", msg);
 		int64_t n = numel(&out);
@@ -1102,7 +1076,7 @@ static void expect_same_at_any_threads(const nnn_layer_t *L, const nnn_shape_t *
 		for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
 			for (int with_state = 0; with_state < 2; with_state++) {
 				float *y = forward_at(L, in, &out, x, with_state ? state : NULL, counts[c]);
-				if (isa_is_fast(isas[i])) {
+				if (t_isa_is_fast(t_isas[i])) {
 					cr_assert(memcmp(y, y1, (size_t)n * sizeof *y) == 0,
 					          "%s (%s): %d threads%s do not give the bits of 1 thread", what, isa, counts[c],
 					          with_state ? "" : " without state");
@@ -1115,7 +1089,7 @@ static void expect_same_at_any_threads(const nnn_layer_t *L, const nnn_shape_t *
 				free(y);
 			}
 		t->release(state);
-		if (isa_is_fast(isas[i])) {
+		if (t_isa_is_fast(t_isas[i])) {
 			if (fast) {
 				cr_assert(memcmp(y1, fast, (size_t)n * sizeof *y1) == 0, "%s: %s differs from native", what, isa);
 				free(y1);
@@ -1126,7 +1100,7 @@ static void expect_same_at_any_threads(const nnn_layer_t *L, const nnn_shape_t *
 			free(y1);
 		}
 	}
-	use_isa(NULL);
+	t_use_isa(NULL);
 	free(fast);
 }
 
@@ -1234,8 +1208,8 @@ Test(kernels, relu_and_leaky_relu_long)
 	fill_real(in, N, &seed);
 	for (int i = 0; i < N; i += 37)
 		in[i] = special[(i / 37) % (sizeof special / sizeof special[0])];
-	for (size_t k = 0; k < NISAS; k++) {
-		use_isa(isas[k]);
+	for (size_t k = 0; k < T_NISAS; k++) {
+		t_use_isa(t_isas[k]);
 		for (int tau_i = 0; tau_i < 3; tau_i++) {
 			static const float taus[] = { 0.0f, 0.01f, -2.5f };
 			memcpy(x, in, N * sizeof *x);
@@ -1255,7 +1229,7 @@ Test(kernels, relu_and_leaky_relu_long)
 			          (double)x[i], (double)want);
 		}
 	}
-	use_isa(NULL);
+	t_use_isa(NULL);
 	free(in);
 	free(x);
 }
@@ -1536,11 +1510,11 @@ static void check_host_threads(nnn_layer_t *L, const nnn_shape_t *in, const floa
 	char msg[512] = "";
 	nnn_shape_t out;
 	cr_assert_eq(engine_shape(L, in, &out, msg, sizeof msg), NNN_OK, "%s", msg);
-	for (size_t i = 0; i < NISAS; i++) {
+	for (size_t i = 0; i < T_NISAS; i++) {
 		fake_pool_t fp = { 0 };
 		void *state = NULL;
 		int64_t n = numel(&out);
-		use_isa(isas[i]);
+		t_use_isa(t_isas[i]);
 		cr_assert_eq(t->prepare(L, &L->body, in, &state, msg, sizeof msg), NNN_OK, "%s", msg);
 		nnn_kernel_args_t a = { .size = sizeof a, .threads = 1 };
 		float *y1 = forward_args(a, L, in, &out, x, state);
@@ -1549,11 +1523,11 @@ static void check_host_threads(nnn_layer_t *L, const nnn_shape_t *in, const floa
 		a.parallel_for = fake_parallel_for;
 		int before = thread_count();
 		float *y2 = forward_args(a, L, in, &out, x, state);
-		cr_assert_gt(fp.calls, 0, "%s (%s): the host's threads were not used", what, isas[i] ? isas[i] : "native");
+		cr_assert_gt(fp.calls, 0, "%s (%s): the host's threads were not used", what, t_isas[i] ? t_isas[i] : "native");
 		cr_assert_eq(fp.most_threads, 2, "%s: asked for %d threads, 2 allowed", what, fp.most_threads);
 		cr_assert_eq(thread_count(), before, "%s: threads of its own besides the host's", what);
 		cr_assert(memcmp(y1, y2, (size_t)n * sizeof *y1) == 0, "%s (%s): not the bits of 1 thread", what,
-		          isas[i] ? isas[i] : "native");
+		          t_isas[i] ? t_isas[i] : "native");
 		free(y2);
 		a.size = offsetof(nnn_kernel_args_t, pool); /* an ABI 1.0 host's arguments */
 		fp.calls = 0;
@@ -1564,7 +1538,7 @@ static void check_host_threads(nnn_layer_t *L, const nnn_shape_t *in, const floa
 		free(y1);
 		t->release(state);
 	}
-	use_isa(NULL);
+	t_use_isa(NULL);
 }
 
 Test(kernels, forward_uses_the_host_threads)
@@ -1589,10 +1563,10 @@ static void check_fused(nnn_layer_t *L, const nnn_shape_t *in, const float *x, c
 	nnn_shape_t out;
 	cr_assert_eq(engine_shape(L, in, &out, msg, sizeof msg), NNN_OK, "%s", msg);
 	int64_t n = numel(&out);
-	for (size_t i = 0; i < NISAS; i++) {
+	for (size_t i = 0; i < T_NISAS; i++) {
 		void *state = NULL;
-		use_isa(isas[i]);
-		const char *isa = isas[i] ? isas[i] : "native";
+		t_use_isa(t_isas[i]);
+		const char *isa = t_isas[i] ? t_isas[i] : "native";
 		cr_assert_eq(R.layer[L->id]->prepare(L, &L->body, in, &state, msg, sizeof msg), NNN_OK, "%s", msg);
 		static const uint8_t acts[] = { NNN_ACTIVATION_ID_LINEAR, NNN_ACTIVATION_ID_SIGMOID,
 			                                NNN_ACTIVATION_ID_TANH,   NNN_ACTIVATION_ID_RELU,
@@ -1627,7 +1601,7 @@ static void check_fused(nnn_layer_t *L, const nnn_shape_t *in, const float *x, c
 		cr_assert(!done, "%s (%s): applied ReLU though another plugin's kernel runs it", what, isa);
 		R.layer[L->id]->release(state);
 	}
-	use_isa(NULL);
+	t_use_isa(NULL);
 }
 
 Test(kernels, fuses_its_own_elementwise_activations)
@@ -1653,10 +1627,10 @@ static bool mapped(const char *name)
 static nnn_status_t prepare_dense(dense_t *d, const char *isa, void **state, char *msg, size_t size)
 {
 	nnn_shape_t in = mkshape(2, (int64_t[]){ 3, 40 });
-	use_isa(isa);
+	t_use_isa(isa);
 	*state = NULL;
 	nnn_status_t st = R.layer[0]->prepare(&d->L, &d->L.body, &in, state, msg, size);
-	use_isa(NULL);
+	t_use_isa(NULL);
 	return st;
 }
 
@@ -1667,7 +1641,7 @@ Test(kernels, openblas_is_loaded_only_by_the_portable_path)
 	dense_t d;
 	dense_make(&d, 40, 20, false, 93);
 	cr_assert(!mapped("libopenblas"), "OpenBLAS is mapped before any layer needs it");
-	if (isa_is_fast(NULL)) {
+	if (t_isa_is_fast(NULL)) {
 		cr_assert_eq(prepare_dense(&d, NULL, &state, msg, sizeof msg), NNN_OK, "%s", msg);
 		R.layer[0]->release(state);
 		cr_assert(!mapped("libopenblas"), "the AVX2/AVX-512 path loaded OpenBLAS");
