@@ -411,7 +411,7 @@ static bool start_all(const config_t *c, contenders_t *k, net_t *n, bool torch, 
 	char node_path[BN_PATH + 32];
 	snprintf(node_path, sizeof node_path, "NODE_PATH=%s/node_modules", c->ort_dir);
 	for (int t = 1; t <= 2 && good; t++) {
-		char threads[8], name[96];
+		char threads[12], name[96];
 		char **env = bn_env(c, t);
 		snprintf(threads, sizeof threads, "%d", t);
 		char *nargv[] = { (char *)"/proc/self/exe", (char *)"--worker", (char *)"--threads", threads,
@@ -988,9 +988,11 @@ bool bn_infer(config_t *c, table_t *t)
 	for (int i = 0; i < nnets; i++) {
 		net_t *n = &nets[i];
 		bool exported = ort && export_onnx(c, n, false);
-		if (ort && !exported)
-			snprintf(n->why[K_ORT], sizeof n->why[K_ORT], " (nnnkit convert %.31s.nnn %.31s.onnx failed)", n->name,
-			         n->name);
+		if (ort && !exported) {
+			char name[32]; /* n's own: -Wrestrict sees one object */
+			snprintf(name, sizeof name, "%.31s", n->name);
+			snprintf(n->why[K_ORT], sizeof n->why[K_ORT], " (nnnkit convert %s.nnn %s.onnx failed)", name, name);
+		}
 		measure(c, n, &m, n->x, torch, exported, net_rounds, run_s, false, true);
 		net_note(t, n);
 	}
