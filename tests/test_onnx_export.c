@@ -307,6 +307,7 @@ Test(onnx_export, input_shape_must_fit)
 	cr_assert_str_eq(d.v[0].path, "layers[0].weights.dims[0]");
 	nnn_diags_free(&d);
 	cr_assert_eq(nnn_onnx_encode(m, &(nnn_onnx_write_opts_t){ 0 }, &buf, &len, &d), NNN_E_USAGE);
+	nnn_diags_free(&d);
 	nnn_model_free(m);
 	bb_free(&b);
 	nnn_ctx_free(ctx);
