@@ -13,6 +13,7 @@
  *   infer.c   inference against ONNX Runtime and PyTorch: worker processes, interleaved;
  *             the example classifier and every other network of mkexample --list
  *   peak.c    the core's FMA peak, measured: what "% of peak" is of
+ *   worker.c  the driver's side of a worker process (infer.c, tiny.c)
  *   tiny.c    tiny models at batch 1: nnn_plan_run against ONNX Runtime's C API Run
  *   table.c   rows, statistics, text / Markdown / JSON output
  *   main.c    options, order, the machine
@@ -24,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <nnn/model.h>
 
@@ -152,6 +154,31 @@ bool bn_runs(const config_t *c, table_t *t);
  * ort_ok); the worker side. */
 bool bn_infer(config_t *c, table_t *t);
 int bn_worker_main(int argc, char **argv);
+
+/* worker.c: a worker process, seen from the driver. */
+typedef struct worker {
+	char name[48];
+	pid_t pid;
+	FILE *to, *from;
+	char hello[256];
+	bool up;
+} worker_t;
+/* Starts argv with env; bn_w_ready then waits for its "ready" line, so
+ * that workers start side by side (PyTorch takes seconds to import). */
+bool bn_w_spawn(worker_t *w, const char *name, char *const argv[], char **env);
+bool bn_w_ready(worker_t *w);
+/* A request and its answer as a number (>= 0); -1, the answer (or "no
+ * answer") in reply and the worker given up, when it is not one. */
+double bn_w_ask(worker_t *w, const char *req, char *reply, size_t size);
+/* Seconds the request took, or -1 (said on stderr; the worker given up). */
+double bn_w_time(worker_t *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A request that is not timed; bn_w_answer reads its answer line. Apart,
+ * so that several workers can be asked at once. */
+bool bn_w_send(worker_t *w, const char *req);
+bool bn_w_answer(worker_t *w, char *reply, size_t size);
+/* Tells the worker to stop; bn_w_reap waits for it. */
+void bn_w_quit(worker_t *w);
+void bn_w_reap(worker_t *w);
 /* "28,28,1" as the shape of one input: [1, 28, 28, 1]; false when it is not one. */
 bool bn_parse_shape(const char *text, nnn_shape_t *in);
 /* tiny.c: the real corpus's demo files and an identity-like model, one

@@ -202,127 +202,6 @@ int bn_worker_main(int argc, char **argv)
 
 /* ---- the driver's side ---- */
 
-typedef struct worker {
-	char name[48];
-	pid_t pid;
-	FILE *to, *from;
-	char hello[256];
-	bool up;
-} worker_t;
-
-/* Starts argv with env; w_ready then waits for its "ready" line, so that
- * workers start side by side (PyTorch takes seconds to import). */
-static bool w_spawn(worker_t *w, const char *name, char *const argv[], char **env)
-{
-	int in[2], out[2];
-	memset(w, 0, sizeof *w);
-	snprintf(w->name, sizeof w->name, "%s", name);
-	/* Close-on-exec: no other child keeps this worker's pipes open. */
-	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
-		return false;
-	fflush(NULL);
-	w->pid = fork();
-	if (w->pid < 0)
-		return false;
-	if (w->pid == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[0]);
-		close(in[1]);
-		close(out[0]);
-		close(out[1]);
-		execve(argv[0], argv, env);
-		printf("err cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	w->to = fdopen(in[1], "w");
-	w->from = fdopen(out[0], "r");
-	return w->to && w->from;
-}
-
-static bool w_ready(worker_t *w)
-{
-	if (!w->from)
-		return false;
-	w->up = fgets(w->hello, sizeof w->hello, w->from) && !strncmp(w->hello, "ready", 5);
-	w->hello[strcspn(w->hello, "\n")] = '\0';
-	if (!w->up)
-		fprintf(stderr, "nnnbench: %s did not start: %s\n", w->name, w->hello[0] ? w->hello : "no answer");
-	return w->up;
-}
-
-/* Seconds the request took, or -1 (and the worker is given up). */
-static double w_time(worker_t *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static double w_time(worker_t *w, const char *fmt, ...)
-{
-	char reply[512];
-	char *end;
-	va_list ap;
-	if (!w->up)
-		return -1;
-	va_start(ap, fmt);
-	vfprintf(w->to, fmt, ap);
-	va_end(ap);
-	fputc('\n', w->to);
-	fflush(w->to);
-	if (!fgets(reply, sizeof reply, w->from)) {
-		fprintf(stderr, "nnnbench: %s stopped answering\n", w->name);
-		w->up = false;
-		return -1;
-	}
-	double t = strtod(reply, &end);
-	if (end == reply || t < 0) {
-		fprintf(stderr, "nnnbench: %s: %s", w->name, reply);
-		w->up = false;
-		return -1;
-	}
-	return t;
-}
-
-/* A request that is not timed; w_answer reads its answer line. Apart, so
- * that several workers can be asked at once. */
-static bool w_send(worker_t *w, const char *req)
-{
-	if (!w->up)
-		return false;
-	fprintf(w->to, "%s\n", req);
-	return fflush(w->to) == 0;
-}
-
-static bool w_answer(worker_t *w, char *reply, size_t size)
-{
-	if (!w->up || !fgets(reply, (int)size, w->from))
-		return false;
-	reply[strcspn(reply, "\n")] = '\0';
-	return true;
-}
-
-/* Tells the worker to stop; w_reap waits for it. */
-static void w_quit(worker_t *w)
-{
-	if (w->to) {
-		/* A worker given up may have exited: writing to it would raise
-		 * SIGPIPE here. Closing its stdin stops it all the same. */
-		if (w->up)
-			fprintf(w->to, "quit\n");
-		fclose(w->to);
-		w->to = NULL;
-	}
-}
-
-static void w_reap(worker_t *w)
-{
-	w_quit(w);
-	if (w->from)
-		fclose(w->from);
-	if (w->pid > 0)
-		while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	memset(w, 0, sizeof *w);
-}
-
 /* ---- the figures ---- */
 
 /* The contenders, in the order of a round's first case. */
@@ -380,10 +259,10 @@ static void stop_all(contenders_t *k)
 {
 	for (int i = 0; i < K_COUNT; i++)
 		for (int t = 0; t < 2; t++)
-			w_quit(&k->w[i][t]);
+			bn_w_quit(&k->w[i][t]);
 	for (int i = 0; i < K_COUNT; i++)
 		for (int t = 0; t < 2; t++)
-			w_reap(&k->w[i][t]);
+			bn_w_reap(&k->w[i][t]);
 }
 
 /* env with NODE_PATH=value in front (and no other NODE_PATH): a new array
@@ -428,20 +307,20 @@ static bool start_all(const config_t *c, contenders_t *k, net_t *n, bool torch, 
 			nargv[0] = exe;
 		}
 		snprintf(name, sizeof name, "%s: nnnkit worker (%d thread%s)", n->name, t, t > 1 ? "s" : "");
-		good = env && w_spawn(&k->w[K_NNN][t - 1], name, nargv, env);
+		good = env && bn_w_spawn(&k->w[K_NNN][t - 1], name, nargv, env);
 		snprintf(name, sizeof name, "%s: PyTorch worker (%d thread%s)", n->name, t, t > 1 ? "s" : "");
 		if (good && torch)
-			w_spawn(&k->w[K_TORCH][t - 1], name, targv, env);
+			bn_w_spawn(&k->w[K_TORCH][t - 1], name, targv, env);
 		snprintf(name, sizeof name, "%s: ONNX Runtime worker (%d thread%s)", n->name, t, t > 1 ? "s" : "");
 		char **oenv = good && ort ? with_node_path(env, node_path) : NULL;
 		if (oenv)
-			w_spawn(&k->w[K_ORT][t - 1], name, oargv, oenv);
+			bn_w_spawn(&k->w[K_ORT][t - 1], name, oargv, oenv);
 		free(oenv);
 		bn_env_free(env);
 	}
 	for (int who = 0; who < K_COUNT; who++)
 		for (int t = 0; t < 2; t++) {
-			bool up = w_ready(&k->w[who][t]);
+			bool up = bn_w_ready(&k->w[who][t]);
 			good &= who != K_NNN || up;
 			snprintf(n->hello[who][t], sizeof n->hello[who][t], "%s", k->w[who][t].hello);
 		}
@@ -456,7 +335,7 @@ static long calibrate(worker_t *w, const char *what, double seconds, double *run
 {
 	double t = 0;
 	for (int i = 0; i < 2 && t <= seconds; i++)
-		if ((t = w_time(w, "%s 1", what)) < 0)
+		if ((t = bn_w_time(w, "%s 1", what)) < 0)
 			return 0;
 	long n = (long)(seconds / (t > 1e-7 ? t : 1e-7));
 	n = n < 1 ? 1 : n > 1000000 ? 1000000 : n;
@@ -478,7 +357,7 @@ static bool time_case(worker_t *w, icase_t *ic, int who)
 	long calls = ic->calls[who];
 	if (!w->up || calls == 0)
 		return false;
-	double t = w_time(w, "net %d %ld", ic->batch, calls);
+	double t = bn_w_time(w, "net %d %ld", ic->batch, calls);
 	if (t < 0)
 		return false;
 	bn_add(&ic->s[who], t / (double)calls, 0);
@@ -490,7 +369,7 @@ static bool time_case(worker_t *w, icase_t *ic, int who)
 /* One timed run of `what` on worker w into s; false when it failed. */
 static bool time_machine(worker_t *w, const char *what, long calls, series_t *s)
 {
-	double t = calls > 0 ? w_time(w, "%s %ld", what, calls) : -1;
+	double t = calls > 0 ? bn_w_time(w, "%s %ld", what, calls) : -1;
 	if (t < 0)
 		return false;
 	bn_add(s, t / (double)calls, 0);
@@ -532,7 +411,7 @@ static void check_outputs(const config_t *c, contenders_t *k, net_t *n, const ch
 	snprintf(req, sizeof req, "check %s %s", x, y);
 	bool asked[K_COUNT] = { false };
 	for (int who = K_NNN + 1; who < K_COUNT; who++) /* all at once: they run side by side */
-		asked[who] = ran && n->up[who] && w_send(&k->w[who][0], req);
+		asked[who] = ran && n->up[who] && bn_w_send(&k->w[who][0], req);
 	for (int who = K_NNN + 1; who < K_COUNT; who++) {
 		char *end;
 		n->diff[who] = NAN;
@@ -540,7 +419,7 @@ static void check_outputs(const config_t *c, contenders_t *k, net_t *n, const ch
 			continue;
 		if (!ran)
 			snprintf(n->why[who], sizeof n->why[who], "nnnkit run on %.200s failed", x);
-		else if (!asked[who] || !w_answer(&k->w[who][0], reply, sizeof reply))
+		else if (!asked[who] || !bn_w_answer(&k->w[who][0], reply, sizeof reply))
 			snprintf(n->why[who], sizeof n->why[who], "no answer");
 		else if ((n->diff[who] = strtod(reply, &end)), end == reply) {
 			n->diff[who] = NAN;
@@ -570,7 +449,7 @@ static bool measure(const config_t *c, net_t *n, machine_t *m, const char *x, bo
 		n->up[who] = k.w[who][0].up && k.w[who][1].up;
 		if (!n->up[who]) /* a worker that is down is asked nothing */
 			for (int t = 0; t < 2; t++)
-				w_reap(&k.w[who][t]);
+				bn_w_reap(&k.w[who][t]);
 	}
 	n->shown[K_NNN] = good;
 	if (good)

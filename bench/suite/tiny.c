@@ -283,85 +283,6 @@ static bool sess_run(const ort_t *o, osess_t *s, float *y, int64_t ny, char *why
 	return good;
 }
 
-/* ---- node's session.run: bench/ort_bench.js --worker ---- */
-
-typedef struct nodew {
-	pid_t pid;
-	FILE *to, *from;
-	char hello[256];
-	bool up;
-} nodew_t;
-
-static bool node_start(nodew_t *w, char *const argv[], char **env)
-{
-	int in[2], out[2];
-	memset(w, 0, sizeof *w);
-	if (pipe2(in, O_CLOEXEC) != 0)
-		return false;
-	if (pipe2(out, O_CLOEXEC) != 0) {
-		close(in[0]);
-		close(in[1]);
-		return false;
-	}
-	fflush(NULL);
-	if ((w->pid = fork()) == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		if (null >= 0)
-			dup2(null, 2);
-		execve(argv[0], argv, env);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	w->to = fdopen(in[1], "w");
-	w->from = fdopen(out[0], "r");
-	if (w->pid < 0 || !w->to || !w->from)
-		return false;
-	w->up = fgets(w->hello, sizeof w->hello, w->from) && !strncmp(w->hello, "ready", 5);
-	w->hello[strcspn(w->hello, "\n")] = '\0';
-	return w->up;
-}
-
-/* The answer to one request, as a number; -1 (and the worker given up)
- * when it is not one. */
-static double node_ask(nodew_t *w, const char *req, char *reply, size_t size)
-{
-	char *end;
-	if (!w->up)
-		return -1;
-	fprintf(w->to, "%s\n", req);
-	fflush(w->to);
-	if (!fgets(reply, (int)size, w->from)) {
-		snprintf(reply, size, "no answer");
-		w->up = false;
-		return -1;
-	}
-	reply[strcspn(reply, "\n")] = '\0';
-	double v = strtod(reply, &end);
-	if (end == reply || v < 0) {
-		w->up = false;
-		return -1;
-	}
-	return v;
-}
-
-static void node_stop(nodew_t *w)
-{
-	if (w->to) {
-		if (w->up)
-			fprintf(w->to, "quit\n");
-		fclose(w->to);
-	}
-	if (w->from)
-		fclose(w->from);
-	if (w->pid > 0)
-		while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	memset(w, 0, sizeof *w);
-}
-
 /* ---- the child ---- */
 
 typedef struct tcase {
@@ -370,7 +291,7 @@ typedef struct tcase {
 	int64_t nin, nout;
 	float x[MAXF], y[MAXF], oy[MAXF];
 	osess_t os;
-	nodew_t node;
+	worker_t node; /* node's session.run: bench/ort_bench.js --worker */
 	long calls[C_COUNT];
 } tcase_t;
 
@@ -446,7 +367,7 @@ static double time_node(tcase_t *k, long n, char *reply, size_t size)
 {
 	char req[64];
 	snprintf(req, sizeof req, "net 1 %ld", n);
-	return node_ask(&k->node, req, reply, size);
+	return bn_w_ask(&k->node, req, reply, size);
 }
 
 /* Writes x (1 x nin) and y (1 x nout) as .npy files for node's check. */
@@ -578,20 +499,20 @@ static void child(const config_t *c, tmodel_t *ms, bool ort_wanted, bool node_wa
 		snprintf(shape, sizeof shape, "%lld", (long long)k->nin);
 		char *argv[] = { (char *)c->node, (char *)c->ort, (char *)"--worker", (char *)"--threads", (char *)"1",
 			         (char *)"--shape", shape, ms[i].onnx, NULL };
-		if (!node_start(&k->node, argv, nenv)) {
+		if (!bn_w_spawn(&k->node, "node", argv, nenv) || !bn_w_ready(&k->node)) {
 			out_note(o, "tiny models: node %s on %s did not start (%s): no node figure", c->ort, ms[i].onnx,
 			         k->node.hello[0] ? k->node.hello : "no answer");
-			node_stop(&k->node);
+			bn_w_reap(&k->node);
 			continue;
 		}
 		snprintf(o->node_name, sizeof o->node_name, "onnxruntime-node session.run (%.40s)", k->node.hello + 6);
 		snprintf(req, sizeof req, "check %s %s", xp, yp);
-		double w = write_pair(xp, yp, k) ? node_ask(&k->node, req, reply, sizeof reply) : -1;
+		double w = write_pair(xp, yp, k) ? bn_w_ask(&k->node, req, reply, sizeof reply) : -1;
 		o->have[i][C_NODE] = w >= 0 && w <= AGREE;
 		if (!o->have[i][C_NODE]) {
 			out_note(o, "tiny models: %s: node's session.run check: %s: no node figure", ms[i].what,
 			         w < 0 ? reply : "NOT the same model");
-			node_stop(&k->node);
+			bn_w_reap(&k->node);
 		}
 	}
 	unlink(xp);
@@ -644,7 +565,7 @@ static void child(const config_t *c, tmodel_t *ms, bool ort_wanted, bool node_wa
 	o->done = 1;
 done:
 	for (int i = 0; ks && i < NMODEL; i++) {
-		node_stop(&ks[i].node);
+		bn_w_reap(&ks[i].node);
 		if (ort_up)
 			sess_close(&ort, &ks[i].os);
 		nnn_plan_free(ks[i].plan);
