@@ -14,7 +14,7 @@ import pytest
 
 import nnnkit
 from nnnkit import _lib
-from conftest import BUILD, REAL_FILES, cli
+from conftest import REAL_FILES, cli
 
 
 
@@ -161,8 +161,8 @@ def test_fields_are_the_schemas(real):
         layer.neurons = 3
 
 
-def test_an_unnamed_enum_value_stays_an_int(manifest):
-    # Every valid file decodes to records whose enums have names.
+def test_enum_values_are_their_names(manifest):
+    # Every valid file: its IDs read as the schema names them.
     folder, cases = manifest
     for c in cases:
         if c["valid"]:
@@ -509,3 +509,15 @@ def test_the_package_restates_no_field_or_id():
                     and "__array_interface__" not in lines[n.lineno - 1]:  # NumPy's keys ("data")
                 found.append(f"{module}:{n.lineno}: {n.value!r}")
     assert not found, found
+
+
+def test_save_is_atomic(saved, tmp_path):
+    m = nnnkit.load(saved)
+    with pytest.raises(nnnkit.FileError) as e:
+        m.save(tmp_path / "no" / "such" / "folder.nnn")
+    assert e.value.code == "E_IO" and "folder.nnn" in str(e.value)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "m.nnn").write_bytes(b"old")
+    m.save(out / "m.nnn")
+    assert os.listdir(out) == ["m.nnn"] and (out / "m.nnn").read_bytes() == m.encode()
