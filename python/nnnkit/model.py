@@ -207,6 +207,8 @@ class Record:
                 return f"<float32 {'x'.join(map(str, v.shape))}>"
             if isinstance(v, list):
                 return f"[{len(v)} {v[0]._kind if v and isinstance(v[0], Record) else 'item'}s]"
+            if isinstance(v, float):
+                return str(np.float32(v))  # the shortest text of the float32 it holds
             return repr(v)
         return f"{self._kind}({', '.join(f'{k}={short(v)}' for k, v in self._fields.items())})"
 
