@@ -118,6 +118,12 @@ class LimitError(Error):
     """A resource limit was reached (E_LIMIT), or memory ran out (E_NOMEM)."""
 
 
+class UnsupportedModuleError(Error, TypeError):
+    """A PyTorch module nnnkit.from_torch does not convert; the message names
+    its index and class (code E_USAGE). Raise one with
+    errors.usage(message, UnsupportedModuleError)."""
+
+
 class FileError(Error, OSError):
     """Input or output failed (E_IO): a missing file, a folder, no permission."""
 
@@ -153,5 +159,9 @@ def error(status, diags=None, file=None, cls=None):
 
 
 def usage(message, cls=UsageError):
-    """An E_USAGE error raised by the Python side (a bad argument)."""
-    return cls(3, (), message=message)
+    """An E_USAGE error of the Python side's own (a bad argument), of class cls."""
+    return cls(_E_USAGE, (), message=message)
+
+
+# libnnn's number for E_USAGE, by its name (codes are pinned: nnn/status.h).
+_E_USAGE = next(n for n in range(256) if status_name(n) == "E_USAGE")
