@@ -13,7 +13,7 @@ import ctypes
 import numpy as np
 
 from . import _lib
-from .errors import Error, UsageError
+from .errors import Error, usage
 
 __all__ = ["from_torch", "UnsupportedModuleError"]
 
@@ -29,7 +29,8 @@ class UnsupportedModuleError(Error, TypeError):
     def __init__(self, index, module, why):
         cls = type(module).__name__
         where = "module %s (%s)" % (index, cls) if index is not None else "module %s" % cls
-        super().__init__("%s: %s" % (where, why))
+        # E_USAGE, as for any bad argument: the status pycore's usage() gives.
+        super().__init__(usage("").status, (), message="%s: %s" % (where, why))
         self.module = index
         self.module_class = cls
 
@@ -52,18 +53,8 @@ _DROPOUTS = ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "
 
 def _enum_names(type_symbol):
     """Every value name of one of libnnn's enums (nnn_type_t.names), in order."""
-    t = _NnnType.in_dll(_lib.lib(), type_symbol)
+    t = _lib.Type.in_dll(_lib.lib, type_symbol)
     return [n.strip().strip('"') for n in t.names.decode().split(",") if n.strip()]
-
-
-class _NnnType(ctypes.Structure):
-    # nnn/types.h nnn_type_t, the leading members (it only grows at the end).
-    _fields_ = [
-        ("name", ctypes.c_char_p),
-        ("value_name", ctypes.c_void_p),
-        ("value_of", ctypes.c_void_p),
-        ("names", ctypes.c_char_p),
-    ]
 
 
 def activation_names():
@@ -74,15 +65,13 @@ def activation_names():
 def _padding_type(kernel, pads):
     """The name of the first padding type whose formulas (libnnn's) give
     `pads` [(before, after), ...] for these kernel sizes, or None."""
-    lib = _lib.lib()
-    value_of, pads_fn = lib.nnn_padding_type_value, lib.nnn_padding_type_pads
-    value_of.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64)]
-    value_of.restype = ctypes.c_bool
+    t = _lib.Type.in_dll(_lib.lib, "nnn_type_padding_type")
+    pads_fn = _lib.lib.nnn_padding_type_pads
     pads_fn.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64)]
     pads_fn.restype = ctypes.c_bool
     for name in _enum_names("nnn_type_padding_type"):
         v, b, a = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
-        if not value_of(name.encode(), ctypes.byref(v)):
+        if not t.value_of(name.encode(), ctypes.byref(v)):
             continue
         if all(pads_fn(v, k, ctypes.byref(b), ctypes.byref(a)) and (b.value, a.value) == p
                for k, p in zip(kernel, pads)):
@@ -124,7 +113,7 @@ def _batched_shape(mods, input_shape):
                 return (1,) + shape
             if len(shape) == n + 2:
                 return shape
-            raise UsageError("input_shape %s: module %s (%s) takes [C, %s] or [N, C, %s]"
+            raise usage("input_shape %s: module %s (%s) takes [C, %s] or [N, C, %s]"
                              % (list(shape), index, type(m).__name__, ", ".join("d%d" % (i + 1) for i in range(n)),
                                 ", ".join("d%d" % (i + 1) for i in range(n))))
         if type(m) is nn.Linear:
@@ -132,12 +121,12 @@ def _batched_shape(mods, input_shape):
                 return (1,) + shape
             if len(shape) == 2:
                 return shape
-            raise UsageError("input_shape %s: module %s (Linear) first mixes the last axis of a rank-%d input, "
+            raise usage("input_shape %s: module %s (Linear) first mixes the last axis of a rank-%d input, "
                              "which has no channels-last equivalent; give [features] or [N, features]"
                              % (list(shape), index, len(shape)))
         if type(m) is nn.Flatten:
             if len(shape) < 2:
-                raise UsageError("input_shape %s: module %s (Flatten) comes first, so input_shape must include "
+                raise usage("input_shape %s: module %s (Flatten) comes first, so input_shape must include "
                                  "the batch axis: [N, C, d1..dn]" % (list(shape), index))
             return shape
     return shape
@@ -148,7 +137,7 @@ def _convert(module, input_shape):
     from torch import nn
 
     if not isinstance(module, nn.Module):
-        raise UsageError("from_torch: expected a torch.nn.Module, found %s" % type(module).__name__)
+        raise usage("from_torch: expected a torch.nn.Module, found %s" % type(module).__name__)
     mods = _leaves(module)
     known = set(activation_names())
     shape = _batched_shape(mods, input_shape)  # PyTorch's, channels first
@@ -178,7 +167,7 @@ def _convert(module, input_shape):
             if len(shape) != n + 2 or flat_from is not None:
                 raise refuse(index, m, "takes [N, C, %d spatial axes], but gets %s" % (n, list(shape)))
             if shape[1] != m.in_channels:
-                raise UsageError("module %s (%s): in_channels %d, but the input has %d channels"
+                raise usage("module %s (%s): in_channels %d, but the input has %d channels"
                                  % (index, kind, m.in_channels, shape[1]))
             for attr, want in (("stride", 1), ("dilation", 1)):
                 if any(v != want for v in getattr(m, attr)):
@@ -204,7 +193,7 @@ def _convert(module, input_shape):
                              % (tuple(p[0] for p in pads), k, ", ".join(_enum_names("nnn_type_padding_type"))))
             out = tuple(shape[2 + i] + pads[i][0] + pads[i][1] - k[i] + 1 for i in range(n))
             if min(out) < 1:
-                raise UsageError("module %s (%s): kernel %s does not fit the input %s" % (index, kind, k, list(shape)))
+                raise usage("module %s (%s): kernel %s does not fit the input %s" % (index, kind, k, list(shape)))
             w = _array(m.weight)  # [out, in, k1..kn] -> [out, k1..kn, in]
             b = _array(m.bias) if m.bias is not None else np.zeros(m.out_channels, np.float32)
             layers.append({"id": "conv", "activation": _IDENTITY, "kernels": np.ascontiguousarray(
@@ -219,7 +208,7 @@ def _convert(module, input_shape):
                                        "in PyTorch's layout but the channels in nnnkit's; put nn.Flatten() before it"
                              % (list(shape), len(shape)))
             if shape[1] != m.in_features:
-                raise UsageError("module %s (Linear): in_features %d, but gets %d features"
+                raise usage("module %s (Linear): in_features %d, but gets %d features"
                                  % (index, m.in_features, shape[1]))
             w = _array(m.weight).T  # [out, in] -> [in, out]
             if flat_from is not None:
