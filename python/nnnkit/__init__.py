@@ -11,9 +11,11 @@ from ._lib import lib as _lib_handle
 from .errors import (Error, FileError, FormatError, KernelError, LimitError, PluginError, Problem, UsageError,
                      ValidationError)
 from .model import Model, Plan, Record, load, validate
+from .torch import UnsupportedModuleError  # torch itself is imported only by from_torch
 
 __all__ = ["load", "validate", "Model", "Plan", "Record", "Problem", "Error", "FormatError", "ValidationError",
-           "UsageError", "PluginError", "KernelError", "LimitError", "FileError", "from_torch", "__version__"]
+           "UsageError", "PluginError", "KernelError", "LimitError", "FileError", "UnsupportedModuleError", "from_torch",
+           "__version__"]
 
 
 def from_torch(module, input_shape, description=None):

@@ -13,6 +13,8 @@ import nnnkit  # noqa: E402
 from nnnkit.torch import activation_names  # noqa: E402
 
 TOL = 1e-5
+# PyTorch warns that 'same' with an even kernel pads a copy: what is tested here.
+pytestmark = pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel:UserWarning")
 
 
 def channels_last(t):
@@ -20,13 +22,14 @@ def channels_last(t):
     return (t.movedim(1, -1) if t.dim() > 2 else t).contiguous().numpy()
 
 
-def check(net, shape, batch=3, seed=0):
-    """Converts net for inputs of PyTorch shape `shape` (no batch), runs both on
-    the same random batch, and returns the model after comparing outputs."""
+def check(net, shape, batch=3, seed=0, batched=False):
+    """Converts net for inputs of PyTorch shape `shape` (without the batch axis,
+    unless batched), runs both on the same random batch, and returns the model,
+    the input and PyTorch's output (channels-last) after comparing outputs."""
     torch.manual_seed(seed)
     net = net.eval()
     model = nnnkit.from_torch(net, shape)
-    x = torch.randn((batch,) + tuple(shape))
+    x = torch.randn(tuple(shape) if batched else (batch,) + tuple(shape))
     with torch.no_grad():
         want = channels_last(net(x))
     got = model.run(channels_last(x))
@@ -69,7 +72,7 @@ def test_flatten_linear_after_conv(n):
 
 def test_flatten_first():
     net = nn.Sequential(nn.Flatten(), nn.Linear(2 * 3 * 4, 5), nn.Sigmoid())
-    check(net, (2, 2, 3, 4))  # a leading Flatten: the shape has its batch axis
+    check(net, (2, 2, 3, 4), batched=True)  # a leading Flatten: the shape has its batch axis
 
 
 def test_linear_activations_and_dropout():
