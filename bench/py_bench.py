@@ -10,6 +10,9 @@ per-call time of nnnkit.Plan.run, set against nnn_plan_run on the same file
                        nnn_plan_run); X becomes the input of the timed calls
         plan N      -> seconds for N calls of plan.run(x) (a new output each)
         plan-out N  -> seconds for N calls of plan.run(x, out=y)
+        raw N       -> seconds for N calls of nnn_plan_run through ctypes, every
+                       argument made beforehand (the plan's own handle): the
+                       floor of any call from Python, for comparison
         quit
 --shape: one input's shape (the batch is 1). --library: the libnnn the
 package loads (NNN_LIBRARY); its plugins are found beside it. The package is
@@ -43,6 +46,15 @@ def worker(model_path, shape):
                 if got.shape != want.shape:
                     raise ValueError("Plan.run gives %s, nnn_plan_run %s" % (list(got.shape), list(want.shape)))
                 print("%.6g" % float(np.max(np.abs(got - want))), flush=True)
+            elif w[0] == "raw":
+                # The package's internals, on purpose: the bare C call as Plan.run makes it.
+                n, run = int(w[1]), nnnkit._lib.lib.nnn_plan_run
+                args = (plan._plan, x.ctypes.data, y.ctypes.data, None)
+                t0 = time.perf_counter()
+                for _ in range(n):
+                    run(*args)
+                t = time.perf_counter() - t0
+                print("%.9f" % t, flush=True)
             elif w[0] in ("plan", "plan-out"):
                 n, run = int(w[1]), plan.run  # the bound method once: the loop is the caller's cost
                 if w[0] == "plan":

@@ -22,9 +22,14 @@
 #include "bench.h"
 
 #define TARGET_US 5.0
+#define PAIRS 9 /* turns of each contender in a round */
 
-enum { P_C, P_PY, P_PY_OUT, P_COUNT };
-static const char *const req[P_COUNT] = { NULL, "plan", "plan-out" };
+/* nnn_plan_run here; in the worker Plan.run(x), Plan.run(x, out=y), and
+ * nnn_plan_run called through ctypes with every argument made beforehand:
+ * what the worker's process itself costs (a Python loop between calls, its
+ * cache, the shared library), apart from Plan.run's own work. */
+enum { P_C, P_PY, P_PY_OUT, P_RAW, P_COUNT };
+static const char *const req[P_COUNT] = { NULL, "plan", "plan-out", "raw" };
 
 typedef struct pcase {
 	const char *what, *about, *shape; /* the row's case, the model, one input's shape */
@@ -165,42 +170,54 @@ bool bn_python(const config_t *c, table_t *t)
 		fprintf(stderr, "nnnbench: python: round %d of %d\n", round + 1, rounds);
 		for (int i = 0; i < NK; i++) {
 			pcase_t *k = &ks[i];
-			double per[P_COUNT];
-			for (int j = 0; j < P_COUNT && k->up; j++) {
-				int who = (round + i + j) % P_COUNT;
-				double s = time_who(k, who, k->calls[who]);
-				if (s < 0) {
-					bn_note(t, "python: %s: a timed run failed: its later rounds are left out", k->what);
-					k->up = false;
+			/* PAIRS short turns each; a round's figures are the medians of
+			 * its turns, so that a burst of load on the shared machine moves
+			 * one turn, not the round. */
+			series_t per[P_COUNT] = { 0 }, diff[P_COUNT] = { 0 };
+			for (int pair = 0; pair < PAIRS && k->up; pair++) {
+				double s[P_COUNT];
+				for (int j = 0; j < P_COUNT && k->up; j++) {
+					int who = (round + pair + i + j) % P_COUNT;
+					long n = k->calls[who] / PAIRS > 10 ? k->calls[who] / PAIRS : 10;
+					s[who] = time_who(k, who, n) / (double)n;
+					if (s[who] < 0) {
+						bn_note(t, "python: %s: a timed run failed: its later rounds are left out", k->what);
+						k->up = false;
+					}
 				}
-				per[who] = s / (double)k->calls[who];
+				for (int who = 0; who < P_COUNT && k->up; who++) {
+					bn_add(&per[who], s[who], 0);
+					bn_add(&diff[who], s[who] - s[P_C], 0);
+				}
 			}
-			if (!k->up)
-				continue;
-			for (int who = 0; who < P_COUNT; who++) {
-				bn_add(&k->s[who], per[who], 0);
+			for (int who = 0; who < P_COUNT && k->up; who++) {
+				bn_add(&k->s[who], bn_stats(&per[who], U_S, 0).med, 0);
 				if (who != P_C)
-					bn_add(&k->diff[who], per[who] - per[P_C], 0);
+					bn_add(&k->diff[who], bn_stats(&diff[who], U_S, 0).med, 0);
 			}
 		}
 	}
 	if (good && ks[0].w.hello[0])
 		bn_note(t, "python: workers: %s (%s %s, NNN_LIBRARY=%s/libnnn.so.1); Plan.run(x) allocates its output, "
-		           "Plan.run(x, out=y) writes into y; a difference is taken within each round",
-		        ks[0].w.hello + 6, c->python, c->pybench, c->build);
+		           "Plan.run(x, out=y) writes into y; each round takes %d turns of each, a difference per turn, "
+		           "and its figures are the medians of its turns",
+		        ks[0].w.hello + 6, c->python, c->pybench, c->build, PAIRS);
 	for (int i = 0; i < NK && good; i++) {
 		pcase_t *k = &ks[i];
-		static const char *const above[P_COUNT] = { NULL, "Plan.run(x) above nnn_plan_run", "Plan.run(x, out=y) above nnn_plan_run" };
+		static const char *const above[P_COUNT] = { NULL, "Plan.run(x) above nnn_plan_run",
+			                                    "Plan.run(x, out=y) above nnn_plan_run", NULL };
 		for (int who = P_PY; who < P_COUNT; who++) {
+			static const char *const fig[P_COUNT] = { NULL, "Plan.run(x)", "Plan.run(x, out=y)",
+				                                  "ctypes nnn_plan_run, same process" };
 			char f[96];
-			snprintf(f, sizeof f, "%s, %s", who == P_PY ? "Plan.run(x)" : "Plan.run(x, out=y)", k->about);
+			snprintf(f, sizeof f, "%s, %s", fig[who], k->about);
 			row_t *r = bn_row(t, section, f, k->what, U_US);
 			if (!r)
 				break;
 			r->fig = bn_stats(&k->s[who], U_US, 0);
 			bn_ref(r, "nnn_plan_run (C)", bn_stats(&k->s[P_C], U_US, 0));
 		}
-		for (int who = P_PY; who < P_COUNT; who++) {
+		for (int who = P_PY; who <= P_PY_OUT; who++) {
 			row_t *r = bn_row(t, section, above[who], k->what, U_US);
 			if (!r)
 				break;

@@ -782,6 +782,16 @@ def _info_row(h, rd, elems, i, n, sh, rng):
 
 # ---- plans ----
 
+def _addr(a):
+    """The address of a C-contiguous array's data. Through the buffer protocol
+    when the array is writable: a third of the time of a.ctypes.data, which
+    builds a helper object, and at batch 1 that is most of Plan.run's cost
+    (bench/py_bench.py)."""
+    if a.flags.writeable and a.size:
+        return ctypes.addressof(ctypes.c_char.from_buffer(a))
+    return a.ctypes.data
+
+
 class Plan:
     """A model planned for one input shape: shapes inferred, kernels found
     and prepared, buffers sized once. run() then only computes, with the
@@ -826,7 +836,7 @@ class Plan:
             raise usage(f"out must be a writable C-contiguous float32 array of shape {self._out}")
         if self._plan is None:
             raise usage("the plan is closed")
-        st = self._run(self._plan, x.ctypes.data, out.ctypes.data, self._pdiags)
+        st = self._run(self._plan, _addr(x), _addr(out), self._pdiags)
         if st != 0:
             e = error(st, self._diags)
             lib.nnn_diags_clear(byref(self._diags))
