@@ -125,7 +125,7 @@ bool bn_python(const config_t *c, table_t *t)
 {
 	pcase_t ks[] = {
 		{ .what = "identity", .about = "Dense 1->1", .shape = "1" },
-		{ .what = "example", .about = "the example classifier", .shape = "28,28,1" },
+		{ .what = "example", .about = "example classifier", .shape = "28,28,1" },
 	};
 	enum { NK = sizeof ks / sizeof ks[0] };
 	const char *section = "python, batch 1, 1 thread (time per call)";
@@ -208,7 +208,7 @@ bool bn_python(const config_t *c, table_t *t)
 			                                    "Plan.run(x, out=y) above nnn_plan_run", NULL };
 		for (int who = P_PY; who < P_COUNT; who++) {
 			static const char *const fig[P_COUNT] = { NULL, "Plan.run(x)", "Plan.run(x, out=y)",
-				                                  "ctypes nnn_plan_run, same process" };
+				                                  "ctypes nnn_plan_run (worker)" };
 			char f[96];
 			snprintf(f, sizeof f, "%s, %s", fig[who], k->about);
 			row_t *r = bn_row(t, section, f, k->what, U_US);
