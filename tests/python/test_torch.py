@@ -172,6 +172,7 @@ def test_refused(net, shape, names, reason):
     with pytest.raises(nnnkit.UnsupportedModuleError) as e:
         nnnkit.from_torch(net, shape)
     assert isinstance(e.value, nnnkit.Error) and isinstance(e.value, TypeError)
+    assert e.value.code == "E_USAGE"
     text = str(e.value)
     assert names in text, text
     assert reason.lower() in text.lower(), text
