@@ -134,7 +134,10 @@ def _batched_shape(mods, input_shape):
 
 def _convert(module, input_shape):
     """The layers (Model.from_layers' form) and the nnnkit input shape."""
-    from torch import nn
+    try:
+        from torch import nn
+    except ImportError as e:
+        raise ImportError("nnnkit.from_torch needs PyTorch (Debian: python3-torch): %s" % e) from e
 
     if not isinstance(module, nn.Module):
         raise usage("from_torch: expected a torch.nn.Module, found %s" % type(module).__name__)

@@ -3,6 +3,8 @@ gives the outputs PyTorch gives (within 1e-5, absolute and relative) on the
 same inputs moved to channels-last; everything else is refused, naming the
 module."""
 
+import os
+
 import pytest
 
 torch = pytest.importorskip("torch", reason="PyTorch (Debian's python3-torch) is not installed")
@@ -194,3 +196,21 @@ def test_nested_names_are_dotted():
 def test_shapes_that_do_not_fit(net, shape):
     with pytest.raises(nnnkit.UsageError):
         nnnkit.from_torch(net, shape)
+
+
+def test_nnnkit_imports_without_torch():
+    """torch is imported by from_torch alone: without it nnnkit imports, and
+    from_torch says what it needs."""
+    import subprocess
+    import sys
+    code = ("import sys; sys.modules['torch'] = None\n"
+            "import nnnkit\n"
+            "assert issubclass(nnnkit.UnsupportedModuleError, TypeError)\n"
+            "try:\n"
+            "    nnnkit.from_torch(object(), (1,))\n"
+            "except ImportError as e:\n"
+            "    print(e)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert r.returncode == 0, r.stderr
+    assert "from_torch needs PyTorch" in r.stdout
