@@ -113,21 +113,21 @@ def _batched_shape(mods, input_shape):
                 return (1,) + shape
             if len(shape) == n + 2:
                 return shape
+            axes = ", ".join("d%d" % (i + 1) for i in range(n))
             raise usage("input_shape %s: module %s (%s) takes [C, %s] or [N, C, %s]"
-                             % (list(shape), index, type(m).__name__, ", ".join("d%d" % (i + 1) for i in range(n)),
-                                ", ".join("d%d" % (i + 1) for i in range(n))))
+                        % (list(shape), index, type(m).__name__, axes, axes))
         if type(m) is nn.Linear:
             if len(shape) == 1:
                 return (1,) + shape
             if len(shape) == 2:
                 return shape
             raise usage("input_shape %s: module %s (Linear) first mixes the last axis of a rank-%d input, "
-                             "which has no channels-last equivalent; give [features] or [N, features]"
-                             % (list(shape), index, len(shape)))
+                        "which has no channels-last equivalent; give [features] or [N, features]"
+                        % (list(shape), index, len(shape)))
         if type(m) is nn.Flatten:
             if len(shape) < 2:
                 raise usage("input_shape %s: module %s (Flatten) comes first, so input_shape must include "
-                                 "the batch axis: [N, C, d1..dn]" % (list(shape), index))
+                            "the batch axis: [N, C, d1..dn]" % (list(shape), index))
             return shape
     return shape
 
@@ -143,6 +143,7 @@ def _convert(module, input_shape):
         raise usage("from_torch: expected a torch.nn.Module, found %s" % type(module).__name__)
     mods = _leaves(module)
     known = set(activation_names())
+    dropouts = {getattr(nn, name) for name in _DROPOUTS if hasattr(nn, name)}
     shape = _batched_shape(mods, input_shape)  # PyTorch's, channels first
     in_shape = shape[:1] + shape[2:] + shape[1:2] if len(shape) > 2 else shape  # nnnkit's
     layers = []
@@ -154,7 +155,7 @@ def _convert(module, input_shape):
 
     for index, m in mods:
         kind = type(m).__name__
-        if isinstance(m, nn.Identity) or kind in _DROPOUTS:
+        if type(m) is nn.Identity or type(m) in dropouts:
             continue  # identities at inference
         if type(m) is nn.Flatten:
             rank = len(shape)
@@ -171,7 +172,7 @@ def _convert(module, input_shape):
                 raise refuse(index, m, "takes [N, C, %d spatial axes], but gets %s" % (n, list(shape)))
             if shape[1] != m.in_channels:
                 raise usage("module %s (%s): in_channels %d, but the input has %d channels"
-                                 % (index, kind, m.in_channels, shape[1]))
+                            % (index, kind, m.in_channels, shape[1]))
             for attr, want in (("stride", 1), ("dilation", 1)):
                 if any(v != want for v in getattr(m, attr)):
                     raise refuse(index, m, "%s %s: nnnkit's Conv has %s %d only; use %s=%d"
@@ -212,7 +213,7 @@ def _convert(module, input_shape):
                              % (list(shape), len(shape)))
             if shape[1] != m.in_features:
                 raise usage("module %s (Linear): in_features %d, but gets %d features"
-                                 % (index, m.in_features, shape[1]))
+                            % (index, m.in_features, shape[1]))
             w = _array(m.weight).T  # [out, in] -> [in, out]
             if flat_from is not None:
                 # PyTorch flattened (c, d1..dn); nnnkit flattens (d1..dn, c).
