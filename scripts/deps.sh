@@ -4,7 +4,10 @@
 #   scripts/deps.sh           the build's packages, and the tools the ONNX
 #                             tests check against: python3-onnx (onnx.checker),
 #                             python3-torch (torch.onnx.export, and make bench's
-#                             contender), node and npm (make installs ONNX
+#                             contender, and nnnkit.from_torch's tests),
+#                             python3-pytest (make test-python),
+#                             python3-dask and python3-distributed (the
+#                             nnnkit.dask tests), node and npm (make installs ONNX
 #                             Runtime from the npm registry into build/ort:
 #                             tests/ort/install.sh). Not root: a missing build
 #                             package is an error, a missing test tool a
@@ -13,7 +16,7 @@
 #                             make bench
 set -eu
 PKGS="make gcc clang libclang-rt-14-dev lua5.4 libcriterion-dev libopenblas-dev libjansson-dev pkg-config valgrind groff-base xxd chromium python3-numpy libprotobuf-c-dev protobuf-c-compiler libonnx-dev"
-TOOLS="python3-onnx python3-torch"
+TOOLS="python3-onnx python3-torch python3-pytest python3-dask python3-distributed"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="python3-torch"
 	TOOLS=""
@@ -35,7 +38,7 @@ if [ "${1:-}" != "--bench" ]; then
 fi
 [ -z "$missing$tools" ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
-	[ -n "$tools" ] && echo "deps: the ONNX tests will skip what needs them; run as root, or install:$tools" >&2
+	[ -n "$tools" ] && echo "deps: the ONNX, PyTorch and Dask tests will skip what needs them (make test-python needs python3-pytest); run as root, or install:$tools" >&2
 	[ -z "$missing" ] && exit 0
 	echo "deps: run as root, or install:$missing" >&2
 	exit 2

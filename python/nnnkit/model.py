@@ -468,8 +468,7 @@ class Model:
     def __init__(self, handle, path=None):
         """Internal: use nnnkit.load, Model.from_layers or Model.from_json."""
         self._handle = handle
-        self.path = path
-        """The file the model was loaded from, or None."""
+        self._path = path
         self._record = _record(_lib.model_desc, handle.model, handle)
 
     # -- fields --
@@ -484,6 +483,11 @@ class Model:
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(self._record.keys() if self._record else ()))
+
+    @property
+    def path(self):
+        """The file the model was loaded from, as given to load, or None."""
+        return self._path
 
     @property
     def record(self):
@@ -562,11 +566,10 @@ class Model:
         if x.ndim < 1:
             raise usage("x must have a batch axis first")
         n = x.shape[0]
-        rows = n if batch is None else int(batch)
-        if rows < 1:
+        if batch is not None and int(batch) < 1:
             raise usage(f"batch must be at least 1, found {batch}")
-        rows = min(rows, max(n, 1))
-        out = None
+        # An empty batch still gets its output's shape (planned for one row).
+        rows = max(1, min(n, n if batch is None else int(batch)))
         with Plan(self, (rows,) + x.shape[1:], threads) as p:
             if p.output_shape[0] != rows:
                 raise usage(f"the output's first axis is {p.output_shape[0]}, not the batch ({rows})")
@@ -682,7 +685,7 @@ def _info(model):
     rng = h.bytes_range()
     lines = []
     if rng:
-        lines.append(f"file:         {model.path} ({rng[1]} bytes)")
+        lines.append(f"file:         {model._path} ({rng[1]} bytes)")
     else:
         lines.append(f"file:         (in memory, {lib.nnn_model_encoded_size(m)} bytes encoded)")
     desc = ""
@@ -818,7 +821,7 @@ class Plan:
     GIL released. One call at a time per plan (make one plan per thread for
     parallel calls). A context manager: close() on exit."""
 
-    __slots__ = ("_plan", "_handle", "_run", "_diags", "_pdiags", "_in", "_out", "input_shape", "output_shape")
+    __slots__ = ("_plan", "_handle", "_run", "_diags", "_pdiags", "_in", "_out")
 
     def __init__(self, model, input_shape, threads=1):
         """Plans `model` for inputs of input_shape with `threads` threads
@@ -834,14 +837,21 @@ class Plan:
         self._handle = h
         n = len(model._record[model._array_name()])
         out = lib.nnn_plan_shape(self._plan, n - 1).contents
-        self.input_shape = tuple(shape.dims[:shape.rank])
-        """The shape of the inputs run() takes."""
-        self.output_shape = tuple(out.dims[:out.rank])
-        """The shape of the outputs run() gives."""
-        self._in, self._out = self.input_shape, self.output_shape
+        self._in = tuple(shape.dims[:shape.rank])
+        self._out = tuple(out.dims[:out.rank])
         self._run = lib.nnn_plan_run
         self._diags = Diags()
         self._pdiags = ctypes.addressof(self._diags)
+
+    @property
+    def input_shape(self):
+        """The shape of the inputs run() takes (batch first, channels last)."""
+        return self._in
+
+    @property
+    def output_shape(self):
+        """The shape of the outputs run() gives."""
+        return self._out
 
     def run(self, x, out=None):
         """Runs the plan on x (of input_shape; converted to C-contiguous
@@ -899,4 +909,4 @@ class Plan:
         self.close()
 
     def __repr__(self):
-        return f"<nnnkit.Plan {self.input_shape} -> {self.output_shape}>"
+        return f"<nnnkit.Plan {self._in} -> {self._out}>"

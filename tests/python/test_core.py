@@ -400,3 +400,39 @@ def test_plan_reuses_out_and_converts_inputs(conv):
 def test_version_is_the_librarys():
     assert nnnkit.__version__ == _lib.lib.nnn_version().decode() and nnnkit.__version__[0].isdigit()
     assert nnnkit.__version__ in cli("--version")
+
+
+def test_errors_pickle_with_their_problems(saved):
+    import pickle
+    m = nnnkit.load(saved)
+    with pytest.raises(nnnkit.ValidationError) as e:
+        m.run(np.zeros((1, 4)))
+    again = pickle.loads(pickle.dumps(e.value))
+    assert type(again) is nnnkit.ValidationError and str(again) == str(e.value)
+    assert (again.code, again.path, again.offset, again.problems) == \
+        (e.value.code, e.value.path, e.value.offset, e.value.problems)
+
+
+def test_an_empty_batch_gives_an_empty_output(saved):
+    m = nnnkit.load(saved)
+    y = m.run(np.zeros((0, 6)))
+    assert y.shape == (0, 3) and y.dtype == np.float32
+
+
+def test_every_public_name_has_a_docstring():
+    missing = []
+    for name in nnnkit.__all__:
+        obj = getattr(nnnkit, name)
+        if name == "__version__":
+            continue
+        if not (obj.__doc__ or "").strip():
+            missing.append(name)
+        if isinstance(obj, type):
+            for attr, member in vars(obj).items():
+                if attr.startswith("_") and attr not in ("__init__",):
+                    continue
+                if callable(member) or isinstance(member, (property, classmethod, staticmethod)):
+                    if not (getattr(member, "__doc__", None) or "").strip():
+                        missing.append(f"{name}.{attr}")
+    assert not missing, f"no docstring: {missing}"
+    assert nnnkit.__doc__
