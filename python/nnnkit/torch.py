@@ -27,6 +27,8 @@ class UnsupportedModuleError(Error, TypeError):
     """
 
     def __init__(self, index, module, why):
+        """index: the module's name in the Sequential (None for the top
+        module); module: the module itself; why: the reason and the remedy."""
         cls = type(module).__name__
         where = "module %s (%s)" % (index, cls) if index is not None else "module %s" % cls
         # E_USAGE, as for any bad argument: the status pycore's usage() gives.
