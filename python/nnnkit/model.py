@@ -69,7 +69,8 @@ class _Context:
         ptr = c_void_p()
         _call(lib.nnn_ctx_new, byref(ptr))
         self.ptr = ptr.value
-        files = [os.fsencode(os.path.abspath(os.fspath(p))) for p in (plugins or ())]
+        self.plugins = [os.path.abspath(os.fspath(p)) for p in (plugins or ())]
+        files = [os.fsencode(p) for p in self.plugins]
         arr = (c_char_p * max(1, len(files)))(*files)
         opts = _lib.DiscoverOpts(size=ctypes.sizeof(_lib.DiscoverOpts), files=arr, nfiles=len(files),
                                  search=True, installed_dir=os.fsencode(_lib.plugin_dir()))
@@ -626,6 +627,22 @@ class Model:
         return model
 
     @classmethod
+    def from_bytes(cls, data, plugins=None):
+        """A model from .nnn bytes (any bytes-like object), copied into
+        memory the model owns. Raises FormatError as load does."""
+        ctx = _Context(plugins)
+        data = bytes(data)
+        m = c_void_p()
+        opts = _lib.DecodeOpts(flags=_lib.DECODE_COPY, ctx=ctx.ptr)
+        _call(lib.nnn_model_decode, data, len(data), byref(opts), byref(m))
+        return cls(_Handle(ctx, model=m.value))
+
+    def __reduce__(self):
+        # Pickled as its bytes and plugin files (to a Dask worker, say).
+        h = self._live()
+        return (_unpickle, (self.encode(), h.ctx.plugins or None))
+
+    @classmethod
     def from_json(cls, text, plugins=None):
         """A model from its JSON form (docs/json.md; as to_json writes it).
         .npy references are relative to the current folder."""
@@ -671,6 +688,10 @@ class Model:
         if self._handle is None:
             return "<closed nnnkit.Model>"
         return _info(self)
+
+
+def _unpickle(data, plugins):
+    return Model.from_bytes(data, plugins)
 
 
 def _info(model):

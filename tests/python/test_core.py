@@ -436,3 +436,19 @@ def test_every_public_name_has_a_docstring():
                         missing.append(f"{name}.{attr}")
     assert not missing, f"no docstring: {missing}"
     assert nnnkit.__doc__
+
+
+def test_from_bytes_and_pickle_keep_the_bytes(saved, real):
+    import pickle
+    for path in (saved, os.path.join(real[0], "2dmovedemo.nnn")):
+        data = open(path, "rb").read()
+        m = nnnkit.load(path)
+        assert nnnkit.Model.from_bytes(data).encode() == data
+        again = pickle.loads(pickle.dumps(m))
+        assert again.encode() == data and again.path is None
+        x = np.ones((3, len(m.layers[0].weights.data)), np.float32)
+        assert again.run(x).tobytes() == m.run(x).tobytes()
+    with pytest.raises(nnnkit.FormatError) as e:
+        nnnkit.Model.from_bytes(data[:-1])
+    theirs = json.loads(cli("validate", "--json", "-", check=False, input=data[:-1]))["error"]
+    assert (e.value.code, e.value.path, e.value.offset) == (theirs["code"], theirs["path"], theirs["offset"])
