@@ -28,13 +28,19 @@ class UnsupportedModuleError(Error, TypeError):
 
     def __init__(self, index, module, why):
         """index: the module's name in the Sequential (None for the top
-        module); module: the module itself; why: the reason and the remedy."""
-        cls = type(module).__name__
+        module); module: the module itself, or its class name; why: the
+        reason and the remedy."""
+        cls = module if isinstance(module, str) else type(module).__name__
         where = "module %s (%s)" % (index, cls) if index is not None else "module %s" % cls
         # E_USAGE, as for any bad argument: the status pycore's usage() gives.
         super().__init__(usage("").status, (), message="%s: %s" % (where, why))
         self.module = index
         self.module_class = cls
+        self.why = why
+
+    def __reduce__(self):
+        # Picklable like every nnnkit.Error, with this class's own arguments.
+        return (type(self), (self.module, self.module_class, self.why))
 
 
 # PyTorch's activation classes by the name of nnnkit's activation (the

@@ -180,6 +180,15 @@ def test_refused(net, shape, names, reason):
     assert reason.lower() in text.lower(), text
 
 
+def test_refusal_pickles():
+    import pickle
+    with pytest.raises(nnnkit.UnsupportedModuleError) as e:
+        nnnkit.from_torch(nn.Sequential(nn.Linear(3, 3), nn.GELU()), (3,))
+    again = pickle.loads(pickle.dumps(e.value))
+    assert type(again) is nnnkit.UnsupportedModuleError and str(again) == str(e.value)
+    assert (again.module, again.module_class, again.code) == ("1", "GELU", "E_USAGE")
+
+
 def test_nested_names_are_dotted():
     net = nn.Sequential(nn.Linear(3, 3), nn.Sequential(nn.ReLU(), nn.Sequential(nn.ELU())))
     with pytest.raises(nnnkit.UnsupportedModuleError, match=r"module 1\.1\.0 \(ELU\)") as e:
