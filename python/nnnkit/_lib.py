@@ -248,8 +248,10 @@ model_desc = RDesc.in_dll(lib, "nnn_model_desc")
 
 
 def plugin_dir():
-    """The installed plugin folder as the CLI finds it beside itself: the
-    library's ../lib/nnnkit/plugins when installed, else the build tree's plugins/."""
+    """The installed plugin folder, found beside the library as the CLI finds
+    it beside itself: PREFIX/lib/nnnkit/plugins for PREFIX/lib/libnnn.so.1
+    when that exists, else plugins/ in the library's folder (the build tree,
+    or a package carrying libnnn.so.1, nnn-plugin-scan and plugins/)."""
     here = os.path.dirname(path)
     installed = os.path.join(here, "nnnkit", "plugins")
     return installed if os.path.isdir(installed) else os.path.join(here, "plugins")

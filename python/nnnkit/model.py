@@ -120,15 +120,13 @@ class _View:
         self.__array_interface__ = {"data": (addr or 0, True), "shape": (n,), "typestr": "<f4", "version": 3}
 
 
-def _floats(addr, n, handle, shape=None):
+def _floats(addr, n, handle):
+    """A read-only float32 array of the n values at addr (the model's memory)."""
     if n == 0:
         a = np.empty(0, _F32)
         a.flags.writeable = False
-    else:
-        a = np.asarray(_View(addr, n, handle))
-    if shape is not None and int(np.prod(shape, dtype=np.int64)) == n:
-        a = a.reshape(shape)
-    return a
+        return a
+    return np.asarray(_View(addr, n, handle))
 
 
 # ---- records: the model's fields, from the descriptors ----
@@ -395,8 +393,12 @@ class _SpecWriter:
     def record(self, rd, value):
         if isinstance(value, Record):
             value = value.to_dict()
-        if isinstance(value, np.ndarray) and rd.dims >= 0:
-            return self.npy(value)  # a tensor as its .npy file's name
+        if rd.dims >= 0 and not isinstance(value, Mapping):
+            # A tensor as its .npy file's name: an array (or anything
+            # float32-convertible) written here, or a file of the caller's.
+            if isinstance(value, (str, os.PathLike)):
+                return os.path.abspath(os.fspath(value))
+            return self.npy(np.asarray(value, dtype=np.float32))
         if not isinstance(value, Mapping):
             return self.plain(value)
         known = self.fields(rd, value)
