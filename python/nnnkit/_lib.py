@@ -24,6 +24,7 @@ FX_NONE, FX_LAYER, FX_ACTIVATION = range(3)
 FD_CONST, FD_COUNT, FD_PARAM, FD_TOTAL = 1, 2, 4, 8
 DECODE_COPY = 1
 JSON_SPEC = 1
+COMPAT_CONV_ORIGINAL = 1  # nnn/compat.h
 
 
 def _candidates():

@@ -554,16 +554,19 @@ class Model:
 
     # -- running --
 
-    def plan(self, input_shape, threads=1):
+    def plan(self, input_shape, threads=1, conv_compat="spec"):
         """A Plan for repeated runs on inputs of one shape (batch first,
-        channels last): shapes inferred and kernels prepared once."""
-        return Plan(self, input_shape, threads)
+        channels last): shapes inferred and kernels prepared once.
+        conv_compat: "spec", or "original" for the original framework's
+        convolution arithmetic (nnnkit run --conv-compat; docs/original-framework.md)."""
+        return Plan(self, input_shape, threads, conv_compat)
 
-    def run(self, x, threads=1, batch=None):
+    def run(self, x, threads=1, batch=None, conv_compat="spec"):
         """Runs the model on x (anything np.asarray(x, np.float32) takes,
         batch first, channels last) and returns the float32 outputs. batch:
-        rows per call (None: all at once). The GIL is released while libnnn
-        computes. Raises ValidationError when x's shape does not fit."""
+        rows per call (None: all at once); conv_compat as for plan(). The
+        GIL is released while libnnn computes. Raises ValidationError when
+        x's shape does not fit."""
         self._live()
         x = np.ascontiguousarray(x, dtype=_F32)
         if x.ndim < 1:
@@ -573,7 +576,7 @@ class Model:
             raise usage(f"batch must be at least 1, found {batch}")
         # An empty batch still gets its output's shape (planned for one row).
         rows = max(1, min(n, n if batch is None else int(batch)))
-        with Plan(self, (rows,) + x.shape[1:], threads) as p:
+        with Plan(self, (rows,) + x.shape[1:], threads, conv_compat) as p:
             if p.output_shape[0] != rows:
                 raise usage(f"the output's first axis is {p.output_shape[0]}, not the batch ({rows})")
             out = np.empty((n,) + p.output_shape[1:], _F32)
@@ -581,7 +584,7 @@ class Model:
             for i in range(0, full, rows):
                 p.run(x[i:i + rows], out[i:i + rows])
         if full < n:
-            with Plan(self, (n - full,) + x.shape[1:], threads) as p:
+            with Plan(self, (n - full,) + x.shape[1:], threads, conv_compat) as p:
                 p.run(x[full:], out[full:])
         return out
 
@@ -846,14 +849,19 @@ class Plan:
 
     __slots__ = ("_plan", "_handle", "_run", "_diags", "_pdiags", "_in", "_out")
 
-    def __init__(self, model, input_shape, threads=1):
+    def __init__(self, model, input_shape, threads=1, conv_compat="spec"):
         """Plans `model` for inputs of input_shape with `threads` threads
-        (the caller's included). Raises ValidationError when the shape does
-        not fit, naming the layer."""
+        (the caller's included); conv_compat as for Model.plan. Raises
+        ValidationError when the shape does not fit, naming the layer."""
         self._plan = None
         h = model._live()
         shape = _shape(input_shape)
-        opts = _lib.RunOpts(size=ctypes.sizeof(_lib.RunOpts), threads=int(threads))
+        if conv_compat not in ("spec", "original"):
+            raise usage(f'conv_compat must be "spec" or "original", found {conv_compat!r}')
+        if int(threads) < 1:
+            raise usage(f"threads must be at least 1, found {threads}")
+        opts = _lib.RunOpts(size=ctypes.sizeof(_lib.RunOpts), threads=int(threads),
+                            compat=_lib.COMPAT_CONV_ORIGINAL if conv_compat == "original" else 0)
         p = c_void_p()
         _call(lib.nnn_plan_new, h.ctx.ptr, h.model, byref(shape), byref(opts), byref(p))
         self._plan = p.value

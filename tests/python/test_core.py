@@ -452,3 +452,17 @@ def test_from_bytes_and_pickle_keep_the_bytes(saved, real):
         nnnkit.Model.from_bytes(data[:-1])
     theirs = json.loads(cli("validate", "--json", "-", check=False, input=data[:-1]))["error"]
     assert (e.value.code, e.value.path, e.value.offset) == (theirs["code"], theirs["path"], theirs["offset"])
+
+
+def test_conv_compat_original_is_the_clis(conv, tmp_path):
+    m = nnnkit.load(conv)  # 3x2 kernels: the original framework sums some taps twice
+    x = rng(9).standard_normal((3, 5, 5, 3)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    cli("run", conv, "--input", str(tmp_path / "x.npy"), "--conv-compat", "original", "-o", str(tmp_path / "y.npy"))
+    original = m.run(x, conv_compat="original")
+    assert original.tobytes() == np.load(tmp_path / "y.npy").tobytes()
+    assert original.tobytes() != m.run(x).tobytes()
+    with m.plan(x.shape, conv_compat="original") as p:
+        assert p.run(x).tobytes() == original.tobytes()
+    with pytest.raises(nnnkit.UsageError):
+        m.run(x, conv_compat="yes")
