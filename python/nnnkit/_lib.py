@@ -246,6 +246,8 @@ libc_free.argtypes = [c_void_p]
 libc_free.restype = None
 
 model_desc = RDesc.in_dll(lib, "nnn_model_desc")
+tensor_desc = RDesc.in_dll(lib, "nnn_tensor_desc")
+activation_desc = RDesc.in_dll(lib, "nnn_activation_desc")
 
 
 def plugin_dir():

@@ -762,7 +762,8 @@ def _info(model):
     else:
         lines.append("shapes:       none (no layers)")
     lines.append("")
-    rows = [["#", "type", "fields", "activation", "dropout", "output", "tensors", "params", "bytes", "kernel"]]
+    # info.c's column titles (words of the table, not field names).
+    rows = ["#  type fields activation dropout output tensors params bytes kernel".split()]
     layer_rd = next(f.rec.contents for f in _lib.fields(_lib.model_desc) if f.kind == _lib.FK_ARRAY) if n else None
     elems = c_void_p.from_address(m + next(f.offset for f in _lib.fields(_lib.model_desc)
                                            if f.kind == _lib.FK_ARRAY)).value if n else None
@@ -790,8 +791,9 @@ def _info_row(h, rd, elems, i, n, sh, rng):
     lib.nnn_layer_format(L, buf, len(buf))
     fields = buf.value.decode("utf-8", "replace")
     fl = _lib.fields(rd)
-    act_f = next((f for f in fl if f.kind == _lib.FK_RECORD and f.rec.contents.nfields and
-                  _lib.fields(f.rec.contents)[0].kind == _lib.FK_ENUM), None)
+    # The layer's activation: its field of the activation record (nnn_activation_desc).
+    act_f = next((f for f in fl if f.kind == _lib.FK_RECORD and
+                  ctypes.addressof(f.rec.contents) == ctypes.addressof(_lib.activation_desc)), None)
     act = ""
     if act_f is not None:
         A = L + act_f.offset
@@ -799,12 +801,13 @@ def _info_row(h, rd, elems, i, n, sh, rng):
         params = buf.value.decode("utf-8", "replace")
         at = lib.nnn_activation_title(A)
         act = (at.decode() if at else "?") + (f"({params})" if params else "")
+    # info's dropout column: the layer record's own float field.
     drop = next((ctypes.c_float.from_address(L + f.offset).value for f in fl
                  if f.kind == _lib.FK_PRIM and f.prim == _lib.PRIM_F32), 0.0)
     out = lib.nnn_pshape_format(byref(sh[i].out), buf, len(buf)).decode()
     ts = (_lib.NamedTensor * 8)()
     k = lib.nnn_layer_tensors(L, ts, 8)
-    tdesc = _lib.RDesc.in_dll(lib, "nnn_tensor_desc")
+    tdesc = _lib.tensor_desc
     tfl = _lib.fields(tdesc)
     parts, count = [], 0
     for t in range(min(k, 8)):

@@ -466,3 +466,46 @@ def test_conv_compat_original_is_the_clis(conv, tmp_path):
         assert p.run(x).tobytes() == original.tobytes()
     with pytest.raises(nnnkit.UsageError):
         m.run(x, conv_compat="yes")
+
+
+def schema_names():
+    """Every field name and enum value name of the schema, from libnnn's descriptors."""
+    names, seen = set(), set()
+
+    def walk(rd):
+        if rd.name in seen:
+            return
+        seen.add(rd.name)
+        for f in _lib.fields(rd):
+            names.add(f.name.decode())
+            if f.kind in (_lib.FK_ENUM, _lib.FK_VARIANT):
+                t = f.type.contents
+                names.update(n.decode() for n in map(t.value_name, range(256)) if n)
+            if f.kind in (_lib.FK_RECORD, _lib.FK_ARRAY):
+                walk(f.rec.contents)
+            for k in range(f.nvariants if f.kind == _lib.FK_VARIANT else 0):
+                walk(f.variants[k].rec.contents)
+    walk(_lib.model_desc)
+    return names
+
+
+def test_the_package_restates_no_field_or_id():
+    """No string in the core modules is a field name or an enum value's name
+    (docstrings aside): the format comes from libnnn's descriptors."""
+    import ast
+    names = schema_names()
+    assert {"layers", "weights", "dense", "relu", "padding_type"} <= names
+    folder = os.path.dirname(nnnkit.__file__)
+    found = []
+    for module in ("__init__.py", "errors.py", "model.py"):  # _lib.py: C declarations
+        text = open(os.path.join(folder, module)).read()
+        lines = text.split("\n")
+        tree = ast.parse(text)
+        docs = {id(n.body[0].value) for n in ast.walk(tree)
+                if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and n.body
+                and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs and n.value in names \
+                    and "__array_interface__" not in lines[n.lineno - 1]:  # NumPy's keys ("data")
+                found.append(f"{module}:{n.lineno}: {n.value!r}")
+    assert not found, found
