@@ -348,7 +348,7 @@ $(O)/nnnbench: $(SUITE_OBJ) $(LIB_A)
 # offline it leaves $(O)/ort/missing and the table says why).
 bench: $(O)/nnnbench $(BENCHES) $(NNNKIT) $(PLUGINS) $(O)/mkexample $(ORT_STAMP)
 	@scripts/deps.sh --bench || true
-	$(Q)$(O)/nnnbench --build $(abspath $(O)) --torch bench/torch_bench.py --ort bench/ort_bench.js $(BENCH_ARGS)
+	$(Q)$(O)/nnnbench --build $(abspath $(O)) --torch bench/torch_bench.py --pybench bench/py_bench.py --ort bench/ort_bench.js $(BENCH_ARGS)
 
 clean:
 	rm -rf build

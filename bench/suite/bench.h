@@ -15,6 +15,7 @@
  *   peak.c    the core's FMA peak, measured: what "% of peak" is of
  *   worker.c  the driver's side of a worker process (infer.c, tiny.c)
  *   tiny.c    tiny models at batch 1: nnn_plan_run against ONNX Runtime's C API Run
+ *   py.c      the Python package's Plan.run at batch 1 against nnn_plan_run (bench/py_bench.py)
  *   table.c   rows, statistics, text / Markdown / JSON output
  *   main.c    options, order, the machine
  */
@@ -121,6 +122,7 @@ typedef struct config {
 	const char *dir;    /* where the models go: BUILD/bench */
 	const char *torch;  /* bench/torch_bench.py */
 	const char *python; /* /usr/bin/python3 */
+	const char *pybench; /* bench/py_bench.py: the Python package's worker */
 	const char *ort;    /* bench/ort_bench.js */
 	const char *node;   /* node: --node, else the first on PATH */
 	const char *real;   /* the real corpus: --real, else $NNN_REAL_CORPUS, else ../shared/corpus/real */
@@ -184,6 +186,8 @@ bool bn_parse_shape(const char *text, nnn_shape_t *in);
 /* tiny.c: the real corpus's demo files and an identity-like model, one
  * call at batch 1, against ONNX Runtime's C API (dlopen) and node. */
 bool bn_tiny(const config_t *c, table_t *t);
+/* py.c: nnnkit.Plan.run (the Python package) against nnn_plan_run, batch 1. */
+bool bn_python(const config_t *c, table_t *t);
 
 /* Calls each(layer, its output shape, ctx) for every layer of the example
  * at `batch` images of 28x28x1; false when it cannot be read. */

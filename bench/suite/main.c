@@ -1,7 +1,8 @@
 /* main.c: nnnbench: options, the machine, the sections in order, the table.
  *
  *   nnnbench [--json | --markdown] [--quick] [--only SECTIONS] [--keep-env]
- *            [--build DIR] [--torch FILE] [--python FILE] [--ort FILE] [--node FILE] [--real DIR]
+ *            [--build DIR] [--torch FILE] [--python FILE] [--pybench FILE] [--ort FILE] [--node FILE]
+ *            [--real DIR]
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -126,18 +127,21 @@ static int usage(FILE *to)
 {
 	fprintf(to,
 	        "usage: nnnbench [--json | --markdown] [--quick] [--only SECTIONS] [--keep-env]\n"
-	        "                [--build DIR] [--torch FILE] [--python FILE] [--ort FILE] [--node FILE] [--real DIR]\n"
+	        "                [--build DIR] [--torch FILE] [--python FILE] [--pybench FILE] [--ort FILE] [--node FILE]\n"
+	        "                [--real DIR]\n"
 	        "Measures libnnn and nnnkit against the machine's own limits, PyTorch and ONNX Runtime, and prints\n"
 	        "one table.\n"
 	        "  --json, --markdown  the table for machines, or for docs/performance.md\n"
 	        "  --quick             fewer runs, no 1 GiB model (the figures are rougher)\n"
-	        "  --only SECTIONS     some of: codec,procs,infer,run,tiny (comma-separated)\n"
+	        "  --only SECTIONS     some of: codec,procs,infer,run,tiny,python (comma-separated)\n"
 	        "  --keep-env          keep OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE and OMP_WAIT_POLICY as they are\n"
 	        "  --build DIR         where nnnkit, plugins/ and mkexample are (default: this program's folder);\n"
 	        "                      the models go to DIR/bench (the inference section runs every network\n"
 	        "                      of mkexample --list)\n"
 	        "  --torch FILE        the PyTorch contender (default bench/torch_bench.py)\n"
 	        "  --python FILE       its interpreter (default /usr/bin/python3, Debian's python3-torch)\n"
+	        "  --pybench FILE      the Python package's worker (default bench/py_bench.py): Plan.run\n"
+	        "                      against nnn_plan_run, with DIR/libnnn.so.1\n"
 	        "  --ort FILE          the ONNX Runtime contender (default bench/ort_bench.js), run on each\n"
 	        "                      model as nnnkit convert exports it, with DIR/ort/node_modules\n"
 	        "                      (make ort) as NODE_PATH\n"
@@ -219,7 +223,8 @@ static bool setup(config_t *c, char *build_buf, size_t size)
 int main(int argc, char **argv)
 {
 	static char build[4096];
-	config_t c = { .torch = "bench/torch_bench.py", .python = "/usr/bin/python3", .ort = "bench/ort_bench.js" };
+	config_t c = { .torch = "bench/torch_bench.py", .python = "/usr/bin/python3",
+	              .pybench = "bench/py_bench.py", .ort = "bench/ort_bench.js" };
 	format_t fmt = F_TEXT;
 	const char *only = NULL;
 	table_t t = { 0 };
@@ -244,6 +249,8 @@ int main(int argc, char **argv)
 			c.torch = argv[++i];
 		else if (!strcmp(a, "--python") && v)
 			c.python = argv[++i];
+		else if (!strcmp(a, "--pybench") && v)
+			c.pybench = argv[++i];
 		else if (!strcmp(a, "--ort") && v)
 			c.ort = argv[++i];
 		else if (!strcmp(a, "--node") && v)
@@ -263,7 +270,7 @@ int main(int argc, char **argv)
 	machine(&t, &c);
 	bool good = (!want(only, "codec") || bn_codec(&c, &t)) && (!want(only, "procs") || bn_procs(&c, &t)) &&
 	            (!want(only, "infer") || bn_infer(&c, &t)) && (!want(only, "run") || bn_runs(&c, &t)) &&
-	            (!want(only, "tiny") || bn_tiny(&c, &t));
+	            (!want(only, "tiny") || bn_tiny(&c, &t)) && (!want(only, "python") || bn_python(&c, &t));
 	if (good) {
 		char load[128] = "";
 		FILE *f = fopen("/proc/loadavg", "r");

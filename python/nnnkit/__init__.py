@@ -11,6 +11,7 @@ from ._lib import lib as _lib_handle
 from .errors import (Error, FileError, FormatError, KernelError, LimitError, PluginError, Problem,
                      UnsupportedModuleError, UsageError, ValidationError)
 from .model import Model, Plan, Record, load, validate
+from .torch import UnsupportedModuleError  # torch itself is imported only by from_torch
 
 __version__ = _lib_handle.nnn_version().decode()
 """libnnn's version."""
