@@ -11,6 +11,7 @@ import numpy as np
 
 import dask.array as da
 
+from . import errors as _errors
 from . import model as _model
 
 __all__ = ["predict"]
@@ -22,6 +23,7 @@ __all__ = ["predict"]
 _lock = threading.Lock()
 _models = {}
 _opens = {}
+_scored = {}
 _local = threading.local()
 
 
@@ -48,8 +50,8 @@ def _open(key):
             m = _model.load(path, plugins=list(plugins) if plugins is not None else None)
             if _identity(path) != ident:
                 m.close()
-                raise _model.Error if False else RuntimeError(
-                    "%s: the file changed after predict() was called; call predict() again" % path)
+                raise _errors.usage("%s: the file changed after predict() was called: call predict() again"
+                                    % path, cls=_errors.FileError)
             _models[key] = m
             _opens[key] = _opens.get(key, 0) + 1
         return m
@@ -70,13 +72,22 @@ def _plan(key, shape, threads):
 
 def _score(block, key, threads):
     x = np.ascontiguousarray(block, dtype=np.float32)
-    return _plan(key, x.shape, threads).run(x)
+    y = _plan(key, x.shape, threads).run(x)
+    with _lock:
+        _scored[key] = _scored.get(key, 0) + 1
+    return y
 
 
 def _open_counts():
     """{(path, plugins, identity): times opened} in this process (the tests read it)."""
     with _lock:
         return dict(_opens)
+
+
+def _chunks_scored():
+    """{(path, plugins, identity): chunks scored} in this process."""
+    with _lock:
+        return dict(_scored)
 
 
 def predict(model_path, array, plugins=None, threads=1):
@@ -95,7 +106,7 @@ def predict(model_path, array, plugins=None, threads=1):
     if not isinstance(array, da.Array):
         array = da.asarray(array)
     if array.ndim < 2:
-        raise _model.UsageError("predict: the array needs a batch axis and at least one more (got %d axes)"
+        raise _errors.usage("predict: the array needs a batch axis and at least one more (got %d axes)"
                                 % array.ndim)
     # The output shape, from the library's shape engine, here and once.
     out_shape = _open(key).shapes((1,) + tuple(array.shape[1:]))[-1]
