@@ -1,0 +1,859 @@
+"""Models: load, inspect, validate, run, build and save .nnn models.
+
+A model's fields are read by walking libnnn's record descriptors
+(nnn_model_desc and the records it reaches, a plugin's included): a field
+added to the schema appears here with nothing to change.
+"""
+
+import ctypes
+import json
+import math
+import os
+import tempfile
+from collections.abc import Mapping
+from ctypes import byref, c_char_p, c_size_t, c_uint64, c_void_p
+
+import numpy as np
+
+from . import _lib
+from ._lib import Diags, Shape, lib
+from .errors import Problem, UsageError, error, problems, usage
+
+_F32 = np.dtype(np.float32)
+
+
+# ---- small helpers over the C API ----
+
+def _call(fn, *args, file=None):
+    """Calls a libnnn function whose last argument is an nnn_diags_t; raises
+    the matching nnnkit.Error when it fails."""
+    d = Diags()
+    try:
+        st = fn(*args, byref(d))
+        if st != 0:
+            raise error(st, d, file=file)
+    finally:
+        lib.nnn_diags_free(byref(d))
+
+
+def _shape(dims, what="input_shape"):
+    """A tuple of ints as an nnn_shape_t."""
+    try:
+        dims = tuple(int(x) for x in dims)
+    except (TypeError, ValueError):
+        raise usage(f"{what} must be a sequence of integers, found {dims!r}") from None
+    if not 1 <= len(dims) <= _lib.MAX_RANK:
+        raise usage(f"{what} has {len(dims)} dimensions: 1 to {_lib.MAX_RANK} are possible")
+    s = Shape()
+    s.rank = len(dims)
+    s.dims[:len(dims)] = dims
+    return s
+
+
+def _pshape(p):
+    """A partial shape as a tuple (None where unknown), or None when its rank is unknown."""
+    if p.rank < 0:
+        return None
+    return tuple(None if d < 0 else int(d) for d in p.dims[:p.rank])
+
+
+class _Context:
+    """A plugin registry (nnn_ctx_t): the builtin plugins as the CLI finds
+    them (NNN_PLUGIN_PATH, then the installed plugin folder), after any extra
+    plugin files given."""
+
+    def __init__(self, plugins=None):
+        self.ptr = None
+        ptr = c_void_p()
+        _call(lib.nnn_ctx_new, byref(ptr))
+        self.ptr = ptr.value
+        files = [os.fsencode(os.path.abspath(os.fspath(p))) for p in (plugins or ())]
+        arr = (c_char_p * max(1, len(files)))(*files)
+        opts = _lib.DiscoverOpts(size=ctypes.sizeof(_lib.DiscoverOpts), files=arr, nfiles=len(files),
+                                 search=True, installed_dir=os.fsencode(_lib.plugin_dir()))
+        _call(lib.nnn_plugin_discover, self.ptr, byref(opts))
+
+    def __del__(self):
+        if self.ptr:
+            lib.nnn_ctx_free(self.ptr)
+            self.ptr = None
+
+
+class _Handle:
+    """What a model's memory hangs on: the mapping (or the model's own
+    copy) and the plugin context. Every array and plan of a model holds it,
+    so the memory lives as long as any of them does."""
+
+    def __init__(self, ctx, file=None, model=None):
+        self.ctx = ctx
+        self.file = file      # nnn_file_t *, or None
+        self.owned = model    # nnn_model_t * to free, or None
+        self.model = lib.nnn_file_model(file) if file else model
+
+    def __del__(self):
+        if self.owned:
+            lib.nnn_model_free(self.owned)
+        if self.file:
+            lib.nnn_file_close(self.file)
+        self.owned = self.file = self.model = None
+
+    def bytes_range(self):
+        """(address, size) of the file's bytes, or None for a model not from a file."""
+        if not self.file:
+            return None
+        n = c_size_t()
+        p = lib.nnn_file_bytes(self.file, byref(n))
+        return p, n.value
+
+
+class _View:
+    """Exposes n float32 values at an address to NumPy, read-only, keeping
+    the model's memory alive (the array's .base)."""
+
+    __slots__ = ("__array_interface__", "handle")
+
+    def __init__(self, addr, n, handle):
+        self.handle = handle
+        self.__array_interface__ = {"data": (addr or 0, True), "shape": (n,), "typestr": "<f4", "version": 3}
+
+
+def _floats(addr, n, handle, shape=None):
+    if n == 0:
+        a = np.empty(0, _F32)
+        a.flags.writeable = False
+    else:
+        a = np.asarray(_View(addr, n, handle))
+    if shape is not None and int(np.prod(shape, dtype=np.int64)) == n:
+        a = a.reshape(shape)
+    return a
+
+
+# ---- records: the model's fields, from the descriptors ----
+
+class Record:
+    """A record of the model (the model, a layer, an activation, a tensor):
+    its fields by the schema's names, in file order, as attributes or items.
+    A variant's fields (a Dense layer's neurons) appear on the record itself,
+    as in the JSON form. A tensor has .dims (a tuple) and .data (a read-only
+    float32 ndarray shaped by dims). Enum values are their names ('dense');
+    an unnamed value stays an int."""
+
+    __slots__ = ("_kind", "_fields")
+
+    def __init__(self, kind, fields):
+        """kind: the schema's record name ("layer"); fields: a dict in file order."""
+        object.__setattr__(self, "_kind", kind)
+        object.__setattr__(self, "_fields", fields)
+
+    def __getattr__(self, name):
+        try:
+            return self._fields[name]
+        except KeyError:
+            raise AttributeError(f"{self._kind} record has no field {name!r} "
+                                 f"(its fields: {', '.join(self._fields)})") from None
+
+    def __setattr__(self, name, value):
+        raise AttributeError("a Record is read-only: build a new model with Model.from_layers")
+
+    def __getitem__(self, name):
+        return self._fields[name]
+
+    def __contains__(self, name):
+        return name in self._fields
+
+    def __iter__(self):
+        return iter(self._fields)
+
+    def __len__(self):
+        return len(self._fields)
+
+    def __dir__(self):
+        return list(self._fields) + ["keys", "to_dict"]
+
+    def __eq__(self, other):
+        if not isinstance(other, Record) or other._kind != self._kind or list(other._fields) != list(self._fields):
+            return NotImplemented if not isinstance(other, Record) else False
+        for k, v in self._fields.items():
+            w = other._fields[k]
+            if isinstance(v, np.ndarray) or isinstance(w, np.ndarray):
+                if not (isinstance(v, np.ndarray) and isinstance(w, np.ndarray) and v.shape == w.shape
+                        and v.tobytes() == w.tobytes()):
+                    return False
+            elif v != w:
+                return False
+        return True
+
+    __hash__ = None
+
+    def keys(self):
+        """The field names, in file order."""
+        return self._fields.keys()
+
+    def to_dict(self):
+        """The fields as a plain dict (nested records as dicts, lists as lists,
+        tensors' data as arrays): the spec form Model.from_layers reads."""
+        def plain(v):
+            if isinstance(v, Record):
+                return v.to_dict()
+            if isinstance(v, list):
+                return [plain(x) for x in v]
+            return v
+        return {k: plain(v) for k, v in self._fields.items()}
+
+    def __repr__(self):
+        def short(v):
+            if isinstance(v, np.ndarray):
+                return f"<float32 {'x'.join(map(str, v.shape))}>"
+            if isinstance(v, list):
+                return f"[{len(v)} {v[0]._kind if v and isinstance(v[0], Record) else 'item'}s]"
+            return repr(v)
+        return f"{self._kind}({', '.join(f'{k}={short(v)}' for k, v in self._fields.items())})"
+
+
+def _int(prim, addr):
+    if prim == _lib.PRIM_U8:
+        return ctypes.c_uint8.from_address(addr).value
+    if prim == _lib.PRIM_I32:
+        return ctypes.c_int32.from_address(addr).value
+    if prim == _lib.PRIM_U64:
+        return ctypes.c_uint64.from_address(addr).value
+    raise AssertionError(f"not an integer primitive: {prim}")
+
+
+def _ext_type(kind, addr):
+    """A plugin's type (nnn_layer_type_t or nnn_activation_type_t) at addr."""
+    return (_lib.LayerType if kind == _lib.FX_LAYER else _lib.ActivationType).from_address(addr)
+
+
+def _selected(fl, f, base):
+    """The record a variant's tag selects and the address of its fields:
+    a core record, a plugin's, or (None, None): a value without fields, or a
+    plugin type that brings no descriptors (ABI 1.0)."""
+    tag = _int(fl[f.ref].prim, base + fl[f.ref].offset)
+    for k in range(f.nvariants):
+        if f.variants[k].value == tag:
+            return f.variants[k].rec.contents, base + f.offset
+    if f.ext == _lib.FX_NONE or f.type.contents.value_name(tag) is not None:
+        return None, None
+    ext = _lib.Ext.from_address(base + f.ext_offset)
+    if not ext.type or not ext.body:
+        return None, None
+    t = _ext_type(f.ext, ext.type)
+    return (t.record.contents, ext.body) if t.record else (None, None)
+
+
+def _enum_name(fl, i, base, value):
+    """An enum value's name: the schema's, a plugin's for a tag the schema
+    lacks, else the number itself."""
+    t = fl[i].type.contents
+    name = t.value_name(value)
+    if name is not None:
+        return name.decode()
+    for f in fl:
+        if f.kind != _lib.FK_VARIANT or f.ref != i or f.ext == _lib.FX_NONE:
+            continue
+        ext = _lib.Ext.from_address(base + f.ext_offset)
+        if ext.type:
+            name = _ext_type(f.ext, ext.type).name
+            clash = ctypes.c_int64()
+            # A plugin's name that is also a schema name would read back as that.
+            if name and not t.value_of(name, byref(clash)):
+                return name.decode()
+    return value
+
+
+def _prim(f, addr, handle):
+    p = f.prim
+    if p in (_lib.PRIM_U8, _lib.PRIM_I32, _lib.PRIM_U64):
+        return _int(p, addr)
+    if p == _lib.PRIM_F32:
+        return ctypes.c_float.from_address(addr).value
+    if p == _lib.PRIM_BOOL:
+        return ctypes.c_bool.from_address(addr).value
+    if p == _lib.PRIM_STRING:
+        s = _lib.Str.from_address(addr)
+        return ctypes.string_at(s.ptr, s.len).decode("utf-8", "surrogateescape") if s.len > 0 else ""
+    if p == _lib.PRIM_I32_ARRAY:
+        a = _lib.I32s.from_address(addr)
+        return tuple(a.v[:a.n]) if a.n > 0 else ()
+    if p == _lib.PRIM_F32_ARRAY:
+        a = _lib.F32s.from_address(addr)
+        return _floats(a.bytes, a.n, handle)
+    raise AssertionError(f"unknown primitive {p}")
+
+
+def _fields_of(rd, base, handle, out):
+    fl = _lib.fields(rd)
+    for i, f in enumerate(fl):
+        if f.flags & (_lib.FD_CONST | _lib.FD_COUNT):
+            continue  # implied: the format's constant, an array's length
+        if f.kind == _lib.FK_VARIANT:
+            rec, body = _selected(fl, f, base)
+            if rec is not None:
+                _fields_of(rec, body, handle, out)
+            continue
+        name = f.name.decode()
+        addr = base + f.offset
+        if f.kind == _lib.FK_ENUM:
+            out[name] = _enum_name(fl, i, base, _int(f.prim, addr))
+        elif f.kind == _lib.FK_PRIM:
+            out[name] = _prim(f, addr, handle)
+        elif f.kind == _lib.FK_RECORD:
+            out[name] = _record(f.rec.contents, addr, handle)
+        elif f.kind == _lib.FK_ARRAY:
+            n = _int(fl[f.ref].prim, base + fl[f.ref].offset)
+            rec = f.rec.contents
+            elems = c_void_p.from_address(addr).value
+            out[name] = [_record(rec, elems + k * rec.record_size, handle) for k in range(n)]
+    if rd.dims >= 0 and rd.data >= 0:
+        # A tensor: its data shaped by its dims.
+        dims, data = fl[rd.dims], fl[rd.data]
+        dn, an = dims.name.decode(), data.name.decode()
+        if dn in out and an in out:
+            out[an] = out[an].reshape(out[dn]) if int(np.prod(out[dn], dtype=np.int64)) == out[an].size \
+                else out[an]
+    return out
+
+
+def _record(rd, base, handle):
+    return Record(rd.name.decode(), _fields_of(rd, base, handle, {}))
+
+
+# ---- the spec form for from_layers: values placed by the descriptors ----
+
+class _SpecWriter:
+    """Turns Python values into the JSON spec form (NNN_JSON_SPEC), writing
+    arrays as .npy files in `folder`: exact bits, and no text for large
+    tensors. Where an array goes (a tensor record, a float array) comes
+    from the descriptors."""
+
+    def __init__(self, folder, ctx):
+        self.folder, self.ctx, self.count = folder, ctx, 0
+
+    def npy(self, a):
+        self.count += 1
+        name = f"t{self.count}.npy"
+        np.save(os.path.join(self.folder, name), np.ascontiguousarray(a, dtype="<f4"))
+        return name
+
+    def plain(self, v):
+        if isinstance(v, Record):
+            v = v.to_dict()
+        if isinstance(v, np.ndarray):
+            return self.npy(v) if v.ndim else self.plain(v.item())
+        if isinstance(v, np.generic):
+            return self.plain(v.item())
+        if isinstance(v, float) and not math.isfinite(v):
+            return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+        if isinstance(v, Mapping):
+            return {str(k): self.plain(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [self.plain(x) for x in v]
+        return v
+
+    def ext_record(self, kind, tag):
+        """A plugin type's record for a tag value (int or name), or None."""
+        find = lib.nnn_ctx_layer if kind == _lib.FX_LAYER else lib.nnn_ctx_activation
+        ids = [tag] if isinstance(tag, int) else range(256)
+        for i in ids:
+            t = find(self.ctx.ptr, i, None) if 0 <= i < 256 else None
+            if t:
+                t = _ext_type(kind, t)
+                if (isinstance(tag, int) or (t.name and t.name.decode() == tag)) and t.record:
+                    return t.record.contents
+        return None
+
+    def fields(self, rd, value):
+        """Field descriptors by name for a record's value, the variant's included."""
+        fl = _lib.fields(rd)
+        known = {}
+        for f in fl:
+            if f.kind != _lib.FK_VARIANT:
+                known[f.name.decode()] = f
+                continue
+            tag_f = fl[f.ref]
+            tag = value.get(tag_f.name.decode(), 0)
+            if isinstance(tag, np.integer):
+                tag = int(tag)
+            if isinstance(tag, str):
+                v = ctypes.c_int64()
+                if tag_f.type.contents.value_of(tag.encode(), byref(v)):
+                    tag = v.value
+            rec = None
+            if isinstance(tag, int):
+                rec = next((f.variants[k].rec.contents for k in range(f.nvariants) if f.variants[k].value == tag),
+                           None)
+            if rec is None and f.ext != _lib.FX_NONE:
+                rec = self.ext_record(f.ext, tag)
+            if rec is not None:
+                known.update(self.fields(rec, {}))
+        return known
+
+    def record(self, rd, value):
+        if isinstance(value, Record):
+            value = value.to_dict()
+        if isinstance(value, np.ndarray) and rd.dims >= 0:
+            return self.npy(value)  # a tensor as its .npy file's name
+        if not isinstance(value, Mapping):
+            return self.plain(value)
+        known = self.fields(rd, value)
+        return {str(k): self.field(known.get(k), v) for k, v in value.items()}
+
+    def field(self, f, v):
+        if f is None:
+            return self.plain(v)  # not a field: the reader names it
+        if f.kind == _lib.FK_RECORD:
+            return self.record(f.rec.contents, v)
+        if f.kind == _lib.FK_ARRAY:
+            return [self.record(f.rec.contents, x) for x in v]
+        if isinstance(v, np.ndarray) and f.prim == _lib.PRIM_F32_ARRAY:
+            return {"npy": self.npy(v)}
+        if isinstance(v, np.ndarray) and f.prim == _lib.PRIM_I32_ARRAY:
+            return [int(x) for x in v.reshape(-1)]
+        return self.plain(v)
+
+
+# ---- the model ----
+
+def load(path, plugins=None, copy=False):
+    """Opens a .nnn file. Zero-copy by default: every tensor is a read-only
+    float32 ndarray viewing the file's mapping, which stays mapped as long
+    as the Model or any array from it lives. copy=True reads the file into
+    memory the model owns instead (no dependence on the file afterwards).
+    plugins: extra plugin files (.so paths) loaded before the builtin
+    plugins, which are found as the CLI finds them. Raises FormatError (a
+    file that does not decode: code, path and offset of the problem),
+    FileError, PluginError."""
+    path = os.fspath(path)
+    ctx = _Context(plugins)
+    f = c_void_p()
+    opts = _lib.DecodeOpts(flags=_lib.DECODE_COPY if copy else 0, ctx=ctx.ptr)
+    _call(lib.nnn_file_open, os.fsencode(path), byref(opts), byref(f), file=path)
+    return Model(_Handle(ctx, file=f.value), path)
+
+
+def validate(path, input_shape=None, check_finite=False, plugins=None):
+    """Every problem of a file, as `nnnkit validate FILE` finds them, also
+    when it does not decode: a list of Problem (empty: valid). With
+    input_shape every layer's output shape is checked too; check_finite
+    also reads every tensor value (for a file that decodes)."""
+    path = os.fspath(path)
+    ctx = _Context(plugins)
+    f = c_void_p()
+    _call(lib.nnn_file_map, os.fsencode(path), byref(f), file=path)
+    d = Diags()
+    try:
+        shape = byref(_shape(input_shape)) if input_shape is not None else None
+        st = lib.nnn_file_validate(f, ctx.ptr, shape, byref(d))
+        if check_finite and st == 0:
+            m = c_void_p()
+            opts = _lib.DecodeOpts(ctx=ctx.ptr)
+            if lib.nnn_file_decode(f, byref(opts), byref(m), None) == 0:
+                lib.nnn_model_check_finite(m, None, byref(d))
+                lib.nnn_model_free(m)
+        return problems(d)
+    finally:
+        lib.nnn_diags_free(byref(d))
+        lib.nnn_file_close(f)
+
+
+class Model:
+    """A .nnn model: its fields as attributes (named as the schema names
+    them: description, param_count, layers...), validation, shapes, runs,
+    and writing. Make one with nnnkit.load, Model.from_layers or
+    Model.from_json. A context manager: close() on exit."""
+
+    def __init__(self, handle, path=None):
+        """Internal: use nnnkit.load, Model.from_layers or Model.from_json."""
+        self._handle = handle
+        self.path = path
+        """The file the model was loaded from, or None."""
+        self._record = _record(_lib.model_desc, handle.model, handle)
+
+    # -- fields --
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        rec = self.__dict__.get("_record")
+        if rec is None:
+            raise usage("the model is closed")
+        return getattr(rec, name)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._record.keys() if self._record else ()))
+
+    @property
+    def record(self):
+        """The model's fields as one Record (keys(), to_dict())."""
+        self._live()
+        return self._record
+
+    def _live(self):
+        if self._handle is None:
+            raise usage("the model is closed")
+        return self._handle
+
+    def close(self):
+        """Releases the model. Arrays taken from it stay valid: the memory is
+        released when the last of them goes."""
+        self._handle = None
+        self._record = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- checking --
+
+    def validate(self, input_shape=None, check_finite=False):
+        """Every problem of the model as a list of Problem (empty: valid).
+        With input_shape (batch first, channels last: (1, 28, 28, 1)) every
+        layer's output shape is inferred and checked; check_finite also reads
+        every tensor value and reports NaN and infinities."""
+        h = self._live()
+        d = Diags()
+        try:
+            shape = byref(_shape(input_shape)) if input_shape is not None else None
+            lib.nnn_model_validate(h.model, shape, None, byref(d))
+            if check_finite:
+                lib.nnn_model_check_finite(h.model, None, byref(d))
+            return problems(d)
+        finally:
+            lib.nnn_diags_free(byref(d))
+
+    def shapes(self, input_shape=None):
+        """Every layer's output shape as a tuple, from libnnn's shape engine.
+        Without input_shape, what the layers' own fields fix: None marks an
+        unknown dim (or, for the whole shape, an unknown rank). Raises
+        ValidationError when input_shape does not fit."""
+        h = self._live()
+        n = len(self._record[self._array_name()]) if self._array_name() else 0
+        out = (_lib.LayerShapes * max(1, n))()
+        shape = byref(_shape(input_shape)) if input_shape is not None else None
+        _call(lib.nnn_model_shapes, h.model, shape, out)
+        return [_pshape(out[i].out) for i in range(n)]
+
+    def _array_name(self):
+        """The model record's repeated field (its layers), from the descriptor."""
+        for f in _lib.fields(_lib.model_desc):
+            if f.kind == _lib.FK_ARRAY:
+                return f.name.decode()
+        return None
+
+    # -- running --
+
+    def plan(self, input_shape, threads=1):
+        """A Plan for repeated runs on inputs of one shape (batch first,
+        channels last): shapes inferred and kernels prepared once."""
+        return Plan(self, input_shape, threads)
+
+    def run(self, x, threads=1, batch=None):
+        """Runs the model on x (anything np.asarray(x, np.float32) takes,
+        batch first, channels last) and returns the float32 outputs. batch:
+        rows per call (None: all at once). The GIL is released while libnnn
+        computes. Raises ValidationError when x's shape does not fit."""
+        self._live()
+        x = np.ascontiguousarray(x, dtype=_F32)
+        if x.ndim < 1:
+            raise usage("x must have a batch axis first")
+        n = x.shape[0]
+        rows = n if batch is None else int(batch)
+        if rows < 1:
+            raise usage(f"batch must be at least 1, found {batch}")
+        rows = min(rows, max(n, 1))
+        out = None
+        with Plan(self, (rows,) + x.shape[1:], threads) as p:
+            if p.output_shape[0] != rows:
+                raise usage(f"the output's first axis is {p.output_shape[0]}, not the batch ({rows})")
+            out = np.empty((n,) + p.output_shape[1:], _F32)
+            full = n - n % rows
+            for i in range(0, full, rows):
+                p.run(x[i:i + rows], out[i:i + rows])
+        if full < n:
+            with Plan(self, (n - full,) + x.shape[1:], threads) as p:
+                p.run(x[full:], out[full:])
+        return out
+
+    # -- building and writing --
+
+    @classmethod
+    def from_layers(cls, layers, description="", plugins=None):
+        """A model from a list of layers in nnnkit build's spec form (the JSON
+        form with defaults, field names as the schema's), with NumPy arrays
+        where tensors go: {"id": "dense", "activation": "relu", "weights":
+        W[in, out], "bias": b}. The library fills the defaults (parameter
+        count, dims from the arrays, a Dense layer's neurons) and checks
+        every field; arrays are passed bit for bit. Raises FormatError or
+        ValidationError naming the field."""
+        ctx = _Context(plugins)
+        with tempfile.TemporaryDirectory(prefix="nnnkit-") as folder:
+            w = _SpecWriter(folder, ctx)
+            spec = {}
+            for f in _lib.fields(_lib.model_desc):
+                if f.kind == _lib.FK_ARRAY:
+                    spec[f.name.decode()] = list(layers)
+                elif f.kind == _lib.FK_PRIM and f.prim == _lib.PRIM_STRING:
+                    spec[f.name.decode()] = description
+            text = json.dumps(w.record(_lib.model_desc, spec), allow_nan=False).encode()
+            opts = _lib.JsonReadOpts(flags=_lib.JSON_SPEC, ctx=ctx.ptr, base_dir=os.fsencode(folder))
+            m = c_void_p()
+            _call(lib.nnn_json_decode, text, len(text), byref(opts), byref(m))
+        return cls(_Handle(ctx, model=m.value))
+
+    @classmethod
+    def from_json(cls, text, plugins=None):
+        """A model from its JSON form (docs/json.md; as to_json writes it).
+        .npy references are relative to the current folder."""
+        if isinstance(text, str):
+            text = text.encode()
+        ctx = _Context(plugins)
+        opts = _lib.JsonReadOpts(flags=0, ctx=ctx.ptr, base_dir=None)
+        m = c_void_p()
+        _call(lib.nnn_json_decode, text, len(text), byref(opts), byref(m))
+        return cls(_Handle(ctx, model=m.value))
+
+    def to_json(self):
+        """The model's JSON form (docs/json.md), every tensor inline: reads
+        back (from_json) to the same bytes."""
+        h = self._live()
+        text, n = c_void_p(), c_size_t()
+        _call(lib.nnn_json_encode, h.model, None, byref(text), byref(n))
+        try:
+            return ctypes.string_at(text, n.value).decode()
+        finally:
+            _lib.libc_free(text)
+
+    def encode(self):
+        """The model's .nnn bytes."""
+        h = self._live()
+        buf, n = c_void_p(), c_size_t()
+        _call(lib.nnn_model_encode, h.model, byref(buf), byref(n))
+        try:
+            return ctypes.string_at(buf, n.value)
+        finally:
+            _lib.libc_free(buf)
+
+    def save(self, path):
+        """Writes the model to path atomically (a temporary file in the same
+        folder, flushed, renamed): on failure path is untouched."""
+        h = self._live()
+        path = os.fspath(path)
+        _call(lib.nnn_model_write_file, h.model, os.fsencode(path), file=path)
+
+    # -- showing --
+
+    def __repr__(self):
+        if self._handle is None:
+            return "<closed nnnkit.Model>"
+        return _info(self)
+
+
+def _info(model):
+    """The model as `nnnkit info` shows it (info.c): header lines and the
+    layer table, the texts from libnnn's own formatters."""
+    h = model._handle
+    m = h.model
+    name = model._array_name()
+    layers = model._record[name] if name else []
+    n = len(layers)
+    total = lib.nnn_model_param_total(m)
+    rng = h.bytes_range()
+    lines = []
+    if rng:
+        lines.append(f"file:         {os.path.basename(model.path) if model.path else '?'} ({rng[1]} bytes)")
+    else:
+        lines.append(f"file:         (in memory, {lib.nnn_model_encoded_size(m)} bytes encoded)")
+    desc = ""
+    for f in _lib.fields(_lib.model_desc):
+        if f.kind == _lib.FK_PRIM and f.prim == _lib.PRIM_STRING:
+            desc = model._record[f.name.decode()]
+    lines.append("description:  " + json.dumps(desc, ensure_ascii=False))
+    header = next((model._record[f.name.decode()] for f in _lib.fields(_lib.model_desc)
+                   if f.flags & _lib.FD_TOTAL), total)
+    par = f"parameters:   {total}"
+    if header != total:
+        par += f" (the header says {header}: run nnnkit validate)"
+    lines.append(par)
+    lines.append(f"layers:       {n}")
+    # Shapes: the input the layers fix, with a batch of 1, when they fix all of it.
+    sh = (_lib.LayerShapes * max(1, n))()
+    exact = False
+    if n and lib.nnn_model_shapes(m, None, sh, None) == 0:
+        p = sh[0].in_
+        guess = None
+        if p.rank < 0 and p.last >= 0:
+            guess = (1, p.last)
+        elif p.rank >= 1 and all(d >= 0 for d in p.dims[1:p.rank]):
+            guess = (1,) + tuple(p.dims[1:p.rank])
+        if guess:
+            ex = (_lib.LayerShapes * n)()
+            if lib.nnn_model_shapes(m, byref(_shape(guess)), ex, None) == 0:
+                sh = ex
+    if n:
+        exact = all(None not in (_pshape(sh[i].in_) or (None,)) and None not in (_pshape(sh[i].out) or (None,))
+                    for i in range(n))
+        buf = ctypes.create_string_buffer(_lib.MAX_RANK * 24)
+        fin = lib.nnn_pshape_format(byref(sh[0].in_), buf, len(buf)).decode()
+        fout = lib.nnn_pshape_format(byref(sh[n - 1].out), buf, len(buf)).decode()
+        s = f"shapes:       input {fin} -> output {fout}"
+        if exact:
+            s += " (the input the layers fix, with a batch of 1)"
+        else:
+            s += "\n              the layers do not fix the whole input (?: unknown); give it with input_shape"
+        lines.append(s)
+    else:
+        lines.append("shapes:       none (no layers)")
+    lines.append("")
+    rows = [["#", "type", "fields", "activation", "dropout", "output", "tensors", "params", "bytes", "kernel"]]
+    layer_rd = next(f.rec.contents for f in _lib.fields(_lib.model_desc) if f.kind == _lib.FK_ARRAY) if n else None
+    elems = c_void_p.from_address(m + next(f.offset for f in _lib.fields(_lib.model_desc)
+                                           if f.kind == _lib.FK_ARRAY)).value if n else None
+    for i in range(n):
+        rows.append(_info_row(h, layer_rd, elems, i, n, sh, rng))
+    width = [max(len(r[c]) for r in rows) for c in range(10)]
+    for r in rows:
+        cells = []
+        for c in range(9):
+            cells.append(r[c].rjust(width[c]) if c in (0, 7, 8) else r[c].ljust(width[c]))
+        lines.append("  ".join(cells) + "  " + r[9])
+    return "\n".join(lines)
+
+
+def _at(rd, base):
+    """The byte offsets of a record's fields in the file (the generated
+    struct's trailing at[] member: one uint64 per field)."""
+    return (c_uint64 * rd.nfields).from_address(base + rd.record_size - 8 * rd.nfields)
+
+
+def _info_row(h, rd, elems, i, n, sh, rng):
+    L = elems + i * rd.record_size
+    buf = ctypes.create_string_buffer(256)
+    title = lib.nnn_layer_title(L)
+    lib.nnn_layer_format(L, buf, len(buf))
+    fields = buf.value.decode("utf-8", "replace")
+    fl = _lib.fields(rd)
+    act_f = next((f for f in fl if f.kind == _lib.FK_RECORD and f.rec.contents.nfields and
+                  _lib.fields(f.rec.contents)[0].kind == _lib.FK_ENUM), None)
+    act = ""
+    if act_f is not None:
+        A = L + act_f.offset
+        lib.nnn_activation_format(A, buf, len(buf))
+        params = buf.value.decode("utf-8", "replace")
+        at = lib.nnn_activation_title(A)
+        act = (at.decode() if at else "?") + (f"({params})" if params else "")
+    drop = next((ctypes.c_float.from_address(L + f.offset).value for f in fl
+                 if f.kind == _lib.FK_PRIM and f.prim == _lib.PRIM_F32), 0.0)
+    out = lib.nnn_pshape_format(byref(sh[i].out), buf, len(buf)).decode()
+    ts = (_lib.NamedTensor * 8)()
+    k = lib.nnn_layer_tensors(L, ts, 8)
+    tdesc = _lib.RDesc.in_dll(lib, "nnn_tensor_desc")
+    tfl = _lib.fields(tdesc)
+    parts, count = [], 0
+    for t in range(min(k, 8)):
+        addr = ts[t].tensor
+        dims = _lib.I32s.from_address(addr + tfl[tdesc.dims].offset)
+        data = _lib.F32s.from_address(addr + tfl[tdesc.data].offset)
+        parts.append(f"{ts[t].name.decode()} [{','.join(str(dims.v[j]) for j in range(dims.n))}]")
+        count += data.n
+    at = _at(rd, L)
+    if rng and at[0] != _lib.NO_OFFSET:
+        end = _at(rd, elems + (i + 1) * rd.record_size)[0] if i + 1 < n else rng[1]
+        nbytes = str(end - at[0])
+    else:
+        nbytes = "-"
+    tag = _int(fl[0].prim, L + fl[0].offset)
+    path = c_char_p()
+    lib.nnn_ctx_layer(h.ctx.ptr, tag, byref(path))
+    kernel = "none"
+    if path.value:
+        kernel = os.path.basename(path.value.decode())
+        if act_f is not None:
+            apath = c_char_p()
+            atag = _int(_lib.fields(act_f.rec.contents)[0].prim, L + act_f.offset)
+            lib.nnn_ctx_activation(h.ctx.ptr, atag, byref(apath))
+            if apath.value and apath.value != path.value:
+                kernel += "+"
+    return [str(i), title.decode() if title else "?", fields, act, f"{drop:g}", out, ", ".join(parts), str(count),
+            nbytes, kernel]
+
+
+# ---- plans ----
+
+class Plan:
+    """A model planned for one input shape: shapes inferred, kernels found
+    and prepared, buffers sized once. run() then only computes, with the
+    GIL released. One call at a time per plan (make one plan per thread for
+    parallel calls). A context manager: close() on exit."""
+
+    __slots__ = ("_plan", "_handle", "_run", "_diags", "_pdiags", "_in", "_out", "input_shape", "output_shape")
+
+    def __init__(self, model, input_shape, threads=1):
+        """Plans `model` for inputs of input_shape with `threads` threads
+        (the caller's included). Raises ValidationError when the shape does
+        not fit, naming the layer."""
+        self._plan = None
+        h = model._live()
+        shape = _shape(input_shape)
+        opts = _lib.RunOpts(size=ctypes.sizeof(_lib.RunOpts), threads=int(threads))
+        p = c_void_p()
+        _call(lib.nnn_plan_new, h.ctx.ptr, h.model, byref(shape), byref(opts), byref(p))
+        self._plan = p.value
+        self._handle = h
+        n = len(model._record[model._array_name()])
+        out = lib.nnn_plan_shape(self._plan, n - 1).contents
+        self.input_shape = tuple(shape.dims[:shape.rank])
+        """The shape of the inputs run() takes."""
+        self.output_shape = tuple(out.dims[:out.rank])
+        """The shape of the outputs run() gives."""
+        self._in, self._out = self.input_shape, self.output_shape
+        self._run = lib.nnn_plan_run
+        self._diags = Diags()
+        self._pdiags = ctypes.addressof(self._diags)
+
+    def run(self, x, out=None):
+        """Runs the plan on x (of input_shape; converted to C-contiguous
+        float32 when it is not) into out (a C-contiguous float32 array of
+        output_shape, allocated when None) and returns out."""
+        if type(x) is not np.ndarray or x.dtype is not _F32 or x.shape != self._in or not x.flags.c_contiguous:
+            x = self._input(x)
+        if out is None:
+            out = np.empty(self._out, _F32)
+        elif type(out) is not np.ndarray or out.dtype is not _F32 or out.shape != self._out or \
+                not out.flags.c_contiguous or not out.flags.writeable:
+            raise usage(f"out must be a writable C-contiguous float32 array of shape {self._out}")
+        if self._plan is None:
+            raise usage("the plan is closed")
+        st = self._run(self._plan, x.ctypes.data, out.ctypes.data, self._pdiags)
+        if st != 0:
+            e = error(st, self._diags)
+            lib.nnn_diags_clear(byref(self._diags))
+            raise e
+        return out
+
+    def _input(self, x):
+        x = np.ascontiguousarray(x, dtype=_F32)
+        if x.shape != self._in:
+            raise usage(f"x has shape {x.shape}, the plan takes {self._in}")
+        return x
+
+    def close(self):
+        """Frees the plan (its buffers and threads)."""
+        if self._plan:
+            lib.nnn_plan_free(self._plan)
+            self._plan = None
+            lib.nnn_diags_free(byref(self._diags))
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return f"<nnnkit.Plan {self.input_shape} -> {self.output_shape}>"
