@@ -57,7 +57,14 @@ def _open(key):
         return m
 
 
+# Rows per Plan call: a chunk of 10,000 images is scored 256 rows at a time,
+# which keeps a plan's buffers small (tens of MB for MNIST-shaped inputs, not
+# GBs) and is as fast as any batch is; the outputs do not depend on it.
+_ROWS = 256
+
+
 def _plan(key, shape, threads):
+    """This thread's Plan for inputs of shape (a Plan runs one call at a time)."""
     plans = getattr(_local, "plans", None)
     if plans is None:
         plans = _local.plans = {}
@@ -70,12 +77,17 @@ def _plan(key, shape, threads):
     return p
 
 
-def _score(block, key, threads):
+def _score(block, key, threads, out_shape):
+    """One chunk's outputs, through this process's model."""
     x = np.ascontiguousarray(block, dtype=np.float32)
-    y = _plan(key, x.shape, threads).run(x)
+    n = x.shape[0]
+    out = np.empty((n,) + out_shape, np.float32)
+    for i in range(0, n, _ROWS):
+        rows = min(_ROWS, n - i)
+        _plan(key, (rows,) + x.shape[1:], threads).run(x[i:i + rows], out[i:i + rows])
     with _lock:
         _scored[key] = _scored.get(key, 0) + 1
-    return y
+    return out
 
 
 def _open_counts():
@@ -107,15 +119,21 @@ def predict(model_path, array, plugins=None, threads=1):
         array = da.asarray(array)
     if array.ndim < 2:
         raise _errors.usage("predict: the array needs a batch axis and at least one more (got %d axes)"
-                                % array.ndim)
-    # The output shape, from the library's shape engine, here and once.
+                            % array.ndim)
+    # The output shape from the library's shape engine, here and once: a
+    # model that does not fit fails now, not on the workers.
     out_shape = _open(key).shapes((1,) + tuple(array.shape[1:]))[-1]
+    if out_shape[0] != 1:
+        raise _errors.usage("predict: the model's output has %s rows for one input row" % out_shape[0])
     if any(len(c) > 1 for c in array.chunks[1:]):
         array = array.rechunk({i: -1 for i in range(1, array.ndim)})
     n_in, n_out = array.ndim, len(out_shape)
     in_ind = tuple(range(n_in))
     out_ind = (0,) + tuple(range(n_in, n_in + n_out - 1))
     new_axes = {n_in + i: int(s) for i, s in enumerate(out_shape[1:])}
-    return da.blockwise(_score, out_ind, array, in_ind, new_axes=new_axes, concatenate=True,
-                        dtype=np.float32, key=key, threads=threads, meta=np.empty((0,) * n_out, np.float32),
-                        name="nnnkit-predict-" + da.core.tokenize(key, array.name, threads))
+    # Every non-batch axis of the input is contracted (one chunk, concatenated);
+    # the output's are new, whole.
+    return da.blockwise(_score, out_ind, array, in_ind, new_axes=new_axes, concatenate=True, dtype=np.float32,
+                        meta=np.empty((0,) * n_out, np.float32),
+                        name="nnnkit-predict-" + da.core.tokenize(key, array.name, threads),
+                        key=key, threads=threads, out_shape=tuple(out_shape[1:]))
