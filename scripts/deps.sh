@@ -13,7 +13,7 @@
 #                             make bench
 set -eu
 PKGS="make gcc clang libclang-rt-14-dev lua5.4 libcriterion-dev libopenblas-dev libjansson-dev pkg-config valgrind groff-base xxd chromium python3-numpy libprotobuf-c-dev protobuf-c-compiler libonnx-dev"
-TOOLS="python3-onnx python3-torch"
+TOOLS="python3-onnx python3-torch python3-pytest python3-dask python3-distributed python3-setuptools python3-pip"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="python3-torch"
 	TOOLS=""

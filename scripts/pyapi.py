@@ -42,13 +42,37 @@ def signature(obj):
         return ""
 
 
+def attributes(cls):
+    """Public attributes set in cls's methods as `self.name = ...` with a string
+    right after (an attribute's docstring): [(name, doc)], in source order."""
+    import ast
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError):
+        return []
+    out = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        body = fn.body
+        for a, b in zip(body, body[1:]):
+            if isinstance(a, ast.Assign) and len(a.targets) == 1 and isinstance(a.targets[0], ast.Attribute) and \
+                    isinstance(a.targets[0].value, ast.Name) and a.targets[0].value.id == "self" and \
+                    not a.targets[0].attr.startswith("_") and isinstance(b, ast.Expr) and \
+                    isinstance(b.value, ast.Constant) and isinstance(b.value.value, str):
+                out.append((a.targets[0].attr, inspect.cleandoc(b.value.value)))
+    return out
+
+
 def members(cls):
     """Public methods and properties defined by cls itself, in source order."""
     out = []
     for name, value in vars(cls).items():
         if name.startswith("_") and name != "__init__":
             continue
-        if name == "__init__" and not inspect.getdoc(value):
+        if name == "__init__" and not getattr(value, "__doc__", None):
             continue
         if isinstance(value, property):
             out.append((name, "", value, "property"))
@@ -70,7 +94,12 @@ def reference():
 
     lines = [BEGIN, ""]
     for modname in MODULES:
-        module = importlib.import_module(modname)
+        try:
+            module = importlib.import_module(modname)
+        except ModuleNotFoundError as e:
+            if e.name != modname:
+                raise  # torch or dask missing: no reference without them
+            continue  # a module of the package not written yet
         lines.append("### `%s`\n" % modname)
         lines.append(doc(module))
         for name in public(module):
@@ -82,6 +111,9 @@ def reference():
                 head = "class %s.%s" % (modname, name) + ("(%s)" % ", ".join(bases) if bases else "")
                 lines.append("#### `%s`\n" % head)
                 lines.append(doc(obj))
+                for aname, adoc in attributes(obj):
+                    lines.append("##### `attribute %s.%s`\n" % (name, aname))
+                    lines.append("```text\n%s\n```\n" % adoc)
                 for mname, sig, f, kind in members(obj):
                     label = "%s.%s%s" % (name, mname, sig)
                     if kind != "method":
