@@ -6,7 +6,9 @@
 #                             python3-torch (torch.onnx.export, and make bench's
 #                             contender), node and npm (make installs ONNX
 #                             Runtime from the npm registry into build/ort:
-#                             tests/ort/install.sh). Not root: a missing build
+#                             tests/ort/install.sh), and the Python package's
+#                             test tools (python3-pytest, -dask, -distributed,
+#                             -setuptools, -pip: tests/python). Not root: a missing build
 #                             package is an error, a missing test tool a
 #                             warning (the tests that need it skip, saying so)
 #   scripts/deps.sh --bench   only PyTorch (python3-torch), the contender of
@@ -35,7 +37,7 @@ if [ "${1:-}" != "--bench" ]; then
 fi
 [ -z "$missing$tools" ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
-	[ -n "$tools" ] && echo "deps: the ONNX tests will skip what needs them; run as root, or install:$tools" >&2
+	[ -n "$tools" ] && echo "deps: the tests that need them will skip; run as root, or install:$tools" >&2
 	[ -z "$missing" ] && exit 0
 	echo "deps: run as root, or install:$missing" >&2
 	exit 2
