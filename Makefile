@@ -72,7 +72,7 @@ EXAMPLE := $(O)/example.nnn
 
 # Keep intermediate objects (plugin and fixture objects) between runs.
 .SECONDARY:
-.PHONY: all deps example test test-asan valgrind valgrind-cli bench check-gen check-compat lock clean install uninstall \
+.PHONY: all deps example test test-python test-asan valgrind valgrind-cli bench check-gen check-compat lock clean install uninstall \
 	conformance drills test-build ort
 .DEFAULT_GOAL := all
 
@@ -295,6 +295,14 @@ SUITE_ENV := NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) NNN_PLUGIN_CA
 	NNN_PLUGIN_SCAN_TIMEOUT_MS=120000
 test: $(TEST_DEPS) check-gen check-compat
 	$(SUITE_ENV) $(TESTBIN) --jobs 2
+	$(Q)$(MAKE) --no-print-directory test-python
+
+# The Python package's tests (tests/python, pytest), against this build tree,
+# with Debian's Python (numpy, pytest: scripts/deps.sh); no byte code or
+# pytest cache is left in the tree.
+PYTHON := /usr/bin/python3
+test-python: $(ALL)
+	$(SUITE_ENV) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/python
 
 # ---- growth drills: each growth of the schema, on its own, in a copy of the
 # tree: built with -j once, locked, tested, and checked through the CLI; each

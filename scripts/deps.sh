@@ -4,11 +4,13 @@
 #   scripts/deps.sh           the build's packages, and the tools the ONNX
 #                             tests check against: python3-onnx (onnx.checker),
 #                             python3-torch (torch.onnx.export, and make bench's
-#                             contender), node and npm (make installs ONNX
+#                             contender, and nnnkit.from_torch's tests),
+#                             python3-pytest (make test-python),
+#                             python3-dask and python3-distributed (the
+#                             nnnkit.dask tests), python3-setuptools and
+#                             python3-pip (pip install ./python's test), node and npm (make installs ONNX
 #                             Runtime from the npm registry into build/ort:
-#                             tests/ort/install.sh), and the Python package's
-#                             test tools (python3-pytest, -dask, -distributed,
-#                             -setuptools, -pip: tests/python). Not root: a missing build
+#                             tests/ort/install.sh). Not root: a missing build
 #                             package is an error, a missing test tool a
 #                             warning (the tests that need it skip, saying so)
 #   scripts/deps.sh --bench   only PyTorch (python3-torch), the contender of
@@ -37,7 +39,7 @@ if [ "${1:-}" != "--bench" ]; then
 fi
 [ -z "$missing$tools" ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
-	[ -n "$tools" ] && echo "deps: the tests that need them will skip; run as root, or install:$tools" >&2
+	[ -n "$tools" ] && echo "deps: the ONNX, PyTorch, Dask and pip tests will skip what needs them (make test-python needs python3-pytest); run as root, or install:$tools" >&2
 	[ -z "$missing" ] && exit 0
 	echo "deps: run as root, or install:$missing" >&2
 	exit 2

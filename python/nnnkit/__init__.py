@@ -22,4 +22,5 @@ def from_torch(module, input_shape, description=None):
     from .torch import from_torch as convert
     return convert(module, input_shape, description=description)
 
-__version__ = "0.1.0"
+__version__ = _lib_handle.nnn_version().decode()
+"""libnnn's version."""

@@ -180,6 +180,7 @@ PD = POINTER(Diags)
 
 # name: (restype, argtypes)
 _API = {
+    "nnn_version": (c_char_p, []),
     "nnn_status_str": (c_char_p, [c_int]),
     "nnn_status_name": (c_char_p, [c_int]),
     "nnn_status_remedy": (c_char_p, [c_int]),

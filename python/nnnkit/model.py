@@ -17,9 +17,11 @@ import numpy as np
 
 from . import _lib
 from ._lib import Diags, Shape, lib
-from .errors import Problem, UsageError, error, problems, usage
+from .errors import ValidationError, error, problems, usage
 
 _F32 = np.dtype(np.float32)
+_export = ctypes.c_char.from_buffer  # a writable buffer's first byte, for its address
+_addressof = ctypes.addressof
 
 
 # ---- small helpers over the C API ----
@@ -586,8 +588,11 @@ class Model:
         where tensors go: {"id": "dense", "activation": "relu", "weights":
         W[in, out], "bias": b}. The library fills the defaults (parameter
         count, dims from the arrays, a Dense layer's neurons) and checks
-        every field; arrays are passed bit for bit. Raises FormatError or
-        ValidationError naming the field."""
+        every field; arrays are passed bit for bit. A model that breaks a
+        rule is refused, as nnnkit build refuses it. Raises FormatError (a
+        field the schema lacks, a value of the wrong kind, an unknown ID) or
+        ValidationError (a tensor shape that does not fit...), naming the
+        field path."""
         ctx = _Context(plugins)
         with tempfile.TemporaryDirectory(prefix="nnnkit-") as folder:
             w = _SpecWriter(folder, ctx)
@@ -600,8 +605,22 @@ class Model:
             text = json.dumps(w.record(_lib.model_desc, spec), allow_nan=False).encode()
             opts = _lib.JsonReadOpts(flags=_lib.JSON_SPEC, ctx=ctx.ptr, base_dir=os.fsencode(folder))
             m = c_void_p()
-            _call(lib.nnn_json_decode, text, len(text), byref(opts), byref(m))
-        return cls(_Handle(ctx, model=m.value))
+            d = Diags()
+            try:
+                st = lib.nnn_json_decode(text, len(text), byref(opts), byref(m), byref(d))
+                if st != 0:
+                    # Lines and columns would point into text the caller never saw.
+                    for i in range(d.n):
+                        d.v[i].line = d.v[i].column = 0
+                    raise error(st, d)
+            finally:
+                lib.nnn_diags_free(byref(d))
+        model = cls(_Handle(ctx, model=m.value))
+        # As nnnkit build does: a model that breaks a rule is refused.
+        found = model.validate()
+        if found:
+            raise ValidationError(found[0].status, found)
+        return model
 
     @classmethod
     def from_json(cls, text, plugins=None):
@@ -663,7 +682,7 @@ def _info(model):
     rng = h.bytes_range()
     lines = []
     if rng:
-        lines.append(f"file:         {os.path.basename(model.path) if model.path else '?'} ({rng[1]} bytes)")
+        lines.append(f"file:         {model.path} ({rng[1]} bytes)")
     else:
         lines.append(f"file:         (in memory, {lib.nnn_model_encoded_size(m)} bytes encoded)")
     desc = ""
@@ -703,6 +722,13 @@ def _info(model):
             s += " (the input the layers fix, with a batch of 1)"
         else:
             s += "\n              the layers do not fix the whole input (?: unknown); give it with input_shape"
+            p = sh[0].in_
+            if p.rank >= 1:
+                names = iter(f"D{k}" for k in range(1, p.rank))
+                dims = ["1"] + [str(d) if d >= 0 else next(names) for d in p.dims[1:p.rank]]
+                s += f"=({', '.join(dims)}) (D1...: the sizes of your inputs)"
+            else:
+                s += " (batch first)"
         lines.append(s)
     else:
         lines.append("shapes:       none (no layers)")
@@ -782,6 +808,10 @@ def _info_row(h, rd, elems, i, n, sh, rng):
 
 # ---- plans ----
 
+def _closed(*args):
+    raise usage("the plan is closed")
+
+
 class Plan:
     """A model planned for one input shape: shapes inferred, kernels found
     and prepared, buffers sized once. run() then only computes, with the
@@ -816,22 +846,34 @@ class Plan:
     def run(self, x, out=None):
         """Runs the plan on x (of input_shape; converted to C-contiguous
         float32 when it is not) into out (a C-contiguous float32 array of
-        output_shape, allocated when None) and returns out."""
+        output_shape, allocated when None) and returns out. Raises
+        UsageError for a shape that is not input_shape."""
+        # Lean on purpose: a few identity tests, and addresses taken through
+        # ctypes' buffer export (x.ctypes.data costs over a microsecond).
         if type(x) is not np.ndarray or x.dtype is not _F32 or x.shape != self._in or not x.flags.c_contiguous:
             x = self._input(x)
         if out is None:
             out = np.empty(self._out, _F32)
         elif type(out) is not np.ndarray or out.dtype is not _F32 or out.shape != self._out or \
-                not out.flags.c_contiguous or not out.flags.writeable:
+                not out.flags.c_contiguous:
             raise usage(f"out must be a writable C-contiguous float32 array of shape {self._out}")
-        if self._plan is None:
-            raise usage("the plan is closed")
-        st = self._run(self._plan, x.ctypes.data, out.ctypes.data, self._pdiags)
+        try:
+            xa = _addressof(_export(x))
+        except TypeError:  # read-only (a model's tensor, a frozen array)
+            xa = x.__array_interface__["data"][0]
+        try:
+            ya = _addressof(_export(out))
+        except TypeError:
+            raise usage("out is read-only") from None
+        st = self._run(self._plan, xa, ya, self._pdiags)
         if st != 0:
-            e = error(st, self._diags)
-            lib.nnn_diags_clear(byref(self._diags))
-            raise e
+            self._fail(st)
         return out
+
+    def _fail(self, st):
+        e = error(st, self._diags)
+        lib.nnn_diags_clear(byref(self._diags))
+        raise e
 
     def _input(self, x):
         x = np.ascontiguousarray(x, dtype=_F32)
@@ -840,8 +882,9 @@ class Plan:
         return x
 
     def close(self):
-        """Frees the plan (its buffers and threads)."""
+        """Frees the plan (its buffers and threads). run() then raises UsageError."""
         if self._plan:
+            self._run = _closed  # run() then fails without reaching libnnn
             lib.nnn_plan_free(self._plan)
             self._plan = None
             lib.nnn_diags_free(byref(self._diags))

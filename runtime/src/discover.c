@@ -41,6 +41,11 @@
 #define NNN_VERSION "unknown"
 #endif
 
+const char *nnn_version(void)
+{
+	return NNN_VERSION;
+}
+
 extern char **environ;
 
 #define SCANNER_NAME "nnn-plugin-scan"

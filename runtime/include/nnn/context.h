@@ -10,6 +10,10 @@
 
 #include <nnn/plugin.h>
 
+/* This libnnn's version ("0.1.0"), the one its plugin scan cache keys
+ * carry; for bindings (the Python package's nnnkit.__version__). */
+const char *nnn_version(void);
+
 /* Owned: free with nnn_ctx_free, which unloads its plugins. */
 NNN_NODISCARD nnn_status_t nnn_ctx_new(nnn_ctx_t **out, nnn_diags_t *diags);
 void nnn_ctx_free(nnn_ctx_t *ctx);

@@ -1,0 +1,48 @@
+"""pytest setup for the nnnkit Python package: runs against the build tree
+(NNN_BUILD, else ./build; NNNKIT, else build/nnnkit), from the project root
+or anywhere (make test-python runs it with the suite's environment)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.path.abspath(os.environ.get("NNN_BUILD") or os.path.join(ROOT, "build"))
+os.environ["NNN_BUILD"] = BUILD
+# The suite's plugin scans are cached in the build folder, never in ~/.cache.
+os.environ.setdefault("NNN_PLUGIN_CACHE", os.path.join(BUILD, "plugin-scan.cache"))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+NNNKIT = os.path.abspath(os.environ.get("NNNKIT") or os.path.join(BUILD, "nnnkit"))
+REAL = os.environ.get("NNN_REAL_CORPUS") or os.path.join(ROOT, "..", "shared", "corpus", "real")
+REAL_FILES = ("tictactoedemo.nnn", "2dmovedemo.nnn")
+
+
+def cli(*args, check=True):
+    """Runs the C CLI (build/nnnkit); returns its stdout as text."""
+    r = subprocess.run([NNNKIT, *args], capture_output=True, text=True, env=os.environ)
+    if check and r.returncode != 0:
+        raise AssertionError(f"nnnkit {' '.join(args)}: exit {r.returncode}: {r.stderr}")
+    return r.stdout
+
+
+@pytest.fixture(scope="session")
+def real():
+    """The real corpus folder and its expected.json, or a skip saying why."""
+    if not os.path.isfile(os.path.join(REAL, "expected.json")):
+        pytest.skip(f"real corpus not found at {REAL}: skipped (set NNN_REAL_CORPUS to run it)")
+    with open(os.path.join(REAL, "expected.json")) as f:
+        return REAL, json.load(f)
+
+
+@pytest.fixture(scope="session")
+def manifest():
+    """The conformance corpus (build/conformance) and its manifest's cases."""
+    path = os.path.join(BUILD, "conformance", "manifest.json")
+    if not os.path.isfile(path):
+        pytest.skip(f"no conformance corpus at {path}: make test-build writes it")
+    with open(path) as f:
+        return os.path.dirname(path), json.load(f)["cases"]
