@@ -388,8 +388,7 @@ PC_VARS := 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}
 # The Python package (python/nnnkit), where that Python finds packages under
 # PREFIX (scripts/pysite.py: for Debian's python3 and /usr/local,
 # lib/python3.11/dist-packages), compiled; it finds PREFIX/lib/libnnn.so.1 and
-# PREFIX/lib/nnnkit/plugins from there.
-PYTHON  ?= /usr/bin/python3
+# PREFIX/lib/nnnkit/plugins from there. PYTHON (above) names the Python.
 PY_SRC  := $(wildcard python/nnnkit/*.py)
 
 # The examples the docs point at (sources only), under share/doc/nnnkit/examples.
