@@ -76,6 +76,10 @@ def test_nnn_library_overrides(installed, tmp_path):
     shutil.copy(os.path.join(BUILD, "libnnn.so.1"), other)
     out = run([PYTHON, "-c", SHOW], cwd=tmp, env=clean_env(tmp, PYTHONPATH=str(site), NNN_LIBRARY=str(other)))
     assert "library %s\n" % other in out
+    # Naming a file that is not there is an error, not a quiet fall back on the prefix's.
+    p = subprocess.run([PYTHON, "-c", "import nnnkit"], cwd=tmp, capture_output=True, text=True,
+                       env=clean_env(tmp, PYTHONPATH=str(site), NNN_LIBRARY=str(tmp_path / "none.so")))
+    assert p.returncode == 1 and "NNN_LIBRARY names %s" % (tmp_path / "none.so") in p.stderr, p.stderr
 
 
 def test_uninstall_removes_the_package_and_its_compiled_files(installed, tmp_path):
