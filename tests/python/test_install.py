@@ -99,7 +99,9 @@ def test_uninstall_removes_the_package_and_its_compiled_files(installed, tmp_pat
 
 
 def test_pip_install_offline_imports(tmp_path):
-    if subprocess.run([PYTHON, "-c", "import pip, setuptools"], capture_output=True).returncode != 0:
+    # (Each on its own: pip imports distutils, which setuptools then refuses.)
+    has = "import importlib.util as u; assert u.find_spec('pip') and u.find_spec('setuptools')"
+    if subprocess.run([PYTHON, "-c", has], capture_output=True).returncode != 0:
         pytest.skip("needs Debian's python3-pip and python3-setuptools")
     # A copy: setuptools writes build/ and *.egg-info beside the sources.
     src = tmp_path / "python"
@@ -119,6 +121,22 @@ def test_pip_install_offline_imports(tmp_path):
     p = subprocess.run([PYTHON, "-c", "import nnnkit"], cwd=tmp_path, capture_output=True, text=True,
                        env=clean_env(tmp_path, PYTHONPATH=str(target)))
     assert p.returncode == 1 and "ImportError" in p.stderr and "NNN_LIBRARY" in p.stderr, p.stderr
+
+    # pip into a prefix that holds libnnn and its plugins: found there, as make install's are
+    # (Debian's pip puts it under PREFIX/local: its scheme for /usr/local).
+    prefix = tmp_path / "prefix"
+    run([PYTHON, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", "--no-index",
+         "--prefix", str(prefix), str(src)], env=clean_env(tmp_path, PIP_NO_CACHE_DIR="1",
+                                                            PIP_ROOT_USER_ACTION="ignore"))
+    (site,) = prefix.glob("**/lib/python3*/*-packages")
+    libdir = site.parent.parent
+    shutil.copy(lib, libdir)
+    (libdir / "nnnkit" / "plugins").mkdir(parents=True)
+    shutil.copy(os.path.join(BUILD, "plugins", "builtin.so"), libdir / "nnnkit" / "plugins")
+    shutil.copy(os.path.join(BUILD, "nnn-plugin-scan"), libdir / "nnnkit")  # as make install lays them out
+    out = run([PYTHON, "-c", SHOW], cwd=tmp_path, env=clean_env(tmp_path, PYTHONPATH=str(site)))
+    assert "library %s\n" % (libdir / "libnnn.so.1") in out
+    assert "plugins %s\n" % (libdir / "nnnkit" / "plugins") in out
 
 
 def test_pyproject_version_is_the_makefiles():
