@@ -1,9 +1,10 @@
 """Batch scoring of a dask array with a .nnn model, chunk by chunk on the workers.
 
 Every worker process opens the model once (a cache in the process, keyed by the
-model's path, its plugins and the file's identity) and scores each chunk it is
+model's path, its plugins and the file's contents) and scores each chunk it is
 given with a Plan. dask itself is imported only here, when this module is.
 """
+import hashlib
 import os
 import threading
 
@@ -16,7 +17,7 @@ from . import model as _model
 
 __all__ = ["predict"]
 
-# The per-process cache: one open Model per (path, plugins, file identity), and
+# The per-process cache: one open Model per (path, plugins, size and digest), and
 # one Plan per thread for each chunk shape (a Plan is not shared by threads).
 # This is the one piece of mutable module state the package keeps besides the
 # library handle: opening the model once per worker is the point of it.
@@ -28,8 +29,14 @@ _local = threading.local()
 
 
 def _identity(path):
-    st = os.stat(path)
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    """The file's size and BLAKE2 digest: the same for a copy at the same path
+    on another machine (where inode and times differ), different for any
+    other model."""
+    h = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+        return (f.tell(), h.hexdigest())
 
 
 def _key(path, plugins):
