@@ -8,12 +8,16 @@
 """
 
 from ._lib import lib as _lib_handle
-from .errors import (Error, FileError, FormatError, KernelError, LimitError, PluginError, Problem, UsageError,
-                     ValidationError)
+from .errors import (Error, FileError, FormatError, KernelError, LimitError, PluginError, Problem,
+                     UnsupportedModuleError, UsageError, ValidationError)
 from .model import Model, Plan, Record, load, validate
 
+__version__ = _lib_handle.nnn_version().decode()
+"""libnnn's version."""
+
 __all__ = ["load", "validate", "Model", "Plan", "Record", "Problem", "Error", "FormatError", "ValidationError",
-           "UsageError", "PluginError", "KernelError", "LimitError", "FileError", "from_torch", "__version__"]
+           "UsageError", "PluginError", "KernelError", "LimitError", "FileError", "UnsupportedModuleError", "from_torch",
+           "__version__"]
 
 
 def from_torch(module, input_shape, description=None):
@@ -21,6 +25,3 @@ def from_torch(module, input_shape, description=None):
     imports torch on first use)."""
     from .torch import from_torch as convert
     return convert(module, input_shape, description=description)
-
-__version__ = _lib_handle.nnn_version().decode()
-"""libnnn's version."""

@@ -24,6 +24,7 @@ FX_NONE, FX_LAYER, FX_ACTIVATION = range(3)
 FD_CONST, FD_COUNT, FD_PARAM, FD_TOTAL = 1, 2, 4, 8
 DECODE_COPY = 1
 JSON_SPEC = 1
+COMPAT_CONV_ORIGINAL = 1  # nnn/compat.h
 
 
 def _candidates():
@@ -249,11 +250,15 @@ libc_free.argtypes = [c_void_p]
 libc_free.restype = None
 
 model_desc = RDesc.in_dll(lib, "nnn_model_desc")
+tensor_desc = RDesc.in_dll(lib, "nnn_tensor_desc")
+activation_desc = RDesc.in_dll(lib, "nnn_activation_desc")
 
 
 def plugin_dir():
-    """The installed plugin folder as the CLI finds it beside itself: the
-    library's ../lib/nnnkit/plugins when installed, else the build tree's plugins/."""
+    """The installed plugin folder, found beside the library as the CLI finds
+    it beside itself: PREFIX/lib/nnnkit/plugins for PREFIX/lib/libnnn.so.1
+    when that exists, else plugins/ in the library's folder (the build tree,
+    or a package carrying libnnn.so.1, nnn-plugin-scan and plugins/)."""
     here = os.path.dirname(path)
     installed = os.path.join(here, "nnnkit", "plugins")
     return installed if os.path.isdir(installed) else os.path.join(here, "plugins")

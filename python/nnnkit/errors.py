@@ -58,6 +58,9 @@ class Error(Exception):
     libnnn gave none); .problems every problem; .file the file concerned, if any."""
 
     def __init__(self, status, problems=(), file=None, message=None):
+        """status: libnnn's code (int); problems: Problem objects, the first
+        one the error's; file: the file concerned; message: a message of the
+        caller's (the Python side's own checks) instead of the first problem's."""
         self.status = int(status)
         self.code = status_name(self.status)
         self.problems = list(problems)
@@ -77,7 +80,16 @@ class Error(Exception):
             text = f"{file}: {text}"
         if len(self.problems) > 1:
             text += f" (and {len(self.problems) - 1} more problems)"
+        self._message = message
         super().__init__(text)
+
+    def __reduce__(self):
+        # Picklable (Dask sends a worker's exceptions to the client).
+        return (_rebuild, (type(self), self.status, self.problems, self.file, self._message))
+
+
+def _rebuild(cls, status, problems, file, message):
+    return cls(status, problems, file=file, message=message)
 
 
 class FormatError(Error):
@@ -104,6 +116,12 @@ class KernelError(Error):
 
 class LimitError(Error):
     """A resource limit was reached (E_LIMIT), or memory ran out (E_NOMEM)."""
+
+
+class UnsupportedModuleError(Error, TypeError):
+    """A PyTorch module nnnkit.from_torch does not convert; the message names
+    its index and class (code E_USAGE). Raise one with
+    errors.usage(message, UnsupportedModuleError)."""
 
 
 class FileError(Error, OSError):
@@ -141,5 +159,9 @@ def error(status, diags=None, file=None, cls=None):
 
 
 def usage(message, cls=UsageError):
-    """An E_USAGE error raised by the Python side (a bad argument)."""
-    return cls(3, (), message=message)
+    """An E_USAGE error of the Python side's own (a bad argument), of class cls."""
+    return cls(_E_USAGE, (), message=message)
+
+
+# libnnn's number for E_USAGE, by its name (codes are pinned: nnn/status.h).
+_E_USAGE = next(n for n in range(256) if status_name(n) == "E_USAGE")

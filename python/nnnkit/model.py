@@ -69,7 +69,8 @@ class _Context:
         ptr = c_void_p()
         _call(lib.nnn_ctx_new, byref(ptr))
         self.ptr = ptr.value
-        files = [os.fsencode(os.path.abspath(os.fspath(p))) for p in (plugins or ())]
+        self.plugins = [os.path.abspath(os.fspath(p)) for p in (plugins or ())]
+        files = [os.fsencode(p) for p in self.plugins]
         arr = (c_char_p * max(1, len(files)))(*files)
         opts = _lib.DiscoverOpts(size=ctypes.sizeof(_lib.DiscoverOpts), files=arr, nfiles=len(files),
                                  search=True, installed_dir=os.fsencode(_lib.plugin_dir()))
@@ -119,15 +120,13 @@ class _View:
         self.__array_interface__ = {"data": (addr or 0, True), "shape": (n,), "typestr": "<f4", "version": 3}
 
 
-def _floats(addr, n, handle, shape=None):
+def _floats(addr, n, handle):
+    """A read-only float32 array of the n values at addr (the model's memory)."""
     if n == 0:
         a = np.empty(0, _F32)
         a.flags.writeable = False
-    else:
-        a = np.asarray(_View(addr, n, handle))
-    if shape is not None and int(np.prod(shape, dtype=np.int64)) == n:
-        a = a.reshape(shape)
-    return a
+        return a
+    return np.asarray(_View(addr, n, handle))
 
 
 # ---- records: the model's fields, from the descriptors ----
@@ -208,6 +207,8 @@ class Record:
                 return f"<float32 {'x'.join(map(str, v.shape))}>"
             if isinstance(v, list):
                 return f"[{len(v)} {v[0]._kind if v and isinstance(v[0], Record) else 'item'}s]"
+            if isinstance(v, float):
+                return str(np.float32(v))  # the shortest text of the float32 it holds
             return repr(v)
         return f"{self._kind}({', '.join(f'{k}={short(v)}' for k, v in self._fields.items())})"
 
@@ -394,8 +395,12 @@ class _SpecWriter:
     def record(self, rd, value):
         if isinstance(value, Record):
             value = value.to_dict()
-        if isinstance(value, np.ndarray) and rd.dims >= 0:
-            return self.npy(value)  # a tensor as its .npy file's name
+        if rd.dims >= 0 and not isinstance(value, Mapping):
+            # A tensor as its .npy file's name: an array (or anything
+            # float32-convertible) written here, or a file of the caller's.
+            if isinstance(value, (str, os.PathLike)):
+                return os.path.abspath(os.fspath(value))
+            return self.npy(np.asarray(value, dtype=np.float32))
         if not isinstance(value, Mapping):
             return self.plain(value)
         known = self.fields(rd, value)
@@ -468,8 +473,7 @@ class Model:
     def __init__(self, handle, path=None):
         """Internal: use nnnkit.load, Model.from_layers or Model.from_json."""
         self._handle = handle
-        self.path = path
-        """The file the model was loaded from, or None."""
+        self._path = path
         self._record = _record(_lib.model_desc, handle.model, handle)
 
     # -- fields --
@@ -484,6 +488,11 @@ class Model:
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(self._record.keys() if self._record else ()))
+
+    @property
+    def path(self):
+        """The file the model was loaded from, as given to load, or None."""
+        return self._path
 
     @property
     def record(self):
@@ -547,27 +556,29 @@ class Model:
 
     # -- running --
 
-    def plan(self, input_shape, threads=1):
+    def plan(self, input_shape, threads=1, conv_compat="spec"):
         """A Plan for repeated runs on inputs of one shape (batch first,
-        channels last): shapes inferred and kernels prepared once."""
-        return Plan(self, input_shape, threads)
+        channels last): shapes inferred and kernels prepared once.
+        conv_compat: "spec", or "original" for the original framework's
+        convolution arithmetic (nnnkit run --conv-compat; docs/original-framework.md)."""
+        return Plan(self, input_shape, threads, conv_compat)
 
-    def run(self, x, threads=1, batch=None):
+    def run(self, x, threads=1, batch=None, conv_compat="spec"):
         """Runs the model on x (anything np.asarray(x, np.float32) takes,
         batch first, channels last) and returns the float32 outputs. batch:
-        rows per call (None: all at once). The GIL is released while libnnn
-        computes. Raises ValidationError when x's shape does not fit."""
+        rows per call (None: all at once); conv_compat as for plan(). The
+        GIL is released while libnnn computes. Raises ValidationError when
+        x's shape does not fit."""
         self._live()
         x = np.ascontiguousarray(x, dtype=_F32)
         if x.ndim < 1:
             raise usage("x must have a batch axis first")
         n = x.shape[0]
-        rows = n if batch is None else int(batch)
-        if rows < 1:
+        if batch is not None and int(batch) < 1:
             raise usage(f"batch must be at least 1, found {batch}")
-        rows = min(rows, max(n, 1))
-        out = None
-        with Plan(self, (rows,) + x.shape[1:], threads) as p:
+        # An empty batch still gets its output's shape (planned for one row).
+        rows = max(1, min(n, n if batch is None else int(batch)))
+        with Plan(self, (rows,) + x.shape[1:], threads, conv_compat) as p:
             if p.output_shape[0] != rows:
                 raise usage(f"the output's first axis is {p.output_shape[0]}, not the batch ({rows})")
             out = np.empty((n,) + p.output_shape[1:], _F32)
@@ -575,7 +586,7 @@ class Model:
             for i in range(0, full, rows):
                 p.run(x[i:i + rows], out[i:i + rows])
         if full < n:
-            with Plan(self, (n - full,) + x.shape[1:], threads) as p:
+            with Plan(self, (n - full,) + x.shape[1:], threads, conv_compat) as p:
                 p.run(x[full:], out[full:])
         return out
 
@@ -621,6 +632,22 @@ class Model:
         if found:
             raise ValidationError(found[0].status, found)
         return model
+
+    @classmethod
+    def from_bytes(cls, data, plugins=None):
+        """A model from .nnn bytes (any bytes-like object), copied into
+        memory the model owns. Raises FormatError as load does."""
+        ctx = _Context(plugins)
+        data = bytes(data)
+        m = c_void_p()
+        opts = _lib.DecodeOpts(flags=_lib.DECODE_COPY, ctx=ctx.ptr)
+        _call(lib.nnn_model_decode, data, len(data), byref(opts), byref(m))
+        return cls(_Handle(ctx, model=m.value))
+
+    def __reduce__(self):
+        # Pickled as its bytes and plugin files (to a Dask worker, say).
+        h = self._live()
+        return (_unpickle, (self.encode(), h.ctx.plugins or None))
 
     @classmethod
     def from_json(cls, text, plugins=None):
@@ -670,6 +697,10 @@ class Model:
         return _info(self)
 
 
+def _unpickle(data, plugins):
+    return Model.from_bytes(data, plugins)
+
+
 def _info(model):
     """The model as `nnnkit info` shows it (info.c): header lines and the
     layer table, the texts from libnnn's own formatters."""
@@ -682,7 +713,7 @@ def _info(model):
     rng = h.bytes_range()
     lines = []
     if rng:
-        lines.append(f"file:         {model.path} ({rng[1]} bytes)")
+        lines.append(f"file:         {model._path} ({rng[1]} bytes)")
     else:
         lines.append(f"file:         (in memory, {lib.nnn_model_encoded_size(m)} bytes encoded)")
     desc = ""
@@ -733,7 +764,8 @@ def _info(model):
     else:
         lines.append("shapes:       none (no layers)")
     lines.append("")
-    rows = [["#", "type", "fields", "activation", "dropout", "output", "tensors", "params", "bytes", "kernel"]]
+    # info.c's column titles (words of the table, not field names).
+    rows = ["#  type fields activation dropout output tensors params bytes kernel".split()]
     layer_rd = next(f.rec.contents for f in _lib.fields(_lib.model_desc) if f.kind == _lib.FK_ARRAY) if n else None
     elems = c_void_p.from_address(m + next(f.offset for f in _lib.fields(_lib.model_desc)
                                            if f.kind == _lib.FK_ARRAY)).value if n else None
@@ -761,8 +793,9 @@ def _info_row(h, rd, elems, i, n, sh, rng):
     lib.nnn_layer_format(L, buf, len(buf))
     fields = buf.value.decode("utf-8", "replace")
     fl = _lib.fields(rd)
-    act_f = next((f for f in fl if f.kind == _lib.FK_RECORD and f.rec.contents.nfields and
-                  _lib.fields(f.rec.contents)[0].kind == _lib.FK_ENUM), None)
+    # The layer's activation: its field of the activation record (nnn_activation_desc).
+    act_f = next((f for f in fl if f.kind == _lib.FK_RECORD and
+                  ctypes.addressof(f.rec.contents) == ctypes.addressof(_lib.activation_desc)), None)
     act = ""
     if act_f is not None:
         A = L + act_f.offset
@@ -770,12 +803,13 @@ def _info_row(h, rd, elems, i, n, sh, rng):
         params = buf.value.decode("utf-8", "replace")
         at = lib.nnn_activation_title(A)
         act = (at.decode() if at else "?") + (f"({params})" if params else "")
+    # info's dropout column: the layer record's own float field.
     drop = next((ctypes.c_float.from_address(L + f.offset).value for f in fl
                  if f.kind == _lib.FK_PRIM and f.prim == _lib.PRIM_F32), 0.0)
     out = lib.nnn_pshape_format(byref(sh[i].out), buf, len(buf)).decode()
     ts = (_lib.NamedTensor * 8)()
     k = lib.nnn_layer_tensors(L, ts, 8)
-    tdesc = _lib.RDesc.in_dll(lib, "nnn_tensor_desc")
+    tdesc = _lib.tensor_desc
     tfl = _lib.fields(tdesc)
     parts, count = [], 0
     for t in range(min(k, 8)):
@@ -818,30 +852,42 @@ class Plan:
     GIL released. One call at a time per plan (make one plan per thread for
     parallel calls). A context manager: close() on exit."""
 
-    __slots__ = ("_plan", "_handle", "_run", "_diags", "_pdiags", "_in", "_out", "input_shape", "output_shape")
+    __slots__ = ("_plan", "_handle", "_run", "_diags", "_pdiags", "_in", "_out")
 
-    def __init__(self, model, input_shape, threads=1):
+    def __init__(self, model, input_shape, threads=1, conv_compat="spec"):
         """Plans `model` for inputs of input_shape with `threads` threads
-        (the caller's included). Raises ValidationError when the shape does
-        not fit, naming the layer."""
+        (the caller's included); conv_compat as for Model.plan. Raises
+        ValidationError when the shape does not fit, naming the layer."""
         self._plan = None
         h = model._live()
         shape = _shape(input_shape)
-        opts = _lib.RunOpts(size=ctypes.sizeof(_lib.RunOpts), threads=int(threads))
+        if conv_compat not in ("spec", "original"):
+            raise usage(f'conv_compat must be "spec" or "original", found {conv_compat!r}')
+        if int(threads) < 1:
+            raise usage(f"threads must be at least 1, found {threads}")
+        opts = _lib.RunOpts(size=ctypes.sizeof(_lib.RunOpts), threads=int(threads),
+                            compat=_lib.COMPAT_CONV_ORIGINAL if conv_compat == "original" else 0)
         p = c_void_p()
         _call(lib.nnn_plan_new, h.ctx.ptr, h.model, byref(shape), byref(opts), byref(p))
         self._plan = p.value
         self._handle = h
         n = len(model._record[model._array_name()])
         out = lib.nnn_plan_shape(self._plan, n - 1).contents
-        self.input_shape = tuple(shape.dims[:shape.rank])
-        """The shape of the inputs run() takes."""
-        self.output_shape = tuple(out.dims[:out.rank])
-        """The shape of the outputs run() gives."""
-        self._in, self._out = self.input_shape, self.output_shape
+        self._in = tuple(shape.dims[:shape.rank])
+        self._out = tuple(out.dims[:out.rank])
         self._run = lib.nnn_plan_run
         self._diags = Diags()
         self._pdiags = ctypes.addressof(self._diags)
+
+    @property
+    def input_shape(self):
+        """The shape of the inputs run() takes (batch first, channels last)."""
+        return self._in
+
+    @property
+    def output_shape(self):
+        """The shape of the outputs run() gives."""
+        return self._out
 
     def run(self, x, out=None):
         """Runs the plan on x (of input_shape; converted to C-contiguous
@@ -899,4 +945,4 @@ class Plan:
         self.close()
 
     def __repr__(self):
-        return f"<nnnkit.Plan {self.input_shape} -> {self.output_shape}>"
+        return f"<nnnkit.Plan {self._in} -> {self._out}>"

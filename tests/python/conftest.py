@@ -21,9 +21,11 @@ REAL = os.environ.get("NNN_REAL_CORPUS") or os.path.join(ROOT, "..", "shared", "
 REAL_FILES = ("tictactoedemo.nnn", "2dmovedemo.nnn")
 
 
-def cli(*args, check=True):
-    """Runs the C CLI (build/nnnkit); returns its stdout as text."""
-    r = subprocess.run([NNNKIT, *args], capture_output=True, text=True, env=os.environ)
+def cli(*args, check=True, input=None):
+    """Runs the C CLI (build/nnnkit), with `input` (bytes) on its standard
+    input; returns its stdout as text."""
+    r = subprocess.run([NNNKIT, *args], capture_output=True, input=input, env=os.environ)
+    r.stdout, r.stderr = r.stdout.decode(), r.stderr.decode()
     if check and r.returncode != 0:
         raise AssertionError(f"nnnkit {' '.join(args)}: exit {r.returncode}: {r.stderr}")
     return r.stdout

@@ -14,7 +14,7 @@ import pytest
 
 import nnnkit
 from nnnkit import _lib
-from conftest import BUILD, REAL_FILES, cli
+from conftest import REAL_FILES, cli
 
 
 
@@ -161,8 +161,8 @@ def test_fields_are_the_schemas(real):
         layer.neurons = 3
 
 
-def test_an_unnamed_enum_value_stays_an_int(manifest):
-    # Every valid file decodes to records whose enums have names.
+def test_enum_values_are_their_names(manifest):
+    # Every valid file: its IDs read as the schema names them.
     folder, cases = manifest
     for c in cases:
         if c["valid"]:
@@ -400,3 +400,124 @@ def test_plan_reuses_out_and_converts_inputs(conv):
 def test_version_is_the_librarys():
     assert nnnkit.__version__ == _lib.lib.nnn_version().decode() and nnnkit.__version__[0].isdigit()
     assert nnnkit.__version__ in cli("--version")
+
+
+def test_errors_pickle_with_their_problems(saved):
+    import pickle
+    m = nnnkit.load(saved)
+    with pytest.raises(nnnkit.ValidationError) as e:
+        m.run(np.zeros((1, 4)))
+    again = pickle.loads(pickle.dumps(e.value))
+    assert type(again) is nnnkit.ValidationError and str(again) == str(e.value)
+    assert (again.code, again.path, again.offset, again.problems) == \
+        (e.value.code, e.value.path, e.value.offset, e.value.problems)
+
+
+def test_an_empty_batch_gives_an_empty_output(saved):
+    m = nnnkit.load(saved)
+    y = m.run(np.zeros((0, 6)))
+    assert y.shape == (0, 3) and y.dtype == np.float32
+
+
+def test_every_public_name_has_a_docstring():
+    missing = []
+    for name in nnnkit.__all__:
+        obj = getattr(nnnkit, name)
+        if name == "__version__":
+            continue
+        if not (obj.__doc__ or "").strip():
+            missing.append(name)
+        if isinstance(obj, type):
+            for attr, member in vars(obj).items():
+                if attr.startswith("_") and attr not in ("__init__",):
+                    continue
+                if callable(member) or isinstance(member, (property, classmethod, staticmethod)):
+                    if not (getattr(member, "__doc__", None) or "").strip():
+                        missing.append(f"{name}.{attr}")
+    assert not missing, f"no docstring: {missing}"
+    assert nnnkit.__doc__
+
+
+def test_from_bytes_and_pickle_keep_the_bytes(saved, real):
+    import pickle
+    for path in (saved, os.path.join(real[0], "2dmovedemo.nnn")):
+        data = open(path, "rb").read()
+        m = nnnkit.load(path)
+        assert nnnkit.Model.from_bytes(data).encode() == data
+        again = pickle.loads(pickle.dumps(m))
+        assert again.encode() == data and again.path is None
+        x = np.ones((3, len(m.layers[0].weights.data)), np.float32)
+        assert again.run(x).tobytes() == m.run(x).tobytes()
+    with pytest.raises(nnnkit.FormatError) as e:
+        nnnkit.Model.from_bytes(data[:-1])
+    theirs = json.loads(cli("validate", "--json", "-", check=False, input=data[:-1]))["error"]
+    assert (e.value.code, e.value.path, e.value.offset) == (theirs["code"], theirs["path"], theirs["offset"])
+
+
+def test_conv_compat_original_is_the_clis(conv, tmp_path):
+    m = nnnkit.load(conv)  # 3x2 kernels: the original framework sums some taps twice
+    x = rng(9).standard_normal((3, 5, 5, 3)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    cli("run", conv, "--input", str(tmp_path / "x.npy"), "--conv-compat", "original", "-o", str(tmp_path / "y.npy"))
+    original = m.run(x, conv_compat="original")
+    assert original.tobytes() == np.load(tmp_path / "y.npy").tobytes()
+    assert original.tobytes() != m.run(x).tobytes()
+    with m.plan(x.shape, conv_compat="original") as p:
+        assert p.run(x).tobytes() == original.tobytes()
+    with pytest.raises(nnnkit.UsageError):
+        m.run(x, conv_compat="yes")
+
+
+def schema_names():
+    """Every field name and enum value name of the schema, from libnnn's descriptors."""
+    names, seen = set(), set()
+
+    def walk(rd):
+        if rd.name in seen:
+            return
+        seen.add(rd.name)
+        for f in _lib.fields(rd):
+            names.add(f.name.decode())
+            if f.kind in (_lib.FK_ENUM, _lib.FK_VARIANT):
+                t = f.type.contents
+                names.update(n.decode() for n in map(t.value_name, range(256)) if n)
+            if f.kind in (_lib.FK_RECORD, _lib.FK_ARRAY):
+                walk(f.rec.contents)
+            for k in range(f.nvariants if f.kind == _lib.FK_VARIANT else 0):
+                walk(f.variants[k].rec.contents)
+    walk(_lib.model_desc)
+    return names
+
+
+def test_the_package_restates_no_field_or_id():
+    """No string in the core modules is a field name or an enum value's name
+    (docstrings aside): the format comes from libnnn's descriptors."""
+    import ast
+    names = schema_names()
+    assert {"layers", "weights", "dense", "relu", "padding_type"} <= names
+    folder = os.path.dirname(nnnkit.__file__)
+    found = []
+    for module in ("__init__.py", "errors.py", "model.py"):  # _lib.py: C declarations
+        text = open(os.path.join(folder, module)).read()
+        lines = text.split("\n")
+        tree = ast.parse(text)
+        docs = {id(n.body[0].value) for n in ast.walk(tree)
+                if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and n.body
+                and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs and n.value in names \
+                    and "__array_interface__" not in lines[n.lineno - 1]:  # NumPy's keys ("data")
+                found.append(f"{module}:{n.lineno}: {n.value!r}")
+    assert not found, found
+
+
+def test_save_is_atomic(saved, tmp_path):
+    m = nnnkit.load(saved)
+    with pytest.raises(nnnkit.FileError) as e:
+        m.save(tmp_path / "no" / "such" / "folder.nnn")
+    assert e.value.code == "E_IO" and "folder.nnn" in str(e.value)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "m.nnn").write_bytes(b"old")
+    m.save(out / "m.nnn")
+    assert os.listdir(out) == ["m.nnn"] and (out / "m.nnn").read_bytes() == m.encode()

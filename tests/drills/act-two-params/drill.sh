@@ -36,7 +36,7 @@ np.save("x.npy", r.standard_normal((5, 4)).astype(np.float32))'
 }
 
 check() {
-	local out
+	local out root=$PWD
 	corpus_mentions valid selu
 	corpus_mentions invalid selu alpha
 	corpus_mentions invalid selu lambda
@@ -62,4 +62,24 @@ want = lam * np.where(z > 0, z, alpha * np.expm1(z))
 err = np.abs(y - want).max()
 print("largest difference from NumPy:", err)
 sys.exit(0 if err < 1e-5 else 1)' "$ALPHA" "$LAMBDA"
+	# The Python package, unchanged, knows the new activation and its fields
+	# (from the record descriptors): reads, builds, runs and writes it.
+	NNN_BUILD=$root/build PYTHONPATH=$root/python PYTHONDONTWRITEBYTECODE=1 "$PY" -c '
+import sys
+import numpy as np
+import nnnkit
+m = nnnkit.load("m.nnn")
+act = m.layers[0].activation
+print(act)
+assert act.id == "selu" and list(act.keys()) == ["id", "alpha", "lambda"], act
+assert np.float32(act.alpha) == np.float32(sys.argv[1]) and np.float32(act["lambda"]) == np.float32(sys.argv[2])
+x = np.load("x.npy")
+assert m.run(x).tobytes() == np.load("y.npy").tobytes()
+again = nnnkit.Model.from_layers([layer.to_dict() for layer in m.layers], description=m.description)
+assert again.encode() == open("m.nnn", "rb").read()
+built = nnnkit.Model.from_layers([{"id": "dense", "weights": np.load("w.npy"), "bias": np.load("b.npy"),
+                                   "activation": {"id": "selu", "alpha": float(sys.argv[1]), "lambda": float(sys.argv[2])}}],
+                                  description=m.description)
+assert built.encode() == again.encode()
+print("python: selu read, run, built and written")' "$ALPHA" "$LAMBDA"
 }
