@@ -385,6 +385,12 @@ DOCS    := $(sort $(filter-out docs/format.md docs/schema-language.md,$(wildcard
 PC_VARS := 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' \
 	'plugindir=$${prefix}/lib/nnnkit/plugins' 'nnngen=$${prefix}/bin/nnngen' ''
 
+# The Python package (python/nnnkit), where that Python finds packages under
+# PREFIX (scripts/pysite.py: for Debian's python3 and /usr/local,
+# lib/python3.11/dist-packages), compiled; it finds PREFIX/lib/libnnn.so.1 and
+# PREFIX/lib/nnnkit/plugins from there. PYTHON (above) names the Python.
+PY_SRC  := $(wildcard python/nnnkit/*.py)
+
 # The examples the docs point at (sources only), under share/doc/nnnkit/examples.
 EXAMPLES := $(wildcard examples/*/*.c examples/*/*.lua examples/*/*.py examples/*/*.md examples/*/Makefile)
 
@@ -424,6 +430,8 @@ install: all
 	$(Q)$(foreach d,$(sort $(dir $(EXAMPLES))),\
 		$(INSTALL_SH) file $(INST) 0644 share/doc/nnnkit/$(d:/=) $(filter $(d)%,$(EXAMPLES)) &&) true
 	$(Q)$(INSTALL_SH) as $(INST) 0644 $(O)/nnnkit.bash share/bash-completion/completions/nnnkit
+	$(Q)pydir=$$($(PYTHON) scripts/pysite.py) && $(INSTALL_SH) file $(INST) 0644 $$pydir/nnnkit $(PY_SRC) && \
+		$(INSTALL_SH) pyc $(INST) $(PYTHON) $$pydir/nnnkit
 	$(Q)$(INSTALL_SH) end $(INST)
 	@echo "installed under $(INST) (the list: $(INST)/share/nnnkit/installed-files)"
 

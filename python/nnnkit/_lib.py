@@ -46,6 +46,10 @@ def _candidates():
 
 
 def _find():
+    env = os.environ.get("NNN_LIBRARY")
+    if env and not os.path.isfile(env):
+        # An explicit choice: never silently replaced by another libnnn.
+        raise ImportError(f"nnnkit: NNN_LIBRARY names {env}, which is not a file")
     tried = []
     for path in _candidates():
         if os.path.isfile(path):
