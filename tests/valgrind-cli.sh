@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# valgrind-cli.sh: every nnnkit command under valgrind, on the example model
+# and the conformance corpus (make valgrind-cli). `make valgrind` does not
+# trace the nnnkit processes its CLI tests start (hundreds of them, each a
+# valgrind start-up: most of that run's time); those tests run against an
+# ASan+UBSan nnnkit in `make test-asan`, and each command's paths, good and
+# bad, run here under memcheck once.
+#   tests/valgrind-cli.sh BUILD_DIR CONFORMANCE_DIR
+set -euo pipefail
+B=$(cd "$1" && pwd)
+C=$(cd "$2" && pwd)
+K=$B/nnnkit
+T=$(mktemp -d "${TMPDIR:-/tmp}/nnn-vgcli.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+VG=(valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect
+	--show-possibly-lost=no --trace-children=no)
+n=0
+# vg EXPECTED_EXIT ARGS...: nnnkit ARGS under valgrind must exit EXPECTED_EXIT
+# (valgrind's own 9 means a memory error or a leak).
+vg() {
+	local want=$1 rc=0
+	shift
+	"${VG[@]}" "$K" "$@" > "$T/out" 2> "$T/err" || rc=$?
+	n=$((n + 1))
+	if [ "$rc" -ne "$want" ]; then
+		echo "valgrind-cli: nnnkit $* exited $rc, expected $want" >&2
+		cat "$T/err" >&2
+		exit 1
+	fi
+}
+
+vg 0 conformance --corpus "$C"
+for f in "$C"/valid/*.nnn; do vg 0 dump "$f"; done
+
+"$B/mkexample" "$T/m.nnn" "$T/x.npy" > /dev/null
+M=$T/m.nnn
+/usr/bin/python3 -c '
+import numpy as np, sys
+x = np.load(sys.argv[1])[:8]
+np.save(sys.argv[1], x)
+np.save(sys.argv[2], (np.arange(len(x)) % 10).astype(np.int64))' "$T/x.npy" "$T/y.npy"
+vg 0 --version
+vg 0 help
+vg 0 info "$M"
+vg 0 info --json --input-shape 1,28,28,1 "$M"
+vg 0 validate --check-finite --input-shape 2,28,28,1 "$M"
+vg 0 validate --json "$M"
+vg 0 dump --values 3 --json "$M"
+vg 0 map --input-shape 1,28,28,1 -o "$T/m.html" "$M"
+vg 0 graph --input-shape 1,28,28,1 "$M"
+vg 0 stats --json "$M"
+vg 0 convert "$M" "$T/m.json"
+vg 0 convert --tensors "$T/t" "$M" "$T/mt.json"
+vg 0 convert "$T/mt.json" "$T/back.nnn"
+vg 0 convert --to onnx "$M" "$T/m.onnx"
+vg 0 convert "$T/m.onnx" "$T/from-onnx.nnn"
+vg 0 export "$M" "$T/exp"
+vg 0 build "$T/exp/model.json" "$T/built.nnn"
+vg 0 diff "$M" "$T/built.nnn"
+vg 0 run "$M" --input "$T/x.npy" -o "$T/out.npy" --batch 3 --threads 2
+vg 0 eval "$M" --inputs "$T/x.npy" --labels "$T/y.npy" --json --top-k 2 --misclassified "$T/mis.csv"
+vg 0 edit "$M" -o "$T/d.nnn" --description "edited under valgrind" --fix-param-count
+vg 0 edit "$M" --get 'layers[0].bias' -o "$T/b.npy"
+vg 0 edit "$M" -o "$T/e.nnn" --set "layers[0].bias=$T/b.npy"
+vg 0 plugins -v
+# Failures: each command's error path.
+vg 1 diff "$M" "$T/d.nnn"
+vg 2 info --bogus "$M"
+vg 2 run "$M" --input "$T/x.npy" --batch 0
+vg 1 validate "$C/invalid/$(ls "$C/invalid" | head -1)"
+vg 1 run "$C/invalid/$(ls "$C/invalid" | head -1)" --input "$T/x.npy"
+echo "valgrind-cli: $n nnnkit commands under valgrind: no errors, no leaks"
