@@ -7,7 +7,9 @@ import gc
 import json
 import os
 import shutil
+import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -521,3 +523,39 @@ def test_save_is_atomic(saved, tmp_path):
     (out / "m.nnn").write_bytes(b"old")
     m.save(out / "m.nnn")
     assert os.listdir(out) == ["m.nnn"] and (out / "m.nnn").read_bytes() == m.encode()
+
+
+def test_run_releases_the_gil():
+    # Another Python thread keeps running during the C call: its clock
+    # readings fall in the middle of the call. Were the GIL held, it could
+    # run only at the call's edges (within a switch interval).
+    r = rng(11)
+    m = nnnkit.Model.from_layers([{"id": "dense", "weights": r.standard_normal((512, 512), dtype=np.float32),
+                                   "bias": np.zeros(512, np.float32)}] * 4)
+    x = r.standard_normal((2048, 512)).astype(np.float32)
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(0.001)
+    try:
+        with m.plan(x.shape) as p:
+            for _ in range(10):
+                stamps, stop = [], threading.Event()
+
+                def spin():
+                    while not stop.is_set():
+                        stamps.append(time.perf_counter())
+                t = threading.Thread(target=spin)
+                t.start()
+                while not stamps:  # the spinner is running
+                    time.sleep(0.001)
+                t0 = time.perf_counter()
+                p.run(x)
+                t1 = time.perf_counter()
+                stop.set()
+                t.join()
+                span = t1 - t0
+                inside = [s for s in stamps if t0 + 0.3 * span < s < t0 + 0.7 * span]
+                if span > 0.02 and len(inside) > 10:
+                    return
+    finally:
+        sys.setswitchinterval(old)
+    pytest.fail("no other thread ran during Plan.run: the GIL was held")
