@@ -26,12 +26,23 @@ def blocks(part):
 
 
 def test_worked_example_prints_what_the_page_shows(tmp_path, monkeypatch):
+    run_part("example", 5, tmp_path, monkeypatch)
+
+
+def test_from_torch_example_prints_what_the_page_shows(tmp_path, monkeypatch):
+    pytest.importorskip("torch", reason="the example needs python3-torch")
+    run_part("torch", 1, tmp_path, monkeypatch)
+
+
+def run_part(name, least, tmp_path, monkeypatch):
+    """Runs the python blocks between <!-- NAME: begin --> and end in one
+    scope; each must print exactly the text block that follows it."""
     page = text()
-    part = page[page.index("<!-- example: begin -->"):page.index("<!-- example: end -->")]
+    part = page[page.index("<!-- %s: begin -->" % name):page.index("<!-- %s: end -->" % name)]
     monkeypatch.chdir(tmp_path)
     scope = {"__name__": "__doc_example__"}
     shown = blocks(part)
-    assert sum(lang == "python" for lang, _ in shown) >= 5
+    assert sum(lang == "python" for lang, _ in shown) >= least
     for i, (lang, body) in enumerate(shown):
         if lang != "python":
             continue
