@@ -295,7 +295,7 @@ SUITE_ENV := NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) NNN_PLUGIN_CA
 	NNN_PLUGIN_SCAN_TIMEOUT_MS=120000
 test: $(TEST_DEPS) check-gen check-compat
 	$(SUITE_ENV) $(TESTBIN) --jobs 2
-	$(Q)$(MAKE) --no-print-directory test-python
+	$(Q)$(if $(NO_PYTHON),,$(MAKE) --no-print-directory test-python)
 
 # The Python package's tests (tests/python, pytest), against this build tree,
 # with Debian's Python (numpy, pytest: scripts/deps.sh); no byte code or
@@ -310,10 +310,12 @@ test-python: $(ALL)
 drills: | deps
 	tests/drills/run.sh $(DRILLS)
 
+# NO_PYTHON: the Python suite runs against the plain build only (make test):
+# python3 cannot load a libnnn built with ASan without preloading its runtime.
 SANITIZE := -fsanitize=address,undefined
 test-asan:
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) NNN_SANITIZE="$(SANITIZE)" $(MAKE) O=build/asan \
-		OPT="-O1 -g $(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all" LDLIBS="-lm $(SANITIZE)" test
+		OPT="-O1 -g $(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all" LDLIBS="-lm $(SANITIZE)" NO_PYTHON=1 test
 
 # Under valgrind, every process the suite starts is traced but nnnkit (the
 # CLI tests start hundreds: traced, they were most of the run's time) and

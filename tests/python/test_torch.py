@@ -152,7 +152,7 @@ REFUSED = [
      "padding_mode"),
     (nn.Sequential(nn.Conv1d(2, 4, 4, padding=1)), (2, 8), "module 0 (Conv1d)", "padding"),
     (nn.Sequential(nn.Conv2d(2, 4, 3, padding=(1, 0))), (2, 8, 8), "module 0 (Conv2d)", "padding"),
-    (nn.Sequential(nn.Conv2d(2, 4, 3, padding=2)), (2, 8, 8), "module 0 (Conv2d)", "padding"),
+    (nn.Sequential(nn.Conv2d(2, 4, 3, padding=7)), (2, 8, 8), "module 0 (Conv2d)", "padding"),
     (nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2)), (1, 8, 8), "module 1 (BatchNorm2d)", "fold"),
     (nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.MaxPool2d(2)), (1, 8, 8), "module 2 (MaxPool2d)", "pooling"),
     (nn.Sequential(nn.Linear(3, 3), nn.GELU()), (3,), "module 1 (GELU)", "nn.ReLU"),
