@@ -29,6 +29,7 @@
 #include <sys/types.h>
 
 #include <nnn/model.h>
+#include <nnn/run.h>
 
 #define MAX_RUNS 64 /* the FMA peak is measured in every round of every inference section */
 #define BN_PATH 4352 /* a folder of up to 4095 bytes and a file name */
@@ -36,6 +37,8 @@
 /* ---- measurements (table.c) ---- */
 
 double bn_now(void);
+/* Seconds for n calls of nnn_plan_run(p, x, y); -1 when a call fails. */
+double bn_time_plan(nnn_plan_t *p, const float *x, float *y, long n);
 /* Minor page faults of this process so far. */
 long bn_faults(void);
 /* Sleeps `seconds`. */

@@ -43,18 +43,9 @@ typedef struct pcase {
 	bool up;
 } pcase_t;
 
-static double time_c(pcase_t *k, long n)
-{
-	double t0 = bn_now();
-	for (long i = 0; i < n; i++)
-		if (nnn_plan_run(k->plan, k->x, k->y, NULL) != NNN_OK)
-			return -1;
-	return bn_now() - t0;
-}
-
 static double time_who(pcase_t *k, int who, long n)
 {
-	return who == P_C ? time_c(k, n) : bn_w_time(&k->w, "%s %ld", req[who], n);
+	return who == P_C ? bn_time_plan(k->plan, k->x, k->y, n) : bn_w_time(&k->w, "%s %ld", req[who], n);
 }
 
 /* Plans the model at batch 1, runs it once on a fixed input, writes both as

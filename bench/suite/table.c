@@ -17,6 +17,15 @@ double bn_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+double bn_time_plan(nnn_plan_t *p, const float *x, float *y, long n)
+{
+	double t0 = bn_now();
+	for (long i = 0; i < n; i++)
+		if (nnn_plan_run(p, x, y, NULL) != NNN_OK)
+			return -1;
+	return bn_now() - t0;
+}
+
 long bn_faults(void)
 {
 	struct rusage ru;

@@ -345,15 +345,6 @@ static long calls_for(double t, double seconds)
 	return n < 10 ? 10 : n > 2000000 ? 2000000 : n;
 }
 
-static double time_nnn(tcase_t *k, long n)
-{
-	double t0 = bn_now();
-	for (long i = 0; i < n; i++)
-		if (nnn_plan_run(k->plan, k->x, k->y, NULL) != NNN_OK)
-			return -1;
-	return bn_now() - t0;
-}
-
 static double time_ort(const ort_t *o, tcase_t *k, long n, char *why, size_t size)
 {
 	double t0 = bn_now();
@@ -531,7 +522,7 @@ static void child(const config_t *c, tmodel_t *ms, bool ort_wanted, bool node_wa
 			if (who == C_NODE && o->have[i][who])
 				t = time_node(k, c->quick ? 10000 : 30000, reply, sizeof reply);
 			for (int rep = 0; rep < 2 && o->have[i][who] && t >= 0; rep++)
-				t = who == C_NNN ? time_nnn(k, 1) : who == C_ORT ? time_ort(&ort, k, 1, why, sizeof why)
+				t = who == C_NNN ? bn_time_plan(k->plan, k->x, k->y, 1) : who == C_ORT ? time_ort(&ort, k, 1, why, sizeof why)
 				                                                 : time_node(k, 1, reply, sizeof reply);
 			if (o->have[i][who] && t < 0) {
 				out_note(o, "tiny models: %s: a timed call failed (%s)", ms[i].what,
@@ -550,7 +541,7 @@ static void child(const config_t *c, tmodel_t *ms, bool ort_wanted, bool node_wa
 				char reply[512] = "";
 				if (!o->have[i][who])
 					continue;
-				double t = who == C_NNN ? time_nnn(k, k->calls[who])
+				double t = who == C_NNN ? bn_time_plan(k->plan, k->x, k->y, k->calls[who])
 				           : who == C_ORT ? time_ort(&ort, k, k->calls[who], why, sizeof why)
 				                          : time_node(k, k->calls[who], reply, sizeof reply);
 				if (t < 0) {
