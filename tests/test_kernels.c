@@ -1153,6 +1153,17 @@ Test(kernels, conv_threads_give_the_same_bits)
 		{ .n = 1, .batch = 16, .c = 1, .f = 3, .d = { 1000 }, .k = { 9 }, .same = 1 },
 		{ .n = 2, .batch = 13, .c = 2, .f = 5, .d = { 13, 29 }, .k = { 3, 3 }, .same = 1 },
 		{ .n = 2, .batch = 4, .c = 1, .f = 1, .d = { 40, 45 }, .k = { 3, 3 }, .same = 0 },
+		/* one channel, AVX-512: the line kernel, 16 positions a vector. Lines
+		 * of 1 to 16 positions go two at a time (pairs across rows, not
+		 * across items; an odd row left over), longer ones in blocks of 16
+		 * and 32; 1 to 8 filters, a part of 4 stored alone; padded and not */
+		{ .n = 3, .batch = 3, .c = 1, .f = 8, .d = { 6, 7, 15 }, .k = { 3, 3, 3 }, .same = 0 },
+		{ .n = 3, .batch = 2, .c = 1, .f = 7, .d = { 5, 5, 5 }, .k = { 3, 2, 3 }, .same = 1 },
+		{ .n = 2, .batch = 3, .c = 1, .f = 6, .d = { 9, 17 }, .k = { 2, 2 }, .same = 0 },
+		{ .n = 2, .batch = 2, .c = 1, .f = 5, .d = { 4, 33 }, .k = { 1, 1 }, .same = 0 },
+		{ .n = 2, .batch = 2, .c = 1, .f = 2, .d = { 3, 1 }, .k = { 2, 1 }, .same = 1 },
+		{ .n = 1, .batch = 5, .c = 1, .f = 4, .d = { 47 }, .k = { 5 }, .same = 1 },
+		{ .n = 1, .batch = 2, .c = 1, .f = 8, .d = { 600 }, .k = { 9 }, .same = 0 },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		conv_threads_check(&cases[i], (uint32_t)i + 51);

@@ -5,6 +5,7 @@
 #define NNN_BUILTIN_H
 
 #include <cblas.h> /* types only: blas.c loads the library when needed */
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include <nnn/plugin.h>
@@ -129,6 +130,17 @@ void bi_ukr(const bi_pack_t *pk, int r, const float *x, ptrdiff_t xs, const ptrd
  * g * f floats at y + i * g * f. */
 void bi_ukr_group(const bi_pack_t *pk, int r, const float *x, const ptrdiff_t *off, int64_t nq, float *y);
 
+/* Whether a Conv of f filters and c channels runs on the line kernel. */
+bool bi_line(bi_isa_t isa, int64_t f, int64_t c);
+/* A line kernel call (pk the plain panels, from bi_pack_init): cnt
+ * neighbouring positions of an output line of a one-channel Conv,
+ * position i reading x + i + off[q] + t for q < nq, t < len, writing its
+ * pk->n filters at y + i * pk->n; and when cnt2 > 0, as many of another
+ * line from x2 into y2 (two short lines together keep more sums in flight;
+ * cnt and cnt2 at most 16 then). */
+void bi_ukr_line(const bi_pack_t *pk, const float *x, const ptrdiff_t *off, int64_t nq, int64_t len, int cnt,
+                 float *y, const float *x2, int cnt2, float *y2);
+
 /* ---- blas.c: the portable path's sgemm ---- */
 
 /* cblas_sgemm's type (blas.c checks it against <cblas.h>). */
@@ -188,6 +200,9 @@ struct bi_state {
 	bi_blas_t blas;       /* and the sgemm */
 	bi_pack_t pack;       /* else: the weights in panels, for the micro-kernels */
 	bi_pack_t group;      /* and for a Conv with few filters, maybe grouped (w NULL: not) */
+	/* a Conv's padded copies, kept from one forward call to the next
+	 * (conv.c); NULL: none kept */
+	_Atomic(struct bi_scratch *) scratch;
 	nnn_pool_t *pool;     /* threads of its own, for hosts that offer none (bi_run) */
 	/* what prepare checked (bi_state_shaped): a forward call of that layer
 	 * on those shapes skips re-deriving the output shape */
@@ -195,6 +210,9 @@ struct bi_state {
 	nnn_shape_t in, out;
 	int64_t in_n, out_n; /* their element counts */
 };
+
+/* Frees a Conv's kept scratch (conv.c). */
+void bi_scratch_free(struct bi_scratch *sc);
 
 /* A new state for weights w laid out as `lay`, and bias b, for the
  * instruction set bi_isa() says. */

@@ -283,31 +283,43 @@ typedef struct conv_job {
 	int64_t *pad_of;         /* per thread: the item in pad[slot], or -1 */
 	/* generic: chunks of `chunk` rows (output positions) */
 	int64_t rows, chunk;
+	bool line;               /* one channel, few filters: the line kernel */
+	bool pair;               /* and lines of at most 16 positions: two lines a call */
 	bool direct;             /* no im2col: 1x..x1 kernel without padding */
 	float **col;             /* per thread: im2col scratch of chunk * kc floats */
 	bi_act_t act;            /* applied to each segment or chunk once it is complete */
 } conv_job_t;
 
+/* Item b's input as the kernels read it: in place, or its zero-padded
+ * copy in this thread's slot (made once for consecutive lines of b). */
+static const float *item_input(const conv_job_t *j, int64_t b, int slot)
+{
+	const float *xi = j->x + b * j->g->bstride;
+	if (!j->g->padded)
+		return xi;
+	if (j->pad_of[slot] != b) {
+		pad_item(j->g, xi, j->pad[slot]);
+		j->pad_of[slot] = b;
+	}
+	return j->pad[slot];
+}
+
 /* The cnt (<= SEG) positions from p0 of an output line of item b, the
  * line starting `at` floats into the (padded) item, all filters, into yl:
- * grouped kernels for whole groups of positions where there are, then the
- * plain kernel panel by panel. */
+ * the line kernel (one channel), or grouped kernels for whole groups of
+ * positions where there are, then the plain kernel panel by panel. */
 static void conv_segment(const conv_job_t *j, int64_t b, int64_t at, int64_t p0, int cnt, float *yl, int slot)
 {
 	const geom_t *g = j->g;
 	const bi_pack_t *pk = &j->st->pack, *gp = &j->st->group;
 	const int64_t jv = (int64_t)pk->j * pk->v;
 	const int rmax = bi_rmax(pk);
-	const float *xi = j->x + b * g->bstride, *xl;
+	const float *xl = item_input(j, b, slot) + at + p0 * g->c;
 	int blocks, rb;
-	if (g->padded) {
-		if (j->pad_of[slot] != b) {
-			pad_item(g, xi, j->pad[slot]);
-			j->pad_of[slot] = b;
-		}
-		xi = j->pad[slot];
+	if (j->line) {
+		bi_ukr_line(pk, xl, j->off, g->nq, g->len, cnt, yl, NULL, 0, NULL);
+		return;
 	}
-	xl = xi + at + p0 * g->c;
 	if (gp->w && cnt >= gp->g) { /* whole groups of positions, then the rest one by one */
 		int rows = cnt / gp->g, gb = (rows + 11) / 12, gr = (rows + gb - 1) / gb;
 		for (int i = 0; i < rows; i += gr)
@@ -334,6 +346,21 @@ static void conv_segment(const conv_job_t *j, int64_t b, int64_t at, int64_t p0,
  * cost as much as the line's convolution when its kernel is small. */
 #define ACT_SPAN 4096
 
+/* Steps to the next output line: the next position over axes 1..n-1 (idx,
+ * and at, its place in the padded item), else the first of the next item. */
+static void next_line(const geom_t *g, int64_t *idx, int64_t *at, int64_t *b)
+{
+	int32_t a = g->n - 2;
+	for (; a >= 0; a--) {
+		*at += g->pstride[a];
+		if (++idx[a] < g->o[a])
+			return;
+		*at -= idx[a] * g->pstride[a];
+		idx[a] = 0;
+	}
+	++*b;
+}
+
 /* Units (segments of output lines) in order: the first one's line is
  * found by division, the next ones by stepping through the output
  * positions like an odometer, since a division per short line costs as
@@ -355,7 +382,18 @@ static void conv_chunk(void *ctx, int64_t chunk, int slot)
 	for (; u < u1; u++) {
 		int64_t p0 = s * j->seg;
 		int cnt = (int)(olast - p0 < j->seg ? olast - p0 : j->seg);
-		conv_segment(j, b, at, p0, cnt, y, slot);
+		if (j->pair && u + 1 < u1 && last > 0 && idx[last - 1] + 1 < g->o[last - 1]) {
+			/* this short line and the next of the same item, together */
+			const float *xi = item_input(j, b, slot);
+			bi_ukr_line(&j->st->pack, xi + at, j->off, g->nq, g->len, cnt, y, xi + at + g->pstride[last - 1],
+			            cnt, y + cnt * g->f);
+			y += cnt * g->f;
+			pending += cnt * g->f;
+			next_line(g, idx, &at, &b);
+			u++;
+		} else {
+			conv_segment(j, b, at, p0, cnt, y, slot);
+		}
 		y += cnt * g->f;
 		if ((pending += cnt * g->f) >= ACT_SPAN) {
 			bi_act_apply(&j->act, from, pending);
@@ -364,17 +402,8 @@ static void conv_chunk(void *ctx, int64_t chunk, int slot)
 		}
 		if (++s < j->nseg)
 			continue;
-		s = 0; /* the next line: the next position over axes 1..n-1, else the next item */
-		int32_t a = last - 1;
-		for (; a >= 0; a--) {
-			at += g->pstride[a];
-			if (++idx[a] < g->o[a])
-				break;
-			at -= idx[a] * g->pstride[a];
-			idx[a] = 0;
-		}
-		if (a < 0)
-			b++;
+		s = 0;
+		next_line(g, idx, &at, &b);
 	}
 	bi_act_apply(&j->act, from, pending);
 }
@@ -454,6 +483,72 @@ static void scratch_free(float **buf, int64_t *item, int n)
 	free(item);
 }
 
+/* Padded copies of items, one per thread, kept by the layer's state from
+ * one forward call to the next: made and freed every call, the allocator
+ * gave them back to the system each time, and the TLB shootdowns that
+ * cost made 2 threads slower than 1 at batch 1 (conv5x3: 280 against
+ * 76 us a call). Their zero border is the geometry's (key), so they are
+ * reused only for the same one. */
+struct bi_scratch {
+	int n;                               /* threads it serves */
+	int64_t key[3 * NNN_MAX_RANK + 2];   /* n, c, and d, before, pd of each axis */
+	float **buf;
+	int64_t *item;
+};
+
+void bi_scratch_free(struct bi_scratch *sc)
+{
+	if (!sc)
+		return;
+	scratch_free(sc->buf, sc->item, sc->n);
+	free(sc);
+}
+
+static void scratch_key(const geom_t *g, int64_t *key)
+{
+	memset(key, 0, (3 * NNN_MAX_RANK + 2) * sizeof *key);
+	key[0] = g->n;
+	key[1] = g->c;
+	for (int32_t j = 0; j < g->n; j++) {
+		key[2 + 3 * j] = g->d[j];
+		key[3 + 3 * j] = g->before[j];
+		key[4 + 3 * j] = g->pd[j];
+	}
+}
+
+/* The state's padded copies for `threads` threads and this geometry, else
+ * new ones (NULL: out of memory). Every item slot starts empty (-1). */
+static struct bi_scratch *scratch_take(bi_state_t *st, const geom_t *g, int threads)
+{
+	struct bi_scratch *sc = atomic_exchange(&st->scratch, NULL);
+	int64_t key[3 * NNN_MAX_RANK + 2];
+	scratch_key(g, key);
+	if (sc && (sc->n < threads || memcmp(sc->key, key, sizeof key) != 0)) {
+		bi_scratch_free(sc);
+		sc = NULL;
+	}
+	if (!sc) {
+		if (!(sc = calloc(1, sizeof *sc)))
+			return NULL;
+		sc->n = threads;
+		memcpy(sc->key, key, sizeof key);
+		if (!scratch_new(&sc->buf, &sc->item, threads, g->pitem)) {
+			bi_scratch_free(sc);
+			return NULL;
+		}
+	}
+	for (int i = 0; i < sc->n; i++)
+		sc->item[i] = -1;
+	return sc;
+}
+
+/* Gives the copies back to the state (a forward call on it at the same
+ * time may have left its own: those are freed). */
+static void scratch_give(bi_state_t *st, struct bi_scratch *sc)
+{
+	bi_scratch_free(atomic_exchange(&st->scratch, sc));
+}
+
 /* The state, then forward's scratch: as bi_conv_forward allocates it, on
  * at most min(threads, CPUs) threads. */
 uint64_t bi_conv_work(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, const nnn_shape_t *out,
@@ -491,6 +586,7 @@ nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_s
 	bi_state_t *st, *tmp;
 	bi_layout_t lay;
 	ptrdiff_t *off = NULL;
+	struct bi_scratch *sc = NULL;
 	geom_t g = { 0 };
 	conv_job_t j = { 0 };
 	int threads = 1;
@@ -549,19 +645,25 @@ nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_s
 			}
 		}
 		j.off = off;
+		j.line = bi_line(st->isa, g.f, g.c);
+		j.pair = j.line && g.o[last] <= 16;
 		j.seg = g.o[last] < SEG ? g.o[last] : SEG;
 		j.nseg = (g.o[last] + j.seg - 1) / j.seg;
 		j.units = g.batch * g.outer * j.nseg;
 		j.per = bi_split(flop, j.units, a->threads, st->cpus, &threads);
-		if (g.padded && !scratch_new(&j.pad, &j.pad_of, threads, g.pitem)) {
-			scratch_free(j.pad, j.pad_of, threads);
-			free(off);
-			bi_state_free(tmp);
-			return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %d padded copies of %lld floats",
-			               threads, (long long)g.pitem);
+		if (g.padded) {
+			if (!(sc = scratch_take(st, &g, threads))) {
+				free(off);
+				bi_state_free(tmp);
+				return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %d padded copies of %lld floats",
+				               threads, (long long)g.pitem);
+			}
+			j.pad = sc->buf;
+			j.pad_of = sc->item;
 		}
 		bi_run(a, st, threads, (j.units + j.per - 1) / j.per, conv_chunk, &j);
-		scratch_free(j.pad, j.pad_of, threads);
+		if (sc)
+			scratch_give(st, sc);
 		free(off);
 	} else {
 		/* A 1x..x1 kernel without padding reads x as it is: no im2col. */

@@ -139,6 +139,148 @@ static void ukr_group_avx512(int r, const float *x, ptrdiff_t xs, const ptrdiff_
 	}
 }
 #undef KG_CASE
+
+/* Four vectors of sums a[f] (lane p: position p) as u[i], whose 128-bit
+ * lane j holds the four filters' sums of position 4j + i. */
+static inline __attribute__((always_inline)) void line_unpack(const __m512 *a, __m512 *u)
+{
+	const __m512 t0 = _mm512_unpacklo_ps(a[0], a[1]), t1 = _mm512_unpackhi_ps(a[0], a[1]);
+	const __m512 t2 = _mm512_unpacklo_ps(a[2], a[3]), t3 = _mm512_unpackhi_ps(a[2], a[3]);
+	u[0] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
+	u[1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
+	u[2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
+	u[3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
+}
+
+/* Stores 16 positions of 8 filters as 8 vectors of 2 positions each:
+ * lo[i] and hi[i] (128-bit lane j: filters 0..3 and 4..7 of position
+ * 4j + i) become [lo(p), hi(p), lo(p+1), hi(p+1)]; positions from n on
+ * are not stored. */
+static inline __attribute__((always_inline)) void line_store8(float *y, const __m512 *lo, const __m512 *hi, int n)
+{
+	__m512 a[4], b[4]; /* a[i]: lanes 0, 1 of lo[i] and hi[i]; b[i]: lanes 2, 3 */
+#pragma GCC unroll 4
+	for (int i = 0; i < 4; i++) {
+		a[i] = _mm512_shuffle_f32x4(lo[i], hi[i], _MM_SHUFFLE(1, 0, 1, 0));
+		b[i] = _mm512_shuffle_f32x4(lo[i], hi[i], _MM_SHUFFLE(3, 2, 3, 2));
+	}
+#pragma GCC unroll 8
+	for (int k = 0; k < 8; k++) { /* positions 2k and 2k + 1: 4j + i and 4j + i + 1 */
+		const int j = k >> 1, i = 2 * (k & 1);
+		const __m512 *src = j < 2 ? a : b;
+		const __m512 v = (j & 1) ? _mm512_shuffle_f32x4(src[i], src[i + 1], _MM_SHUFFLE(3, 1, 3, 1))
+		                         : _mm512_shuffle_f32x4(src[i], src[i + 1], _MM_SHUFFLE(2, 0, 2, 0));
+		if (2 * k + 1 < n)
+			_mm512_storeu_ps(y + 16 * k, v);
+		else if (2 * k < n)
+			_mm512_mask_storeu_ps(y + 16 * k, 0x00ff, v);
+	}
+}
+
+/* The line kernel (a Conv of one channel, bi_line): 16 neighbouring
+ * positions of an output line in the lanes of a vector, one vector of sums
+ * per filter. A tap is one load of 16 inputs (which, with one channel, are
+ * contiguous) and a multiply-add per filter with that filter's weight
+ * broadcast: no lane is spent on padding filters or masked taps, and each
+ * lane does the operations of the plain kernel, in its order. NB blocks of
+ * 16 positions (the second one keeps 8 filters' chains busy when the first
+ * has too few), 4 * G filters from a panel row of ws floats a tap. */
+static inline __attribute__((always_inline)) void ukr_line_body(const int G, const int NB, const float *x,
+                                                                ptrdiff_t xs, const ptrdiff_t *off, int64_t nq,
+                                                                int64_t len, const float *w, ptrdiff_t ws,
+                                                                const float *bias, const int *cnt, float *y,
+                                                                ptrdiff_t ys, ptrdiff_t yb, int cols)
+{
+	__m512 acc[2][16];
+	const __mmask16 m[2] = { (__mmask16)(cnt[0] >= 16 ? 0xffffu : (1u << cnt[0]) - 1),
+		                 (__mmask16)(NB < 2 ? 0u : cnt[1] >= 16 ? 0xffffu : (1u << cnt[1]) - 1) };
+#pragma GCC unroll 16
+	for (int f = 0; f < 4 * G; f++) {
+		const __m512 b = _mm512_set1_ps(bias[f]);
+#pragma GCC unroll 2
+		for (int i = 0; i < NB; i++)
+			acc[i][f] = b;
+	}
+	for (int64_t q = 0; q < nq; q++) {
+		const float *xq = x + off[q];
+		for (int64_t t = 0; t < len; t++, w += ws) {
+			__m512 xv[2];
+#pragma GCC unroll 2
+			for (int i = 0; i < NB; i++) /* masked lanes read nothing: no access past the line */
+				xv[i] = _mm512_maskz_loadu_ps(m[i], xq + i * xs + t);
+#pragma GCC unroll 16
+			for (int f = 0; f < 4 * G; f++) {
+				const __m512 wb = _mm512_set1_ps(w[f]);
+#pragma GCC unroll 2
+				for (int i = 0; i < NB; i++)
+					acc[i][f] = _mm512_fmadd_ps(xv[i], wb, acc[i][f]);
+			}
+		}
+	}
+	/* Out as rows of filters: per 4 filters, two rounds of unpacking give
+	 * u[i], whose 128-bit lane j holds them for position 4j + i. */
+#pragma GCC unroll 2
+	for (int i = 0; i < NB; i++) {
+		const int n = cnt[i];
+		float *yi = y + i * yb;
+		__m512 u[4][4];
+#pragma GCC unroll 4
+		for (int g = 0; g < G; g++)
+			line_unpack(&acc[i][4 * g], u[g]);
+		if (G == 2 && cols == 8 && ys == 8) { /* the rows are one run: whole vectors of 2 positions */
+			line_store8(yi, u[0], u[1], n);
+			continue;
+		}
+#pragma GCC unroll 4
+		for (int g = 0; g < G; g++) {
+			const int part = cols - 4 * g; /* filters of these 4 to store */
+#pragma GCC unroll 4
+			for (int j = 0; j < 4; j++)
+#pragma GCC unroll 4
+				for (int k = 0; k < 4; k++) {
+					const int p = 4 * j + k;
+					__m128 v;
+					if (p >= n)
+						continue;
+					v = j == 0 ? _mm512_castps512_ps128(u[g][k])
+					  : j == 1 ? _mm512_extractf32x4_ps(u[g][k], 1)
+					  : j == 2 ? _mm512_extractf32x4_ps(u[g][k], 2) : _mm512_extractf32x4_ps(u[g][k], 3);
+					if (part >= 4)
+						_mm_storeu_ps(yi + p * ys + 4 * g, v);
+					else /* the first part lanes only (AVX-512F's masked store; the others are untouched) */
+						_mm512_mask_storeu_ps(yi + p * ys + 4 * g, (__mmask16)((1u << part) - 1),
+						                      _mm512_castps128_ps512(v));
+				}
+		}
+	}
+}
+
+#define KL_CASE(G, NB)                                                                                       \
+	case G:                                                                                                  \
+		ukr_line_body(G, NB, x, xs, off, nq, len, w, ws, bias, cnt, y, ys, yb, cols);                        \
+		break;
+
+/* cnt[0] positions (1..16) at x into y, and when cnt[1] > 0 (cols <= 8),
+ * cnt[1] at x + xs into y + yb. */
+static void ukr_line_avx512(const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len,
+                            const float *w, ptrdiff_t ws, const float *bias, const int *cnt, float *y, ptrdiff_t ys,
+                            ptrdiff_t yb, int cols)
+{
+	if (cnt[1] > 0) {
+		switch ((cols + 3) / 4) {
+		KL_CASE(1, 2) KL_CASE(2, 2)
+		default:
+			break;
+		}
+	} else {
+		switch ((cols + 3) / 4) {
+		KL_CASE(1, 1) KL_CASE(2, 1) KL_CASE(3, 1) KL_CASE(4, 1)
+		default:
+			break;
+		}
+	}
+}
+#undef KL_CASE
 #pragma GCC pop_options
 
 #endif /* BI_X86 */
@@ -191,10 +333,50 @@ void bi_ukr_group(const bi_pack_t *pk, int r, const float *x, const ptrdiff_t *o
 #endif
 }
 
+/* The most filters the line kernel takes: with more, the plain kernel's
+ * panels fill whole vectors of filters already. */
+#define LINE_FMAX 8
+
+bool bi_line(bi_isa_t isa, int64_t f, int64_t c)
+{
+	return isa == BI_ISA_AVX512 && c == 1 && f >= 1 && f <= LINE_FMAX;
+}
+
+void bi_ukr_line(const bi_pack_t *pk, const float *x, const ptrdiff_t *off, int64_t nq, int64_t len, int cnt,
+                 float *y, const float *x2, int cnt2, float *y2)
+{
+#if BI_X86
+	const int64_t jv = (int64_t)pk->j * pk->v;
+	for (int64_t p = 0; p < pk->np; p++)
+		for (int64_t c0 = p * jv; c0 < pk->n && c0 < (p + 1) * jv; c0 += 16) {
+			const int cols = (int)(pk->n - c0 < 16 ? pk->n - c0 : 16);
+			const float *w = pk->w + p * jv * pk->k + (c0 - p * jv), *b = pk->b + c0;
+			if (cnt2 > 0 && cols <= 8) { /* the two lines at once */
+				const int n[2] = { cnt, cnt2 };
+				ukr_line_avx512(x, x2 - x, off, nq, len, w, (ptrdiff_t)jv, b, n, y + c0, (ptrdiff_t)pk->n,
+				                y2 - y, cols);
+				continue;
+			}
+			for (int l = 0; l < (cnt2 > 0 ? 2 : 1); l++) {
+				const float *xl = l ? x2 : x;
+				float *yl = l ? y2 : y;
+				const int cl = l ? cnt2 : cnt, nb = cols <= 8 ? 32 : 16;
+				for (int i = 0; i < cl; i += nb) { /* blocks of 16 positions, two at a time when 8 filters or fewer */
+					const int n[2] = { cl - i < 16 ? cl - i : 16, nb > 16 && cl - i > 16 ? (cl - i < 32 ? cl - i - 16 : 16) : 0 };
+					ukr_line_avx512(xl + i, 16, off, nq, len, w, (ptrdiff_t)jv, b, n, yl + i * pk->n + c0,
+					                (ptrdiff_t)pk->n, 16 * pk->n, cols);
+				}
+			}
+		}
+#else
+	(void)pk, (void)x, (void)off, (void)nq, (void)len, (void)cnt, (void)y, (void)x2, (void)cnt2, (void)y2;
+#endif
+}
+
 /* Whether bi_pack_group groups this Conv, and its group width and run. */
 static bool groups(bi_isa_t isa, int64_t f, int64_t c, int64_t nq, int64_t len, int64_t *g, int64_t *glen)
 {
-	if (isa != BI_ISA_AVX512 || f < 1 || f > 8 || c < 1 || len < 1 || nq < 1)
+	if (isa != BI_ISA_AVX512 || f < 1 || f > 8 || c < 1 || len < 1 || nq < 1 || bi_line(isa, f, c))
 		return false;
 	*g = 16 / f;
 	*glen = len + (*g - 1) * c;

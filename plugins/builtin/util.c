@@ -244,6 +244,7 @@ void bi_state_free(void *state)
 	bi_pack_free(&st->pack);
 	bi_pack_free(&st->group);
 	bi_params_free(st->plain);
+	bi_scratch_free(atomic_load(&st->scratch));
 	free(st);
 }
 
