@@ -1032,6 +1032,15 @@ static void fill_real(float *v, int64_t n, uint32_t *seed)
 	}
 }
 
+/* n whole numbers from -h to h. */
+static void fill_whole(float *v, int64_t n, int h, uint32_t *seed)
+{
+	for (int64_t i = 0; i < n; i++) {
+		*seed = *seed * 1664525u + 1013904223u;
+		v[i] = (float)((int)((*seed >> 8) % (uint32_t)(2 * h + 1)) - h);
+	}
+}
+
 /* One forward of L at `threads`, with `state` (NULL: none). */
 static float *forward_at(const nnn_layer_t *L, const nnn_shape_t *in, const nnn_shape_t *out, const float *x,
                          void *state, int threads)
@@ -1184,6 +1193,14 @@ Test(kernels, dense_threads_give_the_same_bits)
 		{ 3, { 3, 5, 700 }, 700, 70, false },
 		{ 2, { 64, 128 }, 128, 10, false },
 		{ 2, { 33, 2000 }, 2000, 9, false }, /* 9 neurons: an AVX-512 vector, mostly empty */
+		/* few neurons, many inputs: the split order (four partial sums), in
+		 * one block of inputs and in several with a tail of 1 to 3; 1, 2 or
+		 * 4 AVX2 vectors a row; rows past a chunk */
+		{ 2, { 1, 2048 }, 2048, 10, false },
+		{ 2, { 40, 4099 }, 4099, 16, false },
+		{ 2, { 3, 5002 }, 5002, 5, false },
+		{ 2, { 9, 6145 }, 6145, 12, false },
+		{ 4, { 2, 32, 32, 3 }, 3072, 1, true },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		dense_t d;
@@ -1203,6 +1220,97 @@ Test(kernels, dense_threads_give_the_same_bits)
 		         (int)cases[i].neurons);
 		expect_same_at_any_threads(&d.L, &in, x, cases[i].inputs, (double)cases[i].inputs + 1, want, what);
 		free(want);
+		free(x);
+		dense_free(&d);
+	}
+}
+
+/* Small whole numbers sum exactly in float in any order (every partial sum
+ * stays far below 2^24), so every instruction set must give the exact sum:
+ * a tap lost or counted twice, in any block, tail or partial sum, shows. */
+Test(kernels, dense_sums_whole_numbers_exactly)
+{
+	static const struct {
+		int32_t rows, inputs, neurons;
+	} cases[] = { { 1, 2048, 10 }, { 5, 4099, 16 }, { 40, 6145, 12 }, { 3, 5002, 5 }, { 2, 3001, 150 },
+		      { 13, 97, 33 } };
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const int32_t m = cases[i].rows, k = cases[i].inputs, nn = cases[i].neurons;
+		const int64_t dims[2] = { m, k };
+		uint32_t seed = (uint32_t)i + 81;
+		dense_t d;
+		dense_make(&d, k, nn, false, seed);
+		float *x = malloc((size_t)m * (size_t)k * sizeof *x);
+		int64_t *want = malloc((size_t)m * (size_t)nn * sizeof *want);
+		cr_assert(x && want);
+		fill_whole(d.w, (int64_t)k * nn, 2, &seed);
+		fill_whole(d.b, nn, 100, &seed);
+		fill_whole(x, (int64_t)m * k, 3, &seed);
+		for (int32_t r = 0; r < m; r++)
+			for (int32_t c = 0; c < nn; c++) {
+				int64_t sum = (int64_t)d.b[c];
+				for (int32_t t = 0; t < k; t++)
+					sum += (int64_t)x[(int64_t)r * k + t] * (int64_t)d.w[(int64_t)t * nn + c];
+				want[(int64_t)r * nn + c] = sum;
+			}
+		for (size_t t = 0; t < T_NISAS; t++) {
+			nnn_shape_t in = mkshape(2, dims), out;
+			char msg[512] = "";
+			t_use_isa(t_isas[t]);
+			cr_assert_eq(engine_shape(&d.L, &in, &out, msg, sizeof msg), NNN_OK, "%s", msg);
+			for (int threads = 1; threads <= 2; threads++) {
+				float *y = forward_at(&d.L, &in, &out, x, NULL, threads);
+				for (int64_t e = 0; e < (int64_t)m * nn; e++)
+					cr_assert_eq((double)y[e], (double)want[e],
+					             "dense %d rows, %d->%d (%s, %d threads): element %lld is %.9g, expected %lld", (int)m,
+					             (int)k, (int)nn, t_isas[t] ? t_isas[t] : "native", threads, (long long)e,
+					             (double)y[e], (long long)want[e]);
+				free(y);
+			}
+		}
+		t_use_isa(NULL);
+		free(want);
+		free(x);
+		dense_free(&d);
+	}
+}
+
+/* A row's outputs have the same bits whatever the batch it comes in
+ * (every fast instruction set sums each row in one order of its own,
+ * bi_split_order included): batch 37 against each of its rows alone. */
+Test(kernels, dense_rows_give_their_bits_at_any_batch)
+{
+	static const int32_t shapes[][2] = { { 4099, 10 }, { 3000, 150 }, { 2048, 16 }, { 700, 5 } };
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+		const int32_t k = shapes[i][0], nn = shapes[i][1];
+		const int64_t many[2] = { 37, k }, one[2] = { 1, k };
+		uint32_t seed = (uint32_t)i + 71;
+		dense_t d;
+		dense_make(&d, k, nn, false, seed);
+		fill_real(d.w, (int64_t)k * nn, &seed);
+		fill_real(d.b, nn, &seed);
+		float *x = malloc((size_t)(37 * k) * sizeof *x);
+		cr_assert(x);
+		fill_real(x, 37 * k, &seed);
+		for (size_t t = 0; t < T_NISAS; t++) {
+			if (!t_isa_is_fast(t_isas[t]))
+				continue;
+			t_use_isa(t_isas[t]);
+			nnn_shape_t in37 = mkshape(2, many), in1 = mkshape(2, one), out37, out1;
+			char msg[512] = "";
+			cr_assert_eq(engine_shape(&d.L, &in37, &out37, msg, sizeof msg), NNN_OK, "%s", msg);
+			cr_assert_eq(engine_shape(&d.L, &in1, &out1, msg, sizeof msg), NNN_OK, "%s", msg);
+			float *y37 = forward_at(&d.L, &in37, &out37, x, NULL, 1);
+			for (int64_t r = 0; r < 37; r += 4) {
+				float *y1 = forward_at(&d.L, &in1, &out1, x + r * k, NULL, 1);
+				cr_assert(memcmp(y1, y37 + r * nn, (size_t)nn * sizeof *y1) == 0,
+				          "dense %d->%d (%s): row %lld alone differs from the same row in a batch of 37", (int)k,
+				          (int)nn, t_isas[t] ? t_isas[t] : "native", (long long)r);
+				free(y1);
+			}
+			free(y37);
+		}
+		t_use_isa(NULL);
 		free(x);
 		dense_free(&d);
 	}

@@ -93,6 +93,7 @@ typedef struct bi_pack {
 	int v, j;
 	int64_t n, k, np;
 	float *w, *b;
+	bool split; /* the split order (bi_split_order): a Dense layer's */
 	/* grouped (bi_pack_group), g > 1: g positions of c channels a row,
 	 * runs of len taps, mask[len] the lanes each tap is for */
 	int g;
@@ -116,6 +117,18 @@ bool bi_pack_group(bi_pack_t *pk, bi_isa_t isa, int64_t f, int64_t c, int64_t nq
 /* The bytes bi_pack_init and bi_pack_group would allocate (0: none). */
 double bi_pack_bytes(bi_isa_t isa, int64_t n, int64_t k);
 double bi_group_bytes(bi_isa_t isa, int64_t f, int64_t c, int64_t nq, int64_t len);
+/* Whether a Dense layer of n neurons over k inputs sums in the split
+ * order (kern_tmpl.h: four partial sums, interleaved): few neurons and
+ * many inputs, where a row's sums are a few long chains. A property of the
+ * layer's shape, so a row's bits do not depend on the batch. */
+bool bi_split_order(int64_t n, int64_t k);
+/* One call of the split order: r rows (1..bi_rmax) of panel w, taps
+ * k0..k0 + len of rows x + i * xs (k0 a multiple of 4); first: start from
+ * the panel's bias, else from the partial sums in part; last: write rows
+ * y + i * ys, else the partial sums to part (4 * j * v floats a row). */
+void bi_ukr_split(const bi_pack_t *pk, int r, const float *x, ptrdiff_t xs, int64_t len, const float *w,
+                  const float *bias, bool first, bool last, float *part, float *y, ptrdiff_t ys, int cols);
+
 /* The most rows one kernel call takes for this packing. */
 int bi_rmax(const bi_pack_t *pk);
 /* One micro-kernel call: r rows (1..bi_rmax) of one panel w (cols valid

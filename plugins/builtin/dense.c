@@ -109,6 +109,11 @@ uint64_t bi_dense_work(const nnn_layer_t *layer, const void *body, const nnn_sha
 	return bi_bytes(bi_state_bytes(&lay, layer->body.dense.weights.data.n, layer->bias.data.n));
 }
 
+/* The most rows of a chunk in the split order (their partial sums, 4 x 16
+ * floats a row, are kept on the stack): kc is 2048 inputs or more there,
+ * so mc is at most 65536 / 2048 = 32. */
+#define SPLIT_ROWS 32
+
 /* One forward's rows x panels, cut into chunks of mc rows x one panel. */
 typedef struct dense_job {
 	const bi_state_t *st;
@@ -131,6 +136,19 @@ static void dense_chunk(void *ctx, int64_t c, int slot)
 	const int cols = (int)(n - p * jv < jv ? n - p * jv : jv);
 	const ptrdiff_t zero = 0;
 	(void)slot;
+	if (pk->split) { /* the chunk's partial sums stay here from one block of inputs to the next */
+		float part[SPLIT_ROWS * 4 * 16];
+		for (int64_t k0 = 0; k0 < k; k0 += j->kc) {
+			int64_t kc = k - k0 < j->kc ? k - k0 : j->kc;
+			for (int64_t r = r0; r < r1; r += rb)
+				bi_ukr_split(pk, (int)(r1 - r < rb ? r1 - r : rb), j->x + r * k + k0, (ptrdiff_t)k, kc,
+				             pk->w + (p * k + k0) * jv, pk->b + p * jv, k0 == 0, k0 + kc >= k,
+				             part + (r - r0) * 4 * jv, j->y + r * n + p * jv, (ptrdiff_t)n, cols);
+		}
+		for (int64_t r = r0; r < r1; r++)
+			bi_act_apply(&j->act, j->y + r * n + p * jv, cols);
+		return;
+	}
 	/* a block of inputs at a time, for all the chunk's rows: the panel's
 	 * block of weights stays in cache while every row uses it */
 	for (int64_t k0 = 0; k0 < k; k0 += j->kc) {
@@ -191,6 +209,8 @@ nnn_status_t bi_dense_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_
 		/* kc inputs of one panel's weights: 128 KiB; mc rows of kc inputs: 256 KiB */
 		j.kc = 32768 / jv < j.inputs ? 32768 / jv : j.inputs;
 		j.mc = 65536 / j.kc < rmax ? rmax : 65536 / j.kc / rmax * rmax;
+		if (pk->split && j.mc > SPLIT_ROWS)
+			j.mc = SPLIT_ROWS / rmax * rmax;
 		threads = bi_threads(threads, st->cpus, INT64_MAX);
 		/* with threads, at least two chunks each (the weights are read once per chunk) */
 		while (threads > 1 && j.mc > rmax && (j.rows + j.mc - 1) / j.mc * pk->np < 2 * threads)

@@ -32,6 +32,8 @@
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 #define KT_SFX avx2
+#define KT_ADD(a, b) _mm256_add_ps(a, b)
+#define KT_SPLIT_RMAX1 3
 #define KT_VEC __m256
 #define KT_V 8
 #define KT_LOAD(p) _mm256_loadu_ps(p)
@@ -45,6 +47,8 @@
 #define KT_RMAX2 6
 #include "kern_tmpl.h"
 #undef KT_SFX
+#undef KT_ADD
+#undef KT_SPLIT_RMAX1
 #undef KT_VEC
 #undef KT_V
 #undef KT_LOAD
@@ -60,6 +64,8 @@
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx2,fma")
 #define KT_SFX avx512
+#define KT_ADD(a, b) _mm512_add_ps(a, b)
+#define KT_SPLIT_RMAX1 6
 #define KT_VEC __m512
 #define KT_V 16
 #define KT_LOAD(p) _mm512_loadu_ps(p)
@@ -75,6 +81,8 @@
 #define KT_RMAX4 6
 #include "kern_tmpl.h"
 #undef KT_SFX
+#undef KT_ADD
+#undef KT_SPLIT_RMAX1
 #undef KT_VEC
 #undef KT_V
 #undef KT_LOAD
@@ -306,7 +314,30 @@ bi_isa_t bi_isa(void)
 
 int bi_rmax(const bi_pack_t *pk)
 {
+	if (pk->split) /* KT_SPLIT_RMAX1 of each, and 1 row with 2 vectors */
+		return pk->j > 1 ? 1 : pk->v == 16 ? 6 : 3;
 	return pk->v == 16 ? rmax16[pk->j] : rmax8[pk->j];
+}
+
+bool bi_split_order(int64_t n, int64_t k)
+{
+	/* 16 neurons fill one AVX-512 vector (or two AVX2 ones: the split
+	 * kernels take up to 2); 2048 inputs or more: a chain a few us long */
+	return n >= 1 && n <= 16 && k >= 2048;
+}
+
+void bi_ukr_split(const bi_pack_t *pk, int r, const float *x, ptrdiff_t xs, int64_t len, const float *w,
+                  const float *bias, bool first, bool last, float *part, float *y, ptrdiff_t ys, int cols)
+{
+#if BI_X86
+	if (pk->v == 16)
+		ukr_split_avx512(r, pk->j, x, xs, len, w, bias, first, last, part, y, ys, cols);
+	else
+		ukr_split_avx2(r, pk->j, x, xs, len, w, bias, first, last, part, y, ys, cols);
+#else
+	(void)pk, (void)r, (void)x, (void)xs, (void)len, (void)w, (void)bias, (void)first, (void)last, (void)part;
+	(void)y, (void)ys, (void)cols;
+#endif
 }
 
 void bi_ukr(const bi_pack_t *pk, int r, const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq,

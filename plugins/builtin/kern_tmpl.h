@@ -6,6 +6,8 @@
  *   KT_VEC         the vector type; KT_V its lanes
  *   KT_LOAD(p)     full load; KT_BCAST(p) one float to every lane
  *   KT_FMA(a,b,c)  a*b + c, fused; KT_STORE(p,v) full store; KT_ZERO()
+ *   KT_ADD(a,b)    a + b
+ *   KT_SPLIT_RMAX1 the most rows of the split order with one vector a row
  *   KT_JMAX        the most vectors per row (2 or 4)
  *   KT_RMAX1..     the most rows a kernel with 1.. vectors per row keeps
  *                  in registers (at most 12), up to KT_RMAX<KT_JMAX>
@@ -95,6 +97,94 @@ static inline __attribute__((always_inline)) void KT_NAME(ukr_body)(
 				KT_NAME(store_part)(y + r * ys + j * KT_V, acc[r][j], n);
 		}
 }
+
+/* The split order (bi_pack_t.split, a narrow Dense over many inputs):
+ * row r's sum over taps t < len (global tap k0 + t, k0 a multiple of 4)
+ * is four partial sums, P[s] over the taps t = s (mod 4) in order, P[0]
+ * starting from the bias and the others from 0, and y = ((P[0] + P[1]) +
+ * P[2]) + P[3]. Four chains of multiply-adds instead of one: at batch 1 a
+ * single chain waits on the latency of each of its thousands of steps.
+ * first: start the partial sums (else read them from part); last: store y
+ * (else store them to part, 4 * J * V floats a row). */
+static inline __attribute__((always_inline)) void KT_NAME(split_body)(
+	const int R, const int J, const float *x, ptrdiff_t xs, int64_t len, const float *w, const float *bias,
+	bool first, bool last, float *part, float *y, ptrdiff_t ys, int cols)
+{
+	KT_VEC acc[6][2][4];
+#pragma GCC unroll 6
+	for (int r = 0; r < R; r++)
+#pragma GCC unroll 2
+		for (int j = 0; j < J; j++)
+#pragma GCC unroll 4
+			for (int s = 0; s < 4; s++)
+				acc[r][j][s] = !first ? KT_LOAD(part + ((r * 4 + s) * J + j) * KT_V)
+				               : s == 0 ? KT_LOAD(bias + j * KT_V) : KT_ZERO();
+	int64_t t = 0;
+	for (; t + 4 <= len; t += 4)
+#pragma GCC unroll 4
+		for (int s = 0; s < 4; s++) {
+			KT_VEC wv[2];
+#pragma GCC unroll 2
+			for (int j = 0; j < J; j++)
+				wv[j] = KT_LOAD(w + ((t + s) * J + j) * KT_V);
+#pragma GCC unroll 6
+			for (int r = 0; r < R; r++) {
+				KT_VEC b = KT_BCAST(x + r * xs + t + s);
+#pragma GCC unroll 2
+				for (int j = 0; j < J; j++)
+					acc[r][j][s] = KT_FMA(b, wv[j], acc[r][j][s]);
+			}
+		}
+	for (int s = 0; t < len; t++, s++) /* the last taps, each in its own partial sum */
+#pragma GCC unroll 6
+		for (int r = 0; r < R; r++) {
+			KT_VEC b = KT_BCAST(x + r * xs + t);
+#pragma GCC unroll 2
+			for (int j = 0; j < J; j++)
+				acc[r][j][s & 3] = KT_FMA(b, KT_LOAD(w + (t * J + j) * KT_V), acc[r][j][s & 3]);
+		}
+#pragma GCC unroll 6
+	for (int r = 0; r < R; r++)
+#pragma GCC unroll 2
+		for (int j = 0; j < J; j++) {
+			if (!last) {
+#pragma GCC unroll 4
+				for (int s = 0; s < 4; s++)
+					KT_STORE(part + ((r * 4 + s) * J + j) * KT_V, acc[r][j][s]);
+				continue;
+			}
+			const int n = cols - j * KT_V;
+			if (n > 0)
+				KT_NAME(store_part)(y + r * ys + j * KT_V,
+				                    KT_ADD(KT_ADD(KT_ADD(acc[r][j][0], acc[r][j][1]), acc[r][j][2]), acc[r][j][3]),
+				                    n);
+		}
+}
+
+#define KS_CASE(R, J)                                                                                        \
+	case R:                                                                                                  \
+		KT_NAME(split_body)(R, J, x, xs, len, w, bias, first, last, part, y, ys, cols);                      \
+		break;
+
+/* The split order for R rows (1..KT_SPLIT_RMAX1, or 1 when J is 2). */
+static void KT_NAME(ukr_split)(int r, int j, const float *x, ptrdiff_t xs, int64_t len, const float *w,
+                               const float *bias, bool first, bool last, float *part, float *y, ptrdiff_t ys,
+                               int cols)
+{
+	if (j == 2) {
+		KT_NAME(split_body)(1, 2, x, xs, len, w, bias, first, last, part, y, ys, cols);
+		return;
+	}
+	switch (r) {
+	KS_CASE(1, 1) KS_CASE(2, 1) KS_CASE(3, 1)
+#if KT_SPLIT_RMAX1 >= 6
+	KS_CASE(4, 1) KS_CASE(5, 1) KS_CASE(6, 1)
+#endif
+	default:
+		break;
+	}
+}
+#undef KS_CASE
 
 #define KT_ARGS                                                                                              \
 	const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len, const float *w,             \

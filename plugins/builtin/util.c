@@ -186,6 +186,8 @@ nnn_status_t bi_state_new(const nnn_tensor_t *w, const nnn_tensor_t *b, const bi
 		}
 		if (lay->c > 0)
 			bi_pack_group(&st->group, st->isa, lay->n, lay->c, lay->nq, lay->len, st->plain->w, st->plain->b);
+		else
+			st->pack.split = bi_split_order(lay->n, lay->k);
 		bi_params_free(st->plain); /* the panels are all the kernels read */
 		st->plain = NULL;
 	}
