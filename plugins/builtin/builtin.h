@@ -122,7 +122,11 @@ double bi_group_bytes(bi_isa_t isa, int64_t f, int64_t c, int64_t nq, int64_t le
  * many inputs, where a row's sums are a few long chains. A property of the
  * layer's shape, so a row's bits do not depend on the batch. */
 bool bi_split_order(int64_t n, int64_t k);
-/* One call of the split order: r rows (1..bi_rmax) of panel w, taps
+/* The weights of a Dense layer in the split order: its [k, n] rows as they
+ * are (n floats a tap: no panel padding to read), then the bias. src is
+ * row-major [k][n]. False unless bi_split_order, or out of memory. */
+bool bi_pack_split(bi_pack_t *pk, bi_isa_t isa, int64_t n, int64_t k, const float *src, const float *bias);
+/* One call of the split order: r rows (1..bi_rmax) of the weights w, taps
  * k0..k0 + len of rows x + i * xs (k0 a multiple of 4); first: start from
  * the panel's bias, else from the partial sums in part; last: write rows
  * y + i * ys, else the partial sums to part (4 * j * v floats a row). */

@@ -142,7 +142,7 @@ static void dense_chunk(void *ctx, int64_t c, int slot)
 			int64_t kc = k - k0 < j->kc ? k - k0 : j->kc;
 			for (int64_t r = r0; r < r1; r += rb)
 				bi_ukr_split(pk, (int)(r1 - r < rb ? r1 - r : rb), j->x + r * k + k0, (ptrdiff_t)k, kc,
-				             pk->w + (p * k + k0) * jv, pk->b + p * jv, k0 == 0, k0 + kc >= k,
+				             pk->w + k0 * n, pk->b, k0 == 0, k0 + kc >= k,
 				             part + (r - r0) * 4 * jv, j->y + r * n + p * jv, (ptrdiff_t)n, cols);
 		}
 		for (int64_t r = r0; r < r1; r++)

@@ -331,9 +331,9 @@ void bi_ukr_split(const bi_pack_t *pk, int r, const float *x, ptrdiff_t xs, int6
 {
 #if BI_X86
 	if (pk->v == 16)
-		ukr_split_avx512(r, pk->j, x, xs, len, w, bias, first, last, part, y, ys, cols);
+		ukr_split_avx512(r, pk->j, x, xs, len, w, (ptrdiff_t)pk->n, bias, first, last, part, y, ys, cols);
 	else
-		ukr_split_avx2(r, pk->j, x, xs, len, w, bias, first, last, part, y, ys, cols);
+		ukr_split_avx2(r, pk->j, x, xs, len, w, (ptrdiff_t)pk->n, bias, first, last, part, y, ys, cols);
 #else
 	(void)pk, (void)r, (void)x, (void)xs, (void)len, (void)w, (void)bias, (void)first, (void)last, (void)part;
 	(void)y, (void)ys, (void)cols;
@@ -517,6 +517,31 @@ bool bi_pack_init(bi_pack_t *pk, bi_isa_t isa, int64_t n, int64_t k, const float
 		for (int64_t l = 0; l < jv; l++)
 			pk->b[p * jv + l] = p * jv + l < n ? bias[p * jv + l] : 0.0f;
 	}
+	return true;
+}
+
+bool bi_pack_split(bi_pack_t *pk, bi_isa_t isa, int64_t n, int64_t k, const float *src, const float *bias)
+{
+	int64_t jv;
+	size_t floats;
+	memset(pk, 0, sizeof *pk);
+	if (isa == BI_ISA_GENERIC || !bi_split_order(n, k))
+		return false;
+	jv = panel(isa, n, &pk->v, &pk->j);
+	pk->n = n;
+	pk->k = k;
+	pk->np = 1;
+	pk->split = true;
+	/* the rows as they are, then 16 floats (a row's vectors reach up to 16
+	 * floats from its start), then the bias, padded to the panel */
+	floats = (size_t)(k * n) + 16 + (size_t)jv;
+	if ((uint64_t)(k * n) > SIZE_MAX / sizeof(float) / 2 || !(pk->w = nnn_mem_big((floats * sizeof(float) + 63) & ~(size_t)63)))
+		return false;
+	memcpy(pk->w, src, (size_t)(k * n) * sizeof *src);
+	memset(pk->w + k * n, 0, 16 * sizeof *pk->w);
+	pk->b = pk->w + k * n + 16;
+	for (int64_t l = 0; l < jv; l++)
+		pk->b[l] = l < n ? bias[l] : 0.0f;
 	return true;
 }
 

@@ -104,11 +104,13 @@ static inline __attribute__((always_inline)) void KT_NAME(ukr_body)(
  * starting from the bias and the others from 0, and y = ((P[0] + P[1]) +
  * P[2]) + P[3]. Four chains of multiply-adds instead of one: at batch 1 a
  * single chain waits on the latency of each of its thousands of steps.
+ * Tap t's weights are J vectors at w + t * ws (bi_pack_split: the layer's
+ * own rows of n floats, so lanes past n hold the next row's, never stored).
  * first: start the partial sums (else read them from part); last: store y
  * (else store them to part, 4 * J * V floats a row). */
 static inline __attribute__((always_inline)) void KT_NAME(split_body)(
-	const int R, const int J, const float *x, ptrdiff_t xs, int64_t len, const float *w, const float *bias,
-	bool first, bool last, float *part, float *y, ptrdiff_t ys, int cols)
+	const int R, const int J, const float *x, ptrdiff_t xs, int64_t len, const float *w, ptrdiff_t ws,
+	const float *bias, bool first, bool last, float *part, float *y, ptrdiff_t ys, int cols)
 {
 	KT_VEC acc[6][2][4];
 #pragma GCC unroll 6
@@ -126,7 +128,7 @@ static inline __attribute__((always_inline)) void KT_NAME(split_body)(
 			KT_VEC wv[2];
 #pragma GCC unroll 2
 			for (int j = 0; j < J; j++)
-				wv[j] = KT_LOAD(w + ((t + s) * J + j) * KT_V);
+				wv[j] = KT_LOAD(w + (t + s) * ws + j * KT_V);
 #pragma GCC unroll 6
 			for (int r = 0; r < R; r++) {
 				KT_VEC b = KT_BCAST(x + r * xs + t + s);
@@ -141,7 +143,7 @@ static inline __attribute__((always_inline)) void KT_NAME(split_body)(
 			KT_VEC b = KT_BCAST(x + r * xs + t);
 #pragma GCC unroll 2
 			for (int j = 0; j < J; j++)
-				acc[r][j][s & 3] = KT_FMA(b, KT_LOAD(w + (t * J + j) * KT_V), acc[r][j][s & 3]);
+				acc[r][j][s & 3] = KT_FMA(b, KT_LOAD(w + t * ws + j * KT_V), acc[r][j][s & 3]);
 		}
 #pragma GCC unroll 6
 	for (int r = 0; r < R; r++)
@@ -163,16 +165,16 @@ static inline __attribute__((always_inline)) void KT_NAME(split_body)(
 
 #define KS_CASE(R, J)                                                                                        \
 	case R:                                                                                                  \
-		KT_NAME(split_body)(R, J, x, xs, len, w, bias, first, last, part, y, ys, cols);                      \
+		KT_NAME(split_body)(R, J, x, xs, len, w, ws, bias, first, last, part, y, ys, cols);                  \
 		break;
 
 /* The split order for R rows (1..KT_SPLIT_RMAX1, or 1 when J is 2). */
 static void KT_NAME(ukr_split)(int r, int j, const float *x, ptrdiff_t xs, int64_t len, const float *w,
-                               const float *bias, bool first, bool last, float *part, float *y, ptrdiff_t ys,
-                               int cols)
+                               ptrdiff_t ws, const float *bias, bool first, bool last, float *part, float *y,
+                               ptrdiff_t ys, int cols)
 {
 	if (j == 2) {
-		KT_NAME(split_body)(1, 2, x, xs, len, w, bias, first, last, part, y, ys, cols);
+		KT_NAME(split_body)(1, 2, x, xs, len, w, ws, bias, first, last, part, y, ys, cols);
 		return;
 	}
 	switch (r) {

@@ -179,15 +179,15 @@ nnn_status_t bi_state_new(const nnn_tensor_t *w, const nnn_tensor_t *b, const bi
 			return s;
 		}
 	} else {
-		if (!bi_pack_init(&st->pack, st->isa, lay->n, lay->k, st->plain->w, lay->sk, lay->sn, st->plain->b)) {
+		bool split = lay->c == 0 && lay->sn == 1 && lay->sk == lay->n && bi_split_order(lay->n, lay->k);
+		if (split ? !bi_pack_split(&st->pack, st->isa, lay->n, lay->k, st->plain->w, st->plain->b)
+		          : !bi_pack_init(&st->pack, st->isa, lay->n, lay->k, st->plain->w, lay->sk, lay->sn, st->plain->b)) {
 			bi_state_free(st);
 			return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory packing %lld weights",
 			               (long long)w->data.n);
 		}
 		if (lay->c > 0)
 			bi_pack_group(&st->group, st->isa, lay->n, lay->c, lay->nq, lay->len, st->plain->w, st->plain->b);
-		else
-			st->pack.split = bi_split_order(lay->n, lay->k);
 		bi_params_free(st->plain); /* the panels are all the kernels read */
 		st->plain = NULL;
 	}
