@@ -12,9 +12,16 @@
  * prepared. Elsewhere, or when NNN_BUILTIN_ISA=generic, the layers use
  * their portable im2col + sgemm path (bi_isa() says BI_ISA_GENERIC).
  *
- * Every output is a sum in one fixed order, tap after tap, whatever the
- * row block, the panel width or the thread: results do not depend on the
- * thread count, nor on the instruction set (both use fused multiply-adds).
+ * Two shapes get kernels of their own: a Conv of one channel the line
+ * kernel (positions in the lanes, a vector of sums per filter), a Conv of
+ * a few filters the grouped one, and a narrow Dense layer over many inputs
+ * sums in the split order (kern_tmpl.h).
+ *
+ * Every output is a sum in one fixed order, the layer's (tap after tap, or
+ * the split order's, chosen by the layer's shape alone), whatever the row
+ * block, the panel width, the batch or the thread: results do not depend
+ * on the thread count, nor on the instruction set (all use fused
+ * multiply-adds).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
