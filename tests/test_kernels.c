@@ -1187,7 +1187,9 @@ Test(kernels, dense_threads_give_the_same_bits)
 		bool flatten;
 	} cases[] = {
 		{ 2, { 7, 1100 }, 1100, 130, false }, /* odd rows, inputs past a block, a part panel */
-		{ 2, { 1, 3000 }, 3000, 150, false }, /* batch 1 */
+		{ 2, { 1, 3000 }, 3000, 150, false }, /* batch 1: 3 panels at once, the last a part */
+		{ 2, { 1, 700 }, 700, 70, false },    /* 2 panels of 3 vectors */
+		{ 2, { 1, 300 }, 300, 250, false },   /* 4 panels at once (1 thread), 2 a chunk (2 threads) */
 		{ 4, { 3, 20, 20, 16 }, 6400, 128, true }, /* the example classifier's */
 		{ 4, { 1, 20, 20, 16 }, 6400, 128, true },
 		{ 3, { 3, 5, 700 }, 700, 70, false },

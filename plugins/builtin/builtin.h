@@ -117,6 +117,11 @@ bool bi_pack_group(bi_pack_t *pk, bi_isa_t isa, int64_t f, int64_t c, int64_t nq
 /* The bytes bi_pack_init and bi_pack_group would allocate (0: none). */
 double bi_pack_bytes(bi_isa_t isa, int64_t n, int64_t k);
 double bi_group_bytes(bi_isa_t isa, int64_t f, int64_t c, int64_t nq, int64_t len);
+/* The most panels bi_ukr_panels takes. */
+#define BI_PANELS 4
+/* One row x (all pk->k inputs) into panels p .. p + np - 1 (2 <= np <=
+ * BI_PANELS, p + np <= pk->np), from their bias: y + p * j * v on. */
+void bi_ukr_panels(const bi_pack_t *pk, const float *x, int64_t p, int np, float *y);
 /* Whether a Dense layer of n neurons over k inputs sums in the split
  * order (kern_tmpl.h: four partial sums, interleaved): few neurons and
  * many inputs, where a row's sums are a few long chains. A property of the

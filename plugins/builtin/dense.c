@@ -122,6 +122,7 @@ typedef struct dense_job {
 	int64_t rows, inputs, neurons;
 	int64_t mc, kc; /* rows per chunk, inputs per block */
 	int64_t chunk;  /* generic: rows per sgemm call */
+	int64_t group;  /* one row: panels a chunk (> 1: bi_ukr_panels) */
 	bi_act_t act;   /* applied to each chunk once it is complete */
 } dense_job_t;
 
@@ -136,6 +137,17 @@ static void dense_chunk(void *ctx, int64_t c, int slot)
 	const int cols = (int)(n - p * jv < jv ? n - p * jv : jv);
 	const ptrdiff_t zero = 0;
 	(void)slot;
+	if (j->group > 1) { /* one row: chunk c is panels c * group.. at once (the last alone, maybe) */
+		const int64_t p0 = c * j->group, cnt = np - p0 < j->group ? np - p0 : j->group;
+		const int64_t span = n - p0 * jv < cnt * jv ? n - p0 * jv : cnt * jv;
+		if (cnt > 1)
+			bi_ukr_panels(pk, j->x, p0, (int)cnt, j->y);
+		else
+			bi_ukr(pk, 1, j->x, (ptrdiff_t)k, &zero, 1, k, pk->w + p0 * k * jv, pk->b + p0 * jv, 0, j->y + p0 * jv,
+			       (ptrdiff_t)n, (int)span);
+		bi_act_apply(&j->act, j->y + p0 * jv, span);
+		return;
+	}
 	if (pk->split) { /* the chunk's partial sums stay here from one block of inputs to the next */
 		float part[SPLIT_ROWS * 4 * 16];
 		for (int64_t k0 = 0; k0 < k; k0 += j->kc) {
@@ -216,6 +228,12 @@ nnn_status_t bi_dense_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_
 		while (threads > 1 && j.mc > rmax && (j.rows + j.mc - 1) / j.mc * pk->np < 2 * threads)
 			j.mc = (j.mc / 2 + rmax - 1) / rmax * rmax;
 		nchunks = (j.rows + j.mc - 1) / j.mc * pk->np;
+		if (j.rows == 1 && pk->np > 1 && !pk->split) {
+			/* up to BI_PANELS panels a chunk, yet a chunk for every thread */
+			j.group = pk->np / threads < BI_PANELS ? pk->np / threads : BI_PANELS;
+			if (j.group > 1)
+				nchunks = (pk->np + j.group - 1) / j.group;
+		}
 		bi_run(a, st, threads, nchunks, dense_chunk, &j);
 	} else if (j.rows > 0) {
 		/* BLAS takes int sizes: keep every count and offset it computes below INT_MAX. */

@@ -12,7 +12,7 @@
  * prepared. Elsewhere, or when NNN_BUILTIN_ISA=generic, the layers use
  * their portable im2col + sgemm path (bi_isa() says BI_ISA_GENERIC).
  *
- * Two shapes get kernels of their own: a Conv of one channel the line
+ * Three shapes get kernels of their own: a Conv of one channel the line
  * kernel (positions in the lanes, a vector of sums per filter), a Conv of
  * a few filters the grouped one, and a narrow Dense layer over many inputs
  * sums in the split order (kern_tmpl.h).
@@ -324,6 +324,21 @@ int bi_rmax(const bi_pack_t *pk)
 	if (pk->split) /* KT_SPLIT_RMAX1 of each, and 1 row with 2 vectors */
 		return pk->j > 1 ? 1 : pk->v == 16 ? 6 : 3;
 	return pk->v == 16 ? rmax16[pk->j] : rmax8[pk->j];
+}
+
+void bi_ukr_panels(const bi_pack_t *pk, const float *x, int64_t p, int np, float *y)
+{
+#if BI_X86
+	const int64_t jv = (int64_t)pk->j * pk->v;
+	const int cols = (int)(pk->n - p * jv < np * jv ? pk->n - p * jv : np * jv);
+	const float *w = pk->w + p * jv * pk->k;
+	if (pk->v == 16)
+		ukr_panels_avx512(np, pk->j, x, pk->k, w, (ptrdiff_t)(jv * pk->k), pk->b + p * jv, y + p * jv, cols);
+	else
+		ukr_panels_avx2(np, pk->j, x, pk->k, w, (ptrdiff_t)(jv * pk->k), pk->b + p * jv, y + p * jv, cols);
+#else
+	(void)pk, (void)x, (void)p, (void)np, (void)y;
+#endif
 }
 
 bool bi_split_order(int64_t n, int64_t k)

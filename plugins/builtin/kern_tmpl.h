@@ -74,8 +74,6 @@ static inline __attribute__((always_inline)) void KT_NAME(ukr_body)(
 		const float *xq = x + off[q];
 		for (int64_t t = 0; t < len; t++, w += J * KT_V) {
 			KT_VEC wv[4];
-			if (R <= 2) /* few rows: a stream of weights (Dense at batch 1), from memory */
-				_mm_prefetch((const char *)(w + 1024), _MM_HINT_T0);
 #pragma GCC unroll 4
 			for (int j = 0; j < J; j++)
 				wv[j] = KT_LOAD(w + j * KT_V);
@@ -97,6 +95,78 @@ static inline __attribute__((always_inline)) void KT_NAME(ukr_body)(
 				KT_NAME(store_part)(y + r * ys + j * KT_V, acc[r][j], n);
 		}
 }
+
+/* One row of P panels at once (panel i's weights at w + i * pw, J vectors
+ * a tap; all but the last whole): P times the chains of multiply-adds in
+ * flight at batch 1, where one panel's chains wait on their latency. Each
+ * sum is the plain kernel's, in its order. */
+static inline __attribute__((always_inline)) void KT_NAME(panels_body)(
+	const int P, const int J, const float *x, int64_t len, const float *w, ptrdiff_t pw, const float *bias,
+	float *y, int cols)
+{
+	KT_VEC acc[4][4];
+#pragma GCC unroll 4
+	for (int i = 0; i < P; i++)
+#pragma GCC unroll 4
+		for (int j = 0; j < J; j++)
+			acc[i][j] = KT_LOAD(bias + (i * J + j) * KT_V);
+	for (int64_t t = 0; t < len; t++, w += J * KT_V) {
+		const KT_VEC b = KT_BCAST(x + t);
+#pragma GCC unroll 4
+		for (int i = 0; i < P; i++)
+#pragma GCC unroll 4
+			for (int j = 0; j < J; j++)
+				acc[i][j] = KT_FMA(b, KT_LOAD(w + i * pw + j * KT_V), acc[i][j]);
+	}
+#pragma GCC unroll 4
+	for (int i = 0; i < P; i++)
+#pragma GCC unroll 4
+		for (int j = 0; j < J; j++) {
+			int n = cols - (i * J + j) * KT_V;
+			if (n > 0)
+				KT_NAME(store_part)(y + (i * J + j) * KT_V, acc[i][j], n);
+		}
+}
+
+#define KP_CASE(P, J)                                                                                        \
+	case P:                                                                                                  \
+		KT_NAME(panels_body)(P, J, x, len, w, pw, bias, y, cols);                                           \
+		break;
+
+/* P (2..KT_PANELS) panels of J vectors; cols valid columns in all. */
+static void KT_NAME(ukr_panels)(int p, int j, const float *x, int64_t len, const float *w, ptrdiff_t pw,
+                                const float *bias, float *y, int cols)
+{
+	if (j == 1) {
+		switch (p) {
+		KP_CASE(2, 1) KP_CASE(3, 1) KP_CASE(4, 1)
+		default:
+			break;
+		}
+	} else if (j == 2) {
+		switch (p) {
+		KP_CASE(2, 2) KP_CASE(3, 2) KP_CASE(4, 2)
+		default:
+			break;
+		}
+	}
+#if KT_JMAX >= 4
+	else if (j == 3) {
+		switch (p) {
+		KP_CASE(2, 3) KP_CASE(3, 3) KP_CASE(4, 3)
+		default:
+			break;
+		}
+	} else if (j == 4) {
+		switch (p) {
+		KP_CASE(2, 4) KP_CASE(3, 4) KP_CASE(4, 4)
+		default:
+			break;
+		}
+	}
+#endif
+}
+#undef KP_CASE
 
 /* The split order (bi_pack_t.split, a narrow Dense over many inputs):
  * row r's sum over taps t < len (global tap k0 + t, k0 a multiple of 4)
