@@ -1235,7 +1235,7 @@ Test(kernels, dense_sums_whole_numbers_exactly)
 	static const struct {
 		int32_t rows, inputs, neurons;
 	} cases[] = { { 1, 2048, 10 }, { 5, 4099, 16 }, { 40, 6145, 12 }, { 3, 5002, 5 }, { 2, 3001, 150 },
-		      { 13, 97, 33 } };
+		      { 13, 97, 33 }, { 7, 37, 9 } };
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const int32_t m = cases[i].rows, k = cases[i].inputs, nn = cases[i].neurons;
 		const int64_t dims[2] = { m, k };

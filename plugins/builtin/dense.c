@@ -109,9 +109,8 @@ uint64_t bi_dense_work(const nnn_layer_t *layer, const void *body, const nnn_sha
 	return bi_bytes(bi_state_bytes(&lay, layer->body.dense.weights.data.n, layer->bias.data.n));
 }
 
-/* The most rows of a chunk in the split order (their partial sums, 4 x 16
- * floats a row, are kept on the stack): kc is 2048 inputs or more there,
- * so mc is at most 65536 / 2048 = 32. */
+/* The most rows of a chunk in the split order: their partial sums, 4 x 16
+ * floats a row, are kept on the stack (forward holds mc to it). */
 #define SPLIT_ROWS 32
 
 /* One forward's rows x panels, cut into chunks of mc rows x one panel. */

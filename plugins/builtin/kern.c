@@ -344,8 +344,9 @@ void bi_ukr_panels(const bi_pack_t *pk, const float *x, int64_t p, int np, float
 bool bi_split_order(int64_t n, int64_t k)
 {
 	/* 16 neurons fill one AVX-512 vector (or two AVX2 ones: the split
-	 * kernels take up to 2); 2048 inputs or more: a chain a few us long */
-	return n >= 1 && n <= 16 && k >= 2048;
+	 * kernels take up to 2), one chain a row; from 32 inputs on, each of
+	 * the four chains has 8 steps or more */
+	return n >= 1 && n <= 16 && k >= 32;
 }
 
 void bi_ukr_split(const bi_pack_t *pk, int r, const float *x, ptrdiff_t xs, int64_t len, const float *w,
