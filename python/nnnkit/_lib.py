@@ -25,6 +25,7 @@ FD_CONST, FD_COUNT, FD_PARAM, FD_TOTAL = 1, 2, 4, 8
 DECODE_COPY = 1
 JSON_SPEC = 1
 COMPAT_CONV_ORIGINAL = 1  # nnn/compat.h
+INFO_SAY_PYTHON = 1  # nnn/info.h: the text names input_shape=(...), not --input-shape
 
 
 def _candidates():
@@ -173,9 +174,6 @@ class DiscoverOpts(Structure):
 class InfoOpts(Structure):
     _fields_ = [("size", c_uint32), ("say", c_uint32), ("file", c_char_p), ("file_size", c_uint64),
                 ("input", POINTER(Shape))]
-
-
-INFO_SAY_PYTHON = 1  # nnn/info.h: the hint names input_shape=(...)
 
 
 class JsonReadOpts(Structure):

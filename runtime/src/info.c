@@ -44,7 +44,7 @@ nnn_status_t nnn_model_info_shapes(const nnn_model_t *m, const nnn_shape_t *inpu
 	else if (nnn_model_shapes(m, NULL, out, NULL) == NNN_OK && fixed_input(&out[0].in, &guess) &&
 	         nnn_model_shapes(m, &guess, out, NULL) != NNN_OK)
 		/* The engine decides: a guess it refuses leaves the partial
-		 * shapes, which a second pass gives again (its status as the first's). */
+		 * shapes, given again (no second buffer; it gave them once). */
 		all = nnn_model_shapes(m, NULL, out, NULL) == NNN_OK;
 	all = all && st == NNN_OK;
 	for (int32_t i = 0; i < m->layer_count && all; i++)
