@@ -2,17 +2,23 @@
  * and each layer's output, from the shape engine: exact when the layers
  * fix the input (a Dense first layer: [1, its inputs]) or --input-shape
  * gives it; else '?' where unknown and how to give it (issue 15). The
- * expected shapes are worked out by hand from the layers' dims. */
+ * expected shapes are worked out by hand from the layers' dims. The text
+ * comes from libnnn (nnn_model_info): its own tests are at the end. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <nnn/file.h>
+#include <nnn/info.h>
+
 #include "builder.h"
 #include "clirun.h"
 #include "shell.h"
+#include "tmpdir.h"
 
 /* tiny: Dense 3 -> 2, Dense 2 -> 1. */
 Test(info, dense_model_shapes_from_its_first_layer)
@@ -124,4 +130,162 @@ Test(info, real_corpus_files)
 		cr_assert_eq(r.code, 0, "%s", r.err);
 		cr_assert(strstr(r.out, real[i].shapes), "%s", r.out);
 	}
+}
+
+/* ---- nnn_model_info (nnn/info.h): the text, from the library ---- */
+
+#define TMP "nnn-info-"
+
+/* The example model (mkexample: Conv 5x5 1->8, Conv 5x5 8->16, Dense
+ * 6400->128, Dense 128->10), opened with the builtin plugins the CLI loads. */
+typedef struct example {
+	char path[512];
+	nnn_ctx_t *ctx;
+	nnn_file_t *f;
+	const nnn_model_t *m;
+	size_t size;
+} example_t;
+
+static void example_open(example_t *e)
+{
+	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	char out[4096];
+	nnn_diags_t d;
+	nnn_diags_init(&d);
+	snprintf(e->path, sizeof e->path, "%s", t_tmppath(TMP, "example.nnn"));
+	cr_assert_eq(t_sh(out, sizeof out, "'%s/mkexample' '%s'", b, e->path), 0, "%s", out);
+	cr_assert_eq(nnn_ctx_new(&e->ctx, &d), NNN_OK);
+	cr_assert_eq(nnn_plugin_load(e->ctx, t_fmt("%s/plugins/builtin.so", b), &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
+	nnn_decode_opts_t o = { .ctx = e->ctx };
+	cr_assert_eq(nnn_file_open(e->path, &o, &e->f, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
+	e->m = nnn_file_model(e->f);
+	nnn_file_bytes(e->f, &e->size);
+	nnn_diags_free(&d);
+}
+
+static void example_close(example_t *e)
+{
+	nnn_file_close(e->f);
+	nnn_ctx_free(e->ctx);
+}
+
+/* The whole text (free it), in a buffer of exactly the length the sizing
+ * call returns, plus the NUL. */
+static char *info_text(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_info_opts_t *o)
+{
+	size_t n = nnn_model_info(ctx, m, o, NULL, 0);
+	char *t = malloc(n + 2);
+	cr_assert_not_null(t);
+	memset(t, 'X', n + 2);
+	cr_assert_eq(nnn_model_info(ctx, m, o, t, n + 1), n);
+	cr_assert_eq(t[n], '\0', "the text is NUL-terminated");
+	cr_assert_eq(t[n + 1], 'X', "nothing is written past size");
+	cr_assert_eq(strlen(t), n, "the length returned is the text's: %s", t);
+	return t;
+}
+
+/* The CLI's stdout for `nnnkit info ARGS`, with the exit code expected. */
+static const char *cli_info(const char *args, int code)
+{
+	static run_t r;
+	nnnkit(&r, args);
+	cr_assert_eq(r.code, code, "nnnkit info %s: %s", args, r.err);
+	return r.out;
+}
+
+Test(info, model_info_is_the_clis_text, .fini = t_tmpdir_remove)
+{
+	example_t e;
+	example_open(&e);
+	nnn_info_opts_t o = { .size = sizeof o, .file = e.path, .file_size = e.size };
+	char *t = info_text(e.ctx, e.m, &o);
+	cr_assert_str_eq(t, cli_info(t_fmt("info '%s'", e.path), 0));
+	/* The spatial sizes are the input's: the hint, worked out by hand. */
+	cr_assert(strstr(t, "\nshapes:       input [?, ?, ?, 1] -> output [?, 10]\n              the layers do not fix the "
+	                    "whole input (?: unknown); give it with --input-shape 1,D1,D2,1 (D1...: the sizes of your "
+	                    "inputs)\n\n#  type"), "%s", t);
+	free(t);
+
+	/* Given: 28 - 4 = 24, 24 - 4 = 20, 20 * 20 * 16 = 6400 for the Dense. */
+	nnn_shape_t in = { .rank = 4, .dims = { 1, 28, 28, 1 } };
+	o.input = &in;
+	t = info_text(e.ctx, e.m, &o);
+	cr_assert_str_eq(t, cli_info(t_fmt("info --input-shape 1,28,28,1 '%s'", e.path), 0));
+	cr_assert(strstr(t, "\nshapes:       input [1, 28, 28, 1] -> output [1, 10] (from --input-shape)\n"), "%s", t);
+	cr_assert(strstr(t, "  [1, 24, 24, 8]  ") && strstr(t, "  [1, 20, 20, 16]  "), "%s", t);
+	free(t);
+	/* 27: 19 * 19 * 16 = 5776 values reach the Dense, which takes 6400. */
+	in.dims[1] = in.dims[2] = 27;
+	t = info_text(e.ctx, e.m, &o);
+	cr_assert_str_eq(t, cli_info(t_fmt("info --input-shape 1,27,27,1 '%s'", e.path), 1));
+	cr_assert(strstr(t, "input [1, 27, 27, 1] -> output [1, 10] (--input-shape does not fit: see above)\n"), "%s", t);
+	free(t);
+	example_close(&e);
+}
+
+/* As snprintf: the length of the whole text whatever the size; a buffer too
+ * small gets a NUL-terminated prefix; size 0 writes nothing. */
+Test(info, model_info_sizes_like_snprintf, .fini = t_tmpdir_remove)
+{
+	example_t e;
+	char small[64];
+	example_open(&e);
+	nnn_info_opts_t o = { .size = sizeof o, .file = e.path, .file_size = e.size };
+	char *t = info_text(e.ctx, e.m, &o);
+	size_t n = strlen(t);
+	cr_assert_gt(n, sizeof small);
+	for (size_t size = 0; size < 48; size++) {
+		memset(small, 'X', sizeof small);
+		cr_assert_eq(nnn_model_info(e.ctx, e.m, &o, small, size), n, "size %zu", size);
+		if (size) {
+			cr_assert_eq(small[size - 1], '\0', "size %zu: NUL-terminated", size);
+			cr_assert_eq(memcmp(small, t, size - 1), 0, "size %zu: the text's first bytes", size);
+		}
+		for (size_t k = size; k < sizeof small; k++)
+			cr_assert_eq(small[k], 'X', "size %zu: byte %zu written", size, k);
+	}
+	cr_assert_eq(nnn_model_info(e.ctx, e.m, &o, NULL, 0), n);
+	free(t);
+	example_close(&e);
+}
+
+/* The Python package's case: a model in memory (its encoded size, no bytes
+ * per layer), the hint naming input_shape; and an older caller's options. */
+Test(info, model_info_in_memory_and_its_words, .fini = t_tmpdir_remove)
+{
+	example_t e;
+	example_open(&e);
+	nnn_info_opts_t o = { .size = sizeof o, .say = NNN_INFO_SAY_PYTHON };
+	char *t = info_text(e.ctx, e.m, &o);
+	/* Encoded again, the file mkexample wrote: its size. */
+	const char *head = t_fmt("file:         (in memory, %zu bytes encoded)\ndescription:  \"nnnkit example: ", e.size);
+	cr_assert(!strncmp(t, head, strlen(head)), "%s", t);
+	cr_assert(strstr(t, "give it with input_shape=(1, D1, D2, 1) (D1...: the sizes of your inputs)\n"), "%s", t);
+	int rows = 0;
+	for (const char *p = t; (p = strstr(p, "  -  builtin.so\n")); p++)
+		rows++;
+	cr_assert_eq(rows, 4, "every layer's bytes unknown: %s", t);
+	nnn_shape_t in = { .rank = 4, .dims = { 1, 28, 28, 1 } };
+	o.input = &in;
+	free(t);
+	t = info_text(e.ctx, e.m, &o);
+	cr_assert(strstr(t, "output [1, 10] (from input_shape)\n"), "%s", t);
+	free(t);
+
+	/* No options: in memory, nnnkit's words; no context: no kernels. */
+	t = info_text(NULL, e.m, NULL);
+	cr_assert(!strncmp(t, "file:         (in memory, ", 26), "%s", t);
+	cr_assert(strstr(t, "give it with --input-shape 1,D1,D2,1 (D1"), "%s", t);
+	rows = 0;
+	for (const char *p = t; (p = strstr(p, "  -  none\n")); p++)
+		rows++;
+	cr_assert_eq(rows, 4, "%s", t);
+	free(t);
+
+	/* A caller built before `file` existed: what lies past its size is not read. */
+	o = (nnn_info_opts_t){ .size = offsetof(nnn_info_opts_t, file), .file = e.path, .file_size = 1 };
+	t = info_text(e.ctx, e.m, &o);
+	cr_assert(!strncmp(t, "file:         (in memory, ", 26), "%s", t);
+	free(t);
+	example_close(&e);
 }

@@ -25,6 +25,7 @@ FD_CONST, FD_COUNT, FD_PARAM, FD_TOTAL = 1, 2, 4, 8
 DECODE_COPY = 1
 JSON_SPEC = 1
 COMPAT_CONV_ORIGINAL = 1  # nnn/compat.h
+INFO_SAY_PYTHON = 1  # nnn/info.h: the text names input_shape=(...), not --input-shape
 
 
 def _candidates():
@@ -170,6 +171,11 @@ class DiscoverOpts(Structure):
                 ("installed_dir", c_char_p), ("scanner", c_char_p), ("timeout_ms", c_int), ("cache", c_char_p)]
 
 
+class InfoOpts(Structure):
+    _fields_ = [("size", c_uint32), ("say", c_uint32), ("file", c_char_p), ("file_size", c_uint64),
+                ("input", POINTER(Shape))]
+
+
 class JsonReadOpts(Structure):
     _fields_ = [("flags", c_uint), ("ctx", c_void_p), ("base_dir", c_char_p)]
 
@@ -218,6 +224,7 @@ _API = {
     "nnn_model_check_finite": (c_int, [P, POINTER(c_uint64), PD]),
     "nnn_model_shapes": (c_int, [P, POINTER(Shape), POINTER(LayerShapes), PD]),
     "nnn_pshape_format": (c_char_p, [POINTER(PShape), c_char_p, c_size_t]),
+    "nnn_model_info": (c_size_t, [P, P, POINTER(InfoOpts), c_char_p, c_size_t]),
     "nnn_shape_format": (c_char_p, [POINTER(Shape), c_char_p, c_size_t]),
     "nnn_plan_new": (c_int, [P, P, POINTER(Shape), POINTER(RunOpts), POINTER(P), PD]),
     "nnn_plan_shape": (POINTER(Shape), [P, c_int32]),
@@ -230,6 +237,7 @@ _API = {
     "nnn_activation_title": (c_char_p, [P]),
     "nnn_activation_format": (c_size_t, [P, c_char_p, c_size_t]),
     "nnn_layer_tensors": (c_int, [P, POINTER(NamedTensor), c_int]),
+    "nnn_padding_type_pads": (c_bool, [c_int64, c_int64, POINTER(c_int64), POINTER(c_int64)]),
 }
 
 

@@ -11,7 +11,7 @@ import math
 import os
 import tempfile
 from collections.abc import Mapping
-from ctypes import byref, c_char_p, c_size_t, c_uint64, c_void_p
+from ctypes import byref, c_char_p, c_size_t, c_void_p
 
 import numpy as np
 
@@ -692,152 +692,23 @@ class Model:
     # -- showing --
 
     def __repr__(self):
-        if self._handle is None:
+        """The model as `nnnkit info` shows it, from the same libnnn function
+        (nnn_model_info): file, description, parameters, shapes, and a table
+        of layers."""
+        h = self._handle
+        if h is None:
             return "<closed nnnkit.Model>"
-        return _info(self)
+        rng = h.bytes_range()
+        opts = _lib.InfoOpts(size=ctypes.sizeof(_lib.InfoOpts), say=_lib.INFO_SAY_PYTHON,
+                             file=os.fsencode(self._path) if rng else None, file_size=rng[1] if rng else 0)
+        n = lib.nnn_model_info(h.ctx.ptr, h.model, byref(opts), None, 0)
+        buf = ctypes.create_string_buffer(n + 1)
+        lib.nnn_model_info(h.ctx.ptr, h.model, byref(opts), buf, n + 1)
+        return buf.raw[:n].removesuffix(b"\n").decode("utf-8", "surrogateescape")
 
 
 def _unpickle(data, plugins):
     return Model.from_bytes(data, plugins)
-
-
-def _info(model):
-    """The model as `nnnkit info` shows it (info.c): header lines and the
-    layer table, the texts from libnnn's own formatters."""
-    h = model._handle
-    m = h.model
-    name = model._array_name()
-    layers = model._record[name] if name else []
-    n = len(layers)
-    total = lib.nnn_model_param_total(m)
-    rng = h.bytes_range()
-    lines = []
-    if rng:
-        lines.append(f"file:         {model._path} ({rng[1]} bytes)")
-    else:
-        lines.append(f"file:         (in memory, {lib.nnn_model_encoded_size(m)} bytes encoded)")
-    desc = ""
-    for f in _lib.fields(_lib.model_desc):
-        if f.kind == _lib.FK_PRIM and f.prim == _lib.PRIM_STRING:
-            desc = model._record[f.name.decode()]
-    lines.append("description:  " + json.dumps(desc, ensure_ascii=False))
-    header = next((model._record[f.name.decode()] for f in _lib.fields(_lib.model_desc)
-                   if f.flags & _lib.FD_TOTAL), total)
-    par = f"parameters:   {total}"
-    if header != total:
-        par += f" (the header says {header}: run nnnkit validate)"
-    lines.append(par)
-    lines.append(f"layers:       {n}")
-    # Shapes: the input the layers fix, with a batch of 1, when they fix all of it.
-    sh = (_lib.LayerShapes * max(1, n))()
-    exact = False
-    if n and lib.nnn_model_shapes(m, None, sh, None) == 0:
-        p = sh[0].in_
-        guess = None
-        if p.rank < 0 and p.last >= 0:
-            guess = (1, p.last)
-        elif p.rank >= 1 and all(d >= 0 for d in p.dims[1:p.rank]):
-            guess = (1,) + tuple(p.dims[1:p.rank])
-        if guess:
-            ex = (_lib.LayerShapes * n)()
-            if lib.nnn_model_shapes(m, byref(_shape(guess)), ex, None) == 0:
-                sh = ex
-    if n:
-        exact = all(None not in (_pshape(sh[i].in_) or (None,)) and None not in (_pshape(sh[i].out) or (None,))
-                    for i in range(n))
-        buf = ctypes.create_string_buffer(_lib.MAX_RANK * 24)
-        fin = lib.nnn_pshape_format(byref(sh[0].in_), buf, len(buf)).decode()
-        fout = lib.nnn_pshape_format(byref(sh[n - 1].out), buf, len(buf)).decode()
-        s = f"shapes:       input {fin} -> output {fout}"
-        if exact:
-            s += " (the input the layers fix, with a batch of 1)"
-        else:
-            s += "\n              the layers do not fix the whole input (?: unknown); give it with input_shape"
-            p = sh[0].in_
-            if p.rank >= 1:
-                names = iter(f"D{k}" for k in range(1, p.rank))
-                dims = ["1"] + [str(d) if d >= 0 else next(names) for d in p.dims[1:p.rank]]
-                s += f"=({', '.join(dims)}) (D1...: the sizes of your inputs)"
-            else:
-                s += " (batch first)"
-        lines.append(s)
-    else:
-        lines.append("shapes:       none (no layers)")
-    lines.append("")
-    # info.c's column titles (words of the table, not field names).
-    rows = ["#  type fields activation dropout output tensors params bytes kernel".split()]
-    layer_rd = next(f.rec.contents for f in _lib.fields(_lib.model_desc) if f.kind == _lib.FK_ARRAY) if n else None
-    elems = c_void_p.from_address(m + next(f.offset for f in _lib.fields(_lib.model_desc)
-                                           if f.kind == _lib.FK_ARRAY)).value if n else None
-    for i in range(n):
-        rows.append(_info_row(h, layer_rd, elems, i, n, sh, rng))
-    width = [max(len(r[c]) for r in rows) for c in range(10)]
-    for r in rows:
-        cells = []
-        for c in range(9):
-            cells.append(r[c].rjust(width[c]) if c in (0, 7, 8) else r[c].ljust(width[c]))
-        lines.append("  ".join(cells) + "  " + r[9])
-    return "\n".join(lines)
-
-
-def _at(rd, base):
-    """The byte offsets of a record's fields in the file (the generated
-    struct's trailing at[] member: one uint64 per field)."""
-    return (c_uint64 * rd.nfields).from_address(base + rd.record_size - 8 * rd.nfields)
-
-
-def _info_row(h, rd, elems, i, n, sh, rng):
-    L = elems + i * rd.record_size
-    buf = ctypes.create_string_buffer(256)
-    title = lib.nnn_layer_title(L)
-    lib.nnn_layer_format(L, buf, len(buf))
-    fields = buf.value.decode("utf-8", "replace")
-    fl = _lib.fields(rd)
-    # The layer's activation: its field of the activation record (nnn_activation_desc).
-    act_f = next((f for f in fl if f.kind == _lib.FK_RECORD and
-                  ctypes.addressof(f.rec.contents) == ctypes.addressof(_lib.activation_desc)), None)
-    act = ""
-    if act_f is not None:
-        A = L + act_f.offset
-        lib.nnn_activation_format(A, buf, len(buf))
-        params = buf.value.decode("utf-8", "replace")
-        at = lib.nnn_activation_title(A)
-        act = (at.decode() if at else "?") + (f"({params})" if params else "")
-    # info's dropout column: the layer record's own float field.
-    drop = next((ctypes.c_float.from_address(L + f.offset).value for f in fl
-                 if f.kind == _lib.FK_PRIM and f.prim == _lib.PRIM_F32), 0.0)
-    out = lib.nnn_pshape_format(byref(sh[i].out), buf, len(buf)).decode()
-    ts = (_lib.NamedTensor * 8)()
-    k = lib.nnn_layer_tensors(L, ts, 8)
-    tdesc = _lib.tensor_desc
-    tfl = _lib.fields(tdesc)
-    parts, count = [], 0
-    for t in range(min(k, 8)):
-        addr = ts[t].tensor
-        dims = _lib.I32s.from_address(addr + tfl[tdesc.dims].offset)
-        data = _lib.F32s.from_address(addr + tfl[tdesc.data].offset)
-        parts.append(f"{ts[t].name.decode()} [{','.join(str(dims.v[j]) for j in range(dims.n))}]")
-        count += data.n
-    at = _at(rd, L)
-    if rng and at[0] != _lib.NO_OFFSET:
-        end = _at(rd, elems + (i + 1) * rd.record_size)[0] if i + 1 < n else rng[1]
-        nbytes = str(end - at[0])
-    else:
-        nbytes = "-"
-    tag = _int(fl[0].prim, L + fl[0].offset)
-    path = c_char_p()
-    lib.nnn_ctx_layer(h.ctx.ptr, tag, byref(path))
-    kernel = "none"
-    if path.value:
-        kernel = os.path.basename(path.value.decode())
-        if act_f is not None:
-            apath = c_char_p()
-            atag = _int(_lib.fields(act_f.rec.contents)[0].prim, L + act_f.offset)
-            lib.nnn_ctx_activation(h.ctx.ptr, atag, byref(apath))
-            if apath.value and apath.value != path.value:
-                kernel += "+"
-    return [str(i), title.decode() if title else "?", fields, act, f"{drop:g}", out, ", ".join(parts), str(count),
-            nbytes, kernel]
 
 
 # ---- plans ----

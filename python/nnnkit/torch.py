@@ -75,8 +75,6 @@ def _padding_type(kernel, pads):
     `pads` [(before, after), ...] for these kernel sizes, or None."""
     t = _lib.Type.in_dll(_lib.lib, "nnn_type_padding_type")
     pads_fn = _lib.lib.nnn_padding_type_pads
-    pads_fn.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64)]
-    pads_fn.restype = ctypes.c_bool
     for name in _enum_names("nnn_type_padding_type"):
         v, b, a = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
         if not t.value_of(name.encode(), ctypes.byref(v)):

@@ -11,6 +11,8 @@
 #include <nnn/shape.h>
 #include <nnn/validate.h>
 
+#include "esc.h"
+
 /* Exit codes, documented in nnnkit --help and README.md. */
 enum {
 	EXIT_VALID = 0,   /* success; the model is valid */
@@ -282,29 +284,12 @@ int cli_usage(cli_env_t *env, const cli_cmd_t *cmd, const char *fmt, ...) NNN_PR
 void cli_json_usage(cli_env_t *env, const char *msg);
 /* True when argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
-/* Text from a file on its way to a terminal: the one escaping of nnnkit.
- * Printable UTF-8 passes; C0 controls, DEL, C1 controls (U+0080..U+009F,
- * U+009B being the 8-bit CSI), bidirectional controls (U+061C, U+200E,
- * U+200F, U+202A..U+202E, U+2066..U+2069), U+2028, U+2029 and bytes that
- * are not UTF-8 are escaped, each style its own way:
- *   CLI_ESC_C     "\x1b", "\u202e", a byte "\xff"; quote, backslash, \n escaped
- *   CLI_ESC_JSON  "\u001b", "\u202e", a byte as "\ufffd"; valid JSON
- *   CLI_ESC_SCRIPT as JSON, and '<', '>', '&' as "\u003c"...: JSON inside <script>
- *   CLI_ESC_MSG   as C, but quotes, backslashes, newlines and tabs pass
- *                 (messages, which quote file strings themselves)
- *   CLI_ESC_DOT   '?' for each; quote and backslash escaped (graph)
- * cli_esc writes into dst (size bytes, NUL-terminated, cut on a whole
- * escape) and returns the length written. */
-typedef enum cli_esc { CLI_ESC_C, CLI_ESC_JSON, CLI_ESC_SCRIPT, CLI_ESC_MSG, CLI_ESC_DOT } cli_esc_t;
-size_t cli_esc(char *dst, size_t size, const char *s, size_t n, cli_esc_t style);
-void cli_esc_print(FILE *f, const char *s, size_t n, cli_esc_t style);
-/* Prints s as a JSON string (with quotes) of n bytes (CLI_ESC_JSON). */
+/* Text from a file on its way to a terminal, escaped (nnn_esc, esc.h). */
+void cli_esc_print(FILE *f, const char *s, size_t n, nnn_esc_t style);
+/* Prints s as a JSON string (with quotes) of n bytes (NNN_ESC_JSON). */
 void cli_json_str(FILE *f, const char *s, size_t n);
 /* Exit code for a status. */
 int cli_exit_code(nnn_status_t st);
-/* Length (1-4) of the valid UTF-8 sequence at s (n >= 1 bytes left), or 0
- * when the bytes there are not one (overlong, surrogate, cut short...). */
-size_t cli_utf8_seq(const unsigned char *s, size_t n);
 /* Prints a field's value as `nnnkit dump` shows it: the number and its enum
  * name (a plugin's ID: its name and the plugin's file, from ctx), a
  * string's length and escaped text, an array's count and its first elements

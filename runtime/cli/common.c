@@ -45,10 +45,10 @@ int cli_report(const char *file, const nnn_diags_t *d, nnn_status_t st)
 	/* Messages quote what the file says (names, keys, text): escaped. */
 	for (size_t i = 0; d && i < d->n; i++) {
 		fprintf(stderr, "nnnkit: ");
-		cli_esc_print(stderr, file, strlen(file), CLI_ESC_MSG);
+		cli_esc_print(stderr, file, strlen(file), NNN_ESC_MSG);
 		fputs(d->v[i].line ? ":" : ": ", stderr);
 		nnn_diag_format(&d->v[i], buf, sizeof buf);
-		cli_esc_print(stderr, buf, strlen(buf), CLI_ESC_MSG);
+		cli_esc_print(stderr, buf, strlen(buf), NNN_ESC_MSG);
 		fputc('\n', stderr);
 	}
 	if (d && d->dropped)
@@ -166,9 +166,9 @@ int cli_fail_text(cli_env_t *env, const char *file, int code, const char *fmt, .
 	va_end(ap);
 	file = cli_name(file);
 	fputs("nnnkit: ", stderr);
-	cli_esc_print(stderr, file, strlen(file), CLI_ESC_MSG);
+	cli_esc_print(stderr, file, strlen(file), NNN_ESC_MSG);
 	fputs(": ", stderr);
-	cli_esc_print(stderr, msg, strlen(msg), CLI_ESC_MSG);
+	cli_esc_print(stderr, msg, strlen(msg), NNN_ESC_MSG);
 	fputc('\n', stderr);
 	json_error(env, file, NULL, NNN_OK, cli_exit(env, code), msg);
 	return code;
@@ -179,112 +179,21 @@ int cli_is_help(const char *arg)
 	return !strcmp(arg, "-h") || !strcmp(arg, "--help");
 }
 
-static uint32_t utf8_cp(const unsigned char *s, size_t k)
+static void put_file(void *f, const char *p, size_t n)
 {
-	static const unsigned char lead[5] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
-	uint32_t cp = s[0] & lead[k];
-	for (size_t i = 1; i < k; i++)
-		cp = cp << 6 | (s[i] & 0x3fu);
-	return cp;
+	fwrite(p, 1, n, f);
 }
 
-/* The escape of one code point (cp) or byte (k == 0), or NULL: as is. */
-static const char *esc_one(uint32_t cp, size_t k, cli_esc_t style, char *tmp, size_t size)
+void cli_esc_print(FILE *f, const char *s, size_t n, nnn_esc_t style)
 {
-	bool quoted = style != CLI_ESC_MSG, json = style == CLI_ESC_JSON || style == CLI_ESC_SCRIPT;
-	if (k == 1 && quoted && (cp == '"' || cp == '\\')) {
-		snprintf(tmp, size, "\\%c", (char)cp);
-		return tmp;
-	}
-	if (k == 1 && cp == '\n' && style != CLI_ESC_DOT)
-		return style == CLI_ESC_MSG ? NULL : "\\n";
-	if (k == 1 && cp == '\t' && style == CLI_ESC_MSG)
-		return NULL;
-	if (k == 1 && style == CLI_ESC_SCRIPT && (cp == '<' || cp == '>' || cp == '&')) {
-		snprintf(tmp, size, "\\u%04x", (unsigned)cp);
-		return tmp;
-	}
-	if (k && !nnn_cp_unsafe(cp))
-		return NULL;
-	if (style == CLI_ESC_DOT)
-		return "?";
-	if (!k) /* not UTF-8: the byte, or in JSON the replacement character */
-		snprintf(tmp, size, json ? "\\ufffd" : "\\x%02x", (unsigned)cp);
-	else if (cp < 0x80 && !json)
-		snprintf(tmp, size, "\\x%02x", (unsigned)cp);
-	else
-		snprintf(tmp, size, "\\u%04x", (unsigned)cp);
-	return tmp;
-}
-
-size_t cli_esc(char *dst, size_t size, const char *s, size_t n, cli_esc_t style)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t at = 0;
-	char tmp[16];
-	if (!size)
-		return 0;
-	for (size_t i = 0; i < n;) {
-		size_t k = cli_utf8_seq(p + i, n - i);
-		const char *e = esc_one(k ? utf8_cp(p + i, k) : p[i], k, style, tmp, sizeof tmp);
-		const char *from = e ? e : (const char *)p + i;
-		size_t len = e ? strlen(e) : k;
-		if (at + len >= size)
-			break;
-		memcpy(dst + at, from, len);
-		at += len;
-		i += k ? k : 1;
-	}
-	dst[at] = '\0';
-	return at;
-}
-
-void cli_esc_print(FILE *f, const char *s, size_t n, cli_esc_t style)
-{
-	char buf[1024];
-	/* In pieces of 128 bytes, each escaped to at most 6 bytes, cut before a
-	 * UTF-8 sequence's lead byte (at most 3 bytes back). */
-	for (size_t i = 0; i < n;) {
-		size_t piece = n - i < 128 ? n - i : 128;
-		while (piece < n - i && piece > 125 && ((unsigned char)s[i + piece] & 0xc0) == 0x80)
-			piece--;
-		cli_esc(buf, sizeof buf, s + i, piece, style);
-		fputs(buf, f);
-		i += piece;
-	}
+	nnn_esc_put(s, n, style, put_file, f);
 }
 
 void cli_json_str(FILE *f, const char *s, size_t n)
 {
 	fputc('"', f);
-	cli_esc_print(f, s, n, CLI_ESC_JSON);
+	cli_esc_print(f, s, n, NNN_ESC_JSON);
 	fputc('"', f);
-}
-
-size_t cli_utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len;
-	uint32_t cp, min;
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0)
-		len = 2, cp = s[0] & 0x1fu, min = 0x80;
-	else if ((s[0] & 0xf0) == 0xe0)
-		len = 3, cp = s[0] & 0x0fu, min = 0x800;
-	else if ((s[0] & 0xf8) == 0xf0)
-		len = 4, cp = s[0] & 0x07u, min = 0x10000;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3fu);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
 }
 
 bool cli_plugin_type(const nnn_ctx_t *ctx, const nnn_type_t *type, int64_t id, const char **name, const char **title,
@@ -383,7 +292,7 @@ int cli_written_check(const char *out, const char *blame, const nnn_model_t *m, 
 	if ((st = nnn_model_validate(m, NULL, NULL, d)) == NNN_OK)
 		return EXIT_VALID;
 	fputs("nnnkit: ", stderr);
-	cli_esc_print(stderr, name, strlen(name), CLI_ESC_MSG);
+	cli_esc_print(stderr, name, strlen(name), NNN_ESC_MSG);
 	fputs(": written, but it is not a valid model (nnnkit edit can mend a parameter count; the rest needs "
 	      "the JSON form or the writer):\n", stderr);
 	return cli_report(blame, d, st);
@@ -451,7 +360,7 @@ nnn_ctx_t *cli_ctx(cli_env_t *env)
 		/* A plugin's messages are its own text: escaped like a file's. */
 		fputs("nnnkit: ", stderr);
 		nnn_diag_format(&d.v[i], buf, sizeof buf);
-		cli_esc_print(stderr, buf, strlen(buf), CLI_ESC_MSG);
+		cli_esc_print(stderr, buf, strlen(buf), NNN_ESC_MSG);
 		fputc('\n', stderr);
 	}
 	if (d.dropped)
@@ -475,7 +384,7 @@ void cli_print_warnings(FILE *f, const char *prefix, const nnn_plugin_report_t *
 	for (const char *p = r->message; p && *p;) {
 		size_t n = strcspn(p, "\n");
 		fprintf(f, "%swarning: ", prefix);
-		cli_esc_print(f, p, n, CLI_ESC_MSG);
+		cli_esc_print(f, p, n, NNN_ESC_MSG);
 		fputc('\n', f);
 		p += n + (p[n] == '\n');
 	}

@@ -333,7 +333,7 @@ static int same_field(const nnn_field_t *x, const nnn_field_t *y, const diff_opt
 /* A path on its way to a terminal: a plugin's field names are its own text. */
 static void put_path(const char *path, size_t len)
 {
-	cli_esc_print(stdout, path, len, CLI_ESC_C);
+	cli_esc_print(stdout, path, len, NNN_ESC_C);
 }
 
 /* A field only one side has (at the first element the other lacks). */
@@ -350,7 +350,7 @@ static void only(report_t *r, const side_t *s, const char *path, size_t len, cha
 	printf("%c ", sign);
 	put_path(path, len);
 	printf(": only in ");
-	cli_esc_print(stdout, s->file, strlen(s->file), CLI_ESC_C);
+	cli_esc_print(stdout, s->file, strlen(s->file), NNN_ESC_C);
 	putchar('\n');
 }
 
@@ -500,9 +500,9 @@ static void summary(const report_t *r, const side_t *a, const side_t *b)
 		       r->first ? "" : "\n", equal ? "true" : "false", r->fields, r->tensors, r->compared);
 		return;
 	}
-	cli_esc_print(stdout, a->file, strlen(a->file), CLI_ESC_C);
+	cli_esc_print(stdout, a->file, strlen(a->file), NNN_ESC_C);
 	printf(" and ");
-	cli_esc_print(stdout, b->file, strlen(b->file), CLI_ESC_C);
+	cli_esc_print(stdout, b->file, strlen(b->file), NNN_ESC_C);
 	if (equal)
 		printf(" are equal");
 	else

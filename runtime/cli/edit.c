@@ -59,7 +59,7 @@ static int utf8_ok(const char *s)
 {
 	size_t n = strlen(s), k;
 	for (size_t i = 0; i < n; i += k)
-		if (!(k = cli_utf8_seq((const unsigned char *)s + i, n - i)))
+		if (!(k = nnn_utf8_seq((const unsigned char *)s + i, n - i)))
 			return 0;
 	return 1;
 }

@@ -25,10 +25,10 @@ const cli_cmd_t cmd_graph = {
 };
 
 /* Text inside a DOT double-quoted string: quotes and backslashes escaped,
- * controls and bytes that are not UTF-8 shown as '?' (CLI_ESC_DOT). */
+ * controls and bytes that are not UTF-8 shown as '?' (NNN_ESC_DOT). */
 static void dot_text(FILE *o, const char *text)
 {
-	cli_esc_print(o, text ? text : "", text ? strlen(text) : 0, CLI_ESC_DOT);
+	cli_esc_print(o, text ? text : "", text ? strlen(text) : 0, NNN_ESC_DOT);
 }
 
 static void render(FILE *o, const cli_scan_t *s, const char *path)

@@ -39,14 +39,14 @@ const cli_cmd_t cmd_map = {
 /* The marker in the page that the data replaces. */
 #define DATA_MARK "@NNN_DATA@"
 
-/* A JSON string that is also safe inside <script> (CLI_ESC_SCRIPT):
+/* A JSON string that is also safe inside <script> (NNN_ESC_SCRIPT):
  * besides JSON's own escapes, '<', '>' and '&' (no "</script>" or "<!--"
  * can end or bend the element), and U+2028 and U+2029 (line ends to
  * older JavaScript). */
 static void jstr(FILE *o, const char *text, size_t n)
 {
 	fputc('"', o);
-	cli_esc_print(o, text, n, CLI_ESC_SCRIPT);
+	cli_esc_print(o, text, n, NNN_ESC_SCRIPT);
 	fputc('"', o);
 }
 

@@ -164,7 +164,7 @@ int cli_check_env(void)
 	const char *v = getenv("NNNKIT_PROGRESS");
 	if (v && v[0] && strcmp(v, "0") && strcmp(v, "1")) {
 		fprintf(stderr, "nnnkit: NNNKIT_PROGRESS must be 0 or 1 (or unset), not '");
-		cli_esc_print(stderr, v, strlen(v), CLI_ESC_C);
+		cli_esc_print(stderr, v, strlen(v), NNN_ESC_C);
 		fprintf(stderr, "'\n");
 		return EXIT_USAGE;
 	}

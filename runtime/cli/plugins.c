@@ -39,7 +39,7 @@ const cli_cmd_t cmd_plugins = {
 /* A plugin's own text (name, version, type names, messages), escaped (cli_esc). */
 static void say(const char *s)
 {
-	cli_esc_print(stdout, s ? s : "", s ? strlen(s) : 0, CLI_ESC_MSG);
+	cli_esc_print(stdout, s ? s : "", s ? strlen(s) : 0, NNN_ESC_MSG);
 }
 
 static void say_line(const char *indent, const char *s)

@@ -35,7 +35,7 @@ static void print_text_row(const cli_param_t *ct, const cli_vstats_t *s)
 	nnn_shape_t sh = { 0 };
 	char shape[256], path[NNN_PATH_MAX * 4];
 	cli_tensor_shape(ct->t, &sh);
-	cli_esc(path, sizeof path, ct->path, strlen(ct->path), CLI_ESC_C);
+	nnn_esc(path, sizeof path, ct->path, strlen(ct->path), NNN_ESC_C);
 	printf("%-24s %-12s %9" PRIu64 " %10" PRIu64, path, cli_shape_text(&sh, shape, sizeof shape), s->count,
 	       4 * s->count);
 	if (s->finite)

@@ -1,0 +1,290 @@
+/* info.c: the text of `nnnkit info` (nnn/info.h), for the CLI and the
+ * Python package alike. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nnn/info.h>
+
+#include "esc.h"
+
+/* ---- the shapes ---- */
+
+/* The input the layers fix, with a batch of 1, when they fix all of it:
+ * every dim of the first layer's partial input but the batch, or (its rank
+ * open, as a Dense layer's [batch, ..., features]) the last axis: [1, last]. */
+static bool fixed_input(const nnn_pshape_t *p, nnn_shape_t *in)
+{
+	if (p->rank < 0) {
+		*in = (nnn_shape_t){ .rank = 2, .dims = { 1, p->last } };
+		return p->last >= 0;
+	}
+	if (p->rank < 1)
+		return false;
+	in->rank = p->rank;
+	in->dims[0] = 1;
+	for (int32_t k = 1; k < p->rank; k++)
+		if ((in->dims[k] = p->dims[k]) < 0)
+			return false;
+	return true;
+}
+
+nnn_status_t nnn_model_info_shapes(const nnn_model_t *m, const nnn_shape_t *input, nnn_layer_shapes_t *out,
+                                   bool *exact, nnn_diags_t *diags)
+{
+	nnn_status_t st = NNN_OK;
+	nnn_shape_t guess;
+	bool all = true;
+	if (m->layer_count < 1)
+		goto done;
+	if (input)
+		st = nnn_model_shapes(m, input, out, diags);
+	else if (nnn_model_shapes(m, NULL, out, NULL) == NNN_OK && fixed_input(&out[0].in, &guess) &&
+	         nnn_model_shapes(m, &guess, out, NULL) != NNN_OK)
+		/* The engine decides: a guess it refuses leaves the partial
+		 * shapes, given again (no second buffer; it gave them once). */
+		all = nnn_model_shapes(m, NULL, out, NULL) == NNN_OK;
+	all = all && st == NNN_OK;
+	for (int32_t i = 0; i < m->layer_count && all; i++)
+		all = nnn_pshape_exact(&out[i].in) && nnn_pshape_exact(&out[i].out);
+done:
+	if (exact)
+		*exact = all;
+	return st;
+}
+
+/* ---- the text, snprintf-like ---- */
+
+typedef struct out {
+	char *buf;
+	size_t size, len; /* len: the whole text's, also past size */
+} out_t;
+
+static void put(out_t *o, const char *s, size_t n)
+{
+	if (o->len < o->size)
+		memcpy(o->buf + o->len, s, n < o->size - o->len ? n : o->size - o->len);
+	o->len += n;
+}
+
+static void puts_(out_t *o, const char *s)
+{
+	put(o, s, strlen(s));
+}
+
+static void put_any(void *o, const char *s, size_t n)
+{
+	put(o, s, n);
+}
+
+/* For short pieces only: numbers, a table cell. */
+static void putf(out_t *o, const char *fmt, ...) NNN_PRINTF(2, 3);
+
+static void putf(out_t *o, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		put(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* How each nnn_info_say_t names a given input shape. */
+static const struct say {
+	const char *name, *eq, *open, *sep, *close, *misfit;
+} says[] = {
+	[NNN_INFO_SAY_CLI] = { "--input-shape", " ", "", ",", "", "--input-shape does not fit: see above" },
+	[NNN_INFO_SAY_PYTHON] = { "input_shape", "=", "(", ", ", ")", "input_shape does not fit" },
+};
+
+/* "input [1, 784] -> output [1, 10]", or what is unknown and how to give it. */
+static void put_shapes(out_t *o, const nnn_model_t *m, const nnn_layer_shapes_t *sh, bool exact, bool fit,
+                       bool given, const struct say *say)
+{
+	char in[NNN_MAX_RANK * 24], out[NNN_MAX_RANK * 24];
+	if (!sh) {
+		putf(o, "shapes:       %s\n", m->layer_count ? "not inferred (no memory)" : "none (no layers)");
+		return;
+	}
+	puts_(o, "shapes:       input ");
+	puts_(o, nnn_pshape_format(&sh[0].in, in, sizeof in));
+	puts_(o, " -> output ");
+	puts_(o, nnn_pshape_format(&sh[m->layer_count - 1].out, out, sizeof out));
+	if (exact) {
+		putf(o, " (%s%s)\n", given ? "from " : "", given ? say->name : "the input the layers fix, with a batch of 1");
+		return;
+	}
+	if (!fit) {
+		putf(o, " (%s)\n", say->misfit);
+		return;
+	}
+	const nnn_pshape_t *p = &sh[0].in;
+	putf(o, "\n              the layers do not fix the whole input (?: unknown); give it with %s", say->name);
+	if (p->rank >= 1) {
+		int unknown = 0;
+		putf(o, "%s%s1", say->eq, say->open);
+		for (int32_t k = 1; k < p->rank; k++)
+			p->dims[k] < 0 ? putf(o, "%sD%d", say->sep, ++unknown) : putf(o, "%s%" PRId64, say->sep, p->dims[k]);
+		putf(o, "%s (D1...: the sizes of your inputs)", say->close);
+	} else {
+		puts_(o, " (batch first)");
+	}
+	puts_(o, "\n");
+}
+
+/* One row of the layer table, as text. */
+enum { COL_NUM, COL_TYPE, COL_FIELDS, COL_ACT, COL_DROPOUT, COL_OUTPUT, COL_TENSORS, COL_PARAMS, COL_BYTES, COL_KERNEL, NCOLS };
+typedef struct row {
+	char col[NCOLS][256];
+} row_t;
+
+static const row_t header = { { "#", "type", "fields", "activation", "dropout", "output", "tensors", "params", "bytes",
+	                        "kernel" } };
+
+static void shape_text(const nnn_tensor_t *t, char *buf, size_t size)
+{
+	size_t k = (size_t)snprintf(buf, size, "[");
+	for (int32_t i = 0; i < t->dims.n && k < size; i++)
+		k += (size_t)snprintf(buf + k, size - k, "%s%d", i ? "," : "", (int)t->dims.v[i]);
+	if (k < size)
+		snprintf(buf + k, size - k, "]");
+}
+
+/* Which plugin's kernel runs a layer and its activation: "builtin.so". */
+static void kernel_of(const nnn_ctx_t *ctx, const nnn_layer_t *L, char *buf, size_t size)
+{
+	const char *lp = NULL, *ap = NULL;
+	nnn_ctx_layer(ctx, L->id, &lp);
+	nnn_ctx_activation(ctx, L->activation.id, &ap);
+	if (!lp)
+		snprintf(buf, size, "none");
+	else
+		snprintf(buf, size, "%s%s", strrchr(lp, '/') ? strrchr(lp, '/') + 1 : lp, ap && strcmp(ap, lp) ? "+" : "");
+}
+
+/* Bytes of layer i in the file: to the next layer's start, or the file's end. */
+static void layer_bytes(const nnn_model_t *m, int32_t i, const nnn_info_opts_t *opts, char *buf, size_t size)
+{
+	uint64_t at = m->layers[i].at[NNN_AT_LAYER_ID];
+	uint64_t end = i + 1 < m->layer_count ? m->layers[i + 1].at[NNN_AT_LAYER_ID] : opts->file_size;
+	if (!opts->file || at == NNN_NO_OFFSET || end == NNN_NO_OFFSET)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%" PRIu64, end - at);
+}
+
+static void format_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_layer_shapes_t *sh, int32_t i,
+                         const nnn_info_opts_t *opts, row_t *r)
+{
+	const nnn_layer_t *L = &m->layers[i];
+	const char *title = nnn_layer_title(L), *act = nnn_activation_title(&L->activation);
+	nnn_named_tensor_t ts[8];
+	char params[128];
+	int n = nnn_layer_tensors(L, ts, 8);
+	uint64_t count = 0;
+	size_t k = 0;
+
+	snprintf(r->col[COL_NUM], sizeof r->col[0], "%d", (int)i);
+	snprintf(r->col[COL_TYPE], sizeof r->col[0], "%s", title ? title : "?");
+	nnn_layer_format(L, r->col[COL_FIELDS], sizeof r->col[0]);
+	nnn_activation_format(&L->activation, params, sizeof params);
+	snprintf(r->col[COL_ACT], sizeof r->col[0], "%s%s%s%s", act ? act : "?", params[0] ? "(" : "", params,
+	         params[0] ? ")" : "");
+	snprintf(r->col[COL_DROPOUT], sizeof r->col[0], "%g", (double)L->dropout);
+	if (sh)
+		nnn_pshape_format(&sh[i].out, r->col[COL_OUTPUT], sizeof r->col[0]);
+	else
+		snprintf(r->col[COL_OUTPUT], sizeof r->col[0], "?");
+	r->col[COL_TENSORS][0] = '\0';
+	for (int t = 0; t < n && t < 8; t++) {
+		char shape[96];
+		shape_text(ts[t].tensor, shape, sizeof shape);
+		k += (size_t)snprintf(r->col[COL_TENSORS] + k, sizeof r->col[0] - k, "%s%s %s", t ? ", " : "", ts[t].name,
+		                      shape);
+		if (k >= sizeof r->col[0])
+			break;
+		count += (uint64_t)ts[t].tensor->data.n;
+	}
+	snprintf(r->col[COL_PARAMS], sizeof r->col[0], "%" PRIu64, count);
+	layer_bytes(m, i, opts, r->col[COL_BYTES], sizeof r->col[0]);
+	kernel_of(ctx, L, r->col[COL_KERNEL], sizeof r->col[0]);
+	/* Titles, fields and tensor names can come from a plugin's strings. */
+	for (int c = 0; c < NCOLS; c++) {
+		char raw[sizeof r->col[0]];
+		memcpy(raw, r->col[c], sizeof raw);
+		nnn_esc(r->col[c], sizeof r->col[0], raw, strlen(raw), NNN_ESC_C);
+	}
+}
+
+/* Numbers right-aligned, text left-aligned; the last column unpadded. */
+static void put_row(out_t *o, const row_t *r, const int *width)
+{
+	for (int c = 0; c + 1 < NCOLS; c++) {
+		bool right = c == COL_NUM || c == COL_PARAMS || c == COL_BYTES;
+		putf(o, right ? "%*s  " : "%-*s  ", width[c], r->col[c]);
+	}
+	puts_(o, r->col[NCOLS - 1]);
+	puts_(o, "\n");
+}
+
+/* The table: widths measured in a first pass, so nothing is held per layer. */
+static void put_layers(out_t *o, const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_layer_shapes_t *sh,
+                       const nnn_info_opts_t *opts)
+{
+	int width[NCOLS];
+	row_t r;
+	for (int c = 0; c < NCOLS; c++)
+		width[c] = (int)strlen(header.col[c]);
+	for (int32_t i = 0; i < m->layer_count; i++) {
+		format_layer(ctx, m, sh, i, opts, &r);
+		for (int c = 0; c < NCOLS; c++)
+			if ((int)strlen(r.col[c]) > width[c])
+				width[c] = (int)strlen(r.col[c]);
+	}
+	put_row(o, &header, width);
+	for (int32_t i = 0; i < m->layer_count; i++) {
+		format_layer(ctx, m, sh, i, opts, &r);
+		put_row(o, &r, width);
+	}
+}
+
+size_t nnn_model_info(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_info_opts_t *opts, char *buf,
+                      size_t size)
+{
+	nnn_info_opts_t o = { .size = sizeof o };
+	out_t t = { .buf = buf, .size = size };
+	nnn_layer_shapes_t *sh = NULL;
+	bool exact = false, fit = true;
+	uint64_t total = nnn_model_param_total(m);
+	/* A caller built against an older header passes a shorter struct. */
+	if (opts)
+		memcpy(&o, opts, opts->size < sizeof o ? opts->size : sizeof o);
+	const struct say *say = &says[o.say == NNN_INFO_SAY_PYTHON ? NNN_INFO_SAY_PYTHON : NNN_INFO_SAY_CLI];
+
+	if (o.file) {
+		puts_(&t, "file:         ");
+		puts_(&t, o.file);
+		putf(&t, " (%" PRIu64 " bytes)\n", o.file_size);
+	} else {
+		putf(&t, "file:         (in memory, %" PRIu64 " bytes encoded)\n", nnn_model_encoded_size(m));
+	}
+	puts_(&t, "description:  \"");
+	nnn_esc_put(m->description.ptr, m->description.len > 0 ? (size_t)m->description.len : 0, NNN_ESC_C, put_any, &t);
+	putf(&t, "\"\nparameters:   %" PRIu64, total);
+	if (total != m->param_count)
+		putf(&t, " (the header says %" PRIu64 ": run nnnkit validate)", m->param_count);
+	putf(&t, "\nlayers:       %d\n", (int)m->layer_count);
+	if (m->layer_count > 0 && (sh = calloc((size_t)m->layer_count, sizeof *sh)))
+		fit = nnn_model_info_shapes(m, o.input, sh, &exact, NULL) == NNN_OK;
+	put_shapes(&t, m, sh, exact, fit, o.input != NULL, say);
+	puts_(&t, "\n");
+	put_layers(&t, ctx, m, sh, &o);
+	free(sh);
+	if (size)
+		buf[t.len < size ? t.len : size - 1] = '\0';
+	return t.len;
+}
