@@ -1601,25 +1601,43 @@ static float *forward_args(nnn_kernel_args_t a, const nnn_layer_t *L, const nnn_
 
 /* Runs check on the example classifier's second Conv and first Dense, at
  * batch 4. */
-static void on_two_layers(void (*check)(nnn_layer_t *L, const nnn_shape_t *in, const float *x, const char *what))
+/* Runs check on a layer of each of the fast paths: a Conv on the plain
+ * panels (8 -> 16), a Conv of one channel on the line kernel (lines of 12
+ * positions, two a call; an odd number of rows), a Dense layer on the
+ * panels, and a narrow one in the split order: each large enough to be
+ * shared among threads. */
+static void on_layers(void (*check)(nnn_layer_t *L, const nnn_shape_t *in, const float *x, const char *what))
 {
-	static const conv_case_t cc = { .n = 2, .batch = 4, .c = 8, .f = 16, .d = { 24, 24 }, .k = { 5, 5 }, .same = 0 };
+	static const conv_case_t cc = { .n = 2, .batch = 4, .c = 8, .f = 16, .d = { 24, 24 }, .k = { 5, 5 }, .same = 0 },
+		                 c1 = { .n = 2, .batch = 16, .c = 1, .f = 8, .d = { 31, 14 }, .k = { 3, 3 }, .same = 0 };
 	uint32_t seed = 91;
-	conv_t cv;
-	dense_t d;
-	nnn_shape_t cin = conv_in(&cc), din = mkshape(4, (int64_t[]){ 4, 20, 20, 16 });
-	float *cx = malloc((size_t)numel(&cin) * sizeof *cx), *dx = malloc((size_t)numel(&din) * sizeof *dx);
-	cr_assert(cx && dx);
+	conv_t cv, cv1;
+	dense_t d, dn;
+	nnn_shape_t cin = conv_in(&cc), c1in = conv_in(&c1), din = mkshape(4, (int64_t[]){ 4, 20, 20, 16 }),
+		    dnin = mkshape(2, (int64_t[]){ 200, 300 });
+	float *cx = malloc((size_t)numel(&cin) * sizeof *cx), *c1x = malloc((size_t)numel(&c1in) * sizeof *c1x);
+	float *dx = malloc((size_t)numel(&din) * sizeof *dx), *dnx = malloc((size_t)numel(&dnin) * sizeof *dnx);
+	cr_assert(cx && c1x && dx && dnx);
 	conv_make(&cv, &cc, &seed);
+	conv_make(&cv1, &c1, &seed);
 	dense_make(&d, 6400, 128, true, 92);
+	dense_make(&dn, 300, 10, false, 93);
 	fill(cx, numel(&cin), &seed, 8, 0.25f);
+	fill(c1x, numel(&c1in), &seed, 8, 0.25f);
 	fill(dx, numel(&din), &seed, 8, 0.25f);
+	fill(dnx, numel(&dnin), &seed, 8, 0.25f);
 	check(&cv.L, &cin, cx, "conv");
+	check(&cv1.L, &c1in, c1x, "conv of one channel");
 	check(&d.L, &din, dx, "dense");
+	check(&dn.L, &dnin, dnx, "narrow dense");
 	free(cx);
+	free(c1x);
 	free(dx);
+	free(dnx);
 	conv_free(&cv);
+	conv_free(&cv1);
 	dense_free(&d);
+	dense_free(&dn);
 }
 
 /* Offered a pool (ABI 1.1), forward shares its chunks through it and makes
@@ -1664,7 +1682,7 @@ static void check_host_threads(nnn_layer_t *L, const nnn_shape_t *in, const floa
 
 Test(kernels, forward_uses_the_host_threads)
 {
-	on_two_layers(check_host_threads);
+	on_layers(check_host_threads);
 }
 
 static nnn_status_t foreign_relu(const nnn_activation_t *act, const void *params, const nnn_shape_t *shape, float *x,
@@ -1727,7 +1745,7 @@ static void check_fused(nnn_layer_t *L, const nnn_shape_t *in, const float *x, c
 
 Test(kernels, fuses_its_own_elementwise_activations)
 {
-	on_two_layers(check_fused);
+	on_layers(check_fused);
 }
 
 /* ---- OpenBLAS: loaded only by the portable path ---- */

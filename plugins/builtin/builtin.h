@@ -159,9 +159,11 @@ bool bi_line(bi_isa_t isa, int64_t f, int64_t c);
  * position i reading x + i + off[q] + t for q < nq, t < len, writing its
  * pk->n filters at y + i * pk->n; and when cnt2 > 0, as many of another
  * line from x2 into y2 (two short lines together keep more sums in flight;
- * cnt and cnt2 at most 16 then). */
+ * cnt and cnt2 at most 16 then). ReLU and leaky ReLU in act are applied to
+ * the sums before they are stored, as act.c applies them; any other is not. */
+struct bi_act;
 void bi_ukr_line(const bi_pack_t *pk, const float *x, const ptrdiff_t *off, int64_t nq, int64_t len, int cnt,
-                 float *y, const float *x2, int cnt2, float *y2);
+                 float *y, const float *x2, int cnt2, float *y2, const struct bi_act *act);
 
 /* ---- blas.c: the portable path's sgemm ---- */
 

@@ -285,6 +285,7 @@ typedef struct conv_job {
 	int64_t rows, chunk;
 	bool line;               /* one channel, few filters: the line kernel */
 	bool pair;               /* and lines of at most 16 positions: two lines a call */
+	bool act_in_line;        /* and the line kernel applies the activation itself */
 	bool direct;             /* no im2col: 1x..x1 kernel without padding */
 	float **col;             /* per thread: im2col scratch of chunk * kc floats */
 	bi_act_t act;            /* applied to each segment or chunk once it is complete */
@@ -317,7 +318,7 @@ static void conv_segment(const conv_job_t *j, int64_t b, int64_t at, int64_t p0,
 	const float *xl = item_input(j, b, slot) + at + p0 * g->c;
 	int blocks, rb;
 	if (j->line) {
-		bi_ukr_line(pk, xl, j->off, g->nq, g->len, cnt, yl, NULL, 0, NULL);
+		bi_ukr_line(pk, xl, j->off, g->nq, g->len, cnt, yl, NULL, 0, NULL, &j->act);
 		return;
 	}
 	if (gp->w && cnt >= gp->g) { /* whole groups of positions, then the rest one by one */
@@ -386,7 +387,7 @@ static void conv_chunk(void *ctx, int64_t chunk, int slot)
 			/* this short line and the next of the same item, together */
 			const float *xi = item_input(j, b, slot);
 			bi_ukr_line(&j->st->pack, xi + at, j->off, g->nq, g->len, cnt, y, xi + at + g->pstride[last - 1],
-			            cnt, y + cnt * g->f);
+			            cnt, y + cnt * g->f, &j->act);
 			y += cnt * g->f;
 			pending += cnt * g->f;
 			next_line(g, idx, &at, &b);
@@ -396,7 +397,8 @@ static void conv_chunk(void *ctx, int64_t chunk, int slot)
 		}
 		y += cnt * g->f;
 		if ((pending += cnt * g->f) >= ACT_SPAN) {
-			bi_act_apply(&j->act, from, pending);
+			if (!j->act_in_line)
+				bi_act_apply(&j->act, from, pending);
 			from = y;
 			pending = 0;
 		}
@@ -405,7 +407,8 @@ static void conv_chunk(void *ctx, int64_t chunk, int slot)
 		s = 0;
 		next_line(g, idx, &at, &b);
 	}
-	bi_act_apply(&j->act, from, pending);
+	if (!j->act_in_line)
+		bi_act_apply(&j->act, from, pending);
 }
 
 /* Portable path: rows chunk * j->chunk.. by im2col (unless direct) and one sgemm. */
@@ -647,6 +650,7 @@ nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_s
 		j.off = off;
 		j.line = bi_line(st->isa, g.f, g.c);
 		j.pair = j.line && g.o[last] <= 16;
+		j.act_in_line = j.line && (j.act.kind == BI_ACT_RELU || j.act.kind == BI_ACT_LEAKY_RELU);
 		j.seg = g.o[last] < SEG ? g.o[last] : SEG;
 		j.nseg = (g.o[last] + j.seg - 1) / j.seg;
 		j.units = g.batch * g.outer * j.nseg;

@@ -204,7 +204,8 @@ static inline __attribute__((always_inline)) void ukr_line_body(const int G, con
                                                                 ptrdiff_t xs, const ptrdiff_t *off, int64_t nq,
                                                                 int64_t len, const float *w, ptrdiff_t ws,
                                                                 const float *bias, const int *cnt, float *y,
-                                                                ptrdiff_t ys, ptrdiff_t yb, int cols)
+                                                                ptrdiff_t ys, ptrdiff_t yb, int cols,
+                                                                const bi_act_t *act)
 {
 	__m512 acc[2][16];
 	const __mmask16 m[2] = { (__mmask16)(cnt[0] >= 16 ? 0xffffu : (1u << cnt[0]) - 1),
@@ -231,6 +232,17 @@ static inline __attribute__((always_inline)) void ukr_line_body(const int G, con
 					acc[i][f] = _mm512_fmadd_ps(xv[i], wb, acc[i][f]);
 			}
 		}
+	}
+	if (act->kind == BI_ACT_RELU || act->kind == BI_ACT_LEAKY_RELU) { /* act.c's own operations, on the sums */
+		const __m512 zero = _mm512_setzero_ps(), tau = _mm512_set1_ps(act->tau);
+#pragma GCC unroll 2
+		for (int i = 0; i < NB; i++)
+#pragma GCC unroll 16
+			for (int f = 0; f < 4 * G; f++)
+				acc[i][f] = act->kind == BI_ACT_RELU
+				                    ? _mm512_max_ps(acc[i][f], zero)
+				                    : _mm512_mask_blend_ps(_mm512_cmp_ps_mask(acc[i][f], zero, _CMP_GT_OQ),
+				                                           _mm512_mul_ps(acc[i][f], tau), acc[i][f]);
 	}
 	/* Out as rows of filters: per 4 filters, two rounds of unpacking give
 	 * u[i], whose 128-bit lane j holds them for position 4j + i. */
@@ -272,14 +284,14 @@ static inline __attribute__((always_inline)) void ukr_line_body(const int G, con
 
 #define KL_CASE(G, NB)                                                                                       \
 	case G:                                                                                                  \
-		ukr_line_body(G, NB, x, xs, off, nq, len, w, ws, bias, cnt, y, ys, yb, cols);                        \
+		ukr_line_body(G, NB, x, xs, off, nq, len, w, ws, bias, cnt, y, ys, yb, cols, act);                   \
 		break;
 
 /* cnt[0] positions (1..16) at x into y, and when cnt[1] > 0 (cols <= 8),
  * cnt[1] at x + xs into y + yb. */
 static void ukr_line_avx512(const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len,
                             const float *w, ptrdiff_t ws, const float *bias, const int *cnt, float *y, ptrdiff_t ys,
-                            ptrdiff_t yb, int cols)
+                            ptrdiff_t yb, int cols, const bi_act_t *act)
 {
 	if (cnt[1] > 0) {
 		switch ((cols + 3) / 4) {
@@ -397,7 +409,7 @@ bool bi_line(bi_isa_t isa, int64_t f, int64_t c)
 }
 
 void bi_ukr_line(const bi_pack_t *pk, const float *x, const ptrdiff_t *off, int64_t nq, int64_t len, int cnt,
-                 float *y, const float *x2, int cnt2, float *y2)
+                 float *y, const float *x2, int cnt2, float *y2, const bi_act_t *act)
 {
 #if BI_X86
 	const int64_t jv = (int64_t)pk->j * pk->v;
@@ -408,7 +420,7 @@ void bi_ukr_line(const bi_pack_t *pk, const float *x, const ptrdiff_t *off, int6
 			if (cnt2 > 0 && cols <= 8) { /* the two lines at once */
 				const int n[2] = { cnt, cnt2 };
 				ukr_line_avx512(x, x2 - x, off, nq, len, w, (ptrdiff_t)jv, b, n, y + c0, (ptrdiff_t)pk->n,
-				                y2 - y, cols);
+				                y2 - y, cols, act);
 				continue;
 			}
 			for (int l = 0; l < (cnt2 > 0 ? 2 : 1); l++) {
@@ -418,12 +430,12 @@ void bi_ukr_line(const bi_pack_t *pk, const float *x, const ptrdiff_t *off, int6
 				for (int i = 0; i < cl; i += nb) { /* blocks of 16 positions, two at a time when 8 filters or fewer */
 					const int n[2] = { cl - i < 16 ? cl - i : 16, nb > 16 && cl - i > 16 ? (cl - i < 32 ? cl - i - 16 : 16) : 0 };
 					ukr_line_avx512(xl + i, 16, off, nq, len, w, (ptrdiff_t)jv, b, n, yl + i * pk->n + c0,
-					                (ptrdiff_t)pk->n, 16 * pk->n, cols);
+					                (ptrdiff_t)pk->n, 16 * pk->n, cols, act);
 				}
 			}
 		}
 #else
-	(void)pk, (void)x, (void)off, (void)nq, (void)len, (void)cnt, (void)y, (void)x2, (void)cnt2, (void)y2;
+	(void)pk, (void)x, (void)off, (void)nq, (void)len, (void)cnt, (void)y, (void)x2, (void)cnt2, (void)y2, (void)act;
 #endif
 }
 
