@@ -124,8 +124,9 @@ double bi_group_bytes(bi_isa_t isa, int64_t f, int64_t c, int64_t nq, int64_t le
 void bi_ukr_panels(const bi_pack_t *pk, const float *x, int64_t p, int np, float *y);
 /* Whether a Dense layer of n neurons over k inputs sums in the split
  * order (kern_tmpl.h: four partial sums, interleaved): few neurons (one
- * chain of multiply-adds a row in the plain order) over 32 inputs or more. A property of the
- * layer's shape, so a row's bits do not depend on the batch. */
+ * chain of multiply-adds a row in the plain order) over 32 inputs or more.
+ * A property of the layer's shape, so a row's bits do not depend on the
+ * batch. */
 bool bi_split_order(int64_t n, int64_t k);
 /* The weights of a Dense layer in the split order: its [k, n] rows as they
  * are (n floats a tap: no panel padding to read), then the bias. src is

@@ -198,8 +198,10 @@ static inline __attribute__((always_inline)) void line_store8(float *y, const __
  * contiguous) and a multiply-add per filter with that filter's weight
  * broadcast: no lane is spent on padding filters or masked taps, and each
  * lane does the operations of the plain kernel, in its order. NB blocks of
- * 16 positions (the second one keeps 8 filters' chains busy when the first
- * has too few), 4 * G filters from a panel row of ws floats a tap. */
+ * cnt[i] (<= 16) positions, block i at x + i * xs into y + i * yb (the
+ * next 16 of the line, or the next line: a second block keeps 16 chains of
+ * 8 filters in flight), 4 * G filters from a panel row of ws floats a
+ * tap; ReLU or leaky ReLU in act applied to the sums. */
 static inline __attribute__((always_inline)) void ukr_line_body(const int G, const int NB, const float *x,
                                                                 ptrdiff_t xs, const ptrdiff_t *off, int64_t nq,
                                                                 int64_t len, const float *w, ptrdiff_t ws,
