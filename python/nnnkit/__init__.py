@@ -8,8 +8,8 @@
 """
 
 from ._lib import lib as _lib_handle
-from .errors import (Error, FileError, FormatError, KernelError, LimitError, PluginError, Problem,
-                     UnsupportedModuleError, UsageError, ValidationError)
+from .errors import (Error, FileError, FormatError, KernelError, LimitError, PluginError, Problem, UsageError,
+                     ValidationError)
 from .model import Model, Plan, Record, load, validate
 from .torch import UnsupportedModuleError  # torch itself is imported only by from_torch
 

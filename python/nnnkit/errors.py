@@ -118,12 +118,6 @@ class LimitError(Error):
     """A resource limit was reached (E_LIMIT), or memory ran out (E_NOMEM)."""
 
 
-class UnsupportedModuleError(Error, TypeError):
-    """A PyTorch module nnnkit.from_torch does not convert; the message names
-    its index and class (code E_USAGE). Raise one with
-    errors.usage(message, UnsupportedModuleError)."""
-
-
 class FileError(Error, OSError):
     """Input or output failed (E_IO): a missing file, a folder, no permission."""
 

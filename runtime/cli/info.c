@@ -35,19 +35,6 @@ const cli_cmd_t cmd_info = {
 	"--json: the same as one JSON object (docs/cli-json.md).\n",
 };
 
-/* Which plugin's kernel runs a layer and its activation: "builtin". */
-static const char *kernel_of(const nnn_ctx_t *ctx, const nnn_layer_t *L, char *buf, size_t size)
-{
-	const char *lp = NULL, *ap = NULL;
-	nnn_ctx_layer(ctx, L->id, &lp);
-	nnn_ctx_activation(ctx, L->activation.id, &ap);
-	if (!lp)
-		snprintf(buf, size, "none");
-	else
-		snprintf(buf, size, "%s%s", strrchr(lp, '/') + 1, ap && strcmp(ap, lp) ? "+" : "");
-	return buf;
-}
-
 /* The model's shapes, as the text shows them (nnn_model_info_shapes). */
 typedef struct shapes {
 	nnn_layer_shapes_t *v; /* one per layer; NULL when there are none (or no memory) */
@@ -127,7 +114,9 @@ static void json_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, const shapes_
 	}
 	printf("], \"params\": %" PRIu64 ", \"offset\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"kernel\": ", count,
 	       L->at[NNN_AT_LAYER_ID], end - L->at[NNN_AT_LAYER_ID]);
-	json_text(kernel ? kernel_of(ctx, L, text, sizeof text) : NULL);
+	if (kernel)
+		nnn_layer_kernel_name(ctx, L, text, sizeof text);
+	json_text(kernel ? text : NULL);
 	putchar('}');
 }
 

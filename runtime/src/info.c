@@ -154,16 +154,20 @@ static void shape_text(const nnn_tensor_t *t, char *buf, size_t size)
 		snprintf(buf + k, size - k, "]");
 }
 
-/* Which plugin's kernel runs a layer and its activation: "builtin.so". */
-static void kernel_of(const nnn_ctx_t *ctx, const nnn_layer_t *L, char *buf, size_t size)
+size_t nnn_layer_kernel_name(const nnn_ctx_t *ctx, const nnn_layer_t *L, char *buf, size_t size)
 {
 	const char *lp = NULL, *ap = NULL;
-	nnn_ctx_layer(ctx, L->id, &lp);
-	nnn_ctx_activation(ctx, L->activation.id, &ap);
+	int n;
+	if (ctx) {
+		nnn_ctx_layer(ctx, L->id, &lp);
+		nnn_ctx_activation(ctx, L->activation.id, &ap);
+	}
 	if (!lp)
-		snprintf(buf, size, "none");
+		n = snprintf(buf, size, "none");
 	else
-		snprintf(buf, size, "%s%s", strrchr(lp, '/') ? strrchr(lp, '/') + 1 : lp, ap && strcmp(ap, lp) ? "+" : "");
+		n = snprintf(buf, size, "%s%s", strrchr(lp, '/') ? strrchr(lp, '/') + 1 : lp,
+		             ap && strcmp(ap, lp) ? "+" : "");
+	return n < 0 ? 0 : (size_t)n;
 }
 
 /* Bytes of layer i in the file: to the next layer's start, or the file's end. */
@@ -211,7 +215,7 @@ static void format_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_l
 	}
 	snprintf(r->col[COL_PARAMS], sizeof r->col[0], "%" PRIu64, count);
 	layer_bytes(m, i, opts, r->col[COL_BYTES], sizeof r->col[0]);
-	kernel_of(ctx, L, r->col[COL_KERNEL], sizeof r->col[0]);
+	nnn_layer_kernel_name(ctx, L, r->col[COL_KERNEL], sizeof r->col[0]);
 	/* Titles, fields and tensor names can come from a plugin's strings. */
 	for (int c = 0; c < NCOLS; c++) {
 		char raw[sizeof r->col[0]];

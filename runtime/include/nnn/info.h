@@ -54,4 +54,10 @@ NNN_NODISCARD nnn_status_t nnn_model_info_shapes(const nnn_model_t *m, const nnn
 size_t nnn_model_info(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_info_opts_t *opts, char *buf,
                       size_t size);
 
+/* The plugin whose kernel runs layer L, as the text's table names it: the
+ * file name of its library ("builtin.so"), with '+' when another plugin
+ * runs the layer's activation, or "none" when no plugin runs the layer
+ * (ctx NULL: always). Into buf as snprintf does; returns the length. */
+size_t nnn_layer_kernel_name(const nnn_ctx_t *ctx, const nnn_layer_t *L, char *buf, size_t size);
+
 #endif
