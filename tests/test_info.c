@@ -290,7 +290,8 @@ Test(info, model_info_in_memory_and_its_words, .fini = t_tmpdir_remove)
 	cr_assert_str_eq(k, "none");
 	cr_assert_eq(nnn_layer_kernel_name(e.ctx, &e.m->layers[2], k, 4), strlen("builtin.so"), "the whole length");
 	cr_assert_str_eq(k, "bui", "cut to size, NUL-terminated");
-	cr_assert(strstr(cli_info(t_fmt("info --json '%s'", e.path), 0), "\"kernel\": \"builtin.so\"}"), "--json names it so");
+	cr_assert(strstr(cli_info(t_fmt("info --json '%s'", e.path), 0), "\"kernel\": \"builtin.so\"}"),
+	          "--json names it so");
 
 	/* A caller built before `file` existed: what lies past its size is not read. */
 	o = (nnn_info_opts_t){ .size = offsetof(nnn_info_opts_t, file), .file = e.path, .file_size = 1 };
