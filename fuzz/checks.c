@@ -1,5 +1,5 @@
 /* fuzz/checks.c: see checks.h. Compiled into every harness, and included by
- * tests/test_regress.c into the normal test build. */
+ * tests/unit/test_regress.c into the normal test build. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create */
 #endif

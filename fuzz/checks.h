@@ -1,5 +1,5 @@
 /* fuzz/checks.h: the invariants the fuzz harnesses check, shared with the
- * regression replay (tests/test_regress.c includes fuzz/checks.c) so a crash
+ * regression replay (tests/unit/test_regress.c includes fuzz/checks.c) so a crash
  * input saved under tests/regress/<harness>/ is replayed through exactly the
  * same code by `make test`.
  *

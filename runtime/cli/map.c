@@ -197,7 +197,7 @@ static void render(FILE *o, const cli_scan_t *s, const char *path)
 	while (at + m <= n && memcmp(page + at, DATA_MARK, m))
 		at++;
 	if (at + m > n) {
-		/* Only a broken build can get here: tests/test_map.c renders a page. */
+		/* Only a broken build can get here: tests/cli/test_map.c renders a page. */
 		fputs("nnnkit: the compiled-in map page has no data marker\n", stderr);
 		at = n;
 	}

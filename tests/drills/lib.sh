@@ -1,18 +1,27 @@
 #!/usr/bin/env bash
 # lib.sh: runs one growth drill in a copy of the tree (tests/drills/run.sh
-# starts it there, with DRILL_NAME, DRILL_DIR, DRILL_OUT and DRILL_JOBS set),
-# and gives the drill's drill.sh its helpers.
+# starts it there, with DRILL_NAME, DRILL_DIR, DRILL_OUT, DRILL_JOBS and
+# DRILL_MODE set), and gives the drill's drill.sh its helpers.
 #
 # drill.sh sets DRILL_KIND=compatible or DRILL_KIND=breaking (on a line of
 # its own: run.sh reads it) and may define:
 #   grow         the edit (default: drill_edit, which runs grow.lua)
 #   check_built  after the one `make -j2` of the grown tree: the new thing
 #                must already be there (compatible)
-#   check        after make lock, make test and the conformance run
-#                (compatible): the drill's own checks through the CLI
+#   check        after make lock and the conformance run (compatible): the
+#                drill's own checks through the CLI
 # and may set DRILL_SUITE=no when its edit cannot change what any test sees
-# (doc-only): the suite is then not run in its copy (a suite is minutes of
-# CI, and it ran on the unchanged tree).
+# (doc-only): it then takes no part in the search for the growth that broke
+# the combined suite (run.sh).
+#
+# DRILL_MODE says what to run:
+#   own    (default) the drill's own steps: compatible, the edit, the one
+#          build and a second make that finds nothing to do, check-compat,
+#          make lock, the conformance corpus and run, check; breaking,
+#          check-compat and make lock refused and the lock kept
+#   grow   the edit alone (compatible): run.sh applies every compatible
+#          growth to one tree this way, then builds it and runs the suite
+#          there once (tests/drills/suite.sh)
 # Each step's output goes to the drill's log; a step that fails stops it.
 set -euo pipefail
 
@@ -177,20 +186,23 @@ refused() {
 lock_kept() { cmp schema/nnn.lock "$DRILL_OUT/nnn.lock.before" || die "make lock rewrote the lock"; }
 
 cp schema/nnn.lock "$DRILL_OUT/nnn.lock.before"
-step grow grow
-case "$DRILL_KIND" in
-compatible)
+case "$DRILL_KIND:${DRILL_MODE:-own}" in
+compatible:own)
+	step grow grow
 	step make one_build
 	step check-compat compat_ok
 	step lock lock_ok
-	if [ "${DRILL_SUITE:-yes}" != no ]; then step test "$MAKE" -j"$DRILL_JOBS" test; fi
 	step conformance conformance_ok
 	step check check
 	;;
-breaking)
+compatible:grow)
+	step grow grow
+	;;
+breaking:own)
+	step grow grow
 	step check-compat refused check-compat
 	step lock refused lock
 	step lock-kept lock_kept
 	;;
-*) die "DRILL_KIND must be compatible or breaking, not '${DRILL_KIND:-}'" ;;
+*) die "DRILL_KIND must be compatible or breaking, not '${DRILL_KIND:-}', and DRILL_MODE own or grow (grow: compatible only), not '${DRILL_MODE:-}'" ;;
 esac

@@ -8,7 +8,7 @@
 # Never fails the build: when node or npm is missing, or npm cannot install
 # (no network), it says so in one line and writes the reason to DIR/missing,
 # which the tests read to skip saying "ONNX Runtime not installed: <why>"
-# (tests/onnxtools.c). `make ort` tries again.
+# (tests/lib/onnxtools.c). `make ort` tries again.
 set -u
 src=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$1" || exit 1

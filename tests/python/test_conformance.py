@@ -2,7 +2,7 @@
 case loads, validates (with and without its input shape) and reads back
 byte for byte; every structural case is refused at load with exactly the
 manifest's code, path and offset; every semantic case loads and its
-validation reports the manifest's problem. As tests/test_conformance.c
+validation reports the manifest's problem. As tests/unit/test_conformance.c
 checks libnnn, and `nnnkit validate --json` agrees on one case of each kind."""
 
 import json

@@ -1,6 +1,6 @@
 """Plugins from Python: the builtin plugins found as the CLI finds them, and
 the example plugin (examples/plugin-pool-swish, built here against this
-tree's headers and generator, as tests/test_conformance.c builds it) given
+tree's headers and generator, as tests/unit/test_conformance.c builds it) given
 with plugins=: its layer and activation IDs decode, their fields appear
 (from the plugin's own record descriptors), run as NumPy computes them, and
 read back byte for byte."""

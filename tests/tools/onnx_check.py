@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """onnx_check.py MODEL.onnx: the ONNX project's own checker on a model, the
-outside truth for nnnkit's export (tests/onnxtools.c).
+outside truth for nnnkit's export (tests/lib/onnxtools.c).
 
 Runs onnx.checker.check_model(model, full_check=True) and
 onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True),

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The original Neural Network Notions framework's Conv, term by term, as a
-reference for `nnnkit run --conv-compat original` (tests/test_origconv.c).
+reference for `nnnkit run --conv-compat original` (tests/unit/test_origconv.c).
 
     orig_conv.py KERNELS.npy BIAS.npy X.npy PADS OUT.npy
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // ort_run.js: runs an ONNX model in ONNX Runtime (onnxruntime-node), the
-// outside truth the ONNX tests compare `nnnkit run` with (tests/onnxtools.c).
+// outside truth the ONNX tests compare `nnnkit run` with (tests/lib/onnxtools.c).
 //
 //   node ort_run.js MODEL.onnx IN.npy OUT.npy [THREADS]
 //   node ort_run.js --version

@@ -1,5 +1,5 @@
 -- sdkfrag: plugin fragments that together use everything the schema
--- language lets a fragment use, for tests/test_sdk.c to build out of tree
+-- language lets a fragment use, for tests/integration/test_sdk.c to build out of tree
 -- against an installed nnnkit.
 --
 --   lua5.4 tests/tools/sdkfrag.lua SCHEMA DIR

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """torch_export.py OUTDIR [NET...]: ONNX graphs as PyTorch writes them, with PyTorch's
-own outputs, for the ONNX import tests (tests/test_onnx_ort.c, through
-tests/onnxtools.c).
+own outputs, for the ONNX import tests (tests/integration/test_onnx_ort.c, through
+tests/lib/onnxtools.c).
 
 Builds small nn.Sequential nets with fixed seeds, one per import case of the
 vocabulary (Conv1d/2d/3d with padding 0, 'same' with odd and with even

@@ -1,5 +1,5 @@
 /* test_onnx_ort.c: ONNX both ways, checked against outside truth (issue 16,
- * part 4; the tools: tests/onnxtools.h).
+ * part 4; the tools: tests/lib/onnxtools.h).
  *
  * Export: `nnnkit convert M.nnn M.onnx` for the real files
  * (../shared/corpus/real, or $NNN_REAL_CORPUS), the example classifier

@@ -303,7 +303,7 @@ static size_t plugin_model(bb_t *b)
 	return tau;
 }
 
-/* Builds the example plugin against this tree (as tests/test_conformance.c does). */
+/* Builds the example plugin against this tree (as tests/unit/test_conformance.c does). */
 static const char *build_plugin(void)
 {
 	static char so[256];
@@ -330,8 +330,6 @@ Test(map, page_in_chromium, .fini = cleanup, .timeout = 240)
 	nnn_ctx_t *ctx;
 	bb_t b = { 0 };
 
-	if (getenv("NNN_UNDER_VALGRIND"))
-		cr_skip_test("runs Chromium and compiles a plugin: run by make test and make test-asan, not under valgrind");
 	if (t_sh(NULL, 0, "command -v chromium >/dev/null") != 0)
 		cr_skip_test("chromium is not installed (apt-get install chromium, or make deps): the page was not drawn");
 
@@ -634,8 +632,6 @@ Test(map, page_fits_360_to_1920_px, .fini = cleanup, .timeout = 300)
 	static float w[NW];
 	uint64_t bins[32];
 	bb_t b = { 0 };
-	if (getenv("NNN_UNDER_VALGRIND"))
-		cr_skip_test("runs Chromium: run by make test and make test-asan, not under valgrind");
 	if (t_sh(NULL, 0, "command -v chromium >/dev/null") != 0)
 		cr_skip_test("chromium is not installed (apt-get install chromium, or make deps): the page was not drawn");
 
@@ -749,8 +745,6 @@ Test(map, real_files_at_phone_to_desktop_widths, .fini = cleanup, .timeout = 300
 	static const char *const files[] = { "tictactoedemo.nnn", "2dmovedemo.nnn" };
 	const char *corpus = getenv("NNN_REAL_CORPUS") ? getenv("NNN_REAL_CORPUS") : "../shared/corpus/real";
 	char path[512], html[300];
-	if (getenv("NNN_UNDER_VALGRIND"))
-		cr_skip_test("runs Chromium: run by make test and make test-asan, not under valgrind");
 	if (t_sh(NULL, 0, "command -v chromium >/dev/null") != 0)
 		cr_skip_test("chromium is not installed (apt-get install chromium, or make deps): the page was not drawn");
 	snprintf(path, sizeof path, "%s/%s", corpus, files[0]);

@@ -432,8 +432,6 @@ Test(conformance, plugin, .fini = cleanup, .timeout = 600)
 	nnn_ctx_t *ctx;
 	nnn_diags_t d;
 
-	if (getenv("NNN_UNDER_VALGRIND"))
-		cr_skip_test("compiles the example plugin with cc: run by make test and make test-asan");
 	/* The plugin, built against this tree's headers and generator. */
 	snprintf(cmd, sizeof cmd,
 	         GEN_LUA " --plugin " PLUGIN_DIR "/schema.lua --c %s/poolswish_gen.c --h %s/poolswish_gen.h && "

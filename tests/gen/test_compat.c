@@ -2,7 +2,7 @@
  * check (gen/compat.lua, `nnngen --check-compat OLD NEW`), as a black box.
  *
  * These tests shell out to lua5.4 (and cc) from the project root (make test
- * runs build/test_nnn there). Each test works in its own mkdtemp directory
+ * runs the tiers there). Each test works in its own mkdtemp directory
  * under /tmp, removed by the suite's fini even when an assertion fails.
  *
  *   compat/lock_up_to_date       schema/nnn.lock is what --lock writes for schema/nnn.lua
@@ -32,12 +32,8 @@
  *                                structs moved until --lock appends the new layout
  *
  * New IDs, the "next free" numbers in messages and the IDs of the walk's
- * BatchNorm come from the schema (tests/schemaq.h): a compatible growth of
+ * BatchNorm come from the schema (tests/lib/schemaq.h): a compatible growth of
  * schema/nnn.lua leaves these tests as they are.
- *
- * Under `make valgrind` (NNN_UNDER_VALGRIND set, children traced) the test
- * that runs cc is skipped: the compiler itself leaks, which valgrind reports
- * as an error of the child.
  */
 #define _XOPEN_SOURCE 700
 #include <glob.h>
@@ -894,8 +890,6 @@ Test(compat, growing_walk)
 	long long bn;
 
 	t_require_root();
-	if (t_under_valgrind())
-		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
 
 	/* 1. Edit the schema (here a copy): BatchNorm at the next free layer ID. */
 	bn = sq_int("next_free(\"layer_id\")");
@@ -980,8 +974,6 @@ Test(compat, refused_change_breaks_old_files)
 	t_run_t r;
 
 	t_require_root();
-	if (t_under_valgrind())
-		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
 	/* What check-compat refuses... */
 	snprintf(schema, sizeof schema, "%s", write_schema("dense_epsilon", body));
 	expect_violations(LOCK, schema,

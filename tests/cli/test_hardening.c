@@ -17,13 +17,9 @@
 #include <nnn/run.h>
 #include <nnn/validate.h>
 
+#include "blackbox.h"
 #include "builder.h"
 #include "shell.h"
-
-static int under_valgrind(void)
-{
-	return getenv("NNN_UNDER_VALGRIND") != NULL;
-}
 
 /* A one-layer Dense model whose weights are `inputs` x 4 floats of `fill`. */
 static void big_model(bb_t *b, int32_t inputs, float fill)
@@ -74,7 +70,7 @@ Test(hardening, kill_during_write_never_mixes, .timeout = 120)
 	bb_t old = { 0 }, neu = { 0 };
 	nnn_model_t *m;
 	struct timespec t0, t1;
-	if (under_valgrind())
+	if (t_under_valgrind())
 		cr_skip_test("forks writers and times kills: too slow under valgrind; run by make test and test-asan");
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(path, sizeof path, "%s/model.nnn", dir);
@@ -143,7 +139,7 @@ Test(hardening, cli_length_bombs_under_memory_limit)
 #if defined(__SANITIZE_ADDRESS__)
 	cr_skip_test("ASan reserves terabytes of address space: the memory limit runs in make test");
 #endif
-	if (under_valgrind())
+	if (t_under_valgrind())
 		cr_skip_test("valgrind needs address space of its own: the memory limit runs in make test");
 	for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
 		bb_t b = { 0 };
@@ -174,7 +170,7 @@ Test(hardening, cli_under_64_mib_does_not_hang, .timeout = 120)
 #if defined(__SANITIZE_ADDRESS__)
 	cr_skip_test("ASan reserves terabytes of address space: the memory limit runs in make test");
 #endif
-	if (under_valgrind())
+	if (t_under_valgrind())
 		cr_skip_test("valgrind needs address space of its own: the memory limit runs in make test");
 	bb_tiny(&b);
 	const char *model = bb_to_file(&b, "tiny.nnn");

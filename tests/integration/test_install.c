@@ -52,8 +52,6 @@ Test(install, prefix_has_everything_and_builds_a_program, .fini = teardown, .tim
 	char out[65536], prefix[128], path[256];
 	const char *build = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
 
-	if (getenv("NNN_UNDER_VALGRIND"))
-		cr_skip_test("builds and installs with make: run by make test and make test-asan, not under valgrind");
 	snprintf(tmp, sizeof tmp, "/tmp/nnninst.XXXXXX");
 	cr_assert_not_null(mkdtemp(tmp));
 	snprintf(prefix, sizeof prefix, "%s/prefix", tmp);
@@ -204,8 +202,6 @@ Test(install, uninstall_after_reinstall_and_a_bad_record, .fini = teardown, .tim
 	char out[65536], prefix[128];
 	const char *build = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
 
-	if (getenv("NNN_UNDER_VALGRIND"))
-		cr_skip_test("installs with make: run by make test and make test-asan, not under valgrind");
 	snprintf(tmp, sizeof tmp, "/tmp/nnninst.XXXXXX");
 	cr_assert_not_null(mkdtemp(tmp));
 	snprintf(prefix, sizeof prefix, "%s/prefix", tmp);
@@ -235,8 +231,6 @@ Test(install, shared_library_exports_only_public_names)
 {
 	char out[65536];
 	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
-	if (getenv("NNN_UNDER_VALGRIND"))
-		cr_skip_test("nm and grep would run under valgrind too");
 	cr_assert_eq(t_sh(out, sizeof out, "nm -D --defined-only %s/libnnn.so.1 | awk '$3 !~ /^__/ {print $3}' | sort -u", b), 0);
 	int n = 0;
 	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {

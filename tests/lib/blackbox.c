@@ -9,13 +9,13 @@
 #include <unistd.h>
 
 #include <criterion/criterion.h>
+#include <valgrind/valgrind.h>
 
 #include "blackbox.h"
 
 int t_under_valgrind(void)
 {
-	const char *v = getenv("NNN_UNDER_VALGRIND");
-	return v && *v && strcmp(v, "0") != 0;
+	return RUNNING_ON_VALGRIND != 0;
 }
 
 void t_require_root(void)

@@ -64,7 +64,7 @@
  * Every value is still held to the plain path. A network's reference is
  * computed for the rows 0, 1, 2, batch/2 and batch-1 of its inputs (rows
  * are the same whatever the batch, so each row's reference is computed
- * once). Under `make valgrind` (NNN_UNDER_VALGRIND; valgrind hides
+ * once). Under `make valgrind` (t_under_valgrind(); valgrind hides
  * AVX-512, so the best is AVX2 there) batches 1 and 2 only, a smaller
  * sample; batch 2 only for layers of at most VG_RUN_MACS multiply-adds
  * there, and networks of at most VG_NET_MACS an item, which alone are held
@@ -88,6 +88,7 @@
 #include <nnn/run.h>
 #include <nnn/shape.h>
 
+#include "blackbox.h"
 #include "isa.h"
 #include "shell.h"
 #include "tmpdir.h"
@@ -107,12 +108,6 @@ static const int batches[] = { 1, 2, 3, 5, 64 };
 /* whole networks: the benchmark's two and an odd one (each layer has all) */
 static const int net_batches[] = { 1, 3, 64 };
 static const int vg_batches[] = { 1, 2 };
-
-static bool under_valgrind(void)
-{
-	const char *v = getenv("NNN_UNDER_VALGRIND");
-	return v && *v && strcmp(v, "0") != 0;
-}
 
 static const char *build_dir(void)
 {
@@ -239,7 +234,7 @@ static void wts_init(wts_t *t, const nnn_layer_t *L)
 	int64_t nw;
 	t->f = L->id == NNN_LAYER_ID_CONV ? L->body.conv.filters : L->body.dense.neurons;
 	cr_assert(L->id == NNN_LAYER_ID_CONV || L->id == NNN_LAYER_ID_DENSE,
-	          "layer type %s: the test has no reference for it; add one to tests/test_fastpaths.c",
+	          "layer type %s: the test has no reference for it; add one to tests/unit/test_fastpaths.c",
 	          nnn_layer_id_name(L->id) ? nnn_layer_id_name(L->id) : "?");
 	src = L->id == NNN_LAYER_ID_CONV ? L->body.conv.kernels.data : L->body.dense.weights.data;
 	nw = src.n;
@@ -809,7 +804,7 @@ static int64_t edgy_feature(uint64_t *seed, int64_t F)
 static void sample(lrun_t *t)
 {
 	const geo_t *g = &t->g;
-	double budget = under_valgrind() ? VG_REF_MACS : REF_MACS, per = (double)g->K * (t->softmax ? (double)g->F : 1);
+	double budget = t_under_valgrind() ? VG_REF_MACS : REF_MACS, per = (double)g->K * (t->softmax ? (double)g->F : 1);
 	bool all = (double)g->P * (double)g->F * (double)g->K <= budget;
 	int64_t want = all ? g->P * (t->softmax ? 1 : g->F) : (int64_t)(budget / per);
 	uint64_t seed = 77u + (uint64_t)t->li * 131u + (uint64_t)t->batch;
@@ -852,7 +847,7 @@ static void sample(lrun_t *t)
 				t->s[t->ns - g->F + k].post = row[k];
 		} else {
 			cr_assert(act_ref(g->act, &t->s[t->ns - 1].post, 1, 1),
-			          "%s: activation %s: the test has no reference for it; add one to tests/test_fastpaths.c",
+			          "%s: activation %s: the test has no reference for it; add one to tests/unit/test_fastpaths.c",
 			          layer_what(t->net, t->li), nnn_activation_id_name(g->act));
 		}
 	}
@@ -1052,7 +1047,7 @@ static void layer_check(const net_t *net, int li, const nnn_shape_t *in, const n
 
 static const int *batch_list(size_t *n, bool nets)
 {
-	if (under_valgrind()) {
+	if (t_under_valgrind()) {
 		*n = sizeof vg_batches / sizeof vg_batches[0];
 		return vg_batches;
 	}
@@ -1089,7 +1084,7 @@ ParameterizedTest(netspec_t *spec, fastpaths, layers)
 		net_shapes(&net, bs[b], in, out);
 		for (int32_t i = 0; i < net.m.layer_count; i++) {
 			double macs = (double)nnn_shape_numel(&out[i]) * (double)net.wt[i].k;
-			if (under_valgrind() && bs[b] > 1 && macs > VG_RUN_MACS) {
+			if (t_under_valgrind() && bs[b] > 1 && macs > VG_RUN_MACS) {
 				cr_log_info("%s: %.0f multiply-adds at batch %d: batch 1 only under valgrind (make test runs all)",
 				            layer_what(&net, i), macs, bs[b]);
 				continue;
@@ -1173,7 +1168,7 @@ ParameterizedTest(netspec_t *spec, fastpaths, networks)
 	net_shapes(&net, 1, in1, out1);
 	int32_t last = net.m.layer_count - 1;
 	int64_t per_out = nnn_shape_numel(&out1[last]), per_in = nnn_shape_numel(&in1[0]);
-	with_ref = !under_valgrind() || net_macs(&net, out1) <= VG_NET_MACS;
+	with_ref = !t_under_valgrind() || net_macs(&net, out1) <= VG_NET_MACS;
 	if (!with_ref)
 		cr_log_info("%s: %.0f multiply-adds an item: under valgrind batch 1 only, its outputs held to the plain "
 		            "path's only, not to the double reference (make test does all)",

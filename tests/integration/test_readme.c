@@ -42,9 +42,9 @@ Test(readme, library_program_compiles_and_runs, .fini = teardown, .timeout = 120
 	snprintf(tmp, sizeof tmp, "/tmp/nnnreadme.XXXXXX");
 	cr_assert_not_null(mkdtemp(tmp));
 	cr_assert_eq(t_sh(out, sizeof out, "awk '/^```c$/ { on = 1; text = \"\"; next } on && /^```$/ { on = 0; "
-	                  "if (text ~ /tests\\/test_readme\\.c/) { printf \"%%s\", text; exit } next } "
+	                  "if (text ~ /tests\\/integration\\/test_readme\\.c/) { printf \"%%s\", text; exit } next } "
 	                  "on { text = text $0 \"\\n\" }' README.md > %s/prog.c && grep -c 'int main' %s/prog.c", tmp, tmp),
-	             0, "README.md has no ```c block naming tests/test_readme.c, or it has no main: %s", out);
+	             0, "README.md has no ```c block naming tests/integration/test_readme.c, or it has no main: %s", out);
 	cr_assert_eq(t_sh(out, sizeof out, "cc -std=c11 -Wall -Wextra -Werror %s -Iruntime/include -I%s/gen %s/prog.c "
 	                  "%s/libnnn.a -ljansson -lm -o %s/prog", san, b, tmp, b, tmp), 0, "%s", out);
 	cr_assert_eq(t_sh(out, sizeof out, "%s/mkexample %s/example.nnn %s/x.npy", b, tmp, tmp), 0, "%s", out);

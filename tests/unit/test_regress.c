@@ -29,7 +29,8 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "../fuzz/checks.c"
+#include "../../fuzz/checks.c"
+#include "blackbox.h"
 
 static const char *const HARNESSES[] = { "fuzz_decode", "fuzz_dump", "fuzz_run", "fuzz_npy", "fuzz_json",
 	                                         "fuzz_onnx" };
@@ -183,7 +184,7 @@ static void replay(const regress_case_t *c)
 
 	/* Under valgrind a hang input takes many minutes and proves nothing
 	 * about memory: the normal and ASan runs time it. */
-	if (getenv("NNN_UNDER_VALGRIND") && (!strncmp(base, "timeout-", 8) || !strncmp(base, "slow-unit-", 10)))
+	if (t_under_valgrind() && (!strncmp(base, "timeout-", 8) || !strncmp(base, "slow-unit-", 10)))
 		cr_skip_test("%s: a hang input, timed by make test and make test-asan, not under valgrind", c->path);
 	name_crashes(c->path);
 	data = slurp(c->path, &len);
@@ -194,7 +195,7 @@ static void replay(const regress_case_t *c)
 	free(data);
 	cr_assert_neq(rc, -1, "%s: cannot replay: %s", c->path, why);
 	cr_assert_eq(rc, 0, "%s (%zu bytes, %s): %s", c->path, len, c->harness, why);
-	if (!getenv("NNN_UNDER_VALGRIND"))
+	if (!t_under_valgrind())
 		cr_expect_leq(took, limit, "%s (%zu bytes, %s): took %.1f s, over the %.0f s limit of the fuzzers' -timeout",
 		              c->path, len, c->harness, took, limit);
 }

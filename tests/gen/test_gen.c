@@ -1,7 +1,7 @@
 /* test_gen.c: the code generator (gen/nnngen.lua) as a black box.
  *
  * These tests shell out to lua5.4 and cc from the project root (make test
- * runs build/test_nnn there). Each test works in its own mkdtemp directory
+ * runs the tiers there). Each test works in its own mkdtemp directory
  * under /tmp, removed by the suite's fini even when an assertion fails.
  *
  *   gen/deterministic            two runs give byte-identical .c/.h/.md with a banner
@@ -19,11 +19,7 @@
  *                                validator, the rendered reference (section 6)
  *
  * Entries, indices and new IDs in the schemas and messages below come from
- * the schema (tests/schemaq.h), so that they hold after a compatible growth.
- *
- * Under `make valgrind` (NNN_UNDER_VALGRIND set, children traced) the tests
- * that run cc are skipped: the compiler itself leaks, which valgrind reports
- * as an error of the child.
+ * the schema (tests/lib/schemaq.h), so that they hold after a compatible growth.
  */
 #define _XOPEN_SOURCE 700
 #include <stdint.h>
@@ -148,8 +144,6 @@ static void compiles_at(const char *opt)
 	t_run_t r;
 
 	t_require_root();
-	if (t_under_valgrind())
-		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
 	r = generate("schema/nnn.lua", "g");
 	cr_assert_eq(r.status, 0, "generation failed (status %d): %s", r.status, r.err);
 	t_run_free(&r);
@@ -580,8 +574,6 @@ Test(gen, schema_extension)
 	long long id, undef;
 
 	t_require_root();
-	if (t_under_valgrind())
-		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
 	id = sq_int("next_free(\"activation_id\")");
 	undef = sq_int("unused(\"activation_id\", %lld)", id);
 	t_copy_schema(tmp());
@@ -683,10 +675,6 @@ static void expect_robust(const char *name, const char *body)
 		return;
 	}
 	t_run_free(&r);
-	if (t_under_valgrind()) {
-		t_tmpdir_remove(); /* Criterion runs no fini after a skip */
-		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
-	}
 	r = sh("cc " CC_WARN " -O2 " INCLUDES("'%s/%s'") " -c '%s/%s/schema_gen.c' -o '%s/%s/schema_gen.o'", tmp(),
 	       sub, tmp(), sub, tmp(), sub);
 	cr_expect_eq(r.status, 0, "the schema was accepted but its C does not compile:\n%s\n%s", body, r.err);
@@ -1356,8 +1344,6 @@ Test(gen, lang_range_min_open_core, .timeout = 240)
 	t_run_t r;
 
 	t_require_root();
-	if (t_under_valgrind())
-		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
 	t_copy_schema(tmp());
 	write_bad("open.lua", body);
 	r = generate(tpath("open.lua"), "o");
@@ -1394,8 +1380,6 @@ Test(gen, lang_range_min_open_plugin, .timeout = 240)
 	t_run_t r;
 
 	t_require_root();
-	if (t_under_valgrind())
-		cr_skip_test("runs cc, which valgrind (tracing children) reports as leaking");
 	cr_assert(access(nnnkit_bin(), X_OK) == 0, "%s is not built (run make)", nnnkit_bin());
 	r = sh("cp examples/plugin-pool-swish/schema.lua '%s/poolswish.lua'", tmp());
 	cr_assert_eq(r.status, 0);

@@ -16,6 +16,7 @@
 #include <nnn/run.h>
 #include <nnn/validate.h>
 
+#include "blackbox.h"
 #include "builder.h"
 
 static nnn_ctx_t *ctx_with(const char *rel)
@@ -219,7 +220,7 @@ Test(run, runs_of_one_plan_take_turns)
 	cr_assert_eq(nnn_plan_run(p, x, want, NULL), NNN_OK);
 	cr_assert_eq(nnn_plan_run(p, x + batch * 784, want + 40, NULL), NNN_OK);
 	for (int i = 0; i < 2; i++) {
-		k[i] = (caller_t){ .p = p, .x = x, .y = y[i], .runs = getenv("NNN_UNDER_VALGRIND") ? 4 : 40, .st = NNN_OK };
+		k[i] = (caller_t){ .p = p, .x = x, .y = y[i], .runs = t_under_valgrind() ? 4 : 40, .st = NNN_OK };
 		cr_assert_eq(pthread_create(&tid[i], NULL, call_plan, &k[i]), 0);
 	}
 	for (int i = 0; i < 2; i++) {

@@ -17,13 +17,9 @@
 #include <nnn/npy.h>
 #include <nnn/validate.h>
 
+#include "blackbox.h"
 #include "builder.h"
 #include "shell.h"
-
-static int under_valgrind(void)
-{
-	return getenv("NNN_UNDER_VALGRIND") != NULL;
-}
 
 /* A fresh folder under /tmp, removed by rm_dir. */
 static const char *mk_dir(void)
@@ -75,7 +71,7 @@ Test(files, cut_short_while_read_is_an_error_never_a_signal, .timeout = 900)
 		"validate C", "dump C", "info C", "convert C D/out.json", "map C -o D/map.html",
 		"validate --check-finite C",
 	};
-	if (under_valgrind())
+	if (t_under_valgrind())
 		cr_skip_test("a race against a writer: valgrind's pace leaves no command reading at the cut (make test "
 		             "and make test-asan run it)");
 	const char *dir = mk_dir();
@@ -267,7 +263,7 @@ Test(files, stdin_read_with_a_bound, .timeout = 120)
 #if defined(__SANITIZE_ADDRESS__)
 	limit = ""; /* ASan reserves terabytes of address space; the time bound stays */
 #endif
-	if (under_valgrind())
+	if (t_under_valgrind())
 		limit = "";
 	bb_tiny(&b);
 	snprintf(path, sizeof path, "%s/m.nnn", dir);
@@ -330,7 +326,7 @@ Test(files, unknown_id_costs_a_small_multiple_of_a_known_one, .timeout = 600)
 	const char *dir = mk_dir();
 	char known[128], unknown[128];
 	bb_t b = { 0 };
-	if (under_valgrind())
+	if (t_under_valgrind())
 		cr_skip_test("times processes: meaningless under valgrind; run by make test and test-asan");
 	for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
 		deep_model(&b, n, where[i], 0);

@@ -12,6 +12,7 @@
 
 #include <nnn/file.h>
 
+#include "blackbox.h"
 #include "builder.h"
 #include "schemaq.h"
 #include "codec.h"
@@ -610,7 +611,7 @@ Test(decode, length_bombs_under_memory_limit)
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
 #if !defined(__SANITIZE_ADDRESS__)
-		if (!getenv("NNN_UNDER_VALGRIND")) {
+		if (!t_under_valgrind()) {
 			/* Room for what the test process maps already; the bombs ask for GiBs. */
 			struct rlimit r = { (rlim_t)512 << 20, (rlim_t)512 << 20 };
 			if (setrlimit(RLIMIT_AS, &r) != 0)

@@ -622,8 +622,6 @@ Test(cli, build_from_spec)
  * agrees with NumPy within 1e-5. */
 Test(cli, from_numpy_example, .timeout = 120)
 {
-	if (getenv("NNN_UNDER_VALGRIND"))
-		cr_skip_test("python3 leaks under valgrind --trace-children");
 	if (t_sh(NULL, 0, "/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") != 0)
 		cr_skip_test("numpy is not installed for /usr/bin/python3 (Debian: apt-get install python3-numpy): skipped");
 	char dir[64] = "/tmp/nnnnumpy.XXXXXX", path[256];

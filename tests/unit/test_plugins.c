@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include "blackbox.h"
 #include "builder.h"
 #include "codec.h"
 #include "shell.h"
@@ -659,7 +660,7 @@ Test(plugins, id_policy_warnings_in_the_tool)
  * which runs the scanner too. */
 static int scan_ms(void)
 {
-	return getenv("NNN_UNDER_VALGRIND") ? 30000 : 1000;
+	return t_under_valgrind() ? 30000 : 1000;
 }
 
 /* A private folder for one test (removed by rm_tree), with `sub` made in it. */

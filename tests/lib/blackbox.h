@@ -8,8 +8,10 @@
 
 #include <nnn/status.h>
 
-/* Whether the suite runs under `make valgrind` (NNN_UNDER_VALGRIND set and
- * not "0"), where tests that run cc skip: the compiler leaks. */
+/* Whether this process runs under valgrind (make valgrind): tests that time
+ * processes, race a writer or limit the address space scale down or skip
+ * there. Which tests run under valgrind at all is the Makefile's choice, by
+ * tier (tests/tests.mk). */
 int t_under_valgrind(void);
 
 /* Fails the test unless it runs from the project root. */

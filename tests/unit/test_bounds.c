@@ -12,6 +12,7 @@
 #include <nnn/json.h>
 #include <nnn/npy.h>
 
+#include "blackbox.h"
 #include "builder.h"
 #include "clirun.h"
 #include "shell.h"
@@ -139,7 +140,7 @@ Test(bounds, json_out_of_memory_is_out_of_memory, .timeout = 120)
 #if defined(__SANITIZE_ADDRESS__)
 	cr_skip_test("ASan reserves terabytes of address space: the memory limit runs in make test");
 #endif
-	if (getenv("NNN_UNDER_VALGRIND"))
+	if (t_under_valgrind())
 		cr_skip_test("valgrind needs address space of its own: the memory limit runs in make test");
 	char dir[] = "/tmp/nnnoom.XXXXXX", out[8192];
 	bb_t b = { 0 };

@@ -464,18 +464,10 @@ static char *capture(const char *cmd, int *status)
 	return buf;
 }
 
-static bool under_traced_valgrind(void)
-{
-	const char *v = getenv("NNN_UNDER_VALGRIND");
-	return v && *v && strcmp(v, "0") != 0;
-}
-
 Test(kernels, exports_only_the_entry_point)
 {
 	char cmd[1200];
 	int status, text = 0, entries = 0;
-	if (under_traced_valgrind())
-		cr_skip_test("nm and ldd would run under valgrind too");
 	snprintf(cmd, sizeof cmd, "nm -D --defined-only '%s'", plugin_path());
 	char *out = capture(cmd, &status);
 	cr_assert_eq(status, 0, "%s failed", cmd);

@@ -1,0 +1,217 @@
+# tests/tests.mk: the test harness, included by the Makefile. The tests come
+# in tiers, one folder each, chosen by make targets (docs/testing.md):
+#
+#   make test-unit         tests/unit: libnnn in process (codec, shape engine,
+#                          plan, kernels, npy, JSON, ONNX, plugins, writes)
+#   make test-gen          tests/gen: the generator (nnngen, check-compat)
+#   make test-cli          tests/cli: nnnkit as a user runs it
+#   make test-integration  tests/integration: install and uninstall, the SDK
+#                          and the example plugins, ONNX Runtime, the README
+#   make test-python       tests/python: pytest
+#   make drills            tests/drills: the growth drills
+#   make test              check-gen, check-compat and every tier above but
+#                          the drills: what a developer runs before a commit
+#   make test-times        the 30 slowest tests of the last runs
+#   make test-asan         unit, gen and cli on the sanitizer tree (clang,
+#                          ASan+UBSan: the fuzzers' objects too)
+#   make valgrind          unit under memcheck, and a third of the other
+#                          in-process suites, by the commit (VG_SHARE below)
+#   make valgrind-cli      the CLI under memcheck over the conformance corpus
+#
+# Each Criterion tier is one program, $(O)/test-TIER (beside nnnkit and its
+# plugin scanner, which libnnn looks for there), built from its folder
+# and the shared helpers of tests/lib. Every run writes its report, with each
+# test's wall time, to $(O)/test-reports/TIER.xml (JUnit XML).
+
+TEST_TIERS := unit gen cli integration
+TEST_LIB_OBJ := $(patsubst %.c,$(O)/obj/%.o,$(wildcard tests/lib/*.c))
+TEST_BINS := $(TEST_TIERS:%=$(O)/test-%)
+REPORTS := $(O)/test-reports
+$(O)/obj/tests/%.o: CPPFLAGS += -Itests/lib
+
+# The allocator is wrapped for the allocation-failure sweep
+# (tests/unit/test_allocfail.c): every other test passes straight through.
+ALLOC_WRAP := $(foreach f,malloc calloc realloc aligned_alloc posix_memalign strdup strndup free,-Wl,--wrap=$(f))
+TIER_LDFLAGS_unit := $(ALLOC_WRAP)
+# (No % in the prerequisites but the stem's: make would put the stem there.)
+$(O)/test-%: $$(addprefix $(O)/obj/,$$(addsuffix .o,$$(basename $$(wildcard tests/$$*/*.c)))) $(TEST_LIB_OBJ) $(LIB_A)
+	@mkdir -p $(@D)
+	@echo "  CC     $@"
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LIB_A) $(TIER_LDFLAGS_$*) -lcriterion $(LIB_DEPS) $(LDLIBS)
+
+# Test plugins, each broken in one way (tests/plugins/fixture.c).
+FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail \
+	abi10 hostpool oldabi badrecord corerecord freecore thirdparty taken never layout nolayout \
+	flood allids initexit inithang initspin \
+	nanfwd shortfwd crashfwd
+FIX_good :=
+FIX_tag2 := -DFIX_TAG=2 -DFIX_LAYER=1 -DFIX_ACT=4
+FIX_dupacross := -DFIX_TAG=3 -DFIX_ACT=5
+FIX_noentry := -DFIX_NO_ENTRY
+FIX_initfail := -DFIX_INIT_FAIL
+FIX_abimajor := -DFIX_ABI_MAJOR
+FIX_abiminor := -DFIX_ABI_MINOR
+FIX_dupwithin := -DFIX_DUP_WITHIN
+FIX_noforward := -DFIX_NO_FORWARD
+FIX_missingdep := -DFIX_MISSING_DEP
+FIX_initcrash := -DFIX_INIT_CRASH
+FIX_initexit := -DFIX_INIT_EXIT
+FIX_inithang := -DFIX_INIT_HANG
+FIX_initspin := -DFIX_INIT_SPIN
+FIX_fwdfail := -DFIX_FORWARD_FAIL -DFIX_TAG=4
+FIX_abi10 := -DFIX_ABI_1_0 -DFIX_TAG=7 -DFIX_ACT_ADDS=100
+FIX_hostpool := -DFIX_HOST_POOL -DFIX_TAG=6 -DFIX_ACT_ADDS=1000
+FIX_oldabi := -DFIX_OLD_ABI -DFIX_LAYER=7
+FIX_badrecord := -DFIX_RECORD -DFIX_LAYER=7
+FIX_corerecord := -DFIX_CORE_RECORD
+# New IDs where the schema's ID policy puts them (tests/plugins/fixture.c).
+FIX_freecore := -DFIX_FREE_CORE
+FIX_thirdparty := -DFIX_THIRD_PARTY
+FIX_taken := -DFIX_TAKEN
+FIX_never := -DFIX_NEVER
+FIX_layout := -DFIX_LAYOUT=0x5eed1234u
+FIX_nolayout := -DFIX_LAYOUT=0
+# Declarations past the host's room (tests/plugins/fixture.c).
+FIX_flood := -DFIX_FLOOD
+FIX_allids := -DFIX_ALL_IDS
+# Wrong kernels for Dense and Linear, for the conformance runner to catch.
+FIX_nanfwd := -DFIX_NAN_FORWARD -DFIX_ACT=0
+FIX_shortfwd := -DFIX_SHORT_FORWARD -DFIX_ACT=0
+FIX_crashfwd := -DFIX_CRASH_FORWARD -DFIX_ACT=0
+FIXTURE_SO := $(FIXTURES:%=$(O)/fixtures/%.so)
+$(O)/fixtures/%.so: tests/plugins/fixture.c $(GEN_H) $(wildcard runtime/include/nnn/*.h)
+	@mkdir -p $(@D)/dep
+	@if [ $* = missingdep ]; then \
+		echo 'int fixdep_value(void); int fixdep_value(void) { return 5; }' > $(@D)/dep/fixdep.c && \
+		$(CC) -shared -fPIC -o $(@D)/dep/libfixdep.so $(@D)/dep/fixdep.c; fi
+	@echo "  CC     $@"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PLUGIN_CFLAGS) $(FIX_$*) -shared -o $@ $< \
+		$(if $(filter missingdep,$*),-L$(@D)/dep -lfixdep)
+	@# what the plugin needs is gone: dlopen must say so
+	@if [ $* = missingdep ]; then rm -f $(@D)/dep/libfixdep.so; fi
+
+# A decoder that skips one check, for the conformance runner to catch.
+$(O)/lenient: tests/tools/lenient.c $(LIB_A) $(GEN_H) $(wildcard runtime/include/nnn/*.h runtime/src/*.h)
+	@echo "  CC     $@"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
+
+# ONNX Runtime for the ONNX tests (tests/integration/test_onnx_ort.c runs
+# exported models in it through tests/tools/ort_run.js): onnxruntime-node
+# from the npm registry, as tests/ort/package-lock.json pins it, installed
+# into $(O)/ort by `npm ci --ignore-scripts`. Offline (or without node/npm)
+# the build goes on: tests/ort/install.sh says why in one line and in
+# $(O)/ort/missing, and the tests that need it skip saying so. `make ort`
+# tries again.
+ORT_STAMP := $(O)/ort/.stamp
+$(ORT_STAMP): tests/ort/package.json tests/ort/package-lock.json tests/ort/install.sh
+	$(Q)tests/ort/install.sh $(O)/ort
+	@touch $@
+ort:
+	@rm -f $(ORT_STAMP)
+	$(Q)$(MAKE) --no-print-directory $(ORT_STAMP)
+
+# What each tier needs built. It includes all of `make all`: the install
+# tests run `make install` in this build folder two at a time, and must find
+# nothing left to build there. test-build is what every tier needs (the
+# growth drills' base tree).
+TIER_DEPS := $(ALL) $(FIXTURE_SO) $(O)/lenient
+TIER_DEPS_integration := $(ORT_STAMP)
+test-build: $(TIER_DEPS) $(TEST_BINS) $(ORT_STAMP)
+
+# The suite's plugin scans are cached in the build folder, never in ~/.cache,
+# and may take up to two minutes: on a loaded machine under ASan or valgrind a
+# scan can pass the 5 s default, which would fail plugins that are fine (the
+# tests of hanging plugins set their own limit).
+SUITE_ENV := NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) NNN_PLUGIN_CACHE=$(abspath $(O))/plugin-scan.cache \
+	NNN_PLUGIN_SCAN_TIMEOUT_MS=120000
+# TEST_ARGS passes more Criterion options, e.g. TEST_ARGS='--filter npy/*'.
+TEST_ARGS ?=
+$(TEST_TIERS:%=test-%): test-%: $(O)/test-% $(TIER_DEPS) $$(TIER_DEPS_$$*)
+	@mkdir -p $(REPORTS)
+	$(SUITE_ENV) $(O)/test-$* --jobs 2 --xml=$(REPORTS)/$*.xml $(TEST_ARGS)
+
+# The Python package's tests (tests/python, pytest), against this build tree,
+# with Debian's Python (numpy, pytest: scripts/deps.sh); no byte code or
+# pytest cache is left in the tree.
+PYTHON := /usr/bin/python3
+test-python: $(ALL)
+	@mkdir -p $(REPORTS)
+	$(SUITE_ENV) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider \
+		--junitxml=$(REPORTS)/python.xml tests/python
+
+# Every tier runs, one after another (each uses both cores), even after one
+# fails: the summary names each tier's result, and make fails at the end.
+TEST_RUN := $(TEST_TIERS) $(if $(NO_PYTHON),,python)
+test: check-gen check-compat test-build
+	@failed=; for t in $(TEST_RUN); do \
+		$(MAKE) --no-print-directory test-$$t || failed="$$failed $$t"; done; \
+	if [ -n "$$failed" ]; then echo "test: FAILED:$$failed" >&2; exit 1; fi; \
+	echo "test: passed: $(TEST_RUN)"
+
+# The slowest tests of the last runs, from the reports above.
+test-times:
+	$(Q)$(PYTHON) tests/times.py $(REPORTS)/*.xml
+
+# ---- growth drills: each growth of the schema in a copy of the built tree:
+# built incrementally, locked and checked through the CLI; then the tiers a
+# growth can affect, once, on every compatible growth together; each kind
+# of breaking change refused (tests/drills/run.sh, docs/growing-the-format.md) ----
+drills: | deps
+	tests/drills/run.sh $(DRILLS)
+
+# ---- the sanitizer tree: one clang build with ASan and UBSan, its objects
+# also instrumented for libFuzzer, serves test-asan and the fuzzers
+# (fuzz/Makefile.inc links the harnesses against its libnnn.a and loads its
+# builtin plugin). clang ignores `#pragma GCC target`, so its plugins are
+# built for this machine (-march=native); the tree is never installed. The
+# sanitizer runtimes live in the programs that load a plugin: no
+# --no-undefined there. Python is not run on it: python3 cannot load a
+# libnnn built with ASan without preloading its runtime. ----
+SAN_O := build/san
+SANITIZE := -fsanitize=address,undefined
+SAN_VARS := O=$(SAN_O) CC=clang NO_PYTHON=1 \
+	OPT="-O1 -g $(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all -fsanitize=fuzzer-no-link" \
+	LDLIBS="-lm $(SANITIZE)" PLUGIN_CFLAGS="-fvisibility=hidden -march=native" PLUGIN_LDFLAGS=
+SAN_TIERS := unit gen cli
+san-build:
+	$(Q)$(MAKE) --no-print-directory $(SAN_VARS) $(addprefix $(SAN_O)/test-,$(SAN_TIERS)) $(SAN_O)/lenient all \
+		$(patsubst $(O)/%,$(SAN_O)/%,$(FIXTURE_SO))
+test-asan: san-build
+	@failed=; for t in $(SAN_TIERS); do \
+		LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) NNN_SANITIZE="$(SANITIZE)" \
+		$(MAKE) --no-print-directory $(SAN_VARS) test-$$t || failed="$$failed $$t"; done; \
+	if [ -n "$$failed" ]; then echo "test-asan: FAILED:$$failed" >&2; exit 1; fi
+
+# ---- valgrind: what ASan cannot see (uninitialised reads, leaks in the
+# plain build). The unit tier runs whole under memcheck. Of the other
+# in-process tiers (gen, cli), one share in three of their suites runs too:
+# the suites, sorted by name, are dealt out 0, 1, 2, 0, ... and the share is
+# the number of commits on HEAD modulo 3 (VG_SHARE overrides it), so every
+# suite runs under valgrind at least every third commit
+# (tests/valgrind-suites.sh; docs/testing.md). Integration runs once per CI,
+# plainly: it builds with cc and make, which valgrind does not trace.
+#
+# Every process the suite starts is traced but nnnkit (the CLI tests start
+# hundreds: traced, they were most of the run's time) and the shells and
+# tools around it. The CLI runs under memcheck in valgrind-cli, and its
+# tests against an ASan+UBSan nnnkit in test-asan. Each process logs to
+# $(O)/valgrind/PID.log; tests/valgrind-logs.sh fails on any error or leak
+# there, a test's forked process's included. ----
+VG_SHARE ?= $(shell expr $$(git rev-list --count HEAD 2>/dev/null || echo 0) % 3)
+VG_SKIP := */nnnkit,*/sh,*/dash,*/bash,*/lua5.4,*/script,*/node,*/npm,*/cat,*/timeout,*/chromium*,*/python3*,*/ls,*/tr,*/stat,*/ln,*/chmod,*/cc,*/gcc*,*/clang*,*/cc1,*/collect2,*/ld,*/as,*/make,*/nm,*/ldd,*/sha256sum,*/find,*/xargs,*/cmp,*/cp,*/rm,*/awk,*/sort,*/mkdir
+VALGRIND := valgrind --error-exitcode=9 --leak-check=full --suppressions=$(abspath tests/valgrind.supp) \
+	--errors-for-leak-kinds=definite,indirect --show-possibly-lost=no --trace-children=yes \
+	--trace-children-skip='$(VG_SKIP)' --log-file=$(abspath $(O))/valgrind/%p.log -q
+valgrind: $(TIER_DEPS) $(O)/test-unit $(O)/test-gen $(O)/test-cli
+	@rm -rf $(O)/valgrind && mkdir -p $(O)/valgrind $(REPORTS)
+	rc=0; $(SUITE_ENV) $(VALGRIND) $(O)/test-unit --jobs 2 --xml=$(REPORTS)/valgrind-unit.xml || rc=$$?; \
+	for t in gen cli; do \
+		f=$$(tests/valgrind-suites.sh $(O)/test-$$t $(VG_SHARE)) || exit 2; \
+		echo "valgrind: $$t, share $(VG_SHARE) of 0-2: $$f"; \
+		$(SUITE_ENV) $(VALGRIND) $(O)/test-$$t --jobs 2 --filter "$$f" --xml=$(REPORTS)/valgrind-$$t.xml || rc=$$?; \
+	done; tests/valgrind-logs.sh $(O)/valgrind && exit $$rc
+
+# The CLI under valgrind: the conformance corpus (in process), `dump` over
+# every valid case, and every command on the example model, good and bad.
+valgrind-cli: $(NNNKIT) $(PLUGINS) $(O)/mkexample $(CONFORMANCE)/manifest.json
+	tests/valgrind-cli.sh $(O) $(CONFORMANCE)
