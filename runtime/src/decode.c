@@ -115,7 +115,8 @@ size_t nnn_path_index(nnn_path_t *p, int64_t i)
 
 /* ---- problems ---- */
 
-static nnn_status_t report(nnn_cur_t *c, nnn_status_t code, uint64_t at, const char *fmt, va_list ap)
+__attribute__((format(printf, 4, 0))) static nnn_status_t report(nnn_cur_t *c, nnn_status_t code, uint64_t at,
+                                                                 const char *fmt, va_list ap)
 {
 	char msg[NNN_MSG_MAX];
 	vsnprintf(msg, sizeof msg, fmt, ap);

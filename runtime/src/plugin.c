@@ -306,7 +306,7 @@ static nnn_status_t h_add_activation(nnn_decl_t *d, const nnn_activation_type_t 
 	return NNN_OK;
 }
 
-static nnn_status_t h_fail(nnn_decl_t *d, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static nnn_status_t h_fail(nnn_decl_t *d, const char *fmt, ...)
 {
 	char msg[MSG];
 	va_list ap;
@@ -353,7 +353,8 @@ static void h_rule_dims(nnn_vctx_t *v, const char *name, nnn_i32s_t dims, uint64
 	nnn_rule_dims(v, name, dims, at, pat, npat);
 }
 
-static void h_v_problem(nnn_vctx_t *v, nnn_status_t code, const char *name, uint64_t at, const char *fmt, ...)
+__attribute__((format(printf, 5, 6))) static void h_v_problem(nnn_vctx_t *v, nnn_status_t code, const char *name, uint64_t at,
+                                                              const char *fmt, ...)
 {
 	char msg[NNN_MSG_MAX];
 	va_list ap;

@@ -260,7 +260,7 @@ Test(files, stdin_read_with_a_bound, .timeout = 120)
 	nnn_shape_t xs = { .rank = 2, .dims = { 2, 3 } };
 	const float x[6] = { 1, 2, 3, 4, 5, 6 };
 	const char *limit = "ulimit -v 262144; ";
-#if defined(__SANITIZE_ADDRESS__)
+#if T_ASAN
 	limit = ""; /* ASan reserves terabytes of address space; the time bound stays */
 #endif
 	if (t_under_valgrind())

@@ -136,7 +136,7 @@ Test(hardening, cli_length_bombs_under_memory_limit)
 	static const size_t at[] = { 4, 20, 34, 43, 72 };
 	const char *kit = nnnkit_bin();
 	char cmd[1024];
-#if defined(__SANITIZE_ADDRESS__)
+#if T_ASAN
 	cr_skip_test("ASan reserves terabytes of address space: the memory limit runs in make test");
 #endif
 	if (t_under_valgrind())
@@ -167,7 +167,7 @@ Test(hardening, cli_under_64_mib_does_not_hang, .timeout = 120)
 	bb_t b = { 0 };
 	nnn_shape_t shape = { .rank = 2, .dims = { 2, 3 } };
 	const float x[6] = { 1, 2, 3, 4, 5, 6 };
-#if defined(__SANITIZE_ADDRESS__)
+#if T_ASAN
 	cr_skip_test("ASan reserves terabytes of address space: the memory limit runs in make test");
 #endif
 	if (t_under_valgrind())
@@ -226,7 +226,7 @@ Test(hardening, crashing_plugin_is_checked_in_a_child)
 	int st = pclose(p);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 3, "%s", out);
 	/* A signal; under ASan its handler turns the SEGV into an exit status. */
-#if defined(__SANITIZE_ADDRESS__)
+#if T_ASAN
 	cr_assert(strstr(out, "initcrash.so: entry point stage: exited with status 1 during its entry point"), "%s", out);
 #else
 	cr_assert(strstr(out, "initcrash.so: entry point stage: crashed with SIGSEGV (Segmentation fault) during its "

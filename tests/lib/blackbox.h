@@ -8,6 +8,20 @@
 
 #include <nnn/status.h>
 
+/* T_ASAN: 1 in a build with AddressSanitizer, where tests that limit the
+ * address space skip (ASan reserves terabytes of it). gcc says so with
+ * __SANITIZE_ADDRESS__, clang (the sanitizer tree) with __has_feature. */
+#if defined(__SANITIZE_ADDRESS__)
+#define T_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define T_ASAN 1
+#endif
+#endif
+#ifndef T_ASAN
+#define T_ASAN 0
+#endif
+
 /* Whether this process runs under valgrind (make valgrind): tests that time
  * processes, race a writer or limit the address space scale down or skip
  * there. Which tests run under valgrind at all is the Makefile's choice, by

@@ -137,7 +137,7 @@ Test(bounds, output_shape_overflow_is_refused_clearly)
  * succeeds or says it ran out of memory; none calls the text invalid. */
 Test(bounds, json_out_of_memory_is_out_of_memory, .timeout = 120)
 {
-#if defined(__SANITIZE_ADDRESS__)
+#if T_ASAN
 	cr_skip_test("ASan reserves terabytes of address space: the memory limit runs in make test");
 #endif
 	if (t_under_valgrind())

@@ -610,7 +610,7 @@ Test(decode, length_bombs_under_memory_limit)
 	pid_t pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-#if !defined(__SANITIZE_ADDRESS__)
+#if !T_ASAN
 		if (!t_under_valgrind()) {
 			/* Room for what the test process maps already; the bombs ask for GiBs. */
 			struct rlimit r = { (rlim_t)512 << 20, (rlim_t)512 << 20 };

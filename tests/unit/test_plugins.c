@@ -707,7 +707,7 @@ static void tiny_model(const char *root, char *model, char *input, size_t size)
 static const struct {
 	const char *name, *says;
 } broken[] = {
-#if defined(__SANITIZE_ADDRESS__)
+#if T_ASAN
 	{ "initcrash", "initcrash.so: entry point stage: exited with status 1 during its entry point" },
 #else
 	{ "initcrash", "initcrash.so: entry point stage: crashed with SIGSEGV (Segmentation fault) during its entry point" },

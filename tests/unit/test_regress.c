@@ -120,14 +120,9 @@ static unsigned char *slurp(const char *path, size_t *len)
  * hang was found (libFuzzer names those inputs timeout-* or slow-unit-*).
  * Sanitized builds get ten times as long. */
 #define REPLAY_SECONDS 10.0
-#if defined(__SANITIZE_ADDRESS__)
+#if T_ASAN
 #define REPLAY_SLOWDOWN 10.0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define REPLAY_SLOWDOWN 10.0
-#endif
-#endif
-#ifndef REPLAY_SLOWDOWN
+#else
 #define REPLAY_SLOWDOWN 1.0
 #endif
 
