@@ -126,9 +126,16 @@ SUITE_ENV := NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) NNN_PLUGIN_CA
 	NNN_PLUGIN_SCAN_TIMEOUT_MS=120000
 # TEST_ARGS passes more Criterion options, e.g. TEST_ARGS='--filter npy/*'.
 TEST_ARGS ?=
+# The gen tier's cases that only run Lua (a schema the generator must
+# refuse, and how) run in one lua5.4 process: tests/gen/schema_errors.lua,
+# after the Criterion program whether or not it passed; not when TEST_ARGS
+# picks Criterion tests.
+TIER_LUA_gen := tests/gen/schema_errors.lua
 $(TEST_TIERS:%=test-%): test-%: $(O)/test-% $(TIER_DEPS) $$(TIER_DEPS_$$*)
 	@mkdir -p $(REPORTS)
-	$(SUITE_ENV) $(O)/test-$* --jobs 2 --xml=$(REPORTS)/$*.xml $(TEST_ARGS)
+	rc=0; $(SUITE_ENV) $(O)/test-$* --jobs 2 --xml=$(REPORTS)/$*.xml $(TEST_ARGS) || rc=$$?; \
+	$(if $(TIER_LUA_$*),$(if $(TEST_ARGS),,$(LUA) $(TIER_LUA_$*) --junit $(REPORTS)/$(basename $(notdir $(TIER_LUA_$*))).xml || rc=1;)) \
+	exit $$rc
 
 # The Python package's tests (tests/python, pytest), against this build tree,
 # with Debian's Python (numpy, pytest: scripts/deps.sh); no byte code or

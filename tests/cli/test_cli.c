@@ -16,6 +16,7 @@
 
 #include "builder.h"
 #include "clirun.h"
+#include "ctx.h"
 #include "shell.h"
 
 static const char *tiny_file(void)
@@ -39,7 +40,7 @@ Test(cli, help_and_usage_errors)
 	{
 		static char man[65536];
 		char types[1024];
-		const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+		const char *b = t_build_dir();
 		snprintf(types, sizeof types, "\n  layer types: %s\n  activations: %s\n", nnn_type_layer_id.names,
 		         nnn_type_activation_id.names);
 		cr_assert(strstr(r.out, types), "no '%s' in:\n%s", types, r.out);
@@ -361,7 +362,7 @@ Test(cli, conformance_runner_catches_lenient_and_crashing_decoders)
 	run_t r;
 	char args[1024];
 	const char *dir = mini_corpus();
-	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	const char *b = t_build_dir();
 
 	snprintf(args, sizeof args, "conformance --corpus %s", dir);
 	nnnkit_env(&r, "-u NNNKIT_PROGRESS", args);

@@ -16,6 +16,7 @@
 
 #include "builder.h"
 #include "clirun.h"
+#include "ctx.h"
 #include "shell.h"
 
 static json_t *tables(void)
@@ -479,7 +480,7 @@ Test(conventions, environment_is_checked)
 Test(conventions, man_page_and_completion_know_every_option, .timeout = 60)
 {
 	json_t *j = tables();
-	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	const char *b = t_build_dir();
 	static char man[1 << 18], comp[1 << 17];
 	size_t i, k;
 	json_t *cmd, *o;
@@ -527,7 +528,7 @@ Test(conventions, man_page_and_completion_know_every_option, .timeout = 60)
  * the option, not the model's kernel. */
 Test(conventions, input_shape_for_run_and_blame_on_the_input, .timeout = 120)
 {
-	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	const char *b = t_build_dir();
 	fx_t f;
 	char out[65536], flat[160], x[160], m[160];
 	nnn_npy_t a;

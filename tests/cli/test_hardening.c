@@ -19,6 +19,7 @@
 
 #include "blackbox.h"
 #include "builder.h"
+#include "ctx.h"
 #include "shell.h"
 
 /* A one-layer Dense model whose weights are `inputs` x 4 floats of `fill`. */
@@ -219,7 +220,7 @@ Test(hardening, crashing_plugin_is_checked_in_a_child)
 {
 	char cmd[1024], out[4096] = "";
 	const char *kit = nnnkit_bin();
-	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	const char *b = t_build_dir();
 	snprintf(cmd, sizeof cmd, "%s --no-default-plugins plugins --check %s/fixtures/initcrash.so 2>&1", kit, b);
 	FILE *p = popen(cmd, "r");
 	out[fread(out, 1, sizeof out - 1, p)] = '\0';
@@ -253,7 +254,7 @@ Test(hardening, crashing_plugin_is_checked_in_a_child)
 Test(hardening, failing_kernel_names_its_layer)
 {
 	char plugin[512];
-	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	const char *b = t_build_dir();
 	nnn_ctx_t *ctx;
 	nnn_model_t *m;
 	nnn_plan_t *p;

@@ -17,6 +17,7 @@
 
 #include "builder.h"
 #include "clirun.h"
+#include "ctx.h"
 #include "shell.h"
 #include "tmpdir.h"
 
@@ -148,7 +149,7 @@ typedef struct example {
 
 static void example_open(example_t *e)
 {
-	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	const char *b = t_build_dir();
 	char out[4096];
 	nnn_diags_t d;
 	nnn_diags_init(&d);

@@ -24,6 +24,7 @@
 #include <nnn/model.h>
 
 #include "builder.h"
+#include "ctx.h"
 #include "shell.h"
 
 static char g_dir[64];
@@ -308,7 +309,7 @@ static const char *build_plugin(void)
 {
 	static char so[256];
 	const char *cc = getenv("CC") ? getenv("CC") : "cc";
-	const char *build = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	const char *build = t_build_dir();
 	const char *d = dir();
 	cr_assert_eq(t_sh(NULL, 0, "lua5.4 gen/nnngen.lua --plugin examples/plugin-pool-swish/schema.lua --c %s/ps_gen.c "
 	                "--h %s/poolswish_gen.h && %s -std=c11 -O1 -fPIC -shared -fvisibility=hidden -Iruntime/include "
@@ -326,7 +327,7 @@ static const char *build_plugin(void)
 Test(map, page_in_chromium, .fini = cleanup, .timeout = 240)
 {
 	char html_path[300], dom_path[300], shot[512], want[512];
-	const char *build = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	const char *build = t_build_dir();
 	nnn_ctx_t *ctx;
 	bb_t b = { 0 };
 

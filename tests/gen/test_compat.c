@@ -18,12 +18,13 @@
  *                                byte, and a BatchNorm file decodes too
  *   compat/refused_change_breaks_old_files  the control: a change check-compat refuses
  *                                (a field added to dense) does break those files
- *   compat/policy_*, ids_*       the ID policy (schema `ids`): in the lock and the generated
+ *   compat/policy_*              the ID policy (schema `ids`): in the lock and the generated
  *                                header, a core value refused on a taken, third-party or
- *                                never ID, a taken record or a range kept, a malformed table
- *                                refused; nnngen's warnings; the guide's table. IDs come from
- *                                the generated header (NNN_*_TAKEN, *_CORE_MIN, ...), never
- *                                from numbers written here.
+ *                                never ID, a taken record or a range kept; nnngen's
+ *                                warnings; the guide's table. IDs come from the generated
+ *                                header (NNN_*_TAKEN, *_CORE_MIN, ...), never from numbers
+ *                                written here. (A malformed `ids` table and a malformed
+ *                                renamed_from are schema errors: tests/gen/schema_errors.lua.)
  *   compat/renames_*             renamed_from: a declared rename passes and is flagged, one
  *                                that is not declared is refused with the hint to declare it
  *   compat/layout_*              the struct layouts plugins see (gen/layout.lua): the lock's
@@ -98,7 +99,9 @@ static size_t count_lines(const char *text)
 
 
 /* Every modified schema starts from nnn.lua; `find` and `push` are shorthands
- * (the sandbox also offers table.insert, table.remove and the rest). */
+ * (the sandbox also offers table.insert, table.remove and the rest).
+ * tests/gen/schema_errors.lua starts the schema errors it took from here
+ * from the same text. */
 static const char PROLOGUE[] =
 	"local s = import(\"nnn.lua\")\n"
 	"local function find(list, name)\n"
@@ -1175,48 +1178,6 @@ Test(compat, allows_new_taken_record)
 	}
 }
 
-/* `nnngen SCHEMA --check` on nnn.lua modified by `body`: exit 1 and a
- * schema error holding every piece of `want` (NULL-terminated). */
-static void expect_schema_error(const char *body, const char *const *want)
-{
-	t_run_t r = sh(GEN_LUA " '%s' --check", write_schema("bad", body));
-	cr_expect_eq(r.status, 1, "expected a schema error, got status %d:\n%s\n%s%s", r.status, body, r.out, r.err);
-	cr_expect(!strncmp(r.err, "schema error: ", 14), "%s", r.err);
-	for (; *want; want++)
-		cr_expect(strstr(r.err, *want) != NULL, "no '%s' in:\n%s", *want, r.err);
-	t_run_free(&r);
-}
-
-#define SCHEMA_ERROR(body, ...) expect_schema_error(body, (const char *const[]){ __VA_ARGS__, NULL })
-
-Test(compat, ids_table_is_checked)
-{
-	const policy_t *p = LAYERS;
-	t_require_root();
-	SCHEMA_ERROR("s.ids = nil", "schema error: ids: missing: every enum open to plugins", p->enum_name);
-	SCHEMA_ERROR(t_fmt("s.ids.%s = nil", ACTS->enum_name), t_fmt("ids.%s: missing", ACTS->enum_name));
-	SCHEMA_ERROR(t_fmt("s.ids.%s.core.max = %d", p->enum_name, p->core_max - 1),
-	             t_fmt("ids.%s: the ranges leave %d unowned", p->enum_name, p->core_max));
-	SCHEMA_ERROR(t_fmt("s.ids.%s.core.max = %d", p->enum_name, p->core_max + 1),
-	             t_fmt("ids.%s: third_party overlaps another range", p->enum_name));
-	SCHEMA_ERROR(t_fmt("s.ids.%s.thrid_party = {}", p->enum_name), t_fmt("ids.%s: unknown key \"thrid_party\"", p->enum_name));
-	SCHEMA_ERROR(t_fmt("s.ids.padding_type = s.ids.%s", p->enum_name),
-	             "ids: \"padding_type\" is not an enum open to plugins");
-	SCHEMA_ERROR(t_fmt("s.ids.%s.core.doc = nil", p->enum_name), t_fmt("ids.%s.core: missing one-line doc string", p->enum_name));
-	SCHEMA_ERROR(t_fmt("s.ids.%s.third_party.min = %d", p->enum_name, p->tp_max + 1),
-	             t_fmt("ids.%s.third_party: min and max must be integers with min <= max", p->enum_name));
-	SCHEMA_ERROR(t_fmt("push(s.ids.%s.taken, { id = %d, by = \"x\", name = \"y\", doc = \"z\" })\n"
-	               "push(s.ids.%s.taken, { id = %d, by = \"x\", name = \"y\", doc = \"z\" })",
-	               p->enum_name, p->tp_min, p->enum_name, p->tp_min),
-	             t_fmt("ids.%s.taken[", p->enum_name), t_fmt("%s %d is listed twice", p->word, p->tp_min));
-	if (p->never_min >= 0)
-		SCHEMA_ERROR(t_fmt("push(s.ids.%s.taken, { id = %d, by = \"x\", name = \"y\", doc = \"z\" })", p->enum_name,
-		               p->never_min),
-		             t_fmt("%d is in the never range", p->never_min));
-	SCHEMA_ERROR(t_fmt("push(s.ids.%s.taken, { id = %d, name = \"y\", doc = \"z\" })", p->enum_name, p->tp_min),
-	             "missing one-line by string");
-}
-
 /* nnngen warns (and still generates) about a value on a taken ID, and
  * about a plugin fragment's ID in the core range that is not taken. */
 Test(compat, nnngen_warns_about_ids)
@@ -1384,22 +1345,6 @@ Test(compat, renames_not_declared_are_refused_with_a_hint)
 	        "record removed: records \"leaky_relu\": no longer defined, but files written before hold it; safe "
 	        "alternative: keep record leaky_relu with its fields as they are; if \"lrelu\" is \"leaky_relu\" renamed, "
 	        "say so with renamed_from = \"leaky_relu\" on it (files stay readable)");
-}
-
-Test(compat, renamed_from_is_checked)
-{
-	t_require_root();
-	SCHEMA_ERROR("find(find(s.records, \"dense\").fields, \"neurons\").renamed_from = \"flatten\"",
-	             "records[", "\"dense\".fields[1] \"neurons\": renamed_from: \"flatten\" is still the name of fields[3] "
-	             "\"flatten\"");
-	SCHEMA_ERROR("find(s.records, \"dense\").renamed_from = \"dense\"", "\"dense\": renamed_from: \"dense\" is its own name");
-	SCHEMA_ERROR("find(s.records, \"dense\").renamed_from = \"conv\"",
-	             "\"dense\": renamed_from: \"conv\" is still the name of records \"conv\"");
-	SCHEMA_ERROR("find(find(s.records, \"dense\").fields, \"neurons\").renamed_from = \"units\"\n"
-	             "find(find(s.records, \"dense\").fields, \"flatten\").renamed_from = { \"units\" }",
-	             "\"flatten\": renamed_from: \"units\" is also claimed by \"neurons\"");
-	SCHEMA_ERROR("find(find(s.enums, \"activation_id\").values, \"relu\").renamed_from = 3",
-	             "\"relu\": renamed_from must be the former name, or a list of former names, not number");
 }
 
 /* ---- 6. the struct layouts plugins see (gen/layout.lua) ---- */

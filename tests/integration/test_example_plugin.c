@@ -30,6 +30,7 @@
 #include <nnn/npy.h>
 
 #include "builder.h"
+#include "ctx.h"
 #include "kit.h"
 #include "onnxtools.h"
 #include "shell.h"
@@ -71,7 +72,7 @@ static void teardown(void)
 static void install_and_build_plugin(char *sums, size_t size)
 {
 	char out[65536];
-	const char *build = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	const char *build = t_build_dir();
 
 	snprintf(tmp, sizeof tmp, "/tmp/nnnext.XXXXXX");
 	cr_assert_not_null(mkdtemp(tmp));

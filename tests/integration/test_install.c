@@ -18,6 +18,7 @@
 #include <nnn/npy.h>
 
 #include "builder.h"
+#include "ctx.h"
 #include "shell.h"
 
 static char tmp[64];
@@ -50,7 +51,7 @@ static const char prog[] =
 Test(install, prefix_has_everything_and_builds_a_program, .fini = teardown, .timeout = 300)
 {
 	char out[65536], prefix[128], path[256];
-	const char *build = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	const char *build = t_build_dir();
 
 	snprintf(tmp, sizeof tmp, "/tmp/nnninst.XXXXXX");
 	cr_assert_not_null(mkdtemp(tmp));
@@ -200,7 +201,7 @@ Test(install, prefix_has_everything_and_builds_a_program, .fini = teardown, .tim
 Test(install, uninstall_after_reinstall_and_a_bad_record, .fini = teardown, .timeout = 300)
 {
 	char out[65536], prefix[128];
-	const char *build = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	const char *build = t_build_dir();
 
 	snprintf(tmp, sizeof tmp, "/tmp/nnninst.XXXXXX");
 	cr_assert_not_null(mkdtemp(tmp));
@@ -230,7 +231,7 @@ Test(install, uninstall_after_reinstall_and_a_bad_record, .fini = teardown, .tim
 Test(install, shared_library_exports_only_public_names)
 {
 	char out[65536];
-	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	const char *b = t_build_dir();
 	cr_assert_eq(t_sh(out, sizeof out, "nm -D --defined-only %s/libnnn.so.1 | awk '$3 !~ /^__/ {print $3}' | sort -u", b), 0);
 	int n = 0;
 	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {

@@ -52,6 +52,8 @@
 
 #include "blackbox.h"
 #include "clirun.h"
+#include "ctx.h"
+#include "manifest.h"
 #include "onnxtools.h"
 #include "shell.h"
 #include "tmpdir.h"
@@ -494,8 +496,8 @@ Test(onnx_ort, export_example_classifier, .timeout = 600)
 	tally_t *t = calloc(1, sizeof *t);
 	cr_assert_not_null(t);
 	const char *model = t_tmppath(TMP, "example.nnn");
-	cr_assert_eq(t_sh(NULL, 0, "%s/mkexample %s", onnx_build_dir(), model), 0, "%s/mkexample did not write %s",
-	             onnx_build_dir(), model);
+	cr_assert_eq(t_sh(NULL, 0, "%s/mkexample %s", t_build_dir(), model), 0, "%s/mkexample did not write %s",
+	             t_build_dir(), model);
 	nnn_shape_t in = { .rank = 4, .dims = { BATCH, 28, 28, 1 } };
 	export_case(t, "example-1thread", model, &in, 7u, 1, false);
 	export_case(t, "example-2threads-fixed", model, &in, 8u, 2, true);
@@ -506,73 +508,45 @@ Test(onnx_ort, export_example_classifier, .timeout = 600)
 
 /* ---- the conformance corpus ---- */
 
-/* The valid cases of the manifest (one case per line, as
- * gen/emit_conformance.lua writes it): file and input shape. */
-typedef struct vcase {
-	char file[256];
-	nnn_shape_t input;
-} vcase_t;
-
-static size_t valid_cases(vcase_t **out)
-{
-	char path[512], line[8192];
-	size_t n = 0, cap = 0;
-	vcase_t *cs = NULL;
-	snprintf(path, sizeof path, "%s/conformance/manifest.json", onnx_build_dir());
-	FILE *f = fopen(path, "r");
-	cr_assert_not_null(f, "no conformance manifest at %s (make builds it)", path);
-	while (fgets(line, sizeof line, f)) {
-		const char *file = strstr(line, "{\"file\": \""), *shape = strstr(line, "\"input_shape\": [");
-		if (!file || !strstr(line, "\"valid\": true"))
-			continue;
-		cr_assert_not_null(shape, "a valid case without an input shape: %s", line);
-		if (n == cap) {
-			cap = cap ? 2 * cap : 128;
-			vcase_t *ncs = realloc(cs, cap * sizeof *cs);
-			cr_assert_not_null(ncs);
-			cs = ncs;
-		}
-		vcase_t *c = &cs[n++];
-		memset(c, 0, sizeof *c);
-		file += strlen("{\"file\": \"");
-		snprintf(c->file, sizeof c->file, "%.*s", (int)strcspn(file, "\""), file);
-		const char *p = shape + strlen("\"input_shape\": [");
-		while (*p && *p != ']') {
-			char *end;
-			long long v = strtoll(p, &end, 10);
-			cr_assert(end != p && c->input.rank < NNN_MAX_RANK, "bad input shape in %s", line);
-			c->input.dims[c->input.rank++] = v;
-			p = end + strspn(end, ", ");
-		}
-		/* The manifest's batch is 1: a batch of 3 shows rows mixed up. */
-		if (c->input.rank > 0)
-			c->input.dims[0] = BATCH;
-	}
-	fclose(f);
-	*out = cs;
-	return n;
-}
-
+/* Every valid case of the manifest ($NNN_BUILD/conformance), numbered in
+ * the manifest's order: the number seeds the input and picks the half. */
 static void export_conformance(int part)
 {
-	vcase_t *cs;
+	char dir[512], manifest[600];
 	need(NEED_ORT | NEED_CHECKER);
-	size_t n = valid_cases(&cs);
+	snprintf(dir, sizeof dir, "%s/conformance", t_build_dir());
+	snprintf(manifest, sizeof manifest, "%s/manifest.json", dir);
+	cr_assert_eq(access(manifest, R_OK), 0, "no conformance manifest at %s (make builds it)", manifest);
+	t_manifest_t m = t_manifest_load(dir);
+	const t_mcase_t **cs = malloc((m.n ? m.n : 1) * sizeof *cs);
+	size_t n = 0;
+	cr_assert_not_null(cs);
+	for (size_t i = 0; i < m.n; i++) {
+		if (!m.cases[i].valid)
+			continue;
+		cr_assert(m.cases[i].has_input, "a valid case without an input shape: %s", m.cases[i].file);
+		cs[n++] = &m.cases[i];
+	}
 	tally_t *t = calloc(1, sizeof *t);
 	cr_assert_not_null(t);
-	cr_assert_gt(n, 0, "no valid case in %s/conformance/manifest.json", onnx_build_dir());
+	cr_assert_gt(n, 0, "no valid case in %s", manifest);
 	/* Under make valgrind every nnnkit is traced: one case in 12 there. */
 	size_t step = t_under_valgrind() ? 12 : 2;
 	for (size_t i = (size_t)part; i < n; i += step) {
 		char path[1024], name[256];
-		snprintf(path, sizeof path, "%s/conformance/%s", onnx_build_dir(), cs[i].file);
+		snprintf(path, sizeof path, "%s/%s", dir, cs[i]->file);
 		/* "valid/dense-relu.nnn" -> "dense-relu" */
-		const char *base = strrchr(cs[i].file, '/') ? strrchr(cs[i].file, '/') + 1 : cs[i].file;
+		const char *base = strrchr(cs[i]->file, '/') ? strrchr(cs[i]->file, '/') + 1 : cs[i]->file;
 		snprintf(name, sizeof name, "%.*s", (int)strcspn(base, "."), base);
-		export_case(t, name, path, &cs[i].input, 100u + (uint32_t)i, 1, false);
+		nnn_shape_t in = cs[i]->input;
+		/* The manifest's batch is 1: a batch of 3 shows rows mixed up. */
+		if (in.rank > 0)
+			in.dims[0] = BATCH;
+		export_case(t, name, path, &in, 100u + (uint32_t)i, 1, false);
 	}
 	tally_end(t, part ? "conformance valid cases (odd)" : "conformance valid cases (even)");
 	free(cs);
+	t_manifest_free(&m);
 	free(t);
 }
 

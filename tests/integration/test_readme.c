@@ -17,6 +17,7 @@
 
 #include <nnn/file.h>
 
+#include "ctx.h"
 #include "shell.h"
 
 static char tmp[64];
@@ -27,15 +28,10 @@ static void teardown(void)
 		fprintf(stderr, "could not remove %s\n", tmp);
 }
 
-static const char *build_dir(void)
-{
-	return getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
-}
-
 Test(readme, library_program_compiles_and_runs, .fini = teardown, .timeout = 120)
 {
 	char out[65536], want[1024];
-	const char *b = build_dir();
+	const char *b = t_build_dir();
 	/* A sanitized build's library needs its runtime in the program too. */
 	const char *san = getenv("NNN_SANITIZE") ? getenv("NNN_SANITIZE") : "";
 

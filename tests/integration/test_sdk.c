@@ -21,6 +21,7 @@
 
 #include <nnn/npy.h>
 
+#include "ctx.h"
 #include "kit.h"
 #include "schemaq.h"
 #include "shell.h"
@@ -39,7 +40,7 @@ static void teardown(void)
 static void install(void)
 {
 	char out[65536];
-	const char *build = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	const char *build = t_build_dir();
 
 	snprintf(tmp, sizeof tmp, "/tmp/nnnsdk.XXXXXX");
 	cr_assert_not_null(mkdtemp(tmp));

@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 
 #include "kit.h"
+#include "manifest.h"
 #include "shell.h"
 
 int t_kit(json_t **report, const char *fmt, ...)
@@ -49,16 +50,10 @@ const char *t_kit_why(const json_t *report, const char *file)
 
 long t_kit_valid_cases(const char *dir)
 {
-	char path[512];
-	json_error_t err;
-	size_t i;
-	json_t *c;
+	t_manifest_t m = t_manifest_load(dir);
 	long n = 0;
-	snprintf(path, sizeof path, "%s/manifest.json", dir);
-	json_t *m = json_load_file(path, 0, &err);
-	cr_assert_not_null(m, "%s: %s", path, err.text);
-	json_array_foreach(json_object_get(m, "cases"), i, c)
-		n += json_is_true(json_object_get(c, "valid"));
-	json_decref(m);
+	for (size_t i = 0; i < m.n; i++)
+		n += m.cases[i].valid;
+	t_manifest_free(&m);
 	return n;
 }

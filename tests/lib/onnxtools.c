@@ -7,17 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctx.h"
 #include "onnxtools.h"
 #include "shell.h"
 
 #define PYTHON "/usr/bin/python3"
 #define TOOLS "tests/tools"
-
-const char *onnx_build_dir(void)
-{
-	const char *b = getenv("NNN_BUILD");
-	return b && *b ? b : "build";
-}
 
 /* s single-quoted for sh into out; false when it does not fit. */
 static bool sq(const char *s, char *out, size_t n)
@@ -80,7 +75,7 @@ static bool tool(const char *name, char *path, size_t n, char *why, size_t wn)
 /* "<build>/ort/node_modules", absolute (NODE_PATH is read from any folder). */
 static void node_path(char *out, size_t n)
 {
-	const char *b = onnx_build_dir();
+	const char *b = t_build_dir();
 	char cwd[512];
 	if (b[0] == '/' || !getcwd(cwd, sizeof cwd))
 		snprintf(out, n, "%s/ort/node_modules", b);
@@ -98,7 +93,7 @@ bool ort_ready(char *why, size_t n)
 		say(why, n, "ONNX Runtime not installed: node not found on PATH (scripts/deps.sh installs nodejs)");
 		return false;
 	}
-	snprintf(marker, sizeof marker, "%s/ort/missing", onnx_build_dir());
+	snprintf(marker, sizeof marker, "%s/ort/missing", t_build_dir());
 	if ((f = fopen(marker, "r")) != NULL) {
 		size_t got = fread(text, 1, sizeof text - 1, f);
 		fclose(f);
@@ -111,7 +106,7 @@ bool ort_ready(char *why, size_t n)
 	snprintf(marker, sizeof marker, "%s/onnxruntime-node/package.json", modules);
 	if (access(marker, R_OK) != 0) {
 		say(why, n, "ONNX Runtime not installed: no %s (make installs it into %s/ort: tests/ort/install.sh)", marker,
-		    onnx_build_dir());
+		    t_build_dir());
 		return false;
 	}
 	if (!sq(modules, q, sizeof q)) {

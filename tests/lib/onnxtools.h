@@ -4,7 +4,7 @@
  * (tests/tools/onnx_check.py on Debian's python3-onnx) and torch.onnx.export
  * (tests/tools/torch_export.py on Debian's python3-torch).
  *
- * The build folder is $NNN_BUILD (else "build"); tests/tools is found from
+ * The build folder is t_build_dir() (ctx.h); tests/tools is found from
  * the current folder, the project root (make test runs the suite there).
  * Python is /usr/bin/python3, Debian's. Each *_ready says whether its tool
  * can run, and when not, why in `why` (what is missing and how to get it),
@@ -37,8 +37,5 @@ bool torch_ready(char *why, size_t n);
  * CASE.out.npy and OUTDIR/manifest.json; nets (NULL: all) is a
  * space-separated list of net name prefixes ("conv1d mnist"). */
 int torch_export_cases(const char *outdir, const char *nets, char *out, size_t n);
-
-/* The build folder: $NNN_BUILD, else "build". */
-const char *onnx_build_dir(void);
 
 #endif

@@ -28,6 +28,7 @@
 #include <nnn/validate.h>
 
 #include "builder.h"
+#include "ctx.h"
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t k, size_t n);
@@ -291,8 +292,7 @@ static nnn_status_t op_npy(const void *in)
 static const char *builtin(void)
 {
 	static char path[1024];
-	const char *b = getenv("NNN_BUILD");
-	snprintf(path, sizeof path, "%s/plugins/builtin.so", b ? b : "build");
+	snprintf(path, sizeof path, "%s/plugins/builtin.so", t_build_dir());
 	return path;
 }
 

@@ -43,25 +43,14 @@
 #include <nnn/file.h>
 #include <nnn/validate.h>
 
+#include "ctx.h"
 #include "kit.h"
+#include "manifest.h"
 #include "shell.h"
 #include "roundtrip.h"
 
 #define GEN_LUA "lua5.4 gen/nnngen.lua"
 #define PLUGIN_DIR "examples/plugin-pool-swish"
-
-typedef struct ccase {
-	char file[256];
-	int valid;
-	char klass[32];
-	char kind[32];
-	char code[32];
-	long number;
-	char path[NNN_PATH_MAX];
-	long long offset; /* -1 for null */
-	char input_shape[128]; /* "[1, 6, 6, 3]" or "null" */
-	char tests[512];
-} ccase_t;
 
 static char g_tmp[64];
 
@@ -92,88 +81,6 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* ---- the manifest: one case per line, keys in a fixed order ---- */
-
-/* The value of "key": in line, a string (unescaped into out) or a literal. */
-static bool field(const char *line, const char *key, char *out, size_t size)
-{
-	char pat[64];
-	snprintf(pat, sizeof pat, "\"%s\": ", key);
-	const char *p = strstr(line, pat);
-	size_t k = 0;
-	if (!p)
-		return false;
-	p += strlen(pat);
-	if (*p == '"') {
-		for (p++; *p && *p != '"'; p++) {
-			char c = *p;
-			if (c == '\\') {
-				p++;
-				if (*p == 'u') {
-					unsigned v = 0;
-					if (sscanf(p + 1, "%4x", &v) != 1)
-						return false;
-					c = (char)v;
-					p += 4;
-				} else {
-					c = *p;
-				}
-			}
-			if (k + 1 < size)
-				out[k++] = c;
-		}
-		if (*p != '"')
-			return false;
-	} else {
-		for (; *p && *p != ',' && *p != '}'; p++)
-			if (k + 1 < size)
-				out[k++] = *p;
-	}
-	out[k] = '\0';
-	return true;
-}
-
-static size_t load_manifest(const char *dir, ccase_t **out)
-{
-	char path[512], line[8192], v[600];
-	size_t n = 0, cap = 0;
-	ccase_t *cs = NULL;
-	snprintf(path, sizeof path, "%s/manifest.json", dir);
-	FILE *f = fopen(path, "r");
-	cr_assert_not_null(f, "no manifest at %s", path);
-	while (fgets(line, sizeof line, f)) {
-		if (!strstr(line, "{\"file\": "))
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 256;
-			cs = realloc(cs, cap * sizeof *cs);
-			cr_assert_not_null(cs);
-		}
-		ccase_t *c = &cs[n++];
-		memset(c, 0, sizeof *c);
-		cr_assert(field(line, "file", c->file, sizeof c->file), "bad manifest line: %s", line);
-		cr_assert(field(line, "valid", v, sizeof v));
-		c->valid = strcmp(v, "true") == 0;
-		cr_assert(field(line, "class", c->klass, sizeof c->klass));
-		cr_assert(field(line, "kind", c->kind, sizeof c->kind));
-		cr_assert(field(line, "code", c->code, sizeof c->code));
-		cr_assert(field(line, "number", v, sizeof v));
-		c->number = strtol(v, NULL, 10);
-		cr_assert(field(line, "path", c->path, sizeof c->path));
-		cr_assert(field(line, "offset", v, sizeof v));
-		c->offset = strcmp(v, "null") == 0 ? -1 : strtoll(v, NULL, 10);
-		cr_assert(field(line, "tests", c->tests, sizeof c->tests));
-		/* the shape's commas end field()'s literal: read up to its ] */
-		const char *sh = strstr(line, "\"input_shape\": ");
-		cr_assert_not_null(sh, "no input_shape in %s", line);
-		sh += strlen("\"input_shape\": ");
-		snprintf(c->input_shape, sizeof c->input_shape, "%.*s", (int)(*sh == '[' ? strcspn(sh, "]") + 1 : 4), sh);
-	}
-	fclose(f);
-	*out = cs;
-	return n;
-}
-
 static unsigned char *read_all(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -196,7 +103,7 @@ static unsigned char *read_all(const char *path, size_t *len)
 
 /* ---- one case ---- */
 
-static bool same(const nnn_diag_t *d, const ccase_t *c)
+static bool same(const nnn_diag_t *d, const t_mcase_t *c)
 {
 	return strcmp(nnn_status_name(d->code), c->code) == 0 && strcmp(d->path, c->path) == 0 &&
 	       (long long)d->offset == c->offset;
@@ -241,7 +148,7 @@ static bool file_agrees(const char *path, const unsigned char *buf, size_t len, 
 }
 
 /* Checks one case; on failure writes why into `why` and returns false. */
-static bool run_case(const char *dir, const ccase_t *c, const nnn_ctx_t *ctx, char *why, size_t size,
+static bool run_case(const char *dir, const t_mcase_t *c, const nnn_ctx_t *ctx, char *why, size_t size,
                      size_t *status_differs)
 {
 	char path[600];
@@ -264,19 +171,16 @@ static bool run_case(const char *dir, const ccase_t *c, const nnn_ctx_t *ctx, ch
 		nnn_status_t sd = nnn_model_decode(buf, len, &opts, &m, &d);
 		unsigned char *enc = NULL;
 		size_t elen = 0;
-		nnn_shape_t in;
-		char text[128];
 		if (sv != NNN_OK || v.n) {
 			snprintf(why, size, "validate: %s, first %s at %s @%llu", nnn_status_name(sv),
 			         v.n ? nnn_status_name(v.v[0].code) : "-", v.n ? v.v[0].path : "-",
 			         v.n ? (unsigned long long)v.v[0].offset : 0ULL);
 			ok = false;
-		} else if (snprintf(text, sizeof text, "%.*s", (int)strlen(c->input_shape) - 2, c->input_shape + 1) < 1 ||
-		           c->input_shape[0] != '[' || nnn_shape_parse(text, &in, NULL) != NNN_OK) {
-			snprintf(why, size, "the manifest records no input shape for a valid case: %s", c->input_shape);
+		} else if (!c->has_input) {
+			snprintf(why, size, "the manifest records no input shape for a valid case: %s", c->input_text);
 			ok = false;
-		} else if ((sv = nnn_validate_bytes(buf, len, ctx, &in, &v)) != NNN_OK || v.n) {
-			snprintf(why, size, "validate --input-shape %s: %s, first %s at %s: %s", c->input_shape,
+		} else if ((sv = nnn_validate_bytes(buf, len, ctx, &c->input, &v)) != NNN_OK || v.n) {
+			snprintf(why, size, "validate --input-shape %s: %s, first %s at %s: %s", c->input_text,
 			         nnn_status_name(sv), v.n ? nnn_status_name(v.v[0].code) : "-", v.n ? v.v[0].path : "-",
 			         v.n ? v.v[0].msg : "-");
 			ok = false;
@@ -355,8 +259,9 @@ typedef struct tally {
 
 static void run_corpus(const char *dir, const nnn_ctx_t *ctx, const char *label)
 {
-	ccase_t *cs;
-	size_t n = load_manifest(dir, &cs);
+	t_manifest_t m = t_manifest_load(dir);
+	const t_mcase_t *cs = m.cases;
+	size_t n = m.n;
 	tally_t t[32] = { 0 };
 	size_t nt = 0, fails = 0, differs = 0;
 	char why[1024];
@@ -386,7 +291,7 @@ static void run_corpus(const char *dir, const nnn_ctx_t *ctx, const char *label)
 	cr_log_info("%s: %zu cases (%s), %zu failed, run in %.2f s", label, n, line, fails, now() - t0);
 	cr_log_info("%s: %zu structural cases where nnn_validate_bytes, past the same first problem, returns "
 	            "the code of a later fatal one", label, differs);
-	free(cs);
+	t_manifest_free(&m);
 	cr_assert_eq(fails, 0, "%s: %zu of %zu conformance cases failed (listed above)", label, fails, n);
 }
 
@@ -408,10 +313,9 @@ Test(conformance, core, .fini = cleanup, .timeout = 600)
 	 * (compared here: no child process to trace under valgrind). */
 	snprintf(dir2, sizeof dir2, "%s/again", tmp());
 	generate("schema/nnn.lua", dir2);
-	ccase_t *cs;
-	size_t n = load_manifest(dir, &cs);
-	for (size_t i = 0; i <= n; i++) {
-		const char *rel = i < n ? cs[i].file : "manifest.json";
+	t_manifest_t m = t_manifest_load(dir);
+	for (size_t i = 0; i <= m.n; i++) {
+		const char *rel = i < m.n ? m.cases[i].file : "manifest.json";
 		size_t la, lb;
 		snprintf(a, sizeof a, "%s/%s", dir, rel);
 		snprintf(b, sizeof b, "%s/%s", dir2, rel);
@@ -420,14 +324,14 @@ Test(conformance, core, .fini = cleanup, .timeout = 600)
 		free(x);
 		free(y);
 	}
-	free(cs);
+	t_manifest_free(&m);
 	run_corpus(dir, NULL, "core");
 }
 
 Test(conformance, plugin, .fini = cleanup, .timeout = 600)
 {
 	char dir[128], cmd[2048], out[8192], so[160];
-	const char *build = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	const char *build = t_build_dir();
 	const char *cc = getenv("CC") ? getenv("CC") : "cc";
 	nnn_ctx_t *ctx;
 	nnn_diags_t d;
@@ -458,7 +362,7 @@ Test(conformance, plugin, .fini = cleanup, .timeout = 600)
 
 static const char *fixture(const char *name)
 {
-	return t_fmt("%s/fixtures/%s.so", getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build", name);
+	return t_fmt("%s/fixtures/%s.so", t_build_dir(), name);
 }
 
 /* The core corpus, generated into the test's folder. */

@@ -89,6 +89,7 @@
 #include <nnn/shape.h>
 
 #include "blackbox.h"
+#include "ctx.h"
 #include "isa.h"
 #include "shell.h"
 #include "tmpdir.h"
@@ -109,12 +110,6 @@ static const int batches[] = { 1, 2, 3, 5, 64 };
 static const int net_batches[] = { 1, 3, 64 };
 static const int vg_batches[] = { 1, 2 };
 
-static const char *build_dir(void)
-{
-	const char *b = getenv("NNN_BUILD");
-	return b && *b ? b : "build";
-}
-
 /* ---- the networks: `mkexample --list` ---- */
 
 /* One line of the list; error set when the list could not be read (the
@@ -129,7 +124,7 @@ static size_t read_list(netspec_t *v, size_t max)
 {
 	char cmd[1200], line[2048];
 	size_t n = 0;
-	snprintf(cmd, sizeof cmd, "'%s/mkexample' --list 2>&1", build_dir());
+	snprintf(cmd, sizeof cmd, "'%s/mkexample' --list 2>&1", t_build_dir());
 	FILE *p = popen(cmd, "r");
 	if (!p) {
 		snprintf(v[0].error, sizeof v[0].error, "cannot run %s", cmd);
@@ -219,7 +214,7 @@ typedef struct net {
 static const char *plugin_path(void)
 {
 	static char path[1024];
-	snprintf(path, sizeof path, "%s/plugins/builtin.so", build_dir());
+	snprintf(path, sizeof path, "%s/plugins/builtin.so", t_build_dir());
 	return path;
 }
 
@@ -283,7 +278,7 @@ static void net_open(net_t *n, const netspec_t *spec)
 		          "%s: input '%s' is not D1,D2,...", spec->name, spec->input);
 		s = end;
 	}
-	cr_assert_eq(t_sh(out, sizeof out, "'%s/mkexample' --net '%s' '%s'", build_dir(), spec->name, file), 0,
+	cr_assert_eq(t_sh(out, sizeof out, "'%s/mkexample' --net '%s' '%s'", t_build_dir(), spec->name, file), 0,
 	             "mkexample --net %s: %s", spec->name, out);
 	nnn_diags_init(&d);
 	cr_assert_eq(nnn_file_open(file, &copy, &n->file, &d), NNN_OK, "%s: %s", file, diag_msg(&d));

@@ -23,6 +23,7 @@
 #include <nnn/shape.h>
 #include <nnn/schema_gen.h>
 
+#include "ctx.h"
 #include "isa.h"
 
 /* ---- the fake host ---- */
@@ -112,11 +113,11 @@ static rec_t R;
 static const char *plugin_path(void)
 {
 	static char path[1024];
-	const char *dir = getenv("NNN_PLUGIN_DIR_TEST"), *build = getenv("NNN_BUILD");
+	const char *dir = getenv("NNN_PLUGIN_DIR_TEST");
 	if (dir && *dir)
 		snprintf(path, sizeof path, "%s/builtin.so", dir);
 	else /* make test sets NNN_BUILD to its build folder (build/asan for test-asan) */
-		snprintf(path, sizeof path, "%s/plugins/builtin.so", build && *build ? build : "build");
+		snprintf(path, sizeof path, "%s/plugins/builtin.so", t_build_dir());
 	return path;
 }
 

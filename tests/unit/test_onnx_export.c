@@ -19,22 +19,9 @@
 #include <nnn/onnx.h>
 
 #include "builder.h"
+#include "ctx.h"
 #include "clirun.h"
 #include "tmpdir.h"
-
-static nnn_ctx_t *ctx_with(const char *rel)
-{
-	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
-	char path[1024];
-	nnn_ctx_t *c;
-	nnn_diags_t d;
-	nnn_diags_init(&d);
-	snprintf(path, sizeof path, "%s/%s", b, rel);
-	cr_assert_eq(nnn_ctx_new(&c, &d), NNN_OK);
-	cr_assert_eq(nnn_plugin_load(c, path, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
-	nnn_diags_free(&d);
-	return c;
-}
 
 static nnn_model_t *decode(const bb_t *b, const nnn_ctx_t *ctx)
 {
@@ -104,7 +91,7 @@ static const char *ops(const Onnx__GraphProto *g)
  * Dense with flatten (Flatten + Gemm), Softmax. */
 Test(onnx_export, conv_dense_graph)
 {
-	nnn_ctx_t *ctx = ctx_with("plugins/builtin.so");
+	nnn_ctx_t *ctx = t_ctx_with("plugins/builtin.so");
 	bb_t b = { 0 };
 	int32_t k[2] = { 3, 2 }, pads[4] = { 1, 1, 0, 1 };
 	bb_header(&b, "graph", 0, 3);
@@ -188,7 +175,7 @@ Test(onnx_export, conv_dense_graph)
  * layers add nothing still has a node, so that its output is a node's. */
 Test(onnx_export, gemm_and_linear)
 {
-	nnn_ctx_t *ctx = ctx_with("plugins/builtin.so");
+	nnn_ctx_t *ctx = t_ctx_with("plugins/builtin.so");
 	bb_t b = { 0 };
 	bb_header(&b, "", 0, 1);
 	bb_dense(&b, NNN_ACTIVATION_ID_LINEAR, 3, 2, 0);
@@ -216,7 +203,7 @@ Test(onnx_export, gemm_and_linear)
 /* The fields ONNX has none for: the JSON form without the float values. */
 Test(onnx_export, metadata_holds_the_fields)
 {
-	nnn_ctx_t *ctx = ctx_with("plugins/builtin.so");
+	nnn_ctx_t *ctx = t_ctx_with("plugins/builtin.so");
 	bb_t b = { 0 };
 	bb_tiny(&b);
 	nnn_model_t *m = decode(&b, ctx);
@@ -244,7 +231,7 @@ Test(onnx_export, metadata_holds_the_fields)
  * written. */
 Test(onnx_export, refusals_are_listed)
 {
-	nnn_ctx_t *ctx = ctx_with("plugins/builtin.so");
+	nnn_ctx_t *ctx = t_ctx_with("plugins/builtin.so");
 	bb_t b = { 0 };
 	int32_t k4[4] = { 1, 1, 1, 1 }, pads8[8] = { 0 };
 	bb_header(&b, "", 0, 3);
@@ -271,7 +258,7 @@ Test(onnx_export, refusals_are_listed)
 	nnn_ctx_free(ctx);
 
 	/* The fixture provides Dense (and ReLU) without a hook. */
-	ctx = ctx_with("fixtures/good.so");
+	ctx = t_ctx_with("fixtures/good.so");
 	m = decode(&b, ctx);
 	nnn_diags_init(&d);
 	o.ctx = ctx;
@@ -292,7 +279,7 @@ Test(onnx_export, refusals_are_listed)
 /* An input shape the model does not fit is refused, as validate does. */
 Test(onnx_export, input_shape_must_fit)
 {
-	nnn_ctx_t *ctx = ctx_with("plugins/builtin.so");
+	nnn_ctx_t *ctx = t_ctx_with("plugins/builtin.so");
 	bb_t b = { 0 };
 	bb_tiny(&b);
 	nnn_model_t *m = decode(&b, ctx);

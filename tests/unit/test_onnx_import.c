@@ -20,6 +20,7 @@
 #include <nnn/run.h>
 
 #include "clirun.h"
+#include "ctx.h"
 #include "tmpdir.h"
 
 TestSuite(onnx_import, .fini = t_tmpdir_remove);
@@ -324,24 +325,10 @@ static void expect_refused(gb_t *b, nnn_status_t code, const char *const *paths,
 	got_free(&r);
 }
 
-static nnn_ctx_t *builtin_ctx(void)
-{
-	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
-	char path[1024];
-	nnn_ctx_t *c;
-	nnn_diags_t d;
-	nnn_diags_init(&d);
-	snprintf(path, sizeof path, "%s/plugins/builtin.so", b);
-	cr_assert_eq(nnn_ctx_new(&c, &d), NNN_OK);
-	cr_assert_eq(nnn_plugin_load(c, path, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
-	nnn_diags_free(&d);
-	return c;
-}
-
 /* Runs m on x of shape `in`; y gets numel(out) floats. */
 static void run_model(const nnn_model_t *m, const int64_t *in, int rank, const float *x, float *y, int64_t ny)
 {
-	nnn_ctx_t *c = builtin_ctx();
+	nnn_ctx_t *c = t_ctx_with("plugins/builtin.so");
 	nnn_shape_t s = { .rank = rank }, out;
 	nnn_diags_t d;
 	nnn_diags_init(&d);

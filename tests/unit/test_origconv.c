@@ -37,6 +37,7 @@
 #include <nnn/run.h>
 
 #include "clirun.h"
+#include "ctx.h"
 #include "shell.h"
 
 /* A one-Conv model: kernels [f, k0..k(n-1), c] holding w, bias b, no
@@ -480,16 +481,11 @@ Test(origconv, old_caller)
 	const float bias[] = { 0 };
 	nnn_shape_t in = { .rank = 4, .dims = { 1, 2, 3, 1 } };
 	nnn_run_opts_t o = { .size = offsetof(nnn_run_opts_t, compat), .compat = NNN_COMPAT_CONV_ORIGINAL };
-	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
-	char path[1024];
-	nnn_ctx_t *ctx;
+	nnn_ctx_t *ctx = t_ctx_with("plugins/builtin.so");
 	nnn_diags_t d;
 	conv_t cv;
 	float y = 0;
 	nnn_diags_init(&d);
-	snprintf(path, sizeof path, "%s/plugins/builtin.so", b);
-	cr_assert_eq(nnn_ctx_new(&ctx, &d), NNN_OK);
-	cr_assert_eq(nnn_plugin_load(ctx, path, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
 	conv_make(&cv, 1, 2, k, 1, pow10s, bias);
 	cr_assert_eq(nnn_model_run(ctx, &cv.m, &in, one_to_six, &y, NULL, &o, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
 	cr_assert_eq(y, 654321.0f, "%.9g", (double)y);

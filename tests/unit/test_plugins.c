@@ -21,6 +21,7 @@
 #include "blackbox.h"
 #include "builder.h"
 #include "codec.h"
+#include "ctx.h"
 #include "shell.h"
 #include "schemaq.h"
 
@@ -28,9 +29,8 @@ static const char *fixture(const char *name)
 {
 	static char path[4][1024];
 	static int k;
-	const char *b = getenv("NNN_BUILD");
 	char *p = path[k++ % 4];
-	snprintf(p, sizeof path[0], "%s/fixtures/%s.so", b ? b : "build", name);
+	snprintf(p, sizeof path[0], "%s/fixtures/%s.so", t_build_dir(), name);
 	cr_assert_eq(access(p, R_OK), 0, "missing fixture %s: run make", p);
 	return p;
 }

@@ -16,6 +16,7 @@
 #include <nnn/run.h>
 #include <nnn/validate.h>
 
+#include "ctx.h"
 #include "roundtrip.h"
 
 static const char *corpus_path(const char *name, char *buf, size_t size)
@@ -134,8 +135,6 @@ static void check_run(const char *file, int64_t rows, int64_t cols_in, int64_t c
 	nnn_ctx_t *ctx;
 	nnn_plan_t *plan;
 	nnn_diags_t d;
-	const char *b = getenv("NNN_BUILD");
-	char plugin[512];
 
 	corpus_path(file, path, sizeof path);
 	corpus_path("expected.json", json, sizeof json);
@@ -150,9 +149,7 @@ static void check_run(const char *file, int64_t rows, int64_t cols_in, int64_t c
 		x[i] = (float)in[i];
 
 	nnn_diags_init(&d);
-	cr_assert_eq(nnn_ctx_new(&ctx, &d), NNN_OK);
-	snprintf(plugin, sizeof plugin, "%s/plugins/builtin.so", b ? b : "build");
-	cr_assert_eq(nnn_plugin_load(ctx, plugin, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
+	ctx = t_ctx_with("plugins/builtin.so");
 	cr_assert_eq(nnn_file_open(path, NULL, &f, &d), NNN_OK);
 	nnn_shape_t shape = { .rank = 2, .dims = { rows, cols_in } }, out;
 	cr_assert_eq(nnn_plan_new(ctx, nnn_file_model(f), &shape, NULL, &plan, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");

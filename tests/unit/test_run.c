@@ -18,20 +18,7 @@
 
 #include "blackbox.h"
 #include "builder.h"
-
-static nnn_ctx_t *ctx_with(const char *rel)
-{
-	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
-	char path[1024];
-	nnn_ctx_t *c;
-	nnn_diags_t d;
-	nnn_diags_init(&d);
-	snprintf(path, sizeof path, "%s/%s", b, rel);
-	cr_assert_eq(nnn_ctx_new(&c, &d), NNN_OK);
-	cr_assert_eq(nnn_plugin_load(c, path, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
-	nnn_diags_free(&d);
-	return c;
-}
+#include "ctx.h"
 
 /* ---- the example classifier, built in memory ---- */
 
@@ -165,7 +152,7 @@ Test(run, threads_and_fused_activations_give_the_same_bits)
 	static const uint8_t acts[] = { NNN_ACTIVATION_ID_RELU, NNN_ACTIVATION_ID_LEAKY_RELU, NNN_ACTIVATION_ID_TANH };
 	static const int threads[] = { 2, 3, 1, 2 };
 	const int64_t batch = 9;
-	nnn_ctx_t *c = ctx_with("plugins/builtin.so");
+	nnn_ctx_t *c = t_ctx_with("plugins/builtin.so");
 	float *x = images(batch);
 	for (size_t k = 0; k < sizeof acts / sizeof acts[0]; k++) {
 		net_t net;
@@ -205,7 +192,7 @@ static void *call_plan(void *arg)
 Test(run, runs_of_one_plan_take_turns)
 {
 	const int64_t batch = 4;
-	nnn_ctx_t *c = ctx_with("plugins/builtin.so");
+	nnn_ctx_t *c = t_ctx_with("plugins/builtin.so");
 	net_t net;
 	nnn_plan_t *p;
 	nnn_shape_t in = { .rank = 4, .dims = { batch, 28, 28, 1 } };
@@ -250,7 +237,7 @@ static int64_t fixture_run(const char *fixture, int threads, float y[3])
 	nnn_run_opts_t o = { .size = sizeof o, .threads = threads };
 	float x[3] = { 1, 2, 3 };
 	snprintf(rel, sizeof rel, "fixtures/%s.so", fixture);
-	nnn_ctx_t *c = ctx_with(rel);
+	nnn_ctx_t *c = t_ctx_with(rel);
 	nnn_diags_init(&d);
 	bb_tiny(&bb);
 	cr_assert_eq(nnn_model_decode(bb.b, bb.n, NULL, &m, &d), NNN_OK);
@@ -276,7 +263,7 @@ static bool runs_as_before(const char *fixture)
 {
 	if (NNN_SCHEMA_LAYOUT == NNN_SCHEMA_LAYOUT_FIRST)
 		return true;
-	const char *b = getenv("NNN_BUILD") ? getenv("NNN_BUILD") : "build";
+	const char *b = t_build_dir();
 	char path[1024];
 	nnn_ctx_t *c;
 	nnn_diags_t d;
