@@ -28,11 +28,11 @@
 
 /* ---- discovery: every candidate scanned in a child first (discover.c) ---- */
 
-/* The scan limit for fixtures that hang: short, but generous under valgrind,
- * which runs the scanner too. */
+/* The scan limit for fixtures that hang: short. nnnkit and its scanner run
+ * natively even under make valgrind (VG_SKIP: tests/tests.mk). */
 static int scan_ms(void)
 {
-	return t_under_valgrind() ? 30000 : 1000;
+	return 1000;
 }
 
 /* A private folder for one test (removed by rm_tree), with `sub` made in it. */
