@@ -104,8 +104,7 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	free(text);
 	if (st == NNN_OK) {
 		blame = files[1];
-		st = strcmp(files[1], "-") ? nnn_write_atomic_bytes(files[1], buf, n, &d)
-		                           : nnn_write_all(STDOUT_FILENO, buf, n, &d);
+		st = nnn_write_atomic_bytes(files[1], buf, n, &d);
 	}
 	code = cli_report(cli_out_name(blame), &d, st);
 	if (st == NNN_OK)

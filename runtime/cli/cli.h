@@ -310,9 +310,6 @@ int cli_emit(const char *path, const void *buf, size_t n);
  * EXIT_INVALID: a copy of an invalid model is made as asked (to mend it),
  * never silently. d is cleared first. */
 int cli_written_check(const char *out, const char *blame, const nnn_model_t *m, nnn_diags_t *d);
-/* Writes m as .nnn to `path` atomically, or to stdout when path is "-". */
-nnn_status_t cli_write_nnn(const nnn_model_t *m, const char *path, nnn_diags_t *d);
-
 
 /* The options of the commands that run a model: --batch N, --threads N,
  * --max-tensor-bytes N, --conv-compat spec|original. */

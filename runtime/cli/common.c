@@ -270,20 +270,6 @@ void cli_field_value(FILE *out, const nnn_field_t *f, int values, const nnn_ctx_
 	}
 }
 
-nnn_status_t cli_write_nnn(const nnn_model_t *m, const char *path, nnn_diags_t *d)
-{
-	unsigned char *buf;
-	size_t n;
-	if (strcmp(path, "-"))
-		return nnn_model_write_file(m, path, d);
-	nnn_status_t st = nnn_model_encode(m, &buf, &n, d);
-	if (st != NNN_OK)
-		return st;
-	st = nnn_write_all(STDOUT_FILENO, buf, n, d);
-	free(buf);
-	return st;
-}
-
 int cli_written_check(const char *out, const char *blame, const nnn_model_t *m, nnn_diags_t *d)
 {
 	const char *name = cli_out_name(out);
@@ -304,10 +290,7 @@ int cli_emit(const char *path, const void *buf, size_t n)
 	nnn_status_t st;
 	int code;
 	nnn_diags_init(&d);
-	if (!strcmp(path, "-"))
-		st = nnn_write_all(STDOUT_FILENO, buf, n, &d);
-	else
-		st = nnn_write_atomic_bytes(path, buf, n, &d);
+	st = nnn_write_atomic_bytes(path, buf, n, &d);
 	code = cli_report(cli_out_name(path), &d, st);
 	nnn_diags_free(&d);
 	return code;

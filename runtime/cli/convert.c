@@ -91,7 +91,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 			nnn_onnx_write_opts_t o = { .ctx = cli_ctx(env), .input_shape = cli_shape(args, "input-shape") };
 			st = nnn_onnx_write_file(cm.m, a.out, &o, &d);
 		} else {
-			st = cli_write_nnn(cm.m, a.out, &d);
+			st = nnn_model_write_file(cm.m, a.out, &d);
 		}
 		if (st != NNN_OK)
 			code = cli_report(cli_out_name(a.out), &d, st);

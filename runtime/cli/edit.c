@@ -163,7 +163,7 @@ static int write_out(const edit_opts_t *o, const nnn_model_t *m, nnn_diags_t *d)
 		nnn_onnx_write_opts_t w = { .ctx = o->ctx };
 		st = nnn_onnx_write_file(m, o->out, &w, d);
 	} else
-		st = cli_write_nnn(m, o->out, d);
+		st = nnn_model_write_file(m, o->out, d);
 	if (st != NNN_OK)
 		return cli_report(cli_out_name(o->out), d, st);
 	return cli_written_check(o->out, cli_out_name(o->out), m, d);

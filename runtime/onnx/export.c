@@ -410,7 +410,7 @@ nnn_status_t nnn_onnx_write_file(const nnn_model_t *m, const char *path, const n
 	nnn_status_t st = nnn_onnx_encode(m, opts, &b, &n, diags);
 	if (st != NNN_OK)
 		return st;
-	st = !strcmp(path, "-") ? nnn_write_all(STDOUT_FILENO, b, n, diags) : nnn_write_atomic_bytes(path, b, n, diags);
+	st = nnn_write_atomic_bytes(path, b, n, diags);
 	free(b);
 	return st;
 }

@@ -940,11 +940,5 @@ nnn_status_t nnn_npy_write_file(const char *path, const nnn_shape_t *shape, cons
 	if (st != NNN_OK)
 		return st;
 	wctx_t w = { .h = h, .hn = make_header(shape, h), .data = data, .count = (size_t)count };
-	if (!strcmp(path, "-")) {
-		st = fill_npy(&w, STDOUT_FILENO, diags);
-		if (st != NNN_OK)
-			nnn_diags_add(diags, st, NNN_NO_OFFSET, "", "cannot write the array to standard output");
-		return st;
-	}
 	return nnn_write_atomic(path, fill_npy, &w, diags);
 }

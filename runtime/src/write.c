@@ -1,8 +1,11 @@
-/* write.c: the single atomic write path of libnnn (nnn_write_atomic).
+/* write.c: the single write path of libnnn (nnn_write_atomic).
  *
- * A temporary file beside the target, written, flushed and renamed over
- * it, then the folder flushed: a crash leaves the old file or the whole
- * new one. What else it promises (docs/security.md):
+ * A regular file (or a new name) is replaced atomically: a temporary file
+ * beside the target, written, flushed and renamed over it, then the folder
+ * flushed: a crash leaves the old file or the whole new one. Anything else
+ * is never replaced: standard output ("-"), a FIFO or a character device
+ * (/dev/null) is written in place, as a stream; a folder, a socket or a
+ * block device is refused. What else it promises (docs/security.md):
  * - No temporary file outlives a failure: every error path removes it,
  *   and SIGXFSZ is blocked in the writing thread so that a file size
  *   limit is a write error (EFBIG), not a death.
@@ -14,11 +17,13 @@
  *   folders (nnn_tmp_dir_make, for export) owned by the caller, are
  *   removed.
  * - A new file gets mode 0666 less the umask (the kernel applies it at
- *   creation); a replaced file keeps its mode.
+ *   creation); a replaced file keeps its permission bits but not set-uid,
+ *   set-gid or sticky. A file the writer may not write is not replaced.
  * - A symbolic link is written through: the file it names is replaced
  *   (atomically, in that file's folder), the link stays. A link to
- *   nothing is refused. A hard-linked target is replaced by a new file:
- *   its other names keep the old contents.
+ *   nothing is refused, and so is a link someone else planted in a sticky
+ *   world-writable folder (check_planted). A hard-linked target is
+ *   replaced by a new file: its other names keep the old contents.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -44,37 +49,138 @@
 
 static const char alnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
-/* The folder and last name of the file to replace: `path`, or the file a
- * symbolic link at `path` names. Returned in *dir and *base (free both). */
-static nnn_status_t resolve(const char *path, char **dir, char **base, nnn_diags_t *diags)
+/* The file an output path names, once its symbolic links are followed. */
+typedef struct {
+	char *dir, *base; /* its folder and last name (owned) */
+	bool exists;
+	struct stat st; /* when it exists: the file itself, never a link */
+} target_t;
+
+static void target_free(target_t *t)
 {
-	struct stat s;
-	char *real = NULL;
-	const char *p = path, *slash;
-	*dir = *base = NULL;
-	if (lstat(path, &s) == 0 && S_ISLNK(s.st_mode)) {
-		if (!(real = realpath(path, NULL)))
-			return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "",
-			                     "cannot write %s: it is a symbolic link, and the file it names cannot be found "
-			                     "(%s): nnnkit writes through a link to its file; remove the link or make its file",
-			                     path, strerror(errno));
-		p = real;
-	}
-	slash = strrchr(p, '/');
-	if (slash && !slash[1]) {
-		free(real);
-		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot write %s: a file name is needed, not a folder",
-		                     path);
-	}
-	*dir = slash ? strndup(p, slash == p ? 1 : (size_t)(slash - p)) : strdup(".");
-	*base = strdup(slash ? slash + 1 : p);
-	free(real);
-	if (!*dir || !*base) {
-		free(*dir);
-		free(*base);
+	free(t->dir);
+	free(t->base);
+}
+
+/* The folder part of p ("." when it has none), in a new string. */
+static char *dir_of(const char *p)
+{
+	const char *slash = strrchr(p, '/');
+	return slash ? strndup(p, slash == p ? 1 : (size_t)(slash - p)) : strdup(".");
+}
+
+/* The kernel's fs.protected_symlinks rule, applied whatever the sysctl says
+ * (rename() and realpath() never ask the kernel to follow the link): a link
+ * in a sticky, world-writable folder (/tmp) is followed only if it belongs
+ * to the writer or to the folder's owner. Anyone else may have planted it
+ * to make this writer replace a file it can write and they cannot. */
+static nnn_status_t check_planted(const char *path, const char *link, const struct stat *ls, nnn_diags_t *diags)
+{
+	struct stat ds;
+	char *dir = dir_of(link);
+	if (!dir)
 		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a file name");
+	bool planted = stat(dir, &ds) == 0 && (ds.st_mode & S_ISVTX) && (ds.st_mode & S_IWOTH) &&
+	               ls->st_uid != geteuid() && ls->st_uid != ds.st_uid;
+	nnn_status_t st = NNN_OK;
+	if (planted)
+		st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "",
+		                   "refusing to write %s: %s is a symbolic link in %s, a sticky folder anyone may write "
+		                   "to, and it belongs to user %u, neither you nor the folder's owner: it may have been "
+		                   "planted to make you replace the file it names (the kernel's fs.protected_symlinks "
+		                   "rule, which cp follows too); remove the link, or write the file it names directly",
+		                   path, link, dir, (unsigned)ls->st_uid);
+	free(dir);
+	return st;
+}
+
+/* The target of the link at `link`, as a path usable from here: absolute,
+ * or relative to the link's folder. NULL with errno on failure. */
+static char *link_next(const char *link, const struct stat *ls)
+{
+	size_t size = (size_t)ls->st_size + 1 < 64 ? 64 : (size_t)ls->st_size + 1;
+	char *to = malloc(size), *dir, *next;
+	ssize_t n = to ? readlink(link, to, size) : -1;
+	if (n < 0 || (size_t)n >= size) {
+		if (n >= 0)
+			errno = EAGAIN; /* it changed since lstat */
+		free(to);
+		return NULL;
 	}
-	return NNN_OK;
+	to[n] = '\0';
+	if (to[0] == '/')
+		return to;
+	dir = dir_of(link);
+	next = dir ? malloc(strlen(dir) + (size_t)n + 2) : NULL;
+	if (next)
+		sprintf(next, "%s/%s", dir, to);
+	free(dir);
+	free(to);
+	return next;
+}
+
+/* Follows the links at `path` one by one (never realpath: each link is
+ * checked by check_planted) to the file to write, which may not exist yet.
+ * A link to nothing is refused: nnnkit writes through a link only to the
+ * file it names. A link the kernel follows to an open pipe or device
+ * rather than to a name (/dev/stdout, /proc/self/fd/N) is itself the
+ * target, written in place. */
+static nnn_status_t resolve(const char *path, target_t *t, nnn_diags_t *diags)
+{
+	char *p = strdup(path), *prev = NULL;
+	nnn_status_t st = NNN_OK;
+	memset(t, 0, sizeof *t);
+	for (int hops = 0; p && st == NNN_OK; hops++) {
+		struct stat ls;
+		if (lstat(p, &ls) != 0) {
+			if (errno == ENOENT && !prev)
+				break;
+			if (errno == ENOENT && stat(prev, &ls) == 0 && !S_ISREG(ls.st_mode) && !S_ISDIR(ls.st_mode)) {
+				free(p);
+				p = prev;
+				prev = NULL;
+				t->exists = true;
+				t->st = ls;
+				break;
+			}
+			st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "",
+			                   prev ? "cannot write %s: it is a symbolic link, and the file it names cannot be "
+			                          "found (%s): nnnkit writes through a link to its file; remove the link or "
+			                          "make its file"
+			                        : "cannot write %s: %s",
+			                   path, strerror(errno));
+		} else if (!S_ISLNK(ls.st_mode)) {
+			t->exists = true;
+			t->st = ls;
+			break;
+		} else if (hops == 40) {
+			st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "",
+			                   "cannot write %s: more than 40 symbolic links in a row (a loop?): point the link "
+			                   "at a file",
+			                   path);
+		} else if ((st = check_planted(path, p, &ls, diags)) == NNN_OK) {
+			free(prev);
+			prev = p;
+			if (!(p = link_next(prev, &ls)))
+				st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot write %s: cannot read the link %s: %s",
+				                   path, prev, strerror(errno));
+		}
+	}
+	if (!p && st == NNN_OK)
+		st = nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a file name");
+	if (st == NNN_OK) {
+		const char *slash = strrchr(p, '/');
+		if (slash && !slash[1])
+			st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "",
+			                   "cannot write %s: a file name is needed, not a folder", path);
+		else if (!(t->dir = dir_of(p)) || !(t->base = strdup(slash ? slash + 1 : p)))
+			st = nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a file name");
+	}
+	free(prev);
+	free(p);
+	if (st != NNN_OK)
+		target_free(t);
+	return st;
 }
 
 /* Whether `name` is `base` followed by this writer's temporary suffix. */
@@ -158,7 +264,8 @@ static void random_name(char *out)
 
 /* Creates and locks a new temporary `base`.tmp.XXXXXX in dirfd; its name
  * goes to tmp (room for base + 12 bytes). mode: 0666 for a new file (the
- * umask applies), or the replaced file's, set after creation. */
+ * umask applies), or the replaced file's permission bits, set after
+ * creation. */
 static int make_tmp(int dirfd, const char *base, const struct stat *old, char *tmp)
 {
 	size_t n = strlen(base);
@@ -177,7 +284,9 @@ static int make_tmp(int dirfd, const char *base, const struct stat *old, char *t
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &held) == 0 &&
 		    fstatat(dirfd, tmp, &named, AT_SYMLINK_NOFOLLOW) == 0 && named.st_dev == held.st_dev &&
 		    named.st_ino == held.st_ino) {
-			if (old && fchmod(fd, old->st_mode & 07777) != 0) {
+			/* The permission bits only: a set-uid, set-gid or sticky bit
+			 * is not handed to a new file, as install and cp do not. */
+			if (old && fchmod(fd, old->st_mode & 0777) != 0) {
 				int e = errno;
 				unlinkat(dirfd, tmp, 0);
 				close(fd);
@@ -216,19 +325,17 @@ static void unblock_xfsz(bool was)
 	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
 }
 
-static nnn_status_t write_in(int dirfd, const char *dir, const char *base,
+static nnn_status_t write_in(int dirfd, const char *dir, const char *base, const struct stat *old,
                              nnn_status_t (*fill)(void *ctx, int fd, nnn_diags_t *diags), void *ctx,
                              nnn_diags_t *diags)
 {
 	char tmp[NAME_MAX + 16];
-	struct stat old;
 	nnn_status_t st;
 	if (strlen(base) + strlen(TMP_TAG) + TMP_RAND > NAME_MAX)
 		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "",
 		                     "cannot write %s/%s: the name is too long for a temporary file beside it", dir, base);
 	sweep(dirfd, base);
-	bool exists = fstatat(dirfd, base, &old, 0) == 0;
-	int fd = make_tmp(dirfd, base, exists ? &old : NULL, tmp);
+	int fd = make_tmp(dirfd, base, old, tmp);
 	if (fd < 0)
 		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot create a temporary file beside %s/%s: %s",
 		                     dir, base, strerror(errno));
@@ -248,45 +355,141 @@ static nnn_status_t write_in(int dirfd, const char *dir, const char *base,
 	return st;
 }
 
+/* Writes what fill writes to fd, a stream (standard output, a FIFO, a
+ * character device): in place, as it comes, with nothing to flush. */
+static nnn_status_t write_stream(int fd, const char *name, nnn_status_t (*fill)(void *ctx, int fd, nnn_diags_t *diags),
+                                 void *ctx, nnn_diags_t *diags)
+{
+	bool was;
+	block_xfsz(&was);
+	nnn_status_t st = fill(ctx, fd, diags);
+	unblock_xfsz(was);
+	if (st != NNN_OK)
+		nnn_diags_add(diags, st, NNN_NO_OFFSET, "", "cannot write %s: what came before the error was written", name);
+	return st;
+}
+
+/* How long a FIFO may take to find a reader, in 20 ms steps (2 s): the
+ * reader of `cat f & nnnkit ... -o f` may not have opened it yet, and a
+ * FIFO nobody reads must not hang the writer. */
+#define FIFO_WAIT_STEPS 100
+
+/* Opens the FIFO or character device `file` for writing in place, without
+ * following a link (resolve followed them) and without waiting past
+ * FIFO_WAIT_STEPS for a reader. */
+static nnn_status_t open_stream(const char *path, const char *file, const struct stat *was, int *fd,
+                                nnn_diags_t *diags)
+{
+	struct stat now;
+	int flags = O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (strncmp(file, "/proc/", 6) ? O_NOFOLLOW : 0);
+	for (int step = 0; (*fd = open(file, flags)) < 0 && errno == ENXIO && S_ISFIFO(was->st_mode) &&
+	                   step < FIFO_WAIT_STEPS;
+	     step++)
+		nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
+	if (*fd < 0)
+		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "",
+		                     errno == ENXIO && S_ISFIFO(was->st_mode)
+		                         ? "cannot write %s: it is a FIFO and nothing read it for 2 seconds: start its "
+		                           "reader first"
+		                         : "cannot write %s: %s",
+		                     path, strerror(errno));
+	/* What was checked is what is open: a name swapped for a regular file
+	 * in between would be overwritten in place, not replaced. */
+	if (fstat(*fd, &now) != 0 || (now.st_mode & S_IFMT) != (was->st_mode & S_IFMT) || now.st_rdev != was->st_rdev ||
+	    fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+		close(*fd);
+		*fd = -1;
+		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "",
+		                     "cannot write %s: it changed while it was opened; write it again", path);
+	}
+	return NNN_OK;
+}
+
+/* What a target that exists but is not a regular file gets: written in
+ * place (a FIFO, a character device such as /dev/null), or refused with
+ * why. Never replaced: renaming over /dev/null would replace the system's
+ * null device with a file. */
+static nnn_status_t write_special(const char *path, const target_t *t,
+                                  nnn_status_t (*fill)(void *ctx, int fd, nnn_diags_t *diags), void *ctx,
+                                  nnn_diags_t *diags)
+{
+	mode_t m = t->st.st_mode;
+	const char *what = S_ISDIR(m)    ? "a folder: a file name is needed"
+	                   : S_ISSOCK(m) ? "a socket, which cannot be opened as a file: give a file name"
+	                   : S_ISBLK(m)  ? "a block device (a disk), which nnnkit neither replaces nor writes into: "
+	                                   "write a file, then copy it with dd if that is meant"
+	                                 : NULL;
+	if (what)
+		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot write %s: it is %s", path, what);
+	char *file = malloc(strlen(t->dir) + strlen(t->base) + 2);
+	int fd;
+	if (!file)
+		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a file name");
+	sprintf(file, "%s/%s", t->dir, t->base);
+	nnn_status_t st = open_stream(path, file, &t->st, &fd, diags);
+	free(file);
+	if (st != NNN_OK)
+		return st;
+	st = write_stream(fd, path, fill, ctx, diags);
+	if (close(fd) != 0 && st == NNN_OK)
+		st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot close %s: %s", path, strerror(errno));
+	return st;
+}
+
 nnn_status_t nnn_write_atomic(const char *path, nnn_status_t (*fill)(void *ctx, int fd, nnn_diags_t *diags),
                               void *ctx, nnn_diags_t *diags)
 {
-	char *dir, *base;
+	target_t t;
 	bool was;
-	nnn_status_t st = resolve(path, &dir, &base, diags);
+	if (!path)
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_write_atomic: path is NULL");
+	if (!strcmp(path, "-"))
+		return write_stream(STDOUT_FILENO, "standard output", fill, ctx, diags);
+	nnn_status_t st = resolve(path, &t, diags);
 	if (st != NNN_OK)
 		return st;
+	if (t.exists && !S_ISREG(t.st.st_mode)) {
+		st = write_special(path, &t, fill, ctx, diags);
+		target_free(&t);
+		return st;
+	}
 	/* Same folder as the target, so rename() cannot cross file systems. */
-	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dirfd = open(t.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
-		st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot open the folder %s to write %s: %s", dir,
+		st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "cannot open the folder %s to write %s: %s", t.dir,
 		                   path, strerror(errno));
+	} else if (t.exists && faccessat(dirfd, t.base, W_OK, AT_EACCESS) != 0) {
+		/* As cp: a file its owner made read-only is not replaced behind
+		 * their back (root may, as root may write it). */
+		st = nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "",
+		                   "cannot write %s: you may not write it (%s, mode %04o): make it writable or remove it first",
+		                   path, strerror(errno), (unsigned)(t.st.st_mode & 07777));
 	} else {
 		block_xfsz(&was);
-		st = write_in(dirfd, dir, base, fill, ctx, diags);
+		st = write_in(dirfd, t.dir, t.base, t.exists ? &t.st : NULL, fill, ctx, diags);
 		unblock_xfsz(was);
-		close(dirfd);
 	}
-	free(dir);
-	free(base);
+	if (dirfd >= 0)
+		close(dirfd);
+	target_free(&t);
 	return st;
 }
 
 int nnn_tmp_dir_make(const char *target, char *tmp, size_t size)
 {
-	char *dir, *base;
+	target_t t;
 	int fd = -1;
-	if (resolve(target, &dir, &base, NULL) != NNN_OK)
-		return errno = ENOMEM, -1;
-	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (resolve(target, &t, NULL) != NNN_OK)
+		return errno = EACCES, -1;
+	int dirfd = open(t.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	size_t n = strlen(target);
 	if (dirfd < 0)
 		goto out;
-	if (n + strlen(TMP_TAG) + TMP_RAND + 1 > size || strlen(base) + strlen(TMP_TAG) + TMP_RAND > NAME_MAX) {
+	if (n + strlen(TMP_TAG) + TMP_RAND + 1 > size || strlen(t.base) + strlen(TMP_TAG) + TMP_RAND > NAME_MAX) {
 		errno = ENAMETOOLONG;
 		goto out;
 	}
-	sweep(dirfd, base);
+	sweep(dirfd, t.base);
 	memcpy(tmp, target, n);
 	memcpy(tmp + n, TMP_TAG, strlen(TMP_TAG));
 	for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
@@ -311,8 +514,7 @@ out:
 		close(dirfd);
 		errno = e;
 	}
-	free(dir);
-	free(base);
+	target_free(&t);
 	return fd;
 }
 

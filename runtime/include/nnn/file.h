@@ -72,16 +72,23 @@ NNN_NODISCARD nnn_status_t nnn_map(const char *path, const unsigned char **data,
                                    nnn_diags_t *diags);
 void nnn_unmap(const unsigned char *data, size_t size);
 
-/* Writes to `path` atomically what fill writes to its descriptor
- * (temporary file PATH.tmp.XXXXXX in the same folder, fsync, rename, fsync
- * of the folder). The single write path of libnnn: every writer goes
- * through it. Every failure removes the temporary; SIGXFSZ is blocked in
- * the calling thread meanwhile (a file size limit is an NNN_E_IO naming
- * it); temporaries of the same target left by killed writers are removed
- * first. A new file gets 0666 less the umask, a replaced one keeps its
- * mode. A symbolic link is written through (its file replaced, the link
- * kept; a dangling link is NNN_E_IO); a hard link's other names keep the
- * old contents. docs/security.md says why. */
+/* Writes to `path` what fill writes to its descriptor. The single write
+ * path of libnnn: every writer goes through it. A regular file or a new
+ * name is replaced atomically (temporary file PATH.tmp.XXXXXX in the same
+ * folder, fsync, rename, fsync of the folder); every failure removes the
+ * temporary; temporaries of the same target left by killed writers are
+ * removed first. A new file gets 0666 less the umask; a replaced one keeps
+ * its permission bits, never set-uid, set-gid or sticky; a file the caller
+ * may not write is refused, not replaced. "-" is standard output, and a
+ * FIFO or a character device (/dev/null) is written in place as a stream
+ * (a FIFO nobody reads within 2 seconds is refused); a folder, a socket or
+ * a block device is refused: such a file is never replaced. A symbolic
+ * link is written through (its file replaced, the link kept); a dangling
+ * link, and a link in a sticky world-writable folder that belongs to
+ * neither the caller nor the folder's owner, are refused (NNN_E_IO). A
+ * hard link's other names keep the old contents. SIGXFSZ is blocked in the
+ * calling thread meanwhile (a file size limit is an NNN_E_IO naming it).
+ * docs/security.md says why. */
 NNN_NODISCARD nnn_status_t nnn_write_atomic(const char *path,
                                             nnn_status_t (*fill)(void *ctx, int fd, nnn_diags_t *diags),
                                             void *ctx, nnn_diags_t *diags);

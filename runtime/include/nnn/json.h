@@ -62,8 +62,8 @@ typedef struct nnn_json_write_opts {
 NNN_NODISCARD nnn_status_t nnn_json_encode(const nnn_model_t *m, const nnn_json_write_opts_t *opts, char **text,
                                            size_t *len, nnn_diags_t *diags);
 
-/* The same, into `path` atomically ("-" writes standard output);
- * opts->json_path defaults to `path`. */
+/* The same, into `path` through nnn_write_atomic (file.h: "-" is standard
+ * output); opts->json_path defaults to `path`. */
 NNN_NODISCARD nnn_status_t nnn_json_write_file(const nnn_model_t *m, const char *path,
                                                const nnn_json_write_opts_t *opts, nnn_diags_t *diags);
 

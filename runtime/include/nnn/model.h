@@ -51,9 +51,9 @@ void nnn_model_free(nnn_model_t *m);
 NNN_NODISCARD nnn_status_t nnn_model_encode(const nnn_model_t *m, unsigned char **buf, size_t *len,
                                             nnn_diags_t *diags);
 
-/* Encodes a model into `path` atomically: a temporary file in the same
- * folder, flushed to disk, then renamed over `path`. On any failure `path` is
- * untouched and the temporary file is removed. */
+/* Encodes a model into `path` through nnn_write_atomic (file.h): a file is
+ * replaced atomically (on any failure `path` is untouched and the temporary
+ * file removed); "-", a FIFO or a character device is written in place. */
 NNN_NODISCARD nnn_status_t nnn_model_write_file(const nnn_model_t *m, const char *path,
                                                 nnn_diags_t *diags);
 

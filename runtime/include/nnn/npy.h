@@ -84,8 +84,9 @@ NNN_NODISCARD nnn_status_t nnn_npy_map(const char *path, nnn_npy_view_t *out, nn
 void nnn_npy_unmap(nnn_npy_view_t *v);
 
 /* Writes `data` (the product of shape's dims floats, C order; may be NULL
- * when that product is 0) as a float32 .npy file. "-" writes to standard
- * output; any other path is replaced atomically (nnn_write_atomic). */
+ * when that product is 0) as a float32 .npy file, through nnn_write_atomic
+ * (file.h): "-" is standard output, a file is replaced atomically, a FIFO
+ * or a device is written in place. */
 NNN_NODISCARD nnn_status_t nnn_npy_write_file(const char *path, const nnn_shape_t *shape, const float *data,
                                               nnn_diags_t *diags);
 

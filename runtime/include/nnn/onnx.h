@@ -46,7 +46,8 @@ typedef struct nnn_onnx_write_opts {
  * NNN_E_ONNX_EXPORT naming its path and type; every such layer is listed. */
 NNN_NODISCARD nnn_status_t nnn_onnx_encode(const nnn_model_t *m, const nnn_onnx_write_opts_t *opts,
                                            unsigned char **buf, size_t *len, nnn_diags_t *diags);
-/* The same into `path`, atomically ("-": standard output). */
+/* The same into `path`, through nnn_write_atomic (file.h: "-" is standard
+ * output). */
 NNN_NODISCARD nnn_status_t nnn_onnx_write_file(const nnn_model_t *m, const char *path,
                                                const nnn_onnx_write_opts_t *opts, nnn_diags_t *diags);
 
