@@ -148,10 +148,16 @@ test-python: $(ALL)
 
 # Every tier runs, one after another (each uses both cores), even after one
 # fails: the summary names each tier's result, and make fails at the end.
+# The cli tier writes into the real /dev/null with every command
+# (outputs/dev_null_survives_every_command): it must still be the null
+# device after the suite, not a file that replaced it.
 TEST_RUN := $(TEST_TIERS) $(if $(NO_PYTHON),,python)
 test: check-gen check-compat test-build
 	@failed=; for t in $(TEST_RUN); do \
 		$(MAKE) --no-print-directory test-$$t || failed="$$failed $$t"; done; \
+	if [ "$$(stat -c %F:%t:%T /dev/null)" != "character special file:1:3" ]; then \
+		echo "test: /dev/null is no longer the null device: $$(stat -c '%F %t:%T' /dev/null)" >&2; \
+		failed="$$failed /dev/null"; fi; \
 	if [ -n "$$failed" ]; then echo "test: FAILED:$$failed" >&2; exit 1; fi; \
 	echo "test: passed: $(TEST_RUN)"
 
