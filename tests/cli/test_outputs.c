@@ -115,9 +115,14 @@ static pid_t fifo_reader(const char *path, const char *into)
 	return pid;
 }
 
-/* Ends a reader whose writer never opened the FIFO (a refusal), then reaps it. */
+/* Ends a reader whose writer never opened the FIFO (a refusal), then reaps
+ * it. A writer that replaced the FIFO left the reader waiting on a FIFO no
+ * one can open any more: it is killed, and the caller's check fails. */
 static void reap_reader(const char *path, pid_t pid)
 {
+	struct stat s;
+	if (lstat(path, &s) != 0 || !S_ISFIFO(s.st_mode))
+		kill(pid, SIGKILL);
 	int fd = open(path, O_WRONLY | O_NONBLOCK);
 	if (fd >= 0)
 		close(fd);
