@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -61,7 +60,9 @@ const cli_cmd_t cmd_conformance = {
 	"A reference that exits 77 declines the case (a type it does not compute):\n"
 	"counted, not compared, not failed\n"
 	"--decoder CMD: exit 0 means the file was accepted, any other exit rejected; a signal or a\n"
-	"timeout is a crash. Nothing is run.\n",
+	"timeout is a crash. Nothing is run.\n"
+	"Each command, and each case's run, is a process group of its own, killed whole when it ends or\n"
+	"times out, or when nnnkit gets SIGINT, SIGTERM or SIGHUP.\n",
 };
 
 enum { PASS, FAIL, CRASH };
@@ -102,19 +103,9 @@ static int external(const conf_t *c, const char *path, char *why, size_t size)
 	char *cmd = conf_command(c->decoder, names, values, 1);
 	if (!cmd)
 		return snprintf(why, size, "out of memory"), CRASH;
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0) {
-		/* The decoder's own output is not ours to show. */
-		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
-			_exit(127);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
+	/* The decoder's own output is not ours to show. */
+	int status = conf_shell(cmd, NULL, c->run.timeout, why, size);
 	free(cmd);
-	if (pid < 0)
-		return snprintf(why, size, "cannot fork: %s", strerror(errno)), CRASH;
-	int status = conf_wait(pid, c->run.timeout, why, size);
 	return status < 0 ? CRASH : status == 0 ? 0 : 1;
 }
 
@@ -362,10 +353,13 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	json_t *cs;
 	cli_progress_t pr;
 	cli_progress_start(&pr, cli_progress_wanted(env->progress), "conformance", "cases", json_array_size(cases));
+	conf_sigs_t sigs;
+	conf_catch(&sigs);
 	json_array_foreach(cases, i, cs) {
 		one_case(&c, ctx, cs);
 		cli_progress_update(&pr, i + 1);
 	}
+	conf_uncatch(&sigs);
 	cli_progress_end(&pr);
 	int total[3] = { 0, 0, 0 };
 	for (int k = 0; k < c.nt; k++)

@@ -3,6 +3,7 @@
 #ifndef NNN_CLI_CONFORMANCE_H
 #define NNN_CLI_CONFORMANCE_H
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include "cli.h"
@@ -40,9 +41,31 @@ typedef struct conf_run {
 void conf_run_case(const nnn_ctx_t *ctx, const char *path, const nnn_shape_t *input, const conf_run_opts_t *o,
                    conf_run_t *out);
 
-/* Waits for child `pid` at most `timeout` seconds (then kills it): its exit
- * status, or -1 with why (a signal or the timeout) written to `why`. */
+/* The children (conformance_child.c): one at a time, each in a process
+ * group of its own, killed whole when it ends, times out, or nnnkit gets
+ * SIGINT, SIGTERM or SIGHUP (between conf_catch and conf_uncatch). */
+typedef struct conf_sigs {
+	struct sigaction old[3];
+} conf_sigs_t;
+
+/* Catches those signals: the running child's group is killed, then nnnkit
+ * ends by the signal. conf_uncatch puts back what *old saved. */
+void conf_catch(conf_sigs_t *old);
+void conf_uncatch(const conf_sigs_t *old);
+
+/* fork(), the child in a new process group with stdin from /dev/null and
+ * default signal actions: 0 in the child, its pid in the parent (wait for
+ * it with conf_wait before the next), -1 with errno. */
+pid_t conf_fork(void);
+
+/* Waits for child `pid` of conf_fork at most `timeout` seconds, then kills
+ * its group, whatever happened: its exit status, or -1 with why (a signal,
+ * the timeout) written to `why`. */
 int conf_wait(pid_t pid, double timeout, char *why, size_t size);
+
+/* Runs `sh -c cmd` as conf_fork's child, stdout to /dev/null and stderr to
+ * the file `err` (NULL: /dev/null), and waits for it (conf_wait). */
+int conf_shell(const char *cmd, const char *err, double timeout, char *why, size_t size);
 
 /* tmpl with each "{name}" of names[] replaced by the single-quoted
  * values[i]; returned, free() it (NULL when out of memory). */

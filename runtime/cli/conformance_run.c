@@ -9,13 +9,10 @@
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <nnn/json.h>
@@ -83,33 +80,6 @@ char *conf_command(const char *tmpl, const char *const *names, const char *const
 		out[len] = '\0';
 	}
 	return out;
-}
-
-int conf_wait(pid_t pid, double timeout, char *why, size_t size)
-{
-	struct timespec tick = { 0, 1000000 };
-	int status = 0;
-	for (double waited = 0;; waited += 0.001) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR) {
-			snprintf(why, size, "lost the child process: %s", strerror(errno));
-			return -1;
-		}
-		if (waited > timeout) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			snprintf(why, size, "timed out after %g s (--timeout)", timeout);
-			return -1;
-		}
-		nanosleep(&tick, NULL);
-	}
-	if (WIFSIGNALED(status)) {
-		snprintf(why, size, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
-		return -1;
-	}
-	return WEXITSTATUS(status);
 }
 
 static void say(shared_t *sh, int outcome, const char *fmt, ...) NNN_PRINTF(3, 4);
@@ -404,19 +374,9 @@ static void reference(const char *model, const conf_run_opts_t *o, conf_run_t *o
 		snprintf(out->why, sizeof out->why, "out of memory");
 		return;
 	}
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0) {
-		/* Its stdout is not ours to show; its stderr is summarized. */
-		if (!freopen("/dev/null", "w", stdout) || !freopen(err, "w", stderr))
-			_exit(127);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
+	/* Its stderr is summarized. */
+	int status = conf_shell(cmd, err, o->timeout, why, sizeof why);
 	free(cmd);
-	int status = pid < 0 ? -1 : conf_wait(pid, o->timeout, why, sizeof why);
-	if (pid < 0)
-		snprintf(why, sizeof why, "cannot fork: %s", strerror(errno));
 	last_line(err, line, sizeof line);
 	if (status == CONF_REFERENCE_DECLINED) {
 		out->outcome = CONF_RUN_OK;
@@ -486,8 +446,7 @@ void conf_run_case(const nnn_ctx_t *ctx, const char *path, const nnn_shape_t *in
 	memset(sh, 0, sizeof *sh);
 	sh->outcome = CONF_RUN_CRASHED;
 	snprintf(sh->stage, sizeof sh->stage, "starting");
-	fflush(NULL);
-	pid_t pid = fork();
+	pid_t pid = conf_fork();
 	if (pid == 0) {
 		child(ctx, path, input, o, sh);
 		_exit(0);

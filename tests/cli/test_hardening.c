@@ -1,9 +1,12 @@
 /* test_hardening.c: nnnkit never loses a file, never runs out of memory on
- * a length bomb, survives a crashing plugin, and names the layer whose
- * kernel failed. */
+ * a length bomb, survives a crashing plugin, names the layer whose kernel
+ * failed, and leaves no process of a conformance decoder or reference
+ * command behind (issue 28). */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,4 +282,177 @@ Test(hardening, failing_kernel_names_its_layer)
 	nnn_ctx_free(ctx);
 	nnn_diags_free(&d);
 	bb_free(&bb);
+}
+
+/* ---- the children of `nnnkit conformance`: killed by process group ---- */
+
+/* A command's background grandchild, as it recorded itself: pid and
+ * process group. */
+typedef struct rec {
+	pid_t pid, pgid;
+} rec_t;
+
+/* Shell text that starts `sleep 777` in the background and writes its pid
+ * and process group to DIR/rec (whole, by a rename); {file} and the
+ * reference's placeholders go after it as a comment. */
+static const char *recorder(const char *dir)
+{
+	return t_fmt("sleep 777 & echo $! $(cut -d\" \" -f5 /proc/$!/stat) >%s/rec.tmp; mv %s/rec.tmp %s/rec", dir, dir,
+	             dir);
+}
+
+/* A corpus of one valid case, tiny.nnn (bb_tiny, input [1, 3]), in a new
+ * folder: its path. */
+static const char *one_case_corpus(char *dir)
+{
+	bb_t b = { 0 };
+	cr_assert_not_null(mkdtemp(dir));
+	bb_tiny(&b);
+	t_spit(t_fmt("%s/tiny.nnn", dir), b.b, b.n);
+	bb_free(&b);
+	t_spit_str(t_fmt("%s/manifest.json", dir), "{\"schema\": \"nnn\", \"cases\": [{\"file\": \"tiny.nnn\", \"valid\": "
+	                                            "true, \"class\": \"valid\", \"code\": \"OK\", \"input_shape\": [1, 3]}]}\n");
+	return dir;
+}
+
+/* DIR/rec, waited for at most 10 s (a command started by a process the
+ * test started). */
+static rec_t read_rec(const char *dir)
+{
+	rec_t r = { 0, 0 };
+	struct timespec tick = { 0, 10000000 };
+	char path[256];
+	snprintf(path, sizeof path, "%s/rec", dir);
+	for (int i = 0; i < 1000 && !r.pid; i++) {
+		FILE *f = fopen(path, "r");
+		long pid, pgid;
+		if (f && fscanf(f, "%ld %ld", &pid, &pgid) == 2 && pid > 1 && pgid > 1)
+			r.pid = (pid_t)pid, r.pgid = (pid_t)pgid;
+		if (f)
+			fclose(f);
+		if (!r.pid)
+			nanosleep(&tick, NULL);
+	}
+	return r;
+}
+
+/* A live process (not a zombie, which init may not have reaped yet) with
+ * pid `pid` or in group `pgid` (0: none): its pid, or 0. */
+static pid_t live(pid_t pid, pid_t pgid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = 0;
+	cr_assert_not_null(d);
+	while (!found && (e = readdir(d)) != NULL) {
+		char buf[512], state;
+		int ppid, pgrp;
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		char path[300];
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue; /* ended meanwhile */
+		buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
+		fclose(f);
+		/* "pid (comm) state ppid pgrp ...": comm may hold anything but ends at the last ')' */
+		char *p = strrchr(buf, ')');
+		pid_t at = (pid_t)atol(e->d_name);
+		if (p && sscanf(p + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && state != 'Z' && state != 'X' &&
+		    (at == pid || (pgid && pgrp == pgid)))
+			found = at;
+	}
+	closedir(d);
+	return found;
+}
+
+/* Nothing of r's group outlives nnnkit (a SIGKILL takes effect a moment
+ * after it is sent: up to 3 s). What does stay is killed first, so a failure
+ * leaves nothing running. */
+static void assert_gone(rec_t r, const char *when)
+{
+	struct timespec tick = { 0, 10000000 };
+	cr_assert(r.pid, "%s: the command never recorded its background process", when);
+	/* Not the group of nnnkit (and of this test): the command needs one of its own. */
+	pid_t group = r.pgid == getpgrp() ? 0 : r.pgid, left = 0;
+	for (int i = 0; i < 300 && (left = live(r.pid, group)) != 0; i++)
+		nanosleep(&tick, NULL);
+	if (left) {
+		kill(r.pid, SIGKILL);
+		if (group)
+			kill(-group, SIGKILL);
+	}
+	cr_assert(!left && group, "%s: process %d of the command's process group %d (%s) outlived it", when, (int)left,
+	          (int)r.pgid, group ? "its own" : "nnnkit's: the command had no group of its own");
+}
+
+/* A decoder that hangs and one that exits at once, each with a child in
+ * the background: nothing of either stays (issue 28: the `sleep` was
+ * re-parented to init and ran on). */
+Test(hardening, conformance_decoder_group_killed, .timeout = 60)
+{
+	char dir[] = "/tmp/nnnpgrp.XXXXXX", out[4096];
+	one_case_corpus(dir);
+	int st = t_sh(out, sizeof out, "%s conformance --corpus %s --timeout 0.5 --decoder '%s; wait # {file}'",
+	              nnnkit_bin(), dir, recorder(dir));
+	cr_assert_eq(st, 1, "%s", out);
+	cr_assert(strstr(out, "crashed tiny.nnn: timed out after 0.5 s (--timeout)"), "%s", out);
+	assert_gone(read_rec(dir), "a decoder that timed out");
+	unlink(t_fmt("%s/rec", dir));
+	st = t_sh(out, sizeof out, "%s conformance --corpus %s --decoder '%s; exit 0 # {file}'", nnnkit_bin(), dir,
+	          recorder(dir));
+	cr_assert_eq(st, 0, "%s", out);
+	assert_gone(read_rec(dir), "a decoder that exited");
+	cr_assert_eq(system(t_fmt("rm -rf %s", dir)), 0);
+}
+
+/* The same for a reference command that hangs. */
+Test(hardening, conformance_reference_group_killed, .timeout = 60)
+{
+	char dir[] = "/tmp/nnnpgrp.XXXXXX", out[4096];
+	one_case_corpus(dir);
+	int st = t_sh(out, sizeof out, "%s conformance --corpus %s --timeout 0.5 --reference '%s; wait; : {model} {input} "
+	              "{output}'", nnnkit_bin(), dir, recorder(dir));
+	cr_assert_eq(st, 1, "%s", out);
+	cr_assert(strstr(out, "failed tiny.nnn: the reference command timed out after 0.5 s (--timeout)"), "%s", out);
+	assert_gone(read_rec(dir), "a reference command that timed out");
+	cr_assert_eq(system(t_fmt("rm -rf %s", dir)), 0);
+}
+
+/* SIGTERM or SIGINT to nnnkit while a decoder runs: nnnkit kills the
+ * decoder's group, then ends by that signal. */
+Test(hardening, conformance_signal_kills_decoder_group, .timeout = 60)
+{
+	static const int sigs[] = { SIGTERM, SIGINT };
+	char dir[] = "/tmp/nnnpgrp.XXXXXX", decoder[1024];
+	one_case_corpus(dir);
+	snprintf(decoder, sizeof decoder, "%s; wait # {file}", recorder(dir));
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		int st;
+		unlink(t_fmt("%s/rec", dir));
+		pid_t kit = fork();
+		cr_assert_geq(kit, 0);
+		if (kit == 0) {
+			/* As from a terminal: neither signal ignored (a background job's SIGINT is). */
+			sigset_t none;
+			sigemptyset(&none);
+			sigprocmask(SIG_SETMASK, &none, NULL);
+			signal(SIGTERM, SIG_DFL);
+			signal(SIGINT, SIG_DFL);
+			int null = open("/dev/null", O_RDWR);
+			dup2(null, 0), dup2(null, 1), dup2(null, 2);
+			execl(nnnkit_bin(), "nnnkit", "conformance", "--corpus", dir, "--timeout", "60", "--decoder", decoder,
+			      (char *)NULL);
+			_exit(127);
+		}
+		rec_t g = read_rec(dir);
+		kill(kit, sigs[i]);
+		while (waitpid(kit, &st, 0) < 0 && errno == EINTR)
+			;
+		assert_gone(g, strsignal(sigs[i]));
+		cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == sigs[i], "%s: nnnkit ended with status %#x, not by the signal",
+		          strsignal(sigs[i]), st);
+	}
+	cr_assert_eq(system(t_fmt("rm -rf %s", dir)), 0);
 }
