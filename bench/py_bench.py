@@ -49,7 +49,7 @@ def worker(model_path, shape):
             elif w[0] == "raw":
                 # The package's internals, on purpose: the bare C call as Plan.run makes it.
                 n, run = int(w[1]), nnnkit._lib.lib.nnn_plan_run
-                args = (plan._plan, x.ctypes.data, y.ctypes.data, None)
+                args = (plan._h.ptr, x.ctypes.data, y.ctypes.data, None)
                 t0 = time.perf_counter()
                 for _ in range(n):
                     run(*args)

@@ -85,7 +85,10 @@ class _Context:
 class _Handle:
     """What a model's memory hangs on: the mapping (or the model's own
     copy) and the plugin context. Every array and plan of a model holds it,
-    so the memory lives as long as any of them does."""
+    and so does every call in progress (a local reference taken when the
+    call starts), so the memory lives as long as any of them does: close()
+    only drops the Model's own reference, in any thread, at any time.
+    _PlanHandle does the same for a plan."""
 
     def __init__(self, ctx, file=None, model=None):
         self.ctx = ctx
@@ -475,6 +478,9 @@ class Model:
         self._handle = handle
         self._path = path
         self._record = _record(_lib.model_desc, handle.model, handle)
+        # Kept past close(): a plan being made in another thread reads it.
+        name = self._array_name()
+        self._nlayers = len(self._record[name]) if name else 0
 
     # -- fields --
 
@@ -487,7 +493,8 @@ class Model:
         return getattr(rec, name)
 
     def __dir__(self):
-        return sorted(set(super().__dir__()) | set(self._record.keys() if self._record else ()))
+        rec = self._record
+        return sorted(set(super().__dir__()) | set(rec.keys() if rec is not None else ()))
 
     @property
     def path(self):
@@ -497,8 +504,10 @@ class Model:
     @property
     def record(self):
         """The model's fields as one Record (keys(), to_dict())."""
-        self._live()
-        return self._record
+        rec = self._record
+        if rec is None:
+            raise usage("the model is closed")
+        return rec
 
     def _live(self):
         if self._handle is None:
@@ -506,8 +515,11 @@ class Model:
         return self._handle
 
     def close(self):
-        """Releases the model. Arrays taken from it stay valid: the memory is
-        released when the last of them goes."""
+        """Releases the model. Arrays and plans taken from it stay valid: the
+        memory is released when the last of them goes. Safe from any thread
+        at any time: a call in progress in another thread (run, validate,
+        a plan's run...) completes with its result; calls made after close
+        raise UsageError."""
         self._handle = None
         self._record = None
 
@@ -541,7 +553,7 @@ class Model:
         unknown dim (or, for the whole shape, an unknown rank). Raises
         ValidationError when input_shape does not fit."""
         h = self._live()
-        n = len(self._record[self._array_name()]) if self._array_name() else 0
+        n = self._nlayers
         out = (_lib.LayerShapes * max(1, n))()
         shape = byref(_shape(input_shape)) if input_shape is not None else None
         _call(lib.nnn_model_shapes, h.model, shape, out)
@@ -568,8 +580,9 @@ class Model:
         batch first, channels last) and returns the float32 outputs. batch:
         rows per call (None: all at once); conv_compat as for plan(). The
         GIL is released while libnnn computes. Raises ValidationError when
-        x's shape does not fit."""
-        self._live()
+        x's shape does not fit. A close() of the model in another thread
+        meanwhile does not stop the run: it completes."""
+        h = self._live()  # held to the end, as its plans hold it
         x = np.ascontiguousarray(x, dtype=_F32)
         if x.ndim < 1:
             raise usage("x must have a batch axis first")
@@ -578,7 +591,7 @@ class Model:
             raise usage(f"batch must be at least 1, found {batch}")
         # An empty batch still gets its output's shape (planned for one row).
         rows = max(1, min(n, n if batch is None else int(batch)))
-        with Plan(self, (rows,) + x.shape[1:], threads, conv_compat) as p:
+        with Plan._of(h, self._nlayers, (rows,) + x.shape[1:], threads, conv_compat) as p:
             if p.output_shape[0] != rows:
                 raise usage(f"the output's first axis is {p.output_shape[0]}, not the batch ({rows})")
             out = np.empty((n,) + p.output_shape[1:], _F32)
@@ -586,7 +599,7 @@ class Model:
             for i in range(0, full, rows):
                 p.run(x[i:i + rows], out[i:i + rows])
         if full < n:
-            with Plan(self, (n - full,) + x.shape[1:], threads, conv_compat) as p:
+            with Plan._of(h, self._nlayers, (n - full,) + x.shape[1:], threads, conv_compat) as p:
                 p.run(x[full:], out[full:])
         return out
 
@@ -713,24 +726,54 @@ def _unpickle(data, plugins):
 
 # ---- plans ----
 
-def _closed(*args):
-    raise usage("the plan is closed")
+class _PlanHandle:
+    """What a plan's native side hangs on, as _Handle is a model's: the
+    nnn_plan_t, the diagnostics its runs fill, and the model's _Handle (the
+    plan borrows the model and its context). Freed when the last reference
+    goes: the Plan's, or that of a run in progress, which holds it for its
+    call. So Plan.close() in another thread frees nothing under a run."""
+
+    __slots__ = ("ptr", "model", "diags", "pdiags")
+
+    def __init__(self, ptr, model):
+        self.ptr = ptr
+        self.model = model
+        self.diags = Diags()
+        self.pdiags = ctypes.addressof(self.diags)
+
+    def __del__(self):
+        if self.ptr:
+            lib.nnn_plan_free(self.ptr)
+            self.ptr = None
+            lib.nnn_diags_free(byref(self.diags))
 
 
 class Plan:
     """A model planned for one input shape: shapes inferred, kernels found
     and prepared, buffers sized once. run() then only computes, with the
     GIL released. One call at a time per plan (make one plan per thread for
-    parallel calls). A context manager: close() on exit."""
+    parallel calls). A context manager: close() on exit. close() is safe
+    from any thread at any time: a run in progress completes (the plan's
+    memory goes when it returns), and runs started after raise UsageError."""
 
-    __slots__ = ("_plan", "_handle", "_run", "_diags", "_pdiags", "_in", "_out")
+    __slots__ = ("_h", "_run", "_in", "_out")
 
     def __init__(self, model, input_shape, threads=1, conv_compat="spec"):
         """Plans `model` for inputs of input_shape with `threads` threads
         (the caller's included); conv_compat as for Model.plan. Raises
         ValidationError when the shape does not fit, naming the layer."""
-        self._plan = None
-        h = model._live()
+        self._h = None
+        self._setup(model._live(), model._nlayers, input_shape, threads, conv_compat)
+
+    @classmethod
+    def _of(cls, handle, nlayers, input_shape, threads, conv_compat):
+        """A Plan of a model's _Handle (a call holding it: Model.run)."""
+        p = cls.__new__(cls)
+        p._h = None
+        p._setup(handle, nlayers, input_shape, threads, conv_compat)
+        return p
+
+    def _setup(self, h, n, input_shape, threads, conv_compat):
         shape = _shape(input_shape)
         if conv_compat not in ("spec", "original"):
             raise usage(f'conv_compat must be "spec" or "original", found {conv_compat!r}')
@@ -740,15 +783,12 @@ class Plan:
                             compat=_lib.COMPAT_CONV_ORIGINAL if conv_compat == "original" else 0)
         p = c_void_p()
         _call(lib.nnn_plan_new, h.ctx.ptr, h.model, byref(shape), byref(opts), byref(p))
-        self._plan = p.value
-        self._handle = h
-        n = len(model._record[model._array_name()])
-        out = lib.nnn_plan_shape(self._plan, n - 1).contents
+        ph = _PlanHandle(p.value, h)
+        out = lib.nnn_plan_shape(ph.ptr, n - 1).contents
         self._in = tuple(shape.dims[:shape.rank])
         self._out = tuple(out.dims[:out.rank])
         self._run = lib.nnn_plan_run
-        self._diags = Diags()
-        self._pdiags = ctypes.addressof(self._diags)
+        self._h = ph
 
     @property
     def input_shape(self):
@@ -764,7 +804,14 @@ class Plan:
         """Runs the plan on x (of input_shape; converted to C-contiguous
         float32 when it is not) into out (a C-contiguous float32 array of
         output_shape, allocated when None) and returns out. Raises
-        UsageError for a shape that is not input_shape."""
+        UsageError for a shape that is not input_shape, or when the plan
+        is closed. A close() in another thread meanwhile does not stop the
+        run: it completes, and the plan is freed when it returns."""
+        # Held to the end of the call: a close() meanwhile drops only the
+        # Plan's reference, and the native plan outlives this call.
+        h = self._h
+        if h is None:
+            raise usage("the plan is closed")
         # Lean on purpose: a few identity tests, and addresses taken through
         # ctypes' buffer export (x.ctypes.data costs over a microsecond).
         if type(x) is not np.ndarray or x.dtype is not _F32 or x.shape != self._in or not x.flags.c_contiguous:
@@ -782,14 +829,15 @@ class Plan:
             ya = _addressof(_export(out))
         except TypeError:
             raise usage("out is read-only") from None
-        st = self._run(self._plan, xa, ya, self._pdiags)
+        st = self._run(h.ptr, xa, ya, h.pdiags)
         if st != 0:
-            self._fail(st)
+            self._fail(h, st)
         return out
 
-    def _fail(self, st):
-        e = error(st, self._diags)
-        lib.nnn_diags_clear(byref(self._diags))
+    @staticmethod
+    def _fail(h, st):
+        e = error(st, h.diags)
+        lib.nnn_diags_clear(byref(h.diags))
         raise e
 
     def _input(self, x):
@@ -799,15 +847,11 @@ class Plan:
         return x
 
     def close(self):
-        """Frees the plan (its buffers and threads). run() then raises UsageError."""
-        if self._plan:
-            self._run = _closed  # run() then fails without reaching libnnn
-            lib.nnn_plan_free(self._plan)
-            self._plan = None
-            lib.nnn_diags_free(byref(self._diags))
-
-    def __del__(self):
-        self.close()
+        """Frees the plan (its buffers and threads); run() then raises
+        UsageError. Never raises and never waits: from any thread, while a
+        run is in progress in another, that run completes with its result
+        and the plan is freed when it returns."""
+        self._h = None
 
     def __enter__(self):
         return self

@@ -97,8 +97,47 @@ def _leaves(module, prefix=""):
     return out
 
 
-def _array(t):
-    return np.ascontiguousarray(t.detach().cpu().numpy(), dtype=np.float32)
+_MATERIALISE = ("materialise the module first: module.to_empty(device='cpu'), then load its weights "
+                "(module.load_state_dict(...))")
+
+
+def _no_data(t):
+    """Why tensor t has no values to read (a str), or None when it has."""
+    import torch
+    from torch import nn
+    fake = getattr(getattr(torch, "_subclasses", None), "FakeTensor", None)
+    lazy = getattr(nn.parameter, "UninitializedTensorMixin", None)
+    if lazy is not None and isinstance(t, lazy):
+        return ("is uninitialised (a lazy module's): run the module once on an input so it has its shapes, "
+                "or use its non-lazy class")
+    if fake is not None and isinstance(t, fake):
+        return "is a fake tensor (torch._subclasses.FakeTensor): it has a shape but no values; " + _MATERIALISE
+    if t.device.type == "meta":
+        return "is on the meta device: it has a shape but no values; " + _MATERIALISE
+    return None
+
+
+def _check_data(mods):
+    """Refuses, before anything is converted, the first module with a
+    parameter or buffer that holds no values (the meta device, a fake
+    tensor, a lazy module's): reading one would fail inside PyTorch."""
+    for index, m in mods:
+        for name, t in list(m.named_parameters()) + list(m.named_buffers()):
+            why = _no_data(t)
+            if why is not None:
+                raise UnsupportedModuleError(index, m, "its %s %s" % (name, why))
+
+
+def _array(index, m, name):
+    """Module m's tensor `name` as a float32 array (on the CPU)."""
+    t = getattr(m, name)
+    try:
+        return np.ascontiguousarray(t.detach().cpu().numpy(), dtype=np.float32)
+    except (RuntimeError, NotImplementedError, TypeError) as e:
+        # A device or tensor kind _check_data does not know of.
+        raise UnsupportedModuleError(index, m, "its %s (on device %s, %s) cannot be read as values: %s; "
+                                               "move the module to the CPU first: module.to('cpu'), or %s"
+                                     % (name, t.device, type(t).__name__, e, _MATERIALISE)) from e
 
 
 def _norm_dim(d, rank):
@@ -148,6 +187,7 @@ def _convert(module, input_shape):
     if not isinstance(module, nn.Module):
         raise usage("from_torch: expected a torch.nn.Module, found %s" % type(module).__name__)
     mods = _leaves(module)
+    _check_data(mods)
     known = set(activation_names())
     dropouts = {getattr(nn, name) for name in _DROPOUTS if hasattr(nn, name)}
     shape = _batched_shape(mods, input_shape)  # PyTorch's, channels first
@@ -204,8 +244,8 @@ def _convert(module, input_shape):
             out = tuple(shape[2 + i] + pads[i][0] + pads[i][1] - k[i] + 1 for i in range(n))
             if min(out) < 1:
                 raise usage("module %s (%s): kernel %s does not fit the input %s" % (index, kind, k, list(shape)))
-            w = _array(m.weight)  # [out, in, k1..kn] -> [out, k1..kn, in]
-            b = _array(m.bias) if m.bias is not None else np.zeros(m.out_channels, np.float32)
+            w = _array(index, m, "weight")  # [out, in, k1..kn] -> [out, k1..kn, in]
+            b = _array(index, m, "bias") if m.bias is not None else np.zeros(m.out_channels, np.float32)
             layers.append({"id": "conv", "activation": _IDENTITY, "kernels": np.ascontiguousarray(
                 w.transpose((0,) + tuple(range(2, n + 2)) + (1,))), "bias": b, "padding_type": ptype,
                 "padding_dims": [v for p in pads for v in p]})
@@ -220,13 +260,13 @@ def _convert(module, input_shape):
             if shape[1] != m.in_features:
                 raise usage("module %s (Linear): in_features %d, but gets %d features"
                             % (index, m.in_features, shape[1]))
-            w = _array(m.weight).T  # [out, in] -> [in, out]
+            w = _array(index, m, "weight").T  # [out, in] -> [in, out]
             if flat_from is not None:
                 # PyTorch flattened (c, d1..dn); nnnkit flattens (d1..dn, c).
                 c, spatial = flat_from[1], flat_from[2:]
                 r = len(spatial)
                 w = w.reshape((c,) + spatial + (-1,)).transpose(tuple(range(1, r + 1)) + (0, r + 1))
-            b = _array(m.bias) if m.bias is not None else np.zeros(m.out_features, np.float32)
+            b = _array(index, m, "bias") if m.bias is not None else np.zeros(m.out_features, np.float32)
             layers.append({"id": "dense", "activation": _IDENTITY,
                            "weights": np.ascontiguousarray(w.reshape(-1, m.out_features)), "bias": b,
                            "flatten": flat_from is not None})
@@ -303,7 +343,10 @@ def from_torch(module, input_shape, description=None):
 
     The model takes inputs channels-last (``x.movedim(1, -1)``) and gives
     outputs channels-last; they equal PyTorch's within float rounding.
-    Anything else raises UnsupportedModuleError naming the module.
+    Anything else raises UnsupportedModuleError naming the module; so does
+    a module whose parameters hold no values (the meta device, fake
+    tensors, a lazy module's): materialise it first,
+    ``module.to_empty(device='cpu')``, then load its weights.
     """
     layers, _ = _convert(module, input_shape)
     from .model import Model

@@ -199,6 +199,56 @@ def test_nested_names_are_dotted():
     assert e.value.module == "1.1.0" and e.value.module_class == "ELU"
 
 
+def fake_linear(*args):
+    """An nn.Linear made under PyTorch's FakeTensorMode (tensors with shapes
+    and no data), or a skip where this PyTorch has none."""
+    try:
+        from torch._subclasses import FakeTensorMode
+    except ImportError:
+        pytest.skip("this PyTorch has no torch._subclasses.FakeTensorMode")
+    with FakeTensorMode():
+        return nn.Linear(*args)
+
+
+NO_DATA = [
+    # (net, input shape, what the message names)
+    (lambda: nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2)).to("meta"), (3,),
+     ["module 0 (Linear)", "weight", "meta"]),
+    (lambda: nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2, device="meta")), (3,),
+     ["module 2 (Linear)", "weight", "meta"]),
+    (lambda: nn.Sequential(nn.Conv1d(2, 3, 3), nn.Sequential(nn.Conv1d(3, 3, 1, device="meta"))), (2, 8),
+     ["module 1.0 (Conv1d)", "weight", "meta"]),
+    (lambda: nn.Sequential(fake_linear(3, 2)), (3,), ["module 0 (Linear)", "weight", "fake"]),
+]
+
+
+@pytest.mark.parametrize("make, shape, names", NO_DATA, ids=["meta", "meta-last", "meta-nested", "fake"])
+def test_tensors_without_data_are_refused(make, shape, names):
+    # A module on the meta device (or of fake tensors) has shapes but no
+    # values: refused up front with nnnkit's own error, saying what to do,
+    # not PyTorch's NotImplementedError from reading it.
+    net = make()
+    with pytest.raises(nnnkit.UnsupportedModuleError) as e:
+        nnnkit.from_torch(net, shape)
+    assert isinstance(e.value, nnnkit.Error) and e.value.code == "E_USAGE"
+    text = str(e.value)
+    for name in names:
+        assert name in text, text
+    assert "to_empty(device='cpu')" in text and "load_state_dict" in text, text
+
+
+def test_a_meta_module_materialised_converts():
+    # What the refusal says to do works: to_empty, then the weights.
+    real = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2)).to("meta")
+    net = net.to_empty(device="cpu")
+    net.load_state_dict(real.state_dict())
+    x = torch.randn(5, 3)
+    with torch.no_grad():
+        want = real(x).numpy()
+    np.testing.assert_allclose(nnnkit.from_torch(net, (3,)).run(x.numpy()), want, rtol=TOL, atol=TOL)
+
+
 @pytest.mark.parametrize("net, shape", [
     (nn.Sequential(nn.Conv2d(3, 2, 3)), (2, 8, 8)),       # in_channels 3, the input has 2
     (nn.Sequential(nn.Conv2d(3, 2, 3)), (8, 8)),          # not a Conv2d input at all
