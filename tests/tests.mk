@@ -43,7 +43,7 @@ $(O)/test-%: $$(addprefix $(O)/obj/,$$(addsuffix .o,$$(basename $$(wildcard test
 FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail \
 	abi10 hostpool oldabi badrecord corerecord freecore thirdparty taken never layout nolayout \
 	flood allids initexit inithang initspin \
-	nanfwd shortfwd crashfwd
+	nanfwd shortfwd crashfwd hostile
 FIX_good :=
 FIX_tag2 := -DFIX_TAG=2 -DFIX_LAYER=1 -DFIX_ACT=4
 FIX_dupacross := -DFIX_TAG=3 -DFIX_ACT=5
@@ -78,6 +78,8 @@ FIX_allids := -DFIX_ALL_IDS
 FIX_nanfwd := -DFIX_NAN_FORWARD -DFIX_ACT=0
 FIX_shortfwd := -DFIX_SHORT_FORWARD -DFIX_ACT=0
 FIX_crashfwd := -DFIX_CRASH_FORWARD -DFIX_ACT=0
+# Every text it gives the host hostile (controls, bidi), for the escaping tests.
+FIX_hostile := -DFIX_THIRD_PARTY -DFIX_HOSTILE
 FIXTURE_SO := $(FIXTURES:%=$(O)/fixtures/%.so)
 $(O)/fixtures/%.so: tests/plugins/fixture.c $(GEN_H) $(wildcard runtime/include/nnn/*.h)
 	@mkdir -p $(@D)/dep

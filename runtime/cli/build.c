@@ -108,7 +108,7 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	}
 	code = cli_report(cli_out_name(blame), &d, st);
 	if (st == NNN_OK)
-		fprintf(strcmp(files[1], "-") ? stdout : stderr, "%s: %zu bytes, valid\n",
+		cli_say(strcmp(files[1], "-") ? stdout : stderr, "%s: %zu bytes, valid\n",
 		        cli_out_name(files[1]), n);
 	free(buf);
 	nnn_diags_free(&d);

@@ -284,8 +284,15 @@ int cli_usage(cli_env_t *env, const cli_cmd_t *cmd, const char *fmt, ...) NNN_PR
 void cli_json_usage(cli_env_t *env, const char *msg);
 /* True when argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
-/* Text from a file on its way to a terminal, escaped (nnn_esc, esc.h). */
+/* Text from a file, a plugin or the command line on its way to a terminal,
+ * escaped (nnn_esc, esc.h): NNN_ESC_MSG unquoted (names, messages), NNN_ESC_C
+ * in quotes. */
 void cli_esc_print(FILE *f, const char *s, size_t n, nnn_esc_t style);
+/* printf with the whole text escaped as a message (NNN_ESC_MSG): for a line
+ * whose arguments hold such text (a file name, a plugin's names, a
+ * message). nnnkit's own words, newlines and text already escaped pass as
+ * they are. */
+void cli_say(FILE *f, const char *fmt, ...) NNN_PRINTF(2, 3);
 /* Prints s as a JSON string (with quotes) of n bytes (NNN_ESC_JSON). */
 void cli_json_str(FILE *f, const char *s, size_t n);
 /* Exit code for a status. */

@@ -43,18 +43,13 @@ int cli_report(const char *file, const nnn_diags_t *d, nnn_status_t st)
 	char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
 	/* A problem with a line reads "FILE:LINE:COLUMN: path: ...", as compilers say it. */
 	/* Messages quote what the file says (names, keys, text): escaped. */
-	for (size_t i = 0; d && i < d->n; i++) {
-		fprintf(stderr, "nnnkit: ");
-		cli_esc_print(stderr, file, strlen(file), NNN_ESC_MSG);
-		fputs(d->v[i].line ? ":" : ": ", stderr);
-		nnn_diag_format(&d->v[i], buf, sizeof buf);
-		cli_esc_print(stderr, buf, strlen(buf), NNN_ESC_MSG);
-		fputc('\n', stderr);
-	}
+	for (size_t i = 0; d && i < d->n; i++)
+		cli_say(stderr, "nnnkit: %s%s%s\n", file, d->v[i].line ? ":" : ": ",
+		        nnn_diag_format(&d->v[i], buf, sizeof buf));
 	if (d && d->dropped)
-		fprintf(stderr, "nnnkit: %s: %zu more problems not shown\n", file, d->dropped);
+		cli_say(stderr, "nnnkit: %s: %zu more problems not shown\n", file, d->dropped);
 	if ((!d || !d->n) && st != NNN_OK)
-		fprintf(stderr, "nnnkit: %s: %s\n", file, nnn_status_str(st));
+		cli_say(stderr, "nnnkit: %s: %s\n", file, nnn_status_str(st));
 	return cli_exit_code(st);
 }
 
@@ -165,11 +160,7 @@ int cli_fail_text(cli_env_t *env, const char *file, int code, const char *fmt, .
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	file = cli_name(file);
-	fputs("nnnkit: ", stderr);
-	cli_esc_print(stderr, file, strlen(file), NNN_ESC_MSG);
-	fputs(": ", stderr);
-	cli_esc_print(stderr, msg, strlen(msg), NNN_ESC_MSG);
-	fputc('\n', stderr);
+	cli_say(stderr, "nnnkit: %s: %s\n", file, msg);
 	json_error(env, file, NULL, NNN_OK, cli_exit(env, code), msg);
 	return code;
 }
@@ -187,6 +178,25 @@ static void put_file(void *f, const char *p, size_t n)
 void cli_esc_print(FILE *f, const char *s, size_t n, nnn_esc_t style)
 {
 	nnn_esc_put(s, n, style, put_file, f);
+}
+
+void cli_say(FILE *f, const char *fmt, ...)
+{
+	char buf[1024], *text = buf;
+	va_list ap, again;
+	va_start(ap, fmt);
+	va_copy(again, ap);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	if (n >= (int)sizeof buf && (text = malloc((size_t)n + 1)) != NULL)
+		vsnprintf(text, (size_t)n + 1, fmt, again);
+	va_end(again);
+	va_end(ap);
+	if (!text) /* no memory for a long line: its start */
+		text = buf, n = (int)sizeof buf - 1;
+	if (n > 0)
+		cli_esc_print(f, text, (size_t)n, NNN_ESC_MSG);
+	if (text != buf)
+		free(text);
 }
 
 void cli_json_str(FILE *f, const char *s, size_t n)
@@ -226,12 +236,13 @@ void cli_field_value(FILE *out, const nnn_field_t *f, int values, const nnn_ctx_
 	case NNN_PRIM_U8:
 	case NNN_PRIM_I32:
 		fprintf(out, "%" PRId64, f->i);
+		/* A plugin's names and file, as any name: escaped. */
 		if (f->type && (name = f->type->value_name(f->i)) != NULL)
-			fprintf(out, " (%s)", name);
+			cli_say(out, " (%s)", name);
 		else if (f->type && cli_plugin_type(ctx, f->type, f->i, &name, &title, &file))
-			fprintf(out, " (%s, from %s)", name, file ? file : "a plugin");
+			cli_say(out, " (%s, from %s)", name, file ? file : "a plugin");
 		else if (f->type)
-			fprintf(out, " (not a %s)", f->type->name);
+			cli_say(out, " (not a %s)", f->type->name);
 		break;
 	case NNN_PRIM_U64:
 		fprintf(out, "%" PRIu64, f->u);
@@ -277,10 +288,8 @@ int cli_written_check(const char *out, const char *blame, const nnn_model_t *m, 
 	nnn_diags_clear(d);
 	if ((st = nnn_model_validate(m, NULL, NULL, d)) == NNN_OK)
 		return EXIT_VALID;
-	fputs("nnnkit: ", stderr);
-	cli_esc_print(stderr, name, strlen(name), NNN_ESC_MSG);
-	fputs(": written, but it is not a valid model (nnnkit edit can mend a parameter count; the rest needs "
-	      "the JSON form or the writer):\n", stderr);
+	cli_say(stderr, "nnnkit: %s: written, but it is not a valid model (nnnkit edit can mend a parameter count; the "
+	        "rest needs the JSON form or the writer):\n", name);
 	return cli_report(blame, d, st);
 }
 
@@ -341,10 +350,7 @@ nnn_ctx_t *cli_ctx(cli_env_t *env)
 	for (size_t i = 0; i < d.n; i++) {
 		char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
 		/* A plugin's messages are its own text: escaped like a file's. */
-		fputs("nnnkit: ", stderr);
-		nnn_diag_format(&d.v[i], buf, sizeof buf);
-		cli_esc_print(stderr, buf, strlen(buf), NNN_ESC_MSG);
-		fputc('\n', stderr);
+		cli_say(stderr, "nnnkit: %s\n", nnn_diag_format(&d.v[i], buf, sizeof buf));
 	}
 	if (d.dropped)
 		fprintf(stderr, "nnnkit: %zu more plugin problems not shown (nnnkit plugins -v)\n", d.dropped);
@@ -365,10 +371,8 @@ nnn_ctx_t *cli_ctx(cli_env_t *env)
 void cli_print_warnings(FILE *f, const char *prefix, const nnn_plugin_report_t *r)
 {
 	for (const char *p = r->message; p && *p;) {
-		size_t n = strcspn(p, "\n");
-		fprintf(f, "%swarning: ", prefix);
-		cli_esc_print(f, p, n, NNN_ESC_MSG);
-		fputc('\n', f);
+		int n = (int)strcspn(p, "\n");
+		cli_say(f, "%swarning: %.*s\n", prefix, n, p); /* the prefix names the plugin's file */
 		p += n + (p[n] == '\n');
 	}
 }
@@ -437,7 +441,7 @@ nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, 
 		nnn_onnx_read_opts_t o = { .ctx = cli_ctx(env), .note_text = note, .note_size = sizeof note };
 		st = nnn_onnx_read_file(path, &o, &out->own, d);
 		if (st == NNN_OK && note[0])
-			fprintf(stderr, "nnnkit: %s: %s\n", cli_name(path), note);
+			cli_say(stderr, "nnnkit: %s: %s\n", cli_name(path), note);
 	} else if (st == NNN_OK) {
 		/* Whoever opens a model this way reads every tensor value (convert,
 		 * export): so from a copy read with checked reads, never from the
@@ -516,7 +520,7 @@ int cli_unscaled(const char *file, const nnn_npy_view_t *x)
 		return 0;
 	/* uint8 is scaled by its range; wider integers by the largest value found. */
 	double by = x->kind == 'u' && !strcmp(x->dtype, "uint8") ? 255.0 : (double)max;
-	fprintf(stderr, "nnnkit: %s: warning: %s values (up to %.9g) are used as they are: nnnkit does not scale "
+	cli_say(stderr, "nnnkit: %s: warning: %s values (up to %.9g) are used as they are: nnnkit does not scale "
 	                "inputs; if the model was trained on inputs scaled to [0, 1], save them scaled, e.g. with numpy: "
 	                "np.save(path, x.astype('float32') / %.9g)\n",
 	        cli_name(file), x->dtype, (double)max, by);
@@ -544,7 +548,7 @@ int cli_report_input(cli_env_t *env, const char *model, const char *input, const
 	if (st == NNN_E_INPUT_SHAPE || (d && d->n && !strncmp(d->v[0].path, "layers[0]", 9) && st != NNN_E_NOMEM &&
 	                                st != NNN_E_PLUGIN && st != NNN_E_IO && st != NNN_E_KERNEL)) {
 		char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
-		fprintf(stderr, "nnnkit: %s: samples of shape %s do not fit the model's input (%s: %s); %s\n",
+		cli_say(stderr, "nnnkit: %s: samples of shape %s do not fit the model's input (%s: %s); %s\n",
 		        cli_name(input), nnn_shape_format(x, sh, sizeof sh), cli_name(model),
 		        d && d->n ? nnn_diag_format(&d->v[0], buf, sizeof buf) : nnn_status_str(st),
 		        reshaped ? "check --input-shape against 'nnnkit validate MODEL --input-shape ...'"

@@ -233,35 +233,37 @@ static void report(const conf_t *c, int total[3])
 		json_decref(out);
 		return;
 	}
-	printf("decoder: %s\n\n", c->decoder ? c->decoder : "libnnn (in process, codes checked too)");
+	/* The command line's text, the corpus's names and every why (which quote
+	 * files and plugins): escaped, as in any message. */
+	cli_say(stdout, "decoder: %s\n\n", c->decoder ? c->decoder : "libnnn (in process, codes checked too)");
 	printf("%-12s %8s %8s %8s %8s\n", "class", "cases", "passed", "failed", "crashed");
 	for (int i = 0; i < c->nt; i++) {
 		const int *n = c->t[i].n;
-		printf("%-12s %8d %8d %8d %8d\n", c->t[i].cls, n[0] + n[1] + n[2], n[PASS], n[FAIL], n[CRASH]);
+		cli_say(stdout, "%-12s %8d %8d %8d %8d\n", c->t[i].cls, n[0] + n[1] + n[2], n[PASS], n[FAIL], n[CRASH]);
 	}
 	if (!c->decoder) {
 		printf("\nvalid cases %d: validated with their input shape %d, run %d (outputs checked finite %d, "
 		       "compared with the reference %d, declined by it %d), not run %d\n",
 		       c->n_valid, c->n_shaped, c->n_run, c->n_finite, c->n_compared, c->n_declined, c->n_skipped);
 		if (c->run.reference)
-			printf("reference: %s (tolerance %g * (1 + |reference|))\n", c->run.reference, c->run.tolerance);
+			cli_say(stdout, "reference: %s (tolerance %g * (1 + |reference|))\n", c->run.reference, c->run.tolerance);
 	}
 	for (size_t i = 0; c->verbose && i < json_array_size(c->runs); i++) {
 		json_t *r = json_array_get(c->runs, i), *e = json_object_get(r, "max_error");
 		char *sh = json_dumps(json_object_get(r, "input_shape"), JSON_COMPACT | JSON_ENCODE_ANY);
-		printf("%-8s %s %s", json_string_value(json_object_get(r, "result")),
+		cli_say(stdout, "%-8s %s %s", json_string_value(json_object_get(r, "result")),
 		       json_string_value(json_object_get(r, "file")), sh ? sh : "");
 		if (e)
 			printf(" max error %.3g", json_real_value(e));
 		if (json_object_get(r, "why"))
-			printf(": %s", json_string_value(json_object_get(r, "why")));
+			cli_say(stdout, ": %s", json_string_value(json_object_get(r, "why")));
 		putchar('\n');
 		free(sh);
 	}
 	size_t nf = json_array_size(c->failures);
 	for (size_t i = 0; i < nf && i < 20; i++) {
 		json_t *f = json_array_get(c->failures, i);
-		printf("%s %s: %s\n", json_string_value(json_object_get(f, "result")),
+		cli_say(stdout, "%s %s: %s\n", json_string_value(json_object_get(f, "result")),
 		       json_string_value(json_object_get(f, "file")), json_string_value(json_object_get(f, "why")));
 	}
 	if (nf > 20)
@@ -291,10 +293,10 @@ static json_t *load_manifest(conf_t *c, cli_env_t *env, char *dflt, size_t size)
 	if (access(manifest, F_OK) != 0) {
 		int e = errno;
 		if (given)
-			fprintf(stderr, "nnnkit: %s: %s (--corpus needs a folder written by `make conformance` or "
+			cli_say(stderr, "nnnkit: %s: %s (--corpus needs a folder written by `make conformance` or "
 			        "`nnngen --conformance DIR`)\n", manifest, strerror(e));
 		else
-			fprintf(stderr, "nnnkit: conformance: no corpus: looked for %s/../" CORPUS_INSTALLED "/manifest.json "
+			cli_say(stderr, "nnnkit: conformance: no corpus: looked for %s/../" CORPUS_INSTALLED "/manifest.json "
 			        "(installed by `make install`) and %s/" CORPUS_BUILT "/manifest.json (written by `make "
 			        "conformance` in the build folder): %s; install nnnkit again, run `make conformance`, or give "
 			        "--corpus DIR (`nnngen --conformance DIR` writes one)\n", env->exe_dir, env->exe_dir, strerror(e));
@@ -303,10 +305,10 @@ static json_t *load_manifest(conf_t *c, cli_env_t *env, char *dflt, size_t size)
 	json_error_t err;
 	json_t *m = json_load_file(manifest, 0, &err);
 	if (!m) {
-		fprintf(stderr, "nnnkit: %s:%d:%d: %s (write the corpus again: `make conformance` or `nnngen "
+		cli_say(stderr, "nnnkit: %s:%d:%d: %s (write the corpus again: `make conformance` or `nnngen "
 		        "--conformance DIR`)\n", manifest, err.line, err.column, err.text);
 	} else if (!json_is_array(json_object_get(m, "cases"))) {
-		fprintf(stderr, "nnnkit: %s: no \"cases\" array (write the corpus again: `make conformance` or `nnngen "
+		cli_say(stderr, "nnnkit: %s: no \"cases\" array (write the corpus again: `make conformance` or `nnngen "
 		        "--conformance DIR`)\n", manifest);
 		json_decref(m);
 		m = NULL;
@@ -340,7 +342,7 @@ static int run(const cli_args_t *a, cli_env_t *env)
 		const char *t = getenv("TMPDIR");
 		snprintf(tmpdir, sizeof tmpdir, "%s/nnnconf.XXXXXX", t && t[0] == '/' ? t : "/tmp");
 		if (!mkdtemp(tmpdir)) {
-			fprintf(stderr, "nnnkit: conformance: cannot make a temporary folder %s: %s (set TMPDIR)\n", tmpdir,
+			cli_say(stderr, "nnnkit: conformance: cannot make a temporary folder %s: %s (set TMPDIR)\n", tmpdir,
 			        strerror(errno));
 			json_decref(m);
 			return EXIT_USAGE;

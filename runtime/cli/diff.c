@@ -349,9 +349,7 @@ static void only(report_t *r, const side_t *s, const char *path, size_t len, cha
 	}
 	printf("%c ", sign);
 	put_path(path, len);
-	printf(": only in ");
-	cli_esc_print(stdout, s->file, strlen(s->file), NNN_ESC_C);
-	putchar('\n');
+	cli_say(stdout, ": only in %s\n", s->file);
 }
 
 static void changed(report_t *r, const nnn_field_t *x, const nnn_field_t *y)
@@ -500,9 +498,7 @@ static void summary(const report_t *r, const side_t *a, const side_t *b)
 		       r->first ? "" : "\n", equal ? "true" : "false", r->fields, r->tensors, r->compared);
 		return;
 	}
-	cli_esc_print(stdout, a->file, strlen(a->file), NNN_ESC_C);
-	printf(" and ");
-	cli_esc_print(stdout, b->file, strlen(b->file), NNN_ESC_C);
+	cli_say(stdout, "%s and %s", a->file, b->file); /* as every message names them */
 	if (equal)
 		printf(" are equal");
 	else

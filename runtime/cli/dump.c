@@ -100,7 +100,7 @@ static void json_value(const nnn_field_t *f, int values, const nnn_ctx_t *ctx)
 static void on_field(void *ctx, const nnn_field_t *f)
 {
 	dump_ctx_t *c = ctx;
-	char type[48];
+	char type[48], path[NNN_PATH_MAX * 4];
 	if (c->json) {
 		printf("%s\n  {\"offset\": %" PRIu64 ", \"size\": %" PRIu64 ", \"path\": ", c->nfields++ ? "," : "",
 		       f->offset, f->size);
@@ -121,7 +121,10 @@ static void on_field(void *ctx, const nnn_field_t *f)
 		snprintf(type, sizeof type, "%s(%s)", f->type->name, PRIM_NAME[f->prim]);
 	else
 		snprintf(type, sizeof type, "%s", PRIM_NAME[f->prim]);
-	printf("0x%08" PRIx64 " %9" PRIu64 "  %-36s %-18s ", f->offset, f->size, f->path, type);
+	/* A plugin's field names are in the path: escaped, as stats and diff
+	 * show paths (a newline too: one line per field). */
+	nnn_esc(path, sizeof path, f->path, strlen(f->path), NNN_ESC_C);
+	printf("0x%08" PRIx64 " %9" PRIu64 "  %-36s %-18s ", f->offset, f->size, path, type);
 	cli_field_value(stdout, f, c->values, c->ctx);
 	putchar('\n');
 	if (f->offset + f->size > c->end)
@@ -136,7 +139,7 @@ static void on_problem(void *ctx, const nnn_diag_t *d)
 		nnn_diags_add(&c->problems, d->code, d->offset, d->path, "%s", d->msg);
 		return;
 	}
-	printf("!! %s\n", nnn_diag_format(d, buf, sizeof buf));
+	cli_say(stdout, "!! %s\n", nnn_diag_format(d, buf, sizeof buf));
 }
 
 static int run(const cli_args_t *a, cli_env_t *env)
@@ -192,7 +195,7 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	}
 	if (st != NNN_OK) {
 		fflush(stdout);
-		fprintf(stderr, "nnnkit: %s: not a valid model: %s (its problems are %s on stdout)\n", cli_name(path),
+		cli_say(stderr, "nnnkit: %s: not a valid model: %s (its problems are %s on stdout)\n", cli_name(path),
 		        nnn_status_str(st), c.json ? "listed in the JSON" : "marked with !!");
 	}
 	nnn_model_free(m);

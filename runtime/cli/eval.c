@@ -156,7 +156,7 @@ static int label_classes(const eval_args_t *a, const nnn_npy_t *y, const nnn_sha
 	/* count <= the floats Y holds: bounded by what is already in memory. */
 	*truth = malloc((size_t)count * sizeof **truth + 1);
 	if (!*truth) {
-		fprintf(stderr, "nnnkit: %s: no memory for %" PRId64 " labels\n", cli_name(a->labels), count);
+		cli_say(stderr, "nnnkit: %s: no memory for %" PRId64 " labels\n", cli_name(a->labels), count);
 		return EXIT_USAGE;
 	}
 	for (int64_t i = 0; i < count; i++) {
@@ -250,7 +250,7 @@ static void class_counts(const tally_t *t, int64_t c, int64_t *support, int64_t 
 static void print_text(FILE *o, const eval_args_t *a, const tally_t *t)
 {
 	int64_t C = t->classes, total = t->n * t->per, most = C - 1;
-	fprintf(o, "model:    %s\ninputs:   %s\nlabels:   %s (%s)\n", cli_name(a->model), cli_name(a->inputs),
+	cli_say(o, "model:    %s\ninputs:   %s\nlabels:   %s (%s)\n", cli_name(a->model), cli_name(a->inputs),
 	        cli_name(a->labels), t->one_hot ? "one-hot rows" : "class indices");
 	fprintf(o, "accuracy: %.4f (%" PRId64 " of %" PRId64 " correct)\n",
 	        total ? (double)t->correct / (double)total : 0.0, t->correct, total);
@@ -406,7 +406,7 @@ static int eval_files(const eval_args_t *a, cli_env_t *env, nnn_diags_t *d)
 			code = cli_fail(env, a->model, d, st);
 		int kept = t.wrong && fclose(t.wrong) == 0;
 		if (st == NNN_OK && a->wrong && !kept) {
-			fprintf(stderr, "nnnkit: %s: no memory for the misclassified samples\n",
+			cli_say(stderr, "nnnkit: %s: no memory for the misclassified samples\n",
 			        cli_out_name(a->wrong));
 			code = EXIT_USAGE;
 		} else if (st == NNN_OK && a->wrong) {

@@ -124,13 +124,13 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--)
 		dir[n - 1] = '\0';
 	if (!free_name(dir)) {
-		fprintf(stderr, "nnnkit: %s: exists and is not an empty folder: export writes a new folder; "
+		cli_say(stderr, "nnnkit: %s: exists and is not an empty folder: export writes a new folder; "
 		        "name another, or remove this one first\n", dir);
 		return EXIT_USAGE;
 	}
 	int lock = nnn_tmp_dir_make(dir, tmp, sizeof tmp);
 	if (lock < 0) {
-		fprintf(stderr, "nnnkit: %s: cannot create a temporary folder beside it: %s\n", dir, strerror(errno));
+		cli_say(stderr, "nnnkit: %s: cannot create a temporary folder beside it: %s\n", dir, strerror(errno));
 		return EXIT_USAGE;
 	}
 	nnn_diags_init(&d);

@@ -56,7 +56,7 @@ static void infer_shapes(cli_env_t *env, const nnn_model_t *m, const nnn_shape_t
 	if (st != NNN_OK) {
 		char sh[256];
 		cli_fail(env, path, &d, st);
-		fprintf(stderr, "nnnkit: %s: --input-shape %s does not fit the model; give its input shape, batch "
+		cli_say(stderr, "nnnkit: %s: --input-shape %s does not fit the model; give its input shape, batch "
 		                "first (nnnkit info MODEL shows what the layers fix)\n",
 		        cli_name(path), nnn_shape_format(given, sh, sizeof sh));
 		s->fit = false;

@@ -167,7 +167,7 @@ static int help(int argc, char **argv)
 		cli_help(stdout, find_command(argv[1]));
 	else {
 		const char *guess = suggest(argv[1]);
-		fprintf(stderr, "nnnkit help: unknown command '%s'%s%s%s\nsee 'nnnkit --help'\n", argv[1],
+		cli_say(stderr, "nnnkit help: unknown command '%s'%s%s%s\nsee 'nnnkit --help'\n", argv[1],
 		        guess ? "; did you mean '" : "", guess ? guess : "", guess ? "'?" : "");
 		return EXIT_USAGE;
 	}
@@ -263,11 +263,11 @@ int main(int argc, char **argv)
 	} else {
 		const char *guess = suggest(argv[1]);
 		if (guess) {
-			fprintf(stderr, "nnnkit: unknown command '%s'; did you mean '%s'? (nnnkit --help lists them)\n",
+			cli_say(stderr, "nnnkit: unknown command '%s'; did you mean '%s'? (nnnkit --help lists them)\n",
 			        argv[1], guess);
 			code = EXIT_USAGE;
 		} else {
-			fprintf(stderr, "nnnkit: unknown command '%s'\nsee 'nnnkit --help' for the commands\n", argv[1]);
+			cli_say(stderr, "nnnkit: unknown command '%s'\nsee 'nnnkit --help' for the commands\n", argv[1]);
 			code = EXIT_USAGE;
 		}
 	}

@@ -39,14 +39,17 @@ const cli_cmd_t cmd_map = {
 /* The marker in the page that the data replaces. */
 #define DATA_MARK "@NNN_DATA@"
 
-/* A JSON string that is also safe inside <script> (NNN_ESC_SCRIPT):
- * besides JSON's own escapes, '<', '>' and '&' (no "</script>" or "<!--"
- * can end or bend the element), and U+2028 and U+2029 (line ends to
- * older JavaScript). */
+/* A JSON string that is also safe inside <script>: besides JSON's own
+ * escapes, '<', '>' and '&' (no "</script>" or "<!--" can end or bend the
+ * element). Every string here is text from the file, a plugin or the
+ * command line, which the page shows: so controls, bidirectional controls
+ * and U+2028/U+2029 (line ends to older JavaScript) are in it as the text
+ * of their escape, "\\u202e", which the script reads as \u202e and the
+ * page shows so (NNN_ESC_PAGE): escaped here, once, not in the script. */
 static void jstr(FILE *o, const char *text, size_t n)
 {
 	fputc('"', o);
-	cli_esc_print(o, text, n, NNN_ESC_SCRIPT);
+	cli_esc_print(o, text, n, NNN_ESC_PAGE);
 	fputc('"', o);
 }
 

@@ -141,7 +141,8 @@ int cli_usage(cli_env_t *env, const cli_cmd_t *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "nnnkit %s: %s\nsee 'nnnkit %s --help'\n", cmd->name, msg, cmd->name);
+	/* msg quotes the command line: escaped as any message. */
+	cli_say(stderr, "nnnkit %s: %s\nsee 'nnnkit %s --help'\n", cmd->name, msg, cmd->name);
 	if (env)
 		cli_json_usage(env, msg);
 	return EXIT_USAGE;

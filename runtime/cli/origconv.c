@@ -72,10 +72,10 @@ int cli_conv_notes(const char *path, const nnn_model_t *m)
 			continue;
 		if (!notes)
 			fflush(stdout); /* after the report it belongs to, on a terminal */
-		fprintf(stderr, "nnnkit: %s: note: %s", path, n.path);
+		char at[32] = "";
 		if (n.w.at != NNN_NO_OFFSET)
-			fprintf(stderr, " @0x%" PRIx64, n.w.at);
-		fprintf(stderr, ": %s\n", n.msg);
+			snprintf(at, sizeof at, " @0x%" PRIx64, n.w.at);
+		cli_say(stderr, "nnnkit: %s: note: %s%s: %s\n", cli_name(path), n.path, at, n.msg);
 		notes++;
 	}
 	return notes;

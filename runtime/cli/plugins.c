@@ -219,7 +219,7 @@ static int run(const cli_args_t *a, cli_env_t *env)
 		env->json_done = 1;
 		return code;
 	}
-	printf("search: --plugin files, NNN_PLUGIN_PATH, %s\n", cli_plugin_dir(env, dir, sizeof dir));
+	cli_say(stdout, "search: --plugin files, NNN_PLUGIN_PATH, %s\n", cli_plugin_dir(env, dir, sizeof dir));
 	list(ctx, verbose);
 	return code;
 }

@@ -129,7 +129,7 @@ static void print_json(const char *path, const nnn_diags_t *d, nnn_status_t st, 
 static void print_valid(const char *path, const extra_t *x)
 {
 	char buf[256];
-	printf("%s: valid", path);
+	cli_say(stdout, "%s: valid", path);
 	if (x->n > 0)
 		printf(", output shape %s", nnn_shape_format(&x->shapes[x->n - 1], buf, sizeof buf));
 	if (x->finite_ran)

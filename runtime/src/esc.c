@@ -19,16 +19,16 @@ static uint32_t utf8_cp(const unsigned char *s, size_t k)
 /* The escape of one code point (cp) or byte (k == 0), or NULL: as is. */
 static const char *esc_one(uint32_t cp, size_t k, nnn_esc_t style, char *tmp, size_t size)
 {
-	bool quoted = style != NNN_ESC_MSG, json = style == NNN_ESC_JSON || style == NNN_ESC_SCRIPT;
+	bool quoted = style != NNN_ESC_MSG, json = style == NNN_ESC_JSON, page = style == NNN_ESC_PAGE;
 	if (k == 1 && quoted && (cp == '"' || cp == '\\')) {
 		snprintf(tmp, size, "\\%c", (char)cp);
 		return tmp;
 	}
 	if (k == 1 && cp == '\n' && style != NNN_ESC_DOT)
 		return style == NNN_ESC_MSG ? NULL : "\\n";
-	if (k == 1 && cp == '\t' && style == NNN_ESC_MSG)
-		return NULL;
-	if (k == 1 && style == NNN_ESC_SCRIPT && (cp == '<' || cp == '>' || cp == '&')) {
+	if (k == 1 && cp == '\t' && (style == NNN_ESC_MSG || page))
+		return page ? "\\t" : NULL; /* a page shows a tab as a message does */
+	if (k == 1 && page && (cp == '<' || cp == '>' || cp == '&')) {
 		snprintf(tmp, size, "\\u%04x", (unsigned)cp);
 		return tmp;
 	}
@@ -36,12 +36,15 @@ static const char *esc_one(uint32_t cp, size_t k, nnn_esc_t style, char *tmp, si
 		return NULL;
 	if (style == NNN_ESC_DOT)
 		return "?";
-	if (!k) /* not UTF-8: the byte, or in JSON the replacement character */
-		snprintf(tmp, size, json ? "\\ufffd" : "\\x%02x", (unsigned)cp);
-	else if (cp < 0x80 && !json)
-		snprintf(tmp, size, "\\x%02x", (unsigned)cp);
+	/* The visible escape; in a page's JSON string its backslash is one too,
+	 * so that the page shows the escape, never the character. */
+	const char *bs = page ? "\\\\" : "\\";
+	if (!k && json) /* not UTF-8: in JSON the replacement character, else the byte */
+		snprintf(tmp, size, "\\ufffd");
+	else if (!k || (cp < 0x80 && !json))
+		snprintf(tmp, size, "%sx%02x", bs, (unsigned)cp);
 	else
-		snprintf(tmp, size, "\\u%04x", (unsigned)cp);
+		snprintf(tmp, size, "%su%04x", bs, (unsigned)cp);
 	return tmp;
 }
 

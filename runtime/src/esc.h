@@ -1,5 +1,6 @@
-/* esc.h (internal): text from a file on its way to a terminal, the one
- * escaping of nnnkit (libnnn's info text and the CLI's every output).
+/* esc.h (internal): text from a file, a plugin or the command line on its
+ * way to a terminal, a page or a graph: the one escaping of nnnkit
+ * (libnnn's info text and the CLI's every output).
  */
 #ifndef NNN_ESC_H
 #define NNN_ESC_H
@@ -16,11 +17,15 @@
  * are not UTF-8 are escaped (nnn_cp_unsafe), each style its own way:
  *   NNN_ESC_C      "\x1b", "\u202e", a byte "\xff"; quote, backslash, \n escaped
  *   NNN_ESC_JSON   "\u001b", "\u202e", a byte as "\ufffd"; valid JSON
- *   NNN_ESC_SCRIPT as JSON, and '<', '>', '&' as "\u003c"...: JSON inside <script>
  *   NNN_ESC_MSG    as C, but quotes, backslashes, newlines and tabs pass
- *                  (messages, which quote file strings themselves)
- *   NNN_ESC_DOT    '?' for each; quote and backslash escaped (graph) */
-typedef enum nnn_esc { NNN_ESC_C, NNN_ESC_JSON, NNN_ESC_SCRIPT, NNN_ESC_MSG, NNN_ESC_DOT } nnn_esc_t;
+ *                  (messages, which quote file strings themselves; a file
+ *                  name or a plugin's name, unquoted)
+ *   NNN_ESC_DOT    '?' for each; quote and backslash escaped (graph)
+ *   NNN_ESC_PAGE   a JSON string safe inside <script> ('<', '>', '&' as
+ *                  "\u003c"...) that holds NNN_ESC_MSG's text: "\\u202e",
+ *                  which the page's script shows as the text \u202e (map)
+ * Every output of nnnkit that shows such text uses one of these. */
+typedef enum nnn_esc { NNN_ESC_C, NNN_ESC_JSON, NNN_ESC_MSG, NNN_ESC_DOT, NNN_ESC_PAGE } nnn_esc_t;
 
 /* The n bytes at s escaped into dst (size bytes, NUL-terminated, cut on a
  * whole escape); returns the length written. */

@@ -270,8 +270,9 @@ size_t nnn_model_info(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_info
 	const struct say *say = &says[o.say == NNN_INFO_SAY_PYTHON ? NNN_INFO_SAY_PYTHON : NNN_INFO_SAY_CLI];
 
 	if (o.file) {
+		/* A name from the command line, shown as every message shows it. */
 		puts_(&t, "file:         ");
-		puts_(&t, o.file);
+		nnn_esc_put(o.file, strlen(o.file), NNN_ESC_MSG, put_any, &t);
 		putf(&t, " (%" PRIu64 " bytes)\n", o.file_size);
 	} else {
 		putf(&t, "file:         (in memory, %" PRIu64 " bytes encoded)\n", nnn_model_encoded_size(m));

@@ -166,6 +166,50 @@ static uint64_t no_fields_size(const void *body)
 }
 #endif
 
+#ifdef FIX_HOSTILE
+/* Every text this plugin gives the host is hostile: C0 (ESC, BEL), C1 (the
+ * 8-bit CSI), bidirectional controls (U+202E, U+2066). Its layer has one u8
+ * field ("knob..."), which its validate refuses when not 0, in a message
+ * of the same text. tests/cli/test_terminal.c checks that no output of
+ * nnnkit carries any of it raw. */
+#define FIX_EVIL "\x1b[31m\x07\xc2\x9b" "1m\xe2\x80\xae" "evil\xe2\x81\xa6"
+typedef struct evil_body {
+	uint8_t knob;
+	uint64_t at;
+} evil_body_t;
+
+static nnn_status_t evil_dec(const nnn_host_t *h, nnn_cur_t *c, void *body)
+{
+	evil_body_t *b = body;
+	return h->rd_u8(c, "knob" FIX_EVIL, "a byte (fixture)", NULL, &b->knob, &b->at);
+}
+
+static nnn_status_t evil_enc(const nnn_host_t *h, nnn_sink_t *w, const void *body)
+{
+	return h->wr_u8(w, ((const evil_body_t *)body)->knob);
+}
+
+static uint64_t evil_size(const void *body)
+{
+	(void)body;
+	return 1;
+}
+
+static void evil_validate(const nnn_host_t *h, nnn_vctx_t *v, const nnn_layer_t *layer, const void *body)
+{
+	const evil_body_t *b = body;
+	(void)layer;
+	if (b->knob)
+		h->v_problem(v, NNN_E_RANGE, "knob" FIX_EVIL, b->at, "knob %d is not 0 " FIX_EVIL, (int)b->knob);
+}
+
+static size_t evil_format(const void *body, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "knob" FIX_EVIL "=%d", (int)((const evil_body_t *)body)->knob);
+	return n < 0 ? 0 : (size_t)n;
+}
+#endif
+
 #if defined(FIX_RECORD) || defined(FIX_CORE_RECORD)
 /* FIX_RECORD: describes an 8-byte record where the codec's body_size is 1
  * (what a codec regenerated without its record, or the other way round,
@@ -186,7 +230,15 @@ static FIX_DESC nnn_layer_type_t layer = {
 #else
 	.size = sizeof(nnn_layer_type_t),
 #endif
-#if defined(FIX_OLD_ABI) || defined(FIX_RECORD) || defined(FIX_NEW_IDS)
+#if defined(FIX_HOSTILE)
+	.body_size = sizeof(evil_body_t),
+	.decode = evil_dec,
+	.encode = evil_enc,
+	.encoded_size = evil_size,
+	.validate = evil_validate,
+	.format = evil_format,
+	.title = "Fixture" FIX_EVIL,
+#elif defined(FIX_OLD_ABI) || defined(FIX_RECORD) || defined(FIX_NEW_IDS)
 	.body_size = 1,
 	.decode = no_fields_dec,
 	.encode = no_fields_enc,
@@ -196,7 +248,11 @@ static FIX_DESC nnn_layer_type_t layer = {
 	.record = &record,
 #endif
 	.id = FIX_LAYER,
+#ifdef FIX_HOSTILE
+	.name = "fixture" FIX_EVIL,
+#else
 	.name = "fixture",
+#endif
 	.infer = infer,
 #ifndef FIX_NO_FORWARD
 	.forward = forward,
@@ -212,7 +268,12 @@ static FIX_DESC nnn_activation_type_t act = {
 	.encoded_size = no_fields_size,
 #endif
 	.id = FIX_ACT,
+#ifdef FIX_HOSTILE
+	.name = "fixture-act" FIX_EVIL,
+	.title = "FixtureAct" FIX_EVIL,
+#else
 	.name = "fixture-act",
+#endif
 	.forward = act_forward,
 };
 
@@ -224,7 +285,11 @@ NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t 
 NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t *d)
 #endif
 {
+#ifdef FIX_HOSTILE
+	nnn_plugin_info_t info = NNN_PLUGIN_INFO("fixture" FIX_EVIL, "1" FIX_EVIL);
+#else
 	nnn_plugin_info_t info = NNN_PLUGIN_INFO("fixture", "1");
+#endif
 	(void)forward; /* unused when FIX_NO_FORWARD leaves it out */
 #ifdef FIX_ABI_MAJOR
 	info.abi_major = NNN_ABI_MAJOR + 1;

@@ -7,8 +7,9 @@
  * layers: type, its own fields, activation and its parameters, dropout,
  * output shape, tensor shapes, parameter count, bytes, and the plugin whose
  * kernel runs it ('+' when another plugin runs its activation; "none" when
- * no plugin does). Every text from the file or a plugin is escaped: control
- * and bidirectional characters never reach a terminal raw.
+ * no plugin does). Every text from the file, a plugin or the caller (the
+ * file's name) is escaped: control and bidirectional characters never
+ * reach a terminal raw.
  */
 #ifndef NNN_INFO_H
 #define NNN_INFO_H
@@ -26,7 +27,7 @@ typedef enum nnn_info_say {
 typedef struct nnn_info_opts {
 	uint32_t size;            /* sizeof(nnn_info_opts_t) */
 	uint32_t say;             /* nnn_info_say_t */
-	const char *file;         /* the file's name, shown as is; NULL: a model in memory (its
+	const char *file;         /* the file's name, shown escaped; NULL: a model in memory (its
 	                             encoded size is shown, and no bytes per layer) */
 	uint64_t file_size;       /* the file's size in bytes, with `file` */
 	const nnn_shape_t *input; /* the input shape given; NULL: the input the layers fix */
