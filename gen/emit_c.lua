@@ -870,6 +870,12 @@ local function emit_io(w, s, r)
       end, { string.format("nnn_io_ext(%s, r, &r->%s_ext, io);", f.ext and ext_kind(f) or "", f.name) })
       w("}")
       w("")
+      -- The chain asks for one element's io at a time (nnn_chain_src_t).
+      w("static void io_at_%s(const void *elems, int32_t i, nnn_io_t *io)", r.name)
+      w("{")
+      w("	io_%s(&((const %s *)elems)[i], io);", r.name, rtype(r))
+      w("}")
+      w("")
     end
   end
 end
@@ -908,8 +914,8 @@ local function emit_validator(w, s, r)
       local cnt = "r->" .. f.count_field.name
       w("\t{")
       if chain then
-        w("\t\tnnn_io_t *io = %s > 0 ? calloc((size_t)%s, sizeof *io) : NULL;", cnt, cnt)
-        w("\t\tif (%s > 0 && !io) {", cnt)
+        w("\t\tunsigned char *broken = %s > 0 ? calloc((size_t)%s, 1) : NULL;", cnt, cnt)
+        w("\t\tif (%s > 0 && !broken) {", cnt)
         w("\t\t\tnnn_v_problem(v, NNN_E_NOMEM, %s, NNN_NO_OFFSET, \"no memory to check %%d layers\", (int)%s);",
           cstr(f.name), cnt)
         w("\t\t\treturn;")
@@ -924,15 +930,14 @@ local function emit_validator(w, s, r)
         w("\t\t\tnnn_path_pop(&v->path, m);")
       end
       if chain then
-        w("\t\t\tio_%s(&r->%s[i], &io[i]);", f.rec.name, f.name)
-        w("\t\t\tif (v->problems != before) /* a broken layer has no reliable shape */")
-        w("\t\t\t\tio[i].kind = NNN_IO_UNKNOWN;")
+        w("\t\t\tbroken[i] = v->problems != before; /* a broken layer has no reliable shape */")
       end
       w("\t\t}")
       if chain then
         w("\t\t/* rule: %s */", ccomment(chain.doc))
-        w("\t\tnnn_rule_chain(v, %s, io, %s, in, out_shapes, NULL);", cstr(f.name), cnt)
-        w("\t\tfree(io);")
+        w("\t\tnnn_chain_src_t src = { io_at_%s, r->%s, broken, %s };", f.rec.name, f.name, cnt)
+        w("\t\tnnn_rule_chain(v, %s, &src, in, out_shapes, NULL, NULL);", cstr(f.name))
+        w("\t\tfree(broken);")
       end
       w("\t}")
     end
@@ -1150,29 +1155,21 @@ function M.source(s, layouts)
   w("\tval_%s(v, r, in, out_shapes);", s.root.name)
   w("}")
   w("")
-  w("void nnn_gen_shapes(nnn_vctx_t *v, const %s *r, const nnn_shape_t *in, nnn_layer_shapes_t *shapes)", root)
+  w("void nnn_gen_shapes(nnn_vctx_t *v, const %s *r, const nnn_shape_t *in, nnn_shapes_fn each, void *ctx)", root)
   w("{")
   local chain
   for _, rule in ipairs(s.root.rules or {}) do if rule.kind == "chain" then chain = rule end end
   if chain then
     local f = chain.ref.field
-    local cnt = "r->" .. f.count_field.name
     w("\t/* rule: %s */", ccomment(chain.doc))
-    w("\tnnn_io_t *io = %s > 0 ? calloc((size_t)%s, sizeof *io) : NULL;", cnt, cnt)
-    w("\tif (%s > 0 && !io) {", cnt)
-    w("\t\tnnn_v_problem(v, NNN_E_NOMEM, %s, NNN_NO_OFFSET, \"no memory for the shapes of %%d layers\", (int)%s);",
-      cstr(f.name), cnt)
-    w("\t\treturn;")
-    w("\t}")
-    w("\tfor (int32_t i = 0; i < %s; i++)", cnt)
-    w("\t\tio_%s(&r->%s[i], &io[i]);", f.rec.name, f.name)
-    w("\tnnn_rule_chain(v, %s, io, %s, in, NULL, shapes);", cstr(f.name), cnt)
-    w("\tfree(io);")
+    w("\tnnn_chain_src_t src = { io_at_%s, r->%s, NULL, r->%s };", f.rec.name, f.name, f.count_field.name)
+    w("\tnnn_rule_chain(v, %s, &src, in, NULL, each, ctx);", cstr(f.name))
   else
     w("\t(void)v;")
     w("\t(void)r;")
     w("\t(void)in;")
-    w("\t(void)shapes; /* the schema has no chain rule: no shapes */")
+    w("\t(void)each;")
+    w("\t(void)ctx; /* the schema has no chain rule: no shapes */")
   end
   w("}")
   w("")

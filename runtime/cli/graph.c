@@ -31,9 +31,12 @@ static void dot_text(FILE *o, const char *text)
 	cli_esc_print(o, text ? text : "", text ? strlen(text) : 0, NNN_ESC_DOT);
 }
 
-static void render(FILE *o, const cli_scan_t *s, const char *path)
+static nnn_status_t render(FILE *o, cli_scan_t *s, const char *path, nnn_diags_t *d)
 {
 	char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
+	nnn_status_t st = cli_scan_layers(s, NULL, NULL, d);
+	if (st != NNN_OK)
+		return st;
 	fputs("digraph nnn {\n  graph [labelloc=t, fontname=\"Helvetica\", label=\"", o);
 	if (s->desc)
 		dot_text(o, s->desc); /* NUL-terminated: an embedded NUL ends the label early, harmlessly */
@@ -41,27 +44,28 @@ static void render(FILE *o, const cli_scan_t *s, const char *path)
 	dot_text(o, path);
 	fputs("\"];\n  node [shape=box, style=\"rounded,filled\", fillcolor=\"#eef4fb\", fontname=\"Helvetica\"];\n", o);
 	fputs("  input [shape=oval, fillcolor=white, label=\"input\\n", o);
-	dot_text(o, s->nlayers ? s->layers[0].in : "?");
+	dot_text(o, s->nlayers ? cli_scan_str(s, s->layers[0].in) : "?");
 	fputs("\"];\n", o);
 	for (size_t i = 0; i < s->nlayers; i++) {
 		const cli_layer_t *L = &s->layers[i];
+		const char *act = cli_scan_str(s, L->act), *summary = cli_scan_str(s, L->summary);
 		fprintf(o, "  layer%zu [label=\"#%zu ", i, i);
-		dot_text(o, L->type);
+		dot_text(o, cli_scan_str(s, L->type));
 		fputs("\\n", o);
-		dot_text(o, L->act ? L->act : "?");
-		if (L->summary) {
+		dot_text(o, act ? act : "?");
+		if (summary) {
 			fputs("\\n", o);
-			dot_text(o, L->summary);
+			dot_text(o, summary);
 		}
 		fputs("\\n", o);
-		dot_text(o, L->in);
+		dot_text(o, cli_scan_str(s, L->in));
 		fputs(" -> ", o);
-		dot_text(o, L->out);
+		dot_text(o, cli_scan_str(s, L->out));
 		fputs("\"];\n", o);
 	}
 	if (s->status == NNN_OK) {
 		fputs("  output [shape=oval, fillcolor=white, label=\"output\\n", o);
-		dot_text(o, s->nlayers ? s->layers[s->nlayers - 1].out : "?");
+		dot_text(o, s->nlayers ? cli_scan_str(s, s->layers[s->nlayers - 1].out) : "?");
 		fputs("\"];\n", o);
 	} else {
 		fputs("  problem [shape=octagon, color=red, fillcolor=\"#fdecea\", label=\"", o);
@@ -73,6 +77,7 @@ static void render(FILE *o, const cli_scan_t *s, const char *path)
 	for (size_t i = 0; i < s->nlayers; i++)
 		fprintf(o, " -> layer%zu", i);
 	fprintf(o, " -> %s;\n}\n", s->status == NNN_OK ? "output" : "problem");
+	return NNN_OK;
 }
 
 static int run(const cli_args_t *a, cli_env_t *env)

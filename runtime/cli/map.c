@@ -66,6 +66,7 @@ static void jz(FILE *o, const char *s)
 typedef struct kinds {
 	const char *v[MAX_KINDS];
 	int n;
+	size_t tensors; /* tensor rows written */
 } kinds_t;
 
 static int kind_index(kinds_t *k, const char *kind)
@@ -79,19 +80,26 @@ static int kind_index(kinds_t *k, const char *kind)
 	return k->n++;
 }
 
-static void fields(FILE *o, const cli_scan_t *s, kinds_t *k)
+/* What the rows written as the scan hands them over need. */
+typedef struct page {
+	FILE *o;
+	kinds_t k;
+} page_t;
+
+static void field_row(void *arg, const cli_field_t *f)
 {
-	fputs(",\n\"fields\": [", o);
-	for (size_t i = 0; i < s->nfields; i++) {
-		const cli_field_t *f = &s->fields[i];
-		fprintf(o, "%s\n[%" PRIu64 ",%" PRIu64 ",%d,%d,", i ? "," : "", f->offset, f->size, kind_index(k, f->kind),
-		        (int)f->layer);
-		jz(o, f->path);
-		fputc(',', o);
-		jz(o, f->value);
-		fputc(']', o);
-	}
-	fputs("],\n\"kinds\": [", o);
+	page_t *p = arg;
+	fprintf(p->o, "%s\n[%" PRIu64 ",%" PRIu64 ",%d,%d,", f->index ? "," : "", f->offset, f->size,
+	        kind_index(&p->k, f->kind), (int)f->layer);
+	jz(p->o, f->path);
+	fputc(',', p->o);
+	jz(p->o, f->value);
+	fputc(']', p->o);
+}
+
+static void kinds(FILE *o, const kinds_t *k)
+{
+	fputs(",\n\"kinds\": [", o);
 	for (int i = 0; i < k->n; i++) {
 		fputs(i ? "," : "", o);
 		jz(o, k->v[i]);
@@ -104,18 +112,19 @@ static void layers(FILE *o, const cli_scan_t *s)
 	fputs(",\n\"layers\": [", o);
 	for (size_t i = 0; i < s->nlayers; i++) {
 		const cli_layer_t *L = &s->layers[i];
+		const char *summary = cli_scan_str(s, L->summary);
 		fprintf(o, "%s\n{\"id\":%d,\"first\":%zu,\"end\":%zu,\"type\":", i ? "," : "", L->id, L->first, L->end);
-		jz(o, L->type);
+		jz(o, cli_scan_str(s, L->type));
 		fputs(",\"kernel\":", o);
 		jz(o, L->kernel);
 		fputs(",\"act\":", o);
-		jz(o, L->act);
+		jz(o, cli_scan_str(s, L->act));
 		fputs(",\"summary\":", o);
-		jz(o, L->summary ? L->summary : "");
+		jz(o, summary ? summary : "");
 		fputs(",\"in\":", o);
-		jz(o, L->in);
+		jz(o, cli_scan_str(s, L->in));
 		fputs(",\"out\":", o);
-		jz(o, L->out);
+		jz(o, cli_scan_str(s, L->out));
 		fputc('}', o);
 	}
 	fputc(']', o);
@@ -126,26 +135,23 @@ static void num(FILE *o, const char *name, double v)
 	fprintf(o, ",\"%s\":%.9g", name, v);
 }
 
-static void tensors(FILE *o, const cli_scan_t *s)
+static void tensor_row(void *arg, const cli_tensor_t *t)
 {
-	fputs(",\n\"tensors\": [", o);
-	for (size_t i = 0; i < s->ntensors; i++) {
-		const cli_tensor_t *t = &s->tensors[i];
-		fprintf(o, "%s\n{\"field\":%zu,\"dims\":", i ? "," : "", t->field);
-		jz(o, t->dims);
-		fprintf(o, ",\"count\":%" PRIu64 ",\"finite\":%" PRIu64 ",\"nan\":%" PRIu64 ",\"pinf\":%" PRIu64
-		           ",\"ninf\":%" PRIu64 ",\"zero\":%" PRIu64, t->st.count, t->st.finite, t->st.nan, t->st.pinf,
-		           t->st.ninf, t->st.zeros);
-		num(o, "min", t->st.min);
-		num(o, "max", t->st.max);
-		num(o, "mean", t->st.mean);
-		num(o, "std", t->st.std);
-		fputs(",\"bins\":[", o);
-		for (int b = 0; b < CLI_BINS; b++)
-			fprintf(o, "%s%" PRIu64, b ? "," : "", t->bins[b]);
-		fputs("]}", o);
-	}
-	fputc(']', o);
+	page_t *p = arg;
+	FILE *o = p->o;
+	fprintf(o, "%s\n{\"field\":%zu,\"dims\":", p->k.tensors++ ? "," : "", t->field);
+	jz(o, t->dims);
+	fprintf(o, ",\"count\":%" PRIu64 ",\"finite\":%" PRIu64 ",\"nan\":%" PRIu64 ",\"pinf\":%" PRIu64
+	           ",\"ninf\":%" PRIu64 ",\"zero\":%" PRIu64, t->st.count, t->st.finite, t->st.nan, t->st.pinf,
+	           t->st.ninf, t->st.zeros);
+	num(o, "min", t->st.min);
+	num(o, "max", t->st.max);
+	num(o, "mean", t->st.mean);
+	num(o, "std", t->st.std);
+	fputs(",\"bins\":[", o);
+	for (int b = 0; b < CLI_BINS; b++)
+		fprintf(o, "%s%" PRIu64, b ? "," : "", t->bins[b]);
+	fputs("]}", o);
 }
 
 static void problems(FILE *o, const cli_scan_t *s)
@@ -168,32 +174,45 @@ static void problems(FILE *o, const cli_scan_t *s)
 	fprintf(o, "],\n\"dropped\": %zu", s->problems.dropped);
 }
 
-static void data(FILE *o, const cli_scan_t *s, const char *path)
+/* The data as the page's script reads it, written as the scan goes: the
+ * fields (first pass), what the first pass kept (description, layers),
+ * then the tensors (second pass). Key order means nothing to the script. */
+static nnn_status_t data(FILE *o, cli_scan_t *s, const char *path, nnn_diags_t *d)
 {
 	char buf[NNN_MAX_RANK * 24];
-	kinds_t k = { .n = 0 };
+	page_t p = { o, { .n = 0 } };
 	fputs("{\"file\": ", o);
 	jz(o, path);
-	fprintf(o, ",\n\"size\": %zu,\n\"valid\": %s,\n\"status\": \"%s\",\n\"description\": ", s->size,
+	fprintf(o, ",\n\"size\": %zu,\n\"valid\": %s,\n\"status\": \"%s\",\n\"input\": ", s->size,
 	        s->status == NNN_OK ? "true" : "false", nnn_status_name(s->status));
+	jz(o, s->have_input ? nnn_shape_format(&s->input, buf, sizeof buf) : NULL);
+	fputs(",\n\"fields\": [", o);
+	nnn_status_t st = cli_scan_layers(s, field_row, &p, d);
+	if (st != NNN_OK)
+		return st;
+	fputc(']', o);
+	kinds(o, &p.k);
+	fputs(",\n\"description\": ", o);
 	if (s->desc)
 		jstr(o, s->desc, s->desc_len);
 	else
 		fputs("null", o);
-	fprintf(o, ",\n\"descCut\": %s,\n\"input\": ", s->desc_cut ? "true" : "false");
-	jz(o, s->have_input ? nnn_shape_format(&s->input, buf, sizeof buf) : NULL);
+	fprintf(o, ",\n\"descCut\": %s", s->desc_cut ? "true" : "false");
 	if (s->status != NNN_OK && s->decoded_end < s->size)
 		fprintf(o, ",\n\"undecoded\": [%" PRIu64 ",%" PRIu64 "]", s->decoded_end, (uint64_t)s->size - s->decoded_end);
 	else
 		fputs(",\n\"undecoded\": null", o);
-	fields(o, s, &k);
 	layers(o, s);
-	tensors(o, s);
+	fputs(",\n\"tensors\": [", o);
+	if ((st = cli_scan_tensors(s, tensor_row, &p, d)) != NNN_OK)
+		return st;
+	fputc(']', o);
 	problems(o, s);
 	fputs("}", o);
+	return NNN_OK;
 }
 
-static void render(FILE *o, const cli_scan_t *s, const char *path)
+static nnn_status_t render(FILE *o, cli_scan_t *s, const char *path, nnn_diags_t *d)
 {
 	const unsigned char *page = map_page_html;
 	size_t n = sizeof map_page_html, m = strlen(DATA_MARK), at = 0;
@@ -205,9 +224,10 @@ static void render(FILE *o, const cli_scan_t *s, const char *path)
 		at = n;
 	}
 	fwrite(page, 1, at, o);
-	data(o, s, path);
-	if (at < n)
+	nnn_status_t st = data(o, s, path, d);
+	if (st == NNN_OK && at < n)
 		fwrite(page + at + m, 1, n - at - m, o);
+	return st;
 }
 
 static int run(const cli_args_t *a, cli_env_t *env)

@@ -327,11 +327,33 @@ typedef struct nnn_io {
 	const nnn_layer_t *layer; /* plugin: the layer, whose type's infer gives shapes */
 } nnn_io_t;
 
-/* Applies io to n layers from `input` (NULL: partial shapes only). Every
+/* The layers the chain walks: io(elems, i, &out) gives layer i's io, for
+ * i < n, one at a time (an nnn_io_t is 400 bytes: an array of them for a
+ * model of many small layers would outweigh the model). broken (may be
+ * NULL): broken[i] != 0 for a layer whose own checks failed, whose shape
+ * is then unknown. */
+typedef struct nnn_chain_src {
+	void (*io)(const void *elems, int32_t i, nnn_io_t *out);
+	const void *elems;
+	const unsigned char *broken;
+	int32_t n;
+} nnn_chain_src_t;
+
+/* Layer i's shapes as the chain finds them, in layer order; `s` is valid
+ * during the call. */
+typedef void (*nnn_shapes_fn)(void *ctx, int32_t i, const nnn_layer_shapes_t *s);
+
+/* Applies the layers' io from `input` (NULL: partial shapes only). Every
  * problem is reported through v under `name` ("layers"); out_shapes (exact
- * shapes, rank 0 where not exact) and shapes (partial) may be NULL. */
-void nnn_rule_chain(nnn_vctx_t *v, const char *name, const nnn_io_t *io, int32_t n, const nnn_shape_t *input,
-                    nnn_shape_t *out_shapes, nnn_layer_shapes_t *shapes);
+ * shapes, rank 0 where not exact; an array of src->n) and each (partial
+ * shapes) may be NULL. */
+void nnn_rule_chain(nnn_vctx_t *v, const char *name, const nnn_chain_src_t *src, const nnn_shape_t *input,
+                    nnn_shape_t *out_shapes, nnn_shapes_fn each, void *ctx);
+
+/* nnn_model_shapes one layer at a time, with nothing kept per layer: for
+ * callers that keep less (nnnkit map and graph keep the shapes' text). */
+NNN_NODISCARD nnn_status_t nnn_model_shapes_each(const nnn_model_t *m, const nnn_shape_t *input, nnn_shapes_fn each,
+                                                 void *ctx, nnn_diags_t *diags);
 
 /* ---- types provided by plugins (runtime/src/ext.c) ---- */
 
@@ -360,8 +382,8 @@ const struct nnn_host *nnn_host_table(void);
 nnn_status_t nnn_gen_decode(nnn_cur_t *c, nnn_model_t *r);
 nnn_status_t nnn_gen_encode(nnn_sink_t *w, const nnn_model_t *r);
 void nnn_gen_validate(nnn_vctx_t *v, const nnn_model_t *r, const nnn_shape_t *in, nnn_shape_t *out_shapes);
-/* The chain's shapes alone (nnn_model_shapes). */
-void nnn_gen_shapes(nnn_vctx_t *v, const nnn_model_t *r, const nnn_shape_t *in, nnn_layer_shapes_t *shapes);
+/* The chain's shapes alone (nnn_model_shapes_each). */
+void nnn_gen_shapes(nnn_vctx_t *v, const nnn_model_t *r, const nnn_shape_t *in, nnn_shapes_fn each, void *ctx);
 /* One layer's io, as the chain rule applies it (NNN_IO_UNKNOWN without one). */
 void nnn_gen_io(const nnn_layer_t *r, nnn_io_t *io);
 uint64_t nnn_gen_params(const nnn_model_t *r);

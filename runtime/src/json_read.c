@@ -35,6 +35,17 @@ typedef struct active {
 	int n;
 } active_t;
 
+/* A .npy file already read, known by device and inode (whatever name a
+ * reference gives it): every tensor that names it shares its data. */
+typedef struct npy_file {
+	dev_t dev;
+	ino_t ino;
+	const unsigned char *bytes; /* little-endian float32, in the model's arena */
+	int32_t n;
+	nnn_shape_t shape;
+	size_t uses;
+} npy_file_t;
+
 typedef struct rd {
 	const char *text;
 	size_t len;
@@ -47,6 +58,15 @@ typedef struct rd {
 	uint64_t *total;       /* spec: the parameter count to fill in, or NULL */
 	bool npy_read;         /* the last float array came from a .npy file... */
 	nnn_shape_t npy_shape; /* ...of this shape */
+	npy_file_t *files;     /* the .npy files read, each once... */
+	size_t nfiles, files_cap;
+	size_t *slots;         /* ...found by (device, inode) here: index + 1, 0 free */
+	size_t nslots;         /* a power of two, at least twice nfiles; 0 before the first */
+	uint64_t npy_total;    /* bytes the references fill, each one counted */
+	uint64_t npy_distinct; /* bytes of the distinct files' data */
+	uint64_t npy_cap;      /* 0, or the cap a first walk found passed: refuse the reference past it... */
+	uint64_t cap_distinct; /* ...set by the distinct files' bytes of that walk... */
+	size_t cap_files;      /* ...and their number */
 } rd_t;
 
 #define SPEC(r) (((r)->flags & NNN_JSON_SPEC) != 0)
@@ -379,28 +399,137 @@ static nnn_status_t npy_fail(rd_t *r, const char *file, const nnn_diags_t *nd, n
 	return fail(r, g->code, "%s: %s%s", file, where, g->msg);
 }
 
-/* The file a reference names, read: regular files only (not standard
- * input, a pipe or /dev/zero, which would be read without end). */
-static nnn_status_t load_npy(rd_t *r, const char *name, nnn_npy_t *a)
+/* The tensor bytes a spec's .npy references may fill in all (each reference
+ * counted): NPY_CAP_BASE plus NPY_CAP_TIMES the bytes of the distinct files'
+ * data. Every file is read once whatever names it, so memory while reading
+ * follows the distinct files; but the model, and every copy of it written or
+ * encoded, holds each reference's bytes: without a cap a 10 KB spec naming
+ * one 4 MB file 100 times makes a 400 MB model. */
+#define NPY_CAP_BASE ((uint64_t)64 << 20)
+#define NPY_CAP_TIMES 4
+
+static uint64_t npy_cap(uint64_t distinct)
+{
+	return distinct > (UINT64_MAX - NPY_CAP_BASE) / NPY_CAP_TIMES ? UINT64_MAX
+	                                                               : NPY_CAP_BASE + NPY_CAP_TIMES * distinct;
+}
+
+/* The slot of (dev, ino) in the table: its file's, or the free one where
+ * it goes. Open addressing, so that a spec naming many files costs time
+ * linear in its references. */
+static size_t *slot_of(const rd_t *r, dev_t dev, ino_t ino)
+{
+	size_t h = ((size_t)dev * 0x9e3779b97f4a7c15u) ^ (size_t)ino, mask = r->nslots - 1;
+	for (size_t i = (h ^ h >> 29) & mask;; i = (i + 1) & mask) {
+		size_t k = r->slots[i];
+		if (!k || (r->files[k - 1].dev == dev && r->files[k - 1].ino == ino))
+			return &r->slots[i];
+	}
+}
+
+/* The file seen before as (dev, ino), or NULL. */
+static npy_file_t *seen_file(const rd_t *r, const struct stat *sb)
+{
+	size_t k = r->nslots ? *slot_of(r, sb->st_dev, sb->st_ino) : 0;
+	return k ? &r->files[k - 1] : NULL;
+}
+
+/* Room for one more file in the list and the table (rebuilt twice as big
+ * when half full). */
+static nnn_status_t files_room(rd_t *r)
+{
+	if (r->nfiles == r->files_cap) {
+		size_t cap = r->files_cap ? 2 * r->files_cap : 8;
+		npy_file_t *v = cap <= SIZE_MAX / sizeof *v ? realloc(r->files, cap * sizeof *v) : NULL;
+		if (!v)
+			return fail(r, NNN_E_NOMEM, "cannot allocate a list of %zu .npy files", cap);
+		r->files = v, r->files_cap = cap;
+	}
+	if (2 * (r->nfiles + 1) > r->nslots) {
+		size_t n = r->nslots ? 2 * r->nslots : 16;
+		size_t *old = r->slots, nold = r->nslots;
+		if (!(r->slots = n <= SIZE_MAX / sizeof *r->slots ? calloc(n, sizeof *r->slots) : NULL)) {
+			r->slots = old;
+			return fail(r, NNN_E_NOMEM, "cannot allocate a table of %zu .npy files", n);
+		}
+		r->nslots = n;
+		for (size_t i = 0; i < nold; i++)
+			if (old[i])
+				*slot_of(r, r->files[old[i] - 1].dev, r->files[old[i] - 1].ino) = old[i];
+		free(old);
+	}
+	return NNN_OK;
+}
+
+/* The open file's array, converted into the arena: the bytes are read
+ * (checked reads), decoded, then copied, each buffer freed as soon as the
+ * next holds the values, so that a file costs twice its size at most. */
+static nnn_status_t read_npy(rd_t *r, const char *file, int fd, size_t size, const struct stat *sb,
+                             npy_file_t **out)
+{
+	unsigned char *buf = NULL, *bytes = NULL;
+	nnn_npy_t a = { 0 };
+	nnn_diags_t nd;
+	nnn_diags_init(&nd);
+	nnn_status_t st = nnn_read_copy(fd, size, &buf, &nd);
+	if (st == NNN_OK)
+		st = nnn_npy_read_mem(buf, size, &a, &nd);
+	free(buf);
+	if (st != NNN_OK)
+		st = npy_fail(r, file, &nd, st);
+	nnn_diags_free(&nd);
+	if (st == NNN_OK && a.count > INT32_MAX)
+		st = fail(r, NNN_E_LIMIT, "%s holds %zu values; a tensor holds at most 2147483647", file, a.count);
+	if (st == NNN_OK)
+		st = files_room(r);
+	if (st == NNN_OK)
+		st = alloc(r, a.count, 4, (void **)&bytes);
+	if (st == NNN_OK) {
+		for (size_t i = 0; i < a.count; i++) {
+			uint32_t u;
+			memcpy(&u, &a.data[i], sizeof u);
+			put_le(bytes + 4 * i, u);
+		}
+		*out = &r->files[r->nfiles++];
+		**out = (npy_file_t){ sb->st_dev, sb->st_ino, bytes, (int32_t)a.count, a.shape, 0 };
+		*slot_of(r, sb->st_dev, sb->st_ino) = r->nfiles;
+		r->npy_distinct += 4 * (uint64_t)a.count;
+	}
+	nnn_npy_free(&a);
+	return st;
+}
+
+/* The file a reference names: regular files only (not standard input, a
+ * pipe or /dev/zero, which would be read without end), opened first and
+ * known by what it is, so that a file named again (by any name: a link, a
+ * path with "./") is not read again. */
+static nnn_status_t load_npy(rd_t *r, const char *name, npy_file_t **out)
 {
 	char file[4096];
 	struct stat sb;
 	nnn_diags_t nd;
+	size_t size;
+	int fd;
 	bool rel = name[0] != '/';
 	snprintf(file, sizeof file, "%s%s%s", rel ? (r->base_dir ? r->base_dir : ".") : "", rel ? "/" : "", name);
-	int err = stat(file, &sb) != 0 ? errno : 0;
-	if (err || !S_ISREG(sb.st_mode))
-		return fail(r, NNN_E_IO, "%s: %s", file, err ? strerror(err) : "not a regular file, as a .npy file is");
 	nnn_diags_init(&nd);
-	nnn_status_t st = nnn_npy_read_file(file, a, &nd);
-	if (st != NNN_OK)
+	nnn_status_t st = nnn_open_regular(file, NULL, &fd, &size, &nd);
+	if (st != NNN_OK) {
 		st = npy_fail(r, file, &nd, st);
+		nnn_diags_free(&nd);
+		return st;
+	}
 	nnn_diags_free(&nd);
+	if (fstat(fd, &sb) != 0)
+		st = fail(r, NNN_E_IO, "%s: cannot stat: %s", file, strerror(errno));
+	else if ((*out = seen_file(r, &sb)) == NULL)
+		st = read_npy(r, file, fd, size, &sb, out);
+	close(fd);
 	return st;
 }
 
 /* The optional "dtype" and "shape" of a reference against the file read. */
-static nnn_status_t check_ref(rd_t *r, const json_t *ref, const char *name, const nnn_npy_t *a)
+static nnn_status_t check_ref(rd_t *r, const json_t *ref, const char *name, const nnn_shape_t *file_shape)
 {
 	char b[64], sh[NNN_MAX_RANK * 22 + 8];
 	const json_t *dtype = json_object_get(ref, "dtype"), *shape = json_object_get(ref, "shape");
@@ -414,15 +543,30 @@ static nnn_status_t check_ref(rd_t *r, const json_t *ref, const char *name, cons
 	if (!shape)
 		return NNN_OK;
 	m = nnn_path_push(&r->path, "shape");
-	bool same = json_is_array(shape) && json_array_size(shape) == (size_t)a->shape.rank;
-	for (int32_t i = 0; same && i < a->shape.rank; i++)
+	bool same = json_is_array(shape) && json_array_size(shape) == (size_t)file_shape->rank;
+	for (int32_t i = 0; same && i < file_shape->rank; i++)
 		same = json_is_integer(json_array_get(shape, (size_t)i)) &&
-		       json_integer_value(json_array_get(shape, (size_t)i)) == a->shape.dims[i];
+		       json_integer_value(json_array_get(shape, (size_t)i)) == file_shape->dims[i];
 	if (!same)
 		return fail(r, NNN_E_DIM_MISMATCH, "%s has shape %s, the reference says %s", name,
-		            nnn_shape_format(&a->shape, sh, sizeof sh), shown(shape, b, sizeof b));
+		            nnn_shape_format(file_shape, sh, sizeof sh), shown(shape, b, sizeof b));
 	nnn_path_pop(&r->path, m);
 	return NNN_OK;
+}
+
+/* The reference that takes the total past the cap (known on the second
+ * walk: see over_cap). */
+static nnn_status_t check_cap(rd_t *r, const char *name, const npy_file_t *f)
+{
+	if (!r->npy_cap || r->npy_total <= r->npy_cap)
+		return NNN_OK;
+	return fail(r, NNN_E_LIMIT, "%s: the .npy references up to here fill %" PRIu64 " bytes of tensors (each "
+	            "reference counted), past this spec's cap of %" PRIu64 " bytes: %" PRIu64 " MiB plus %d times the %"
+	            PRIu64 " bytes of the %zu distinct .npy files it names (each is read once, but the model holds "
+	            "every reference's copy); %s is named %zu times up to here. Give such tensors files of their own, "
+	            "or name each file fewer times", name, r->npy_total, r->npy_cap, NPY_CAP_BASE >> 20, NPY_CAP_TIMES,
+	            r->cap_distinct,
+	            r->cap_files, name, f->uses);
 }
 
 /* {"npy": FILE, "shape": [...], "dtype": "float32"}: the array in FILE. */
@@ -444,29 +588,19 @@ static nnn_status_t get_npy(rd_t *r, const json_t *v, nnn_f32s_t *out)
 		return fail(r, name ? NNN_E_JSON_TYPE : NNN_E_JSON_MISSING,
 		            "a .npy reference needs \"npy\": the file's name (relative to the JSON's folder), found %s",
 		            name ? shown(name, b, sizeof b) : "none");
-	nnn_npy_t a;
+	npy_file_t *f;
 	size_t m = nnn_path_push(&r->path, "npy");
-	NNN_TRY(load_npy(r, n, &a));
+	NNN_TRY(load_npy(r, n, &f));
+	f->uses++;
+	r->npy_total += 4 * (uint64_t)f->n;
+	NNN_TRY(check_cap(r, n, f));
 	nnn_path_pop(&r->path, m);
-	nnn_status_t st = check_ref(r, v, n, &a);
-	if (st == NNN_OK && a.count > INT32_MAX)
-		st = fail(r, NNN_E_LIMIT, "%s holds %zu values; a tensor holds at most 2147483647", n, a.count);
-	unsigned char *bytes = NULL;
-	if (st == NNN_OK)
-		st = alloc(r, a.count, 4, (void **)&bytes);
-	if (st == NNN_OK) {
-		for (size_t i = 0; i < a.count; i++) {
-			uint32_t u;
-			memcpy(&u, &a.data[i], sizeof u);
-			put_le(bytes + 4 * i, u);
-		}
-		out->bytes = bytes;
-		out->n = (int32_t)a.count;
-		r->npy_read = true;
-		r->npy_shape = a.shape;
-	}
-	nnn_npy_free(&a);
-	return st;
+	NNN_TRY(check_ref(r, v, n, &f->shape));
+	out->bytes = f->bytes;
+	out->n = f->n;
+	r->npy_read = true;
+	r->npy_shape = f->shape;
+	return NNN_OK;
 }
 
 static nnn_status_t get_f32s(rd_t *r, const json_t *v, nnn_f32s_t *out)
@@ -940,11 +1074,57 @@ static nnn_status_t rd_record(rd_t *r, const nnn_rdesc_t *rd, const json_t *v, v
 
 /* ---- entry points ---- */
 
+/* One walk of the parsed text into a new model (*m, freed on failure). */
+static nnn_status_t walk(rd_t *r, const json_t *root, nnn_model_t **m)
+{
+	nnn_arena_t *arena;
+	*m = nnn_model_new_arena(&arena);
+	if (!*m)
+		return nnn_diags_add(r->d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a model");
+	r->arena = arena;
+	r->total = NULL;
+	r->nfiles = 0;
+	if (r->nslots)
+		memset(r->slots, 0, r->nslots * sizeof *r->slots);
+	r->npy_total = r->npy_distinct = 0;
+	nnn_status_t st = rd_record(r, &nnn_model_desc, root, *m);
+	if (st == NNN_OK && r->total)
+		*r->total = nnn_model_param_total(*m);
+	if (st != NNN_OK) {
+		nnn_model_free(*m);
+		*m = NULL;
+	}
+	return st;
+}
+
+/* The references filled more than the cap allows, which only the whole
+ * walk can tell (the distinct files' bytes set the cap). A second walk
+ * with the cap known stops at the reference that passes it, so that the
+ * message names its place in the text. Only if the files changed between
+ * the walks does it get through: then the whole spec is blamed. */
+static nnn_status_t over_cap(rd_t *r, const json_t *root, nnn_model_t **m)
+{
+	uint64_t total = r->npy_total, cap = npy_cap(r->npy_distinct);
+	nnn_model_free(*m);
+	r->npy_cap = cap;
+	r->cap_distinct = r->npy_distinct;
+	r->cap_files = r->nfiles;
+	nnn_status_t st = walk(r, root, m);
+	if (st != NNN_OK)
+		return st;
+	nnn_model_free(*m);
+	*m = NULL;
+	return fail(r, NNN_E_LIMIT, "the .npy references fill %" PRIu64 " bytes of tensors (each reference counted), "
+	            "past this spec's cap of %" PRIu64 " bytes: %" PRIu64 " MiB plus %d times the bytes of the distinct "
+	            ".npy files it names. Give such tensors files of their own, or name each file fewer times", total,
+	            cap, NPY_CAP_BASE >> 20, NPY_CAP_TIMES);
+}
+
+
 nnn_status_t nnn_json_decode(const char *text, size_t len, const nnn_json_read_opts_t *opts, nnn_model_t **out,
                              nnn_diags_t *diags)
 {
 	json_error_t err;
-	nnn_arena_t *arena;
 	rd_t r = { .text = text, .len = len, .d = diags };
 
 	if (!out)
@@ -977,15 +1157,12 @@ nnn_status_t nnn_json_decode(const char *text, size_t len, const nnn_json_read_o
 		}
 		return code;
 	}
-	nnn_model_t *m = nnn_model_new_arena(&arena);
-	nnn_status_t st = NNN_OK;
-	if (!m)
-		st = nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a model");
-	r.arena = arena;
-	if (st == NNN_OK)
-		st = rd_record(&r, &nnn_model_desc, root, m);
-	if (st == NNN_OK && r.total)
-		*r.total = nnn_model_param_total(m);
+	nnn_model_t *m = NULL;
+	nnn_status_t st = walk(&r, root, &m);
+	if (st == NNN_OK && r.npy_total > npy_cap(r.npy_distinct))
+		st = over_cap(&r, root, &m);
+	free(r.files);
+	free(r.slots);
 	json_decref(root);
 	if (st != NNN_OK) {
 		nnn_model_free(m);

@@ -431,9 +431,11 @@ static void narrow_in(nnn_pshape_t *in, const nnn_io_t *io)
 		in->dims[in->rank - 1] = last;
 }
 
-void nnn_rule_chain(nnn_vctx_t *v, const char *name, const nnn_io_t *io, int32_t n, const nnn_shape_t *input,
-                    nnn_shape_t *out_shapes, nnn_layer_shapes_t *shapes)
+void nnn_rule_chain(nnn_vctx_t *v, const char *name, const nnn_chain_src_t *src, const nnn_shape_t *input,
+                    nnn_shape_t *out_shapes, nnn_shapes_fn each, void *ctx)
 {
+	nnn_io_t one, *io = &one;
+	nnn_layer_shapes_t sh;
 	chain_t c = { .v = v, .name = name, .from = -1, .s = { .rank = UNK, .last = UNK } };
 	if (input) {
 		if (input->rank < 2 || input->rank > NNN_MAX_RANK) {
@@ -453,38 +455,41 @@ void nnn_rule_chain(nnn_vctx_t *v, const char *name, const nnn_io_t *io, int32_t
 			}
 		}
 	}
-	for (int32_t i = 0; i < n; i++) {
+	for (int32_t i = 0; i < src->n; i++) {
 		c.i = i;
-		if (shapes)
-			shapes[i].in = c.s;
-		switch (io[i].kind) {
+		src->io(src->elems, i, io);
+		if (src->broken && src->broken[i])
+			io->kind = NNN_IO_UNKNOWN;
+		sh.in = c.s;
+		switch (io->kind) {
 		case NNN_IO_FEATURES:
-			features(&c, &io[i]);
+			features(&c, io);
 			break;
 		case NNN_IO_WINDOW:
-			window(&c, &io[i]);
+			window(&c, io);
 			break;
 		case NNN_IO_ELEMENTWISE:
-			elementwise(&c, &io[i]);
+			elementwise(&c, io);
 			break;
 		case NNN_IO_FLATTEN:
 			flatten(&c);
 			break;
 		case NNN_IO_RESHAPE:
-			reshape(&c, &io[i]);
+			reshape(&c, io);
 			break;
 		case NNN_IO_PLUGIN:
-			plugin(&c, &io[i]);
+			plugin(&c, io);
 			break;
 		case NNN_IO_UNKNOWN:
 			set_rank_unknown(&c.s, UNK);
 			c.broken = true;
 			break;
 		}
-		check_size(&c, &io[i]);
-		if (shapes) {
-			narrow_in(&shapes[i].in, &io[i]);
-			shapes[i].out = c.s;
+		check_size(&c, io);
+		if (each) {
+			narrow_in(&sh.in, io);
+			sh.out = c.s;
+			each(ctx, i, &sh);
 		}
 		if (out_shapes) {
 			/* exact only while every layer so far fitted */
@@ -497,13 +502,24 @@ void nnn_rule_chain(nnn_vctx_t *v, const char *name, const nnn_io_t *io, int32_t
 	}
 }
 
-nnn_status_t nnn_model_shapes(const nnn_model_t *m, const nnn_shape_t *input, nnn_layer_shapes_t *out,
-                              nnn_diags_t *diags)
+nnn_status_t nnn_model_shapes_each(const nnn_model_t *m, const nnn_shape_t *input, nnn_shapes_fn each, void *ctx,
+                                   nnn_diags_t *diags)
 {
 	nnn_vctx_t v = { .diags = diags };
 	size_t first = diags ? diags->n : 0;
-	nnn_gen_shapes(&v, m, input, out);
+	nnn_gen_shapes(&v, m, input, each, ctx);
 	return nnn_v_result(&v, first);
+}
+
+static void put_shapes(void *ctx, int32_t i, const nnn_layer_shapes_t *s)
+{
+	((nnn_layer_shapes_t *)ctx)[i] = *s;
+}
+
+nnn_status_t nnn_model_shapes(const nnn_model_t *m, const nnn_shape_t *input, nnn_layer_shapes_t *out,
+                              nnn_diags_t *diags)
+{
+	return nnn_model_shapes_each(m, input, put_shapes, out, diags);
 }
 
 bool nnn_layer_window(const nnn_layer_t *L, nnn_layer_window_t *w)

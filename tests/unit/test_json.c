@@ -14,17 +14,23 @@
  *                      u64 above 2^63, a build spec's defaults
  *   json/old_plugin    a plugin built for ABI 1.0 still loads; its layers
  *                      have no JSON form, and the error says so
+ *   json/npy_*         a .npy file named many times (by any name) is read
+ *                      once and shared; the cap on what references fill
  */
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <nnn/json.h>
 #include <nnn/npy.h>
 
+#include "blackbox.h"
 #include "builder.h"
+#include "peak.h"
 #include "roundtrip.h"
 #include "schemaq.h"
 #include "tmpdir.h"
@@ -327,9 +333,10 @@ static const mistake_t MISTAKES[] = {
 	{ "[1, 2, 3, 4]", "[1, 2, 3]", NNN_E_DIM_MISMATCH, "layers[0].weights.data", 11, 67,
 	  "dims [4, 1] multiply to 4, but data has 3 values" },
 	{ "\"dims\": [1]", "\"dims\": [-1]", NNN_E_DIM_NEGATIVE, "layers[0].bias.dims[0]", 9, 25, "found -1" },
-	{ "[0.5]", "{\"npy\": \"nope.npy\"}", NNN_E_IO, "layers[0].bias.data.npy", 9, 68, "nope.npy: No such file or directory" },
+	{ "[0.5]", "{\"npy\": \"nope.npy\"}", NNN_E_IO, "layers[0].bias.data.npy", 9, 68,
+	  "nope.npy: cannot open: No such file or directory" },
 	{ "[0.5]", "{\"npy\": \"/dev/zero\"}", NNN_E_IO, "layers[0].bias.data.npy", 9, 68,
-	  "/dev/zero: not a regular file" },
+	  "/dev/zero: is a character device, not a regular file" },
 	{ "[0.5]", "{\"npy\": \"x.npy\", \"order\": \"C\"}", NNN_E_JSON_UNKNOWN, "layers[0].bias.data.order", 9, 86,
 	  "a .npy reference has the keys" },
 	{ "\"layers\": [", "\"layers\": 5, \"x\": [", NNN_E_JSON_TYPE, "layers", 4, 13,
@@ -510,6 +517,123 @@ Test(json, spec_defaults)
 	/* A strict reader takes no shorthand. */
 	cr_assert_eq(nnn_json_decode(spec, strlen(spec), NULL, &m, &d), NNN_E_JSON_MISSING);
 	nnn_diags_free(&d);
+}
+
+/* Dense layers of 512 x 512 weights (1 MiB) and 512 biases, one a line:
+ *   {"weights": NAME, "bias": "b.npy"},
+ * the NAMEs in turn. Free the text. */
+static char *wide_spec(int n, const char *const *names, size_t nnames)
+{
+	static float w[512 * 512], bias[512];
+	npy("w.npy", 2, (const int64_t[]){ 512, 512 }, w);
+	npy("b.npy", 1, (const int64_t[]){ 512 }, bias);
+	size_t cap = 64 + (size_t)n * 64, k = 0;
+	char *s = malloc(cap);
+	cr_assert_not_null(s);
+	k += (size_t)snprintf(s + k, cap - k, "{\"layers\": [\n");
+	for (int i = 0; i < n; i++)
+		k += (size_t)snprintf(s + k, cap - k, "  {\"weights\": \"%s\", \"bias\": \"b.npy\"}%s\n", names[(size_t)i % nnames],
+		                      i + 1 < n ? "," : "");
+	snprintf(s + k, cap - k, "]}");
+	return s;
+}
+
+typedef struct decode_job {
+	const char *text;
+	nnn_status_t st;
+} decode_job_t;
+
+static void decode_spec(void *arg)
+{
+	decode_job_t *j = arg;
+	nnn_json_read_opts_t o = { .flags = NNN_JSON_SPEC, .base_dir = tmp() };
+	nnn_model_t *m = NULL;
+	j->st = nnn_json_decode(j->text, strlen(j->text), &o, &m, NULL);
+	if (j->st != NNN_OK)
+		_exit(1);
+	nnn_model_free(m);
+}
+
+/* One .npy file named 40 times, as itself, through a hard link, a symbolic
+ * link and "./": read once (files are known by device and inode), its data
+ * shared by every tensor, and memory follows the file (1 MiB), not the
+ * references (40 MiB). It used to read and copy the file for each: a 529 KB
+ * spec naming a 4 MB file 100 times took 403 MB. */
+Test(json, npy_named_again_is_read_once)
+{
+	static const char *const names[] = { "w.npy", "hard.npy", "soft.npy", "./w.npy" };
+	char *spec = wide_spec(40, names, 4);
+	cr_assert_eq(link(tdir("w.npy"), tdir("hard.npy")), 0);
+	cr_assert_eq(symlink("w.npy", tdir("soft.npy")), 0);
+	if (!T_ASAN && !t_under_valgrind()) { /* their memory figures mean nothing */
+		decode_job_t j = { spec, NNN_OK };
+		long kib = t_peak_fn_kib(decode_spec, &j);
+		cr_log_info("decoding 40 references to a 1 MiB file added %ld KiB", kib);
+		cr_expect_lt(kib, 12 * 1024, "%ld KiB for 40 references to one 1 MiB file: read more than once?", kib);
+	}
+	nnn_json_read_opts_t o = { .flags = NNN_JSON_SPEC, .base_dir = tmp() };
+	nnn_model_t *m;
+	nnn_diags_t d;
+	nnn_diags_init(&d);
+	cr_assert_eq(nnn_json_decode(spec, strlen(spec), &o, &m, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
+	cr_assert_eq(m->layer_count, 40);
+	for (int32_t i = 0; i < m->layer_count; i++) {
+		const nnn_layer_t *L = &m->layers[i];
+		cr_assert_eq(L->body.dense.weights.data.n, 512 * 512);
+		cr_assert_eq(L->body.dense.weights.data.bytes, m->layers[0].body.dense.weights.data.bytes,
+		             "layer %d's weights are a copy of their own", (int)i);
+		cr_assert_eq(L->bias.data.bytes, m->layers[0].bias.data.bytes, "layer %d's bias is a copy", (int)i);
+		cr_assert_eq(L->body.dense.weights.dims.v[1], 512, "dims from the file, read once");
+	}
+	nnn_model_free(m);
+	nnn_diags_free(&d);
+	free(spec);
+}
+
+/* The references may fill at most 64 MiB plus 4 times the distinct files'
+ * data: 1 MiB named 70 times is refused at the reference that passes it
+ * (its path, line and column), with the total and the cap; 40 times is
+ * within it. */
+Test(json, npy_cap_names_the_reference_past_it)
+{
+	static const char *const names[] = { "w.npy" };
+	const uint64_t W = 4 * 512 * 512, B = 4 * 512, cap = (64u << 20) + 4 * (W + B);
+	uint64_t total = 0;
+	int at = -1;
+	const char *field = NULL;
+	for (int i = 0; i < 70 && at < 0; i++) { /* a Dense layer's bias comes before its weights */
+		if ((total += B) > cap)
+			at = i, field = "bias";
+		else if ((total += W) > cap)
+			at = i, field = "weights";
+	}
+	cr_assert_eq(at, 67, "the test's own arithmetic");
+	cr_assert_str_eq(field, "weights");
+	char *spec = wide_spec(70, names, 1), path[64], want[256];
+	nnn_json_read_opts_t o = { .flags = NNN_JSON_SPEC, .base_dir = tmp() };
+	nnn_model_t *m = (nnn_model_t *)1;
+	nnn_diags_t d;
+	nnn_diags_init(&d);
+	cr_assert_eq(nnn_json_decode(spec, strlen(spec), &o, &m, &d), NNN_E_LIMIT, "%s", d.n ? d.v[0].msg : "");
+	cr_assert_null(m);
+	cr_assert_eq(d.n, 1);
+	snprintf(path, sizeof path, "layers[%d].%s.data.npy", at, field);
+	cr_expect_str_eq(d.v[0].path, path);
+	cr_expect_eq(d.v[0].line, (uint32_t)at + 2, "line %u", d.v[0].line);
+	cr_expect_eq(d.v[0].column, (uint32_t)strlen("  {\"weights\": ") + 1, "column %u", d.v[0].column);
+	snprintf(want, sizeof want, "w.npy: the .npy references up to here fill %" PRIu64 " bytes of tensors (each "
+	         "reference counted), past this spec's cap of %" PRIu64 " bytes: 64 MiB plus 4 times the %" PRIu64
+	         " bytes of the 2 distinct .npy files", total, cap, W + B);
+	cr_expect(strstr(d.v[0].msg, want), "%s", d.v[0].msg);
+	cr_expect(strstr(d.v[0].msg, "w.npy is named 68 times up to here. Give such tensors files of their own"), "%s",
+	          d.v[0].msg);
+	free(spec);
+
+	spec = wide_spec(40, names, 1);
+	cr_assert_eq(nnn_json_decode(spec, strlen(spec), &o, &m, &d), NNN_OK, "%s", d.v[d.n - 1].msg);
+	nnn_model_free(m);
+	nnn_diags_free(&d);
+	free(spec);
 }
 
 /* nnn_json_locate: validator problems get the line of their path, or of its

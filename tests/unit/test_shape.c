@@ -42,11 +42,23 @@ static nnn_io_t window_io(const int32_t *w, int32_t n, int64_t channels, int64_t
 	return io;
 }
 
+/* The chain's layers as an array of io. */
+static void io_at(const void *elems, int32_t i, nnn_io_t *io)
+{
+	*io = ((const nnn_io_t *)elems)[i];
+}
+
+static void put(void *ctx, int32_t i, const nnn_layer_shapes_t *s)
+{
+	((nnn_layer_shapes_t *)ctx)[i] = *s;
+}
+
 /* Runs the chain; returns the number of problems (the first in *d). */
 static size_t chain(const nnn_io_t *io, int32_t n, const nnn_shape_t *in, nnn_layer_shapes_t *out, nnn_diags_t *d)
 {
 	nnn_vctx_t v = { .diags = d };
-	nnn_rule_chain(&v, "layers", io, n, in, NULL, out);
+	nnn_chain_src_t src = { io_at, io, NULL, n };
+	nnn_rule_chain(&v, "layers", &src, in, NULL, out ? put : NULL, out);
 	return v.problems;
 }
 
@@ -218,7 +230,8 @@ Test(shape, every_misfit_is_reported_and_blames_the_previous_layer)
 	/* the exact shapes stop at the first misfit */
 	nnn_shape_t exact[2];
 	nnn_vctx_t v = { 0 };
-	nnn_rule_chain(&v, "layers", io, 2, &in, exact, NULL);
+	nnn_chain_src_t src = { io_at, io, NULL, 2 };
+	nnn_rule_chain(&v, "layers", &src, &in, exact, NULL, NULL);
 	cr_assert_eq(exact[0].rank, 0);
 	cr_assert_eq(exact[1].rank, 0);
 }

@@ -16,7 +16,12 @@
  * Any float array may instead be a .npy file beside the JSON:
  *   "data": {"npy": "model.tensors/layers.0.weights.npy", "shape": [3, 2], "dtype": "float32"}
  * ("shape" and "dtype" are optional when reading, and checked against the
- * file when present).
+ * file when present). A file is read once however many references name it,
+ * by whatever name (known by device and inode: a link, "./x.npy"), and every
+ * tensor that names it shares its data. The references of one text may fill
+ * at most 64 MiB plus 4 times the bytes of the distinct files' data (as
+ * float32), each reference counted: the model holds every reference's copy
+ * once written. Past that is NNN_E_LIMIT at the reference that passes it.
  *
  * Reading stops at the first problem. Every problem has a status code, the
  * field path, and the line and column in the text (nnn_diag_t.line):
@@ -32,6 +37,8 @@
  *   NNN_E_PLUGIN        a plugin type without field descriptors (ABI 1.0)
  *   NNN_E_DIM_NEGATIVE, NNN_E_DIM_OVERFLOW, NNN_E_DIM_MISMATCH
  *                       a tensor's dims against its data count
+ *   NNN_E_LIMIT         .npy references past the cap above, or a file of
+ *                       more values than a tensor holds
  *   the .npy reader's codes (nnn/npy.h), NNN_E_IO, NNN_E_NOMEM
  */
 #ifndef NNN_JSON_H
