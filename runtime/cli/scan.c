@@ -526,7 +526,7 @@ int cli_picture(const cli_args_t *a, cli_env_t *env,
 	picture_t p = { render, &s, cli_name(path), { -1, &d, NNN_OK }, NNN_OK };
 	bool opened = st == NNN_OK;
 	if (opened)
-		st = strcmp(out, "-") ? nnn_write_atomic(out, draw, &p, &d) : draw(&p, STDOUT_FILENO, &d);
+		st = nnn_write_atomic(out, draw, &p, &d);
 	if (st != NNN_OK) /* the model's when reading it failed, else the output's */
 		code = cli_report(!opened || p.rendered != NNN_OK ? path : cli_out_name(out), &d, st);
 	else
