@@ -228,7 +228,8 @@ static void report(const conf_t *c, int total[3])
 			                              "reference_declined", c->n_declined, "not_run",
 			                              c->n_skipped, "reference", c->run.reference, "tolerance",
 			                              c->run.tolerance, "runs", c->runs));
-		json_dumpf(out, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+		/* ASCII: C1 and bidirectional controls as \uXXXX, as docs/cli-json.md promises */
+		json_dumpf(out, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 		putchar('\n');
 		json_decref(out);
 		return;
@@ -355,13 +356,10 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	json_t *cs;
 	cli_progress_t pr;
 	cli_progress_start(&pr, cli_progress_wanted(env->progress), "conformance", "cases", json_array_size(cases));
-	conf_sigs_t sigs;
-	conf_catch(&sigs);
 	json_array_foreach(cases, i, cs) {
 		one_case(&c, ctx, cs);
 		cli_progress_update(&pr, i + 1);
 	}
-	conf_uncatch(&sigs);
 	cli_progress_end(&pr);
 	int total[3] = { 0, 0, 0 };
 	for (int k = 0; k < c.nt; k++)

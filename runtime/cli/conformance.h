@@ -43,25 +43,23 @@ void conf_run_case(const nnn_ctx_t *ctx, const char *path, const nnn_shape_t *in
 
 /* The children (conformance_child.c): one at a time, each in a process
  * group of its own, killed whole when it ends, times out, or nnnkit gets
- * SIGINT, SIGTERM or SIGHUP (between conf_catch and conf_uncatch). */
-typedef struct conf_sigs {
-	struct sigaction old[3];
-} conf_sigs_t;
-
-/* Catches those signals: the running child's group is killed, then nnnkit
- * ends by the signal. conf_uncatch puts back what *old saved. */
-void conf_catch(conf_sigs_t *old);
-void conf_uncatch(const conf_sigs_t *old);
+ * SIGINT, SIGTERM or SIGHUP while it runs (nnnkit then ends by that signal).
+ * From conf_fork to conf_wait those signals are blocked in nnnkit, and
+ * conf_wait takes them: no handler, nothing global. */
+typedef struct conf_child {
+	pid_t pid;
+	sigset_t was; /* nnnkit's signal mask before conf_fork */
+} conf_child_t;
 
 /* fork(), the child in a new process group with stdin from /dev/null and
- * default signal actions: 0 in the child, its pid in the parent (wait for
- * it with conf_wait before the next), -1 with errno. */
-pid_t conf_fork(void);
+ * nnnkit's signal mask: 0 in the child, its pid in the parent (wait for it
+ * with conf_wait before the next), -1 with errno. */
+pid_t conf_fork(conf_child_t *c);
 
-/* Waits for child `pid` of conf_fork at most `timeout` seconds, then kills
- * its group, whatever happened: its exit status, or -1 with why (a signal,
- * the timeout) written to `why`. */
-int conf_wait(pid_t pid, double timeout, char *why, size_t size);
+/* Waits for c's child at most `timeout` seconds, then kills its group,
+ * whatever happened: its exit status, or -1 with why (a signal, the
+ * timeout) written to `why`. */
+int conf_wait(conf_child_t *c, double timeout, char *why, size_t size);
 
 /* Runs `sh -c cmd` as conf_fork's child, stdout to /dev/null and stderr to
  * the file `err` (NULL: /dev/null), and waits for it (conf_wait). */

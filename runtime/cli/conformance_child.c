@@ -4,7 +4,7 @@
  * shell command's children are re-parented to init when the shell dies:
  * killing the shell's pid alone left them running (issue 28). The group is
  * killed at the timeout, after the child ended (what it left in the
- * background), and when nnnkit is interrupted or terminated. */
+ * background), and when nnnkit is interrupted or terminated meanwhile. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -18,53 +18,24 @@
 
 #include "conformance.h"
 
-/* The process group of the running child, or 0. Global because the signal
- * handler must reach it and can be given nothing else; one child at a time. */
-static volatile sig_atomic_t g_group;
-
-static const int caught[] = { SIGINT, SIGTERM, SIGHUP };
-#define NCAUGHT (sizeof caught / sizeof caught[0])
-_Static_assert(NCAUGHT == sizeof ((conf_sigs_t *)0)->old / sizeof(struct sigaction), "conf_sigs_t: one per signal");
-
-static void on_signal(int sig)
+/* The signals that end nnnkit and must take the running child's group with
+ * it. One ignored when nnnkit started (nohup) is discarded by the kernel,
+ * never pending: it stays ignored. */
+static void ending_signals(sigset_t *set)
 {
-	if (g_group > 0)
-		kill(-(pid_t)g_group, SIGKILL);
-	/* SA_RESETHAND put the default back: nnnkit ends by this signal, as it
-	 * would have without us. */
-	raise(sig);
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
 }
 
-void conf_catch(conf_sigs_t *old)
+pid_t conf_fork(conf_child_t *c)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESETHAND;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < NCAUGHT; i++) {
-		sigaction(caught[i], NULL, &old->old[i]);
-		/* Ignored (nohup, a background job's SIGINT): it stays so. */
-		if (old->old[i].sa_handler != SIG_IGN)
-			sigaction(caught[i], &sa, NULL);
-	}
-}
-
-void conf_uncatch(const conf_sigs_t *old)
-{
-	for (size_t i = 0; i < NCAUGHT; i++)
-		sigaction(caught[i], &old->old[i], NULL);
-}
-
-pid_t conf_fork(void)
-{
-	sigset_t block, was;
-	sigemptyset(&block);
-	for (size_t i = 0; i < NCAUGHT; i++)
-		sigaddset(&block, caught[i]);
-	/* Blocked until g_group names the child: a signal in between would
-	 * leave it running. */
-	pthread_sigmask(SIG_BLOCK, &block, &was);
+	sigset_t ending;
+	ending_signals(&ending);
+	/* Blocked until conf_wait takes them: a signal before would leave the
+	 * child running. */
+	pthread_sigmask(SIG_BLOCK, &ending, &c->was);
 	fflush(NULL);
 	pid_t pid = fork();
 	int e = errno;
@@ -72,12 +43,7 @@ pid_t conf_fork(void)
 		/* Here and in the parent, whichever runs first: the group exists
 		 * before exec and before the parent may kill it. */
 		setpgid(0, 0);
-		for (size_t i = 0; i < NCAUGHT; i++) {
-			struct sigaction sa;
-			if (sigaction(caught[i], NULL, &sa) == 0 && sa.sa_handler == on_signal)
-				signal(caught[i], SIG_DFL);
-		}
-		pthread_sigmask(SIG_SETMASK, &was, NULL);
+		pthread_sigmask(SIG_SETMASK, &c->was, NULL);
 		/* A background group reading the terminal would stop (SIGTTIN). */
 		int fd = open("/dev/null", O_RDONLY);
 		if (fd < 0 || dup2(fd, 0) < 0)
@@ -86,52 +52,70 @@ pid_t conf_fork(void)
 			close(fd);
 		return 0;
 	}
-	if (pid > 0) {
+	if (pid > 0)
 		setpgid(pid, pid);
-		g_group = pid;
-	}
-	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	else
+		pthread_sigmask(SIG_SETMASK, &c->was, NULL);
+	c->pid = pid;
 	errno = e;
 	return pid;
 }
 
-/* Kills the child's group; the child is not reaped yet, so its pid still
- * holds the group's number and no other group can have taken it. */
-static void kill_group(pid_t pid)
+static double now(void)
 {
-	kill(-pid, SIGKILL);
-	g_group = 0;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-int conf_wait(pid_t pid, double timeout, char *why, size_t size)
+/* Kills the child's group, reaps the child and gives nnnkit its signal
+ * mask back. The child is not reaped before the kill, so its pid still
+ * holds the group's number and no other group can have taken it. */
+static int end_child(conf_child_t *c)
 {
-	struct timespec tick = { 0, 1000000 };
-	int status = 0, timed_out = 0;
-	for (double waited = 0;; waited += 0.001) {
+	int status = 0;
+	kill(-c->pid, SIGKILL);
+	while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	pthread_sigmask(SIG_SETMASK, &c->was, NULL);
+	return status;
+}
+
+int conf_wait(conf_child_t *c, double timeout, char *why, size_t size)
+{
+	const struct timespec tick = { 0, 1000000 };
+	sigset_t ending;
+	ending_signals(&ending);
+	double end = now() + timeout;
+	for (;;) {
 		siginfo_t info;
 		info.si_pid = 0;
-		/* WNOWAIT: ended, but left unreaped for kill_group. */
-		int r = waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT);
-		if (r == 0 && info.si_pid == pid)
+		/* WNOWAIT: ended, but left unreaped for end_child. */
+		int r = waitid(P_PID, (id_t)c->pid, &info, WEXITED | WNOHANG | WNOWAIT);
+		if (r == 0 && info.si_pid == c->pid)
 			break;
 		if (r < 0 && errno != EINTR) {
-			g_group = 0; /* not ours any more: its number may be reused */
+			/* not ours any more: its number may be another group's */
+			pthread_sigmask(SIG_SETMASK, &c->was, NULL);
 			snprintf(why, size, "lost the child process: %s", strerror(errno));
 			return -1;
 		}
-		if (waited > timeout) {
-			timed_out = 1;
-			break;
+		if (now() > end) {
+			end_child(c);
+			snprintf(why, size, "timed out after %g s (--timeout)", timeout);
+			return -1;
 		}
-		nanosleep(&tick, NULL);
+		/* The wait between two looks at the child, and where an ending
+		 * signal is taken: the group goes, then nnnkit, by that signal. */
+		int sig = sigtimedwait(&ending, NULL, &tick);
+		if (sig > 0) {
+			end_child(c);
+			signal(sig, SIG_DFL);
+			raise(sig);
+			_exit(128 + sig); /* not reached: the signal's default ends nnnkit */
+		}
 	}
-	kill_group(pid);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (timed_out) {
-		snprintf(why, size, "timed out after %g s (--timeout)", timeout);
-		return -1;
-	}
+	int status = end_child(c);
 	if (WIFSIGNALED(status)) {
 		snprintf(why, size, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
 		return -1;
@@ -141,7 +125,8 @@ int conf_wait(pid_t pid, double timeout, char *why, size_t size)
 
 int conf_shell(const char *cmd, const char *err, double timeout, char *why, size_t size)
 {
-	pid_t pid = conf_fork();
+	conf_child_t c;
+	pid_t pid = conf_fork(&c);
 	if (pid == 0) {
 		/* Its stdout is not ours to show; its stderr goes to err or nowhere. */
 		if (!freopen("/dev/null", "w", stdout) || !freopen(err ? err : "/dev/null", "w", stderr))
@@ -153,5 +138,5 @@ int conf_shell(const char *cmd, const char *err, double timeout, char *why, size
 		snprintf(why, size, "cannot fork: %s", strerror(errno));
 		return -1;
 	}
-	return conf_wait(pid, timeout, why, size);
+	return conf_wait(&c, timeout, why, size);
 }

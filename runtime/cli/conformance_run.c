@@ -446,12 +446,13 @@ void conf_run_case(const nnn_ctx_t *ctx, const char *path, const nnn_shape_t *in
 	memset(sh, 0, sizeof *sh);
 	sh->outcome = CONF_RUN_CRASHED;
 	snprintf(sh->stage, sizeof sh->stage, "starting");
-	pid_t pid = conf_fork();
+	conf_child_t ch;
+	pid_t pid = conf_fork(&ch);
 	if (pid == 0) {
 		child(ctx, path, input, o, sh);
 		_exit(0);
 	}
-	int status = pid < 0 ? -1 : conf_wait(pid, o->timeout, why, sizeof why);
+	int status = pid < 0 ? -1 : conf_wait(&ch, o->timeout, why, sizeof why);
 	if (pid < 0)
 		snprintf(why, sizeof why, "cannot fork: %s", strerror(errno));
 	out->validated = sh->validated;

@@ -325,7 +325,8 @@ static void print_json(FILE *o, const eval_args_t *a, const tally_t *t)
 		json_object_set_new(out, "top_k_correct", json_integer(t->top_k_correct));
 		json_object_set_new(out, "top_k_accuracy", ratio(t->top_k_correct, total));
 	}
-	json_dumpf(out, o, JSON_PRESERVE_ORDER | JSON_COMPACT);
+	/* ASCII: C1 and bidirectional controls as \uXXXX, as docs/cli-json.md promises */
+	json_dumpf(out, o, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_ENSURE_ASCII);
 	fputc('\n', o);
 	json_decref(out);
 }

@@ -6,6 +6,7 @@
 
 #include <nnn/info.h>
 
+#include "codec.h" /* nnn_model_shapes_each */
 #include "cli.h"
 
 static int run(const cli_args_t *a, cli_env_t *env);
@@ -43,16 +44,21 @@ typedef struct shapes {
 } shapes_t;
 
 /* A given shape that does not fit is reported, with --json as the error
- * object (s->fit false). */
-static void infer_shapes(cli_env_t *env, const nnn_model_t *m, const nnn_shape_t *given, const char *path,
+ * object (s->fit false). Every layer's shapes are kept for --json only: the
+ * text (nnn_model_info) takes them a layer at a time. */
+static void infer_shapes(cli_env_t *env, const nnn_model_t *m, const nnn_shape_t *given, const char *path, bool keep,
                          shapes_t *s)
 {
 	nnn_diags_t d;
+	nnn_status_t st = NNN_OK;
 	*s = (shapes_t){ .fit = true };
-	if (m->layer_count < 1 || !(s->v = calloc((size_t)m->layer_count, sizeof *s->v)))
+	if (m->layer_count < 1 || (keep && !(s->v = calloc((size_t)m->layer_count, sizeof *s->v))))
 		return;
 	nnn_diags_init(&d);
-	nnn_status_t st = nnn_model_info_shapes(m, given, s->v, &s->exact, &d);
+	if (keep)
+		st = nnn_model_info_shapes(m, given, s->v, &s->exact, &d);
+	else if (given)
+		st = nnn_model_shapes_each(m, given, NULL, NULL, &d);
 	if (st != NNN_OK) {
 		char sh[256];
 		cli_fail(env, path, &d, st);
@@ -165,7 +171,7 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	nnn_file_bytes(f, &size);
 	const nnn_shape_t *given = cli_shape(a, "input-shape");
 	shapes_t sh;
-	infer_shapes(env, m, given, path, &sh);
+	infer_shapes(env, m, given, path, cli_flag(a, "json"), &sh);
 	int code = sh.fit ? EXIT_VALID : EXIT_INVALID;
 	if (cli_flag(a, "json")) {
 		if (sh.fit) {

@@ -8,6 +8,7 @@
 
 #include <nnn/info.h>
 
+#include "codec.h" /* nnn_model_shapes_each */
 #include "esc.h"
 
 /* ---- the shapes ---- */
@@ -102,18 +103,18 @@ static const struct say {
 };
 
 /* "input [1, 784] -> output [1, 10]", or what is unknown and how to give it. */
-static void put_shapes(out_t *o, const nnn_model_t *m, const nnn_layer_shapes_t *sh, bool exact, bool fit,
+static void put_shapes(out_t *o, const nnn_pshape_t *first_in, const nnn_pshape_t *last_out, bool exact, bool fit,
                        bool given, const struct say *say)
 {
 	char in[NNN_MAX_RANK * 24], out[NNN_MAX_RANK * 24];
-	if (!sh) {
-		putf(o, "shapes:       %s\n", m->layer_count ? "not inferred (no memory)" : "none (no layers)");
+	if (!first_in) {
+		puts_(o, "shapes:       none (no layers)\n");
 		return;
 	}
 	puts_(o, "shapes:       input ");
-	puts_(o, nnn_pshape_format(&sh[0].in, in, sizeof in));
+	puts_(o, nnn_pshape_format(first_in, in, sizeof in));
 	puts_(o, " -> output ");
-	puts_(o, nnn_pshape_format(&sh[m->layer_count - 1].out, out, sizeof out));
+	puts_(o, nnn_pshape_format(last_out, out, sizeof out));
 	if (exact) {
 		putf(o, " (%s%s)\n", given ? "from " : "", given ? say->name : "the input the layers fix, with a batch of 1");
 		return;
@@ -122,7 +123,7 @@ static void put_shapes(out_t *o, const nnn_model_t *m, const nnn_layer_shapes_t 
 		putf(o, " (%s)\n", say->misfit);
 		return;
 	}
-	const nnn_pshape_t *p = &sh[0].in;
+	const nnn_pshape_t *p = first_in;
 	putf(o, "\n              the layers do not fix the whole input (?: unknown); give it with %s", say->name);
 	if (p->rank >= 1) {
 		int unknown = 0;
@@ -181,7 +182,7 @@ static void layer_bytes(const nnn_model_t *m, int32_t i, const nnn_info_opts_t *
 		snprintf(buf, size, "%" PRIu64, end - at);
 }
 
-static void format_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_layer_shapes_t *sh, int32_t i,
+static void format_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_pshape_t *out, int32_t i,
                          const nnn_info_opts_t *opts, row_t *r)
 {
 	const nnn_layer_t *L = &m->layers[i];
@@ -199,10 +200,7 @@ static void format_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_l
 	snprintf(r->col[COL_ACT], sizeof r->col[0], "%s%s%s%s", act ? act : "?", params[0] ? "(" : "", params,
 	         params[0] ? ")" : "");
 	snprintf(r->col[COL_DROPOUT], sizeof r->col[0], "%g", (double)L->dropout);
-	if (sh)
-		nnn_pshape_format(&sh[i].out, r->col[COL_OUTPUT], sizeof r->col[0]);
-	else
-		snprintf(r->col[COL_OUTPUT], sizeof r->col[0], "?");
+	nnn_pshape_format(out, r->col[COL_OUTPUT], sizeof r->col[0]);
 	r->col[COL_TENSORS][0] = '\0';
 	for (int t = 0; t < n && t < 8; t++) {
 		char shape[96];
@@ -235,25 +233,69 @@ static void put_row(out_t *o, const row_t *r, const int *width)
 	puts_(o, "\n");
 }
 
-/* The table: widths measured in a first pass, so nothing is held per layer. */
-static void put_layers(out_t *o, const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_layer_shapes_t *sh,
-                       const nnn_info_opts_t *opts)
-{
+/* The table, a layer at a time as the shape engine gives it: a first pass
+ * measures the widths (and the shapes line's facts), a second prints, so
+ * nothing is held per layer. */
+typedef struct table {
+	const nnn_ctx_t *ctx;
+	const nnn_model_t *m;
+	const nnn_info_opts_t *opts;
+	out_t *o;
+	bool print, exact;
 	int width[NCOLS];
+	nnn_pshape_t first_in, last_out;
+} table_t;
+
+static void table_layer(void *ctx, int32_t i, const nnn_layer_shapes_t *s)
+{
+	table_t *t = ctx;
 	row_t r;
+	format_layer(t->ctx, t->m, &s->out, i, t->opts, &r);
+	if (t->print) {
+		put_row(t->o, &r, t->width);
+		return;
+	}
 	for (int c = 0; c < NCOLS; c++)
-		width[c] = (int)strlen(header.col[c]);
-	for (int32_t i = 0; i < m->layer_count; i++) {
-		format_layer(ctx, m, sh, i, opts, &r);
-		for (int c = 0; c < NCOLS; c++)
-			if ((int)strlen(r.col[c]) > width[c])
-				width[c] = (int)strlen(r.col[c]);
+		if ((int)strlen(r.col[c]) > t->width[c])
+			t->width[c] = (int)strlen(r.col[c]);
+	if (i == 0)
+		t->first_in = s->in;
+	t->last_out = s->out;
+	t->exact = t->exact && nnn_pshape_exact(&s->in) && nnn_pshape_exact(&s->out);
+}
+
+static void first_layer(void *ctx, int32_t i, const nnn_layer_shapes_t *s)
+{
+	if (i == 0)
+		*(nnn_pshape_t *)ctx = s->in;
+}
+
+/* The shapes line and the table. Without an input shape, the one the layers
+ * fix (with a batch of 1) when the engine takes it, else partial shapes. */
+static void put_model_shapes(out_t *o, const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_info_opts_t *opts,
+                             const struct say *say)
+{
+	table_t t = { .ctx = ctx, .m = m, .opts = opts, .o = o, .exact = true };
+	const nnn_shape_t *input = opts->input;
+	nnn_shape_t guess;
+	nnn_pshape_t first;
+	if (m->layer_count < 1) {
+		put_shapes(o, NULL, NULL, false, true, false, say);
+		return;
 	}
-	put_row(o, &header, width);
-	for (int32_t i = 0; i < m->layer_count; i++) {
-		format_layer(ctx, m, sh, i, opts, &r);
-		put_row(o, &r, width);
-	}
+	if (!input && nnn_model_shapes_each(m, NULL, first_layer, &first, NULL) == NNN_OK &&
+	    fixed_input(&first, &guess) && nnn_model_shapes_each(m, &guess, NULL, NULL, NULL) == NNN_OK)
+		input = &guess;
+	for (int c = 0; c < NCOLS; c++)
+		t.width[c] = (int)strlen(header.col[c]);
+	nnn_status_t st = nnn_model_shapes_each(m, input, table_layer, &t, NULL);
+	put_shapes(o, &t.first_in, &t.last_out, t.exact && st == NNN_OK, !opts->input || st == NNN_OK,
+	           opts->input != NULL, say);
+	puts_(o, "\n");
+	put_row(o, &header, t.width);
+	t.print = true;
+	if (nnn_model_shapes_each(m, input, table_layer, &t, NULL) != st)
+		return; /* the same pass again: never */
 }
 
 size_t nnn_model_info(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_info_opts_t *opts, char *buf,
@@ -261,8 +303,6 @@ size_t nnn_model_info(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_info
 {
 	nnn_info_opts_t o = { .size = sizeof o };
 	out_t t = { .buf = buf, .size = size };
-	nnn_layer_shapes_t *sh = NULL;
-	bool exact = false, fit = true;
 	uint64_t total = nnn_model_param_total(m);
 	/* A caller built against an older header passes a shorter struct. */
 	if (opts)
@@ -283,12 +323,7 @@ size_t nnn_model_info(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_info
 	if (total != m->param_count)
 		putf(&t, " (the header says %" PRIu64 ": run nnnkit validate)", m->param_count);
 	putf(&t, "\nlayers:       %d\n", (int)m->layer_count);
-	if (m->layer_count > 0 && (sh = calloc((size_t)m->layer_count, sizeof *sh)))
-		fit = nnn_model_info_shapes(m, o.input, sh, &exact, NULL) == NNN_OK;
-	put_shapes(&t, m, sh, exact, fit, o.input != NULL, say);
-	puts_(&t, "\n");
-	put_layers(&t, ctx, m, sh, &o);
-	free(sh);
+	put_model_shapes(&t, ctx, m, &o, say);
 	if (size)
 		buf[t.len < size ? t.len : size - 1] = '\0';
 	return t.len;

@@ -562,11 +562,10 @@ static nnn_status_t check_cap(rd_t *r, const char *name, const npy_file_t *f)
 		return NNN_OK;
 	return fail(r, NNN_E_LIMIT, "%s: the .npy references up to here fill %" PRIu64 " bytes of tensors (each "
 	            "reference counted), past this spec's cap of %" PRIu64 " bytes: %" PRIu64 " MiB plus %d times the %"
-	            PRIu64 " bytes of the %zu distinct .npy files it names (each is read once, but the model holds "
+	            PRIu64 " bytes of the %zu distinct .npy file%s it names (each is read once, but the model holds "
 	            "every reference's copy); %s is named %zu times up to here. Give such tensors files of their own, "
 	            "or name each file fewer times", name, r->npy_total, r->npy_cap, NPY_CAP_BASE >> 20, NPY_CAP_TIMES,
-	            r->cap_distinct,
-	            r->cap_files, name, f->uses);
+	            r->cap_distinct, r->cap_files, r->cap_files == 1 ? "" : "s", name, f->uses);
 }
 
 /* {"npy": FILE, "shape": [...], "dtype": "float32"}: the array in FILE. */

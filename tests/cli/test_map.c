@@ -291,12 +291,13 @@ Test(graph, dot_of_the_chain, .fini = cleanup)
 	bb_free(&b);
 }
 
-/* Memory follows the file, not the picture: map and graph of 100,000 1x1
- * Dense layers (a 4.9 MB file; its page is 125 MB) each peak under 10
- * times the file plus 16 MiB (about 9 times plus 3 MB measured: the
- * decoded model and 72 bytes a layer). They took 15 times that (a record
- * per field and per tensor, an nnn_io_t and 544 bytes of shapes per layer,
- * the page held whole: 723 MB and 692 MB for 200,000 layers). */
+/* Memory follows the file, not the picture: map, graph and info's table of
+ * 100,000 1x1 Dense layers (a 4.9 MB file; its page is 125 MB) each peak
+ * under 10 times the file plus 16 MiB (about 9 times plus 3 MB measured:
+ * the decoded model and 72 bytes a layer). They took 15 times that (a
+ * record per field and per tensor, an nnn_io_t and 544 bytes of shapes per
+ * layer, the page held whole: 723 MB and 692 MB for 200,000 layers; info
+ * 314 MB: two arrays of shapes). */
 Test(map, memory_follows_the_file, .fini = cleanup, .timeout = 120)
 {
 	int32_t n = 100000, st;
@@ -311,7 +312,8 @@ Test(map, memory_follows_the_file, .fini = cleanup, .timeout = 120)
 		bb_dense(&b, 0, 1, 1, 0);
 	const char *model = write_model(&b, "many.nnn");
 	long bound = (long)(10 * b.n / 1024) + 16 * 1024;
-	static const char *const cmds[] = { "map", "graph", "map --input-shape 3,1", "graph --input-shape 3,1" };
+	static const char *const cmds[] = { "map", "graph", "map --input-shape 3,1", "graph --input-shape 3,1", "info",
+		                            "info --input-shape 3,1" };
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
 		long kib = t_peak_cmd_kib(&st, "%s %s %s >/dev/null", nnnkit_bin(), cmds[i], model);
 		cr_assert_eq(st, 0, "nnnkit %s: exit %d", cmds[i], st);
