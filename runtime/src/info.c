@@ -279,15 +279,17 @@ static void put_model_shapes(out_t *o, const nnn_ctx_t *ctx, const nnn_model_t *
 	const nnn_shape_t *input = opts->input;
 	nnn_shape_t guess;
 	nnn_pshape_t first;
+	for (int c = 0; c < NCOLS; c++)
+		t.width[c] = (int)strlen(header.col[c]);
 	if (m->layer_count < 1) {
 		put_shapes(o, NULL, NULL, false, true, false, say);
+		puts_(o, "\n");
+		put_row(o, &header, t.width);
 		return;
 	}
 	if (!input && nnn_model_shapes_each(m, NULL, first_layer, &first, NULL) == NNN_OK &&
 	    fixed_input(&first, &guess) && nnn_model_shapes_each(m, &guess, NULL, NULL, NULL) == NNN_OK)
 		input = &guess;
-	for (int c = 0; c < NCOLS; c++)
-		t.width[c] = (int)strlen(header.col[c]);
 	nnn_status_t st = nnn_model_shapes_each(m, input, table_layer, &t, NULL);
 	put_shapes(o, &t.first_in, &t.last_out, t.exact && st == NNN_OK, !opts->input || st == NNN_OK,
 	           opts->input != NULL, say);
