@@ -74,7 +74,7 @@ EXAMPLE := $(O)/example.nnn
 # A half-written target (a failed link) is removed, never taken as built.
 .DELETE_ON_ERROR:
 .PHONY: all deps example test test-python test-asan valgrind valgrind-cli bench check-gen check-compat lock clean install uninstall \
-	conformance drills test-build ort test-times san-build san-tiers-build $(TEST_TIERS:%=test-%)
+	conformance drills test-build ort test-times san-build san-tiers-build wheel $(TEST_TIERS:%=test-%)
 .DEFAULT_GOAL := all
 
 # The conformance corpus too: `nnnkit conformance` finds it beside build/nnnkit,
@@ -185,6 +185,12 @@ example: $(NNNKIT) $(EXAMPLE) $(PLUGINS)
 	$(NNNKIT) info $(EXAMPLE)
 	$(NNNKIT) validate --input-shape 1,28,28,1 $(EXAMPLE)
 	$(NNNKIT) run $(EXAMPLE) --input $(O)/example-input.npy
+
+# ---- the Python wheel: the package carrying libnnn, its plugin scanner and the
+# builtin plugin (scripts/wheel.py; docs/python.md, "Installing") ----
+wheel: $(LIB_SO) $(SCANNER) $(PLUGINS)
+	@echo "  WHEEL  $(O)/nnnkit-$(VERSION)-py3-none-*.whl"
+	$(Q)$(PYTHON) scripts/wheel.py $(O) $(VERSION) $(LIB_SO) $(SCANNER) $(PLUGINS) >/dev/null
 
 # ---- safe growth: the schema keeps every file written under the lock readable ----
 # check-compat also fails while the lock lacks the schema's struct layout

@@ -4,6 +4,7 @@ or anywhere (make test-python runs it with the suite's environment)."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -48,3 +49,26 @@ def manifest():
         pytest.skip(f"no conformance corpus at {path}: make test-build writes it")
     with open(path) as f:
         return os.path.dirname(path), json.load(f)["cases"]
+
+
+PLUGIN = os.path.join(ROOT, "examples", "plugin-pool-swish")
+
+
+@pytest.fixture(scope="session")
+def poolswish(tmp_path_factory):
+    """The example plugin (examples/plugin-pool-swish), built against this
+    tree's headers and generator: its .so."""
+    for tool in ("lua5.4", os.environ.get("CC", "cc")):
+        if not shutil.which(tool):
+            pytest.skip(f"{tool} not found: the example plugin cannot be built")
+    out = tmp_path_factory.mktemp("poolswish")
+    os.chmod(out, 0o700)  # nnn_plugin_load refuses a folder others can write
+    gen = ["lua5.4", "gen/nnngen.lua", "--plugin", os.path.join(PLUGIN, "schema.lua"),
+           "--c", str(out / "poolswish_gen.c"), "--h", str(out / "poolswish_gen.h")]
+    cc = [os.environ.get("CC", "cc"), "-std=c11", "-O1", "-fPIC", "-shared", "-fvisibility=hidden",
+          "-Iruntime/include", f"-I{BUILD}/gen", f"-I{out}", "-o", str(out / "poolswish.so"),
+          os.path.join(PLUGIN, "poolswish.c"), str(out / "poolswish_gen.c"), "-lm"]
+    for cmd in (gen, cc):
+        r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        assert r.returncode == 0, f"{' '.join(cmd)}: {r.stdout}{r.stderr}"
+    return str(out / "poolswish.so")

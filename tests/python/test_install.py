@@ -2,7 +2,9 @@
 the prefix's Python finds it, and from there it finds the prefix's libnnn and
 plugins with no help from the environment; NNN_LIBRARY overrides; `make
 uninstall` removes it all (its compiled files included); `pip install
-./python` (offline, Debian's setuptools) installs a package that imports."""
+./python` (offline, Debian's setuptools) installs a package that imports; the
+wheel (`make wheel`) installs into a fresh venv offline and runs as it is."""
+import glob
 import os
 import re
 import shutil
@@ -137,6 +139,47 @@ def test_pip_install_offline_imports(tmp_path):
     out = run([PYTHON, "-c", SHOW], cwd=tmp_path, env=clean_env(tmp_path, PYTHONPATH=str(site)))
     assert "library %s\n" % (libdir / "libnnn.so.1") in out
     assert "plugins %s\n" % (libdir / "nnnkit" / "plugins") in out
+
+
+def test_wheel_installs_into_a_fresh_venv_offline(tmp_path, poolswish):
+    """make wheel, then pip of that one file into a new venv, offline (Debian 12 refuses pip
+    outside a venv: PEP 668): the package imports with no environment variable, uses the libnnn,
+    scanner and builtin plugin it carries, computes what the CLI computes, finds a third-party
+    plugin on NNN_PLUGIN_PATH as the CLI does, and pip uninstall removes every file."""
+    run(["make", "-s", "wheel", "O=" + BUILD], cwd=REPO)
+    (wheel,) = glob.glob(os.path.join(BUILD, "nnnkit-*-py3-none-*.whl"))
+    venv = tmp_path / "venv"
+    # NumPy is Debian's python3-numpy: the venv sees the system's packages.
+    run([PYTHON, "-m", "venv", "--system-site-packages", str(venv)])
+    py = str(venv / "bin" / "python")
+    pip_env = clean_env(tmp_path, PIP_NO_CACHE_DIR="1", PIP_ROOT_USER_ACTION="ignore")
+    run([py, "-m", "pip", "install", "-q", "--no-index", wheel], env=pip_env)
+    (pkg,) = venv.glob("lib/python3*/site-packages/nnnkit")
+
+    run([os.path.join(BUILD, "mkexample"), str(tmp_path / "m.nnn"), str(tmp_path / "x.npy")])
+    code = ("import nnnkit, nnnkit._lib as l, numpy as np; m = nnnkit.load('m.nnn'); "
+            "np.save('py.npy', m.run(np.load('x.npy'), batch=256)); "
+            "print('library', l.path); print('plugins', l.plugin_dir()); print(m)")
+    out = run([py, "-c", code], cwd=tmp_path, env=clean_env(tmp_path))
+    assert "library %s\n" % (pkg / "libnnn.so.1") in out
+    assert "plugins %s\n" % (pkg / "plugins") in out
+    assert table(out)[1].endswith("builtin.so"), out
+    run([os.path.join(BUILD, "nnnkit"), "run", "m.nnn", "--input", "x.npy", "-o", "cli.npy"], cwd=tmp_path,
+        env=clean_env(tmp_path))
+    assert (tmp_path / "py.npy").read_bytes() == (tmp_path / "cli.npy").read_bytes()
+
+    # A third-party plugin in a folder of NNN_PLUGIN_PATH: its layer type decodes and runs.
+    plugdir = tmp_path / "plugins"
+    plugdir.mkdir(mode=0o700)
+    shutil.copy(poolswish, plugdir)
+    code = ("import nnnkit, numpy as np; m = nnnkit.Model.from_layers([{'id': 'maxpool', "
+            "'bias': np.zeros(1, np.float32), 'pool': [2], 'stride': [1]}]); "
+            "print(m.run(np.arange(3, dtype=np.float32).reshape(1, 3, 1)).ravel().tolist())")
+    out = run([py, "-c", code], cwd=tmp_path, env=clean_env(tmp_path, NNN_PLUGIN_PATH=str(plugdir)))
+    assert out == "[1.0, 2.0]\n", out
+
+    run([py, "-m", "pip", "uninstall", "-q", "-y", "nnnkit"], env=pip_env)
+    assert not pkg.exists(), list(pkg.rglob("*"))
 
 
 def test_pyproject_version_is_the_makefiles():
