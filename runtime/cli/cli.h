@@ -143,6 +143,10 @@ typedef struct cli_pos {
 
 #define CLI_MAX_VALS 40
 #define CLI_MAX_POS 4
+/* What every command that reads a model reads (cli_file_open,
+ * cli_model_open): one phrase for every --help. */
+#define CLI_MODEL_FORMS "a .nnn file, its JSON form or an ONNX model (told by its bytes, not its name)"
+#define CLI_MODEL_HELP "the model: " CLI_MODEL_FORMS
 /* The most bytes `-` reads from a pipe on stdin (a model or an array). */
 #define CLI_STDIN_MAX ((uint64_t)1 << 30)
 
@@ -421,9 +425,10 @@ int cli_conv_notes(const char *path, const nnn_model_t *m);
 void cli_conv_notes_json(FILE *f, const nnn_model_t *m);
 
 /* The two forms of a model. */
-typedef enum cli_form { CLI_UNKNOWN, CLI_NNN, CLI_JSON, CLI_ONNX } cli_form_t;
-/* A file's form: from its first n bytes at b ('NNN.', or '{' after white
- * space), else from its extension (.nnn, .json, .onnx: ONNX has no magic). */
+typedef enum cli_form { CLI_UNKNOWN, CLI_NNN, CLI_JSON, CLI_ONNX, CLI_NPY } cli_form_t;
+/* A file's form: from its first n bytes at b ('NNN.'; \x93NUMPY; ONNX's
+ * leading ir_version; '{' after white space), whatever its name; with no
+ * bytes (a file to write), from its extension (.nnn, .json, .onnx). */
 cli_form_t cli_form(const char *path, const unsigned char *b, size_t n);
 
 /* A model read from either form: `m` is `own`, which holds its bytes (a
@@ -438,9 +443,10 @@ typedef struct cli_model {
 nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, nnn_diags_t *d);
 void cli_model_close(cli_model_t *cm);
 /* MODEL for the commands that read a .nnn file's bytes (info, run, eval,
- * validate, graph, map): nnn_file_open (with opts) or nnn_file_map (NULL);
- * a .onnx name is imported (cli_model_open) and its .nnn encoding given as
- * the file's bytes. */
+ * validate, dump, graph, map): nnn_file_open (with opts) or nnn_file_map
+ * (NULL); a JSON or ONNX model (by its bytes) is read as cli_model_open
+ * reads it and its .nnn encoding given as the file's bytes (without opts,
+ * saying so on stderr: offsets are the encoding's). */
 nnn_status_t cli_file_open(cli_env_t *env, const char *path, const nnn_decode_opts_t *opts, nnn_file_t **out,
                            nnn_diags_t *d);
 

@@ -399,55 +399,93 @@ static int has_suffix(const char *s, const char *suf)
 	return n >= k && !strcmp(s + n - k, suf);
 }
 
+/* ONNX (protobuf) has no magic bytes, but every writer puts ModelProto's
+ * ir_version first: field 1, a varint (tag 0x08), a small number. */
+static bool onnx_head(const unsigned char *b, size_t n)
+{
+	return n >= 2 && b[0] == 0x08 && b[1] >= 1 && b[1] < 0x80;
+}
+
 cli_form_t cli_form(const char *path, const unsigned char *b, size_t n)
 {
 	size_t i = 0;
+	if (n == 0) { /* a file to write: its name is all there is */
+		if (has_suffix(path, ".json"))
+			return CLI_JSON;
+		if (has_suffix(path, ".onnx"))
+			return CLI_ONNX;
+		return has_suffix(path, ".nnn") ? CLI_NNN : CLI_UNKNOWN;
+	}
 	if (n >= 4 && !memcmp(b, "NNN.", 4))
 		return CLI_NNN;
+	if (n >= 6 && !memcmp(b, "\x93NUMPY", 6))
+		return CLI_NPY;
+	if (onnx_head(b, n))
+		return CLI_ONNX;
 	while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
 		i++;
-	if (i < n && b[i] == '{')
-		return CLI_JSON;
-	if (has_suffix(path, ".nnn"))
-		return CLI_NNN;
-	if (has_suffix(path, ".json"))
-		return CLI_JSON;
-	if (has_suffix(path, ".onnx"))
-		return CLI_ONNX; /* protobuf has no magic bytes: told by the name alone */
-	return CLI_UNKNOWN;
+	return i < n && b[i] == '{' ? CLI_JSON : CLI_UNKNOWN;
+}
+
+/* Maps path and tells its form from its first bytes, read with a checked
+ * read: opened once, without blocking. */
+static nnn_status_t open_form(const char *path, nnn_file_t **f, cli_form_t *form, nnn_diags_t *d)
+{
+	unsigned char head[64];
+	size_t size;
+	nnn_status_t st = nnn_file_map(path, f, d);
+	if (st != NNN_OK)
+		return st;
+	nnn_file_bytes(*f, &size);
+	size = size < sizeof head ? size : sizeof head;
+	if ((st = nnn_file_read(*f, 0, head, size, d)) != NNN_OK) {
+		nnn_file_close(*f);
+		*f = NULL;
+		return st;
+	}
+	*form = cli_form(path, head, size);
+	return NNN_OK;
+}
+
+/* A model in another form than .nnn, read whole: JSON, ONNX; a .npy array
+ * is refused, saying where it goes. */
+static nnn_status_t read_other(cli_env_t *env, const char *path, cli_form_t form, nnn_model_t **m, nnn_diags_t *d)
+{
+	if (form == CLI_JSON) {
+		nnn_json_read_opts_t o = { .ctx = cli_ctx(env) };
+		return nnn_json_read_file(path, &o, m, d);
+	}
+	if (form == CLI_NPY)
+		return nnn_diags_add(d, NNN_E_MAGIC, 0, "",
+		                     "this is a .npy array, not a model: a model is a .nnn file, its JSON form or an "
+		                     "ONNX file; give arrays to run or eval (--input, --inputs)");
+	/* What the importer did that changes how the model is fed (a
+	 * channels-first graph) is said on stderr, whatever the command. */
+	char note[768] = "";
+	nnn_onnx_read_opts_t o = { .ctx = cli_ctx(env), .note_text = note, .note_size = sizeof note };
+	nnn_status_t st = nnn_onnx_read_file(path, &o, m, d);
+	if (st == NNN_OK && note[0])
+		cli_say(stderr, "nnnkit: %s: %s\n", cli_name(path), note);
+	return st;
 }
 
 nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, nnn_diags_t *d)
 {
-	unsigned char head[64];
-	size_t size;
 	nnn_file_t *f;
-	nnn_status_t st;
+	cli_form_t form;
 	memset(out, 0, sizeof *out);
-	/* Opened once, without blocking, and sniffed with a checked read. */
-	if ((st = nnn_file_map(path, &f, d)) != NNN_OK)
+	nnn_status_t st = open_form(path, &f, &form, d);
+	if (st != NNN_OK)
 		return st;
-	nnn_file_bytes(f, &size);
-	size = size < sizeof head ? size : sizeof head;
-	st = nnn_file_read(f, 0, head, size, d);
-	cli_form_t form = st == NNN_OK ? cli_form(path, head, size) : CLI_UNKNOWN;
-	if (form == CLI_JSON) {
-		nnn_json_read_opts_t o = { .ctx = cli_ctx(env) };
-		st = nnn_json_read_file(path, &o, &out->own, d);
-	} else if (form == CLI_ONNX) {
-		/* What the importer did that changes how the model is fed (a
-		 * channels-first graph) is said on stderr, whatever the command. */
-		char note[768] = "";
-		nnn_onnx_read_opts_t o = { .ctx = cli_ctx(env), .note_text = note, .note_size = sizeof note };
-		st = nnn_onnx_read_file(path, &o, &out->own, d);
-		if (st == NNN_OK && note[0])
-			cli_say(stderr, "nnnkit: %s: %s\n", cli_name(path), note);
-	} else if (st == NNN_OK) {
+	if (form == CLI_NNN || form == CLI_UNKNOWN) {
 		/* Whoever opens a model this way reads every tensor value (convert,
 		 * export): so from a copy read with checked reads, never from the
-		 * mapping, which would raise SIGBUS if the file were cut short. */
+		 * mapping, which would raise SIGBUS if the file were cut short. An
+		 * unknown form is the decoder's to name. */
 		nnn_decode_opts_t o = { .ctx = cli_ctx(env), .flags = NNN_DECODE_COPY };
 		st = nnn_file_decode(f, &o, &out->own, d);
+	} else {
+		st = read_other(env, path, form, &out->own, d);
 	}
 	nnn_file_close(f);
 	out->m = out->own;
@@ -457,17 +495,36 @@ nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, 
 nnn_status_t cli_file_open(cli_env_t *env, const char *path, const nnn_decode_opts_t *opts, nnn_file_t **out,
                            nnn_diags_t *d)
 {
-	if (cli_form(path, NULL, 0) != CLI_ONNX)
-		return opts ? nnn_file_open(path, opts, out, d) : nnn_file_map(path, out, d);
-	cli_model_t cm;
+	nnn_file_t *f;
+	cli_form_t form;
+	nnn_model_t *m = NULL;
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	*out = NULL;
-	nnn_status_t st = cli_model_open(env, path, &cm, d);
+	nnn_status_t st = open_form(path, &f, &form, d);
+	if (st != NNN_OK)
+		return st;
+	if (form == CLI_NNN || form == CLI_UNKNOWN) {
+		if (!opts) {
+			*out = f;
+			return NNN_OK;
+		}
+		nnn_file_close(f);
+		return nnn_file_open(path, opts, out, d);
+	}
+	nnn_file_close(f);
+	st = read_other(env, path, form, &m, d);
 	if (st == NNN_OK)
-		st = nnn_model_encode(cm.m, &buf, &len, d);
-	cli_model_close(&cm);
-	return st == NNN_OK ? nnn_file_of_copy(buf, len, opts, out, d) : st;
+		st = nnn_model_encode(m, &buf, &len, d);
+	nnn_model_free(m);
+	if (st != NNN_OK)
+		return st;
+	/* What shows bytes and offsets shows those of the .nnn form. */
+	if (!opts)
+		cli_say(stderr, "nnnkit: %s: %s model: offsets are those of the .nnn file it converts to (nnnkit convert "
+		                "%s OUT.nnn writes it)\n",
+		        cli_name(path), form == CLI_JSON ? "a JSON" : "an ONNX", cli_name(path));
+	return nnn_file_of_copy(buf, len, opts, out, d);
 }
 
 void cli_model_close(cli_model_t *cm)

@@ -23,7 +23,7 @@ static const cli_opt_t convert_opts[] = {
 	{ NULL },
 };
 static const cli_pos_t convert_pos[] = {
-	{ "IN", CLI_IN, CLI_DASH, .help = "the model, .nnn or JSON (told by its content), or ONNX (.onnx)" },
+	{ "IN", CLI_IN, CLI_DASH, .help = CLI_MODEL_HELP },
 	{ "OUT", CLI_OUT, CLI_DASH, "where the result goes", .option = "output" },
 	{ NULL },
 };

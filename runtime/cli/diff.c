@@ -23,8 +23,8 @@ static const cli_opt_t diff_opts[] = {
 	{ NULL },
 };
 static const cli_pos_t diff_pos[] = {
-	{ "A", CLI_IN, CLI_DASH, .help = "the first model (.nnn or JSON)" },
-	{ "B", CLI_IN, CLI_DASH, .help = "the second model (.nnn or JSON)" },
+	{ "A", CLI_IN, CLI_DASH, .help = "the first model: " CLI_MODEL_FORMS },
+	{ "B", CLI_IN, CLI_DASH, .help = "the second model: " CLI_MODEL_FORMS },
 	{ NULL },
 };
 

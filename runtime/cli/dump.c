@@ -13,7 +13,7 @@ static const cli_opt_t dump_opts[] = {
 	{ NULL },
 };
 static const cli_pos_t dump_pos[] = {
-	{ "MODEL", CLI_IN, CLI_DASH, .help = "the .nnn file" },
+	{ "MODEL", CLI_IN, CLI_DASH, .help = CLI_MODEL_HELP },
 	{ NULL },
 };
 
@@ -155,7 +155,7 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	nnn_status_t st;
 
 	nnn_diags_init(&d);
-	st = nnn_file_map(path, &f, &d);
+	st = cli_file_open(env, path, NULL, &f, &d);
 	if (st != NNN_OK) {
 		int code = cli_fail(env, path, &d, st);
 		nnn_diags_free(&d);

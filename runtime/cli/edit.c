@@ -26,7 +26,7 @@ static const cli_opt_t edit_opts[] = {
 	{ "get", 0, CLI_STR, 0, "PATH", .help = "write the tensor at PATH to -o FILE.npy instead of editing" },
 	{ NULL },
 };
-static const cli_pos_t edit_pos[] = { { "MODEL", CLI_IN, CLI_DASH, .help = "the model (.nnn or JSON)" }, { NULL } };
+static const cli_pos_t edit_pos[] = { { "MODEL", CLI_IN, CLI_DASH, .help = CLI_MODEL_HELP }, { NULL } };
 
 const cli_cmd_t cmd_edit = {
 	.name = "edit",

@@ -41,7 +41,7 @@ static const cli_opt_t eval_json[] = {
 	{ NULL },
 };
 static const cli_pos_t eval_pos[] = {
-	{ "MODEL", CLI_IN, CLI_DASH, .help = "the .nnn classifier" },
+	{ "MODEL", CLI_IN, CLI_DASH, .help = "the classifier: " CLI_MODEL_FORMS },
 	{ NULL },
 };
 

@@ -22,7 +22,7 @@ static const cli_opt_t export_opts[] = {
 	{ NULL },
 };
 static const cli_pos_t export_pos[] = {
-	{ "MODEL", CLI_IN, CLI_DASH, .help = "the model, .nnn or JSON" },
+	{ "MODEL", CLI_IN, CLI_DASH, .help = CLI_MODEL_HELP },
 	{ "DIR", CLI_DIR_OUT, 0, "the folder to write: new, or empty", .nodash = "export writes a folder of files",
 	  .option = "output" },
 	{ NULL },

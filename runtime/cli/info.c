@@ -12,7 +12,7 @@
 static int run(const cli_args_t *a, cli_env_t *env);
 
 static const cli_pos_t info_pos[] = {
-	{ "MODEL", CLI_IN, CLI_DASH, .help = "the .nnn model" },
+	{ "MODEL", CLI_IN, CLI_DASH, .help = CLI_MODEL_HELP },
 	{ NULL },
 };
 

@@ -18,7 +18,7 @@ static const cli_opt_t run_opts[] = {
 	{ NULL },
 };
 static const cli_pos_t run_pos[] = {
-	{ "MODEL", CLI_IN, CLI_DASH, .help = "the .nnn model" },
+	{ "MODEL", CLI_IN, CLI_DASH, .help = CLI_MODEL_HELP },
 	{ NULL },
 };
 

@@ -411,9 +411,10 @@ static nnn_status_t pass(cli_scan_t *s, visit_t *v, void (*fn)(void *, const nnn
 	return NNN_OK;
 }
 
-nnn_status_t cli_scan_open(cli_scan_t *s, const char *path, const nnn_ctx_t *ctx, const nnn_shape_t *input,
+nnn_status_t cli_scan_open(cli_scan_t *s, cli_env_t *env, const char *path, const nnn_shape_t *input,
                            nnn_diags_t *diags)
 {
+	const nnn_ctx_t *ctx = cli_ctx(env);
 	memset(s, 0, sizeof *s);
 	nnn_diags_init(&s->problems);
 	s->ctx = ctx;
@@ -421,7 +422,7 @@ nnn_status_t cli_scan_open(cli_scan_t *s, const char *path, const nnn_ctx_t *ctx
 		s->have_input = 1;
 		s->input = *input;
 	}
-	NNN_TRY(nnn_file_map(path, &s->file, diags));
+	NNN_TRY(cli_file_open(env, path, NULL, &s->file, diags));
 	nnn_file_bytes(s->file, &s->size);
 	s->status = nnn_file_validate(s->file, ctx, input, &s->problems);
 	return NNN_OK;
@@ -522,7 +523,7 @@ int cli_picture(const cli_args_t *a, cli_env_t *env,
 	if (!out)
 		out = "-";
 	nnn_diags_init(&d);
-	nnn_status_t st = cli_scan_open(&s, path, cli_ctx(env), in, &d);
+	nnn_status_t st = cli_scan_open(&s, env, path, in, &d);
 	picture_t p = { render, &s, cli_name(path), { -1, &d, NNN_OK }, NNN_OK };
 	bool opened = st == NNN_OK;
 	if (opened)
@@ -537,6 +538,6 @@ int cli_picture(const cli_args_t *a, cli_env_t *env,
 }
 
 const cli_pos_t cli_picture_pos[] = {
-	{ "MODEL", CLI_IN, CLI_DASH, .help = "the .nnn model" },
+	{ "MODEL", CLI_IN, CLI_DASH, .help = CLI_MODEL_HELP },
 	{ NULL },
 };

@@ -80,10 +80,11 @@ typedef struct cli_scan {
 
 #define CLI_DESC_MAX 4096
 
-/* Opens `path` (plugins from ctx, which may be NULL) and finds its problems
- * (s->status, s->problems). NNN_OK when the file could be read (the model
- * itself may be invalid); otherwise the problem is in diags. */
-nnn_status_t cli_scan_open(cli_scan_t *s, const char *path, const nnn_ctx_t *ctx, const nnn_shape_t *input,
+/* Opens `path` as every command opens a model (cli_file_open; plugins from
+ * env's context) and finds its problems (s->status, s->problems). NNN_OK
+ * when the file could be read (the model itself may be invalid); otherwise
+ * the problem is in diags. */
+nnn_status_t cli_scan_open(cli_scan_t *s, cli_env_t *env, const char *path, const nnn_shape_t *input,
                            nnn_diags_t *diags);
 
 /* Decodes the file, handing each field to on_field (may be NULL), and

@@ -8,7 +8,7 @@
 
 static int run(const cli_args_t *args, cli_env_t *env);
 
-static const cli_pos_t stats_pos[] = { { "MODEL", CLI_IN, CLI_DASH, .help = "the model (.nnn or JSON)" }, { NULL } };
+static const cli_pos_t stats_pos[] = { { "MODEL", CLI_IN, CLI_DASH, .help = CLI_MODEL_HELP }, { NULL } };
 
 const cli_cmd_t cmd_stats = {
 	.name = "stats",

@@ -15,7 +15,7 @@ static const cli_opt_t validate_opts[] = {
 	{ NULL },
 };
 static const cli_pos_t validate_pos[] = {
-	{ "MODEL", CLI_IN, CLI_DASH, .help = "the .nnn file" },
+	{ "MODEL", CLI_IN, CLI_DASH, .help = CLI_MODEL_HELP },
 	{ NULL },
 };
 
