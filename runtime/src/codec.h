@@ -8,10 +8,6 @@
 #include <nnn/plugin.h>
 #include <nnn/shape.h>
 
-/* Internal to libnnn: never exported from libnnn.so (only the public
- * headers' functions are). */
-#pragma GCC visibility push(hidden)
-
 #define NNN_TRY(expr)                          \
 	do {                                   \
 		nnn_status_t try_s_ = (expr);  \
@@ -388,7 +384,5 @@ void nnn_gen_shapes(nnn_vctx_t *v, const nnn_model_t *r, const nnn_shape_t *in, 
 void nnn_gen_io(const nnn_layer_t *r, nnn_io_t *io);
 uint64_t nnn_gen_params(const nnn_model_t *r);
 uint64_t nnn_gen_size(const nnn_model_t *r);
-
-#pragma GCC visibility pop
 
 #endif
