@@ -20,7 +20,7 @@ WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing
            -Wpointer-arith -Wformat=2 -Wvla
 # WARN_CC: warnings one compiler needs off (the sanitizer tree's clang: tests/tests.mk).
 WARN_CC ?=
-CFLAGS  += $(OPT) $(WARN) $(WARN_CC) -fPIC -fvisibility=default
+CFLAGS  += $(OPT) $(WARN) $(WARN_CC) -fPIC
 CPPFLAGS += -Iruntime/include -I$(O)/gen -Iruntime/src -I$(O)/gen/onnx -MMD -MP
 LDLIBS  += -lm
 
@@ -48,6 +48,10 @@ ONNX_PB  := $(O)/gen/onnx/onnx.pb-c
 ONNX_SRC := $(wildcard runtime/onnx/*.c)
 ONNX_OBJ := $(ONNX_SRC:%.c=$(O)/obj/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o) $(O)/obj/gen/schema_gen.o $(ONNX_OBJ) $(O)/obj/gen/onnx.pb-c.o
+# libnnn.so exports only what a public header declares with NNN_API
+# (nnn/api.h): a function declared anywhere else stays inside the library.
+# tests/integration/test_exports.c holds it to that.
+$(LIB_OBJ): CFLAGS += -fvisibility=hidden
 # What a program linking libnnn.a needs besides it.
 LIB_DEPS := -ljansson -lprotobuf-c
 CLI_SRC := $(wildcard runtime/cli/*.c)

@@ -296,7 +296,7 @@ local function emit_layout_decl(w, layouts)
   w("#define NNN_SCHEMA_LAYOUT_FIRST %su", layout.hex(layouts[1].fingerprint))
   w("/* Every layout recorded, oldest first, each with what changed. */")
   w("#define NNN_SCHEMA_LAYOUTS %d", #layouts)
-  w("extern const nnn_schema_layout_t nnn_schema_layouts[NNN_SCHEMA_LAYOUTS];")
+  w("NNN_API extern const nnn_schema_layout_t nnn_schema_layouts[NNN_SCHEMA_LAYOUTS];")
   w("")
 end
 
@@ -318,8 +318,12 @@ function M.header(s, layouts)
   w("#ifndef NNN_SCHEMA_GEN_H")
   w("#define NNN_SCHEMA_GEN_H")
   w("")
+  w("#include <nnn/api.h>")
   w("#include <nnn/types.h>")
   w("")
+  -- Every function and object declared here is libnnn's, exported
+  -- (NNN_API): the header is installed and public. A plugin's header
+  -- (M.plugin_header) marks none, as a plugin exports only its entry point.
   -- Doc strings and titles stay out of the header (they are in the source's
   -- descriptors and docs/format.md): editing one then rebuilds schema_gen.o
   -- alone instead of every object that includes this header.
@@ -330,14 +334,14 @@ function M.header(s, layouts)
     end
     w("} nnn_%s_t;", e.name)
     w("/* Name (\"%s\") and title of a value; NULL when it is not one. */", e.values[1].name)
-    w("const char *nnn_%s_name(int64_t value);", e.name)
-    w("const char *nnn_%s_title(int64_t value);", e.name)
+    w("NNN_API const char *nnn_%s_name(int64_t value);", e.name)
+    w("NNN_API const char *nnn_%s_title(int64_t value);", e.name)
     w("/* The value named `name` (\"%s\" -> %d); false when none is. */", e.values[1].name, e.values[1].value)
-    w("bool nnn_%s_value(const char *name, int64_t *value);", e.name)
-    w("extern const nnn_type_t nnn_type_%s;", e.name)
+    w("NNN_API bool nnn_%s_value(const char *name, int64_t *value);", e.name)
+    w("NNN_API extern const nnn_type_t nnn_type_%s;", e.name)
     if e.values[1].pad_before then
       w("/* The padding a value's formulas give a kernel of size k, before and after; false when it is none. */")
-      w("bool nnn_%s_pads(int64_t value, int64_t k, int64_t *before, int64_t *after);", e.name)
+      w("NNN_API bool nnn_%s_pads(int64_t value, int64_t k, int64_t *before, int64_t *after);", e.name)
       w("/* The values of %s, as X(value, name). */", e.name)
       w("#define NNN_%s_VALUES(X) \\", up(e.name))
       for i, v in ipairs(e.values) do
@@ -378,19 +382,19 @@ function M.header(s, layouts)
     for _, f in ipairs(r.fields) do
       if f.kind == "variant" then
         w("/* Title of the %s selected by %s; NULL when unknown. */", f.name, f.tag)
-        w("const char *nnn_%s_title(const %s *r);", r.name, rtype(r))
+        w("NNN_API const char *nnn_%s_title(const %s *r);", r.name, rtype(r))
         w("/* Writes the scalar fields of the selected %s as \"name=value ...\". */", f.name)
-        w("size_t nnn_%s_format(const %s *r, char *buf, size_t size);", r.name, rtype(r))
+        w("NNN_API size_t nnn_%s_format(const %s *r, char *buf, size_t size);", r.name, rtype(r))
       end
     end
     if needs_params(r) and r ~= s.root and not r.parent then
       w("/* Fills out[0..max) with the parameter tensors, in file order; returns their number. */")
-      w("int nnn_%s_tensors(const %s *r, nnn_named_tensor_t *out, int max);", r.name, rtype(r))
+      w("NNN_API int nnn_%s_tensors(const %s *r, nnn_named_tensor_t *out, int max);", r.name, rtype(r))
     end
   end
   w("")
   w("/* Every record's fields as data (nnn/types.h). */")
-  for _, r in ipairs(reachable(s)) do w("extern const nnn_rdesc_t %s;", desc_name(r)) end
+  for _, r in ipairs(reachable(s)) do w("NNN_API extern const nnn_rdesc_t %s;", desc_name(r)) end
   w("")
   w("#endif")
   return w.text()

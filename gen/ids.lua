@@ -526,10 +526,10 @@ function M.c_header(w, e, cstr, ccomment)
     end
   end
   w("/* The range of the policy a %s is in. */", M.id_word(e.name))
-  w("nnn_id_range_t nnn_%s_range(int64_t value);", e.name)
+  w("NNN_API nnn_id_range_t nnn_%s_range(int64_t value);", e.name)
   w("/* Who holds a %s, as \"by (name)\", per ids.%s.taken; NULL when nobody is recorded. */",
     M.id_word(e.name), e.name)
-  w("const char *nnn_%s_taken_by(int64_t value);", e.name)
+  w("NNN_API const char *nnn_%s_taken_by(int64_t value);", e.name)
   w("")
 end
 

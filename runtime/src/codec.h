@@ -8,10 +8,6 @@
 #include <nnn/plugin.h>
 #include <nnn/shape.h>
 
-/* Internal to libnnn: never exported from libnnn.so (only the public
- * headers' functions are). */
-#pragma GCC visibility push(hidden)
-
 #define NNN_TRY(expr)                          \
 	do {                                   \
 		nnn_status_t try_s_ = (expr);  \
@@ -178,14 +174,17 @@ NNN_NODISCARD nnn_status_t nnn_cur_enum(nnn_cur_t *c, const char *name, const ch
 NNN_NODISCARD nnn_status_t nnn_cur_end(nnn_cur_t *c);
 
 /* The decode proper (model.c): strings and float arrays are views into
- * buf. With fd >= 0 (the file buf maps) the decoder reads the structure
- * with pread instead (see nnn_window_t), so that only the pages of tensor
- * data a caller reads are ever touched, and a file cut short is NNN_E_IO. */
-NNN_NODISCARD nnn_status_t nnn_decode_file(const void *buf, size_t len, int fd, const nnn_decode_opts_t *opts,
-                                           nnn_model_t **out, nnn_diags_t *diags);
-/* nnn_validate_bytes, reading as nnn_decode_file does. */
-NNN_NODISCARD nnn_status_t nnn_validate_file(const void *buf, size_t len, int fd, const nnn_ctx_t *ctx,
-                                             const nnn_shape_t *input, nnn_diags_t *diags);
+ * buf. Windowed: with fd >= 0 (the file buf maps) the decoder reads the
+ * structure with pread through a window instead (nnn_window_t), so that
+ * only the pages of tensor data a caller reads are ever touched, and a file
+ * cut short is NNN_E_IO; with fd < 0 it reads buf alone (nnn_model_decode
+ * passes -1, nnn_file_decode the file's fd). */
+NNN_NODISCARD nnn_status_t nnn_decode_windowed(const void *buf, size_t len, int fd, const nnn_decode_opts_t *opts,
+                                               nnn_model_t **out, nnn_diags_t *diags);
+/* nnn_validate_bytes, reading as nnn_decode_windowed does (nnn_file_validate
+ * passes the file's fd). */
+NNN_NODISCARD nnn_status_t nnn_validate_windowed(const void *buf, size_t len, int fd, const nnn_ctx_t *ctx,
+                                                 const nnn_shape_t *input, nnn_diags_t *diags);
 /* Decodes views into `copy` (from nnn_mem_big), which the model then owns
  * (nnn_model_copy); on failure copy is freed. */
 NNN_NODISCARD nnn_status_t nnn_model_adopt(unsigned char *copy, size_t len, const nnn_decode_opts_t *opts,
@@ -388,7 +387,5 @@ void nnn_gen_shapes(nnn_vctx_t *v, const nnn_model_t *r, const nnn_shape_t *in, 
 void nnn_gen_io(const nnn_layer_t *r, nnn_io_t *io);
 uint64_t nnn_gen_params(const nnn_model_t *r);
 uint64_t nnn_gen_size(const nnn_model_t *r);
-
-#pragma GCC visibility pop
 
 #endif

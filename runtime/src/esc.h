@@ -7,10 +7,6 @@
 
 #include <stddef.h>
 
-/* Internal to libnnn: never exported from libnnn.so (only the public
- * headers' functions are). */
-#pragma GCC visibility push(hidden)
-
 /* Printable UTF-8 passes; C0 controls, DEL, C1 controls (U+0080..U+009F,
  * U+009B being the 8-bit CSI), bidirectional controls (U+061C, U+200E,
  * U+200F, U+202A..U+202E, U+2066..U+2069), U+2028, U+2029 and bytes that
@@ -38,7 +34,5 @@ void nnn_esc_put(const char *s, size_t n, nnn_esc_t style, void (*put)(void *arg
 /* Length (1-4) of the valid UTF-8 sequence at s (n >= 1 bytes left), or 0
  * when the bytes there are not one (overlong, surrogate, cut short...). */
 size_t nnn_utf8_seq(const unsigned char *s, size_t n);
-
-#pragma GCC visibility pop
 
 #endif

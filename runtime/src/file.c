@@ -150,7 +150,7 @@ nnn_status_t nnn_file_decode(const nnn_file_t *f, const nnn_decode_opts_t *opts,
 	*out = NULL;
 	if (f->copy || !opts || !(opts->flags & NNN_DECODE_COPY))
 		return f->copy ? nnn_model_decode(f->copy, f->size, opts, out, diags)
-		               : nnn_decode_file(f->data, f->size, f->fd, opts, out, diags);
+		               : nnn_decode_windowed(f->data, f->size, f->fd, opts, out, diags);
 	/* A copy read with checked preads: the model then never reads the file. */
 	NNN_TRY(nnn_read_copy(f->fd, f->size, &copy, diags));
 	return nnn_model_adopt(copy, f->size, opts, out, diags);
@@ -161,7 +161,7 @@ nnn_status_t nnn_file_validate(const nnn_file_t *f, const nnn_ctx_t *ctx, const 
 {
 	if (f->copy)
 		return nnn_validate_bytes(f->copy, f->size, ctx, input, diags);
-	return nnn_validate_file(f->data, f->size, f->fd, ctx, input, diags);
+	return nnn_validate_windowed(f->data, f->size, f->fd, ctx, input, diags);
 }
 
 nnn_status_t nnn_file_open(const char *path, const nnn_decode_opts_t *o, nnn_file_t **out, nnn_diags_t *diags)

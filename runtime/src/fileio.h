@@ -11,10 +11,6 @@
 #include <nnn/file.h>
 #include <nnn/status.h>
 
-/* Internal to libnnn: never exported from libnnn.so (only the public
- * headers' functions are). */
-#pragma GCC visibility push(hidden)
-
 /* What a read that came up short says, wherever it happens. */
 #define NNN_SHORT_READ                                                                              \
 	"the file is shorter than when it was opened, or reading it failed; it changed while it was " \
@@ -55,7 +51,5 @@ int nnn_tmp_dir_make(const char *target, char *tmp, size_t size);
 /* Removes the folder nnn_tmp_dir_make made, the plain files in it, and
  * closes fd. */
 void nnn_tmp_dir_remove(const char *tmp, int fd);
-
-#pragma GCC visibility pop
 
 #endif

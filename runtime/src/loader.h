@@ -8,10 +8,6 @@
 
 #include <nnn/context.h>
 
-/* Internal to libnnn: never exported from libnnn.so (only the public
- * headers' functions are). */
-#pragma GCC visibility push(hidden)
-
 /* What one load may do beyond nnn_plugin_load. */
 typedef struct nnn_load_ex {
 	/* Called as each stage that runs the plugin's own code starts: "open"
@@ -42,7 +38,5 @@ nnn_status_t nnn_plugin_add_report(nnn_ctx_t *ctx, const nnn_plugin_report_t *r,
 
 /* nnn-plugin-scan's whole program (discover.c). */
 int nnn_plugin_scanner_main(int argc, char **argv);
-
-#pragma GCC visibility pop
 
 #endif

@@ -146,8 +146,8 @@ static void probe_unknowns(const void *buf, size_t len, int fd, const nnn_ctx_t 
 	}
 }
 
-nnn_status_t nnn_decode_file(const void *buf, size_t len, int fd, const nnn_decode_opts_t *opts, nnn_model_t **out,
-                             nnn_diags_t *diags)
+nnn_status_t nnn_decode_windowed(const void *buf, size_t len, int fd, const nnn_decode_opts_t *opts,
+                                 nnn_model_t **out, nnn_diags_t *diags)
 {
 	decoded_t *d = calloc(1, sizeof *d);
 	nnn_window_t win; /* its bytes are written before they are read */
@@ -186,7 +186,7 @@ nnn_status_t nnn_decode_file(const void *buf, size_t len, int fd, const nnn_deco
 nnn_status_t nnn_model_adopt(unsigned char *copy, size_t len, const nnn_decode_opts_t *opts, nnn_model_t **out,
                              nnn_diags_t *diags)
 {
-	nnn_status_t st = nnn_decode_file(copy, len, -1, opts, out, diags);
+	nnn_status_t st = nnn_decode_windowed(copy, len, -1, opts, out, diags);
 	if (st != NNN_OK) {
 		free(copy);
 		return st;
@@ -208,13 +208,13 @@ nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts
 	nnn_status_t st;
 
 	if (!opts || !(opts->flags & NNN_DECODE_COPY))
-		return nnn_decode_file(buf, len, -1, opts, out, diags);
+		return nnn_decode_windowed(buf, len, -1, opts, out, diags);
 	/* A copy is one allocation of the whole input, filled by one memcpy:
 	 * much cheaper than an allocation per tensor, whose fresh pages each
 	 * fault. The bytes are checked where they are first, so that a bad
 	 * input costs no copy; the second decode, from the copy, then only
 	 * sets up the views (the visitor has seen every field already). */
-	st = nnn_decode_file(buf, len, -1, opts, out, diags);
+	st = nnn_decode_windowed(buf, len, -1, opts, out, diags);
 	nnn_model_free(*out);
 	*out = NULL;
 	if (st != NNN_OK)
@@ -271,8 +271,8 @@ nnn_status_t nnn_model_validate(const nnn_model_t *m, const nnn_shape_t *input, 
 	return nnn_v_result(&v, first);
 }
 
-nnn_status_t nnn_validate_file(const void *buf, size_t len, int fd, const nnn_ctx_t *ctx, const nnn_shape_t *input,
-                               nnn_diags_t *diags)
+nnn_status_t nnn_validate_windowed(const void *buf, size_t len, int fd, const nnn_ctx_t *ctx,
+                                   const nnn_shape_t *input, nnn_diags_t *diags)
 {
 	nnn_window_t win = { .fd = fd };
 	nnn_cur_t c = { .buf = buf, .len = len, .diags = diags, .flags = NNN_DECODE_KEEP_GOING, .ctx = ctx };
@@ -295,7 +295,7 @@ nnn_status_t nnn_validate_file(const void *buf, size_t len, int fd, const nnn_ct
 nnn_status_t nnn_validate_bytes(const void *buf, size_t len, const nnn_ctx_t *ctx, const nnn_shape_t *input,
                                 nnn_diags_t *diags)
 {
-	return nnn_validate_file(buf, len, -1, ctx, input, diags);
+	return nnn_validate_windowed(buf, len, -1, ctx, input, diags);
 }
 
 nnn_status_t nnn_shape_parse(const char *text, nnn_shape_t *out, nnn_diags_t *diags)

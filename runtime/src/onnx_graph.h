@@ -9,8 +9,6 @@
 
 #include <nnn/plugin.h>
 
-#pragma GCC visibility push(hidden)
-
 typedef struct nnn_og_attr {
 	char *name;
 	nnn_onnx_attr_kind_t kind;
@@ -63,7 +61,5 @@ const char *nnn_og_node(nnn_onnx_graph_t *g, const char *op, const char *hint, c
                         const nnn_onnx_attr_t *attrs, int nattr);
 nnn_status_t nnn_og_fail(nnn_onnx_graph_t *g, const char *fmt, ...) NNN_PRINTF(2, 3);
 nnn_status_t nnn_og_vfail(nnn_onnx_graph_t *g, const char *fmt, va_list ap) NNN_PRINTF(2, 0);
-
-#pragma GCC visibility pop
 
 #endif

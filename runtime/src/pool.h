@@ -9,10 +9,6 @@
 
 #include <nnn/plugin.h>
 
-/* Internal to libnnn: never exported from libnnn.so (only the public
- * headers' functions are). */
-#pragma GCC visibility push(hidden)
-
 /* The most threads one call can use: the caller and 254 workers. */
 #define NNN_POOL_MAX_THREADS 255
 
@@ -32,7 +28,5 @@ void nnn_pool_run(nnn_pool_t *p, int threads, int64_t n, nnn_task_fn fn, void *c
 
 /* Online CPUs, 1 to 1024. */
 int nnn_pool_cpus(void);
-
-#pragma GCC visibility pop
 
 #endif

@@ -8,15 +8,16 @@
 #ifndef NNN_CONTEXT_H
 #define NNN_CONTEXT_H
 
+#include <nnn/api.h>
 #include <nnn/plugin.h>
 
 /* This libnnn's version ("0.1.0"), the one its plugin scan cache keys
  * carry; for bindings (the Python package's nnnkit.__version__). */
-const char *nnn_version(void);
+NNN_API const char *nnn_version(void);
 
 /* Owned: free with nnn_ctx_free, which unloads its plugins. */
-NNN_NODISCARD nnn_status_t nnn_ctx_new(nnn_ctx_t **out, nnn_diags_t *diags);
-void nnn_ctx_free(nnn_ctx_t *ctx);
+NNN_API NNN_NODISCARD nnn_status_t nnn_ctx_new(nnn_ctx_t **out, nnn_diags_t *diags);
+NNN_API void nnn_ctx_free(nnn_ctx_t *ctx);
 
 /* Loads one plugin file, in this process (nnn_plugin_discover scans it in
  * a child first). The path must name a file (it contains a '/'): a bare
@@ -27,7 +28,7 @@ void nnn_ctx_free(nnn_ctx_t *ctx);
  * by another non-root user (NNN_PLUGIN_ALLOW_INSECURE=1 overrides). Everything the
  * plugin declares is registered, or nothing. Loading the same file again
  * (by any path) is a no-op. Every failure names the file and the stage. */
-NNN_NODISCARD nnn_status_t nnn_plugin_load(nnn_ctx_t *ctx, const char *path, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_plugin_load(nnn_ctx_t *ctx, const char *path, nnn_diags_t *diags);
 
 /* Discovery that a bad plugin cannot take down: each candidate is first
  * loaded in a child process (the plugin scanner, nnn-plugin-scan, found
@@ -62,12 +63,12 @@ typedef struct nnn_discover_opts {
 	                               is not the caller's, or that others can write, is ignored */
 } nnn_discover_opts_t;
 
-NNN_NODISCARD nnn_status_t nnn_plugin_discover(nnn_ctx_t *ctx, const nnn_discover_opts_t *opts,
-                                               nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_plugin_discover(nnn_ctx_t *ctx, const nnn_discover_opts_t *opts,
+                                                       nnn_diags_t *diags);
 
 /* nnn_plugin_discover with `search` and `installed_dir` only. */
-NNN_NODISCARD nnn_status_t nnn_plugin_load_default(nnn_ctx_t *ctx, const char *installed_dir,
-                                                   nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_plugin_load_default(nnn_ctx_t *ctx, const char *installed_dir,
+                                                           nnn_diags_t *diags);
 
 /* What happened to one plugin candidate. Borrowed: valid until the context
  * is freed. */
@@ -87,14 +88,14 @@ typedef struct nnn_plugin_report {
 } nnn_plugin_report_t;
 
 /* Number of candidates tried so far; fills *out with the i-th when i < count. */
-size_t nnn_ctx_report(const nnn_ctx_t *ctx, size_t i, nnn_plugin_report_t *out);
+NNN_API size_t nnn_ctx_report(const nnn_ctx_t *ctx, size_t i, nnn_plugin_report_t *out);
 
 /* The registered type for an ID, and the file of the plugin that provides it
  * (may pass NULL); NULL when none. Borrowed: valid until nnn_ctx_free. */
-const nnn_layer_type_t *nnn_ctx_layer(const nnn_ctx_t *ctx, int id, const char **plugin_path);
-const nnn_activation_type_t *nnn_ctx_activation(const nnn_ctx_t *ctx, int id, const char **plugin_path);
+NNN_API const nnn_layer_type_t *nnn_ctx_layer(const nnn_ctx_t *ctx, int id, const char **plugin_path);
+NNN_API const nnn_activation_type_t *nnn_ctx_activation(const nnn_ctx_t *ctx, int id, const char **plugin_path);
 
 /* "builtin (/usr/lib/nnnkit/plugins/builtin.so), pool (...)" or "none". */
-char *nnn_ctx_plugins_text(const nnn_ctx_t *ctx, char *buf, size_t size);
+NNN_API char *nnn_ctx_plugins_text(const nnn_ctx_t *ctx, char *buf, size_t size);
 
 #endif

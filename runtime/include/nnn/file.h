@@ -19,6 +19,7 @@
 #ifndef NNN_FILE_H
 #define NNN_FILE_H
 
+#include <nnn/api.h>
 #include <nnn/model.h>
 
 typedef struct nnn_file nnn_file_t;
@@ -28,23 +29,23 @@ typedef struct nnn_file nnn_file_t;
  * model does not depend on the file. Owned: close with nnn_file_close.
  * Problems are appended to `diags`; a file that shrinks while it is read is
  * NNN_E_IO. */
-NNN_NODISCARD nnn_status_t nnn_file_open(const char *path, const nnn_decode_opts_t *opts, nnn_file_t **out,
-                                         nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_file_open(const char *path, const nnn_decode_opts_t *opts, nnn_file_t **out,
+                                                 nnn_diags_t *diags);
 
 /* The decoded model. Borrowed: valid until nnn_file_close. */
-const nnn_model_t *nnn_file_model(const nnn_file_t *f);
+NNN_API const nnn_model_t *nnn_file_model(const nnn_file_t *f);
 
 /* The file's bytes and size: the mapping, or with NNN_DECODE_COPY the
  * model's copy. Borrowed: valid until nnn_file_close. */
-const unsigned char *nnn_file_bytes(const nnn_file_t *f, size_t *size);
+NNN_API const unsigned char *nnn_file_bytes(const nnn_file_t *f, size_t *size);
 
 /* Unmaps and frees; NULL is harmless. */
-void nnn_file_close(nnn_file_t *f);
+NNN_API void nnn_file_close(nnn_file_t *f);
 
 /* Opens and maps `path` without decoding it, for nnn_file_decode,
  * nnn_file_validate and nnn_file_read. Owned: close with nnn_file_close
  * (nnn_file_model gives NULL for it). */
-NNN_NODISCARD nnn_status_t nnn_file_map(const char *path, nnn_file_t **out, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_file_map(const char *path, nnn_file_t **out, nnn_diags_t *diags);
 
 /* Decodes the file as nnn_model_decode decodes bytes (every flag, the
  * visitor and NNN_DECODE_KEEP_GOING included), but reading the structure
@@ -54,23 +55,23 @@ NNN_NODISCARD nnn_status_t nnn_file_map(const char *path, nnn_file_t **out, nnn_
  * borrows `f` (tensor data are views into its mapping): free it before
  * closing f. With it, the file is read whole with pread into memory the
  * model owns. Returned: free with nnn_model_free. */
-NNN_NODISCARD nnn_status_t nnn_file_decode(const nnn_file_t *f, const nnn_decode_opts_t *opts, nnn_model_t **out,
-                                           nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_file_decode(const nnn_file_t *f, const nnn_decode_opts_t *opts,
+                                                   nnn_model_t **out, nnn_diags_t *diags);
 
 /* Reads n bytes at `off` into dst with pread: NNN_E_TRUNCATED past the size
  * the file had when it was opened, NNN_E_IO (with the offset where the
  * bytes ended) when it has shrunk since. */
-NNN_NODISCARD nnn_status_t nnn_file_read(const nnn_file_t *f, uint64_t off, void *dst, size_t n,
-                                         nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_file_read(const nnn_file_t *f, uint64_t off, void *dst, size_t n,
+                                                 nnn_diags_t *diags);
 
 /* Maps a whole file read-only without decoding it. Owned: release with
  * nnn_unmap. An empty file gives *data == NULL, *size 0. Reading the mapping
  * after another program truncated the file raises SIGBUS: to decode or
  * validate a file, use nnn_file_map with nnn_file_decode or
  * nnn_file_validate, which read with pread. */
-NNN_NODISCARD nnn_status_t nnn_map(const char *path, const unsigned char **data, size_t *size,
-                                   nnn_diags_t *diags);
-void nnn_unmap(const unsigned char *data, size_t size);
+NNN_API NNN_NODISCARD nnn_status_t nnn_map(const char *path, const unsigned char **data, size_t *size,
+                                           nnn_diags_t *diags);
+NNN_API void nnn_unmap(const unsigned char *data, size_t size);
 
 /* Writes to `path` what fill writes to its descriptor. The single write
  * path of libnnn: every writer goes through it. A regular file or a new
@@ -89,15 +90,16 @@ void nnn_unmap(const unsigned char *data, size_t size);
  * hard link's other names keep the old contents. SIGXFSZ is blocked in the
  * calling thread meanwhile (a file size limit is an NNN_E_IO naming it).
  * docs/security.md says why. */
-NNN_NODISCARD nnn_status_t nnn_write_atomic(const char *path,
-                                            nnn_status_t (*fill)(void *ctx, int fd, nnn_diags_t *diags),
-                                            void *ctx, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_write_atomic(const char *path,
+                                                    nnn_status_t (*fill)(void *ctx, int fd, nnn_diags_t *diags),
+                                                    void *ctx, nnn_diags_t *diags);
 
 /* nnn_write_atomic of the n bytes at buf. */
-NNN_NODISCARD nnn_status_t nnn_write_atomic_bytes(const char *path, const void *buf, size_t n, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_write_atomic_bytes(const char *path, const void *buf, size_t n,
+                                                          nnn_diags_t *diags);
 
 /* Writes all n bytes to fd, retrying short writes and EINTR; for fill
  * callbacks of nnn_write_atomic. */
-NNN_NODISCARD nnn_status_t nnn_write_all(int fd, const void *buf, size_t n, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_write_all(int fd, const void *buf, size_t n, nnn_diags_t *diags);
 
 #endif

@@ -14,6 +14,7 @@
 #ifndef NNN_INFO_H
 #define NNN_INFO_H
 
+#include <nnn/api.h>
 #include <nnn/context.h>
 #include <nnn/shape.h>
 
@@ -41,8 +42,8 @@ typedef struct nnn_info_opts {
  * input that does not fit returns the first problem's code, every problem
  * in diags (may be NULL), as nnn_model_shapes does; without one, NNN_OK
  * (what the layers do not fix is not a problem here). */
-NNN_NODISCARD nnn_status_t nnn_model_info_shapes(const nnn_model_t *m, const nnn_shape_t *input,
-                                                 nnn_layer_shapes_t *out, bool *exact, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_model_info_shapes(const nnn_model_t *m, const nnn_shape_t *input,
+                                                         nnn_layer_shapes_t *out, bool *exact, nnn_diags_t *diags);
 
 /* The text into buf, as snprintf does: at most `size` bytes, NUL-terminated
  * when size > 0 (size 0 writes nothing, buf may then be NULL); returns the
@@ -52,13 +53,13 @@ NNN_NODISCARD nnn_status_t nnn_model_info_shapes(const nnn_model_t *m, const nnn
  * model in memory, nnnkit's words). A given input that does not fit shows
  * the partial shapes and says so; the problem itself is
  * nnn_model_info_shapes'. */
-size_t nnn_model_info(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_info_opts_t *opts, char *buf,
-                      size_t size);
+NNN_API size_t nnn_model_info(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_info_opts_t *opts, char *buf,
+                              size_t size);
 
 /* The plugin whose kernel runs layer L, as the text's table names it: the
  * file name of its library ("builtin.so"), with '+' when another plugin
  * runs the layer's activation, or "none" when no plugin runs the layer
  * (ctx NULL: always). Into buf as snprintf does; returns the length. */
-size_t nnn_layer_kernel_name(const nnn_ctx_t *ctx, const nnn_layer_t *L, char *buf, size_t size);
+NNN_API size_t nnn_layer_kernel_name(const nnn_ctx_t *ctx, const nnn_layer_t *L, char *buf, size_t size);
 
 #endif

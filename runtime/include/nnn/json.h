@@ -44,6 +44,7 @@
 #ifndef NNN_JSON_H
 #define NNN_JSON_H
 
+#include <nnn/api.h>
 #include <nnn/context.h>
 
 typedef struct nnn_json_write_opts {
@@ -66,13 +67,13 @@ typedef struct nnn_json_write_opts {
 
 /* Writes m as JSON (opts may be NULL) into a new NUL-terminated buffer:
  * returned in *text (free it with free()) and *len (without the NUL). */
-NNN_NODISCARD nnn_status_t nnn_json_encode(const nnn_model_t *m, const nnn_json_write_opts_t *opts, char **text,
-                                           size_t *len, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_json_encode(const nnn_model_t *m, const nnn_json_write_opts_t *opts, char **text,
+                                                   size_t *len, nnn_diags_t *diags);
 
 /* The same, into `path` through nnn_write_atomic (file.h: "-" is standard
  * output); opts->json_path defaults to `path`. */
-NNN_NODISCARD nnn_status_t nnn_json_write_file(const nnn_model_t *m, const char *path,
-                                               const nnn_json_write_opts_t *opts, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_json_write_file(const nnn_model_t *m, const char *path,
+                                                       const nnn_json_write_opts_t *opts, nnn_diags_t *diags);
 
 /* Read flags. */
 enum {
@@ -96,16 +97,16 @@ typedef struct nnn_json_read_opts {
 /* Reads the JSON form (opts may be NULL). On success *out is a new model
  * with memory of its own: returned, free it with nnn_model_free. On failure
  * *out is NULL and the problem is appended to `diags` (may be NULL). */
-NNN_NODISCARD nnn_status_t nnn_json_decode(const char *text, size_t len, const nnn_json_read_opts_t *opts,
-                                           nnn_model_t **out, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_json_decode(const char *text, size_t len, const nnn_json_read_opts_t *opts,
+                                                   nnn_model_t **out, nnn_diags_t *diags);
 
 /* The same from a file; base_dir defaults to the file's folder. */
-NNN_NODISCARD nnn_status_t nnn_json_read_file(const char *path, const nnn_json_read_opts_t *opts,
-                                              nnn_model_t **out, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_json_read_file(const char *path, const nnn_json_read_opts_t *opts,
+                                                      nnn_model_t **out, nnn_diags_t *diags);
 
 /* Gives every problem in diags->v[from..] that has a field path but no line
  * the line and column of that path's value in `text` (or of its deepest
  * ancestor there): for the validator's problems with a model read from text. */
-void nnn_json_locate(const char *text, size_t len, nnn_diags_t *diags, size_t from);
+NNN_API void nnn_json_locate(const char *text, size_t len, nnn_diags_t *diags, size_t from);
 
 #endif

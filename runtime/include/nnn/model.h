@@ -11,6 +11,7 @@
 #ifndef NNN_MODEL_H
 #define NNN_MODEL_H
 
+#include <nnn/api.h>
 #include <nnn/status.h>
 #include <nnn/types.h>
 #include <nnn/schema_gen.h>
@@ -39,29 +40,29 @@ typedef struct nnn_decode_opts {
  * model: returned, free it with nnn_model_free. Without NNN_DECODE_COPY it
  * borrows `buf`, which must outlive it. On failure *out is NULL and the
  * problems are appended to `diags` (may be NULL). */
-NNN_NODISCARD nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts_t *opts,
-                                            nnn_model_t **out, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts_t *opts,
+                                                    nnn_model_t **out, nnn_diags_t *diags);
 
 /* Frees a model from nnn_model_decode; NULL is harmless. Do not call it on a
  * model you filled in yourself, nor on one from nnn_file_model. */
-void nnn_model_free(nnn_model_t *m);
+NNN_API void nnn_model_free(nnn_model_t *m);
 
 /* Encodes a model (decoded, or filled in by hand) into a new buffer: returned
  * in *buf, free it with free(). */
-NNN_NODISCARD nnn_status_t nnn_model_encode(const nnn_model_t *m, unsigned char **buf, size_t *len,
-                                            nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_model_encode(const nnn_model_t *m, unsigned char **buf, size_t *len,
+                                                    nnn_diags_t *diags);
 
 /* Encodes a model into `path` through nnn_write_atomic (file.h): a file is
  * replaced atomically (on any failure `path` is untouched and the temporary
  * file removed); "-", a FIFO or a character device is written in place. */
-NNN_NODISCARD nnn_status_t nnn_model_write_file(const nnn_model_t *m, const char *path,
-                                                nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_model_write_file(const nnn_model_t *m, const char *path,
+                                                        nnn_diags_t *diags);
 
 /* Total element count of every parameter tensor (as the header should say). */
-uint64_t nnn_model_param_total(const nnn_model_t *m);
+NNN_API uint64_t nnn_model_param_total(const nnn_model_t *m);
 
 /* Encoded size of the model in bytes. */
-uint64_t nnn_model_encoded_size(const nnn_model_t *m);
+NNN_API uint64_t nnn_model_encoded_size(const nnn_model_t *m);
 
 /* Element count of a tensor's data. Header-only: plugins may use it. */
 static inline int64_t nnn_tensor_numel(const nnn_tensor_t *t)
@@ -71,6 +72,6 @@ static inline int64_t nnn_tensor_numel(const nnn_tensor_t *t)
 
 /* Copies a tensor's data out as host floats (out has nnn_tensor_numel slots).
  * In libnnn, for applications: a plugin calls nnn_f32s_read(t->data, out). */
-void nnn_tensor_copy(const nnn_tensor_t *t, float *out);
+NNN_API void nnn_tensor_copy(const nnn_tensor_t *t, float *out);
 
 #endif

@@ -31,6 +31,7 @@
 #ifndef NNN_NPY_H
 #define NNN_NPY_H
 
+#include <nnn/api.h>
 #include <nnn/status.h>
 #include <nnn/types.h>
 
@@ -45,11 +46,11 @@ typedef struct nnn_npy {
 
 /* Decodes the `len` bytes at `buf` (copied: buf may go away afterwards).
  * On failure *out is zeroed. */
-NNN_NODISCARD nnn_status_t nnn_npy_read_mem(const void *buf, size_t len, nnn_npy_t *out, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_npy_read_mem(const void *buf, size_t len, nnn_npy_t *out, nnn_diags_t *diags);
 
 /* Reads the file at `path`; "-" reads standard input to its end. Regular
  * files are mapped, pipes and devices read to EOF. */
-NNN_NODISCARD nnn_status_t nnn_npy_read_file(const char *path, nnn_npy_t *out, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_npy_read_file(const char *path, nnn_npy_t *out, nnn_diags_t *diags);
 
 /* A read-only view of the array in a .npy file, for inputs too large to
  * hold twice. When the file holds '<f4' on a little-endian host, `data`
@@ -78,24 +79,24 @@ typedef struct nnn_npy_view {
 } nnn_npy_view_t;
 
 /* On failure *out is zeroed. */
-NNN_NODISCARD nnn_status_t nnn_npy_map(const char *path, nnn_npy_view_t *out, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_npy_map(const char *path, nnn_npy_view_t *out, nnn_diags_t *diags);
 
 /* Releases the view and zeroes *v; NULL and a zeroed view are harmless. */
-void nnn_npy_unmap(nnn_npy_view_t *v);
+NNN_API void nnn_npy_unmap(nnn_npy_view_t *v);
 
 /* Writes `data` (the product of shape's dims floats, C order; may be NULL
  * when that product is 0) as a float32 .npy file, through nnn_write_atomic
  * (file.h): "-" is standard output, a file is replaced atomically, a FIFO
  * or a device is written in place. */
-NNN_NODISCARD nnn_status_t nnn_npy_write_file(const char *path, const nnn_shape_t *shape, const float *data,
-                                              nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_npy_write_file(const char *path, const nnn_shape_t *shape, const float *data,
+                                                      nnn_diags_t *diags);
 
 /* The bytes nnn_npy_write_file writes, in a new buffer: returned in *buf
  * (release with free()) and *len. On failure *buf is NULL and *len 0. */
-NNN_NODISCARD nnn_status_t nnn_npy_encode(const nnn_shape_t *shape, const float *data, unsigned char **buf,
-                                          size_t *len, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_npy_encode(const nnn_shape_t *shape, const float *data, unsigned char **buf,
+                                                  size_t *len, nnn_diags_t *diags);
 
 /* Frees the data and zeroes *a; NULL is harmless. */
-void nnn_npy_free(nnn_npy_t *a);
+NNN_API void nnn_npy_free(nnn_npy_t *a);
 
 #endif

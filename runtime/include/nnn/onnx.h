@@ -21,6 +21,7 @@
 #ifndef NNN_ONNX_H
 #define NNN_ONNX_H
 
+#include <nnn/api.h>
 #include <nnn/context.h>
 #include <nnn/model.h>
 #include <nnn/shape.h>
@@ -44,12 +45,12 @@ typedef struct nnn_onnx_write_opts {
  * A layer or activation whose type has no export hook, or that ONNX cannot
  * express (a Conv of more than 3 spatial dims), is refused with
  * NNN_E_ONNX_EXPORT naming its path and type; every such layer is listed. */
-NNN_NODISCARD nnn_status_t nnn_onnx_encode(const nnn_model_t *m, const nnn_onnx_write_opts_t *opts,
-                                           unsigned char **buf, size_t *len, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_onnx_encode(const nnn_model_t *m, const nnn_onnx_write_opts_t *opts,
+                                                   unsigned char **buf, size_t *len, nnn_diags_t *diags);
 /* The same into `path`, through nnn_write_atomic (file.h: "-" is standard
  * output). */
-NNN_NODISCARD nnn_status_t nnn_onnx_write_file(const nnn_model_t *m, const char *path,
-                                               const nnn_onnx_write_opts_t *opts, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_onnx_write_file(const nnn_model_t *m, const char *path,
+                                                       const nnn_onnx_write_opts_t *opts, nnn_diags_t *diags);
 
 /* Import notes: what the importer did that a user should know. */
 enum {
@@ -77,10 +78,10 @@ typedef struct nnn_onnx_read_opts {
  *   NNN_E_ONNX_OP  a node outside the vocabulary: one diagnostic per node,
  *                  path "graph.node[i]" with its name, op type, attribute
  *                  and why */
-NNN_NODISCARD nnn_status_t nnn_onnx_decode(const void *buf, size_t len, const nnn_onnx_read_opts_t *opts,
-                                           nnn_model_t **out, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_onnx_decode(const void *buf, size_t len, const nnn_onnx_read_opts_t *opts,
+                                                   nnn_model_t **out, nnn_diags_t *diags);
 /* The same from a file, read whole with checked reads. */
-NNN_NODISCARD nnn_status_t nnn_onnx_read_file(const char *path, const nnn_onnx_read_opts_t *opts,
-                                              nnn_model_t **out, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_onnx_read_file(const char *path, const nnn_onnx_read_opts_t *opts,
+                                                      nnn_model_t **out, nnn_diags_t *diags);
 
 #endif

@@ -9,7 +9,7 @@
  * public headers and their header-only helpers, the `static inline`
  * functions (nnn_f32s_get, nnn_f32s_read, nnn_i32s_pick, ... in
  * <nnn/types.h>; nnn_tensor_numel in <nnn/model.h>), but no function that
- * is declared without a body: those are libnnn's. Build it as
+ * is declared without a body: those are libnnn's (NNN_API). Build it as
  * docs/plugins.md says, with the nnnkit-plugin pkg-config module (no
  * libnnn; -shared -Wl,--no-undefined):
  *   cc $(pkg-config --cflags nnnkit-plugin) -o mine.so mine.c mine_gen.c \

@@ -12,6 +12,7 @@
 #ifndef NNN_RUN_H
 #define NNN_RUN_H
 
+#include <nnn/api.h>
 #include <nnn/compat.h>
 #include <nnn/context.h>
 
@@ -32,30 +33,30 @@ typedef struct nnn_plan nnn_plan_t;
  * the context must outlive the plan (borrowed). Owned: nnn_plan_free.
  * Errors name the layer: an ID no loaded plugin provides, an input shape
  * the layer rejects, a tensor over the size limit, a kernel's prepare. */
-NNN_NODISCARD nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_shape_t *input,
-                                        const nnn_run_opts_t *opts, nnn_plan_t **out, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_shape_t *input,
+                                                const nnn_run_opts_t *opts, nnn_plan_t **out, nnn_diags_t *diags);
 
 /* Shape of layer i's output (i = -1: the input). Borrowed from the plan. */
-const nnn_shape_t *nnn_plan_shape(const nnn_plan_t *p, int32_t i);
+NNN_API const nnn_shape_t *nnn_plan_shape(const nnn_plan_t *p, int32_t i);
 
 /* Element count of a shape (0 for rank 0; -1 for a negative dim or over
  * 2^63 - 1 elements). */
-int64_t nnn_shape_numel(const nnn_shape_t *s);
+NNN_API int64_t nnn_shape_numel(const nnn_shape_t *s);
 
 /* Runs the model on x (numel of the input shape floats) into y (numel of
  * the output shape floats). y may not alias x. A plan runs one call at a
  * time: calls from several threads on the same plan are safe but take
  * turns (its buffers and threads are the plan's); for calls in parallel,
  * make one plan per calling thread. */
-NNN_NODISCARD nnn_status_t nnn_plan_run(nnn_plan_t *p, const float *x, float *y, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_plan_run(nnn_plan_t *p, const float *x, float *y, nnn_diags_t *diags);
 
-void nnn_plan_free(nnn_plan_t *p);
+NNN_API void nnn_plan_free(nnn_plan_t *p);
 
 /* One call: plan for `input`, run x into y, free the plan. `y` must hold the
  * output's numel floats; *out_shape (when non-NULL) receives its shape. For
  * many batches of one shape, keep a plan instead. */
-NNN_NODISCARD nnn_status_t nnn_model_run(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_shape_t *input,
-                                         const float *x, float *y, nnn_shape_t *out_shape,
-                                         const nnn_run_opts_t *opts, nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_model_run(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_shape_t *input,
+                                                 const float *x, float *y, nnn_shape_t *out_shape,
+                                                 const nnn_run_opts_t *opts, nnn_diags_t *diags);
 
 #endif

@@ -14,6 +14,7 @@
 #ifndef NNN_SHAPE_H
 #define NNN_SHAPE_H
 
+#include <nnn/api.h>
 #include <nnn/model.h>
 #include <nnn/status.h>
 
@@ -39,8 +40,8 @@ typedef struct nnn_layer_shapes {
  * layer whose own fields disagree) goes to diags, with the layer's field
  * path and byte offset; the return value is the first problem's code, or
  * NNN_OK. The model's other rules are not checked: see nnn_model_validate. */
-NNN_NODISCARD nnn_status_t nnn_model_shapes(const nnn_model_t *m, const nnn_shape_t *input, nnn_layer_shapes_t *out,
-                                            nnn_diags_t *diags);
+NNN_API NNN_NODISCARD nnn_status_t nnn_model_shapes(const nnn_model_t *m, const nnn_shape_t *input,
+                                                    nnn_layer_shapes_t *out, nnn_diags_t *diags);
 
 /* The sliding window of a layer whose type's schema `io` is a window (a
  * Conv's is kernels.dims[1:-1]), as the shape engine applies it: which
@@ -55,16 +56,16 @@ typedef struct nnn_layer_window {
 
 /* Fills *w for layer L; false (w->n 0) when its type slides no window
  * whose sizes a field gives. */
-bool nnn_layer_window(const nnn_layer_t *L, nnn_layer_window_t *w);
+NNN_API bool nnn_layer_window(const nnn_layer_t *L, nnn_layer_window_t *w);
 
 /* Whether every dim of s is known. */
-bool nnn_pshape_exact(const nnn_pshape_t *s);
+NNN_API bool nnn_pshape_exact(const nnn_pshape_t *s);
 
 /* An exact shape as a partial one. */
-nnn_pshape_t nnn_pshape_of(const nnn_shape_t *s);
+NNN_API nnn_pshape_t nnn_pshape_of(const nnn_shape_t *s);
 
 /* Formats s as "[?, 26, 26, 8]", or "[?, ..., 10]" / "[?, ...]" when the
  * rank is unknown, into buf; returns buf. */
-char *nnn_pshape_format(const nnn_pshape_t *s, char *buf, size_t size);
+NNN_API char *nnn_pshape_format(const nnn_pshape_t *s, char *buf, size_t size);
 
 #endif

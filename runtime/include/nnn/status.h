@@ -11,13 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(__GNUC__)
-#define NNN_NODISCARD __attribute__((warn_unused_result))
-#define NNN_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define NNN_NODISCARD
-#define NNN_PRINTF(f, a)
-#endif
+#include <nnn/api.h>
 
 /* X(name, number, short description, remedy) */
 #define NNN_STATUS_LIST(X)                                                              \
@@ -82,11 +76,11 @@ typedef enum nnn_status {
 } nnn_status_t;
 
 /* Short description of a code ("file ends early"); "unknown status" for others. */
-const char *nnn_status_str(nnn_status_t s);
+NNN_API const char *nnn_status_str(nnn_status_t s);
 /* Symbolic name without the prefix ("E_TRUNCATED"). */
-const char *nnn_status_name(nnn_status_t s);
+NNN_API const char *nnn_status_name(nnn_status_t s);
 /* What a user can do about it; "" for NNN_OK. */
-const char *nnn_status_remedy(nnn_status_t s);
+NNN_API const char *nnn_status_remedy(nnn_status_t s);
 
 #define NNN_PATH_MAX 192
 #define NNN_MSG_MAX 384
@@ -113,14 +107,14 @@ typedef struct nnn_diags {
 
 #define NNN_DIAGS_DEFAULT_LIMIT 1000
 
-void nnn_diags_init(nnn_diags_t *d);
-void nnn_diags_free(nnn_diags_t *d);
-void nnn_diags_clear(nnn_diags_t *d);
+NNN_API void nnn_diags_init(nnn_diags_t *d);
+NNN_API void nnn_diags_free(nnn_diags_t *d);
+NNN_API void nnn_diags_clear(nnn_diags_t *d);
 /* Appends a problem; `d` may be NULL (the problem is then only returned). */
-nnn_status_t nnn_diags_add(nnn_diags_t *d, nnn_status_t code, uint64_t offset, const char *path,
-                           const char *fmt, ...) NNN_PRINTF(5, 6);
+NNN_API nnn_status_t nnn_diags_add(nnn_diags_t *d, nnn_status_t code, uint64_t offset, const char *path,
+                                   const char *fmt, ...) NNN_PRINTF(5, 6);
 /* Formats "path @0xOFFSET: description: msg (remedy)" into buf, or with a
  * line "LINE:COLUMN: path: description: msg (remedy)"; returns buf. */
-char *nnn_diag_format(const nnn_diag_t *d, char *buf, size_t size);
+NNN_API char *nnn_diag_format(const nnn_diag_t *d, char *buf, size_t size);
 
 #endif

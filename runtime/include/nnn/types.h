@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <nnn/api.h>
+
 /* UTF-8 bytes, not NUL-terminated (a description may contain NUL).
  * Borrowed: points into the file mapping or the model's own memory. */
 typedef struct nnn_str {
@@ -74,7 +76,7 @@ static inline void nnn_f32s_read(nnn_f32s_t a, float *out)
 
 /* In libnnn (applications only; a plugin calls nnn_f32s_read): the same as
  * nnn_f32s_read. */
-void nnn_f32s_copy(nnn_f32s_t a, float *out);
+NNN_API void nnn_f32s_copy(nnn_f32s_t a, float *out);
 
 /* Host floats as a little-endian view (no copy on little-endian hosts, which
  * is all nnnkit supports today: see nnn_f32s_read). Borrowed from `v`. */

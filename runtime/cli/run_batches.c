@@ -1,4 +1,4 @@
-/* batches.c: a model over many samples, a batch at a time, for run and
+/* run_batches.c: a model run over many samples, a batch at a time, for run and
  * eval. Plans are made once per batch size, not per batch: planning
  * validates the whole model and asks every kernel to prepare. */
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* test_newcmds.c: `nnnkit stats`, `nnnkit diff` and `nnnkit edit`, run as a
+/* test_stats_diff_edit.c: `nnnkit stats`, `nnnkit diff` and `nnnkit edit`, run as a
  * user runs them, on models built byte by byte (builder.h) with values
  * whose statistics and differences are worked out by hand here, and on the
  * real corpus when it is there. */
@@ -26,7 +26,7 @@ static char dir[64];
 
 static void make_dir(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/nnnnew.XXXXXX");
+	snprintf(dir, sizeof dir, "/tmp/nnnsde.XXXXXX");
 	cr_assert_not_null(mkdtemp(dir));
 }
 
@@ -37,7 +37,7 @@ static void remove_dir(void)
 	dir[0] = '\0';
 }
 
-TestSuite(newcmds, .init = make_dir, .fini = remove_dir);
+TestSuite(stats_diff_edit, .init = make_dir, .fini = remove_dir);
 
 static const char *in_dir(const char *name)
 {
@@ -110,7 +110,7 @@ static void tiny(bb_t *b)
 	bb_put_f32(b, 120, NAN);
 }
 
-Test(newcmds, stats_by_hand)
+Test(stats_diff_edit, stats_by_hand)
 {
 	bb_t b = { 0 };
 	run_t r;
@@ -182,7 +182,7 @@ static void two_tinies(void)
 	bb_free(&b);
 }
 
-Test(newcmds, diff_equal_and_one_value)
+Test(stats_diff_edit, diff_equal_and_one_value)
 {
 	run_t r;
 	two_tinies();
@@ -239,7 +239,7 @@ Test(newcmds, diff_equal_and_one_value)
 	cr_assert(strstr(r.err, "missing.nnn"), "%s", r.err);
 }
 
-Test(newcmds, diff_structure)
+Test(stats_diff_edit, diff_structure)
 {
 	bb_t b = { 0 };
 	run_t r;
@@ -284,7 +284,7 @@ static void tiny_file(const char *name)
 	bb_free(&b);
 }
 
-Test(newcmds, edit_description)
+Test(stats_diff_edit, edit_description)
 {
 	run_t r;
 	tiny_file("m.nnn");
@@ -316,7 +316,7 @@ Test(newcmds, edit_description)
 	cr_assert(access(in_dir("x.nnn"), F_OK) != 0);
 }
 
-Test(newcmds, edit_set_get)
+Test(stats_diff_edit, edit_set_get)
 {
 	run_t r;
 	const float v[6] = { 1.5f, -2.25f, 0.0f, 1e-3f, 7.0f, -0.125f };
@@ -361,7 +361,7 @@ Test(newcmds, edit_set_get)
 	cr_assert_eq(r.code, 2);
 }
 
-Test(newcmds, edit_fix_param_count)
+Test(stats_diff_edit, edit_fix_param_count)
 {
 	bb_t b = { 0 };
 	run_t r;
@@ -397,7 +397,7 @@ Test(newcmds, edit_fix_param_count)
 
 /* convert and export copy an invalid model as asked (to mend it), but say
  * so and exit 1, as edit does; a valid one exits 0 without a word. */
-Test(newcmds, copies_of_an_invalid_model_are_said_to_be)
+Test(stats_diff_edit, copies_of_an_invalid_model_are_said_to_be)
 {
 	bb_t b = { 0 };
 	run_t r;
@@ -422,7 +422,7 @@ Test(newcmds, copies_of_an_invalid_model_are_said_to_be)
 	bb_free(&b);
 }
 
-Test(newcmds, edit_in_place_is_atomic)
+Test(stats_diff_edit, edit_in_place_is_atomic)
 {
 	run_t r;
 	tiny_file("m.nnn");
@@ -455,7 +455,7 @@ static const char *corpus_file(const char *name)
 	return path;
 }
 
-Test(newcmds, real_corpus)
+Test(stats_diff_edit, real_corpus)
 {
 	static const char *files[] = { "tictactoedemo.nnn", "2dmovedemo.nnn" };
 	for (size_t k = 0; k < 2; k++) {

@@ -1,4 +1,4 @@
-/* origconv.c: the note validate and info give for a layer the original
+/* conv_notes.c: the note validate and info give for a layer the original
  * Neural Network Notions framework computes differently from the spec
  * (nnn/compat.h, docs/original-framework.md). */
 #include <inttypes.h>
