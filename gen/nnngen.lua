@@ -2,8 +2,8 @@
 --
 --   lua5.4 gen/nnngen.lua SCHEMA --c FILE.c --h FILE.h [--doc FILE.md] [--lang-doc FILE.md] [--layouts LOCK]
 --     --doc: the format reference (docs/format.md); --lang-doc: the schema
---     language reference (docs/schema-language.md, from gen/schema_lang.lua)
---     --layouts: the struct layouts LOCK records (gen/layout.lua) go into
+--     language reference (docs/schema-language.md, from gen/schema/lang.lua)
+--     --layouts: the struct layouts LOCK records (gen/lock/layout.lua) go into
 --     the generated code, which the plugin loader checks plugins against
 --   lua5.4 gen/nnngen.lua SCHEMA --check
 --   lua5.4 gen/nnngen.lua [--schema CORE] --plugin FRAGMENT --c FILE.c --h FILE.h
@@ -14,10 +14,10 @@
 --   lua5.4 gen/nnngen.lua --check-layout LOCK SCHEMA
 --     the schema's lock, the check that NEW keeps files written under OLD
 --     readable (each a schema or a lock), and the check that the lock
---     records the schema's struct layout: see gen/compat.lua
+--     records the schema's struct layout: see gen/lock/compat.lua
 --   lua5.4 gen/nnngen.lua SCHEMA --conformance DIR [--plugin FRAGMENT]
 --     the conformance corpus: DIR/manifest.json, DIR/valid/*.nnn and
---     DIR/invalid/*.nnn (see gen/emit_conformance.lua)
+--     DIR/invalid/*.nnn (see gen/corpus/cases.lua)
 --
 -- The schema is checked first; an error names the offending entry and exits 1.
 -- Output depends only on the schema (arrays, never hash order; no dates), so
@@ -26,9 +26,9 @@
 local here = arg[0]:match("^(.*)/[^/]*$") or "."
 package.path = here .. "/?.lua;" .. package.path
 
-local load_schema = require("schema_check")
-local emit_c = require("emit_c")
-local emit_doc = require("emit_doc")
+local load_schema = require("schema.check")
+local emit_c = require("emit.c.codec")
+local emit_doc = require("emit.doc.docs")
 
 -- The usage lines, and the whole help (nnngen --help; nnngen.1 is made from
 -- it by scripts/mkman-nnngen.sh).
@@ -152,7 +152,7 @@ local function main(argv)
   end
   for _, a in ipairs(argv) do
     if a == "--lock" or a == "--check-compat" or a == "--check-layout" then
-      os.exit(require("compat").main(argv, { load_schema = load_schema, write_file = write_file }))
+      os.exit(require("lock.compat").main(argv, { load_schema = load_schema, write_file = write_file }))
     end
   end
   local opt = parse_args(argv)
@@ -162,19 +162,19 @@ local function main(argv)
     os.exit(1)
   end
   -- IDs against the ID policy: what check-compat (or a later schema) will refuse.
-  local ids = require("ids")
+  local ids = require("lock.ids")
   for _, m in ipairs(opt.plugin and ids.plugin_problems(s) or ids.schema_problems(s)) do
     io.stderr:write("nnngen: warning: ", opt.plugin or opt.schema, ": ", m, "\n")
   end
   -- Everything is generated before anything is written.
   local out, conf = {}, nil
   local gen_ok, err = pcall(function()
-    if opt.conformance then conf = require("emit_conformance").generate(s) end
+    if opt.conformance then conf = require("corpus.cases").generate(s) end
     local layouts
     if opt.layouts then
-      local ok_l, abi = pcall(require("compat").lock_abi, opt.layouts)
+      local ok_l, abi = pcall(require("lock.compat").lock_abi, opt.layouts)
       if not ok_l then error(string.format("nnngen: --layouts %s: %s", opt.layouts, tostring(abi)), 0) end
-      layouts = require("layout").history(abi, emit_c.layout_lines(s))
+      layouts = require("lock.layout").history(abi, emit_c.layout_lines(s))
     end
     if opt.plugin then
       if opt.h then out[#out + 1] = { opt.h, emit_c.plugin_header(s) } end
@@ -191,7 +191,7 @@ local function main(argv)
     os.exit(1)
   end
   for _, o in ipairs(out) do write_file(o[1], o[2]) end
-  if conf then require("emit_conformance").write(opt.conformance, conf) end
+  if conf then require("corpus.cases").write(opt.conformance, conf) end
 end
 
 main(arg)

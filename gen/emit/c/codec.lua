@@ -1,9 +1,9 @@
 -- emit_c: the C types, decoder, encoder and validator of a checked schema.
 -- Every function here returns a string; nothing is printed.
 
-local lang = require("schema_lang")
-local ids = require("ids")
-local layout = require("layout")
+local lang = require("schema.lang")
+local ids = require("lock.ids")
+local layout = require("lock.layout")
 
 local M = {}
 
@@ -241,7 +241,7 @@ end
 -- The members of a core record's C struct, in order: { decl, canon, doc },
 -- or for a variant's union { union = name, members = { decl, ... }, doc }.
 -- `canon` is the declaration with its array size as a number. The header
--- and the layout fingerprint (gen/layout.lua) both come from this list.
+-- and the layout fingerprint (gen/lock/layout.lua) both come from this list.
 local function struct_members(r)
   local list = {}
   for _, f in ipairs(r.fields) do
@@ -269,7 +269,7 @@ local function struct_members(r)
   return list
 end
 
--- The layout of every generated struct, one member a line (gen/layout.lua).
+-- The layout of every generated struct, one member a line (gen/lock/layout.lua).
 function M.layout_lines(s)
   local out = {}
   for _, r in ipairs(reachable(s)) do
@@ -287,7 +287,7 @@ end
 local function emit_layout_decl(w, layouts)
   w("/* The layout of the structs above, as a plugin compiled against this header")
   w(" * sees them: a fingerprint of every member, its C type and its place")
-  w(" * (gen/layout.lua), recorded in the schema's lock. A plugin declares it")
+  w(" * (gen/lock/layout.lua), recorded in the schema's lock. A plugin declares it")
   w(" * (nnn_plugin_info_t.schema_layout, NNN_PLUGIN_INFO); the host refuses one")
   w(" * built against another layout, which would read moved memory. */")
   w("#define NNN_SCHEMA_LAYOUT %su", layout.hex(layouts[#layouts].fingerprint))
@@ -309,7 +309,7 @@ end
 
 ------------------------------------------------------------------ header
 
--- `layouts`: the layout history (gen/layout.lua); without one, the schema's
+-- `layouts`: the layout history (gen/lock/layout.lua); without one, the schema's
 -- own layout is the only one.
 function M.header(s, layouts)
   bind_all(s)

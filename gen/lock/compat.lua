@@ -30,7 +30,7 @@
 -- schema error, a malformed lock).
 --
 -- The lock also keeps the plugin ABI's side of the schema (`abi`, see
--- gen/layout.lua): the generated structs a plugin sees, one member a line,
+-- gen/lock/layout.lua): the generated structs a plugin sees, one member a line,
 -- and the fingerprints of their layouts so far, oldest first. --lock
 -- appends the schema's layout when it differs from the last one of the lock
 -- it replaces (--layouts LOCK, by default the --out file).
@@ -38,10 +38,10 @@
 -- exits 1 when the schema's layout is not the last one LOCK records (the
 -- structs moved: run make lock, and plugins built before must be rebuilt).
 
-local ids = require("ids")
-local renames = require("renames")
-local layout = require("layout")
-local emit_c = require("emit_c")
+local ids = require("lock.ids")
+local renames = require("lock.renames")
+local layout = require("lock.layout")
+local emit_c = require("emit.c.codec")
 
 local M = {}
 
@@ -104,7 +104,7 @@ local function was(x)
 end
 
 -- The lock's `abi` for a schema's struct lines, continuing `history` (a
--- list of { fingerprint, change }, gen/layout.lua).
+-- list of { fingerprint, change }, gen/lock/layout.lua).
 function M.abi(lines, history)
   return { layouts = history, structs = lines }
 end
@@ -156,7 +156,7 @@ function M.lock_text(L, source, abi)
   ids.lock_lines(L.ids, w, q)
   if abi then
     w("  -- The generated C structs a plugin sees, one member a line, and the")
-    w("  -- fingerprints of their layouts so far, oldest first (gen/layout.lua).")
+    w("  -- fingerprints of their layouts so far, oldest first (gen/lock/layout.lua).")
     w("  abi = {")
     w("    layouts = {")
     for _, l in ipairs(abi.layouts) do

@@ -1,6 +1,6 @@
 -- schema_check: loads a schema file and checks every entry before anything is
 -- emitted. What a schema may contain (keys, value types, rule kinds, io kinds,
--- dims patterns, formula names) is the table of gen/schema_lang.lua: a key,
+-- dims patterns, formula names) is the table of gen/schema/lang.lua: a key,
 -- kind or parameter type it does not list is an error here, named with its
 -- entry path and the nearest valid name ("did you mean"). Returns the schema
 -- with cross references resolved:
@@ -22,9 +22,9 @@
 --   schema error: <entry path>: <what is wrong and what is expected>
 -- and nnngen exits 1 before it writes anything.
 
-local lang = require("schema_lang")
-local ids = require("ids")
-local renames = require("renames")
+local lang = require("schema.lang")
+local ids = require("lock.ids")
+local renames = require("lock.renames")
 
 local INT32_MIN, INT32_MAX = -2147483648, 2147483647
 
@@ -171,7 +171,7 @@ end
 
 ------------------------------------------------------------ keys and value types
 
--- Everything gen/schema_lang.lua lists is checked in two passes. First, before
+-- Everything gen/schema/lang.lua lists is checked in two passes. First, before
 -- any cross reference is resolved, every entry's keys against its list and
 -- every value against its type (check_entry, below); then the semantic checks
 -- resolve names and references (check_prims ... check_records).

@@ -1,5 +1,5 @@
 -- conformance_ref: a reference decoder and validator for .nnn files, written
--- from the checked schema alone (gen/schema_check.lua). It is a second,
+-- from the checked schema alone (gen/schema/check.lua). It is a second,
 -- independent implementation of the rules libnnn's generated codec follows,
 -- and it reports every problem the way libnnn does:
 --   code    the status name ("E_TRUNCATED"), numbers in CODES

@@ -1,5 +1,5 @@
 -- emit_conformance: the conformance corpus, generated from the checked schema
--- alone (gen/schema_check.lua; a plugin fragment merged in adds its IDs).
+-- alone (gen/schema/check.lua; a plugin fragment merged in adds its IDs).
 --
 --   lua5.4 gen/nnngen.lua SCHEMA --conformance DIR [--plugin FRAGMENT]
 --
@@ -21,7 +21,7 @@
 -- 255 (and -1 for an i32 enum), every bool at 2, the const (magic) altered,
 -- invalid UTF-8 in strings, one trailing byte, and violations of every rule
 -- of the schema. Each case's expected code, path and offset is what the
--- reference decoder and validator (gen/conformance_ref.lua) report; for a
+-- reference decoder and validator (gen/corpus/reference.lua) report; for a
 -- rule violation the reference must also report the problem the rule
 -- defines (code, path), or generation fails. So a new field, value or rule
 -- brings its cases with no hand edits.
@@ -33,15 +33,15 @@
 -- semantic (the file decodes, the validator rejects it). One case per line.
 --
 -- Every valid case carries the input shape it validates and runs with
--- ("input_shape", batch first: gen/conformance_shapes.lua); a plugin's new
+-- ("input_shape", batch first: gen/corpus/shapes.lua); a plugin's new
 -- types, which have no io, are built so that the shape fits them (every
 -- free dim of their tensors the incoming channels, their spatial lists the
 -- incoming rank), and `nnnkit --plugin X conformance` proves it.
 --
 -- Output depends only on the schema: same bytes on every run.
 
-local ref = require("conformance_ref")
-local shapes = require("conformance_shapes")
+local ref = require("corpus.reference")
+local shapes = require("corpus.shapes")
 
 local M = {}
 
@@ -290,7 +290,7 @@ function M.solve(ctx, e)
   -- free dim of its tensors ("+", "*") one value, the incoming channels
   -- (per-channel parameters: bias, scale, shift), and its spatial lists
   -- ("+...") the incoming rank; e.__plug records both for the input shape
-  -- (gen/conformance_shapes.lua).
+  -- (gen/corpus/shapes.lua).
   local plug = v and v.plugin and v.rec
   local chan
   if plug then
@@ -589,7 +589,7 @@ local function add_invalid(C, class, name, bytes, tests, want)
   return true
 end
 
--- The input shape a valid case is recorded with (gen/conformance_shapes.lua).
+-- The input shape a valid case is recorded with (gen/corpus/shapes.lua).
 local function input_shape(C, name, root)
   local sh, why = shapes.input_shape(root[C.array])
   if not sh then error(string.format("conformance: valid case %s: no input shape fits it (%s)", name, why), 0) end

@@ -1,8 +1,8 @@
 -- schema_lang: the schema language as data, the one place that says what a
--- schema may contain. gen/schema_check.lua is driven by it (which keys each
+-- schema may contain. gen/schema/check.lua is driven by it (which keys each
 -- entry takes and of what type, which rule kinds and io kinds exist and what
 -- parameters they take, the dims-pattern forms, the names a padding formula
--- may use) and gen/emit_doc.lua renders it into docs/schema-language.md, so
+-- may use) and gen/emit/doc/docs.lua renders it into docs/schema-language.md, so
 -- the reference cannot say other than what the checker accepts.
 --
 -- Every item has a one-line `doc`. A key or parameter is

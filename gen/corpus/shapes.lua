@@ -2,7 +2,7 @@
 -- corpus is recorded with (manifest "input_shape"), so that a runner can
 -- validate it with that shape (every layer's output inferred) and run it.
 --
--- The core's layer types map shapes by their `io` (gen/schema_lang.lua's io
+-- The core's layer types map shapes by their `io` (gen/schema/lang.lua's io
 -- kinds); this is an independent copy of those formulas, as
 -- runtime/src/shape.c computes them, run forward over the case. A plugin's
 -- new type has no io (its infer() gives its shapes), so the corpus builds it
@@ -17,7 +17,7 @@
 -- leave every windowed layer at least 2 outputs per axis, so kernels see
 -- more than one window; at most MAX_VALUES values per item.
 
-local ref = require("conformance_ref")
+local ref = require("corpus.reference")
 
 local M = {}
 
