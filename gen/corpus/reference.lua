@@ -33,6 +33,8 @@
 -- is a table of its field values by name, with `at` (field offsets by name)
 -- and `__rec` (its schema record).
 
+local formula = require("schema.formula")
+
 local M = {}
 
 -- Pinned numbers of runtime/include/nnn/status.h (the test checks each name
@@ -80,75 +82,12 @@ local function mul_overflows_u64(a, b)
   return hi * b + carry > 0xffffffff
 end
 
--- C's truncating division of 64-bit integers.
-local function cdiv(a, b)
-  local q = a // b
-  if q < 0 and q * b ~= a then q = q + 1 end
-  return q
-end
-
 ------------------------------------------------------------ padding formulas
 
 -- Evaluates a padding formula (pad_before / pad_after) for kernel size k, the
--- way the generated C does: 64-bit integers, division truncating toward zero.
+-- way the generated C does (gen/schema/formula.lua, the schema's one parser).
 function M.formula(text, k, before)
-  local toks, i = {}, 1
-  while i <= #text do
-    local c = text:sub(i, i)
-    if c == " " then
-      i = i + 1
-    elseif c:match("%d") then
-      local d = text:match("^%d+", i)
-      toks[#toks + 1] = { t = "num", v = math.tointeger(tonumber(d)) }
-      i = i + #d
-    elseif c:match("[%a_]") then
-      local name = text:match("^[%w_]+", i)
-      toks[#toks + 1] = { t = name }
-      i = i + #name
-    else
-      toks[#toks + 1] = { t = c }
-      i = i + 1
-    end
-  end
-  local pos = 1
-  local function peek() return toks[pos] and toks[pos].t end
-  local expr
-  local function unary()
-    local t = peek()
-    pos = pos + 1
-    if t == "-" then return -unary() end
-    if t == "+" then return unary() end
-    if t == "num" then return toks[pos - 1].v end
-    if t == "k" then return k end
-    if t == "before" then return before end
-    if t == "(" then
-      local v = expr()
-      pos = pos + 1 -- ")"
-      return v
-    end
-    error("bad padding formula " .. text)
-  end
-  local function term()
-    local a = unary()
-    while peek() == "*" or peek() == "/" do
-      local op = peek()
-      pos = pos + 1
-      local b = unary()
-      a = op == "*" and a * b or cdiv(a, b)
-    end
-    return a
-  end
-  function expr()
-    local a = term()
-    while peek() == "+" or peek() == "-" do
-      local op = peek()
-      pos = pos + 1
-      local b = term()
-      a = op == "+" and a + b or a - b
-    end
-    return a
-  end
-  return expr()
+  return formula.eval(text, { k = k, before = before })
 end
 
 -- before, after for enum value number `value` of a padding enum, or nil.

@@ -25,6 +25,7 @@
 local lang = require("schema.lang")
 local ids = require("lock.ids")
 local renames = require("lock.renames")
+local formula = require("schema.formula")
 
 local INT32_MIN, INT32_MAX = -2147483648, 2147483647
 
@@ -411,16 +412,12 @@ end
 
 ------------------------------------------------------------ padding formulas
 
--- The names a formula may use (k, before), from the language table; the
--- parser below gives each its range.
+-- The names a formula may use (k, before), from the language table;
+-- check_formula gives each its range.
 local FORMULA_NAMES = {}
 for _, n in ipairs(lang.formula.names) do FORMULA_NAMES[n.name] = n end
 
--- The kernel sizes the runtime passes to the formulas (nnn_rule_padding).
-local K_MIN, K_MAX = 1, INT32_MAX
-local I64_BOUND = 2.0 ^ 63
-
--- Checks a padding formula, which emit_c copies into C as it is: decimal
+-- Checks a padding formula, which emit/c copies into C as it is: decimal
 -- integers, k, `before` (pad_after only), + - * /, unary minus and
 -- parentheses. Divisors must be non-zero constants, and no step may overflow
 -- int64_t for any k. Returns the range of its value.
@@ -429,129 +426,21 @@ local function check_formula(key, text, before)
   local function bad(fmt, ...)
     fail('%s "%s": %s', key, text, string.format(fmt, ...))
   end
-  -- Tokens, as C's tokenizer would split them.
-  local toks, i = {}, 1
-  while i <= #text do
-    local c = text:sub(i, i)
-    if c == " " then
-      i = i + 1
-    elseif c:match("%d") then
-      local digits = text:match("^%d+", i)
-      local word = text:match("^[%w_.]+", i)
-      if word ~= digits then bad("%s is not a decimal integer", word) end
-      if #digits > 1 and digits:sub(1, 1) == "0" then
-        bad("write %s without leading zeros (C reads it as octal)", digits)
+  local function vet(name)
+    local known = FORMULA_NAMES[name]
+    if not known then
+      local may = {}
+      for _, n in ipairs(lang.formula.names) do
+        if not n.only or n.only == key then may[#may + 1] = n.name end
       end
-      local n = math.tointeger(tonumber(digits))
-      if not n or n > INT32_MAX then bad("the number %s is too large (at most %d)", digits, INT32_MAX) end
-      toks[#toks + 1] = { t = "num", v = n }
-      i = i + #digits
-    elseif c:match("[%a_]") then
-      local name = text:match("^[%w_]+", i)
-      local known = FORMULA_NAMES[name]
-      if not known then
-        local may = {}
-        for _, n in ipairs(lang.formula.names) do
-          if not n.only or n.only == key then may[#may + 1] = n.name end
-        end
-        bad('unknown name "%s": only %s may appear%s', name, table.concat(may, " and "), did_you_mean(name, may))
-      end
-      if known.only and known.only ~= key then
-        bad("%s cannot use %s; only %s can (%s)", key, name, known.only, known.doc)
-      end
-      if name == "before" and not before then bad("before is used but pad_before is missing") end
-      toks[#toks + 1] = { t = name }
-      i = i + #name
-    elseif c:match("[%+%-%*/%(%)]") then
-      local two = text:sub(i, i + 1)
-      if two == "++" or two == "--" or two == "/*" or two == "//" then
-        bad('"%s" is not an operator here: put a space between the two characters', two)
-      end
-      toks[#toks + 1] = { t = c }
-      i = i + 1
-    else
-      bad('unexpected character "%s"', c)
+      bad('unknown name "%s": only %s may appear%s', name, table.concat(may, " and "), did_you_mean(name, may))
     end
-  end
-
-  -- Values are ranges {lo, hi}; `v` is the exact value of a constant.
-  local pos = 1
-  local function peek() return toks[pos] and toks[pos].t end
-  local function ranged(lo, hi, v)
-    lo, hi = lo + 0.0, hi + 0.0 -- floats: integers would wrap around
-    if lo < -I64_BOUND or hi >= I64_BOUND then
-      bad("may overflow 64 bits for some kernel size k in [%d, %d]", K_MIN, K_MAX)
+    if known.only and known.only ~= key then
+      bad("%s cannot use %s; only %s can (%s)", key, name, known.only, known.doc)
     end
-    return { lo = lo, hi = hi, v = v }
+    if name == "before" and not before then bad("before is used but pad_before is missing") end
   end
-  local expr
-  local function unary()
-    local t = peek()
-    if t == "-" or t == "+" then
-      pos = pos + 1
-      local a = unary()
-      if t == "+" then return a end
-      return ranged(-a.hi, -a.lo, a.v and -a.v)
-    elseif t == "num" then
-      pos = pos + 1
-      local n = toks[pos - 1].v
-      return ranged(n, n, n)
-    elseif t == "k" then
-      pos = pos + 1
-      return ranged(K_MIN, K_MAX)
-    elseif t == "before" then
-      pos = pos + 1
-      return ranged(before.lo, before.hi, before.v)
-    elseif t == "(" then
-      pos = pos + 1
-      local a = expr()
-      if peek() ~= ")" then bad('missing ")"') end
-      pos = pos + 1
-      return a
-    end
-    bad(t and 'expected a number, k or "(" before "%s"' or "expected a number, k or \"(\" at the end", t == "num" and toks[pos].v or t)
-  end
-  local function term()
-    local a = unary()
-    while peek() == "*" or peek() == "/" do
-      local op = peek()
-      pos = pos + 1
-      local b = unary()
-      if op == "*" then
-        local p = { a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi }
-        a = ranged(math.min(p[1], p[2], p[3], p[4]), math.max(p[1], p[2], p[3], p[4]), a.v and b.v and a.v * b.v)
-      else
-        if not b.v then bad("divide only by a constant (a divisor in k could be 0)") end
-        if b.v == 0 then bad("division by zero (the divisor is 0 in C's integer arithmetic)") end
-        local q1, q2 = a.lo / b.v, a.hi / b.v
-        local v
-        if a.v then -- C truncates toward zero
-          v = a.v // b.v
-          if v < 0 and v * b.v ~= a.v then v = v + 1 end
-        end
-        a = ranged(math.min(q1, q2), math.max(q1, q2), v)
-      end
-    end
-    return a
-  end
-  function expr()
-    local a = term()
-    while peek() == "+" or peek() == "-" do
-      local op = peek()
-      pos = pos + 1
-      local b = term()
-      if op == "+" then
-        a = ranged(a.lo + b.lo, a.hi + b.hi, a.v and b.v and a.v + b.v)
-      else
-        a = ranged(a.lo - b.hi, a.hi - b.lo, a.v and b.v and a.v - b.v)
-      end
-    end
-    return a
-  end
-  if #toks == 0 then bad("empty formula") end
-  local r = expr()
-  if pos <= #toks then bad('unexpected "%s"', toks[pos].t == "num" and toks[pos].v or toks[pos].t) end
-  return r
+  return formula.range(text, { k = { lo = formula.K_MIN, hi = formula.K_MAX }, before = before }, bad, vet)
 end
 
 ------------------------------------------------------------ enums
