@@ -371,201 +371,272 @@ local function same_values(a, b)
   return true
 end
 
+------------------------------------------------------------ the comparison
+
+-- The refusals, one table per kind of element. Each row is a change kind:
+-- { rule, check(...) -> true when the change happened, detail(...), alt(...) },
+-- the arguments those of the table's loop. In a table marked `first`, only
+-- the first row that applies is reported (its changes hide one another).
+
+-- A primitive p kept as np; alt is the same for every change.
+local PRIMITIVE_CHANGES = { first = true,
+  { "primitive kind changed", function(p, np) return np.kind ~= p.kind end,
+    function(p, np) return string.format("kind %s -> %s", p.kind, np.kind) end },
+  { "primitive width changed", function(p, np) return np.width ~= p.width end,
+    function(p, np)
+      return string.format("width %s -> %s bytes", tostring(p.width or "variable"), tostring(np.width or "variable"))
+    end },
+  { "primitive encoding changed", function(p, np) return np.encoding ~= p.encoding end,
+    function(p, np) return string.format('encoding "%s" -> "%s"', p.encoding, np.encoding) end },
+}
+
+local function no_record(r) return r and ('record "' .. r .. '"') or "no record" end
+
+-- An enum value v of enum e, with at = { num = the new value of its number,
+-- name = the new value of its name }, old_name (old values by name) and free
+-- (the next free number).
+local VALUE_CHANGES = {
+  { "ID renumbered", function(v, at) return at.name and at.name.value ~= v.value end,
+    function(v, at) return string.format('"%s" is now %d', v.name, at.name.value) end,
+    function(v, at, e, free)
+      return string.format("keep %s = %d (files written before store the number); a new %s takes an unused number " ..
+        "(next free: %s)", v.name, v.value, id_word(e), free)
+    end },
+  { "ID reused", function(v, at) return at.num and at.num.name ~= v.name end,
+    function(v, at) return string.format('%d is now "%s"', v.value, at.num.name) end,
+    function(v, at, e, free, old_name)
+      -- Same number and record, and the old name gone: perhaps a rename.
+      local maybe = not at.name and at.num.record == v.record and not old_name[at.num.name]
+      return string.format("keep %d meaning %s; give %s an unused number (next free: %s)%s", v.value, v.name,
+        at.num.name, free, maybe and ("; " .. renames.hint(at.num.name, v.name, true)) or "")
+    end },
+  { "ID reused", function(v, at) return at.num and at.num.name == v.name and at.num.record ~= v.record end,
+    function(v, at)
+      return string.format("%d now selects %s (was %s)", v.value, no_record(at.num.record), no_record(v.record))
+    end,
+    function(v, at, e, free)
+      return string.format("keep %d selecting %s; a new %s (next free: %s) can %s", v.value, no_record(v.record),
+        id_word(e), free, at.num.record and ('select record "' .. at.num.record .. '"') or "have no record")
+    end },
+  { "ID removed", function(v, at) return not at.num and not at.name end,
+    function() return "no longer defined, but files written before may use it" end,
+    function(v, at, e)
+      return string.format('keep value %d "%s" in %s (its doc can say it is deprecated)', v.value, v.name, e.name)
+    end },
+}
+
+-- A field f of the new record kept from o: what changed in its bytes
+-- ("field retyped"); the alt is the record's.
+local FIELD_CHANGES = { first = true,
+  { "field retyped",
+    function(o, f) return o.type ~= f.type or (o.count == nil) ~= (f.count == nil) or (o.tag == nil) ~= (f.tag == nil) end,
+    function(o, f)
+      return string.format("type %s -> %s: files written before hold %s bytes here", field_type(o), field_type(f),
+        field_type(o))
+    end },
+  { "field retyped", function(o, f) return o.count ~= f.count end,
+    function(o, f)
+      return string.format("count field %s -> %s: files written before give the number of elements in %s",
+        o.count, f.count, o.count)
+    end },
+  { "field retyped", function(o, f) return o.tag ~= f.tag end,
+    function(o, f)
+      return string.format("variant tag %s -> %s: files written before select these fields by %s", o.tag, f.tag, o.tag)
+    end },
+  { "field retyped", function(o, f) return o.const ~= f.const end,
+    function(o, f)
+      return string.format("const %s -> %s: files written before hold %s here", tostring(o.const or "none"),
+        tostring(f.const or "none"), tostring(o.const or "any value"))
+    end },
+  { "field retyped", function(o, f) return o.param ~= f.param end,
+    function(o, f)
+      return string.format("param %s -> %s: param_count of files written before %s", tostring(o.param or false),
+        tostring(f.param or false), o.param and "counts it" or "does not count it")
+    end },
+}
+
+-- Runs a table of change kinds on one element (el), refusing each that
+-- applies; alt, when given, replaces the rows' own.
+local function run_changes(cx, rows, el, alt, ...)
+  for _, row in ipairs(rows) do
+    if row[2](...) then
+      cx.refuse(row[1], el, row[3](...), alt or row[4](...))
+      if rows.first then return end
+    end
+  end
+end
+
+-- What to do instead of changing a record in place.
+local function record_alt(cx, rname, doing)
+  local sel = cx.O.selected[rname]
+  if sel then
+    return string.format("allocate a new %s with its own record instead of %s %s", id_word(sel.enum), doing, rname)
+  end
+  local tag_words = {}
+  for _, e in ipairs(cx.O.tags) do tag_words[#tag_words + 1] = id_word(e) end
+  return string.format("leave %s as it is (files written before hold it) and put new data in a new record " ..
+    "selected by a new %s", rname, #tag_words > 0 and table.concat(tag_words, " or ") or "enum value")
+end
+
+-- The entries of `list` (new) whose name the old layout's index `was` lacks.
+local function add_new(cx, list, was, fmt)
+  for _, x in ipairs(list) do
+    if not was[x.name] then cx.add(string.format(fmt, x.name)) end
+  end
+end
+
+-- The first entry of `list` not in the old index `was` that `like(x)`.
+local function look_alike(list, was, like)
+  for _, x in ipairs(list) do
+    if not was[x.name] and like(x) then return x.name end
+  end
+end
+
+local function compare_primitives(cx)
+  for _, p in ipairs(cx.old.primitives) do
+    local el = string.format('primitives "%s"', p.name)
+    local np = cx.N.prim[p.name] and cx.N.prim[p.name].e
+    if not np then
+      cx.refuse("primitive removed", el, "no longer defined, but fields of files written before may store it",
+        string.format("keep primitive %s as it is (new records need not use it)", p.name))
+    else
+      run_changes(cx, PRIMITIVE_CHANGES, el, string.format("keep %s as it is and add a primitive with a new name " ..
+        "(and its reader and writer in runtime/src) for new records", p.name), p, np)
+    end
+  end
+  add_new(cx, cx.new.primitives, cx.O.prim, 'primitives "%s"')
+end
+
+-- The values of a kept enum e (ne: the new one), then its new values.
+local function compare_values(cx, e, ne, el)
+  local new_num, new_name, used = {}, {}, {}
+  for _, v in ipairs(ne.values) do
+    new_num[v.value], new_name[v.name], used[v.value] = v, v, true
+  end
+  local old_num, old_name = {}, {}
+  for _, v in ipairs(e.values) do
+    old_num[v.value], old_name[v.name], used[v.value] = v, v, true
+  end
+  local free = ids.next_free(cx.old, cx.new, e.name, used) or "none"
+  for _, v in ipairs(e.values) do
+    local vel = string.format('%s value %d "%s"', el, v.value, v.name)
+    run_changes(cx, VALUE_CHANGES, vel, nil, v, { num = new_num[v.value], name = new_name[v.name] }, e, free, old_name)
+  end
+  for _, v in ipairs(ne.values) do
+    if not old_num[v.value] and not old_name[v.name] then
+      cx.add(string.format('%s value %d "%s"', el, v.value, v.name))
+    end
+  end
+end
+
+local function compare_enums(cx)
+  for _, e in ipairs(cx.old.enums) do
+    local el = string.format('enums "%s"', e.name)
+    local ne = cx.N.enum[e.name] and cx.N.enum[e.name].e
+    if not ne then
+      local like = look_alike(cx.new.enums, cx.O.enum, function(x) return same_values(e, x) end)
+      cx.refuse("enum removed", el, "no longer defined, but files written before store its values",
+        string.format("keep enum %s with all its values%s", e.name, like and ("; " .. renames.hint(like, e.name)) or ""))
+    else
+      if ne.type ~= e.type then
+        cx.refuse("enum storage type changed", el, string.format("stored as %s -> %s", e.type, ne.type),
+          string.format("keep %s stored as %s, as in files written before; new values must fit in a %s", e.name,
+            e.type, e.type))
+      end
+      compare_values(cx, e, ne, el)
+    end
+  end
+  add_new(cx, cx.new.enums, cx.O.enum, 'enums "%s"')
+end
+
+-- A field gone, and a new one in its place with the same bytes: a rename
+-- that does not say so, or a new meaning for old bytes. By old position.
+local function paired_fields(r, nr, oi, ni)
+  local paired = {}
+  for j, f in ipairs(r.fields) do
+    local g = nr.fields[j]
+    if not ni[f.name] and g and not oi[g.name] and same_field(f, g) then paired[j] = f end
+  end
+  return paired
+end
+
+-- One field f (position j) of the kept record r's new version.
+local function compare_field(cx, r, el, j, f, k)
+  local fel = string.format('%s.fields[%d] "%s"', el, j, f.name)
+  local of = k.oi[f.name]
+  if k.paired[j] then
+    local o = k.paired[j]
+    cx.refuse("field renamed or replaced", fel,
+      string.format('takes the place of "%s" with the same type (%s): files written before hold the bytes of ' ..
+        '"%s" here, now read as "%s", and nothing says whether it is the same field', o.name, field_type(f),
+        o.name, f.name),
+      string.format("%s; if it is a new field, %s", renames.hint(f.name, o.name, true),
+        record_alt(cx, r.name, "replacing a field of")))
+  elseif not of then
+    cx.refuse("field added", fel, string.format("new %s field: files written before have no bytes for it", field_type(f)),
+      record_alt(cx, r.name, "adding a field to"))
+  else
+    if not k.keep[f.name] then
+      cx.refuse("field reordered", fel,
+        string.format("moved (old order: %s): files written before hold the fields in that order",
+          table.concat(k.onames, ", ")),
+        record_alt(cx, r.name, "reordering the fields of"))
+    end
+    run_changes(cx, FIELD_CHANGES, fel, record_alt(cx, r.name, "changing a field of"), of.e, f)
+  end
+end
+
+-- The fields of a kept record r (nr: the new one).
+local function compare_fields(cx, r, nr, el)
+  local k = { oi = by_name(r.fields), onames = {} }
+  local ni, nnames = by_name(nr.fields), {}
+  for _, f in ipairs(r.fields) do if ni[f.name] then k.onames[#k.onames + 1] = f.name end end
+  for _, f in ipairs(nr.fields) do if k.oi[f.name] then nnames[#nnames + 1] = f.name end end
+  k.keep = lcs_keep(k.onames, nnames)
+  k.paired = paired_fields(r, nr, k.oi, ni)
+  for j, f in ipairs(r.fields) do
+    if not ni[f.name] and not k.paired[j] then
+      cx.refuse("field removed", string.format('%s.fields[%d] "%s"', el, j, f.name),
+        string.format("removed (%s): files written before still hold its bytes", field_type(f)),
+        record_alt(cx, r.name, "removing a field from"))
+    end
+  end
+  for j, f in ipairs(nr.fields) do compare_field(cx, r, el, j, f, k) end
+end
+
+local function compare_records(cx)
+  for _, r in ipairs(cx.old.records) do
+    local el = string.format('records "%s"', r.name)
+    local nr = cx.N.rec[r.name] and cx.N.rec[r.name].e
+    if not nr then
+      local like = look_alike(cx.new.records, cx.O.rec, function(x) return same_fields(r.fields, x.fields) end)
+      cx.refuse("record removed", el, "no longer defined, but files written before hold it",
+        string.format("keep record %s with its fields as they are%s", r.name,
+          like and ("; " .. renames.hint(like, r.name)) or ""))
+    else
+      compare_fields(cx, r, nr, el)
+    end
+  end
+  add_new(cx, cx.new.records, cx.O.rec, 'records "%s"')
+end
+
 -- Compares two layouts. Returns the violations (each { rule, element,
 -- detail, alt }), the additions (element strings) and the renames NEW
 -- declares (renames.lua notes), each in schema order.
 function M.compare(old, new)
   local renamed
   new, renamed = renames.translate(old, new)
-  local O, N = index(old), index(new)
-  local bad, added = {}, {}
-  local function refuse(rule, element, detail, alt)
-    bad[#bad + 1] = { rule = rule, element = element, detail = detail, alt = alt }
+  local cx = { old = old, new = new, O = index(old), N = index(new), bad = {}, added = {} }
+  function cx.refuse(rule, element, detail, alt)
+    cx.bad[#cx.bad + 1] = { rule = rule, element = element, detail = detail, alt = alt }
   end
-
-  -- What to do instead of changing a record in place.
-  local tag_words = {}
-  for _, e in ipairs(O.tags) do tag_words[#tag_words + 1] = id_word(e) end
-  local function record_alt(rname, doing)
-    local sel = O.selected[rname]
-    if sel then
-      return string.format("allocate a new %s with its own record instead of %s %s", id_word(sel.enum), doing, rname)
-    end
-    return string.format("leave %s as it is (files written before hold it) and put new data in a new record " ..
-      "selected by a new %s", rname, #tag_words > 0 and table.concat(tag_words, " or ") or "enum value")
-  end
-
-  -- primitives
-  for _, p in ipairs(old.primitives) do
-    local el = string.format('primitives "%s"', p.name)
-    local np = N.prim[p.name] and N.prim[p.name].e
-    local alt = string.format("keep %s as it is and add a primitive with a new name (and its reader and writer " ..
-      "in runtime/src) for new records", p.name)
-    if not np then
-      refuse("primitive removed", el, "no longer defined, but fields of files written before may store it",
-        string.format("keep primitive %s as it is (new records need not use it)", p.name))
-    elseif np.kind ~= p.kind then
-      refuse("primitive kind changed", el, string.format("kind %s -> %s", p.kind, np.kind), alt)
-    elseif np.width ~= p.width then
-      refuse("primitive width changed", el,
-        string.format("width %s -> %s bytes", tostring(p.width or "variable"), tostring(np.width or "variable")), alt)
-    elseif np.encoding ~= p.encoding then
-      refuse("primitive encoding changed", el, string.format('encoding "%s" -> "%s"', p.encoding, np.encoding), alt)
-    end
-  end
-  for _, p in ipairs(new.primitives) do
-    if not O.prim[p.name] then added[#added + 1] = string.format('primitives "%s"', p.name) end
-  end
-
-  -- enums
-  for _, e in ipairs(old.enums) do
-    local el = string.format('enums "%s"', e.name)
-    local ne = N.enum[e.name] and N.enum[e.name].e
-    if not ne then
-      local like
-      for _, x in ipairs(new.enums) do
-        if not like and not O.enum[x.name] and same_values(e, x) then like = x.name end
-      end
-      refuse("enum removed", el, "no longer defined, but files written before store its values",
-        string.format("keep enum %s with all its values%s", e.name, like and ("; " .. renames.hint(like, e.name)) or ""))
-    else
-      if ne.type ~= e.type then
-        refuse("enum storage type changed", el, string.format("stored as %s -> %s", e.type, ne.type),
-          string.format("keep %s stored as %s, as in files written before; new values must fit in a %s", e.name,
-            e.type, e.type))
-      end
-      local new_num, new_name, used = {}, {}, {}
-      for _, v in ipairs(ne.values) do
-        new_num[v.value], new_name[v.name], used[v.value] = v, v, true
-      end
-      local old_num, old_name = {}, {}
-      for _, v in ipairs(e.values) do
-        old_num[v.value], old_name[v.name], used[v.value] = v, v, true
-      end
-      local free = ids.next_free(old, new, e.name, used) or "none"
-      for _, v in ipairs(e.values) do
-        local vel = string.format('%s value %d "%s"', el, v.value, v.name)
-        local at_num, at_name = new_num[v.value], new_name[v.name]
-        if at_name and at_name.value ~= v.value then
-          refuse("ID renumbered", vel, string.format('"%s" is now %d', v.name, at_name.value),
-            string.format("keep %s = %d (files written before store the number); a new %s takes an unused number " ..
-              "(next free: %s)", v.name, v.value, id_word(e), free))
-        end
-        if at_num and at_num.name ~= v.name then
-          -- Same number and record, and the old name gone: perhaps a rename.
-          local maybe = not at_name and at_num.record == v.record and not old_name[at_num.name]
-          refuse("ID reused", vel, string.format('%d is now "%s"', v.value, at_num.name),
-            string.format("keep %d meaning %s; give %s an unused number (next free: %s)%s", v.value, v.name,
-              at_num.name, free, maybe and ("; " .. renames.hint(at_num.name, v.name, true)) or ""))
-        elseif at_num and at_num.record ~= v.record then
-          refuse("ID reused", vel, string.format("%d now selects %s (was %s)", v.value,
-              at_num.record and ('record "' .. at_num.record .. '"') or "no record",
-              v.record and ('record "' .. v.record .. '"') or "no record"),
-            string.format("keep %d selecting %s; a new %s (next free: %s) can %s", v.value,
-              v.record and ('record "' .. v.record .. '"') or "no record", id_word(e), free,
-              at_num.record and ('select record "' .. at_num.record .. '"') or "have no record"))
-        end
-        if not at_num and not at_name then
-          refuse("ID removed", vel, "no longer defined, but files written before may use it",
-            string.format('keep value %d "%s" in %s (its doc can say it is deprecated)', v.value, v.name, e.name))
-        end
-      end
-      for _, v in ipairs(ne.values) do
-        if not old_num[v.value] and not old_name[v.name] then
-          added[#added + 1] = string.format('%s value %d "%s"', el, v.value, v.name)
-        end
-      end
-    end
-  end
-  for _, e in ipairs(new.enums) do
-    if not O.enum[e.name] then added[#added + 1] = string.format('enums "%s"', e.name) end
-  end
-
-  -- records
-  for _, r in ipairs(old.records) do
-    local el = string.format('records "%s"', r.name)
-    local nr = N.rec[r.name] and N.rec[r.name].e
-    if not nr then
-      local like
-      for _, x in ipairs(new.records) do
-        if not like and not O.rec[x.name] and same_fields(r.fields, x.fields) then like = x.name end
-      end
-      refuse("record removed", el, "no longer defined, but files written before hold it",
-        string.format("keep record %s with its fields as they are%s", r.name,
-          like and ("; " .. renames.hint(like, r.name)) or ""))
-    else
-      local oi, ni, onames, nnames = by_name(r.fields), by_name(nr.fields), {}, {}
-      for _, f in ipairs(r.fields) do if ni[f.name] then onames[#onames + 1] = f.name end end
-      for _, f in ipairs(nr.fields) do if oi[f.name] then nnames[#nnames + 1] = f.name end end
-      local keep = lcs_keep(onames, nnames)
-      -- A field gone, and a new one in its place with the same bytes: a
-      -- rename that does not say so, or a new meaning for old bytes.
-      local paired = {}
-      for j, f in ipairs(r.fields) do
-        local g = nr.fields[j]
-        if not ni[f.name] and g and not oi[g.name] and same_field(f, g) then paired[j] = f end
-      end
-      for j, f in ipairs(r.fields) do
-        if not ni[f.name] and not paired[j] then
-          refuse("field removed", string.format('%s.fields[%d] "%s"', el, j, f.name),
-            string.format("removed (%s): files written before still hold its bytes", field_type(f)),
-            record_alt(r.name, "removing a field from"))
-        end
-      end
-      for j, f in ipairs(nr.fields) do
-        local fel = string.format('%s.fields[%d] "%s"', el, j, f.name)
-        local of = oi[f.name]
-        if paired[j] then
-          local o = paired[j]
-          refuse("field renamed or replaced", fel,
-            string.format('takes the place of "%s" with the same type (%s): files written before hold the bytes of ' ..
-              '"%s" here, now read as "%s", and nothing says whether it is the same field', o.name, field_type(f),
-              o.name, f.name),
-            string.format("%s; if it is a new field, %s", renames.hint(f.name, o.name, true),
-              record_alt(r.name, "replacing a field of")))
-        elseif not of then
-          refuse("field added", fel,
-            string.format("new %s field: files written before have no bytes for it", field_type(f)),
-            record_alt(r.name, "adding a field to"))
-        else
-          if not keep[f.name] then
-            refuse("field reordered", fel,
-              string.format("moved (old order: %s): files written before hold the fields in that order",
-                table.concat(onames, ", ")),
-              record_alt(r.name, "reordering the fields of"))
-          end
-          local o = of.e
-          local what
-          if o.type ~= f.type or (o.count == nil) ~= (f.count == nil) or (o.tag == nil) ~= (f.tag == nil) then
-            what = string.format("type %s -> %s: files written before hold %s bytes here", field_type(o), field_type(f),
-              field_type(o))
-          elseif o.count ~= f.count then
-            what = string.format("count field %s -> %s: files written before give the number of elements in %s",
-              o.count, f.count, o.count)
-          elseif o.tag ~= f.tag then
-            what = string.format("variant tag %s -> %s: files written before select these fields by %s",
-              o.tag, f.tag, o.tag)
-          elseif o.const ~= f.const then
-            what = string.format("const %s -> %s: files written before hold %s here", tostring(o.const or "none"),
-              tostring(f.const or "none"), tostring(o.const or "any value"))
-          elseif o.param ~= f.param then
-            what = string.format("param %s -> %s: param_count of files written before %s", tostring(o.param or false),
-              tostring(f.param or false), o.param and "counts it" or "does not count it")
-          end
-          if what then
-            refuse("field retyped", fel, what, record_alt(r.name, "changing a field of"))
-          end
-        end
-      end
-    end
-  end
-  for _, r in ipairs(new.records) do
-    if not O.rec[r.name] then added[#added + 1] = string.format('records "%s"', r.name) end
-  end
-
+  function cx.add(el) cx.added[#cx.added + 1] = el end
+  compare_primitives(cx)
+  compare_enums(cx)
+  compare_records(cx)
   -- ID policies: who may use which ID (ids.lua).
-  ids.compare(old, new, refuse, function(el) added[#added + 1] = el end)
-  return bad, added, renamed
+  ids.compare(old, new, cx.refuse, cx.add)
+  return cx.bad, cx.added, renamed
 end
 
 function M.format(v)
