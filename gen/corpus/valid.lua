@@ -16,8 +16,11 @@ local SCALAR_EDGES, DATA_EDGES, STRINGS, ODD_K, EVEN_K = model.SCALAR_EDGES, mod
 local add_valid, select_tags, spec_of = collect.add_valid, collect.select_tags, collect.spec_of
 local f32_next = model.f32_next
 
-local function valid_cases(C, sv)
-  local s = C.s
+-- The families of valid cases, in corpus order; each adds its cases to C.
+local FAMILIES = {}
+local ORDER = { "combinations", "floats", "ints", "enums", "bools", "strings", "zeros", "data", "empty", "chains" }
+
+function FAMILIES.combinations(C, sv)
   -- Every combination of the variants' values (layer type x activation).
   local combos = { {} }
   for _, vf in ipairs(sv.variants) do
@@ -41,6 +44,9 @@ local function valid_cases(C, sv)
     add_valid(C, table.concat(names, "-"), spec_of(sv, { { tags = tags } }, { strings = {} }),
       "one layer: " .. table.concat(titles, ", "))
   end
+end
+
+function FAMILIES.floats(C, sv)
   -- Every float field at ordinary and edge values its rules allow, and at
   -- the bounds of its range rules.
   for _, x in ipairs(sv.floats) do
@@ -67,6 +73,10 @@ local function valid_cases(C, sv)
       end
     end
   end
+end
+
+function FAMILIES.ints(C, sv)
+  local s = C.s
   -- Every int field a min or range rule bounds, at its bounds.
   for _, rec in ipairs(s.records) do
     for _, rule in ipairs(rec.rules or {}) do
@@ -88,6 +98,9 @@ local function valid_cases(C, sv)
       end
     end
   end
+end
+
+function FAMILIES.enums(C, sv)
   -- Plain enums x spatial rank 1-3 x odd and even kernel sizes.
   local done = {}
   for _, x in ipairs(sv.enums) do
@@ -121,6 +134,9 @@ local function valid_cases(C, sv)
       end
     end
   end
+end
+
+function FAMILIES.bools(C, sv)
   -- Every bool both ways.
   for _, x in ipairs(sv.bools) do
     for b = 0, 1 do
@@ -129,6 +145,10 @@ local function valid_cases(C, sv)
         string.format("%s.%s = %s in every instance", x.rec.name, x.f.name, b == 1 and "true" or "false"))
     end
   end
+end
+
+function FAMILIES.strings(C, sv)
+  local s = C.s
   -- Strings: empty, multi-byte UTF-8, NUL inside, long.
   for _, x in ipairs(sv.strings) do
     for _, st in ipairs(STRINGS) do
@@ -139,12 +159,18 @@ local function valid_cases(C, sv)
         string.format("%s: %s", key, st[3]))
     end
   end
+end
+
+function FAMILIES.zeros(C, sv)
   -- Dims patterns that allow 0.
   for _, x in ipairs(sv.star) do
     add_valid(C, string.format("zero-%s-%s", x.rec.name, slug(x.rule.ref.text)),
       spec_of(sv, { { tags = select_tags(x.rec), star_zero = true } }),
       string.format("%s: %s with a 0 where its pattern allows any size", x.rec.name, x.rule.ref.text))
   end
+end
+
+function FAMILIES.data(C, sv)
   -- Float edge values in tensor data, for every type of the repeated field.
   local top = sv.variants[1]
   for _, v in ipairs(top.f.enum.values) do
@@ -153,8 +179,15 @@ local function valid_cases(C, sv)
       string.format("%s: tensor data with -0.0, subnormals, extremes, infinities and NaN payloads "
         .. "(quiet, signalling 0x7fa00001, negative), kept bit for bit", v.title))
   end
+end
+
+function FAMILIES.empty(C, sv)
   -- No elements at all.
   add_valid(C, "empty-" .. sv.array.name, spec_of(sv, {}), string.format("zero %s", sv.array.name))
+end
+
+function FAMILIES.chains(C, sv)
+  local top = sv.variants[1]
   -- Chains: every ordered pair of types, wired output to input; a flattening
   -- pair; and one long chain.
   for _, a in ipairs(top.f.enum.values) do
@@ -177,6 +210,10 @@ local function valid_cases(C, sv)
     long[#long + 1] = { tags = { [top.rec.name] = top.f.enum.values[i].value }, rank = 3 }
   end
   add_valid(C, "chain-long", spec_of(sv, long), "every layer type forward then backward, shapes agreeing")
+end
+
+local function valid_cases(C, sv)
+  for _, name in ipairs(ORDER) do FAMILIES[name](C, sv) end
 end
 
 M.cases = valid_cases
