@@ -235,32 +235,27 @@ local function ksize(o, j)
   return ks[(j - 1) % #ks + 1]
 end
 
--- Phase B for one element of a repeated field: every array a dims rule
--- shapes, then padding, then empty defaults; the io input wired to the
--- previous element's output.
-function M.solve(ctx, e)
+-- How element e takes its input: the rank of its spatial lists, the
+-- channels of a plugin's type, and `wire`, the io slot that must equal the
+-- incoming last axis ({ base, name, index, value }).
+local function solve_plan(e)
   local o = e.__o or {}
-  local recs = subtree(e, nil)
-  -- The io input of the element: which array slot and index, and the value.
-  local wire
   local vf = e.__rec.variant
   local v = vf and ref.enum_value(vf.enum, e[vf.tag])
   local io = v and not v.plugin and v.rec and v.rec.io
   local inc = o.incoming or { last = -1, rank = -1 }
-  local rank = o.rank or 2
-  local windowed = io and io.kind == "window"
-  if windowed and inc.rank >= 1 and inc.last >= 0 then rank = inc.rank end
+  local pl = { o = o, vf = vf, io = io, inc = inc, rank = o.rank or 2, windowed = io and io.kind == "window" }
+  if pl.windowed and inc.rank >= 1 and inc.last >= 0 then pl.rank = inc.rank end
   -- A plugin's new type: the corpus cannot run its infer, so it gives every
   -- free dim of its tensors ("+", "*") one value, the incoming channels
   -- (per-channel parameters: bias, scale, shift), and its spatial lists
   -- ("+...") the incoming rank; e.__plug records both for the input shape
   -- (gen/corpus/shapes.lua).
-  local plug = v and v.plugin and v.rec
-  local chan
-  if plug then
-    if inc.rank >= 1 and inc.last >= 0 then rank = inc.rank end
-    chan = inc.last >= 0 and inc.last or (o.plus or 3)
-    e.__plug = { chan = chan, windows = {} }
+  pl.plug = v and v.plugin and v.rec
+  if pl.plug then
+    if inc.rank >= 1 and inc.last >= 0 then pl.rank = inc.rank end
+    pl.chan = inc.last >= 0 and inc.last or (o.plus or 3)
+    e.__plug = { chan = pl.chan, windows = {} }
   end
   -- the io key that takes the input (a window without channels takes any)
   local ir = io and (io.kind == "features" and io.inputs_ref or io.channels_ref)
@@ -271,76 +266,96 @@ function M.solve(ctx, e)
       and inc.rank ~= 0 then
       want = o.flat_inputs or inc.last * 2
     end
-    wire = { base = base, name = name, index = ir.index, value = want }
+    pl.wire = { base = base, name = name, index = ir.index, value = want }
   end
+  return pl
+end
+
+-- The dims a dims rule's pattern gives, under plan pl.
+local function solve_dims(pl, e, x, rule)
+  local o, inc, chan = pl.o, pl.inc, pl.chan
+  local out, kinds = {}, {}
+  for _, pe in ipairs(rule.pat) do
+    if pe.kind == "=" then
+      out[#out + 1] = (ref.ref_get(pe.ref, x.r, x.p))
+    elseif pe.kind == "+" then
+      out[#out + 1] = chan or o.plus or 3
+    elseif pe.kind == "*" then
+      -- any size: the incoming channels, what a per-channel tensor
+      -- (a bias over a window that keeps the channels) needs
+      out[#out + 1] = o.star_zero and 0 or chan or (inc.last >= 0 and inc.last) or shapes.CHANNELS
+    else
+      local w = {}
+      for j = 1, pl.rank do
+        out[#out + 1] = ksize(o, j)
+        kinds[#out] = "+..."
+        w[j] = out[#out]
+      end
+      if pl.plug then e.__plug.windows[#e.__plug.windows + 1] = w end
+    end
+    kinds[#out] = kinds[#out] or pe.kind
+  end
+  local base, name = ref_slot(rule.ref, x.r, x.p)
+  local wire = pl.wire
+  if wire and wire.base == base and wire.name == name then
+    local i = wire.index or 0
+    if i < 0 then i = i + #out end
+    if kinds[i + 1] == "+" or kinds[i + 1] == "*" then out[i + 1] = wire.value end
+  end
+  base[name] = out
+end
+
+-- The padding dims a padding rule's formulas give.
+local function solve_padding(x, rule)
+  local kd = ref.ref_get(rule.kernels_ref, x.r, x.p)
+  local ty = ref.ref_get(rule.type_ref, x.r, x.p)
+  local pads = {}
+  for j = 2, #kd - 1 do
+    local b, a = ref.pads_for(rule.type_ref.field.enum, ty, kd[j])
+    pads[#pads + 1] = b
+    pads[#pads + 1] = a
+  end
+  local base, name = ref_slot(rule.dims_ref, x.r, x.p)
+  base[name] = pads
+end
+
+-- A window's per-axis lists that no rule filled: one entry per spatial
+-- axis of its window, as the shape engine wants (stride and dilation 1,
+-- padding 0 before and after each axis).
+local function solve_window_lists(pl, e)
+  local io, body = pl.io, e[pl.vf.name]
+  local n = #ref.io_list(io.window_ref, body, e)
+  for _, k in ipairs({ { io.stride_ref, 1, 1 }, { io.dilation_ref, 1, 1 }, { io.padding_ref, 0, 2 } }) do
+    local x = k[1]
+    if x and not x.index and not x.slice and x.field.prim and x.field.prim.kind == "array" then
+      local base, name = ref_slot(x, body, e)
+      if base[name] == nil then
+        local l = {}
+        for j = 1, n * k[3] do l[j] = k[2] end
+        base[name] = l
+      end
+    end
+  end
+end
+
+-- Runs `solve` on every rule of `kind` in the records recs.
+local function each_rule(recs, kind, solve)
   for _, x in ipairs(recs) do
     for _, rule in ipairs(x.r.__rec.rules or {}) do
-      if rule.kind == "dims" then
-        local out, kinds = {}, {}
-        for _, pe in ipairs(rule.pat) do
-          if pe.kind == "=" then
-            out[#out + 1] = (ref.ref_get(pe.ref, x.r, x.p))
-          elseif pe.kind == "+" then
-            out[#out + 1] = chan or o.plus or 3
-          elseif pe.kind == "*" then
-            -- any size: the incoming channels, what a per-channel tensor
-            -- (a bias over a window that keeps the channels) needs
-            out[#out + 1] = o.star_zero and 0 or chan or (inc.last >= 0 and inc.last) or shapes.CHANNELS
-          else
-            local w = {}
-            for j = 1, rank do
-              out[#out + 1] = ksize(o, j)
-              kinds[#out] = "+..."
-              w[j] = out[#out]
-            end
-            if plug then e.__plug.windows[#e.__plug.windows + 1] = w end
-          end
-          kinds[#out] = kinds[#out] or pe.kind
-        end
-        local base, name = ref_slot(rule.ref, x.r, x.p)
-        if wire and wire.base == base and wire.name == name then
-          local i = wire.index or 0
-          if i < 0 then i = i + #out end
-          if kinds[i + 1] == "+" or kinds[i + 1] == "*" then out[i + 1] = wire.value end
-        end
-        base[name] = out
-      end
+      if rule.kind == kind then solve(x, rule) end
     end
   end
-  for _, x in ipairs(recs) do
-    for _, rule in ipairs(x.r.__rec.rules or {}) do
-      if rule.kind == "padding" then
-        local kd = ref.ref_get(rule.kernels_ref, x.r, x.p)
-        local ty = ref.ref_get(rule.type_ref, x.r, x.p)
-        local pads = {}
-        for j = 2, #kd - 1 do
-          local b, a = ref.pads_for(rule.type_ref.field.enum, ty, kd[j])
-          pads[#pads + 1] = b
-          pads[#pads + 1] = a
-        end
-        local base, name = ref_slot(rule.dims_ref, x.r, x.p)
-        base[name] = pads
-      end
-    end
-  end
-  -- A window's per-axis lists that no rule filled: one entry per spatial
-  -- axis of its window, as the shape engine wants (stride and dilation 1,
-  -- padding 0 before and after each axis).
-  if windowed then
-    local body = e[vf.name]
-    local n = #ref.io_list(io.window_ref, body, e)
-    for _, k in ipairs({ { io.stride_ref, 1, 1 }, { io.dilation_ref, 1, 1 }, { io.padding_ref, 0, 2 } }) do
-      local x = k[1]
-      if x and not x.index and not x.slice and x.field.prim and x.field.prim.kind == "array" then
-        local base, name = ref_slot(x, body, e)
-        if base[name] == nil then
-          local l = {}
-          for j = 1, n * k[3] do l[j] = k[2] end
-          base[name] = l
-        end
-      end
-    end
-  end
+end
+
+-- Phase B for one element of a repeated field: every array a dims rule
+-- shapes, then padding, then empty defaults; the io input wired to the
+-- previous element's output.
+function M.solve(ctx, e)
+  local recs = subtree(e, nil)
+  local pl = solve_plan(e)
+  each_rule(recs, "dims", function(x, rule) solve_dims(pl, e, x, rule) end)
+  each_rule(recs, "padding", solve_padding)
+  if pl.windowed then solve_window_lists(pl, e) end
   for _, x in ipairs(recs) do
     for _, f in ipairs(x.r.__rec.fields) do
       if f.kind == "prim" and f.prim.kind == "array" and x.r[f.name] == nil then x.r[f.name] = {} end
