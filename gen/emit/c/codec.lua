@@ -311,15 +311,8 @@ end
 
 -- `layouts`: the layout history (gen/lock/layout.lua); without one, the schema's
 -- own layout is the only one.
-function M.header(s, layouts)
-  bind_all(s)
-  local w = lines()
-  w(banner(s))
-  w("#ifndef NNN_SCHEMA_GEN_H")
-  w("#define NNN_SCHEMA_GEN_H")
-  w("")
-  w("#include <nnn/types.h>")
-  w("")
+-- Each enum's C enum and the functions over its values.
+local function emit_header_enums(w, s)
   -- Doc strings and titles stay out of the header (they are in the source's
   -- descriptors and docs/format.md): editing one then rebuilds schema_gen.o
   -- alone instead of every object that includes this header.
@@ -347,6 +340,36 @@ function M.header(s, layouts)
     w("")
     ids.c_header(w, e, cstr, ccomment)
   end
+end
+
+-- The tools' declarations: titles and formats of variants, tensors of records.
+local function emit_header_tools(w, s)
+  for _, r in ipairs(reachable(s)) do
+    for _, f in ipairs(r.fields) do
+      if f.kind == "variant" then
+        w("/* Title of the %s selected by %s; NULL when unknown. */", f.name, f.tag)
+        w("const char *nnn_%s_title(const %s *r);", r.name, rtype(r))
+        w("/* Writes the scalar fields of the selected %s as \"name=value ...\". */", f.name)
+        w("size_t nnn_%s_format(const %s *r, char *buf, size_t size);", r.name, rtype(r))
+      end
+    end
+    if needs_params(r) and r ~= s.root and not r.parent then
+      w("/* Fills out[0..max) with the parameter tensors, in file order; returns their number. */")
+      w("int nnn_%s_tensors(const %s *r, nnn_named_tensor_t *out, int max);", r.name, rtype(r))
+    end
+  end
+end
+
+function M.header(s, layouts)
+  bind_all(s)
+  local w = lines()
+  w(banner(s))
+  w("#ifndef NNN_SCHEMA_GEN_H")
+  w("#define NNN_SCHEMA_GEN_H")
+  w("")
+  w("#include <nnn/types.h>")
+  w("")
+  emit_header_enums(w, s)
   for _, r in ipairs(reachable(s)) do
     w("/* record %s */", r.name)
     w("enum {")
@@ -374,20 +397,7 @@ function M.header(s, layouts)
   w("\tconst nnn_tensor_t *tensor;")
   w("} nnn_named_tensor_t;")
   w("")
-  for _, r in ipairs(reachable(s)) do
-    for _, f in ipairs(r.fields) do
-      if f.kind == "variant" then
-        w("/* Title of the %s selected by %s; NULL when unknown. */", f.name, f.tag)
-        w("const char *nnn_%s_title(const %s *r);", r.name, rtype(r))
-        w("/* Writes the scalar fields of the selected %s as \"name=value ...\". */", f.name)
-        w("size_t nnn_%s_format(const %s *r, char *buf, size_t size);", r.name, rtype(r))
-      end
-    end
-    if needs_params(r) and r ~= s.root and not r.parent then
-      w("/* Fills out[0..max) with the parameter tensors, in file order; returns their number. */")
-      w("int nnn_%s_tensors(const %s *r, nnn_named_tensor_t *out, int max);", r.name, rtype(r))
-    end
-  end
+  emit_header_tools(w, s)
   w("")
   w("/* Every record's fields as data (nnn/types.h). */")
   for _, r in ipairs(reachable(s)) do w("extern const nnn_rdesc_t %s;", desc_name(r)) end
@@ -1063,14 +1073,8 @@ local function emit_desc(w, s, r)
   w("")
 end
 
-function M.source(s, layouts)
-  bind_all(s)
-  local w = lines()
-  local recs = reachable(s)
-  -- Count fields are written from their record's element count.
-  for _, r in ipairs(recs) do
-    for _, f in ipairs(r.fields) do if f.kind == "array" then f.count_field.is_count = true end end
-  end
+-- The source's banner, includes and the struct layouts recorded so far.
+local function emit_source_head(w, s, layouts)
   w(banner(s))
   w("#include <stddef.h>")
   w("#include <stdio.h>")
@@ -1084,21 +1088,11 @@ function M.source(s, layouts)
   w("/* ---- the struct layouts recorded so far (nnn/schema_gen.h) ---- */")
   w("")
   emit_layout_data(w, layouts or layout.history(nil, M.layout_lines(s)))
-  w("/* ---- enums ---- */")
-  w("")
-  emit_enums(w, s)
-  w("/* ---- decoders ---- */")
-  w("")
-  for _, r in ipairs(recs) do emit_decoder(w, s, r) end
-  w("/* ---- encoders ---- */")
-  w("")
-  for _, r in ipairs(recs) do emit_encoder(w, s, r) end
-  w("/* ---- sizes and parameter counts ---- */")
-  w("")
-  for _, r in ipairs(recs) do emit_size(w, s, r) end
-  for _, r in ipairs(recs) do if needs_params(r) then emit_params(w, s, r) end end
-  w("/* ---- validators ---- */")
-  w("")
+end
+
+-- The padding formulas each padding enum needs (pad_<enum>), once each; the
+-- public nnn_<enum>_pads of every padding enum.
+local function emit_pad_fns(w, s, recs)
   local pads = {}
   for _, r in ipairs(recs) do
     for _, rule in ipairs(r.rules or {}) do
@@ -1121,23 +1115,11 @@ function M.source(s, layouts)
       w("")
     end
   end
-  for _, r in ipairs(recs) do
-    for _, rule in ipairs(r.rules or {}) do
-      if rule.kind == "chain" then emit_io(w, s, rule.ref.field.rec) end
-    end
-  end
-  for _, r in ipairs(recs) do if needs_val(r) or r == s.root then emit_validator(w, s, r) end end
-  w("/* ---- tools ---- */")
-  w("")
-  for _, r in ipairs(recs) do
-    for _, f in ipairs(r.fields) do if f.kind == "variant" then emit_format(w, s, r, f) end end
-    if needs_params(r) and r ~= s.root and not r.parent then emit_tensors(w, s, r) end
-  end
-  w("/* ---- record descriptors (nnn/types.h) ---- */")
-  w("")
-  for _, r in ipairs(recs) do emit_desc(w, s, r) end
-  w("/* ---- entry points used by libnnn (see codec.h) ---- */")
-  w("")
+end
+
+-- The entry points libnnn calls (codec.h): decode, encode, validate, shapes,
+-- io, params and size of the root record.
+local function emit_entry_points(w, s)
   local root = rtype(s.root)
   w("nnn_status_t nnn_gen_decode(nnn_cur_t *c, %s *r)", root)
   w("{")
@@ -1194,6 +1176,51 @@ function M.source(s, layouts)
   w("{")
   w("\treturn size_%s(r);", s.root.name)
   w("}")
+end
+
+function M.source(s, layouts)
+  bind_all(s)
+  local w = lines()
+  local recs = reachable(s)
+  -- Count fields are written from their record's element count.
+  for _, r in ipairs(recs) do
+    for _, f in ipairs(r.fields) do if f.kind == "array" then f.count_field.is_count = true end end
+  end
+  emit_source_head(w, s, layouts)
+  w("/* ---- enums ---- */")
+  w("")
+  emit_enums(w, s)
+  w("/* ---- decoders ---- */")
+  w("")
+  for _, r in ipairs(recs) do emit_decoder(w, s, r) end
+  w("/* ---- encoders ---- */")
+  w("")
+  for _, r in ipairs(recs) do emit_encoder(w, s, r) end
+  w("/* ---- sizes and parameter counts ---- */")
+  w("")
+  for _, r in ipairs(recs) do emit_size(w, s, r) end
+  for _, r in ipairs(recs) do if needs_params(r) then emit_params(w, s, r) end end
+  w("/* ---- validators ---- */")
+  w("")
+  emit_pad_fns(w, s, recs)
+  for _, r in ipairs(recs) do
+    for _, rule in ipairs(r.rules or {}) do
+      if rule.kind == "chain" then emit_io(w, s, rule.ref.field.rec) end
+    end
+  end
+  for _, r in ipairs(recs) do if needs_val(r) or r == s.root then emit_validator(w, s, r) end end
+  w("/* ---- tools ---- */")
+  w("")
+  for _, r in ipairs(recs) do
+    for _, f in ipairs(r.fields) do if f.kind == "variant" then emit_format(w, s, r, f) end end
+    if needs_params(r) and r ~= s.root and not r.parent then emit_tensors(w, s, r) end
+  end
+  w("/* ---- record descriptors (nnn/types.h) ---- */")
+  w("")
+  for _, r in ipairs(recs) do emit_desc(w, s, r) end
+  w("/* ---- entry points used by libnnn (see codec.h) ---- */")
+  w("")
+  emit_entry_points(w, s)
   return w.text()
 end
 
@@ -1363,6 +1390,55 @@ local function emit_plugin_format(w, r)
   w("")
 end
 
+-- The entry points a plugin's descriptors name for its own record r.
+local function emit_plugin_entries(w, r)
+  local t = rtype(r)
+  w("nnn_status_t %s(const nnn_host_t *h, nnn_cur_t *c, void *body)", pname(r, "decode"))
+  w("{")
+  w("\treturn dec_%s(h, c, (%s *)body);", r.name, t)
+  w("}")
+  w("")
+  w("nnn_status_t %s(const nnn_host_t *h, nnn_sink_t *w, const void *body)", pname(r, "encode"))
+  w("{")
+  w("\treturn enc_%s(h, w, (const %s *)body);", r.name, t)
+  w("}")
+  w("")
+  w("uint64_t %s(const void *body)", pname(r, "encoded_size"))
+  w("{")
+  w("\treturn size_%s((const %s *)body);", r.name, t)
+  w("}")
+  w("")
+  if needs_val(r) then
+    if r.ext.kind == "layer" then
+      w("void %s(const nnn_host_t *h, nnn_vctx_t *v, const nnn_layer_t *layer, const void *body)", pname(r, "validate"))
+      w("{")
+      w("\tval_%s(h, v, layer, (const %s *)body);", r.name, t)
+    else
+      w("void %s(const nnn_host_t *h, nnn_vctx_t *v, const void *params)", pname(r, "validate"))
+      w("{")
+      w("\tval_%s(h, v, NULL, (const %s *)params);", r.name, t)
+    end
+    w("}")
+    w("")
+  end
+  if r.ext.kind == "layer" and needs_params(r) then
+    w("int %s(const void *body, nnn_named_tensor_t *out, int max)", pname(r, "tensors"))
+    w("{")
+    w("\tconst %s *r = body;", t)
+    w("\tint n = 0;")
+    for _, f in ipairs(r.fields) do
+      if f.param then
+        w("\tif (n < max)")
+        w("\t\tout[n] = (nnn_named_tensor_t){ %s, &r->%s };", cstr(f.name), f.name)
+        w("\tn++;")
+      end
+    end
+    w("\treturn n;")
+    w("}")
+    w("")
+  end
+end
+
 function M.plugin_source(s, header_name)
   bind_all(s)
   local own, list = plugin_parts(s)
@@ -1391,51 +1467,7 @@ function M.plugin_source(s, header_name)
   for _, r in ipairs(list) do emit_size(w, s, r) end
   for _, r in ipairs(own) do if needs_val(r) then emit_validator(w, s, r) end end
   for _, r in ipairs(own) do
-    local t = rtype(r)
-    w("nnn_status_t %s(const nnn_host_t *h, nnn_cur_t *c, void *body)", pname(r, "decode"))
-    w("{")
-    w("\treturn dec_%s(h, c, (%s *)body);", r.name, t)
-    w("}")
-    w("")
-    w("nnn_status_t %s(const nnn_host_t *h, nnn_sink_t *w, const void *body)", pname(r, "encode"))
-    w("{")
-    w("\treturn enc_%s(h, w, (const %s *)body);", r.name, t)
-    w("}")
-    w("")
-    w("uint64_t %s(const void *body)", pname(r, "encoded_size"))
-    w("{")
-    w("\treturn size_%s((const %s *)body);", r.name, t)
-    w("}")
-    w("")
-    if needs_val(r) then
-      if r.ext.kind == "layer" then
-        w("void %s(const nnn_host_t *h, nnn_vctx_t *v, const nnn_layer_t *layer, const void *body)", pname(r, "validate"))
-        w("{")
-        w("\tval_%s(h, v, layer, (const %s *)body);", r.name, t)
-      else
-        w("void %s(const nnn_host_t *h, nnn_vctx_t *v, const void *params)", pname(r, "validate"))
-        w("{")
-        w("\tval_%s(h, v, NULL, (const %s *)params);", r.name, t)
-      end
-      w("}")
-      w("")
-    end
-    if r.ext.kind == "layer" and needs_params(r) then
-      w("int %s(const void *body, nnn_named_tensor_t *out, int max)", pname(r, "tensors"))
-      w("{")
-      w("\tconst %s *r = body;", t)
-      w("\tint n = 0;")
-      for _, f in ipairs(r.fields) do
-        if f.param then
-          w("\tif (n < max)")
-          w("\t\tout[n] = (nnn_named_tensor_t){ %s, &r->%s };", cstr(f.name), f.name)
-          w("\tn++;")
-        end
-      end
-      w("\treturn n;")
-      w("}")
-      w("")
-    end
+    emit_plugin_entries(w, r)
     emit_plugin_format(w, r)
   end
   w("/* ---- record descriptors (nnn/types.h) ---- */")
