@@ -863,7 +863,8 @@ local function prim_min_size(p)
   return p.width or 4
 end
 
-local function check_records(s)
+-- Each record's fields, their names and types; s.rec by name.
+local function records_record_fields(s)
   s.rec = {}
   local sections = {}
   for _, sec in ipairs(s.sections) do sections[sec.name] = true end
@@ -894,6 +895,9 @@ local function check_records(s)
       r.checked = true
     end)
   end
+end
+
+local function records_variant_uses(s)
   -- A variant record is known as such only once its parent is checked.
   for i, r in ipairs(s.records) do
     for j, f in ipairs(r.fields) do
@@ -911,6 +915,9 @@ local function check_records(s)
     end
   end
   where = {}
+end
+
+local function records_variant_names(s)
   -- A variant's fields sit beside its holder's in field paths and in the
   -- JSON form (layers[0].neurons), so their names must differ.
   for i, r in ipairs(s.records) do
@@ -925,6 +932,9 @@ local function check_records(s)
     end
   end
   where = {}
+end
+
+local function records_value_records(s)
   -- Enum values that name a record no variant uses are still checked.
   for i, e in ipairs(s.enums) do
     for j, v in ipairs(e.values) do
@@ -935,6 +945,9 @@ local function check_records(s)
     end
   end
   where = {}
+end
+
+local function records_rules(s)
   -- Rules and io may refer to a variant's parent, known only now.
   local chains = {}
   for i, r in ipairs(s.records) do
@@ -945,6 +958,10 @@ local function check_records(s)
       if r.io ~= nil then within("io", function() check_io(s, r) end) end
     end)
   end
+end
+
+-- The root record, its parameters, and the tensor record the codec needs.
+local function records_root(s)
   local roots = {}
   for _, r in ipairs(s.records) do if r.root then roots[#roots + 1] = r end end
   where = { "records" }
@@ -960,6 +977,9 @@ local function check_records(s)
     fail('a record "tensor" with fields dims (i32_array) and data (f32_array) is required')
   end
   if t.parent then fail('record "tensor" cannot be selected by an enum value') end
+end
+
+local function records_min_sizes(s)
   -- Fewest bytes per record, so a count can be checked against the bytes left.
   for _, r in ipairs(s.records) do
     local n = 0
@@ -982,6 +1002,17 @@ local function check_records(s)
     end
     r.min_size = n
   end
+end
+
+-- The records' checks, in order: each may rely on what the earlier ones resolved.
+local function check_records(s)
+  records_record_fields(s)
+  records_variant_uses(s)
+  records_variant_names(s)
+  records_value_records(s)
+  records_rules(s)
+  records_root(s)
+  records_min_sizes(s)
 end
 
 ------------------------------------------------------------ C names
