@@ -143,6 +143,71 @@ local function write_file(path, text)
   assert(os.rename(tmp, path))
 end
 
+------------------------------------------------------------ the lock's modes
+
+local LOCK_USAGE = "usage: nnngen --check-compat OLD NEW    (each a schema .lua or a .lock)\n" ..
+                   "       nnngen --lock SCHEMA [--out FILE.lock] [--layouts LOCK]\n" ..
+                   "       nnngen --check-layout LOCK SCHEMA\n"
+
+local LOCK_MODES = { ["--check-compat"] = true, ["--lock"] = true, ["--check-layout"] = true }
+
+local function lock_usage(msg)
+  io.stderr:write("nnngen: " .. msg .. "\n", LOCK_USAGE)
+  os.exit(2)
+end
+
+-- { mode, files, out, from } of a lock mode's command line.
+local function parse_lock_args(argv)
+  local o = { files = {} }
+  local i = 1
+  while i <= #argv do
+    local a = argv[i]
+    if LOCK_MODES[a] then
+      if o.mode then lock_usage("--check-compat, --lock and --check-layout are separate modes; give one, once") end
+      o.mode = a
+    elseif a == "--out" or a == "--layouts" then
+      if not argv[i + 1] then lock_usage(a .. " needs a file name") end
+      if (a == "--out" and o.out) or (a == "--layouts" and o.from) then lock_usage(a .. " given twice") end
+      if a == "--out" then o.out = argv[i + 1] else o.from = argv[i + 1] end
+      i = i + 1
+    elseif a:sub(1, 2) == "--" then
+      lock_usage("unknown option " .. a .. " (with " .. tostring(o.mode or "this mode") .. ")")
+    else
+      o.files[#o.files + 1] = a
+    end
+    i = i + 1
+  end
+  return o
+end
+
+-- Runs --check-compat, --lock or --check-layout (gen/lock/commands.lua);
+-- returns the exit status.
+local function run_lock(argv)
+  local o = parse_lock_args(argv)
+  local cmd = require("lock.commands")
+  local env = { load_schema = load_schema, write_file = write_file }
+  if o.mode == "--lock" then
+    if #o.files ~= 1 then lock_usage("--lock takes one schema") end
+    -- The lock being replaced holds the history to continue.
+    local f = not o.from and o.out and io.open(o.out, "rb")
+    if f then
+      f:close()
+      o.from = o.out
+    end
+    return cmd.write_lock(env, o.files[1], o.out, o.from)
+  end
+  if o.from then lock_usage("--layouts is for --lock") end
+  if o.out then lock_usage("--out is for --lock") end
+  if o.mode == "--check-layout" then
+    if #o.files ~= 2 then lock_usage("--check-layout takes two files: LOCK SCHEMA") end
+    return cmd.check_layout(env, o.files[1], o.files[2])
+  end
+  if #o.files ~= 2 then lock_usage("--check-compat takes two files: OLD NEW") end
+  return cmd.check_compat(env, o.files)
+end
+
+------------------------------------------------------------ generating
+
 local function main(argv)
   for _, a in ipairs(argv) do
     if a == "-h" or a == "--help" then
@@ -151,9 +216,7 @@ local function main(argv)
     end
   end
   for _, a in ipairs(argv) do
-    if a == "--lock" or a == "--check-compat" or a == "--check-layout" then
-      os.exit(require("lock.compat").main(argv, { load_schema = load_schema, write_file = write_file }))
-    end
+    if LOCK_MODES[a] then os.exit(run_lock(argv)) end
   end
   local opt = parse_args(argv)
   local ok, s = pcall(load_schema, opt.schema, opt.plugin)
@@ -172,7 +235,7 @@ local function main(argv)
     if opt.conformance then conf = require("corpus.cases").generate(s) end
     local layouts
     if opt.layouts then
-      local ok_l, abi = pcall(require("lock.compat").lock_abi, opt.layouts)
+      local ok_l, abi = pcall(require("lock.lock").lock_abi, opt.layouts)
       if not ok_l then error(string.format("nnngen: --layouts %s: %s", opt.layouts, tostring(abi)), 0) end
       layouts = require("lock.layout").history(abi, emit_c.layout_lines(s))
     end
