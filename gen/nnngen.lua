@@ -14,7 +14,7 @@
 --   lua5.4 gen/nnngen.lua --check-layout LOCK SCHEMA
 --     the schema's lock, the check that NEW keeps files written under OLD
 --     readable (each a schema or a lock), and the check that the lock
---     records the schema's struct layout: see gen/lock/compat.lua
+--     records the schema's struct layout: see gen/lock/lock.lua and gen/lock/compat.lua
 --   lua5.4 gen/nnngen.lua SCHEMA --conformance DIR [--plugin FRAGMENT]
 --     the conformance corpus: DIR/manifest.json, DIR/valid/*.nnn and
 --     DIR/invalid/*.nnn (see gen/corpus/cases.lua)
@@ -28,7 +28,8 @@ package.path = here .. "/?.lua;" .. package.path
 
 local load_schema = require("schema.check")
 local emit_c = require("emit.c.codec")
-local emit_doc = require("emit.doc.docs")
+local emit_format = require("emit.doc.format")
+local emit_language = require("emit.doc.language")
 
 -- The usage lines, and the whole help (nnngen --help; nnngen.1 is made from
 -- it by scripts/mkman-nnngen.sh).
@@ -245,8 +246,8 @@ local function main(argv)
     else
       if opt.h then out[#out + 1] = { opt.h, emit_c.header(s, layouts) } end
       if opt.c then out[#out + 1] = { opt.c, emit_c.source(s, layouts) } end
-      if opt.doc then out[#out + 1] = { opt.doc, emit_doc.format(s) } end
-      if opt.lang_doc then out[#out + 1] = { opt.lang_doc, emit_doc.language(s) } end
+      if opt.doc then out[#out + 1] = { opt.doc, emit_format.format(s) } end
+      if opt.lang_doc then out[#out + 1] = { opt.lang_doc, emit_language.language(s) } end
     end
   end)
   if not gen_ok then

@@ -1,4 +1,4 @@
--- conformance_ref: a reference decoder and validator for .nnn files, written
+-- reference: a reference decoder and validator for .nnn files, written
 -- from the checked schema alone (gen/schema/check.lua). It is a second,
 -- independent implementation of the rules libnnn's generated codec follows,
 -- and it reports every problem the way libnnn does:
@@ -102,7 +102,7 @@ end
 
 ------------------------------------------------------------ references
 
--- The value and offset a resolved reference (schema_check's find_ref) names,
+-- The value and offset a resolved reference (schema/check.lua's find_ref) names,
 -- from record value `r` and its parent `p` (the record holding r's variant).
 -- Array elements are picked the way nnn_i32s_pick/_pick_at do: -1 when absent.
 function M.ref_get(x, r, p)
@@ -143,7 +143,7 @@ end
 -- Fewest bytes one encoding of record r takes, as libnnn's codec (compiled
 -- from the core schema) counts it for a repeated record's count check
 -- (NNN_<REC>_MIN_SIZE): a variant open to plugins may take no bytes at all.
--- (Equal to schema_check's min_size.)
+-- (Equal to schema/check.lua's min_size.)
 function M.core_min_size(r, memo)
   memo = memo or {}
   if memo[r] then return memo[r] end
@@ -521,7 +521,7 @@ local function params_of(r)
   local rec = r.__rec
   for _, f in ipairs(rec.fields) do
     if f.param then
-      n = n + #r[f.name].data -- a param field is a tensor (schema_check)
+      n = n + #r[f.name].data -- a param field is a tensor (schema/check.lua)
     elseif f.kind == "record" then
       n = n + params_of(r[f.name])
     elseif f.kind == "array" then

@@ -1,4 +1,4 @@
--- conformance_shapes: the input shape each valid case of the conformance
+-- shapes: the input shape each valid case of the conformance
 -- corpus is recorded with (manifest "input_shape"), so that a runner can
 -- validate it with that shape (every layer's output inferred) and run it.
 --
@@ -6,7 +6,7 @@
 -- run forward over the case; the window's rule is evaluated from the
 -- formulas stated there. A plugin's
 -- new type has no io (its infer() gives its shapes), so the corpus builds it
--- to a model (emit_conformance's solve, e.__plug): it keeps the incoming
+-- to a model (corpus/model.lua's solve, e.__plug): it keeps the incoming
 -- last axis, every free dim of its tensors is that axis, and each spatial
 -- list ("+...") is a window of that size moved by that size (the narrowest
 -- output such a list can mean). The runner's validation with the plugin

@@ -50,7 +50,7 @@ local function encoding_of(p)
   return "unknown"
 end
 
--- The layout of a schema checked by schema_check.
+-- The layout of a schema checked by schema/check.lua.
 function M.layout(s)
   local L = { schema = s.name, primitives = {}, enums = {}, records = {} }
   for _, p in ipairs(s.primitives) do

@@ -1,4 +1,4 @@
--- schema_check: loads a schema file and checks every entry before anything is
+-- check: loads a schema file (schema/load.lua) and checks every entry before anything is
 -- emitted. What a schema may contain (keys, value types, rule kinds, io kinds,
 -- dims patterns, formula names) is the table of gen/schema/lang.lua: a key,
 -- kind or parameter type it does not list is an error here, named with its
@@ -26,6 +26,7 @@ local lang = require("schema.lang")
 local ids = require("lock.ids")
 local renames = require("lock.renames")
 local formula = require("schema.formula")
+local load_file = require("schema.load")
 
 local INT32_MIN, INT32_MAX = -2147483648, 2147483647
 
@@ -301,65 +302,6 @@ function check_entry(kind, e)
     end
     if top then where[#where] = nil end
   end
-end
-
--- The standard library a schema file may use: read-only copies, so a schema
--- cannot change the generator's own string, table or math; no math.random,
--- so output depends only on the schema.
-local function read_only(lib, name, without)
-  local copy = {}
-  for k, v in pairs(lib) do if not without[k] then copy[k] = v end end
-  return setmetatable({}, {
-    __index = copy,
-    __newindex = function(_, k)
-      error(string.format("%s is read-only: cannot set %s.%s", name, name, tostring(k)), 2)
-    end,
-    __pairs = function() return next, copy, nil end,
-    __metatable = false,
-  })
-end
-
-local function sandbox()
-  return {
-    ipairs = ipairs, pairs = pairs, next = next, select = select, type = type,
-    tostring = tostring, tonumber = tonumber, error = error, assert = assert,
-    table = read_only(table, "table", {}),
-    string = read_only(string, "string", { dump = true }),
-    math = read_only(math, "math", { random = true, randomseed = true }),
-  }
-end
-
-local function schema_error(msg)
-  msg = tostring(msg)
-  if msg:find("^schema error: ") then return msg end
-  return "schema error: " .. msg
-end
-
--- Loads the file as data, in a sandbox: the safe part of the standard library
--- (see sandbox) and `import`, which loads a schema file relative to the one
--- given to nnngen (plugin fragments and test variants build on nnn.lua).
-local function load_file(path)
-  local dir = path:match("^(.*)/[^/]*$") or "."
-  local env = sandbox()
-  local loading = {}
-  env.import = function(rel)
-    if type(rel) ~= "string" then error("schema error: import needs a file name", 0) end
-    local file = dir .. "/" .. rel
-    if loading[file] then error("schema error: import cycle: " .. file .. " is imported while it is being loaded", 0) end
-    local chunk, err = loadfile(file, "t", env)
-    if not chunk then error("schema error: " .. err, 0) end
-    loading[file] = true
-    local ok, s = pcall(chunk)
-    loading[file] = nil
-    if not ok then error(schema_error(s), 0) end
-    return s
-  end
-  local chunk, err = loadfile(path, "t", env)
-  if not chunk then error("schema error: " .. err, 0) end
-  local ok, s = pcall(chunk)
-  if not ok then error(schema_error(s), 0) end
-  if type(s) ~= "table" then error("schema error: " .. path .. " must return a table", 0) end
-  return s
 end
 
 -- Names are unique across primitives, enums and records (a field's type
@@ -851,12 +793,12 @@ end
 -- The table and the code above must describe the same language: a kind or
 -- type one lists and the other does not is a bug of the generator.
 for _, t in ipairs(lang.types) do
-  assert(TYPE_CHECK[t.name], "schema_lang: type " .. t.name .. " has no check in schema_check")
+  assert(TYPE_CHECK[t.name], "schema/lang.lua: type " .. t.name .. " has no check in schema/check.lua")
   assert((REF_OK[t.name] ~= nil) == (t.want ~= nil), "schema_lang: ref type " .. t.name .. " and REF_OK disagree")
 end
-for name in pairs(TYPE_CHECK) do assert(lang.type[name], "schema_check: type " .. name .. " is not in schema_lang") end
+for name in pairs(TYPE_CHECK) do assert(lang.type[name], "schema/check.lua: type " .. name .. " is not in schema/lang.lua") end
 for _, rk in ipairs(lang.rules) do assert(RULE_CHECK[rk.kind], "schema_lang: rule kind " .. rk.kind .. " has no check") end
-for kind in pairs(RULE_CHECK) do assert(lang.rule[kind], "schema_check: rule kind " .. kind .. " is not in schema_lang") end
+for kind in pairs(RULE_CHECK) do assert(lang.rule[kind], "schema/check.lua: rule kind " .. kind .. " is not in schema/lang.lua") end
 assert(PATTERN_REF and REF_OK[PATTERN_REF], "schema_lang: a dims pattern needs a reference form")
 
 local function prim_min_size(p)
@@ -1017,7 +959,7 @@ end
 
 ------------------------------------------------------------ C names
 
--- The file-scope C names emit_c derives from record and enum names (keep in
+-- The file-scope C names emit/c derives from record and enum names (keep in
 -- step with it): none may be defined twice or redefine a runtime name.
 local function check_c_names(s)
   local function runtime_name(what, name)

@@ -1,9 +1,10 @@
--- schema_lang: the schema language as data, the one place that says what a
+-- lang: the schema language as data, the one place that says what a
 -- schema may contain. gen/schema/check.lua is driven by it (which keys each
 -- entry takes and of what type, which rule kinds and io kinds exist and what
 -- parameters they take, the dims-pattern forms, the names a padding formula
--- may use) and gen/emit/doc/docs.lua renders it into docs/schema-language.md, so
--- the reference cannot say other than what the checker accepts.
+-- may use) and gen/emit/doc/language.lua renders it into
+-- docs/schema-language.md, so the reference cannot say other than what the
+-- checker accepts.
 --
 -- Every item has a one-line `doc`. A key or parameter is
 --   { name = ..., type = <a name of M.types>, required = true|nil, doc = ... }
@@ -298,7 +299,7 @@ M.field_kind = index(M.field_kinds, "kind")
 -- schema order: every primitive, then every record that is neither the
 -- root nor selected by an enum value (a layer type's or activation's own
 -- record) and whose fields, all the way down, are of kinds a fragment may
--- hold (the tensor). emit_c refuses any other; the reference lists these.
+-- hold (the tensor). emit/c refuses any other; the reference lists these.
 function M.fragment_types(s)
   local list, ok = {}, {}
   local function fits(r)

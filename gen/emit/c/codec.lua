@@ -1,4 +1,4 @@
--- emit_c: the C types, decoder, encoder and validator of a checked schema.
+-- codec: the C types, decoder, encoder and validator of a checked schema.
 -- Every function here returns a string; nothing is printed.
 
 local lang = require("schema.lang")
@@ -141,7 +141,7 @@ local needs_params = deep(function(r)
   return false
 end)
 
--- C expressions for a reference resolved by schema_check.
+-- C expressions for a reference resolved by schema/check.lua.
 local function ref_expr(x)
   local base = x.owner == "parent" and "p" or "r"
   local names = {}
@@ -177,7 +177,7 @@ local function bind_refs(r, t)
 end
 
 -- Every resolved reference of a rule or io: the parameters and keys the
--- language table lists (schema_check stores them as rule.ref, rule.<p>_ref,
+-- language table lists (schema/check.lua stores them as rule.ref, rule.<p>_ref,
 -- io.<key>_ref), and the references of a dims pattern.
 local function bind_all(s)
   for _, r in ipairs(s.records) do
