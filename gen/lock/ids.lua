@@ -20,14 +20,14 @@
 -- not changed by the policy (a value the
 -- schema does not define is an unknown ID, which a plugin may provide).
 -- Used by:
---   schema_check  check(): the table's shape (schema errors)
---   compat        the lock's `ids` section, and the refusals of check-compat
+--   schema/check  check(): the table's shape (schema errors)
+--   lock, compat  the lock's `ids` section, and the refusals of check-compat
 --                 (a new core value on a taken, third-party or never ID; a
 --                 taken record dropped; a range changed)
 --   nnngen        warnings: the schema's own values against its policy; a
 --                 plugin fragment's IDs in the core range that are not taken
---   emit_c        NNN_<ENUM>_CORE_MIN.. and the taken list, for the loader
---   emit_doc      the policy in docs/format.md
+--   emit/c/ids    NNN_<ENUM>_CORE_MIN.. and the taken list, for the loader
+--   emit/doc/ids  the policy in docs/format.md and docs/schema-language.md
 
 local M = {}
 
@@ -208,7 +208,7 @@ function M.check(s, fail, within)
   end)
 end
 
--- The C names emit_c generates for a policy, for the checker's clash check.
+-- The C names emit/c/ids.lua generates for a policy, for the checker's clash check.
 function M.c_names(e)
   if not e.ids then return {} end
   local E = "NNN_" .. e.name:upper()
@@ -500,109 +500,10 @@ end
 
 ------------------------------------------------------------ C and docs
 
--- The policy of enum e in the generated header (after the enum's own
--- declarations). w is emit_c's line writer; cstr its C string literal.
-function M.c_header(w, e, cstr, ccomment)
-  local P = e.ids
-  if not P then return end
-  local E = "NNN_" .. e.name:upper()
-  local x = M.layout({ enums = { e } })[1]
-  local used = {}
-  for _, v in ipairs(e.values) do if not v.plugin then used[v.value] = true end end
-  w("/* ID policy of %s (schema ids.%s): %s", e.name, e.name, ccomment(P.doc))
-  for _, kind in ipairs(M.KINDS) do
-    if P[kind] then w(" * %s %s: %s", WORDS[kind], range_text(P[kind]), ccomment(P[kind].doc)) end
-  end
-  w(" */")
-  w("#define %s_CORE_MIN %d", E, P.core.min)
-  w("#define %s_CORE_MAX %d", E, P.core.max)
-  w("#define %s_THIRD_PARTY_MIN %d", E, P.third_party.min)
-  w("#define %s_THIRD_PARTY_MAX %d", E, P.third_party.max)
-  if P.never then
-    w("#define %s_NEVER_MIN %d", E, P.never.min)
-    w("#define %s_NEVER_MAX %d", E, P.never.max)
-  end
-  local free = next_free({ x }, used)
-  w("/* The lowest core %s neither defined nor taken: the next core value's (-1: none). */", M.id_word(e.name))
-  w("#define %s_NEXT_CORE %d", E, free or -1)
-  w("/* The %ss third parties hold (ids.%s.taken), as X(id, by, name). */", M.id_word(e.name), e.name)
-  if #(P.taken or {}) == 0 then
-    w("#define %s_TAKEN(X)", E)
-  else
-    w("#define %s_TAKEN(X) \\", E)
-    for i, t in ipairs(P.taken) do
-      w("\tX(%d, %s, %s)%s", t.id, cstr(t.by), cstr(t.name), i < #P.taken and " \\" or "")
-    end
-  end
-  -- The schema's own values, so that a plugin can tell without linking
-  -- libnnn which IDs the host decodes itself (those take no codec).
-  local own = {}
-  for _, v in ipairs(e.values) do if not v.plugin then own[#own + 1] = v end end
-  w("/* The %ss this schema defines, as X(id, name). */", M.id_word(e.name))
-  if #own == 0 then
-    w("#define %s_DEFINED(X)", E)
-  else
-    w("#define %s_DEFINED(X) \\", E)
-    for i, v in ipairs(own) do
-      w("\tX(%d, %s)%s", v.value, cstr(v.name), i < #own and " \\" or "")
-    end
-  end
-  w("/* The range of the policy a %s is in. */", M.id_word(e.name))
-  w("nnn_id_range_t nnn_%s_range(int64_t value);", e.name)
-  w("/* Who holds a %s, as \"by (name)\", per ids.%s.taken; NULL when nobody is recorded. */",
-    M.id_word(e.name), e.name)
-  w("const char *nnn_%s_taken_by(int64_t value);", e.name)
-  w("")
-end
 
-function M.c_source(w, e, cstr)
-  local P = e.ids
-  if not P then return end
-  local E = "NNN_" .. e.name:upper()
-  w("nnn_id_range_t nnn_%s_range(int64_t value)", e.name)
-  w("{")
-  w("\tif (value >= %s_CORE_MIN && value <= %s_CORE_MAX)", E, E)
-  w("\t\treturn NNN_ID_CORE;")
-  w("\tif (value >= %s_THIRD_PARTY_MIN && value <= %s_THIRD_PARTY_MAX)", E, E)
-  w("\t\treturn NNN_ID_THIRD_PARTY;")
-  w("\treturn NNN_ID_NEVER;")
-  w("}")
-  w("")
-  w("const char *nnn_%s_taken_by(int64_t value)", e.name)
-  w("{")
-  w("\tswitch (value) {")
-  for _, t in ipairs(P.taken or {}) do
-    w("\tcase %d: return %s;", t.id, cstr(holder(t)))
-  end
-  w("\tdefault: return NULL;")
-  w("\t}")
-  w("}")
-  w("")
-end
 
--- The policy in docs/format.md, under its enum. w writes a line; cell
--- escapes table cells.
-function M.doc(w, e, cell)
-  local P = e.ids
-  if not P then return end
-  w("Who may use which %s (the ID policy, `ids.%s` in the schema): %s", M.id_word(e.name), e.name, P.doc)
-  w("")
-  w("| %ss | who | meaning |", M.id_word(e.name))
-  w("|---|---|---|")
-  for _, kind in ipairs(M.KINDS) do
-    if P[kind] then w("| %s | %s | %s |", range_text(P[kind]), WORDS[kind], cell(P[kind].doc)) end
-  end
-  w("")
-  if #(P.taken or {}) > 0 then
-    w("Taken by third parties (a core value never uses these):")
-    w("")
-    w("| %s | held by | as | why |", M.id_word(e.name))
-    w("|---|---|---|---|")
-    for _, t in ipairs(P.taken) do
-      w("| %d | %s | `%s` | %s |", t.id, cell(t.by), t.name, cell(t.doc))
-    end
-    w("")
-  end
-end
+
+-- What the renderings of a policy (gen/emit/c/ids.lua, gen/emit/doc/ids.lua) share.
+M.WORDS, M.range_text, M.holder, M.free_in = WORDS, range_text, holder, next_free
 
 return M

@@ -2,8 +2,10 @@
 -- Every function here returns a string; nothing is printed.
 
 local lang = require("schema.lang")
-local ids = require("lock.ids")
+local c_ids = require("emit.c.ids")
 local layout = require("lock.layout")
+local records = require("emit.records")
+local lines = require("emit.lines")
 
 local M = {}
 
@@ -25,6 +27,8 @@ local PLUGIN = {
   vpush = "h->v_push(v, %s)", vindex = nil, vpop = "h->v_pop(v, m)",
 }
 local ST = CORE
+
+local reachable, needs_val, needs_params = records.reachable, records.needs_val, records.needs_params
 
 local CTYPE = {
   u8 = "uint8_t", i32 = "int32_t", u64 = "uint64_t", f32 = "float", bool = "bool",
@@ -76,70 +80,6 @@ local function field_ctype(f)
   if f.kind == "record" then return rtype(f.rec) end
   if f.kind == "array" then return rtype(f.rec) .. " *" end
 end
-
--- A builder of lines.
-local function lines()
-  local t = {}
-  return setmetatable({}, {
-    __call = function(_, fmt, ...) t[#t + 1] = select("#", ...) > 0 and string.format(fmt, ...) or fmt end,
-    __index = { text = function() return table.concat(t, "\n") .. "\n" end },
-  })
-end
-
--- Records reachable from the root, in schema order.
-local function reachable(s)
-  local seen = {}
-  local function visit(r)
-    if seen[r] then return end
-    seen[r] = true
-    for _, f in ipairs(r.fields) do
-      if f.rec then visit(f.rec) end
-      if f.kind == "variant" then
-        for _, v in ipairs(f.enum.values) do if v.rec then visit(v.rec) end end
-      end
-    end
-  end
-  visit(s.root)
-  local list = {}
-  for _, r in ipairs(s.records) do if seen[r] then list[#list + 1] = r end end
-  return list
-end
-
--- Memoised "does r or anything inside it satisfy pred".
-local function deep(pred)
-  local memo = {}
-  local function test(r)
-    if memo[r] ~= nil then return memo[r] end
-    memo[r] = false
-    local yes = pred(r)
-    for _, f in ipairs(r.fields) do
-      if f.rec and test(f.rec) then yes = true end
-      if f.kind == "variant" then
-        for _, v in ipairs(f.enum.values) do if v.rec and test(v.rec) then yes = true end end
-      end
-    end
-    memo[r] = yes
-    return yes
-  end
-  return test
-end
-
-local function has_rules(stage)
-  return function(r)
-    for _, rule in ipairs(r.rules or {}) do if rule.stage == stage then return true end end
-    return false
-  end
-end
-
-local needs_val = deep(function(r)
-  if has_rules("validate")(r) then return true end
-  for _, f in ipairs(r.fields) do if f.ext then return true end end
-  return false
-end)
-local needs_params = deep(function(r)
-  for _, f in ipairs(r.fields) do if f.param then return true end end
-  return false
-end)
 
 -- C expressions for a reference resolved by schema/check.lua.
 local function ref_expr(x)
@@ -338,7 +278,7 @@ local function emit_header_enums(w, s)
       end
     end
     w("")
-    ids.c_header(w, e, cstr, ccomment)
+    c_ids.header(w, e, cstr, ccomment)
   end
 end
 
@@ -446,7 +386,7 @@ local function emit_enums(w, s)
     w("\t%s,", cstr(table.concat(names, ", ")))
     w("};")
     w("")
-    ids.c_source(w, e, cstr)
+    c_ids.source(w, e, cstr)
   end
 end
 
@@ -1226,70 +1166,11 @@ end
 
 ------------------------------------------------------------------ plugin mode
 
--- The records a plugin's fragment adds, each with the ID enum value that
--- selects it, and the core records they use (whose functions the plugin
--- needs its own static copies of).
-local function plugin_parts(s)
-  local own, kinds = {}, {}
-  for _, e in ipairs(s.enums) do
-    for _, v in ipairs(e.values) do
-      if v.plugin then kinds[v.rec] = { kind = e.unknown, value = v } end
-    end
-  end
-  for _, r in ipairs(s.records) do
-    if r.plugin then
-      r.plugin_name = s.plugin.name
-      own[#own + 1] = r
-      if not kinds[r] then
-        error(string.format('schema error: records "%s": no layer or activation of the fragment selects it', r.name), 0)
-      end
-      r.ext = kinds[r]
-    end
-  end
-  local used, list, types = {}, {}, {}
-  local names = {}
-  for _, t in ipairs(lang.fragment_types(s)) do
-    types[t.name] = true
-    names[#names + 1] = t.name
-  end
-  local function visit(r)
-    for _, f in ipairs(r.fields) do
-      if r.plugin and not (lang.field_kind[f.kind].plugin and types[f.type]) then
-        error(string.format('schema error: records "%s".fields "%s": a plugin\'s record may hold these types ' ..
-          'only: %s (not %s, %s)', r.name, f.name, table.concat(names, ", "), lang.field_kind[f.kind].title,
-          tostring(f.type)), 0)
-      end
-      if f.rec and not f.rec.plugin and not used[f.rec] then
-        used[f.rec] = true
-        visit(f.rec)
-        list[#list + 1] = f.rec
-      end
-    end
-  end
-  for _, r in ipairs(own) do visit(r) end
-  for _, r in ipairs(own) do
-    for _, rule in ipairs(r.rules or {}) do
-      if not lang.rule[rule.kind].plugin then
-        error(string.format('schema error: records "%s": rule kind "%s" is not available to plugins', r.name, rule.kind), 0)
-      end
-      local refs = { rule.ref }
-      for _, pt in ipairs(rule.pat or {}) do refs[#refs + 1] = pt.ref end
-      for _, x in ipairs(refs) do
-        if x and x.owner == "parent" and r.ext.kind ~= "layer" then
-          error(string.format('schema error: records "%s": an activation\'s rules may use only its own fields', r.name), 0)
-        end
-      end
-    end
-  end
-  for _, r in ipairs(own) do list[#list + 1] = r end
-  return own, list
-end
-
 local function pname(r, what) return r.plugin_name .. "_" .. r.name .. "_" .. what end
 
 function M.plugin_header(s)
   bind_all(s)
-  local own = plugin_parts(s)
+  local own = records.plugin_parts(s)
   local w = lines()
   local guard = up(s.plugin.name) .. "_GEN_H"
   w("/* Generated by gen/nnngen.lua from %s, a fragment of schema \"%s\": do not edit.",
@@ -1441,7 +1322,7 @@ end
 
 function M.plugin_source(s, header_name)
   bind_all(s)
-  local own, list = plugin_parts(s)
+  local own, list = records.plugin_parts(s)
   local w = lines()
   ST = PLUGIN
   w("/* Generated by gen/nnngen.lua from %s, a fragment of schema \"%s\": do not edit. */",

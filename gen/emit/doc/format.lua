@@ -2,7 +2,7 @@
 -- schema's doc strings (format(s) returns it as a string).
 
 local lang = require("schema.lang")
-local ids = require("lock.ids")
+local doc_ids = require("emit.doc.ids")
 local md = require("emit.doc.markdown")
 
 local M = {}
@@ -98,7 +98,7 @@ function M.format(s)
       w("schema that defines it.")
       w("")
     end
-    ids.doc(w, e, cell)
+    doc_ids.doc(w, e, cell)
   end
   return table.concat(out, "\n")
 end

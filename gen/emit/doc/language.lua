@@ -5,7 +5,7 @@
 -- ID policy).
 
 local lang = require("schema.lang")
-local ids = require("lock.ids")
+local doc_ids = require("emit.doc.ids")
 local md = require("emit.doc.markdown")
 
 local M = {}
@@ -178,7 +178,7 @@ local function fragment_ids(w, s)
     if e.unknown and e.ids then
       w("#### `%s` (a fragment's `%ss`)", e.name, e.unknown)
       w("")
-      ids.doc(w, e, cell)
+      doc_ids.doc(w, e, cell)
     end
   end
 end
