@@ -75,27 +75,37 @@ function FAMILIES.floats(C, sv)
   end
 end
 
-function FAMILIES.ints(C, sv)
-  local s = C.s
-  -- Every int field a min or range rule bounds, at its bounds.
+-- The int fields a min or range rule bounds (neither a count nor a const),
+-- each with its record and rule.
+local function bounded_ints(s)
+  local t = {}
   for _, rec in ipairs(s.records) do
     for _, rule in ipairs(rec.rules or {}) do
       local f = rule.ref and rule.ref.field
       if (rule.kind == "min" or rule.kind == "range") and #rule.ref.chain == 1 and not rule.ref.index
           and f.kind == "prim" and f.prim.kind == "int" and f.const == nil and not is_count(rec, f) then
-        local vals = { rule.value }
-        if rule.kind == "range" then
-          local lo, hi = int_bounds(rule)
-          vals = {}
-          if lo then vals[#vals + 1] = lo end
-          if hi then vals[#vals + 1] = hi end
-        end
-        for _, n in ipairs(vals) do
-          local eo = { tags = select_tags(rec), ints = { [rec.name .. "." .. f.name] = n } }
-          add_valid(C, string.format("int-%s-%s-%d", rec.name, f.name, n), spec_of(sv, { eo }),
-            string.format("%s.%s = %d, the bound of its %s rule", rec.name, f.name, n, rule.kind))
-        end
+        t[#t + 1] = { rec = rec, rule = rule, f = f }
       end
+    end
+  end
+  return t
+end
+
+function FAMILIES.ints(C, sv)
+  -- Every int field a min or range rule bounds, at its bounds.
+  for _, x in ipairs(bounded_ints(C.s)) do
+    local rec, rule, f = x.rec, x.rule, x.f
+    local vals = { rule.value }
+    if rule.kind == "range" then
+      local lo, hi = int_bounds(rule)
+      vals = {}
+      if lo then vals[#vals + 1] = lo end
+      if hi then vals[#vals + 1] = hi end
+    end
+    for _, n in ipairs(vals) do
+      local eo = { tags = select_tags(rec), ints = { [rec.name .. "." .. f.name] = n } }
+      add_valid(C, string.format("int-%s-%s-%d", rec.name, f.name, n), spec_of(sv, { eo }),
+        string.format("%s.%s = %d, the bound of its %s rule", rec.name, f.name, n, rule.kind))
     end
   end
 end

@@ -229,19 +229,26 @@ local function look_alike(list, was, like)
   end
 end
 
-local function compare_primitives(cx)
-  for _, p in ipairs(cx.old.primitives) do
-    local el = string.format('primitives "%s"', p.name)
-    local np = cx.N.prim[p.name] and cx.N.prim[p.name].e
-    if not np then
-      cx.refuse("primitive removed", el, "no longer defined, but fields of files written before may store it",
-        string.format("keep primitive %s as it is (new records need not use it)", p.name))
-    else
-      run_changes(cx, PRIMITIVE_CHANGES, el, string.format("keep %s as it is and add a primitive with a new name " ..
-        "(and its reader and writer in runtime/src) for new records", p.name), p, np)
-    end
+-- Each entry of the old layout's `list` (its index in index(): `idx`),
+-- looked up by name in the new one: removed(x, el) when it is gone,
+-- kept(x, nx, el) when it is there; then the new entries are additions.
+local function compare_entries(cx, list, idx, removed, kept)
+  for _, x in ipairs(cx.old[list]) do
+    local el = string.format('%s "%s"', list, x.name)
+    local nx = cx.N[idx][x.name] and cx.N[idx][x.name].e
+    if nx then kept(x, nx, el) else removed(x, el) end
   end
-  add_new(cx, cx.new.primitives, cx.O.prim, 'primitives "%s"')
+  add_new(cx, cx.new[list], cx.O[idx], list .. ' "%s"')
+end
+
+local function compare_primitives(cx)
+  compare_entries(cx, "primitives", "prim", function(p, el)
+    cx.refuse("primitive removed", el, "no longer defined, but fields of files written before may store it",
+      string.format("keep primitive %s as it is (new records need not use it)", p.name))
+  end, function(p, np, el)
+    run_changes(cx, PRIMITIVE_CHANGES, el, string.format("keep %s as it is and add a primitive with a new name " ..
+      "(and its reader and writer in runtime/src) for new records", p.name), p, np)
+  end)
 end
 
 -- The values of a kept enum e (ne: the new one), then its new values.
@@ -267,23 +274,18 @@ local function compare_values(cx, e, ne, el)
 end
 
 local function compare_enums(cx)
-  for _, e in ipairs(cx.old.enums) do
-    local el = string.format('enums "%s"', e.name)
-    local ne = cx.N.enum[e.name] and cx.N.enum[e.name].e
-    if not ne then
-      local like = look_alike(cx.new.enums, cx.O.enum, function(x) return same_values(e, x) end)
-      cx.refuse("enum removed", el, "no longer defined, but files written before store its values",
-        string.format("keep enum %s with all its values%s", e.name, like and ("; " .. renames.hint(like, e.name)) or ""))
-    else
-      if ne.type ~= e.type then
-        cx.refuse("enum storage type changed", el, string.format("stored as %s -> %s", e.type, ne.type),
-          string.format("keep %s stored as %s, as in files written before; new values must fit in a %s", e.name,
-            e.type, e.type))
-      end
-      compare_values(cx, e, ne, el)
+  compare_entries(cx, "enums", "enum", function(e, el)
+    local like = look_alike(cx.new.enums, cx.O.enum, function(x) return same_values(e, x) end)
+    cx.refuse("enum removed", el, "no longer defined, but files written before store its values",
+      string.format("keep enum %s with all its values%s", e.name, like and ("; " .. renames.hint(like, e.name)) or ""))
+  end, function(e, ne, el)
+    if ne.type ~= e.type then
+      cx.refuse("enum storage type changed", el, string.format("stored as %s -> %s", e.type, ne.type),
+        string.format("keep %s stored as %s, as in files written before; new values must fit in a %s", e.name,
+          e.type, e.type))
     end
-  end
-  add_new(cx, cx.new.enums, cx.O.enum, 'enums "%s"')
+    compare_values(cx, e, ne, el)
+  end)
 end
 
 -- A field gone, and a new one in its place with the same bytes: a rename
@@ -342,19 +344,12 @@ local function compare_fields(cx, r, nr, el)
 end
 
 local function compare_records(cx)
-  for _, r in ipairs(cx.old.records) do
-    local el = string.format('records "%s"', r.name)
-    local nr = cx.N.rec[r.name] and cx.N.rec[r.name].e
-    if not nr then
-      local like = look_alike(cx.new.records, cx.O.rec, function(x) return same_fields(r.fields, x.fields) end)
-      cx.refuse("record removed", el, "no longer defined, but files written before hold it",
-        string.format("keep record %s with its fields as they are%s", r.name,
-          like and ("; " .. renames.hint(like, r.name)) or ""))
-    else
-      compare_fields(cx, r, nr, el)
-    end
-  end
-  add_new(cx, cx.new.records, cx.O.rec, 'records "%s"')
+  compare_entries(cx, "records", "rec", function(r, el)
+    local like = look_alike(cx.new.records, cx.O.rec, function(x) return same_fields(r.fields, x.fields) end)
+    cx.refuse("record removed", el, "no longer defined, but files written before hold it",
+      string.format("keep record %s with its fields as they are%s", r.name,
+        like and ("; " .. renames.hint(like, r.name)) or ""))
+  end, function(r, nr, el) compare_fields(cx, r, nr, el) end)
 end
 
 -- Compares two layouts. Returns the violations (each { rule, element,

@@ -856,7 +856,6 @@ local function records_variant_uses(s)
       end
     end
   end
-  where = {}
 end
 
 local function records_variant_names(s)
@@ -873,7 +872,6 @@ local function records_variant_names(s)
       end
     end
   end
-  where = {}
 end
 
 local function records_value_records(s)
@@ -886,7 +884,6 @@ local function records_value_records(s)
       end
     end
   end
-  where = {}
 end
 
 local function records_rules(s)
@@ -949,9 +946,11 @@ end
 -- The records' checks, in order: each may rely on what the earlier ones resolved.
 local function check_records(s)
   records_record_fields(s)
-  records_variant_uses(s)
-  records_variant_names(s)
-  records_value_records(s)
+  -- Each of these names the entry it fails on; none leaves one behind.
+  for _, step in ipairs({ records_variant_uses, records_variant_names, records_value_records }) do
+    step(s)
+    where = {}
+  end
   records_rules(s)
   records_root(s)
   records_min_sizes(s)
