@@ -22,17 +22,29 @@
 -- The schema is checked first; an error names the offending entry and exits 1.
 -- Output depends only on the schema (arrays, never hash order; no dates), so
 -- generating twice gives identical bytes.
+--
+-- This file parses the command line and dispatches. The work is done by a
+-- folder per job beside it, its modules required by folder ("schema.check"):
+--   schema/  load a schema and check it against the schema language (lang,
+--            io_kinds), with the one parser of its formulas (formula)
+--   emit/    write from a checked schema, one folder per target language
+--            (c/: the codec; doc/: the references), and what every target
+--            shares (records, lines)
+--   lock/    the lock (lock), check-compat (compat), the ID policy (ids),
+--            renames, the struct layouts plugins see (layout), the modes
+--   corpus/  the conformance corpus (cases) and its reference decoder
 
 local here = arg[0]:match("^(.*)/[^/]*$") or "."
 package.path = here .. "/?.lua;" .. package.path
 
 local load_schema = require("schema.check")
 local emit_c = require("emit.c.codec")
+local emit_plugin = require("emit.c.plugin")
 local emit_format = require("emit.doc.format")
 local emit_language = require("emit.doc.language")
 
 -- The usage lines, and the whole help (nnngen --help; nnngen.1 is made from
--- it by scripts/mkman-nnngen.sh).
+-- it by scripts/mkman.sh --nnngen).
 local USAGE = [[
 usage: nnngen SCHEMA [--check] [--c FILE.c] [--h FILE.h] [--doc FILE.md] [--lang-doc FILE.md] [--layouts LOCK]
        nnngen [--schema CORE] --plugin FRAGMENT [--c FILE.c] [--h FILE.h]
@@ -241,8 +253,8 @@ local function main(argv)
       layouts = require("lock.layout").history(abi, emit_c.layout_lines(s))
     end
     if opt.plugin then
-      if opt.h then out[#out + 1] = { opt.h, emit_c.plugin_header(s) } end
-      if opt.c then out[#out + 1] = { opt.c, emit_c.plugin_source(s, (opt.h or "plugin_gen.h"):match("[^/]*$")) } end
+      if opt.h then out[#out + 1] = { opt.h, emit_plugin.header(s) } end
+      if opt.c then out[#out + 1] = { opt.c, emit_plugin.source(s, (opt.h or "plugin_gen.h"):match("[^/]*$")) } end
     else
       if opt.h then out[#out + 1] = { opt.h, emit_c.header(s, layouts) } end
       if opt.c then out[#out + 1] = { opt.c, emit_c.source(s, layouts) } end
