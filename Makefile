@@ -32,11 +32,12 @@ DOCDIR  := $(if $(filter schema/nnn.lua,$(SCHEMA)),docs,$(O)/docs)
 # The schema's lock: the IDs and layouts files use, and the struct layouts
 # plugins were built against (docs/growing-the-format.md, docs/plugins.md).
 LOCK    := schema/nnn.lock
-GEN_LUA := $(wildcard gen/*.lua)
+# gen/ by job: nnngen.lua, then schema/, emit/<language>/, lock/, corpus/.
+GEN_LUA := $(sort $(wildcard gen/*.lua gen/*/*.lua gen/*/*/*.lua))
 GEN_C   := $(O)/gen/schema_gen.c
 GEN_H   := $(O)/gen/nnn/schema_gen.h
 DOC     := $(DOCDIR)/format.md
-# The schema language reference, rendered from gen/schema_lang.lua.
+# The schema language reference, rendered from gen/schema/lang.lua.
 LANG_DOC := $(DOCDIR)/schema-language.md
 
 LIB_SRC := $(wildcard runtime/src/*.c)

@@ -2,8 +2,8 @@
 --
 --   lua5.4 gen/nnngen.lua SCHEMA --c FILE.c --h FILE.h [--doc FILE.md] [--lang-doc FILE.md] [--layouts LOCK]
 --     --doc: the format reference (docs/format.md); --lang-doc: the schema
---     language reference (docs/schema-language.md, from gen/schema_lang.lua)
---     --layouts: the struct layouts LOCK records (gen/layout.lua) go into
+--     language reference (docs/schema-language.md, from gen/schema/lang.lua)
+--     --layouts: the struct layouts LOCK records (gen/lock/layout.lua) go into
 --     the generated code, which the plugin loader checks plugins against
 --   lua5.4 gen/nnngen.lua SCHEMA --check
 --   lua5.4 gen/nnngen.lua [--schema CORE] --plugin FRAGMENT --c FILE.c --h FILE.h
@@ -14,24 +14,37 @@
 --   lua5.4 gen/nnngen.lua --check-layout LOCK SCHEMA
 --     the schema's lock, the check that NEW keeps files written under OLD
 --     readable (each a schema or a lock), and the check that the lock
---     records the schema's struct layout: see gen/compat.lua
+--     records the schema's struct layout: see gen/lock/lock.lua and gen/lock/compat.lua
 --   lua5.4 gen/nnngen.lua SCHEMA --conformance DIR [--plugin FRAGMENT]
 --     the conformance corpus: DIR/manifest.json, DIR/valid/*.nnn and
---     DIR/invalid/*.nnn (see gen/emit_conformance.lua)
+--     DIR/invalid/*.nnn (see gen/corpus/cases.lua)
 --
 -- The schema is checked first; an error names the offending entry and exits 1.
 -- Output depends only on the schema (arrays, never hash order; no dates), so
 -- generating twice gives identical bytes.
+--
+-- This file parses the command line and dispatches. The work is done by a
+-- folder per job beside it, its modules required by folder ("schema.check"):
+--   schema/  load a schema and check it against the schema language (lang,
+--            io_kinds), with the one parser of its formulas (formula)
+--   emit/    write from a checked schema, one folder per target language
+--            (c/: the codec; doc/: the references), and what every target
+--            shares (records, lines)
+--   lock/    the lock (lock), check-compat (compat), the ID policy (ids),
+--            renames, the struct layouts plugins see (layout), the modes
+--   corpus/  the conformance corpus (cases) and its reference decoder
 
 local here = arg[0]:match("^(.*)/[^/]*$") or "."
 package.path = here .. "/?.lua;" .. package.path
 
-local load_schema = require("schema_check")
-local emit_c = require("emit_c")
-local emit_doc = require("emit_doc")
+local load_schema = require("schema.check")
+local emit_c = require("emit.c.codec")
+local emit_plugin = require("emit.c.plugin")
+local emit_format = require("emit.doc.format")
+local emit_language = require("emit.doc.language")
 
 -- The usage lines, and the whole help (nnngen --help; nnngen.1 is made from
--- it by scripts/mkman-nnngen.sh).
+-- it by scripts/mkman.sh --nnngen).
 local USAGE = [[
 usage: nnngen SCHEMA [--check] [--c FILE.c] [--h FILE.h] [--doc FILE.md] [--lang-doc FILE.md] [--layouts LOCK]
        nnngen [--schema CORE] --plugin FRAGMENT [--c FILE.c] [--h FILE.h]
@@ -143,6 +156,71 @@ local function write_file(path, text)
   assert(os.rename(tmp, path))
 end
 
+------------------------------------------------------------ the lock's modes
+
+local LOCK_USAGE = "usage: nnngen --check-compat OLD NEW    (each a schema .lua or a .lock)\n" ..
+                   "       nnngen --lock SCHEMA [--out FILE.lock] [--layouts LOCK]\n" ..
+                   "       nnngen --check-layout LOCK SCHEMA\n"
+
+local LOCK_MODES = { ["--check-compat"] = true, ["--lock"] = true, ["--check-layout"] = true }
+
+local function lock_usage(msg)
+  io.stderr:write("nnngen: " .. msg .. "\n", LOCK_USAGE)
+  os.exit(2)
+end
+
+-- { mode, files, out, from } of a lock mode's command line.
+local function parse_lock_args(argv)
+  local o = { files = {} }
+  local i = 1
+  while i <= #argv do
+    local a = argv[i]
+    if LOCK_MODES[a] then
+      if o.mode then lock_usage("--check-compat, --lock and --check-layout are separate modes; give one, once") end
+      o.mode = a
+    elseif a == "--out" or a == "--layouts" then
+      if not argv[i + 1] then lock_usage(a .. " needs a file name") end
+      if (a == "--out" and o.out) or (a == "--layouts" and o.from) then lock_usage(a .. " given twice") end
+      if a == "--out" then o.out = argv[i + 1] else o.from = argv[i + 1] end
+      i = i + 1
+    elseif a:sub(1, 2) == "--" then
+      lock_usage("unknown option " .. a .. " (with " .. tostring(o.mode or "this mode") .. ")")
+    else
+      o.files[#o.files + 1] = a
+    end
+    i = i + 1
+  end
+  return o
+end
+
+-- Runs --check-compat, --lock or --check-layout (gen/lock/commands.lua);
+-- returns the exit status.
+local function run_lock(argv)
+  local o = parse_lock_args(argv)
+  local cmd = require("lock.commands")
+  local env = { load_schema = load_schema, write_file = write_file }
+  if o.mode == "--lock" then
+    if #o.files ~= 1 then lock_usage("--lock takes one schema") end
+    -- The lock being replaced holds the history to continue.
+    local f = not o.from and o.out and io.open(o.out, "rb")
+    if f then
+      f:close()
+      o.from = o.out
+    end
+    return cmd.write_lock(env, o.files[1], o.out, o.from)
+  end
+  if o.from then lock_usage("--layouts is for --lock") end
+  if o.out then lock_usage("--out is for --lock") end
+  if o.mode == "--check-layout" then
+    if #o.files ~= 2 then lock_usage("--check-layout takes two files: LOCK SCHEMA") end
+    return cmd.check_layout(env, o.files[1], o.files[2])
+  end
+  if #o.files ~= 2 then lock_usage("--check-compat takes two files: OLD NEW") end
+  return cmd.check_compat(env, o.files)
+end
+
+------------------------------------------------------------ generating
+
 local function main(argv)
   for _, a in ipairs(argv) do
     if a == "-h" or a == "--help" then
@@ -151,9 +229,7 @@ local function main(argv)
     end
   end
   for _, a in ipairs(argv) do
-    if a == "--lock" or a == "--check-compat" or a == "--check-layout" then
-      os.exit(require("compat").main(argv, { load_schema = load_schema, write_file = write_file }))
-    end
+    if LOCK_MODES[a] then os.exit(run_lock(argv)) end
   end
   local opt = parse_args(argv)
   local ok, s = pcall(load_schema, opt.schema, opt.plugin)
@@ -162,28 +238,28 @@ local function main(argv)
     os.exit(1)
   end
   -- IDs against the ID policy: what check-compat (or a later schema) will refuse.
-  local ids = require("ids")
+  local ids = require("lock.ids")
   for _, m in ipairs(opt.plugin and ids.plugin_problems(s) or ids.schema_problems(s)) do
     io.stderr:write("nnngen: warning: ", opt.plugin or opt.schema, ": ", m, "\n")
   end
   -- Everything is generated before anything is written.
   local out, conf = {}, nil
   local gen_ok, err = pcall(function()
-    if opt.conformance then conf = require("emit_conformance").generate(s) end
+    if opt.conformance then conf = require("corpus.cases").generate(s) end
     local layouts
     if opt.layouts then
-      local ok_l, abi = pcall(require("compat").lock_abi, opt.layouts)
+      local ok_l, abi = pcall(require("lock.lock").lock_abi, opt.layouts)
       if not ok_l then error(string.format("nnngen: --layouts %s: %s", opt.layouts, tostring(abi)), 0) end
-      layouts = require("layout").history(abi, emit_c.layout_lines(s))
+      layouts = require("lock.layout").history(abi, emit_c.layout_lines(s))
     end
     if opt.plugin then
-      if opt.h then out[#out + 1] = { opt.h, emit_c.plugin_header(s) } end
-      if opt.c then out[#out + 1] = { opt.c, emit_c.plugin_source(s, (opt.h or "plugin_gen.h"):match("[^/]*$")) } end
+      if opt.h then out[#out + 1] = { opt.h, emit_plugin.header(s) } end
+      if opt.c then out[#out + 1] = { opt.c, emit_plugin.source(s, (opt.h or "plugin_gen.h"):match("[^/]*$")) } end
     else
       if opt.h then out[#out + 1] = { opt.h, emit_c.header(s, layouts) } end
       if opt.c then out[#out + 1] = { opt.c, emit_c.source(s, layouts) } end
-      if opt.doc then out[#out + 1] = { opt.doc, emit_doc.format(s) } end
-      if opt.lang_doc then out[#out + 1] = { opt.lang_doc, emit_doc.language(s) } end
+      if opt.doc then out[#out + 1] = { opt.doc, emit_format.format(s) } end
+      if opt.lang_doc then out[#out + 1] = { opt.lang_doc, emit_language.language(s) } end
     end
   end)
   if not gen_ok then
@@ -191,7 +267,7 @@ local function main(argv)
     os.exit(1)
   end
   for _, o in ipairs(out) do write_file(o[1], o[2]) end
-  if conf then require("emit_conformance").write(opt.conformance, conf) end
+  if conf then require("corpus.cases").write(opt.conformance, conf) end
 end
 
 main(arg)

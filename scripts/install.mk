@@ -43,7 +43,9 @@ install: all
 		'Name: nnnkit-plugin' 'Description: build an nnnkit plugin (a shared object that never links libnnn)' \
 		'Version: $(VERSION)' 'Cflags: -I$${includedir} -fPIC -fvisibility=hidden' \
 		'Libs: -shared -Wl,--no-undefined -lm' | $(INSTALL_SH) text $(INST) 0644 lib/pkgconfig/nnnkit-plugin.pc
-	$(Q)$(INSTALL_SH) file $(INST) 0644 share/nnnkit/gen $(GEN_LUA)
+# gen/ keeps its folders: nnngen.lua finds its modules beside it.
+	$(Q)$(foreach d,$(sort $(dir $(GEN_LUA))),\
+		$(INSTALL_SH) file $(INST) 0644 share/nnnkit/$(d:/=) $(foreach f,$(GEN_LUA),$(if $(filter $(d),$(dir $(f))),$(f))) &&) true
 	$(Q)$(INSTALL_SH) file $(INST) 0644 share/nnnkit/schema $(SCHEMA) $(LOCK)
 	$(Q)printf '#!/bin/sh\nexec lua5.4 "%s/share/nnnkit/gen/nnngen.lua" "$$@"\n' '$(PREFIX)' \
 		| $(INSTALL_SH) text $(INST) 0755 bin/nnngen

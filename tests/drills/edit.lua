@@ -5,7 +5,7 @@
 --   lua5.4 tests/drills/edit.lua GROW.lua SCHEMA [FRAGMENT...]
 --
 -- GROW.lua runs with, besides the standard library:
---   schema          the schema before the edit, as gen/schema_check.lua
+--   schema          the schema before the edit, as gen/schema/check.lua
 --                   loads and checks it (the generator's own view of it)
 --   edit            the text of SCHEMA: edit:at(step, ...) names an entry by
 --                   keys ("enums"), element names ("activation_id": the

@@ -12,7 +12,7 @@
 -- text), the body and `return s`, and imports a copy of schema/nnn.lua beside
 -- it, as the C tests' write_bad and t_copy_schema do. The case loads it with
 -- the generator's own reader, exactly as gen/nnngen.lua's main does
--- (require("schema_check")(path) under pcall, the message cut to begin at
+-- (require("schema.check")(path) under pcall, the message cut to begin at
 -- "schema error"), and passes when the load fails with a message whose first
 -- line is "schema error: ...", holds no "traceback", and contains every
 -- wanted string. Cases are named <C test they came from>/<n>.
@@ -36,7 +36,7 @@ end
 
 package.path = "gen/?.lua;tests/tools/?.lua;" .. package.path
 
-local load_schema = require("schema_check")
+local load_schema = require("schema.check")
 local schemaq = require("schemaq")
 
 local fmt = string.format
@@ -397,7 +397,7 @@ test("rejects_variant_field_named_like_holder", function(rejects)
     'is also a field of "layer", which holds this record as a variant')
 end)
 
--- The schema language (gen/schema_lang.lua): the checker accepts only what
+-- The schema language (gen/schema/lang.lua): the checker accepts only what
 -- its table lists, and says what it expected.
 
 -- A misspelt key is an error at every level, with the key it was meant to be.

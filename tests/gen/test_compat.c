@@ -1,5 +1,5 @@
 /* test_compat.c: the schema lock (schema/nnn.lock) and the compatibility
- * check (gen/compat.lua, `nnngen --check-compat OLD NEW`), as a black box.
+ * check (gen/lock/compat.lua, `nnngen --check-compat OLD NEW`), as a black box.
  *
  * These tests shell out to lua5.4 (and cc) from the project root (make test
  * runs the tiers there). Each test works in its own mkdtemp directory
@@ -27,7 +27,7 @@
  *                                renamed_from are schema errors: tests/gen/schema_errors.lua.)
  *   compat/renames_*             renamed_from: a declared rename passes and is flagged, one
  *                                that is not declared is refused with the hint to declare it
- *   compat/layout_*              the struct layouts plugins see (gen/layout.lua): the lock's
+ *   compat/layout_*              the struct layouts plugins see (gen/lock/layout.lua): the lock's
  *                                fingerprints are FNV-1a of its struct lines and the header's
  *                                NNN_SCHEMA_LAYOUT; --check-layout refuses a schema whose
  *                                structs moved until --lock appends the new layout
@@ -1347,9 +1347,9 @@ Test(compat, renames_not_declared_are_refused_with_a_hint)
 	        "say so with renamed_from = \"leaky_relu\" on it (files stay readable)");
 }
 
-/* ---- 6. the struct layouts plugins see (gen/layout.lua) ---- */
+/* ---- 6. the struct layouts plugins see (gen/lock/layout.lua) ---- */
 
-/* FNV-1a, 32 bits: how gen/layout.lua defines a fingerprint, computed here
+/* FNV-1a, 32 bits: how gen/lock/layout.lua defines a fingerprint, computed here
  * independently. */
 static uint32_t fnv1a(const char *s, size_t n)
 {

@@ -15,7 +15,7 @@
  *   gen/original_rejects_new_id  the project's own nnnkit rejects that activation
  *   gen/rejects_*, escapes_*,    generator robustness: unusual schemas are either
  *   accepts_*, schema_sandbox    rejected cleanly or give C that compiles (section 5)
- *   gen/lang_*                   the strict schema language (gen/schema_lang.lua):
+ *   gen/lang_*                   the strict schema language (gen/schema/lang.lua):
  *                                removed fields, slices, open range bounds in the
  *                                core's and a plugin's validator, the rendered
  *                                reference (section 6; its refusals: unknown keys and
@@ -607,7 +607,7 @@ static char *expect_accepted(const char *name, const char *body)
 	return text;
 }
 
-/* A decode-stage rule other than dims_product: emit_c indexed a nil dims_ref. */
+/* A decode-stage rule other than dims_product: the C emitter indexed a nil dims_ref. */
 static const char DECODE_STAGE_MIN[] =
 	"push(find(s.records, \"dense\").rules,\n"
 	"  { kind = \"min\", stage = \"decode\", field = \"neurons\", value = 1, doc = \"x.\" })";
@@ -766,7 +766,7 @@ Test(gen, schema_sandbox)
 	free(h);
 }
 
-/* ---- 6. the schema language (gen/schema_lang.lua) ----
+/* ---- 6. the schema language (gen/schema/lang.lua) ----
  *
  * The checker accepts only what the language table lists, and says what it
  * expected (the messages: tests/gen/schema_errors.lua). Each case starts from
@@ -808,7 +808,7 @@ static void write_probe(void)
 {
 	t_spit_str(tpath("probe.lua"),
 	         "package.path = \"gen/?.lua;\" .. package.path\n"
-	         "local s = require(\"schema_check\")(arg[1])\n"
+	         "local s = require(\"schema.check\")(arg[1])\n"
 	         "local keys = {}\n"
 	         "for _, r in ipairs(s.records) do\n"
 	         "  if r.io then\n"

@@ -41,7 +41,7 @@ static void shape(const char *path, size_t i, json_t *j, t_mcase_t *c)
 		cr_assert(json_is_integer(d), "%s: case %zu: input_shape[%zu] is not an integer", path, i, k);
 		c->input.dims[c->input.rank++] = (int64_t)json_integer_value(d);
 	}
-	/* nnn_shape_format writes it as emit_conformance.lua does: "[1, 6, 6, 3]" */
+	/* nnn_shape_format writes it as gen/corpus/cases.lua does: "[1, 6, 6, 3]" */
 	nnn_shape_format(&c->input, c->input_text, sizeof c->input_text);
 }
 

@@ -1,5 +1,5 @@
 /* manifest.h: the manifest of a conformance corpus, DIR/manifest.json as
- * gen/emit_conformance.lua writes it, read with jansson into one struct per
+ * gen/corpus/cases.lua writes it, read with jansson into one struct per
  * case, in the manifest's order. */
 #ifndef NNN_TEST_MANIFEST_H
 #define NNN_TEST_MANIFEST_H

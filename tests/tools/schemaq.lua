@@ -7,7 +7,7 @@
 --     helpers below; exit 1 with a message when it fails
 --   require("schemaq") (with tests/tools on package.path): the same helpers
 --
--- The schema is loaded and checked by gen/schema_check.lua, the generator's
+-- The schema is loaded and checked by gen/schema/check.lua, the generator's
 -- own reader, so a query sees what the generator sees.
 --
 -- Helpers (s is the checked schema):
@@ -113,7 +113,7 @@ function M.over(s, fragments)
 end
 
 function M.load(path, fragments)
-  return M.over(require("schema_check")(path), fragments)
+  return M.over(require("schema.check")(path), fragments)
 end
 
 local function show(v)

@@ -8,7 +8,7 @@
 --     line; exit 1 with a message when the language offers a fragment
 --     something no case here uses
 --
--- What must be covered is read from gen/schema_lang.lua at run time: every
+-- What must be covered is read from gen/schema/lang.lua at run time: every
 -- rule kind marked `plugin`, every dims-pattern form, every field type
 -- lang.fragment_types gives for SCHEMA, every reference form a fragment's
 -- rules can take, and references to the layer's shared fields. A kind or
@@ -18,8 +18,8 @@ local schema, dir = ...
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 package.path = here .. "/../../gen/?.lua;" .. package.path
 
-local lang = require("schema_lang")
-local s = require("schema_check")(schema)
+local lang = require("schema.lang")
+local s = require("schema.check")(schema)
 
 local function fail(fmt, ...)
   io.stderr:write("sdkfrag: ", string.format(fmt, ...), "\n")

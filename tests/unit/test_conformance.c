@@ -1,6 +1,6 @@
 /* test_conformance.c: libnnn over the conformance corpus generated from the
  * schema (lua5.4 gen/nnngen.lua SCHEMA --conformance DIR; see
- * gen/emit_conformance.lua), every case of it:
+ * gen/corpus/cases.lua), every case of it:
  *
  *   every case  nnn_file_open (structure read with pread) and nnn_model_decode
  *               (from memory) agree: status, problems, re-encoded bytes;

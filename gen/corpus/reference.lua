@@ -1,5 +1,5 @@
--- conformance_ref: a reference decoder and validator for .nnn files, written
--- from the checked schema alone (gen/schema_check.lua). It is a second,
+-- reference: a reference decoder and validator for .nnn files, written
+-- from the checked schema alone (gen/schema/check.lua). It is a second,
 -- independent implementation of the rules libnnn's generated codec follows,
 -- and it reports every problem the way libnnn does:
 --   code    the status name ("E_TRUNCATED"), numbers in CODES
@@ -32,6 +32,8 @@
 -- bits; bools are the byte read (0/1, or more when corrupt). A decoded record
 -- is a table of its field values by name, with `at` (field offsets by name)
 -- and `__rec` (its schema record).
+
+local formula = require("schema.formula")
 
 local M = {}
 
@@ -80,75 +82,12 @@ local function mul_overflows_u64(a, b)
   return hi * b + carry > 0xffffffff
 end
 
--- C's truncating division of 64-bit integers.
-local function cdiv(a, b)
-  local q = a // b
-  if q < 0 and q * b ~= a then q = q + 1 end
-  return q
-end
-
 ------------------------------------------------------------ padding formulas
 
 -- Evaluates a padding formula (pad_before / pad_after) for kernel size k, the
--- way the generated C does: 64-bit integers, division truncating toward zero.
+-- way the generated C does (gen/schema/formula.lua, the schema's one parser).
 function M.formula(text, k, before)
-  local toks, i = {}, 1
-  while i <= #text do
-    local c = text:sub(i, i)
-    if c == " " then
-      i = i + 1
-    elseif c:match("%d") then
-      local d = text:match("^%d+", i)
-      toks[#toks + 1] = { t = "num", v = math.tointeger(tonumber(d)) }
-      i = i + #d
-    elseif c:match("[%a_]") then
-      local name = text:match("^[%w_]+", i)
-      toks[#toks + 1] = { t = name }
-      i = i + #name
-    else
-      toks[#toks + 1] = { t = c }
-      i = i + 1
-    end
-  end
-  local pos = 1
-  local function peek() return toks[pos] and toks[pos].t end
-  local expr
-  local function unary()
-    local t = peek()
-    pos = pos + 1
-    if t == "-" then return -unary() end
-    if t == "+" then return unary() end
-    if t == "num" then return toks[pos - 1].v end
-    if t == "k" then return k end
-    if t == "before" then return before end
-    if t == "(" then
-      local v = expr()
-      pos = pos + 1 -- ")"
-      return v
-    end
-    error("bad padding formula " .. text)
-  end
-  local function term()
-    local a = unary()
-    while peek() == "*" or peek() == "/" do
-      local op = peek()
-      pos = pos + 1
-      local b = unary()
-      a = op == "*" and a * b or cdiv(a, b)
-    end
-    return a
-  end
-  function expr()
-    local a = term()
-    while peek() == "+" or peek() == "-" do
-      local op = peek()
-      pos = pos + 1
-      local b = term()
-      a = op == "+" and a + b or a - b
-    end
-    return a
-  end
-  return expr()
+  return formula.eval(text, { k = k, before = before })
 end
 
 -- before, after for enum value number `value` of a padding enum, or nil.
@@ -163,7 +102,7 @@ end
 
 ------------------------------------------------------------ references
 
--- The value and offset a resolved reference (schema_check's find_ref) names,
+-- The value and offset a resolved reference (schema/check.lua's find_ref) names,
 -- from record value `r` and its parent `p` (the record holding r's variant).
 -- Array elements are picked the way nnn_i32s_pick/_pick_at do: -1 when absent.
 function M.ref_get(x, r, p)
@@ -204,7 +143,7 @@ end
 -- Fewest bytes one encoding of record r takes, as libnnn's codec (compiled
 -- from the core schema) counts it for a repeated record's count check
 -- (NNN_<REC>_MIN_SIZE): a variant open to plugins may take no bytes at all.
--- (Equal to schema_check's min_size.)
+-- (Equal to schema/check.lua's min_size.)
 function M.core_min_size(r, memo)
   memo = memo or {}
   if memo[r] then return memo[r] end
@@ -582,7 +521,7 @@ local function params_of(r)
   local rec = r.__rec
   for _, f in ipairs(rec.fields) do
     if f.param then
-      n = n + #r[f.name].data -- a param field is a tensor (schema_check)
+      n = n + #r[f.name].data -- a param field is a tensor (schema/check.lua)
     elseif f.kind == "record" then
       n = n + params_of(r[f.name])
     elseif f.kind == "array" then

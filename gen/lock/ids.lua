@@ -20,14 +20,14 @@
 -- not changed by the policy (a value the
 -- schema does not define is an unknown ID, which a plugin may provide).
 -- Used by:
---   schema_check  check(): the table's shape (schema errors)
---   compat        the lock's `ids` section, and the refusals of check-compat
+--   schema/check  check(): the table's shape (schema errors)
+--   lock, compat  the lock's `ids` section, and the refusals of check-compat
 --                 (a new core value on a taken, third-party or never ID; a
 --                 taken record dropped; a range changed)
 --   nnngen        warnings: the schema's own values against its policy; a
 --                 plugin fragment's IDs in the core range that are not taken
---   emit_c        NNN_<ENUM>_CORE_MIN.. and the taken list, for the loader
---   emit_doc      the policy in docs/format.md
+--   emit/c/ids    NNN_<ENUM>_CORE_MIN.. and the taken list, for the loader
+--   emit/doc/ids  the policy in docs/format.md and docs/schema-language.md
 
 local M = {}
 
@@ -71,6 +71,124 @@ end
 
 -- Checks s.ids against the checked enums and attaches each policy to its
 -- enum as e.ids. fail and within are schema_check's (errors name the entry).
+-- One range of a policy (kind: core, third_party, never) inside lo..hi;
+-- appended to `ranges` when present.
+local function check_range(e, P, kind, lo, hi, ranges, fail, within)
+  local r = P[kind]
+  within(kind, function()
+    if r == nil then
+      if kind ~= "never" then fail("missing: a range { min = ..., max = ..., doc = ... }") end
+      return
+    end
+    if type(r) ~= "table" then fail("must be a range { min = ..., max = ..., doc = ... }") end
+    for k in pairs(r) do
+      if not set(M.KEYS.range)[k] then fail('unknown key "%s" (a range has min, max, doc)', tostring(k)) end
+    end
+    if math.type(r.min) ~= "integer" or math.type(r.max) ~= "integer" or r.min > r.max then
+      fail("min and max must be integers with min <= max")
+    end
+    if r.min < lo or r.max > hi then
+      fail("%s..%s is outside %d..%d, the IDs a plugin can declare (a uint8_t) that a %s holds", r.min, r.max,
+        lo, hi, e.prim.name)
+    end
+    if type(r.doc) ~= "string" or r.doc == "" or r.doc:find("[\n\r]") then fail("missing one-line doc string") end
+    ranges[#ranges + 1] = { kind = kind, min = r.min, max = r.max }
+  end)
+end
+
+-- Every stored value has exactly one owner.
+local function check_cover(e, ranges, lo, hi, fail)
+  table.sort(ranges, function(a, b) return a.min < b.min end)
+  local at = lo
+  for _, r in ipairs(ranges) do
+    if r.min > at then
+      fail("the ranges leave %s unowned: core, third_party and never must cover %d..%d once (every ID a " ..
+        "plugin can declare that a %s holds)", range_text({ min = at, max = r.min - 1 }), lo, hi, e.prim.name)
+    elseif r.min < at then
+      fail("%s overlaps another range: core, third_party and never must cover %d..%d once (every ID a " ..
+        "plugin can declare that a %s holds)", r.kind, lo, hi, e.prim.name)
+    end
+    at = r.max + 1
+  end
+  if at <= hi then
+    fail("the ranges leave %s unowned: core, third_party and never must cover %d..%d once (every ID a " ..
+      "plugin can declare that a %s holds)", range_text({ min = at, max = hi }), lo, hi, e.prim.name)
+  end
+end
+
+-- One entry t of a policy's taken list; seen: the IDs listed so far.
+local function check_taken_one(e, P, t, lo, hi, seen, fail)
+  if type(t) ~= "table" then fail("must be a table { id = ..., by = ..., name = ..., doc = ... }") end
+  for k in pairs(t) do
+    if not set(M.KEYS.taken)[k] then fail('unknown key "%s" (a taken ID has id, by, name, doc)', tostring(k)) end
+  end
+  if math.type(t.id) ~= "integer" or t.id < lo or t.id > hi then
+    fail("id must be an integer in %d..%d", lo, hi)
+  end
+  if seen[t.id] then fail("%s %d is listed twice", M.id_word(e.name), t.id) end
+  seen[t.id] = true
+  if P.never and t.id >= P.never.min and t.id <= P.never.max then
+    fail("%d is in the never range %s: nobody holds it", t.id, range_text(P.never))
+  end
+  for _, k in ipairs({ "by", "doc" }) do
+    if type(t[k]) ~= "string" or t[k] == "" or t[k]:find("[%c]") then
+      fail("missing one-line %s string", k)
+    end
+  end
+  if type(t.name) ~= "string" or not t.name:match("^[a-z][a-z0-9_]*$") then
+    fail("name must be the lower-case name the holder gives the ID")
+  end
+end
+
+local function check_taken(e, P, lo, hi, fail, within)
+  local taken = P.taken or {}
+  if type(taken) ~= "table" then fail("taken must be a list of { id = ..., by = ..., name = ..., doc = ... }") end
+  local n = 0
+  for _ in pairs(taken) do n = n + 1 end
+  if n ~= #taken then fail("taken must be a list (no holes, no named keys)") end
+  local seen = {}
+  for j, t in ipairs(taken) do
+    within(string.format("taken[%d]", j), function() check_taken_one(e, P, t, lo, hi, seen, fail) end)
+  end
+end
+
+-- The ID policy P of open enum e: its keys, ranges, cover and taken list.
+local function check_policy(e, P, fail, within)
+  if P == nil then fail("missing: enum %s is open to plugins, so it needs its ID policy", e.name) end
+  if type(P) ~= "table" then fail("must be a table { doc = ..., core = ..., third_party = ..., ... }") end
+  local lo, hi = domain(e.prim)
+  local allowed = set(M.KEYS.policy)
+  local pk = {}
+  for k in pairs(P) do pk[#pk + 1] = tostring(k) end
+  table.sort(pk)
+  for _, k in ipairs(pk) do
+    if not allowed[k] then fail('unknown key "%s" (an ID policy has %s)', k, table.concat(M.KEYS.policy, ", ")) end
+  end
+  if type(P.doc) ~= "string" or P.doc == "" or P.doc:find("[\n\r]") then fail("missing one-line doc string") end
+  local ranges = {}
+  for _, kind in ipairs(M.KINDS) do check_range(e, P, kind, lo, hi, ranges, fail, within) end
+  check_cover(e, ranges, lo, hi, fail)
+  check_taken(e, P, lo, hi, fail, within)
+  e.ids = P
+end
+
+-- The ids table: one policy for every open enum, and only for those.
+local function check_table(s, open, fail)
+  if type(s.ids) ~= "table" then fail("must be a table of ID policies by enum name, not %s", type(s.ids)) end
+  local keys = {}
+  for k in pairs(s.ids) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  local names = {}
+  for _, e in ipairs(open) do names[#names + 1] = e.name end
+  for _, k in ipairs(keys) do
+    local e = type(k) == "string" and s.enum[k]
+    if not e or not e.unknown then
+      fail('"%s" is not an enum open to plugins (an enum with unknown = ...); those are: %s', tostring(k),
+        #names > 0 and table.concat(names, ", ") or "none")
+    end
+  end
+end
+
 function M.check(s, fail, within)
   local open = {}
   for _, e in ipairs(s.enums) do if e.unknown then open[#open + 1] = e end end
@@ -83,110 +201,14 @@ function M.check(s, fail, within)
       end
       return
     end
-    if type(s.ids) ~= "table" then fail("must be a table of ID policies by enum name, not %s", type(s.ids)) end
-    local keys = {}
-    for k in pairs(s.ids) do keys[#keys + 1] = k end
-    table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
-    local names = {}
-    for _, e in ipairs(open) do names[#names + 1] = e.name end
-    for _, k in ipairs(keys) do
-      local e = type(k) == "string" and s.enum[k]
-      if not e or not e.unknown then
-        fail('"%s" is not an enum open to plugins (an enum with unknown = ...); those are: %s', tostring(k),
-          #names > 0 and table.concat(names, ", ") or "none")
-      end
-    end
+    check_table(s, open, fail)
     for _, e in ipairs(open) do
-      within(e.name, function()
-        local P = s.ids[e.name]
-        if P == nil then fail("missing: enum %s is open to plugins, so it needs its ID policy", e.name) end
-        if type(P) ~= "table" then fail("must be a table { doc = ..., core = ..., third_party = ..., ... }") end
-        local lo, hi = domain(e.prim)
-        local allowed = set(M.KEYS.policy)
-        local pk = {}
-        for k in pairs(P) do pk[#pk + 1] = tostring(k) end
-        table.sort(pk)
-        for _, k in ipairs(pk) do
-          if not allowed[k] then fail('unknown key "%s" (an ID policy has %s)', k, table.concat(M.KEYS.policy, ", ")) end
-        end
-        if type(P.doc) ~= "string" or P.doc == "" or P.doc:find("[\n\r]") then fail("missing one-line doc string") end
-        local ranges = {}
-        for _, kind in ipairs(M.KINDS) do
-          local r = P[kind]
-          within(kind, function()
-            if r == nil then
-              if kind ~= "never" then fail("missing: a range { min = ..., max = ..., doc = ... }") end
-              return
-            end
-            if type(r) ~= "table" then fail("must be a range { min = ..., max = ..., doc = ... }") end
-            for k in pairs(r) do
-              if not set(M.KEYS.range)[k] then fail('unknown key "%s" (a range has min, max, doc)', tostring(k)) end
-            end
-            if math.type(r.min) ~= "integer" or math.type(r.max) ~= "integer" or r.min > r.max then
-              fail("min and max must be integers with min <= max")
-            end
-            if r.min < lo or r.max > hi then
-              fail("%s..%s is outside %d..%d, the IDs a plugin can declare (a uint8_t) that a %s holds", r.min, r.max,
-                lo, hi, e.prim.name)
-            end
-            if type(r.doc) ~= "string" or r.doc == "" or r.doc:find("[\n\r]") then fail("missing one-line doc string") end
-            ranges[#ranges + 1] = { kind = kind, min = r.min, max = r.max }
-          end)
-        end
-        -- Every stored value has exactly one owner.
-        table.sort(ranges, function(a, b) return a.min < b.min end)
-        local at = lo
-        for _, r in ipairs(ranges) do
-          if r.min > at then
-            fail("the ranges leave %s unowned: core, third_party and never must cover %d..%d once (every ID a " ..
-              "plugin can declare that a %s holds)", range_text({ min = at, max = r.min - 1 }), lo, hi, e.prim.name)
-          elseif r.min < at then
-            fail("%s overlaps another range: core, third_party and never must cover %d..%d once (every ID a " ..
-              "plugin can declare that a %s holds)", r.kind, lo, hi, e.prim.name)
-          end
-          at = r.max + 1
-        end
-        if at <= hi then
-          fail("the ranges leave %s unowned: core, third_party and never must cover %d..%d once (every ID a " ..
-            "plugin can declare that a %s holds)", range_text({ min = at, max = hi }), lo, hi, e.prim.name)
-        end
-        local taken = P.taken or {}
-        if type(taken) ~= "table" then fail("taken must be a list of { id = ..., by = ..., name = ..., doc = ... }") end
-        local n = 0
-        for _ in pairs(taken) do n = n + 1 end
-        if n ~= #taken then fail("taken must be a list (no holes, no named keys)") end
-        local seen = {}
-        for j, t in ipairs(taken) do
-          within(string.format("taken[%d]", j), function()
-            if type(t) ~= "table" then fail("must be a table { id = ..., by = ..., name = ..., doc = ... }") end
-            for k in pairs(t) do
-              if not set(M.KEYS.taken)[k] then fail('unknown key "%s" (a taken ID has id, by, name, doc)', tostring(k)) end
-            end
-            if math.type(t.id) ~= "integer" or t.id < lo or t.id > hi then
-              fail("id must be an integer in %d..%d", lo, hi)
-            end
-            if seen[t.id] then fail("%s %d is listed twice", M.id_word(e.name), t.id) end
-            seen[t.id] = true
-            if P.never and t.id >= P.never.min and t.id <= P.never.max then
-              fail("%d is in the never range %s: nobody holds it", t.id, range_text(P.never))
-            end
-            for _, k in ipairs({ "by", "doc" }) do
-              if type(t[k]) ~= "string" or t[k] == "" or t[k]:find("[%c]") then
-                fail("missing one-line %s string", k)
-              end
-            end
-            if type(t.name) ~= "string" or not t.name:match("^[a-z][a-z0-9_]*$") then
-              fail("name must be the lower-case name the holder gives the ID")
-            end
-          end)
-        end
-        e.ids = P
-      end)
+      within(e.name, function() check_policy(e, s.ids[e.name], fail, within) end)
     end
   end)
 end
 
--- The C names emit_c generates for a policy, for the checker's clash check.
+-- The C names emit/c/ids.lua generates for a policy, for the checker's clash check.
 function M.c_names(e)
   if not e.ids then return {} end
   local E = "NNN_" .. e.name:upper()
@@ -478,109 +500,10 @@ end
 
 ------------------------------------------------------------ C and docs
 
--- The policy of enum e in the generated header (after the enum's own
--- declarations). w is emit_c's line writer; cstr its C string literal.
-function M.c_header(w, e, cstr, ccomment)
-  local P = e.ids
-  if not P then return end
-  local E = "NNN_" .. e.name:upper()
-  local x = M.layout({ enums = { e } })[1]
-  local used = {}
-  for _, v in ipairs(e.values) do if not v.plugin then used[v.value] = true end end
-  w("/* ID policy of %s (schema ids.%s): %s", e.name, e.name, ccomment(P.doc))
-  for _, kind in ipairs(M.KINDS) do
-    if P[kind] then w(" * %s %s: %s", WORDS[kind], range_text(P[kind]), ccomment(P[kind].doc)) end
-  end
-  w(" */")
-  w("#define %s_CORE_MIN %d", E, P.core.min)
-  w("#define %s_CORE_MAX %d", E, P.core.max)
-  w("#define %s_THIRD_PARTY_MIN %d", E, P.third_party.min)
-  w("#define %s_THIRD_PARTY_MAX %d", E, P.third_party.max)
-  if P.never then
-    w("#define %s_NEVER_MIN %d", E, P.never.min)
-    w("#define %s_NEVER_MAX %d", E, P.never.max)
-  end
-  local free = next_free({ x }, used)
-  w("/* The lowest core %s neither defined nor taken: the next core value's (-1: none). */", M.id_word(e.name))
-  w("#define %s_NEXT_CORE %d", E, free or -1)
-  w("/* The %ss third parties hold (ids.%s.taken), as X(id, by, name). */", M.id_word(e.name), e.name)
-  if #(P.taken or {}) == 0 then
-    w("#define %s_TAKEN(X)", E)
-  else
-    w("#define %s_TAKEN(X) \\", E)
-    for i, t in ipairs(P.taken) do
-      w("\tX(%d, %s, %s)%s", t.id, cstr(t.by), cstr(t.name), i < #P.taken and " \\" or "")
-    end
-  end
-  -- The schema's own values, so that a plugin can tell without linking
-  -- libnnn which IDs the host decodes itself (those take no codec).
-  local own = {}
-  for _, v in ipairs(e.values) do if not v.plugin then own[#own + 1] = v end end
-  w("/* The %ss this schema defines, as X(id, name). */", M.id_word(e.name))
-  if #own == 0 then
-    w("#define %s_DEFINED(X)", E)
-  else
-    w("#define %s_DEFINED(X) \\", E)
-    for i, v in ipairs(own) do
-      w("\tX(%d, %s)%s", v.value, cstr(v.name), i < #own and " \\" or "")
-    end
-  end
-  w("/* The range of the policy a %s is in. */", M.id_word(e.name))
-  w("NNN_API nnn_id_range_t nnn_%s_range(int64_t value);", e.name)
-  w("/* Who holds a %s, as \"by (name)\", per ids.%s.taken; NULL when nobody is recorded. */",
-    M.id_word(e.name), e.name)
-  w("NNN_API const char *nnn_%s_taken_by(int64_t value);", e.name)
-  w("")
-end
 
-function M.c_source(w, e, cstr)
-  local P = e.ids
-  if not P then return end
-  local E = "NNN_" .. e.name:upper()
-  w("nnn_id_range_t nnn_%s_range(int64_t value)", e.name)
-  w("{")
-  w("\tif (value >= %s_CORE_MIN && value <= %s_CORE_MAX)", E, E)
-  w("\t\treturn NNN_ID_CORE;")
-  w("\tif (value >= %s_THIRD_PARTY_MIN && value <= %s_THIRD_PARTY_MAX)", E, E)
-  w("\t\treturn NNN_ID_THIRD_PARTY;")
-  w("\treturn NNN_ID_NEVER;")
-  w("}")
-  w("")
-  w("const char *nnn_%s_taken_by(int64_t value)", e.name)
-  w("{")
-  w("\tswitch (value) {")
-  for _, t in ipairs(P.taken or {}) do
-    w("\tcase %d: return %s;", t.id, cstr(holder(t)))
-  end
-  w("\tdefault: return NULL;")
-  w("\t}")
-  w("}")
-  w("")
-end
 
--- The policy in docs/format.md, under its enum. w writes a line; cell
--- escapes table cells.
-function M.doc(w, e, cell)
-  local P = e.ids
-  if not P then return end
-  w("Who may use which %s (the ID policy, `ids.%s` in the schema): %s", M.id_word(e.name), e.name, P.doc)
-  w("")
-  w("| %ss | who | meaning |", M.id_word(e.name))
-  w("|---|---|---|")
-  for _, kind in ipairs(M.KINDS) do
-    if P[kind] then w("| %s | %s | %s |", range_text(P[kind]), WORDS[kind], cell(P[kind].doc)) end
-  end
-  w("")
-  if #(P.taken or {}) > 0 then
-    w("Taken by third parties (a core value never uses these):")
-    w("")
-    w("| %s | held by | as | why |", M.id_word(e.name))
-    w("|---|---|---|---|")
-    for _, t in ipairs(P.taken) do
-      w("| %d | %s | `%s` | %s |", t.id, cell(t.by), t.name, cell(t.doc))
-    end
-    w("")
-  end
-end
+
+-- What the renderings of a policy (gen/emit/c/ids.lua, gen/emit/doc/ids.lua) share.
+M.WORDS, M.range_text, M.holder, M.free_in = WORDS, range_text, holder, next_free
 
 return M

@@ -1,6 +1,6 @@
--- schema_check: loads a schema file and checks every entry before anything is
+-- check: loads a schema file (schema/load.lua) and checks every entry before anything is
 -- emitted. What a schema may contain (keys, value types, rule kinds, io kinds,
--- dims patterns, formula names) is the table of gen/schema_lang.lua: a key,
+-- dims patterns, formula names) is the table of gen/schema/lang.lua: a key,
 -- kind or parameter type it does not list is an error here, named with its
 -- entry path and the nearest valid name ("did you mean"). Returns the schema
 -- with cross references resolved:
@@ -22,9 +22,11 @@
 --   schema error: <entry path>: <what is wrong and what is expected>
 -- and nnngen exits 1 before it writes anything.
 
-local lang = require("schema_lang")
-local ids = require("ids")
-local renames = require("renames")
+local lang = require("schema.lang")
+local ids = require("lock.ids")
+local renames = require("lock.renames")
+local formula = require("schema.formula")
+local load_file = require("schema.load")
 
 local INT32_MIN, INT32_MAX = -2147483648, 2147483647
 
@@ -171,7 +173,7 @@ end
 
 ------------------------------------------------------------ keys and value types
 
--- Everything gen/schema_lang.lua lists is checked in two passes. First, before
+-- Everything gen/schema/lang.lua lists is checked in two passes. First, before
 -- any cross reference is resolved, every entry's keys against its list and
 -- every value against its type (check_entry, below); then the semantic checks
 -- resolve names and references (check_prims ... check_records).
@@ -302,65 +304,6 @@ function check_entry(kind, e)
   end
 end
 
--- The standard library a schema file may use: read-only copies, so a schema
--- cannot change the generator's own string, table or math; no math.random,
--- so output depends only on the schema.
-local function read_only(lib, name, without)
-  local copy = {}
-  for k, v in pairs(lib) do if not without[k] then copy[k] = v end end
-  return setmetatable({}, {
-    __index = copy,
-    __newindex = function(_, k)
-      error(string.format("%s is read-only: cannot set %s.%s", name, name, tostring(k)), 2)
-    end,
-    __pairs = function() return next, copy, nil end,
-    __metatable = false,
-  })
-end
-
-local function sandbox()
-  return {
-    ipairs = ipairs, pairs = pairs, next = next, select = select, type = type,
-    tostring = tostring, tonumber = tonumber, error = error, assert = assert,
-    table = read_only(table, "table", {}),
-    string = read_only(string, "string", { dump = true }),
-    math = read_only(math, "math", { random = true, randomseed = true }),
-  }
-end
-
-local function schema_error(msg)
-  msg = tostring(msg)
-  if msg:find("^schema error: ") then return msg end
-  return "schema error: " .. msg
-end
-
--- Loads the file as data, in a sandbox: the safe part of the standard library
--- (see sandbox) and `import`, which loads a schema file relative to the one
--- given to nnngen (plugin fragments and test variants build on nnn.lua).
-local function load_file(path)
-  local dir = path:match("^(.*)/[^/]*$") or "."
-  local env = sandbox()
-  local loading = {}
-  env.import = function(rel)
-    if type(rel) ~= "string" then error("schema error: import needs a file name", 0) end
-    local file = dir .. "/" .. rel
-    if loading[file] then error("schema error: import cycle: " .. file .. " is imported while it is being loaded", 0) end
-    local chunk, err = loadfile(file, "t", env)
-    if not chunk then error("schema error: " .. err, 0) end
-    loading[file] = true
-    local ok, s = pcall(chunk)
-    loading[file] = nil
-    if not ok then error(schema_error(s), 0) end
-    return s
-  end
-  local chunk, err = loadfile(path, "t", env)
-  if not chunk then error("schema error: " .. err, 0) end
-  local ok, s = pcall(chunk)
-  if not ok then error(schema_error(s), 0) end
-  if type(s) ~= "table" then error("schema error: " .. path .. " must return a table", 0) end
-  return s
-end
-
 -- Names are unique across primitives, enums and records (a field's type
 -- names one of them); sections have names of their own.
 local function index_list(s, key, seen)
@@ -411,16 +354,12 @@ end
 
 ------------------------------------------------------------ padding formulas
 
--- The names a formula may use (k, before), from the language table; the
--- parser below gives each its range.
+-- The names a formula may use (k, before), from the language table;
+-- check_formula gives each its range.
 local FORMULA_NAMES = {}
 for _, n in ipairs(lang.formula.names) do FORMULA_NAMES[n.name] = n end
 
--- The kernel sizes the runtime passes to the formulas (nnn_rule_padding).
-local K_MIN, K_MAX = 1, INT32_MAX
-local I64_BOUND = 2.0 ^ 63
-
--- Checks a padding formula, which emit_c copies into C as it is: decimal
+-- Checks a padding formula, which emit/c copies into C as it is: decimal
 -- integers, k, `before` (pad_after only), + - * /, unary minus and
 -- parentheses. Divisors must be non-zero constants, and no step may overflow
 -- int64_t for any k. Returns the range of its value.
@@ -429,129 +368,21 @@ local function check_formula(key, text, before)
   local function bad(fmt, ...)
     fail('%s "%s": %s', key, text, string.format(fmt, ...))
   end
-  -- Tokens, as C's tokenizer would split them.
-  local toks, i = {}, 1
-  while i <= #text do
-    local c = text:sub(i, i)
-    if c == " " then
-      i = i + 1
-    elseif c:match("%d") then
-      local digits = text:match("^%d+", i)
-      local word = text:match("^[%w_.]+", i)
-      if word ~= digits then bad("%s is not a decimal integer", word) end
-      if #digits > 1 and digits:sub(1, 1) == "0" then
-        bad("write %s without leading zeros (C reads it as octal)", digits)
+  local function vet(name)
+    local known = FORMULA_NAMES[name]
+    if not known then
+      local may = {}
+      for _, n in ipairs(lang.formula.names) do
+        if not n.only or n.only == key then may[#may + 1] = n.name end
       end
-      local n = math.tointeger(tonumber(digits))
-      if not n or n > INT32_MAX then bad("the number %s is too large (at most %d)", digits, INT32_MAX) end
-      toks[#toks + 1] = { t = "num", v = n }
-      i = i + #digits
-    elseif c:match("[%a_]") then
-      local name = text:match("^[%w_]+", i)
-      local known = FORMULA_NAMES[name]
-      if not known then
-        local may = {}
-        for _, n in ipairs(lang.formula.names) do
-          if not n.only or n.only == key then may[#may + 1] = n.name end
-        end
-        bad('unknown name "%s": only %s may appear%s', name, table.concat(may, " and "), did_you_mean(name, may))
-      end
-      if known.only and known.only ~= key then
-        bad("%s cannot use %s; only %s can (%s)", key, name, known.only, known.doc)
-      end
-      if name == "before" and not before then bad("before is used but pad_before is missing") end
-      toks[#toks + 1] = { t = name }
-      i = i + #name
-    elseif c:match("[%+%-%*/%(%)]") then
-      local two = text:sub(i, i + 1)
-      if two == "++" or two == "--" or two == "/*" or two == "//" then
-        bad('"%s" is not an operator here: put a space between the two characters', two)
-      end
-      toks[#toks + 1] = { t = c }
-      i = i + 1
-    else
-      bad('unexpected character "%s"', c)
+      bad('unknown name "%s": only %s may appear%s', name, table.concat(may, " and "), did_you_mean(name, may))
     end
-  end
-
-  -- Values are ranges {lo, hi}; `v` is the exact value of a constant.
-  local pos = 1
-  local function peek() return toks[pos] and toks[pos].t end
-  local function ranged(lo, hi, v)
-    lo, hi = lo + 0.0, hi + 0.0 -- floats: integers would wrap around
-    if lo < -I64_BOUND or hi >= I64_BOUND then
-      bad("may overflow 64 bits for some kernel size k in [%d, %d]", K_MIN, K_MAX)
+    if known.only and known.only ~= key then
+      bad("%s cannot use %s; only %s can (%s)", key, name, known.only, known.doc)
     end
-    return { lo = lo, hi = hi, v = v }
+    if name == "before" and not before then bad("before is used but pad_before is missing") end
   end
-  local expr
-  local function unary()
-    local t = peek()
-    if t == "-" or t == "+" then
-      pos = pos + 1
-      local a = unary()
-      if t == "+" then return a end
-      return ranged(-a.hi, -a.lo, a.v and -a.v)
-    elseif t == "num" then
-      pos = pos + 1
-      local n = toks[pos - 1].v
-      return ranged(n, n, n)
-    elseif t == "k" then
-      pos = pos + 1
-      return ranged(K_MIN, K_MAX)
-    elseif t == "before" then
-      pos = pos + 1
-      return ranged(before.lo, before.hi, before.v)
-    elseif t == "(" then
-      pos = pos + 1
-      local a = expr()
-      if peek() ~= ")" then bad('missing ")"') end
-      pos = pos + 1
-      return a
-    end
-    bad(t and 'expected a number, k or "(" before "%s"' or "expected a number, k or \"(\" at the end", t == "num" and toks[pos].v or t)
-  end
-  local function term()
-    local a = unary()
-    while peek() == "*" or peek() == "/" do
-      local op = peek()
-      pos = pos + 1
-      local b = unary()
-      if op == "*" then
-        local p = { a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi }
-        a = ranged(math.min(p[1], p[2], p[3], p[4]), math.max(p[1], p[2], p[3], p[4]), a.v and b.v and a.v * b.v)
-      else
-        if not b.v then bad("divide only by a constant (a divisor in k could be 0)") end
-        if b.v == 0 then bad("division by zero (the divisor is 0 in C's integer arithmetic)") end
-        local q1, q2 = a.lo / b.v, a.hi / b.v
-        local v
-        if a.v then -- C truncates toward zero
-          v = a.v // b.v
-          if v < 0 and v * b.v ~= a.v then v = v + 1 end
-        end
-        a = ranged(math.min(q1, q2), math.max(q1, q2), v)
-      end
-    end
-    return a
-  end
-  function expr()
-    local a = term()
-    while peek() == "+" or peek() == "-" do
-      local op = peek()
-      pos = pos + 1
-      local b = term()
-      if op == "+" then
-        a = ranged(a.lo + b.lo, a.hi + b.hi, a.v and b.v and a.v + b.v)
-      else
-        a = ranged(a.lo - b.hi, a.hi - b.lo, a.v and b.v and a.v - b.v)
-      end
-    end
-    return a
-  end
-  if #toks == 0 then bad("empty formula") end
-  local r = expr()
-  if pos <= #toks then bad('unexpected "%s"', toks[pos].t == "num" and toks[pos].v or toks[pos].t) end
-  return r
+  return formula.range(text, { k = { lo = formula.K_MIN, hi = formula.K_MAX }, before = before }, bad, vet)
 end
 
 ------------------------------------------------------------ enums
@@ -962,19 +793,20 @@ end
 -- The table and the code above must describe the same language: a kind or
 -- type one lists and the other does not is a bug of the generator.
 for _, t in ipairs(lang.types) do
-  assert(TYPE_CHECK[t.name], "schema_lang: type " .. t.name .. " has no check in schema_check")
+  assert(TYPE_CHECK[t.name], "schema/lang.lua: type " .. t.name .. " has no check in schema/check.lua")
   assert((REF_OK[t.name] ~= nil) == (t.want ~= nil), "schema_lang: ref type " .. t.name .. " and REF_OK disagree")
 end
-for name in pairs(TYPE_CHECK) do assert(lang.type[name], "schema_check: type " .. name .. " is not in schema_lang") end
+for name in pairs(TYPE_CHECK) do assert(lang.type[name], "schema/check.lua: type " .. name .. " is not in schema/lang.lua") end
 for _, rk in ipairs(lang.rules) do assert(RULE_CHECK[rk.kind], "schema_lang: rule kind " .. rk.kind .. " has no check") end
-for kind in pairs(RULE_CHECK) do assert(lang.rule[kind], "schema_check: rule kind " .. kind .. " is not in schema_lang") end
+for kind in pairs(RULE_CHECK) do assert(lang.rule[kind], "schema/check.lua: rule kind " .. kind .. " is not in schema/lang.lua") end
 assert(PATTERN_REF and REF_OK[PATTERN_REF], "schema_lang: a dims pattern needs a reference form")
 
 local function prim_min_size(p)
   return p.width or 4
 end
 
-local function check_records(s)
+-- Each record's fields, their names and types; s.rec by name.
+local function records_record_fields(s)
   s.rec = {}
   local sections = {}
   for _, sec in ipairs(s.sections) do sections[sec.name] = true end
@@ -1005,6 +837,9 @@ local function check_records(s)
       r.checked = true
     end)
   end
+end
+
+local function records_variant_uses(s)
   -- A variant record is known as such only once its parent is checked.
   for i, r in ipairs(s.records) do
     for j, f in ipairs(r.fields) do
@@ -1021,7 +856,9 @@ local function check_records(s)
       end
     end
   end
-  where = {}
+end
+
+local function records_variant_names(s)
   -- A variant's fields sit beside its holder's in field paths and in the
   -- JSON form (layers[0].neurons), so their names must differ.
   for i, r in ipairs(s.records) do
@@ -1035,7 +872,9 @@ local function check_records(s)
       end
     end
   end
-  where = {}
+end
+
+local function records_value_records(s)
   -- Enum values that name a record no variant uses are still checked.
   for i, e in ipairs(s.enums) do
     for j, v in ipairs(e.values) do
@@ -1045,7 +884,9 @@ local function check_records(s)
       end
     end
   end
-  where = {}
+end
+
+local function records_rules(s)
   -- Rules and io may refer to a variant's parent, known only now.
   local chains = {}
   for i, r in ipairs(s.records) do
@@ -1056,6 +897,10 @@ local function check_records(s)
       if r.io ~= nil then within("io", function() check_io(s, r) end) end
     end)
   end
+end
+
+-- The root record, its parameters, and the tensor record the codec needs.
+local function records_root(s)
   local roots = {}
   for _, r in ipairs(s.records) do if r.root then roots[#roots + 1] = r end end
   where = { "records" }
@@ -1071,6 +916,9 @@ local function check_records(s)
     fail('a record "tensor" with fields dims (i32_array) and data (f32_array) is required')
   end
   if t.parent then fail('record "tensor" cannot be selected by an enum value') end
+end
+
+local function records_min_sizes(s)
   -- Fewest bytes per record, so a count can be checked against the bytes left.
   for _, r in ipairs(s.records) do
     local n = 0
@@ -1095,9 +943,22 @@ local function check_records(s)
   end
 end
 
+-- The records' checks, in order: each may rely on what the earlier ones resolved.
+local function check_records(s)
+  records_record_fields(s)
+  -- Each of these names the entry it fails on; none leaves one behind.
+  for _, step in ipairs({ records_variant_uses, records_variant_names, records_value_records }) do
+    step(s)
+    where = {}
+  end
+  records_rules(s)
+  records_root(s)
+  records_min_sizes(s)
+end
+
 ------------------------------------------------------------ C names
 
--- The file-scope C names emit_c derives from record and enum names (keep in
+-- The file-scope C names emit/c derives from record and enum names (keep in
 -- step with it): none may be defined twice or redefine a runtime name.
 local function check_c_names(s)
   local function runtime_name(what, name)

@@ -1,12 +1,12 @@
--- conformance_shapes: the input shape each valid case of the conformance
+-- shapes: the input shape each valid case of the conformance
 -- corpus is recorded with (manifest "input_shape"), so that a runner can
 -- validate it with that shape (every layer's output inferred) and run it.
 --
--- The core's layer types map shapes by their `io` (gen/schema_lang.lua's io
--- kinds); this is an independent copy of those formulas, as
--- runtime/src/shape.c computes them, run forward over the case. A plugin's
+-- The core's layer types map shapes by their `io` (gen/schema/io_kinds.lua),
+-- run forward over the case; the window's rule is evaluated from the
+-- formulas stated there. A plugin's
 -- new type has no io (its infer() gives its shapes), so the corpus builds it
--- to a model (emit_conformance's solve, e.__plug): it keeps the incoming
+-- to a model (corpus/model.lua's solve, e.__plug): it keeps the incoming
 -- last axis, every free dim of its tensors is that axis, and each spatial
 -- list ("+...") is a window of that size moved by that size (the narrowest
 -- output such a list can mean). The runner's validation with the plugin
@@ -17,7 +17,11 @@
 -- leave every windowed layer at least 2 outputs per axis, so kernels see
 -- more than one window; at most MAX_VALUES values per item.
 
-local ref = require("conformance_ref")
+local ref = require("corpus.reference")
+local formula = require("schema.formula")
+
+-- The window kind's rule, as the schema language states it.
+local WINDOW = require("schema.lang").io_kind.window.shape
 
 local M = {}
 
@@ -56,11 +60,13 @@ local function slide(s, n, k_of, pads_of, stride_of, out_c)
   local out = { s[1] }
   local roomy = true
   for j = 1, n do
-    local k, b, a, st = k_of(j), 0, 0, stride_of(j)
-    b, a = pads_of(j, k)
-    local x = s[1 + j] + b + a
-    if x < k then return nil, string.format("axis %d of size %d is smaller than the window %d", j, s[1 + j], k) end
-    out[1 + j] = (x - k) // st + 1
+    local k = k_of(j)
+    local b, a = pads_of(j, k)
+    local env = { s = s[1 + j], before = b, after = a, k = k, stride = stride_of(j) }
+    if formula.eval(WINDOW.room, env) < 0 then
+      return nil, string.format("axis %d of size %d is smaller than the window %d", j, s[1 + j], k)
+    end
+    out[1 + j] = formula.eval(WINDOW.out, env)
     if out[1 + j] < 2 then roomy = false end
   end
   out[n + 2] = out_c
@@ -91,7 +97,7 @@ local function core_step(io, body, e, s)
     local dl = per_axis(io.dilation_ref, body, e, n, 1)
     local pads = io.padding_ref and ref.io_list(io.padding_ref, body, e)
     local pt = io.padding_type_ref
-    return slide(s, n, function(j) return dl[j] * (w[j] - 1) + 1 end, function(j, k)
+    return slide(s, n, function(j) return formula.eval(WINDOW.k, { dilation = dl[j], window = w[j] }) end, function(j, k)
       if pads then return pads[2 * j - 1], pads[2 * j] end
       if pt then return ref.pads_for(pt.field.enum, get(pt), k) end
       return 0, 0

@@ -1,9 +1,10 @@
--- schema_lang: the schema language as data, the one place that says what a
--- schema may contain. gen/schema_check.lua is driven by it (which keys each
+-- lang: the schema language as data, the one place that says what a
+-- schema may contain. gen/schema/check.lua is driven by it (which keys each
 -- entry takes and of what type, which rule kinds and io kinds exist and what
 -- parameters they take, the dims-pattern forms, the names a padding formula
--- may use) and gen/emit_doc.lua renders it into docs/schema-language.md, so
--- the reference cannot say other than what the checker accepts.
+-- may use) and gen/emit/doc/language.lua renders it into
+-- docs/schema-language.md, so the reference cannot say other than what the
+-- checker accepts.
 --
 -- Every item has a one-line `doc`. A key or parameter is
 --   { name = ..., type = <a name of M.types>, required = true|nil, doc = ... }
@@ -234,48 +235,9 @@ M.rules = {
     } },
 }
 
--- io kinds: how a layer type maps its input shape [batch, ...] to its output
--- shape. For each key K the checker stores the resolved reference as
--- io[K .. "_ref"]. runtime/src/shape.c is the one implementation of each.
-M.io = {
-  { kind = "features", title = "a feature-mixing layer",
-    doc = "Mixes the last axis (Dense): [batch, ..., inputs] -> [batch, ..., outputs].",
-    keys = {
-      { name = "inputs", type = "ref_int", required = true,
-        doc = "Input features: the input's last axis (with flatten: all but the batch axis, multiplied) must equal it." },
-      { name = "outputs", type = "ref_int", required = true, doc = "Output features: the output's last axis." },
-      { name = "flatten", type = "ref_bool", doc = "When true, the input is first reshaped to [batch, -1]; absent: never." },
-    } },
-  { kind = "window", title = "a sliding-window layer",
-    doc = "N-D sliding window, channels-last (convolution, pooling): [batch, s1..sn, channels] -> [batch, o1..on, outputs], " ..
-      "each o = floor((s + before + after - k) / stride) + 1 with k = dilation * (window - 1) + 1, refused when s + before + after < k.",
-    keys = {
-      { name = "window", type = "ref_int_array", required = true,
-        doc = "Window size per spatial axis; its length is n, the number of spatial axes." },
-      { name = "channels", type = "ref_int", doc = "Input channels: the input's last axis must equal it; absent: any." },
-      { name = "outputs", type = "ref_int", doc = "Output channels; absent: the input's channels pass through." },
-      { name = "stride", type = "ref_int_or_array", doc = "Step per spatial axis, or one step for all; absent: 1." },
-      { name = "dilation", type = "ref_int_or_array",
-        doc = "Spacing of the window's taps per spatial axis, or one for all; absent: 1." },
-      { name = "padding", type = "ref_int_array", doc = "Explicit zero padding [before1, after1, ...]; absent: none." },
-      { name = "padding_type", type = "ref_pad_enum",
-        doc = "A padding type whose value's formulas give the padding of each axis from k, its dilated window size; used when `padding` is absent." },
-    } },
-  { kind = "elementwise", title = "an element-wise layer",
-    doc = "Output shape = input shape (normalisation, scaling).",
-    keys = {
-      { name = "channels", type = "ref_int", doc = "The input's last axis must equal it; absent: any." },
-    } },
-  { kind = "flatten", title = "a flattening layer",
-    doc = "[batch, d1, ..., dn] -> [batch, d1 * ... * dn].",
-    keys = {} },
-  { kind = "reshape", title = "a reshaping layer",
-    doc = "[batch, ...] -> [batch, shape...], keeping the element count.",
-    keys = {
-      { name = "shape", type = "ref_int_array", required = true,
-        doc = "The output dims after the batch axis; at most one -1, computed from the element count." },
-    } },
-}
+-- io kinds: how a layer type maps its input shape to its output shape
+-- (gen/schema/io_kinds.lua).
+M.io = require("schema.io_kinds")
 
 -- Dims patterns: the entries of a `dims` rule's pattern.
 M.patterns = {
@@ -337,7 +299,7 @@ M.field_kind = index(M.field_kinds, "kind")
 -- schema order: every primitive, then every record that is neither the
 -- root nor selected by an enum value (a layer type's or activation's own
 -- record) and whose fields, all the way down, are of kinds a fragment may
--- hold (the tensor). emit_c refuses any other; the reference lists these.
+-- hold (the tensor). emit/c refuses any other; the reference lists these.
 function M.fragment_types(s)
   local list, ok = {}, {}
   local function fits(r)
