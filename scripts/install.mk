@@ -35,9 +35,12 @@ install: all
 	$(Q)$(INSTALL_SH) file $(INST) 0755 lib $(LIB_SO)
 	$(Q)$(INSTALL_SH) link $(INST) libnnn.so.$(SOVERSION) lib/libnnn.so
 	$(Q)$(INSTALL_SH) file $(INST) 0644 include/nnn $(HEADERS) $(GEN_H)
+	@# The rpath: a program linked against any prefix starts without
+	@# LD_LIBRARY_PATH or ldconfig (issue 33).
 	$(Q)printf '%s\n' $(PC_VARS) \
 		'Name: libnnn' 'Description: read, check, write and run .nnn models' 'Version: $(VERSION)' \
-		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lnnn' 'Libs.private: -ljansson -lprotobuf-c -lm' \
+		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lnnn' \
+		'Libs.private: -ljansson -lprotobuf-c -lm' \
 		| $(INSTALL_SH) text $(INST) 0644 lib/pkgconfig/libnnn.pc
 	$(Q)printf '%s\n' $(PC_VARS) \
 		'Name: nnnkit-plugin' 'Description: build an nnnkit plugin (a shared object that never links libnnn)' \

@@ -79,7 +79,8 @@ class Error(Exception):
         if file:
             text = f"{file}: {text}"
         if len(self.problems) > 1:
-            text += f" (and {len(self.problems) - 1} more problems)"
+            more = len(self.problems) - 1
+            text += f" (and {more} more problem{'s' if more > 1 else ''})"
         self._message = message
         super().__init__(text)
 

@@ -47,7 +47,7 @@ int cli_report(const char *file, const nnn_diags_t *d, nnn_status_t st)
 		cli_say(stderr, "nnnkit: %s%s%s\n", file, d->v[i].line ? ":" : ": ",
 		        nnn_diag_format(&d->v[i], buf, sizeof buf));
 	if (d && d->dropped)
-		cli_say(stderr, "nnnkit: %s: %zu more problems not shown\n", file, d->dropped);
+		cli_say(stderr, "nnnkit: %s: %zu more problem%s not shown\n", file, d->dropped, d->dropped > 1 ? "s" : "");
 	if ((!d || !d->n) && st != NNN_OK)
 		cli_say(stderr, "nnnkit: %s: %s\n", file, nnn_status_str(st));
 	return cli_exit_code(st);

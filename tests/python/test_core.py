@@ -331,6 +331,14 @@ def test_validate_reports_every_problem_as_the_cli(manifest):
     assert str(found[0]).startswith(found[0].path)
 
 
+def test_an_errors_text_counts_the_problems_it_does_not_show(manifest):
+    folder, cases = manifest
+    c = next(c for c in cases if c["kind"] == "semantic")
+    p = nnnkit.load(os.path.join(folder, c["file"])).validate()[0]
+    one, two = nnnkit.Error(p.status, [p, p]), nnnkit.Error(p.status, [p, p, p])
+    assert str(one) == f"{p.text} (and 1 more problem)" and str(two) == f"{p.text} (and 2 more problems)"
+
+
 def test_shapes_are_the_engines(conv):
     m = nnnkit.load(conv)
     shown = cli("validate", "--input-shape", "2,5,5,3", conv)
