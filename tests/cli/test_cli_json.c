@@ -245,6 +245,35 @@ Test(cli_json, success_is_one_object_with_the_documented_keys, .timeout = 120)
 	json_decref(cmds);
 }
 
+/* The dump example is the tool's own output for the model it shows (the
+ * builder's tiny model, 154 bytes): every field row the doc lists is a row
+ * `dump --json` prints, path, offset, size and value alike. A doc that
+ * invents a path (`activation.params.tau` for `activation.tau`) fails. */
+Test(cli_json, dump_example_rows_are_the_tools)
+{
+	fx_t f;
+	run_t r;
+	fx_make(&f);
+	nnnkitf(&r, "dump --json '%s'", f.model);
+	cr_assert_eq(r.code, 0, "dump --json: exit %d\n%s", r.code, r.err);
+	json_t *out = load_text("dump --json", r.out), *ex = doc_example("dump"), *row, *mine;
+	const json_t *rows = json_object_get(out, "fields");
+	size_t i, k;
+	cr_assert_eq(json_integer_value(json_object_get(ex, "bytes")), json_integer_value(json_object_get(out, "bytes")),
+	             "docs/cli-json.md's dump example is not of the tiny model the test dumps");
+	json_array_foreach(json_object_get(ex, "fields"), i, row) {
+		bool found = false;
+		json_array_foreach(rows, k, mine)
+			found = found || json_equal(row, mine);
+		char *text = json_dumps(row, JSON_COMPACT);
+		cr_assert(found, "docs/cli-json.md, dump: the row %s is not one dump --json prints", text);
+		free(text);
+	}
+	json_decref(ex);
+	json_decref(out);
+	fx_free(&f);
+}
+
 Test(cli_json, missing_and_wrong_files_give_the_error_object, .timeout = 120)
 {
 	json_t *cmds = json_commands(), *cmd;
