@@ -64,7 +64,7 @@ install: all
 		$(INSTALL_SH) file $(INST) 0644 share/doc/nnnkit/$(d:/=) $(filter $(d)%,$(EXAMPLES)) &&) true
 	$(Q)$(INSTALL_SH) as $(INST) 0644 $(O)/nnnkit.bash share/bash-completion/completions/nnnkit
 	$(Q)pydir=$$($(PYTHON) scripts/pysite.py) && $(INSTALL_SH) file $(INST) 0644 $$pydir/nnnkit $(PY_SRC) && \
-		$(INSTALL_SH) pyc $(INST) $(PYTHON) $$pydir/nnnkit
+		$(INSTALL_SH) pyc $(INST) $(PYTHON) $$pydir/nnnkit $(PREFIX)
 	$(Q)$(INSTALL_SH) end $(INST)
 	@echo "installed under $(INST) (the list: $(INST)/share/nnnkit/installed-files)"
 

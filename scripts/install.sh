@@ -16,8 +16,9 @@
 #   install.sh as ROOT MODE SRC DEST        installs one file as ROOT/DEST
 #   install.sh link ROOT TARGET DEST        ROOT/DEST -> TARGET
 #   install.sh text ROOT MODE DEST          ROOT/DEST from stdin
-#   install.sh pyc ROOT PYTHON DIR          compiles ROOT/DIR/*.py with PYTHON
-#                                           into ROOT/DIR/__pycache__
+#   install.sh pyc ROOT PYTHON DIR PREFIX   compiles ROOT/DIR/*.py with PYTHON
+#                                           into ROOT/DIR/__pycache__, naming
+#                                           them PREFIX/DIR/*.py (not DESTDIR's)
 #   install.sh end ROOT                     writes the record
 #   install.sh uninstall ROOT               removes what the record lists
 set -eu
@@ -112,12 +113,13 @@ text)
 pyc)
 	# Hash-checked, so that they stay valid whatever the files' times, and
 	# recorded, so that importing the package (which would write them)
-	# leaves nothing behind uninstall does not know of.
-	python=$1 dir=$2
+	# leaves nothing behind uninstall does not know of. A traceback names
+	# the file where it will be, PREFIX/DIR, not where DESTDIR stages it.
+	python=$1 dir=$2 prefix=$3
 	check_rel "$dir/__pycache__"
 	mkdirs "$dir/__pycache__"
 	tag=$("$python" -c 'import sys; print(sys.implementation.cache_tag)')
-	"$python" -m compileall -q -l --invalidation-mode checked-hash "$root/$dir" >/dev/null
+	"$python" -m compileall -q -l --invalidation-mode checked-hash -d "$prefix/$dir" "$root/$dir" >/dev/null
 	for f in "$root/$dir/__pycache__"/*."$tag".pyc; do
 		[ -f "$f" ] || die "$python wrote no $dir/__pycache__/*.$tag.pyc"
 		check_rel "$dir/__pycache__/${f##*/}"

@@ -229,3 +229,28 @@ Test(install, uninstall_after_reinstall_and_a_bad_record, .fini = teardown, .tim
 	cr_assert(strstr(out, "refusing path '../keep'"), "%s", out);
 	cr_assert_eq(t_sh(out, sizeof out, "cat %s/keep && ls %s/bin/nnnkit", tmp, prefix), 0, "%s", out);
 }
+
+/* A staged install (a distribution's package build): make install
+ * DESTDIR=STAGE PREFIX=P puts every file under STAGE/P, and no file names
+ * STAGE (the compiled Python once did: its tracebacks pointed into the
+ * stage); the pkg-config module says P; uninstall with the same DESTDIR
+ * leaves the stage empty. */
+Test(install, destdir_stages_what_the_prefix_names, .fini = teardown, .timeout = 300)
+{
+	char out[65536], stage[128];
+	const char *build = t_build_dir(), *prefix = "/opt/nnnkit-staged";
+
+	snprintf(tmp, sizeof tmp, "/tmp/nnninst.XXXXXX");
+	cr_assert_not_null(mkdtemp(tmp));
+	snprintf(stage, sizeof stage, "%s/stage", tmp);
+	cr_assert_eq(t_sh(out, sizeof out, "make -s install O=%s DESTDIR=%s PREFIX=%s", build, stage, prefix), 0, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "test -x %s%s/bin/nnnkit && ls %s", stage, prefix, stage), 0, "%s", out);
+	cr_assert_str_eq(out, "opt\n", "the stage holds more than its prefix: %s", out);
+	t_sh(out, sizeof out, "grep -rlF '%s' %s", stage, stage);
+	cr_assert_str_eq(out, "", "files that name the stage, not the prefix:\n%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "grep '^prefix=' %s%s/lib/pkgconfig/libnnn.pc", stage, prefix), 0, "%s", out);
+	cr_assert_str_eq(out, "prefix=/opt/nnnkit-staged\n");
+	cr_assert_eq(t_sh(out, sizeof out, "make -s uninstall O=%s DESTDIR=%s PREFIX=%s && find %s -mindepth 1 -type f", build,
+	                  stage, prefix, stage), 0, "%s", out);
+	cr_assert_str_eq(out, "", "left after uninstall: %s", out);
+}

@@ -194,3 +194,26 @@ Test(readme, usage_lines_agree_with_help, .timeout = 120)
 		each_option(help, option_in_readme, &c);
 	}
 }
+
+/* Every target make declares phony (read from make's own database, so a
+ * new target is seen) has a row in the README's "Make targets" table: a
+ * user finds `make ort` and `DESTDIR` there (issue 33). A harness of the
+ * fuzzers (fuzz-fuzz_NAME) is covered by the one row `make fuzz-HARNESS`. */
+Test(readme, every_make_target_has_a_row, .timeout = 120)
+{
+	static char table[32768], phony[4096];
+	cr_assert_eq(t_sh(table, sizeof table, "awk -F'|' '/^## Make targets/ { on = 1; next } on && /^## / { exit } "
+	                  "on && /^\\|/ { print $2 }' README.md"), 0, "%s", table);
+	cr_assert_eq(t_sh(phony, sizeof phony, "make -pnq 2>/dev/null | sed -n 's/^\\.PHONY: //p' | tr ' ' '\\n' | sort -u"),
+	             0, "%s", phony);
+	int n = 0;
+	for (char *save = NULL, *t = strtok_r(phony, "\n", &save); t; t = strtok_r(NULL, "\n", &save), n++) {
+		const char *want = strncmp(t, "fuzz-fuzz_", 10) ? t : "fuzz-HARNESS";
+		bool found = false;
+		for (const char *p = table; !found && (p = strstr(p, want)); p += strlen(want))
+			found = (p > table && strchr("` ", p[-1])) && strchr("`, ", p[strlen(want)]);
+		cr_expect(found, "README.md's \"Make targets\" table has no row naming `make %s`", t);
+	}
+	cr_assert_gt(n, 10, "make declares only %d phony targets: %s", n, phony);
+	cr_assert(strstr(table, "DESTDIR"), "README.md's \"Make targets\" table does not say DESTDIR");
+}
