@@ -26,6 +26,7 @@ DECODE_COPY = 1
 JSON_SPEC = 1
 COMPAT_CONV_ORIGINAL = 1  # nnn/compat.h
 INFO_SAY_PYTHON = 1  # nnn/info.h: the text names input_shape=(...), not --input-shape
+RUN_BATCH = 256  # nnn/run.h NNN_RUN_BATCH: Model.run's rows per call, as nnnkit run's
 
 
 def _candidates():

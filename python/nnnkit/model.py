@@ -575,10 +575,11 @@ class Model:
         convolution arithmetic (nnnkit run --conv-compat; docs/original-framework.md)."""
         return Plan(self, input_shape, threads, conv_compat)
 
-    def run(self, x, threads=1, batch=None, conv_compat="spec"):
+    def run(self, x, threads=1, batch=_lib.RUN_BATCH, conv_compat="spec"):
         """Runs the model on x (anything np.asarray(x, np.float32) takes,
         batch first, channels last) and returns the float32 outputs. batch:
-        rows per call (None: all at once); conv_compat as for plan(). The
+        rows per call, as nnnkit run's --batch (None: all at once, several
+        times slower on a large x); conv_compat as for plan(). The
         GIL is released while libnnn computes. Raises ValidationError when
         x's shape does not fit. A close() of the model in another thread
         meanwhile does not stop the run: it completes."""

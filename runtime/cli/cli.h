@@ -148,6 +148,9 @@ typedef struct cli_pos {
 #define CLI_MODEL_FORMS "a .nnn file, its JSON form or an ONNX model (told by its bytes, not its name)"
 #define CLI_MODEL_HELP "the model: " CLI_MODEL_FORMS
 /* The most bytes `-` reads from a pipe on stdin (a model or an array). */
+/* A numeric macro as a string literal, for help texts that say a default. */
+#define CLI_STR_(x) #x
+#define CLI_STR(x) CLI_STR_(x)
 #define CLI_STDIN_MAX ((uint64_t)1 << 30)
 
 /* The most values a CLI_REPEAT option keeps (cli_strs). */

@@ -379,7 +379,7 @@ void cli_print_warnings(FILE *f, const char *prefix, const nnn_plugin_report_t *
 
 void cli_run_args(const cli_args_t *a, cli_run_args_t *r)
 {
-	r->batch = (long)cli_num(a, "batch", 256);
+	r->batch = (long)cli_num(a, "batch", NNN_RUN_BATCH);
 	r->threads = (long)cli_num(a, "threads", 1);
 	r->max_bytes = cli_num(a, "max-tensor-bytes", 0);
 	const char *compat = cli_str(a, "conv-compat");

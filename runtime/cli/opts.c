@@ -18,7 +18,7 @@
 /* ---- the tables every command shares ---- */
 
 const cli_opt_t cli_opts_run[] = {
-	{ "batch", 0, CLI_NUM, 0, "N", "samples per batch (default 256)", .min = 1, .max = 1 << 20 },
+	{ "batch", 0, CLI_NUM, 0, "N", "samples per batch (default " CLI_STR(NNN_RUN_BATCH) ")", .min = 1, .max = 1 << 20 },
 	{ "threads", 0, CLI_NUM, 0, "N", "threads for the kernels (default 1)", .min = 1, .max = 1 << 20 },
 	{ "max-tensor-bytes", 0, CLI_NUM, 0, "N",
 	  "refuse, naming the layer, an intermediate tensor or a kernel's working memory over N bytes (default 4 GiB)",

@@ -85,3 +85,46 @@ def test_no_library_says_where_it_looked(tmp_path):
              PYTHONDONTWRITEBYTECODE="1")
     r = subprocess.run([sys.executable, "-c", "import nnnkit"], capture_output=True, text=True, env=e)
     assert r.returncode != 0 and "libnnn not found" in r.stderr and str(tmp_path / "nowhere") in r.stderr
+
+
+# Each constant _lib.py mirrors, with the C expression that defines it (the
+# headers are the one source: a header change the package missed fails here).
+MIRRORED = {
+    "NO_OFFSET": "NNN_NO_OFFSET", "PATH_MAX": "NNN_PATH_MAX", "MSG_MAX": "NNN_MSG_MAX",
+    "MAX_RANK": "NNN_MAX_RANK", "DIM_UNKNOWN": "NNN_DIM_UNKNOWN", "DECODE_COPY": "NNN_DECODE_COPY",
+    "JSON_SPEC": "NNN_JSON_SPEC", "COMPAT_CONV_ORIGINAL": "NNN_COMPAT_CONV_ORIGINAL",
+    "INFO_SAY_PYTHON": "NNN_INFO_SAY_PYTHON", "RUN_BATCH": "NNN_RUN_BATCH",
+    "PRIM_F32_ARRAY": "NNN_PRIM_F32_ARRAY", "FK_VARIANT": "NNN_FK_VARIANT",
+    "FX_ACTIVATION": "NNN_FX_ACTIVATION", "FD_TOTAL": "NNN_FD_TOTAL",
+}
+
+
+def test_mirrored_constants_are_the_headers(tmp_path):
+    import nnnkit._lib as L
+    prog = tmp_path / "consts.c"
+    prog.write_text("#include <stdio.h>\n#include <nnn/json.h>\n#include <nnn/info.h>\n#include <nnn/run.h>\n"
+                    "#include <nnn/validate.h>\nint main(void)\n{\n" +
+                    "".join(f'\tprintf("{py} %lld\\n", (long long)({c}));\n' for py, c in MIRRORED.items()) +
+                    "\treturn 0;\n}\n")
+    exe = tmp_path / "consts"
+    subprocess.run(["cc", "-std=c11", "-Werror", "-I", os.path.join(ROOT, "runtime", "include"),
+                    "-I", os.path.join(BUILD, "gen"), str(prog), "-o", str(exe)], check=True)
+    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        name, value = line.split()
+        mine = getattr(L, name)
+        # NO_OFFSET is UINT64_MAX, printed through long long as -1.
+        assert mine == int(value) or (name == "NO_OFFSET" and mine == 2**64 + int(value)), \
+            f"nnnkit/_lib.py {name} = {mine}, the headers say {value}"
+
+
+def test_run_batches_as_the_cli_does():
+    """Model.run's default rows per call is nnnkit run's --batch default
+    (all rows at once was several times slower on a large input)."""
+    import inspect
+    import re
+    import nnnkit
+    from conftest import cli
+    said = re.search(r"--batch N\s+samples per batch \(default (\d+)\)", cli("run", "--help"))
+    assert said, "nnnkit run --help no longer says its --batch default"
+    assert inspect.signature(nnnkit.Model.run).parameters["batch"].default == int(said.group(1))
