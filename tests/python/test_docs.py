@@ -29,18 +29,28 @@ def test_worked_example_prints_what_the_page_shows(tmp_path, monkeypatch):
     run_part("example", 5, tmp_path, monkeypatch)
 
 
+@pytest.mark.filterwarnings("ignore:make_current is deprecated")
+def test_dask_example_runs_as_written(tmp_path, monkeypatch):
+    """The Dask block, run on the worked example's model and scope (it once
+    named an invented scheduler and zarr, and could not run)."""
+    pytest.importorskip("distributed", reason="the example needs python3-distributed")
+    scope = run_part("example", 5, tmp_path, monkeypatch)
+    run_part("dask", 1, tmp_path, monkeypatch, scope)
+
+
 def test_from_torch_example_prints_what_the_page_shows(tmp_path, monkeypatch):
     pytest.importorskip("torch", reason="the example needs python3-torch")
     run_part("torch", 1, tmp_path, monkeypatch)
 
 
-def run_part(name, least, tmp_path, monkeypatch):
+def run_part(name, least, tmp_path, monkeypatch, scope=None):
     """Runs the python blocks between <!-- NAME: begin --> and end in one
-    scope; each must print exactly the text block that follows it."""
+    scope (`scope`, to go on from another part); each must print exactly the
+    text block that follows it. Returns the scope."""
     page = text()
     part = page[page.index("<!-- %s: begin -->" % name):page.index("<!-- %s: end -->" % name)]
     monkeypatch.chdir(tmp_path)
-    scope = {"__name__": "__doc_example__"}
+    scope = scope if scope is not None else {"__name__": "__doc_example__"}
     shown = blocks(part)
     assert sum(lang == "python" for lang, _ in shown) >= least
     for i, (lang, body) in enumerate(shown):
@@ -54,6 +64,7 @@ def run_part(name, least, tmp_path, monkeypatch):
             assert out.getvalue() == follows[1], "block %d printed:\n%s" % (i, out.getvalue())
         else:
             assert out.getvalue() == "", "block %d printed what the page does not show:\n%s" % (i, out.getvalue())
+    return scope
 
 
 def test_api_reference_is_what_the_docstrings_say():
