@@ -4,7 +4,6 @@ Every worker process opens the model once (a cache in the process, keyed by the
 model's path, its plugins and the file's contents) and scores each chunk it is
 given with a Plan. dask itself is imported only here, when this module is.
 """
-import hashlib
 import os
 import threading
 
@@ -12,6 +11,7 @@ import numpy as np
 
 import dask.array as da
 
+from . import _lib
 from . import errors as _errors
 from . import model as _model
 
@@ -28,21 +28,10 @@ _scored = {}
 _local = threading.local()
 
 
-def _identity(path):
-    """The file's size and BLAKE2 digest: the same for a copy at the same path
-    on another machine (where inode and times differ), different for any
-    other model."""
-    h = hashlib.blake2b(digest_size=16)
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-        return (f.tell(), h.hexdigest())
-
-
 def _key(path, plugins):
     path = os.path.abspath(os.fspath(path))
     plugins = tuple(os.path.abspath(os.fspath(p)) for p in plugins) if plugins is not None else None
-    return (path, plugins, _identity(path))
+    return (path, plugins, _model._file_identity(path))
 
 
 def _open(key):
@@ -55,7 +44,7 @@ def _open(key):
             for old in [k for k in _models if k[:2] == key[:2]]:
                 _models.pop(old).close()
             m = _model.load(path, plugins=list(plugins) if plugins is not None else None)
-            if _identity(path) != ident:
+            if _model._file_identity(path) != ident:
                 m.close()
                 raise _errors.usage("%s: the file changed after predict() was called: call predict() again"
                                     % path, cls=_errors.FileError)
@@ -64,11 +53,12 @@ def _open(key):
         return m
 
 
-# Rows per Plan call: a chunk of 10,000 images is scored 256 rows at a time,
-# which keeps a plan's buffers small (tens of MB for MNIST-shaped inputs, not
-# GBs) and is as fast as any batch is; the outputs are the same bits whatever
-# the batch (tests/python/test_dask.py compares with a run of 1,000 rows).
-_ROWS = 256
+# Rows per Plan call (nnn/run.h's NNN_RUN_BATCH, as Model.run and nnnkit
+# run): a chunk of 10,000 images is scored 256 rows at a time, which keeps a
+# plan's buffers small (tens of MB for MNIST-shaped inputs, not GBs) and is
+# as fast as any batch is; the outputs are the same bits whatever the batch
+# (tests/python/test_dask.py compares with a run of 1,000 rows).
+_ROWS = _lib.RUN_BATCH
 
 
 def _plan(key, shape, threads):

@@ -6,6 +6,7 @@ added to the schema appears here with nothing to change.
 """
 
 import ctypes
+import hashlib
 import json
 import math
 import os
@@ -17,7 +18,7 @@ import numpy as np
 
 from . import _lib
 from ._lib import Diags, Shape, lib
-from .errors import ValidationError, error, problems, usage
+from .errors import FileError, ValidationError, error, problems, usage
 
 _F32 = np.dtype(np.float32)
 _export = ctypes.c_char.from_buffer  # a writable buffer's first byte, for its address
@@ -425,6 +426,30 @@ class _SpecWriter:
 
 # ---- the model ----
 
+def _digest(chunks):
+    """(size, BLAKE2 digest) of a stream of byte chunks: what identifies a
+    model file across machines (a copy at the same path has the same; inode
+    and times differ)."""
+    h, n = hashlib.blake2b(digest_size=16), 0
+    for c in chunks:
+        h.update(c)
+        n += len(c)
+    return (n, h.hexdigest())
+
+
+def _file_identity(path):
+    """The file's (size, digest), read from the file."""
+    with open(path, "rb") as f:
+        return _digest(iter(lambda: f.read(1 << 20), b""))
+
+
+def _mapped_identity(handle):
+    """The (size, digest) of the bytes a model loaded from a file holds: its
+    own, even if the file was replaced since."""
+    addr, n = handle.bytes_range()
+    return _digest([(ctypes.c_char * n).from_address(addr)] if n else [])
+
+
 def load(path, plugins=None, copy=False):
     """Opens a .nnn file. Zero-copy by default: every tensor is a read-only
     float32 ndarray viewing the file's mapping, which stays mapped as long
@@ -439,7 +464,9 @@ def load(path, plugins=None, copy=False):
     f = c_void_p()
     opts = _lib.DecodeOpts(flags=_lib.DECODE_COPY if copy else 0, ctx=ctx.ptr)
     _call(lib.nnn_file_open, os.fsencode(path), byref(opts), byref(f), file=path)
-    return Model(_Handle(ctx, file=f.value), path)
+    m = Model(_Handle(ctx, file=f.value), path)
+    m._opened = (os.path.abspath(path), copy)
+    return m
 
 
 def validate(path, input_shape=None, check_finite=False, plugins=None):
@@ -477,6 +504,8 @@ class Model:
         """Internal: use nnnkit.load, Model.from_layers or Model.from_json."""
         self._handle = handle
         self._path = path
+        self._opened = None  # (absolute path, copy) when load() opened a file
+        self._identity = None  # its mapped bytes' (size, digest), once pickled
         self._record = _record(_lib.model_desc, handle.model, handle)
         # Kept past close(): a plan being made in another thread reads it.
         name = self._array_name()
@@ -659,9 +688,21 @@ class Model:
         return cls(_Handle(ctx, model=m.value))
 
     def __reduce__(self):
-        # Pickled as its bytes and plugin files (to a Dask worker, say).
+        """Pickled small: a model load() opened is pickled as its file's
+        absolute path with the size and digest of the bytes it holds, and
+        the other side maps that file again (no weights travel, so Ray's and
+        Spark's tasks stay small); a different file found at the path there
+        is refused (FileError), never run. A model made in memory
+        (from_bytes, from_layers, from_json) is pickled as its bytes. The
+        plugin files travel as paths either way."""
         h = self._live()
-        return (_unpickle, (self.encode(), h.ctx.plugins or None))
+        plugins = h.ctx.plugins or None
+        if self._opened is not None:
+            if self._identity is None:
+                self._identity = _mapped_identity(h)
+            path, copy = self._opened
+            return (_reopen, (path, plugins, copy, self._identity))
+        return (_unpickle, (self.encode(), plugins))
 
     @classmethod
     def from_json(cls, text, plugins=None):
@@ -723,6 +764,19 @@ class Model:
 
 def _unpickle(data, plugins):
     return Model.from_bytes(data, plugins)
+
+
+def _reopen(path, plugins, copy, identity):
+    m = load(path, plugins, copy)
+    found = _mapped_identity(m._handle)
+    if found != identity:
+        m.close()
+        raise usage(f"{path}: not the file this model was pickled from ({identity[0]} bytes, BLAKE2 "
+                    f"{identity[1]}; found {found[0]} bytes, {found[1]}): give every process the same "
+                    "file at that path, or pickle Model.from_bytes(model.encode()) to send the bytes",
+                    cls=FileError)
+    m._identity = identity
+    return m
 
 
 # ---- plans ----

@@ -7,6 +7,7 @@ import gc
 import json
 import os
 import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -16,7 +17,7 @@ import pytest
 
 import nnnkit
 from nnnkit import _lib
-from conftest import REAL_FILES, cli
+from conftest import BUILD, REAL_FILES, ROOT, cli
 
 
 
@@ -453,8 +454,10 @@ def test_from_bytes_and_pickle_keep_the_bytes(saved, real):
     for path in (saved, os.path.join(real[0], "2dmovedemo.nnn")):
         data = open(path, "rb").read()
         m = nnnkit.load(path)
-        assert nnnkit.Model.from_bytes(data).encode() == data
-        again = pickle.loads(pickle.dumps(m))
+        made = nnnkit.Model.from_bytes(data)
+        assert made.encode() == data
+        # In memory: pickled as its bytes.
+        again = pickle.loads(pickle.dumps(made))
         assert again.encode() == data and again.path is None
         x = np.ones((3, len(m.layers[0].weights.data)), np.float32)
         assert again.run(x).tobytes() == m.run(x).tobytes()
@@ -462,6 +465,43 @@ def test_from_bytes_and_pickle_keep_the_bytes(saved, real):
         nnnkit.Model.from_bytes(data[:-1])
     theirs = json.loads(cli("validate", "--json", "-", check=False, input=data[:-1]))["error"]
     assert (e.value.code, e.value.path, e.value.offset) == (theirs["code"], theirs["path"], theirs["offset"])
+
+
+# What Ray's map_batches and Spark's predict_batch_udf do with a model a
+# task closes over: cloudpickle it, send it to another process, unpickle it
+# there (Ray and Spark are not in Debian: their recipes in docs/python.md
+# rest on this).
+RECEIVER = """
+import pickle, sys
+import numpy as np
+f = pickle.loads(sys.stdin.buffer.read())
+sys.stdout.buffer.write(f(np.ones((2, 28, 28, 1), np.float32)).tobytes())
+"""
+
+
+def test_a_loaded_model_pickles_as_its_path_and_maps_it_again(tmp_path):
+    import pickle
+    cloudpickle = pytest.importorskip("cloudpickle", reason="needs python3-cloudpickle")
+    path = tmp_path / "m.nnn"
+    subprocess.run([os.path.join(BUILD, "mkexample"), str(path)], check=True)
+    m = nnnkit.load(path)
+    blob = cloudpickle.dumps(lambda x: m.run(x))
+    size = os.path.getsize(path)
+    assert len(blob) < 2000 < size, f"the task pickles to {len(blob)} bytes for a {size}-byte model"
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    r = subprocess.run([sys.executable, "-c", RECEIVER], input=blob, capture_output=True, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout == m.run(np.ones((2, 28, 28, 1), np.float32)).tobytes()
+
+    again = pickle.loads(pickle.dumps(m))
+    assert again.path == str(path) and again.encode() == m.encode()
+    # A different file at the path on the other side: refused, not run.
+    blob = pickle.dumps(m)
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 1
+    path.write_bytes(bytes(data))
+    with pytest.raises(nnnkit.FileError, match="not the file this model was pickled from"):
+        pickle.loads(blob)
 
 
 def test_conv_compat_original_is_the_clis(conv, tmp_path):
