@@ -8,6 +8,7 @@
  * field paths and JSON paths are the same by construction.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -670,6 +671,8 @@ static nnn_status_t get_prim(rd_t *r, const nnn_fdesc_t *f, const json_t *v, voi
 
 /* ---- enums and the plugin types of a variant ---- */
 
+static bool near(const char *key, const char *name);
+
 /* The open variant (one plugins may extend) whose tag is field i, or NULL. */
 static const nnn_fdesc_t *open_variant(const nnn_rdesc_t *rd, int32_t i)
 {
@@ -698,6 +701,88 @@ static bool plugin_named(const rd_t *r, const nnn_fdesc_t *var, const char *name
 	return false;
 }
 
+/* A name as people write it, from a title ("Leaky ReLU", "MaxPool"), in
+ * the schema's spelling: lower case, spaces and hyphens as underscores.
+ * False when it does not fit (no schema name is that long). */
+static bool loose(const char *s, char *out, size_t size)
+{
+	size_t n = 0;
+	for (; *s && n + 1 < size; s++)
+		out[n++] = *s == ' ' || *s == '-' ? '_' : (char)tolower((unsigned char)*s);
+	out[n] = '\0';
+	return !*s;
+}
+
+/* A search among an enum's names (and the plugins' types of its variant)
+ * for one a loosely spelled name is. */
+typedef struct enum_walk {
+	const char *want; /* the loose spelling sought */
+	int64_t value;    /* the value of the name that is it */
+	bool found;
+	char near[64];    /* a name it could be a misspelling of */
+} enum_walk_t;
+
+static bool walk_name(enum_walk_t *w, const char *name, int64_t value)
+{
+	if (!strcmp(name, w->want)) {
+		w->value = value;
+		return w->found = true;
+	}
+	if (!w->near[0] && near(w->want, name))
+		snprintf(w->near, sizeof w->near, "%s", name);
+	return false;
+}
+
+/* Every name of the enum's names text ("\"dense\", \"conv\""), then every
+ * plugin type's, until one is the name sought. */
+static void walk_enum(const rd_t *r, const nnn_fdesc_t *f, const nnn_fdesc_t *var, enum_walk_t *w)
+{
+	char n[64];
+	int64_t x;
+	for (const char *q = f->type->names; (q = strchr(q, '"')) != NULL;) {
+		const char *end = strchr(++q, '"');
+		if (!end)
+			break;
+		size_t len = (size_t)(end - q);
+		q = end + 1;
+		if (len >= sizeof n)
+			continue;
+		memcpy(n, end - len, len);
+		n[len] = '\0';
+		if (f->type->value_of(n, &x) && walk_name(w, n, x))
+			return;
+	}
+	for (int k = 0; var && r->ctx && k < 256; k++) {
+		const void *t = plugin_type(r->ctx, var->ext, k);
+		const char *name;
+		if (t && !var->type->value_name(k) && (nnn_json_ext(var->ext, t, &name), walk_name(w, name, k)))
+			return;
+	}
+}
+
+/* A name that is not exactly one: taken when it is one as people write it
+ * (the title `info` prints, any case); else a failure that names the value
+ * it looks like a misspelling of. */
+static nnn_status_t enum_by_title(rd_t *r, const nnn_fdesc_t *f, const nnn_fdesc_t *var, const json_t *v,
+                                  int64_t *x)
+{
+	char b[64], plugins[512];
+	enum_walk_t w = { .want = b };
+	if (loose(text_of(v) ? text_of(v) : "", b, sizeof b))
+		walk_enum(r, f, var, &w);
+	if (w.found) {
+		*x = w.value;
+		return NNN_OK;
+	}
+	char hint[96] = "";
+	if (w.near[0])
+		snprintf(hint, sizeof hint, "did you mean \"%s\"? ", w.near);
+	return fail(r, var ? NNN_E_UNKNOWN_ID : NNN_E_ENUM, "%s is no %s: %sexpected one of %s%s%s%s, or a number",
+	            shown(v, b, sizeof b), f->type->name, hint, f->type->names,
+	            var ? ", or the name of a type a loaded plugin provides (plugins loaded: " : "",
+	            var ? nnn_ctx_plugins_text(r->ctx, plugins, sizeof plugins) : "", var ? ")" : "");
+}
+
 static nnn_status_t get_enum(rd_t *r, const nnn_rdesc_t *rd, int32_t i, const json_t *v, void *p)
 {
 	const nnn_fdesc_t *f = &rd->fields[i], *var = open_variant(rd, i);
@@ -706,10 +791,7 @@ static nnn_status_t get_enum(rd_t *r, const nnn_rdesc_t *rd, int32_t i, const js
 	if (json_is_string(v)) {
 		const char *s = text_of(v) ? text_of(v) : "";
 		if (!f->type->value_of(s, &x) && !(var && plugin_named(r, var, s, &x)))
-			return fail(r, var ? NNN_E_UNKNOWN_ID : NNN_E_ENUM, "%s is no %s: expected one of %s%s%s%s, or a "
-			            "number", shown(v, b, sizeof b), f->type->name, f->type->names,
-			            var ? ", or the name of a type a loaded plugin provides (plugins loaded: " : "",
-			            var ? nnn_ctx_plugins_text(r->ctx, plugins, sizeof plugins) : "", var ? ")" : "");
+			NNN_TRY(enum_by_title(r, f, var, v, &x));
 	} else if (json_is_integer(v)) {
 		int64_t hi = f->prim == NNN_PRIM_U8 ? UINT8_MAX : f->prim == NNN_PRIM_I32 ? INT32_MAX : INT64_MAX;
 		NNN_TRY(get_int(r, v, f->prim == NNN_PRIM_I32 ? INT32_MIN : 0, hi, &x));

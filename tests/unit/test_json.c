@@ -19,6 +19,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -352,8 +353,8 @@ typedef struct enum_mistake {
 } enum_mistake_t;
 
 static const enum_mistake_t ENUM_MISTAKES[] = {
-	{ { "\"valid\"", "\"sane\"", NNN_E_ENUM, "layers[1].padding_type", 21, 23,
-	    "\"sane\" is no padding_type: expected one of " },
+	{ { "\"valid\"", "\"nowhere\"", NNN_E_ENUM, "layers[1].padding_type", 21, 23,
+	    "\"nowhere\" is no padding_type: expected one of " },
 	  nnn_padding_type_name, "or a number" },
 	{ { "\"id\": \"conv\"", "\"id\": \"no_such_layer\"", NNN_E_UNKNOWN_ID, "layers[1].id", 15, 13,
 	    "\"no_such_layer\" is no layer_id: expected one of " },
@@ -451,6 +452,49 @@ Test(json, enum_numbers_and_unknown_values)
 	nnn_model_free(m);
 	free(json);
 	free(a);
+}
+
+/* GOOD with every type named by its title as `info` prints it ("Dense",
+ * "Leaky ReLU"), in upper or lower case: the same model. A name one or two
+ * letters off is refused with the name it is near. */
+static void titled(char *text, size_t size, const char *(*title)(int64_t), const nnn_type_t *t, const char *name,
+                   bool upper)
+{
+	int64_t v;
+	cr_assert(t->value_of(name, &v), "%s is no %s", name, t->name);
+	char from[64], to[64], shown[48], *at;
+	snprintf(shown, sizeof shown, "%s", title(v));
+	for (char *c = shown; upper && *c; c++)
+		*c = (char)toupper((unsigned char)*c);
+	snprintf(from, sizeof from, "\"id\": \"%s\"", name);
+	snprintf(to, sizeof to, "\"id\": \"%s\"", shown);
+	cr_assert_not_null(at = strstr(text, from), "%s not in the text", from);
+	cr_assert_lt(strlen(text) + strlen(to), size);
+	memmove(at + strlen(to), at + strlen(from), strlen(at + strlen(from)) + 1);
+	memcpy(at, to, strlen(to));
+}
+
+Test(json, ids_by_title_and_near_misses)
+{
+	char *want = reencode(GOOD, NULL);
+	for (int upper = 0; upper < 2; upper++) {
+		char text[sizeof GOOD + 256];
+		snprintf(text, sizeof text, "%s", GOOD);
+		titled(text, sizeof text, nnn_layer_id_title, &nnn_type_layer_id, "dense", upper);
+		titled(text, sizeof text, nnn_layer_id_title, &nnn_type_layer_id, "conv", upper);
+		titled(text, sizeof text, nnn_activation_id_title, &nnn_type_activation_id, "leaky_relu", upper);
+		titled(text, sizeof text, nnn_activation_id_title, &nnn_type_activation_id, "relu", upper);
+		char *got = reencode(text, NULL);
+		cr_expect_str_eq(got, want, "titles read as other types:\n%s", text);
+		free(got);
+	}
+	free(want);
+	mistake_t t = { "\"id\": \"conv\"", "\"id\": \"con\"", NNN_E_UNKNOWN_ID, "layers[1].id", 15, 13,
+		        "\"con\" is no layer_id: did you mean \"conv\"? expected one of " };
+	expect_mistake(0, &t, t.msg);
+	mistake_t u = { "\"valid\"", "\"Vallid\"", NNN_E_ENUM, "layers[1].padding_type", 21, 23,
+		        "\"Vallid\" is no padding_type: did you mean \"valid\"? expected one of " };
+	expect_mistake(1, &u, u.msg);
 }
 
 Test(json, u64_above_int64)

@@ -94,8 +94,8 @@ function M.format(s)
     w("")
     if e.is_tag then
       w("Any other value is an unknown %s ID: nothing after it can be read, since layers", e.unknown or e.name)
-      w("carry no length. Load a plugin that provides the ID, or regenerate the codec from a")
-      w("schema that defines it.")
+      w("carry no length. Load a plugin that provides the ID (`nnnkit plugins` lists what each one")
+      w("found provides); a later version of the schema may define it.")
       w("")
     end
     doc_ids.doc(w, e, cell)

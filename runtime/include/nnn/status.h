@@ -29,8 +29,8 @@
 	X(E_TRAILING, 16, "bytes after the last layer",                                     \
 	  "the layer count is too small or data was appended: fix the count or cut the file") \
 	X(E_UNKNOWN_ID, 17, "unknown ID",                                                   \
-	  "load a plugin that provides this ID (--plugin FILE or NNN_PLUGIN_PATH), or "     \
-	  "regenerate the codec from a schema that defines it (edit schema/, run make)")    \
+	  "load a plugin that provides this ID (--plugin FILE or NNN_PLUGIN_PATH; "         \
+	  "nnnkit plugins lists what each one found provides)")                             \
 	X(E_ENUM, 18, "value outside its enumeration", "use one of the listed values")      \
 	X(E_DIM_NEGATIVE, 19, "negative dimension", "dimensions must be >= 0")              \
 	X(E_DIM_OVERFLOW, 20, "dimension product overflows 64 bits",                        \
