@@ -11,7 +11,7 @@
 #include <nnn/shape.h>
 #include <nnn/validate.h>
 
-#include "esc.h"
+#include <nnn/esc.h>
 
 /* Exit codes, documented in nnnkit --help and README.md. */
 enum {

@@ -124,11 +124,6 @@ size_t nnn_utf8_bad(const unsigned char *s, size_t len);
  * controls, U+2028, U+2029). Every writer of text escapes these. */
 bool nnn_cp_unsafe(uint32_t cp);
 
-/* "[1<sep>28<sep>28]" into buf (cut to size, always terminated when size
- * > 0); returns buf. nnn_shape_format is this with ", ", the CLI's tensor
- * shapes ("[2,3]", cli_shape_text) with ",". */
-char *nnn_shape_join(const nnn_shape_t *s, const char *sep, char *buf, size_t size);
-
 /* A fatal problem: recorded, and its code returned so decoding stops. */
 nnn_status_t nnn_cur_fail(nnn_cur_t *c, nnn_status_t code, uint64_t at, const char *fmt, ...)
 	NNN_PRINTF(4, 5);
@@ -338,21 +333,12 @@ typedef struct nnn_chain_src {
 	int32_t n;
 } nnn_chain_src_t;
 
-/* Layer i's shapes as the chain finds them, in layer order; `s` is valid
- * during the call. */
-typedef void (*nnn_shapes_fn)(void *ctx, int32_t i, const nnn_layer_shapes_t *s);
-
 /* Applies the layers' io from `input` (NULL: partial shapes only). Every
  * problem is reported through v under `name` ("layers"); out_shapes (exact
  * shapes, rank 0 where not exact; an array of src->n) and each (partial
  * shapes) may be NULL. */
 void nnn_rule_chain(nnn_vctx_t *v, const char *name, const nnn_chain_src_t *src, const nnn_shape_t *input,
                     nnn_shape_t *out_shapes, nnn_shapes_fn each, void *ctx);
-
-/* nnn_model_shapes one layer at a time, with nothing kept per layer: for
- * callers that keep less (nnnkit map and graph keep the shapes' text). */
-NNN_NODISCARD nnn_status_t nnn_model_shapes_each(const nnn_model_t *m, const nnn_shape_t *input, nnn_shapes_fn each,
-                                                 void *ctx, nnn_diags_t *diags);
 
 /* ---- types provided by plugins (runtime/src/ext.c) ---- */
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "codec.h"
-#include "esc.h"
+#include <nnn/esc.h>
 
 static uint32_t utf8_cp(const unsigned char *s, size_t k)
 {

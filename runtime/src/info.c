@@ -9,7 +9,7 @@
 #include <nnn/info.h>
 
 #include "codec.h" /* nnn_model_shapes_each */
-#include "esc.h"
+#include <nnn/esc.h>
 
 /* ---- the shapes ---- */
 
