@@ -53,20 +53,37 @@ typedef struct nnn_ctx nnn_ctx_t;
 /* The kinds of ID plugins can provide. */
 typedef enum nnn_ext_kind { NNN_EXT_LAYER, NNN_EXT_ACTIVATION } nnn_ext_kind_t;
 
+/* What a read that came up short says, wherever it happens. */
+#define NNN_SHORT_READ                                                                              \
+	"the file is shorter than when it was opened, or reading it failed; it changed while it was " \
+	"read (open it again once it is written)"
+
+/* How the decoder reads a file's bytes when it has the file (file.c gives
+ * one that preads its descriptor): `read` copies up to n bytes at off to
+ * dst and returns the count, short only at the end or on an error. The
+ * codec never opens or reads a file itself. */
+typedef struct nnn_reader nnn_reader_t;
+struct nnn_reader {
+	size_t (*read)(const nnn_reader_t *r, void *dst, size_t n, uint64_t off);
+	const void *self;
+};
+
 /* Where the decoder reads the bytes it interprets, when it has the file:
  * through the mapping every field read could fault in a page, and on a
  * virtual machine a fault costs tens of microseconds where a pread costs
- * one or two. So nnn_file_open hands the cursor its file descriptor as
+ * one or two. So nnn_file_open hands the decoder a reader of its file as
  * well, and the cursor reads the structure through this window, refilled by
- * pread; the tensor data it returns are still views into the mapping, which
- * opening never touches. The window sees the same bytes as the mapping (a
- * read-only private mapping of the page cache). */
+ * the reader; the tensor data it returns are still views into the mapping,
+ * which opening never touches. The window sees the same bytes as the
+ * mapping (a read-only private mapping of the page cache). */
 #define NNN_WINDOW_BYTES 4096
 typedef struct nnn_window {
-	int fd;
+	const nnn_reader_t *rd;
 	size_t off, n; /* b holds the file's bytes [off, off + n) */
 	unsigned char b[NNN_WINDOW_BYTES];
 } nnn_window_t;
+
+typedef struct nnn_lookup nnn_lookup_t;
 
 typedef struct nnn_cur {
 	const unsigned char *buf;
@@ -76,44 +93,31 @@ typedef struct nnn_cur {
 	nnn_arena_t *arena;
 	nnn_diags_t *diags;     /* may be NULL */
 	const nnn_visitor_t *vis; /* may be NULL */
-	const nnn_ctx_t *ctx;   /* plugins for IDs the schema lacks; may be NULL */
+	const nnn_lookup_t *look; /* IDs the schema lacks: whom to ask; NULL: nobody */
 	nnn_path_t path;
 	nnn_status_t first_soft; /* first problem kept going past, or NNN_OK */
-	struct nnn_probe *probe; /* framing past unknown IDs (model.c); NULL normally */
 	unsigned char *scratch; /* with a window and a visitor: a float array's bytes, read for the visitor */
 	size_t scratch_cap;
 } nnn_cur_t;
 
-/* Framing a file past IDs nothing provides: each unknown element is assumed
- * to take guess[i] bytes, and a guess is right when the rest of the file
- * decodes exactly to its end. Filled by the decoder in probe mode. */
-typedef struct nnn_probe_hit {
-	nnn_ext_kind_t kind;
-	int64_t id;
-	uint64_t at;
-	char path[NNN_PATH_MAX];
-} nnn_probe_hit_t;
-
-#define NNN_PROBE_MAX 16
-
-typedef struct nnn_probe {
-	size_t guess[NNN_PROBE_MAX]; /* bytes each unknown element takes */
-	size_t nguess;
-	nnn_probe_hit_t hits[NNN_PROBE_MAX];
-	size_t nhits;
-	size_t applied; /* guesses whose bytes were skipped in this attempt, in order */
-	size_t max_distinct; /* framings with more distinct unknown IDs are refused */
-	bool pruned;    /* this attempt met one distinct ID too many */
-	/* This attempt's large arrays, in fresh anonymous memory: zero until
-	 * written, so an attempt costs the elements it decodes, not the count
-	 * it read (a count of a million layers would otherwise be zeroed anew
-	 * by each of thousands of attempts). Unmapped by nnn_probe_release. */
-	void *big[4];
-	size_t big_size[4], nbig;
-} nnn_probe_t;
-
-/* Unmaps the large arrays of the probe's last attempt. */
-void nnn_probe_release(nnn_probe_t *p);
+/* Whom the decoder asks about an ID its schema does not define: the
+ * plugins of a context (nnn_ext_lookup) or the unknown-ID probe (probe.h),
+ * which frames a file past IDs nobody provides. The cursor knows no more of
+ * either than these calls. */
+struct nnn_lookup {
+	/* Whether ID `id` of kind k is provided (ext->type and ext->body are
+	 * NULL on entry). If so ext->type is its descriptor, or NULL for an
+	 * element the lookup frames itself, and ext->body what decode needs. */
+	bool (*find)(const nnn_lookup_t *l, nnn_cur_t *c, nnn_ext_kind_t k, int64_t id, nnn_ext_t *ext);
+	/* Decodes the fields of an element find accepted. */
+	nnn_status_t (*decode)(const nnn_lookup_t *l, nnn_cur_t *c, nnn_ext_kind_t k, nnn_ext_t *ext);
+	/* Who provides IDs, for the unknown-ID message: "none", or the plugins. */
+	char *(*names)(const nnn_lookup_t *l, char *buf, size_t size);
+	/* May be NULL. n zeroed bytes for a large array in *out, or *out NULL
+	 * to take them from the arena; a failure is returned as is. */
+	nnn_status_t (*big)(const nnn_lookup_t *l, size_t n, void **out);
+	void *self; /* the lookup's own state */
+};
 
 /* Strict UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF): the
  * offset of the first bad byte, or len when all are good. */
@@ -169,17 +173,17 @@ NNN_NODISCARD nnn_status_t nnn_cur_enum(nnn_cur_t *c, const char *name, const ch
 NNN_NODISCARD nnn_status_t nnn_cur_end(nnn_cur_t *c);
 
 /* The decode proper (model.c): strings and float arrays are views into
- * buf. Windowed: with fd >= 0 (the file buf maps) the decoder reads the
- * structure with pread through a window instead (nnn_window_t), so that
- * only the pages of tensor data a caller reads are ever touched, and a file
- * cut short is NNN_E_IO; with fd < 0 it reads buf alone (nnn_model_decode
- * passes -1, nnn_file_decode the file's fd). */
-NNN_NODISCARD nnn_status_t nnn_decode_windowed(const void *buf, size_t len, int fd, const nnn_decode_opts_t *opts,
-                                               nnn_model_t **out, nnn_diags_t *diags);
+ * buf. Windowed: with a reader (of the file buf maps) the decoder reads the
+ * structure through a window it refills with the reader instead
+ * (nnn_window_t), so that only the pages of tensor data a caller reads are
+ * ever touched, and a file cut short is NNN_E_IO; with rd NULL it reads buf
+ * alone (nnn_model_decode passes NULL, nnn_file_decode its file's reader). */
+NNN_NODISCARD nnn_status_t nnn_decode_windowed(const void *buf, size_t len, const nnn_reader_t *rd,
+                                               const nnn_decode_opts_t *opts, nnn_model_t **out, nnn_diags_t *diags);
 /* nnn_validate_bytes, reading as nnn_decode_windowed does (nnn_file_validate
- * passes the file's fd). */
-NNN_NODISCARD nnn_status_t nnn_validate_windowed(const void *buf, size_t len, int fd, const nnn_ctx_t *ctx,
-                                                 const nnn_shape_t *input, nnn_diags_t *diags);
+ * passes its file's reader). */
+NNN_NODISCARD nnn_status_t nnn_validate_windowed(const void *buf, size_t len, const nnn_reader_t *rd,
+                                                 const nnn_ctx_t *ctx, const nnn_shape_t *input, nnn_diags_t *diags);
 /* Decodes views into `copy` (from nnn_mem_big), which the model then owns
  * (nnn_model_copy); on failure copy is freed. */
 NNN_NODISCARD nnn_status_t nnn_model_adopt(unsigned char *copy, size_t len, const nnn_decode_opts_t *opts,
@@ -342,10 +346,13 @@ void nnn_rule_chain(nnn_vctx_t *v, const char *name, const nnn_chain_src_t *src,
 
 /* ---- types provided by plugins (runtime/src/ext.c) ---- */
 
-/* Whether a plugin of the cursor's context provides ID `id`; if so, stores
- * its descriptor in ext->type. Without a context: false. */
+/* The lookup of ctx's plugins (ctx may be NULL: nothing is provided). Its
+ * self is ctx: valid while ctx is. */
+nnn_lookup_t nnn_ext_lookup(const nnn_ctx_t *ctx);
+/* Generated code asks the cursor's lookup about an ID its schema lacks
+ * (decode.c): whether it is provided (false without a lookup), then, if so,
+ * to decode the element's fields. */
 bool nnn_cur_ext_find(nnn_cur_t *c, nnn_ext_kind_t k, int64_t id, nnn_ext_t *ext);
-/* Decodes the fields of a plugin type found by nnn_cur_ext_find. */
 NNN_NODISCARD nnn_status_t nnn_cur_ext_decode(nnn_cur_t *c, nnn_ext_kind_t k, nnn_ext_t *ext);
 NNN_NODISCARD nnn_status_t nnn_wr_ext(nnn_sink_t *w, nnn_ext_kind_t k, const nnn_ext_t *ext);
 uint64_t nnn_ext_size(nnn_ext_kind_t k, const nnn_ext_t *ext);

@@ -4,19 +4,12 @@
  * is checked against the bytes left before anything is allocated, so a
  * corrupt or hostile file costs at most a small multiple of its own size.
  */
-#define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
-
-#include <nnn/context.h>
 
 #include "codec.h"
-#include "fileio.h"
 
 /* ---- arena: all memory of one decoded model, freed at once ---- */
 
@@ -177,7 +170,7 @@ static const unsigned char *bytes_at(nnn_cur_t *c, size_t pos, size_t n)
 	if (pos >= w->off && pos - w->off <= w->n && w->n - (pos - w->off) >= n)
 		return w->b + (pos - w->off);
 	w->off = pos;
-	w->n = nnn_pread_all(w->fd, w->b, c->len - pos < sizeof w->b ? c->len - pos : sizeof w->b, pos);
+	w->n = w->rd->read(w->rd, w->b, c->len - pos < sizeof w->b ? c->len - pos : sizeof w->b, pos);
 	return w->n >= n ? w->b : NULL;
 }
 
@@ -188,7 +181,7 @@ static bool fetch(nnn_cur_t *c, size_t n, unsigned char *dst)
 {
 	const unsigned char *p;
 	if (c->win && n > sizeof c->win->b)
-		return nnn_pread_all(c->win->fd, dst, n, c->pos) == n;
+		return c->win->rd->read(c->win->rd, dst, n, c->pos) == n;
 	if (!(p = bytes_at(c, c->pos, n)))
 		return false;
 	memcpy(dst, p, n);
@@ -456,28 +449,6 @@ nnn_status_t nnn_rd_f32_array(nnn_cur_t *c, const char *name, const char *doc, c
 	return NNN_OK;
 }
 
-/* Probing (codec.h, nnn_probe_t): arrays from this size on come zeroed from
- * the kernel, page by page as they are written. */
-#define PROBE_BIG ((size_t)64 << 10)
-
-static nnn_status_t probe_array(nnn_probe_t *p, size_t n, void **out)
-{
-	void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (m == MAP_FAILED)
-		return NNN_E_NOMEM;
-	p->big[p->nbig] = m;
-	p->big_size[p->nbig++] = n;
-	*out = m;
-	return NNN_OK;
-}
-
-void nnn_probe_release(nnn_probe_t *p)
-{
-	for (size_t i = 0; i < p->nbig; i++)
-		munmap(p->big[i], p->big_size[i]);
-	p->nbig = 0;
-}
-
 nnn_status_t nnn_cur_array(nnn_cur_t *c, const char *count_name, int32_t n, size_t min_bytes, size_t size,
                            uint64_t count_at, void **out)
 {
@@ -501,8 +472,11 @@ nnn_status_t nnn_cur_array(nnn_cur_t *c, const char *count_name, int32_t n, size
 		return NNN_OK;
 	if ((size_t)n > SIZE_MAX / size)
 		return nnn_cur_fail(c, NNN_E_NOMEM, count_at, "%d elements do not fit in memory", (int)n);
-	if (c->probe && (size_t)n * size >= PROBE_BIG && c->probe->nbig < 4)
-		return probe_array(c->probe, (size_t)n * size, out);
+	if (c->look && c->look->big) {
+		NNN_TRY(c->look->big(c->look, (size_t)n * size, out));
+		if (*out)
+			return NNN_OK;
+	}
 	*out = nnn_arena_alloc(c->arena, (size_t)n * size);
 	if (!*out)
 		return nnn_cur_fail(c, NNN_E_NOMEM, count_at, "cannot allocate %d elements", (int)n);
@@ -530,7 +504,7 @@ nnn_status_t nnn_cur_enum(nnn_cur_t *c, const char *name, const char *tag_kind, 
 		s = nnn_cur_fail(c, NNN_E_UNKNOWN_ID, at,
 		                 "%s ID %" PRId64 " is not defined by this codec's schema, and no loaded plugin "
 		                 "provides it (plugins loaded: %s); nothing after it can be read",
-		                 tag_kind, found, nnn_ctx_plugins_text(c->ctx, loaded, sizeof loaded));
+		                 tag_kind, found, c->look ? c->look->names(c->look, loaded, sizeof loaded) : "none");
 	} else {
 		char known[256] = "";
 		size_t k = 0;
@@ -543,6 +517,20 @@ nnn_status_t nnn_cur_enum(nnn_cur_t *c, const char *name, const char *tag_kind, 
 	}
 	nnn_path_pop(&c->path, mark);
 	return s;
+}
+
+/* ---- IDs the schema lacks: the cursor's lookup answers ---- */
+
+bool nnn_cur_ext_find(nnn_cur_t *c, nnn_ext_kind_t k, int64_t id, nnn_ext_t *ext)
+{
+	ext->type = NULL;
+	ext->body = NULL;
+	return c->look && c->look->find(c->look, c, k, id, ext);
+}
+
+nnn_status_t nnn_cur_ext_decode(nnn_cur_t *c, nnn_ext_kind_t k, nnn_ext_t *ext)
+{
+	return c->look->decode(c->look, c, k, ext);
 }
 
 nnn_status_t nnn_cur_end(nnn_cur_t *c)

@@ -11,11 +11,6 @@
 #include <nnn/file.h>
 #include <nnn/status.h>
 
-/* What a read that came up short says, wherever it happens. */
-#define NNN_SHORT_READ                                                                              \
-	"the file is shorter than when it was opened, or reading it failed; it changed while it was " \
-	"read (open it again once it is written)"
-
 /* Opens `path` read-only with O_NONBLOCK (a FIFO or a device cannot make
  * open wait), checks with fstat that it is a regular file, then clears
  * O_NONBLOCK. *size is its size. On failure *fd is -1 and the problem, which
