@@ -6,8 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-
 #include "codec.h"
+#include "sink.h"
+#include "try.h"
 #include "mem.h"
 
 /* ---- writers ---- */

@@ -6,7 +6,13 @@
 
 #include <nnn/context.h>
 
-#include "codec.h"
+#include "arena.h"
+#include "cursor.h"
+#include "ext.h"
+#include "host.h"
+#include "shape_io.h"
+#include "sink.h"
+#include "vctx.h"
 
 static const nnn_layer_type_t *as_layer(const nnn_ext_t *e)
 {

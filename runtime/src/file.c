@@ -2,7 +2,7 @@
  * internal fileio.h every other reader of files uses).
  *
  * One way for every command: open without blocking, regular files only, and
- * read the structure with pread (the cursor's window, codec.h), so that a
+ * read the structure with pread (the cursor's window, cursor.h), so that a
  * file cut short while it is read is NNN_E_IO with the offset, never SIGBUS.
  * The mapping is there for tensor data only, which decoding never reads. */
 #define _POSIX_C_SOURCE 200809L
@@ -19,6 +19,8 @@
 #include <nnn/validate.h>
 
 #include "codec.h"
+#include "cursor.h"
+#include "try.h"
 #include "fileio.h"
 #include "mem.h"
 
@@ -143,7 +145,7 @@ nnn_status_t nnn_file_read(const nnn_file_t *f, uint64_t off, void *dst, size_t 
 	return nnn_diags_add(diags, NNN_E_IO, off + got, "", "%zu of %zu bytes could be read: " NNN_SHORT_READ, got, n);
 }
 
-/* How the codec reads the file's structure (codec.h, nnn_reader_t): pread
+/* How the codec reads the file's structure (cursor.h, nnn_reader_t): pread
  * of its descriptor. The codec never reads a file by itself. */
 static size_t read_fd(const nnn_reader_t *r, void *dst, size_t n, uint64_t off)
 {

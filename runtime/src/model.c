@@ -8,9 +8,13 @@
 #include <nnn/file.h>
 #include <nnn/validate.h>
 
+#include "arena.h"
 #include "codec.h"
-#include "mem.h"
+#include "cursor.h"
+#include "ext.h"
 #include "probe.h"
+#include "vctx.h"
+#include "mem.h"
 
 /* A decoded model and the memory it owns; `model` comes first so that a
  * pointer to it is a pointer to the whole. */

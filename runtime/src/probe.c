@@ -12,8 +12,11 @@
 #include <stdio.h>
 #include <sys/mman.h>
 
+#include "arena.h"
 #include "codec.h"
+#include "cursor.h"
 #include "probe.h"
+#include "vctx.h"
 
 /* Search for the lengths of the unknown elements under which the rest of
  * the file decodes exactly to its end: depth first, shortest first, within

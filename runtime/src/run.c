@@ -13,7 +13,6 @@
 #include <nnn/run.h>
 #include <nnn/validate.h>
 
-#include "codec.h"
 #include "mem.h"
 #include "pool.h"
 

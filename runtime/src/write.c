@@ -45,6 +45,8 @@
 #include <nnn/file.h>
 
 #include "codec.h"
+#include "sink.h"
+#include "try.h"
 #include "fileio.h"
 
 #define TMP_TAG ".tmp."

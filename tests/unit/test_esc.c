@@ -1,5 +1,5 @@
 /* test_esc.c: nnn_esc, the one escaping of text from a file, a plugin or
- * the command line, in each of its styles (esc.h): what each output of
+ * the command line, in each of its styles (nnn/esc.h): what each output of
  * nnnkit shows for C0, C1 and bidirectional controls, quotes, backslashes,
  * newlines, tabs, '<' and a byte that is not UTF-8. */
 #include <criterion/criterion.h>

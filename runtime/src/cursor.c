@@ -1,4 +1,4 @@
-/* decode.c: the cursor and its readers, the only code that reads file bytes.
+/* cursor.c: the cursor and its readers, the only code that reads file bytes.
  *
  * Every reader checks the bytes left before touching them, and every count
  * is checked against the bytes left before anything is allocated, so a
@@ -9,102 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "codec.h"
-
-/* ---- arena: all memory of one decoded model, freed at once ---- */
-
-struct nnn_arena_block {
-	nnn_arena_block_t *next;
-	max_align_t data[];
-};
-
-#define ARENA_CHUNK ((size_t)64 * 1024)
-
-void *nnn_arena_alloc(nnn_arena_t *a, size_t size)
-{
-	size_t align = sizeof(max_align_t);
-	size_t need = (size + align - 1) / align * align;
-	nnn_arena_block_t *b;
-
-	if (need < size)
-		return NULL;
-	if (!a->head || a->cap - a->used < need) {
-		/* Big requests get a block of their own so small ones keep packing. */
-		size_t cap = need > ARENA_CHUNK / 4 ? need : ARENA_CHUNK;
-		if (cap > SIZE_MAX - sizeof *b)
-			return NULL;
-		b = malloc(sizeof *b + cap);
-		if (!b)
-			return NULL;
-		if (cap == need && a->head) {
-			/* Keep the current block open for small requests. */
-			b->next = a->head->next;
-			a->head->next = b;
-			return b->data;
-		}
-		b->next = a->head;
-		a->head = b;
-		a->used = 0;
-		a->cap = cap;
-	}
-	b = a->head;
-	a->used += need;
-	return (char *)b->data + a->used - need;
-}
-
-void nnn_arena_free(nnn_arena_t *a)
-{
-	nnn_arena_block_t *b = a->head;
-	while (b) {
-		nnn_arena_block_t *next = b->next;
-		free(b);
-		b = next;
-	}
-	a->head = NULL;
-	a->used = a->cap = 0;
-}
-
-/* ---- paths ---- */
-
-/* Appends n bytes, cut to the room left (a path that long is already
- * unreadable); no printf: paths are built for every field decoded. */
-static void path_append(nnn_path_t *p, const char *s, size_t n)
-{
-	size_t room = sizeof p->s - 1 - p->len;
-	if (n > room)
-		n = room;
-	memcpy(p->s + p->len, s, n);
-	p->len += n;
-	p->s[p->len] = '\0';
-}
-
-size_t nnn_path_push(nnn_path_t *p, const char *name)
-{
-	size_t mark = p->len;
-	if (!name[0])
-		return mark;
-	if (p->len)
-		path_append(p, ".", 1);
-	path_append(p, name, strlen(name));
-	return mark;
-}
-
-size_t nnn_path_index(nnn_path_t *p, int64_t i)
-{
-	size_t mark = p->len;
-	char t[24];
-	size_t k = sizeof t;
-	uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
-	t[--k] = ']';
-	do
-		t[--k] = (char)('0' + u % 10);
-	while ((u /= 10) != 0);
-	if (i < 0)
-		t[--k] = '-';
-	t[--k] = '[';
-	path_append(p, t + k, sizeof t - k);
-	return mark;
-}
+#include "arena.h"
+#include "cursor.h"
+#include "path.h"
+#include "try.h"
+#include "utf8.h"
 
 /* ---- problems ---- */
 
@@ -292,47 +201,6 @@ static nnn_status_t count(nnn_cur_t *c, size_t elem, const char *what, int32_t *
 		return s;
 	}
 	return NNN_OK;
-}
-
-/* Strict UTF-8: no overlongs, no surrogates, nothing above U+10FFFF.
- * Returns the offset of the first bad byte, or len when all are good. */
-bool nnn_cp_unsafe(uint32_t cp)
-{
-	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
-	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
-size_t nnn_utf8_bad(const unsigned char *s, size_t len)
-{
-	size_t i = 0;
-	while (i < len) {
-		unsigned char b = s[i];
-		size_t n;
-		uint32_t cp, min;
-		if (b < 0x80) {
-			i++;
-			continue;
-		} else if ((b & 0xE0) == 0xC0) {
-			n = 2, cp = b & 0x1F, min = 0x80;
-		} else if ((b & 0xF0) == 0xE0) {
-			n = 3, cp = b & 0x0F, min = 0x800;
-		} else if ((b & 0xF8) == 0xF0) {
-			n = 4, cp = b & 0x07, min = 0x10000;
-		} else {
-			return i;
-		}
-		if (len - i < n)
-			return i;
-		for (size_t k = 1; k < n; k++) {
-			if ((s[i + k] & 0xC0) != 0x80)
-				return i;
-			cp = cp << 6 | (s[i + k] & 0x3F);
-		}
-		if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-			return i;
-		i += n;
-	}
-	return len;
 }
 
 /* Points at n bytes at the cursor. Bytes the decoder reads itself (`read`:
