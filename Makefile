@@ -57,6 +57,14 @@ $(LIB_OBJ): CFLAGS += -fvisibility=hidden
 LIB_DEPS := -ljansson -lprotobuf-c
 CLI_SRC := $(wildcard runtime/cli/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(O)/obj/%.o)
+# nnnkit is built as any program outside libnnn is: it sees the public
+# headers only (runtime/include and the generated <nnn/schema_gen.h> under
+# $(O)/gen, never runtime/src), and links LIB_PUB, libnnn's objects as one
+# with every symbol no public header declares NNN_API made local, so an
+# internal header or function used in runtime/cli/ fails the build. What the
+# CLI needs of libnnn becomes public API.
+$(CLI_OBJ): CPPFLAGS := $(filter-out -Iruntime/src -I$(O)/gen/onnx,$(CPPFLAGS))
+LIB_PUB := $(O)/obj/libnnn-public.o
 BENCH_SRC := $(wildcard bench/*.c)
 PLUGINS := $(patsubst plugins/%/,$(O)/plugins/%.so,$(wildcard plugins/*/))
 # Plugins export only their entry point and never link libnnn.
@@ -152,6 +160,11 @@ $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
 	@echo "  AR     $@"
 	$(Q)ar rcs $@ $^
+$(LIB_PUB): $(LIB_OBJ)
+	@echo "  LD     $@"
+	$(Q)$(CC) -nostdlib -r -o $@.tmp $^
+	$(Q)objcopy --localize-hidden $@.tmp $@
+	@rm -f $@.tmp
 $(LIB_SO): $(LIB_OBJ)
 	@echo "  CC     $@"
 	$(Q)$(CC) -shared -Wl,-soname,libnnn.so.$(SOVERSION) -o $@ $^ $(LIB_DEPS) $(LDLIBS)
@@ -161,9 +174,9 @@ $(O)/obj/runtime/cli/main.o: CPPFLAGS += -DNNNKIT_VERSION='"$(VERSION)"'
 $(O)/obj/runtime/src/discover.o: CPPFLAGS += -DNNN_VERSION='"$(VERSION)"'
 $(O)/obj/runtime/onnx/export.o: CPPFLAGS += -DNNN_VERSION='"$(VERSION)"'
 # nnnkit needs its scanner to load any plugin: built with it.
-$(NNNKIT): $(CLI_OBJ) $(LIB_A) | $(SCANNER)
+$(NNNKIT): $(CLI_OBJ) $(LIB_PUB) | $(SCANNER)
 	@echo "  CC     $@"
-	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(LIB_DEPS) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIB_PUB) $(LIB_DEPS) $(LDLIBS)
 $(SCANNER): $(O)/obj/runtime/scanner/nnn-plugin-scan.o $(LIB_A)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)

@@ -29,7 +29,7 @@
 #include <nnn/validate.h>
 
 #include "bench.h"
-#include "codec.h" /* NNN_WINDOW_BYTES: the decoder's window */
+#include "cursor.h"
 
 #define NMODELS 4
 #define MAX_READS 4096

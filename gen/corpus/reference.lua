@@ -6,7 +6,7 @@
 --   path    the field path, "layers[2].weights.dims[1]" ("" for the file)
 --   offset  the byte offset the problem is reported at
 --
--- Conventions (the same as runtime/src/decode.c and rules.c):
+-- Conventions (the same as runtime/src/cursor.c and rules.c):
 --   * a fixed-width field that does not fit is E_TRUNCATED at its own offset,
 --     on its own path;
 --   * a count-prefixed field (string, arrays) is reported at its count's
@@ -420,7 +420,7 @@ local function with_index(v, i, fn)
 end
 
 -- A list key of an io (window, stride, padding, shape): the values of an
--- i32_array field or of a slice of it, as runtime/src/codec.h's nnn_io_list.
+-- i32_array field or of a slice of it, as runtime/src/shape_io.h's nnn_io_list.
 function M.io_list(x, body, e)
   local arr = ref_array(x, body, e)
   local n = #arr

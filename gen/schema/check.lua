@@ -51,7 +51,7 @@ local C_RESERVED = set({
 })
 
 -- Record and enum names X that would redefine a name of the hand-written
--- runtime (runtime/include/nnn/*.h, runtime/src/codec.h): nnn_X_t, struct or
+-- runtime (runtime/include/nnn/*.h, runtime/src/*.h): nnn_X_t, struct or
 -- enum nnn_X, nnn_X_name/_title/_format/_tensors, nnn_type_X. Keep in step
 -- with the runtime when it gains a type.
 local RUNTIME_NAMES = set({
@@ -60,7 +60,7 @@ local RUNTIME_NAMES = set({
   "layer_type", "named_tensor", "npy", "pat", "pat_kind", "path", "plan", "plugin_info",
   "plugin_report", "prim", "run_opts", "shape", "sink", "status", "str", "type", "vctx", "visitor",
   "fkind", "fext", "rdesc", "vdesc", "fdesc", "derive", "json_write_opts", "json_read_opts", "id_range",
-  "schema_layout",
+  "schema_layout", "reader", "lookup", "window",
 })
 RUNTIME_NAMES.t = "nnn_type_t" -- an enum t would define nnn_type_t
 -- Enum names E whose constants NNN_E_<VALUE> fall into a family of runtime

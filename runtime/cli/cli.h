@@ -11,7 +11,7 @@
 #include <nnn/shape.h>
 #include <nnn/validate.h>
 
-#include "esc.h"
+#include <nnn/esc.h>
 
 /* Exit codes, documented in nnnkit --help and README.md. */
 enum {
@@ -292,7 +292,7 @@ void cli_json_usage(cli_env_t *env, const char *msg);
 /* True when argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
 /* Text from a file, a plugin or the command line on its way to a terminal,
- * escaped (nnn_esc, esc.h): NNN_ESC_MSG unquoted (names, messages), NNN_ESC_C
+ * escaped (nnn_esc, nnn/esc.h): NNN_ESC_MSG unquoted (names, messages), NNN_ESC_C
  * in quotes. */
 void cli_esc_print(FILE *f, const char *s, size_t n, nnn_esc_t style);
 /* printf with the whole text escaped as a message (NNN_ESC_MSG): for a line

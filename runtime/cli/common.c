@@ -10,8 +10,6 @@
 #include <nnn/onnx.h>
 
 #include "cli.h"
-#include "codec.h"
-#include "fileio.h"
 
 /* The one table from a status to an exit code (README.md, "Exit codes"). */
 int cli_exit_code(nnn_status_t st)

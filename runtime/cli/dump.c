@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "codec.h"
 
 static int run(const cli_args_t *a, cli_env_t *env);
 

@@ -12,7 +12,6 @@
 #include <nnn/json.h>
 
 #include "cli.h"
-#include "fileio.h"
 
 static int run(const cli_args_t *a, cli_env_t *env);
 

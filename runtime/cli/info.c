@@ -6,7 +6,6 @@
 
 #include <nnn/info.h>
 
-#include "codec.h" /* nnn_model_shapes_each */
 #include "cli.h"
 
 static int run(const cli_args_t *a, cli_env_t *env);

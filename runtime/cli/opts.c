@@ -483,84 +483,87 @@ int cli_binary_ok(const cli_args_t *a, const char *path, const char *what)
 	return cli_usage(a->env, a->cmd, "refusing to write %s to a terminal: redirect standard output, or give --force", what);
 }
 
-int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a, cli_env_t *env)
+/* Where the parse of argv stands. */
+typedef struct parse {
+	int npos, maxpos, dashdash;
+	const char *extra; /* the first argument past the positionals */
+} parse_t;
+
+/* The option argv[*i] names (with its value: "--opt=V", "-oV", or the next
+ * argument), given and converted. */
+static int take_option(cli_args_t *a, int argc, char **argv, int *i)
 {
-	int npos = 0, maxpos = 0, code, dashdash = 0;
-	const char *extra = NULL;
+	const char *s = argv[*i], *text = NULL;
+	cli_val_t *v;
 	char name[64];
-	memset(a, 0, sizeof *a);
-	a->cmd = cmd;
-	a->env = env;
-	EACH_OPT(cmd, o) {
-		if (a->nvals == CLI_MAX_VALS)
-			abort(); /* a table past CLI_MAX_VALS: raise it */
-		a->val[a->nvals++].opt = o;
-	}
-	while (cmd->pos && cmd->pos[maxpos].name)
-		maxpos++;
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i];
-		cli_val_t *v = NULL;
-		const char *text = NULL;
-		if (dashdash || s[0] != '-' || !s[1]) {
-			if (npos == maxpos)
-				extra = extra ? extra : s; /* told after the loop: --help may follow */
-			else
-				a->pos[npos++] = s;
-			continue;
+	int code;
+	if (s[1] == '-') {
+		size_t n = strcspn(s + 2, "=");
+		if (!(v = long_opt(a, s + 2, n)))
+			return unknown(a, s);
+		if (s[2 + n] == '=') {
+			if (v->opt->kind == CLI_FLAG)
+				return cli_usage(a->env, a->cmd, "--%s takes no value", v->opt->name);
+			text = s + 3 + n;
 		}
-		if (!strcmp(s, "--")) {
-			dashdash = 1;
-			continue;
-		}
-		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
-			a->help = 1;
-			continue;
-		}
-		if (s[1] == '-') {
-			size_t n = strcspn(s + 2, "=");
-			if (!(v = long_opt(a, s + 2, n)))
-				return unknown(a, s);
-			if (s[2 + n] == '=') {
-				if (v->opt->kind == CLI_FLAG)
-					return cli_usage(a->env, cmd, "--%s takes no value", v->opt->name);
-				text = s + 3 + n;
-			}
-		} else {
-			if (!(v = short_opt(a, s[1])))
-				return unknown(a, s);
-			if (s[2]) {
-				if (v->opt->kind == CLI_FLAG)
-					return unknown(a, s); /* no bundling of short flags */
-				text = s + 2;
-			}
-		}
-		const cli_opt_t *o = v->opt;
-		opt_name(o, name, sizeof name);
-		if (v->given && o->kind != CLI_FLAG && !(o->flags & CLI_REPEAT))
-			return cli_usage(a->env, cmd, "%s given twice", name);
-		v->given++;
-		if (o->kind == CLI_FLAG)
-			continue;
-		if (!text) {
-			if (i + 1 == argc)
-				return cli_usage(a->env, cmd, "%s needs a value (%s)", name, o->metavar ? o->metavar : "VALUE");
-			text = argv[++i];
-		}
-		if ((code = convert(a, v, text)) != EXIT_VALID)
-			return code;
-		if (o->flags & CLI_REPEAT) {
-			if (v->given > CLI_MAX_REPEAT)
-				return cli_usage(a->env, cmd, "%s given more than %d times", name, CLI_MAX_REPEAT);
-			v->texts[v->given - 1] = v->text;
+	} else {
+		if (!(v = short_opt(a, s[1])))
+			return unknown(a, s);
+		if (s[2]) {
+			if (v->opt->kind == CLI_FLAG)
+				return unknown(a, s); /* no bundling of short flags */
+			text = s + 2;
 		}
 	}
-	if (a->help)
+	const cli_opt_t *o = v->opt;
+	opt_name(o, name, sizeof name);
+	if (v->given && o->kind != CLI_FLAG && !(o->flags & CLI_REPEAT))
+		return cli_usage(a->env, a->cmd, "%s given twice", name);
+	v->given++;
+	if (o->kind == CLI_FLAG)
 		return EXIT_VALID;
-	if (extra)
-		return cli_usage(a->env, cmd, maxpos ? "unexpected argument '%s' (after %s)" : "unexpected argument '%s'", extra,
-		                 maxpos ? cmd->pos[maxpos - 1].name : "");
-	/* A positional that names what an option names (OUT and -o). */
+	if (!text) {
+		if (*i + 1 == argc)
+			return cli_usage(a->env, a->cmd, "%s needs a value (%s)", name, o->metavar ? o->metavar : "VALUE");
+		text = argv[++*i];
+	}
+	if ((code = convert(a, v, text)) != EXIT_VALID)
+		return code;
+	if (o->flags & CLI_REPEAT) {
+		if (v->given > CLI_MAX_REPEAT)
+			return cli_usage(a->env, a->cmd, "%s given more than %d times", name, CLI_MAX_REPEAT);
+		v->texts[v->given - 1] = v->text;
+	}
+	return EXIT_VALID;
+}
+
+/* One argument of argv (and the value it takes, if any). */
+static int take_word(cli_args_t *a, parse_t *ps, int argc, char **argv, int *i)
+{
+	const char *s = argv[*i];
+	if (ps->dashdash || s[0] != '-' || !s[1]) {
+		if (ps->npos == ps->maxpos)
+			ps->extra = ps->extra ? ps->extra : s; /* told after the loop: --help may follow */
+		else
+			a->pos[ps->npos++] = s;
+		return EXIT_VALID;
+	}
+	if (!strcmp(s, "--")) {
+		ps->dashdash = 1;
+		return EXIT_VALID;
+	}
+	if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+		a->help = 1;
+		return EXIT_VALID;
+	}
+	return take_option(a, argc, argv, i);
+}
+
+/* A positional that names what an option names (OUT and -o): one value for
+ * both, given once. */
+static int join_positionals(cli_args_t *a, int maxpos)
+{
+	const cli_cmd_t *cmd = a->cmd;
 	for (int k = 0; k < maxpos; k++) {
 		const cli_pos_t *p = &cmd->pos[k];
 		if (!p->option)
@@ -573,6 +576,13 @@ int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a, cli_en
 		else if (a->pos[k])
 			v->given = 1, v->text = a->pos[k];
 	}
+	return EXIT_VALID;
+}
+
+/* Every positional and option the command requires is there. */
+static int check_required(const cli_args_t *a, int maxpos)
+{
+	const cli_cmd_t *cmd = a->cmd;
 	for (int k = 0; k < maxpos; k++)
 		if (!a->pos[k] && !(cmd->pos[k].flags & CLI_OPTIONAL))
 			return cli_usage(a->env, cmd, cmd->pos[k].option ? "no %s given (or --%s)" : "no %s given", cmd->pos[k].name,
@@ -580,8 +590,16 @@ int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a, cli_en
 	for (int i = 0; i < a->nvals; i++)
 		if ((a->val[i].opt->flags & CLI_REQUIRED) && !a->val[i].given)
 			return cli_usage(a->env, cmd, "no --%s given", a->val[i].opt->name);
-	/* '-': allowed, refused or read, once for all. */
-	int stdin_users = 0, lib_reads = 0;
+	return EXIT_VALID;
+}
+
+/* Each '-' allowed or refused; *stdin_users counts the inputs it names,
+ * *lib_reads those a .npy reader reads itself. */
+static int check_dashes(cli_args_t *a, int maxpos, int *stdin_users, int *lib_reads)
+{
+	const cli_cmd_t *cmd = a->cmd;
+	char name[64];
+	int code;
 	for (int k = 0; k < maxpos; k++) {
 		const cli_pos_t *p = &cmd->pos[k];
 		if (!a->pos[k] || strcmp(a->pos[k], "-"))
@@ -589,7 +607,7 @@ int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a, cli_en
 		const cli_opt_t *o = p->option ? long_opt(a, p->option, strlen(p->option))->opt : NULL;
 		if ((code = check_dash(a, p->name, p->kind, p->flags | (o ? o->flags & CLI_DASH : 0), p->nodash)) != 0)
 			return code;
-		stdin_users += p->kind == CLI_IN;
+		*stdin_users += p->kind == CLI_IN;
 	}
 	for (int i = 0; i < a->nvals; i++) {
 		const cli_opt_t *o = a->val[i].opt;
@@ -599,28 +617,64 @@ int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a, cli_en
 			return code;
 		if (o->flags & CLI_BINARY && (code = cli_binary_ok(a, "-", "binary output")) != 0)
 			return code;
-		stdin_users += o->kind == CLI_IN;
-		lib_reads += o->kind == CLI_IN && (o->flags & CLI_DASH_LIB);
+		*stdin_users += o->kind == CLI_IN;
+		*lib_reads += o->kind == CLI_IN && (o->flags & CLI_DASH_LIB);
 	}
 	for (int k = 0; k < maxpos; k++)
 		if (a->pos[k] && !strcmp(a->pos[k], "-") && cmd->pos[k].flags & CLI_BINARY &&
 		    (code = cli_binary_ok(a, "-", "binary output")) != 0)
 			return code;
-	if (stdin_users > 1)
-		return cli_usage(a->env, cmd, "'-' for two inputs: standard input can be read only once");
-	if (stdin_users == 1 && !lib_reads) {
-		const char *path;
-		if ((code = read_stdin(a, &path)) != EXIT_VALID)
-			return code;
-		for (int k = 0; k < maxpos; k++)
-			if (a->pos[k] && !strcmp(a->pos[k], "-") && cmd->pos[k].kind == CLI_IN)
-				a->pos[k] = path;
-		for (int i = 0; i < a->nvals; i++)
-			if (a->val[i].given && a->val[i].text && !strcmp(a->val[i].text, "-") && a->val[i].opt->kind == CLI_IN &&
-			    !(a->val[i].opt->flags & CLI_DASH_LIB))
-				a->val[i].text = path;
-	}
 	return EXIT_VALID;
+}
+
+/* '-': allowed, refused or read, once for all. */
+static int resolve_dashes(cli_args_t *a, int maxpos)
+{
+	int stdin_users = 0, lib_reads = 0, code;
+	const char *path;
+	if ((code = check_dashes(a, maxpos, &stdin_users, &lib_reads)) != EXIT_VALID)
+		return code;
+	if (stdin_users > 1)
+		return cli_usage(a->env, a->cmd, "'-' for two inputs: standard input can be read only once");
+	if (stdin_users != 1 || lib_reads)
+		return EXIT_VALID;
+	if ((code = read_stdin(a, &path)) != EXIT_VALID)
+		return code;
+	for (int k = 0; k < maxpos; k++)
+		if (a->pos[k] && !strcmp(a->pos[k], "-") && a->cmd->pos[k].kind == CLI_IN)
+			a->pos[k] = path;
+	for (int i = 0; i < a->nvals; i++)
+		if (a->val[i].given && a->val[i].text && !strcmp(a->val[i].text, "-") && a->val[i].opt->kind == CLI_IN &&
+		    !(a->val[i].opt->flags & CLI_DASH_LIB))
+			a->val[i].text = path;
+	return EXIT_VALID;
+}
+
+int cli_parse(const cli_cmd_t *cmd, int argc, char **argv, cli_args_t *a, cli_env_t *env)
+{
+	parse_t ps = { 0 };
+	int code;
+	memset(a, 0, sizeof *a);
+	a->cmd = cmd;
+	a->env = env;
+	EACH_OPT(cmd, o) {
+		if (a->nvals == CLI_MAX_VALS)
+			abort(); /* a table past CLI_MAX_VALS: raise it */
+		a->val[a->nvals++].opt = o;
+	}
+	while (cmd->pos && cmd->pos[ps.maxpos].name)
+		ps.maxpos++;
+	for (int i = 1; i < argc; i++)
+		if ((code = take_word(a, &ps, argc, argv, &i)) != EXIT_VALID)
+			return code;
+	if (a->help)
+		return EXIT_VALID;
+	if (ps.extra)
+		return cli_usage(a->env, cmd, ps.maxpos ? "unexpected argument '%s' (after %s)" : "unexpected argument '%s'",
+		                 ps.extra, ps.maxpos ? cmd->pos[ps.maxpos - 1].name : "");
+	if ((code = join_positionals(a, ps.maxpos)) != EXIT_VALID || (code = check_required(a, ps.maxpos)) != EXIT_VALID)
+		return code;
+	return resolve_dashes(a, ps.maxpos);
 }
 
 /* ---- help ---- */

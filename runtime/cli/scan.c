@@ -16,7 +16,6 @@
 
 #include <nnn/shape.h>
 
-#include "codec.h"
 #include "scan.h"
 
 /* What the visitor needs besides the scan. */
@@ -422,7 +421,9 @@ nnn_status_t cli_scan_open(cli_scan_t *s, cli_env_t *env, const char *path, cons
 		s->have_input = 1;
 		s->input = *input;
 	}
-	NNN_TRY(cli_file_open(env, path, NULL, &s->file, diags));
+	nnn_status_t st = cli_file_open(env, path, NULL, &s->file, diags);
+	if (st != NNN_OK)
+		return st;
 	nnn_file_bytes(s->file, &s->size);
 	s->status = nnn_file_validate(s->file, ctx, input, &s->problems);
 	return NNN_OK;

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "codec.h"
 
 nnn_status_t cli_params(const nnn_model_t *m, cli_param_t **out, size_t *n, nnn_diags_t *d)
 {

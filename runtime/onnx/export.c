@@ -17,7 +17,7 @@
 #include <nnn/json.h>
 #include <nnn/onnx.h>
 
-#include "codec.h" /* nnn_host_table */
+#include "host.h"
 #include "onnx_graph.h"
 
 #ifndef NNN_VERSION

@@ -1,17 +1,14 @@
-/* encode.c: the writers the generated encoder is built on, the memory and
- * file sinks, and the single atomic write path of libnnn.
+/* encode.c: the writers the generated encoder is built on, and the memory
+ * sink (the file sink is write.c's).
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
-#include <unistd.h>
-
-#include <nnn/file.h>
 
 #include "codec.h"
+#include "sink.h"
+#include "try.h"
 #include "mem.h"
 
 /* ---- writers ---- */
@@ -158,105 +155,4 @@ nnn_status_t nnn_model_encode(const nnn_model_t *m, unsigned char **buf, size_t 
 uint64_t nnn_model_encoded_size(const nnn_model_t *m)
 {
 	return nnn_gen_size(m);
-}
-
-/* ---- file sink: buffered writes to a descriptor ---- */
-
-#define FD_BUF ((size_t)1 << 20)
-
-typedef struct fd_sink {
-	nnn_sink_t base;
-	int fd;
-	unsigned char *buf;
-	size_t len;
-} fd_sink_t;
-
-/* EFBIG: the process's file size limit (SIGXFSZ is blocked while
- * nnn_write_atomic writes, so the write fails instead of killing). */
-static nnn_status_t too_big(nnn_diags_t *diags)
-{
-	struct rlimit r;
-	if (getrlimit(RLIMIT_FSIZE, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
-		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "",
-		                     "write failed: the file would exceed this process's file size limit of %llu bytes "
-		                     "(RLIMIT_FSIZE, ulimit -f): raise the limit or write elsewhere",
-		                     (unsigned long long)r.rlim_cur);
-	return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "write failed: %s: the file system refuses a file "
-	                     "this large", strerror(EFBIG));
-}
-
-nnn_status_t nnn_write_all(int fd, const void *buf, size_t n, nnn_diags_t *diags)
-{
-	const unsigned char *p = buf;
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0 && errno == EFBIG)
-			return too_big(diags);
-		if (k <= 0)
-			return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "write failed: %s",
-			                     k < 0 ? strerror(errno) : "no progress");
-		p += k;
-		n -= (size_t)k;
-	}
-	return NNN_OK;
-}
-
-static nnn_status_t fd_flush(fd_sink_t *s)
-{
-	nnn_status_t st = nnn_write_all(s->fd, s->buf, s->len, s->base.diags);
-	s->len = 0;
-	return st;
-}
-
-static nnn_status_t fd_write(nnn_sink_t *self, const void *p, size_t n)
-{
-	fd_sink_t *s = (fd_sink_t *)self;
-	if (n >= FD_BUF) {
-		/* Large tensors go straight from the mapping to the kernel. */
-		NNN_TRY(fd_flush(s));
-		return nnn_write_all(s->fd, p, n, self->diags);
-	}
-	if (FD_BUF - s->len < n)
-		NNN_TRY(fd_flush(s));
-	memcpy(s->buf + s->len, p, n);
-	s->len += n;
-	return NNN_OK;
-}
-
-static nnn_status_t fill_model(void *ctx, int fd, nnn_diags_t *diags)
-{
-	fd_sink_t s = { .base = { .write = fd_write, .diags = diags }, .fd = fd };
-	nnn_status_t st;
-	s.buf = malloc(FD_BUF);
-	if (!s.buf)
-		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a write buffer");
-	st = nnn_gen_encode(&s.base, ctx);
-	if (st == NNN_OK)
-		st = fd_flush(&s);
-	free(s.buf);
-	return st;
-}
-
-nnn_status_t nnn_model_write_file(const nnn_model_t *m, const char *path, nnn_diags_t *diags)
-{
-	return nnn_write_atomic(path, fill_model, (void *)m, diags);
-}
-
-typedef struct bytes {
-	const void *b;
-	size_t n;
-} bytes_t;
-
-static nnn_status_t fill_bytes(void *ctx, int fd, nnn_diags_t *diags)
-{
-	const bytes_t *x = ctx;
-	return nnn_write_all(fd, x->b, x->n, diags);
-}
-
-nnn_status_t nnn_write_atomic_bytes(const char *path, const void *buf, size_t n, nnn_diags_t *diags)
-{
-	bytes_t x = { buf, n };
-	return nnn_write_atomic(path, fill_bytes, &x, diags);
 }

@@ -1,11 +1,11 @@
-/* esc.c: see esc.h. */
+/* esc.c: see nnn/esc.h. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "codec.h"
-#include "esc.h"
+#include "utf8.h"
+#include <nnn/esc.h>
 
 static uint32_t utf8_cp(const unsigned char *s, size_t k)
 {

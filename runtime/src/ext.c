@@ -6,7 +6,13 @@
 
 #include <nnn/context.h>
 
-#include "codec.h"
+#include "arena.h"
+#include "cursor.h"
+#include "ext.h"
+#include "host.h"
+#include "shape_io.h"
+#include "sink.h"
+#include "vctx.h"
 
 static const nnn_layer_type_t *as_layer(const nnn_ext_t *e)
 {
@@ -18,50 +24,19 @@ static const nnn_activation_type_t *as_act(const nnn_ext_t *e)
 	return e->type;
 }
 
-bool nnn_cur_ext_find(nnn_cur_t *c, nnn_ext_kind_t k, int64_t id, nnn_ext_t *ext)
+/* ---- the lookup the decoder is given: the context's plugins ---- */
+
+static bool reg_find(const nnn_lookup_t *l, nnn_cur_t *c, nnn_ext_kind_t k, int64_t id, nnn_ext_t *ext)
 {
-	ext->body = NULL;
-	ext->type = k == NNN_EXT_LAYER ? (const void *)nnn_ctx_layer(c->ctx, (int)id, NULL)
-	                               : (const void *)nnn_ctx_activation(c->ctx, (int)id, NULL);
-	if (ext->type || !c->probe || c->probe->nhits == NNN_PROBE_MAX)
-		return ext->type != NULL;
-	/* Probing: note the ID; with a guess for it, go on as if it were known. */
-	size_t distinct = 1;
-	for (size_t i = 0; i < c->probe->nhits; i++) {
-		bool again = false;
-		for (size_t j = 0; j < i; j++)
-			again |= c->probe->hits[j].kind == c->probe->hits[i].kind && c->probe->hits[j].id == c->probe->hits[i].id;
-		distinct += !again && !(c->probe->hits[i].kind == k && c->probe->hits[i].id == id);
-	}
-	if (distinct > c->probe->max_distinct) {
-		c->probe->pruned = true;
-		return false;
-	}
-	nnn_probe_hit_t *h = &c->probe->hits[c->probe->nhits];
-	h->kind = k;
-	h->id = id;
-	h->at = c->pos - 1;
-	snprintf(h->path, sizeof h->path, "%.*s.id", (int)sizeof h->path - 4, c->path.s);
-	c->probe->nhits++;
-	ext->body = (void *)(uintptr_t)c->probe->nhits; /* which guess its fields take */
-	return c->probe->nhits <= c->probe->nguess;
+	(void)c;
+	ext->type = k == NNN_EXT_LAYER ? (const void *)nnn_ctx_layer(l->self, (int)id, NULL)
+	                               : (const void *)nnn_ctx_activation(l->self, (int)id, NULL);
+	return ext->type != NULL;
 }
 
-/* Probing: skips the bytes the current guess gives an unknown element. */
-static nnn_status_t probe_skip(nnn_cur_t *c, const nnn_ext_t *ext)
+static nnn_status_t reg_decode(const nnn_lookup_t *l, nnn_cur_t *c, nnn_ext_kind_t k, nnn_ext_t *ext)
 {
-	size_t i = (size_t)(uintptr_t)ext->body - 1, k = c->probe->guess[i];
-	if (k > c->len - c->pos)
-		return NNN_E_TRUNCATED;
-	c->pos += k;
-	c->probe->applied = i + 1;
-	return NNN_OK;
-}
-
-nnn_status_t nnn_cur_ext_decode(nnn_cur_t *c, nnn_ext_kind_t k, nnn_ext_t *ext)
-{
-	if (!ext->type)
-		return probe_skip(c, ext);
+	(void)l;
 	size_t size = k == NNN_EXT_LAYER ? as_layer(ext)->body_size : as_act(ext)->params_size;
 	ext->body = nnn_arena_alloc(c->arena, size ? size : 1);
 	if (!ext->body)
@@ -70,6 +45,19 @@ nnn_status_t nnn_cur_ext_decode(nnn_cur_t *c, nnn_ext_kind_t k, nnn_ext_t *ext)
 	return k == NNN_EXT_LAYER ? as_layer(ext)->decode(nnn_host_table(), c, ext->body)
 	                          : as_act(ext)->decode(nnn_host_table(), c, ext->body);
 }
+
+static char *reg_names(const nnn_lookup_t *l, char *buf, size_t size)
+{
+	return nnn_ctx_plugins_text(l->self, buf, size);
+}
+
+nnn_lookup_t nnn_ext_lookup(const nnn_ctx_t *ctx)
+{
+	/* self is not written through: the lookup only reads the context. */
+	return (nnn_lookup_t){ reg_find, reg_decode, reg_names, NULL, (void *)(uintptr_t)ctx };
+}
+
+/* ---- what plugin types do, for the rest of libnnn ---- */
 
 nnn_status_t nnn_wr_ext(nnn_sink_t *w, nnn_ext_kind_t k, const nnn_ext_t *ext)
 {

@@ -2,7 +2,7 @@
  * internal fileio.h every other reader of files uses).
  *
  * One way for every command: open without blocking, regular files only, and
- * read the structure with pread (the cursor's window, codec.h), so that a
+ * read the structure with pread (the cursor's window, cursor.h), so that a
  * file cut short while it is read is NNN_E_IO with the offset, never SIGBUS.
  * The mapping is there for tensor data only, which decoding never reads. */
 #define _POSIX_C_SOURCE 200809L
@@ -19,6 +19,8 @@
 #include <nnn/validate.h>
 
 #include "codec.h"
+#include "cursor.h"
+#include "try.h"
 #include "fileio.h"
 #include "mem.h"
 
@@ -143,6 +145,14 @@ nnn_status_t nnn_file_read(const nnn_file_t *f, uint64_t off, void *dst, size_t 
 	return nnn_diags_add(diags, NNN_E_IO, off + got, "", "%zu of %zu bytes could be read: " NNN_SHORT_READ, got, n);
 }
 
+/* How the codec reads the file's structure (cursor.h, nnn_reader_t): pread
+ * of its descriptor. The codec never reads a file by itself. */
+static size_t read_fd(const nnn_reader_t *r, void *dst, size_t n, uint64_t off)
+{
+	const nnn_file_t *f = r->self;
+	return nnn_pread_all(f->fd, dst, n, off);
+}
+
 nnn_status_t nnn_file_decode(const nnn_file_t *f, const nnn_decode_opts_t *opts, nnn_model_t **out,
                              nnn_diags_t *diags)
 {
@@ -150,7 +160,7 @@ nnn_status_t nnn_file_decode(const nnn_file_t *f, const nnn_decode_opts_t *opts,
 	*out = NULL;
 	if (f->copy || !opts || !(opts->flags & NNN_DECODE_COPY))
 		return f->copy ? nnn_model_decode(f->copy, f->size, opts, out, diags)
-		               : nnn_decode_windowed(f->data, f->size, f->fd, opts, out, diags);
+		               : nnn_decode_windowed(f->data, f->size, &(nnn_reader_t){ read_fd, f }, opts, out, diags);
 	/* A copy read with checked preads: the model then never reads the file. */
 	NNN_TRY(nnn_read_copy(f->fd, f->size, &copy, diags));
 	return nnn_model_adopt(copy, f->size, opts, out, diags);
@@ -161,7 +171,7 @@ nnn_status_t nnn_file_validate(const nnn_file_t *f, const nnn_ctx_t *ctx, const 
 {
 	if (f->copy)
 		return nnn_validate_bytes(f->copy, f->size, ctx, input, diags);
-	return nnn_validate_windowed(f->data, f->size, f->fd, ctx, input, diags);
+	return nnn_validate_windowed(f->data, f->size, &(nnn_reader_t){ read_fd, f }, ctx, input, diags);
 }
 
 nnn_status_t nnn_file_open(const char *path, const nnn_decode_opts_t *o, nnn_file_t **out, nnn_diags_t *diags)

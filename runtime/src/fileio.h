@@ -11,11 +11,6 @@
 #include <nnn/file.h>
 #include <nnn/status.h>
 
-/* What a read that came up short says, wherever it happens. */
-#define NNN_SHORT_READ                                                                              \
-	"the file is shorter than when it was opened, or reading it failed; it changed while it was " \
-	"read (open it again once it is written)"
-
 /* Opens `path` read-only with O_NONBLOCK (a FIFO or a device cannot make
  * open wait), checks with fstat that it is a regular file, then clears
  * O_NONBLOCK. *size is its size. On failure *fd is -1 and the problem, which
@@ -33,23 +28,7 @@ size_t nnn_pread_all(int fd, void *dst, size_t n, uint64_t off);
  * ended. */
 nnn_status_t nnn_read_copy(int fd, size_t size, unsigned char **out, nnn_diags_t *diags);
 
-/* A file of bytes in memory (`copy`, from nnn_mem_big or malloc, adopted:
- * freed with the file, or at once on failure), as nnn_file_map gives one;
- * with opts, decoded too, as nnn_file_open with NNN_DECODE_COPY. For a
- * model that was never a file: the CLI's imported .onnx, encoded. */
-NNN_NODISCARD nnn_status_t nnn_file_of_copy(unsigned char *copy, size_t len, const nnn_decode_opts_t *opts,
-                                            nnn_file_t **out, nnn_diags_t *diags);
-
-/* A new folder TARGET.tmp.XXXXXX beside `target` (mode 0777 less the
- * umask), its name in tmp: what export fills and renames to TARGET. The
- * returned descriptor holds the flock that tells the next writer's sweep
- * (write.c) that the folder is in use: keep it open until the rename, then
- * close it. Stale folders of the same target, left by a writer that was
- * killed, are removed first. -1 with errno on failure. */
-int nnn_tmp_dir_make(const char *target, char *tmp, size_t size);
-
-/* Removes the folder nnn_tmp_dir_make made, the plain files in it, and
- * closes fd. */
-void nnn_tmp_dir_remove(const char *tmp, int fd);
+/* nnn_file_of_copy, nnn_tmp_dir_make and nnn_tmp_dir_remove are public
+ * (nnn/file.h): the CLI uses them. */
 
 #endif

@@ -6,10 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <nnn/esc.h>
 #include <nnn/info.h>
-
-#include "codec.h" /* nnn_model_shapes_each */
-#include "esc.h"
 
 /* ---- the shapes ---- */
 

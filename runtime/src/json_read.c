@@ -24,7 +24,10 @@
 #include <nnn/npy.h>
 #include <nnn/validate.h>
 
+#include "arena.h"
 #include "codec.h"
+#include "path.h"
+#include "try.h"
 #include "fileio.h"
 #include "json_form.h"
 
@@ -1200,7 +1203,6 @@ static nnn_status_t over_cap(rd_t *r, const json_t *root, nnn_model_t **m)
 	            ".npy files it names. Give such tensors files of their own, or name each file fewer times", total,
 	            cap, NPY_CAP_BASE >> 20, NPY_CAP_TIMES);
 }
-
 
 nnn_status_t nnn_json_decode(const char *text, size_t len, const nnn_json_read_opts_t *opts, nnn_model_t **out,
                              nnn_diags_t *diags)

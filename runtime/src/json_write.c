@@ -20,7 +20,9 @@
 #include <nnn/json.h>
 #include <nnn/npy.h>
 
-#include "codec.h"
+#include "path.h"
+#include "try.h"
+#include "utf8.h"
 #include "json_form.h"
 
 /* Lines are kept within WIDTH: an array or a record goes on one line when

@@ -22,7 +22,11 @@
 
 #include <nnn/context.h>
 
-#include "codec.h"
+#include "cursor.h"
+#include "host.h"
+#include "path.h"
+#include "sink.h"
+#include "vctx.h"
 #include "onnx_graph.h"
 #include "loader.h"
 

@@ -9,7 +9,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "codec.h"
+#include "path.h"
+#include "vctx.h"
 
 void nnn_v_problem(nnn_vctx_t *v, nnn_status_t code, const char *name, uint64_t at, const char *fmt, ...)
 {

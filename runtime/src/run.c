@@ -13,9 +13,9 @@
 #include <nnn/run.h>
 #include <nnn/validate.h>
 
-#include "codec.h"
 #include "mem.h"
 #include "pool.h"
+#include "try.h"
 
 typedef struct step {
 	const nnn_layer_t *layer;
@@ -112,17 +112,11 @@ static nnn_status_t bind(const nnn_ctx_t *ctx, const nnn_layer_t *L, int32_t i, 
 	return NNN_OK;
 }
 
-nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_shape_t *input,
-                          const nnn_run_opts_t *opts, nnn_plan_t **out, nnn_diags_t *d)
+/* A plan with its arrays, for m's layers, and nothing bound yet. */
+static nnn_status_t plan_alloc(const nnn_model_t *m, const nnn_run_opts_t *opts, nnn_plan_t **out, nnn_diags_t *d)
 {
-	uint64_t limit = opts && opts->max_tensor_bytes ? opts->max_tensor_bytes : (uint64_t)4 << 30;
-	int64_t biggest = 0;
-	int cpus = nnn_pool_cpus();
-	nnn_plan_t *p;
-	nnn_status_t st;
-
+	nnn_plan_t *p = calloc(1, sizeof *p);
 	*out = NULL;
-	p = calloc(1, sizeof *p);
 	if (!p)
 		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a plan");
 	p->m = m;
@@ -138,58 +132,97 @@ nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_
 		nnn_plan_free(p);
 		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a plan of %d layers", (int)m->layer_count);
 	}
+	*out = p;
+	return NNN_OK;
+}
+
+/* Layer i's output is known and within the limit; *n its floats. */
+static nnn_status_t check_output(const nnn_plan_t *p, int32_t i, uint64_t limit, int64_t *n, nnn_diags_t *d)
+{
+	const nnn_layer_t *L = &p->m->layers[i];
+	if (p->shapes[i + 1].rank < 1)
+		return layer_fail(d, NNN_E_INPUT_SHAPE, L, i, "its output shape is unknown: the schema gives this layer "
+		                  "type no io and no plugin's infer gives one");
+	*n = nnn_shape_numel(&p->shapes[i + 1]);
+	if (*n < 0 || (uint64_t)*n > limit / sizeof(float)) {
+		char sh[256];
+		/* in floats: a byte count could overflow */
+		return layer_fail(d, NNN_E_LIMIT, L, i, "its output %s holds %s%" PRId64 " floats of 4 bytes, over the limit "
+		                  "of %" PRIu64 " bytes", nnn_shape_format(&p->shapes[i + 1], sh, sizeof sh),
+		                  *n < 0 ? "more than " : "", *n < 0 ? INT64_MAX : *n, limit);
+	}
+	return NNN_OK;
+}
+
+/* What the kernel will allocate counts too: a small file can ask for huge
+ * scratch (a wide kernel padded on a tiny input). */
+static nnn_status_t check_work(const nnn_plan_t *p, int32_t i, uint64_t limit, nnn_diags_t *d)
+{
+	const step_t *s = &p->steps[i];
+	uint64_t work = s->type->work_bytes ? s->type->work_bytes(s->layer, s->body, &p->shapes[i], &p->shapes[i + 1],
+	                                                         p->threads)
+	                                    : 0;
+	if (work <= limit)
+		return NNN_OK;
+	return layer_fail(d, NNN_E_LIMIT, s->layer, i, "its kernel would allocate %s%" PRIu64 " bytes (packed weights "
+	                  "and scratch, on %d thread%s) for this input, over the limit of %" PRIu64 " bytes",
+	                  work == UINT64_MAX ? "more than " : "", work, p->threads, p->threads == 1 ? "" : "s", limit);
+}
+
+/* Binds layer i's kernels, checks what it will take and prepares it;
+ * *biggest grows to the largest output between layers, in floats. */
+static nnn_status_t plan_layer(const nnn_ctx_t *ctx, nnn_plan_t *p, int32_t i, uint64_t limit, int64_t *biggest,
+                               nnn_diags_t *d)
+{
+	const nnn_layer_t *L = &p->m->layers[i];
+	step_t *s = &p->steps[i];
+	char msg[NNN_MSG_MAX] = "";
+	int64_t n = 0;
+	NNN_TRY(bind(ctx, L, i, s, d));
+	NNN_TRY(check_output(p, i, limit, &n, d));
+	if (n > *biggest && i + 1 < p->n)
+		*biggest = n;
+	NNN_TRY(check_work(p, i, limit, d));
+	if (s->type->prepare && s->type->prepare(L, s->body, &p->shapes[i], &s->state, msg, sizeof msg) != NNN_OK)
+		return layer_fail(d, NNN_E_KERNEL, L, i, "prepare failed: %s", msg);
+	return NNN_OK;
+}
+
+/* The pool and the two buffers layers pass their outputs through. */
+static nnn_status_t plan_buffers(nnn_plan_t *p, int64_t biggest, nnn_diags_t *d)
+{
+	int cpus = nnn_pool_cpus();
+	/* More threads than CPUs would only take turns. Without threads (none
+	 * can be started), kernels run on the caller or on their own. */
+	if (p->threads > 1 && cpus > 1)
+		p->pool = nnn_pool_new((p->threads < cpus ? p->threads : cpus) - 1);
+	if (biggest > 0) {
+		p->buf[0] = nnn_mem_big((size_t)biggest * sizeof(float));
+		p->buf[1] = nnn_mem_big((size_t)biggest * sizeof(float));
+		if (!p->buf[0] || !p->buf[1])
+			return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate 2 x %" PRId64 " floats", biggest);
+	}
+	return NNN_OK;
+}
+
+nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_shape_t *input,
+                          const nnn_run_opts_t *opts, nnn_plan_t **out, nnn_diags_t *d)
+{
+	uint64_t limit = opts && opts->max_tensor_bytes ? opts->max_tensor_bytes : (uint64_t)4 << 30;
+	int64_t biggest = 0;
+	nnn_plan_t *p;
+	nnn_status_t st;
+
+	*out = NULL;
+	NNN_TRY(plan_alloc(m, opts, &p, d));
 	/* Every shape comes from the one shape engine, through the validator
 	 * (a plugin layer's from its infer): kernels only run them. */
 	p->shapes[0] = *input;
 	st = nnn_model_validate(m, input, p->shapes + 1, d);
-	for (int32_t i = 0; i < p->n && st == NNN_OK; i++) {
-		const nnn_layer_t *L = &m->layers[i];
-		step_t *s = &p->steps[i];
-		char msg[NNN_MSG_MAX] = "";
-		st = bind(ctx, L, i, s, d);
-		if (st != NNN_OK)
-			break;
-		if (p->shapes[i + 1].rank < 1) {
-			st = layer_fail(d, NNN_E_INPUT_SHAPE, L, i, "its output shape is unknown: the schema gives this layer "
-			                "type no io and no plugin's infer gives one");
-			break;
-		}
-		int64_t n = nnn_shape_numel(&p->shapes[i + 1]);
-		if (n < 0 || (uint64_t)n > limit / sizeof(float)) {
-			char sh[256];
-			/* in floats: a byte count could overflow */
-			st = layer_fail(d, NNN_E_LIMIT, L, i, "its output %s holds %s%" PRId64 " floats of 4 bytes, over the limit of %"
-			                PRIu64 " bytes", nnn_shape_format(&p->shapes[i + 1], sh, sizeof sh),
-			                n < 0 ? "more than " : "", n < 0 ? INT64_MAX : n, limit);
-			break;
-		}
-		if (n > biggest && i + 1 < p->n)
-			biggest = n;
-		/* What the kernel will allocate counts too: a small file can ask
-		 * for huge scratch (a wide kernel padded on a tiny input). */
-		uint64_t work = s->type->work_bytes ? s->type->work_bytes(L, s->body, &p->shapes[i], &p->shapes[i + 1],
-		                                                         p->threads)
-		                                    : 0;
-		if (work > limit) {
-			st = layer_fail(d, NNN_E_LIMIT, L, i, "its kernel would allocate %s%" PRIu64 " bytes (packed weights "
-			                "and scratch, on %d thread%s) for this input, over the limit of %" PRIu64 " bytes",
-			                work == UINT64_MAX ? "more than " : "", work, p->threads, p->threads == 1 ? "" : "s", limit);
-			break;
-		}
-		if (s->type->prepare &&
-		    s->type->prepare(L, s->body, &p->shapes[i], &s->state, msg, sizeof msg) != NNN_OK)
-			st = layer_fail(d, NNN_E_KERNEL, L, i, "prepare failed: %s", msg);
-	}
-	/* More threads than CPUs would only take turns. Without threads (none
-	 * can be started), kernels run on the caller or on their own. */
-	if (st == NNN_OK && p->threads > 1 && cpus > 1)
-		p->pool = nnn_pool_new((p->threads < cpus ? p->threads : cpus) - 1);
-	if (st == NNN_OK && biggest > 0) {
-		p->buf[0] = nnn_mem_big((size_t)biggest * sizeof(float));
-		p->buf[1] = nnn_mem_big((size_t)biggest * sizeof(float));
-		if (!p->buf[0] || !p->buf[1])
-			st = nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate 2 x %" PRId64 " floats", biggest);
-	}
+	for (int32_t i = 0; i < p->n && st == NNN_OK; i++)
+		st = plan_layer(ctx, p, i, limit, &biggest, d);
+	if (st == NNN_OK)
+		st = plan_buffers(p, biggest, d);
 	if (st != NNN_OK) {
 		nnn_plan_free(p);
 		return st;

@@ -19,6 +19,10 @@
 #include <nnn/validate.h>
 
 #include "codec.h"
+#include "ext.h"
+#include "path.h"
+#include "shape_io.h"
+#include "vctx.h"
 
 #define UNK NNN_DIM_UNKNOWN
 

@@ -1,4 +1,5 @@
-/* write.c: the single write path of libnnn (nnn_write_atomic).
+/* write.c: the single write path of libnnn (nnn_write_atomic), and what
+ * goes through it: bytes, and models encoded straight to the file.
  *
  * A regular file (or a new name) is replaced atomically: a temporary file
  * beside the target, written, flushed and renamed over it, then the folder
@@ -36,12 +37,16 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <nnn/file.h>
 
+#include "codec.h"
+#include "sink.h"
+#include "try.h"
 #include "fileio.h"
 
 #define TMP_TAG ".tmp."
@@ -522,4 +527,106 @@ void nnn_tmp_dir_remove(const char *tmp, int fd)
 {
 	remove_dir_at(AT_FDCWD, tmp, fd);
 	close(fd);
+}
+
+/* ---- what is written: bytes, or a model encoded into a buffered sink on
+ * the descriptor (the file layer calls the codec, never the reverse) ---- */
+
+#define FD_BUF ((size_t)1 << 20)
+
+typedef struct fd_sink {
+	nnn_sink_t base;
+	int fd;
+	unsigned char *buf;
+	size_t len;
+} fd_sink_t;
+
+/* EFBIG: the process's file size limit (SIGXFSZ is blocked while
+ * nnn_write_atomic writes, so the write fails instead of killing). */
+static nnn_status_t too_big(nnn_diags_t *diags)
+{
+	struct rlimit r;
+	if (getrlimit(RLIMIT_FSIZE, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+		return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "",
+		                     "write failed: the file would exceed this process's file size limit of %llu bytes "
+		                     "(RLIMIT_FSIZE, ulimit -f): raise the limit or write elsewhere",
+		                     (unsigned long long)r.rlim_cur);
+	return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "write failed: %s: the file system refuses a file "
+	                     "this large", strerror(EFBIG));
+}
+
+nnn_status_t nnn_write_all(int fd, const void *buf, size_t n, nnn_diags_t *diags)
+{
+	const unsigned char *p = buf;
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && errno == EFBIG)
+			return too_big(diags);
+		if (k <= 0)
+			return nnn_diags_add(diags, NNN_E_IO, NNN_NO_OFFSET, "", "write failed: %s",
+			                     k < 0 ? strerror(errno) : "no progress");
+		p += k;
+		n -= (size_t)k;
+	}
+	return NNN_OK;
+}
+
+static nnn_status_t fd_flush(fd_sink_t *s)
+{
+	nnn_status_t st = nnn_write_all(s->fd, s->buf, s->len, s->base.diags);
+	s->len = 0;
+	return st;
+}
+
+static nnn_status_t fd_write(nnn_sink_t *self, const void *p, size_t n)
+{
+	fd_sink_t *s = (fd_sink_t *)self;
+	if (n >= FD_BUF) {
+		/* Large tensors go straight from the mapping to the kernel. */
+		NNN_TRY(fd_flush(s));
+		return nnn_write_all(s->fd, p, n, self->diags);
+	}
+	if (FD_BUF - s->len < n)
+		NNN_TRY(fd_flush(s));
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+	return NNN_OK;
+}
+
+static nnn_status_t fill_model(void *ctx, int fd, nnn_diags_t *diags)
+{
+	fd_sink_t s = { .base = { .write = fd_write, .diags = diags }, .fd = fd };
+	nnn_status_t st;
+	s.buf = malloc(FD_BUF);
+	if (!s.buf)
+		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate a write buffer");
+	st = nnn_gen_encode(&s.base, ctx);
+	if (st == NNN_OK)
+		st = fd_flush(&s);
+	free(s.buf);
+	return st;
+}
+
+nnn_status_t nnn_model_write_file(const nnn_model_t *m, const char *path, nnn_diags_t *diags)
+{
+	return nnn_write_atomic(path, fill_model, (void *)m, diags);
+}
+
+typedef struct bytes {
+	const void *b;
+	size_t n;
+} bytes_t;
+
+static nnn_status_t fill_bytes(void *ctx, int fd, nnn_diags_t *diags)
+{
+	const bytes_t *x = ctx;
+	return nnn_write_all(fd, x->b, x->n, diags);
+}
+
+nnn_status_t nnn_write_atomic_bytes(const char *path, const void *buf, size_t n, nnn_diags_t *diags)
+{
+	bytes_t x = { buf, n };
+	return nnn_write_atomic(path, fill_bytes, &x, diags);
 }

@@ -21,7 +21,6 @@
 
 #include "blackbox.h"
 #include "builder.h"
-#include "codec.h"
 #include "ctx.h"
 #include "shell.h"
 #include "schemaq.h"

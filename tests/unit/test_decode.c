@@ -15,7 +15,8 @@
 #include "blackbox.h"
 #include "builder.h"
 #include "schemaq.h"
-#include "codec.h"
+#include "cursor.h"
+#include "path.h"
 
 /* Decodes b and expects failure with exactly one first problem. */
 static void expect_fail(const bb_t *b, unsigned flags, nnn_status_t code, const char *path, uint64_t offset)

@@ -1,11 +1,11 @@
 /* test_esc.c: nnn_esc, the one escaping of text from a file, a plugin or
- * the command line, in each of its styles (esc.h): what each output of
+ * the command line, in each of its styles (nnn/esc.h): what each output of
  * nnnkit shows for C0, C1 and bidirectional controls, quotes, backslashes,
  * newlines, tabs, '<' and a byte that is not UTF-8. */
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "esc.h"
+#include <nnn/esc.h>
 
 /* ESC, quote, backslash, newline, tab, '<', U+009B (8-bit CSI), U+202E, 0xff. */
 static const char text[] = "a\x1b\"\\\n\t<\xc2\x9b\xe2\x80\xae\xff";
@@ -50,4 +50,18 @@ Test(esc, cut_on_a_whole_escape)
 	char out[8];
 	cr_assert_eq(nnn_esc(out, sizeof out, "ab\xe2\x80\xae", 5, NNN_ESC_C), 2);
 	cr_assert_str_eq(out, "ab");
+}
+
+/* nnn_utf8_seq: the length of one valid sequence, 0 for anything else. */
+Test(esc, utf8_seq)
+{
+	cr_assert_eq(nnn_utf8_seq((const unsigned char *)"a", 1), 1);
+	cr_assert_eq(nnn_utf8_seq((const unsigned char *)"\xc3\xa9", 2), 2);        /* U+00E9 */
+	cr_assert_eq(nnn_utf8_seq((const unsigned char *)"\xe2\x80\xae", 3), 3);    /* U+202E: valid, if unsafe */
+	cr_assert_eq(nnn_utf8_seq((const unsigned char *)"\xf0\x9f\x98\x80", 4), 4);
+	cr_assert_eq(nnn_utf8_seq((const unsigned char *)"\xe2\x80\xae", 2), 0);    /* cut short */
+	cr_assert_eq(nnn_utf8_seq((const unsigned char *)"\xc0\xaf", 2), 0);        /* overlong */
+	cr_assert_eq(nnn_utf8_seq((const unsigned char *)"\xed\xa0\x80", 3), 0);    /* surrogate */
+	cr_assert_eq(nnn_utf8_seq((const unsigned char *)"\xf4\x90\x80\x80", 4), 0); /* above U+10FFFF */
+	cr_assert_eq(nnn_utf8_seq((const unsigned char *)"\x80", 1), 0);            /* continuation byte */
 }

@@ -20,7 +20,8 @@
 
 #include "blackbox.h"
 #include "builder.h"
-#include "codec.h"
+#include "host.h"
+#include "vctx.h"
 #include "ctx.h"
 #include "shell.h"
 #include "schemaq.h"

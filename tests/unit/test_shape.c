@@ -12,7 +12,8 @@
 #include <nnn/shape.h>
 #include <nnn/validate.h>
 
-#include "codec.h"
+#include "shape_io.h"
+#include "vctx.h"
 
 #define NOWHERE ((nnn_io_src_t){ "", -1, NNN_NO_OFFSET })
 

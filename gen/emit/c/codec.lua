@@ -698,7 +698,7 @@ local function chain_rule(r, f)
   end
 end
 
--- The io of a layer type as C statements filling an nnn_io_t (codec.h);
+-- The io of a layer type as C statements filling an nnn_io_t (shape_io.h);
 -- runtime/src/shape.c applies it. Each io key names a field (or an element
 -- or a slice of one); `ex` turns a reference into its C expression.
 local IO_KIND_CONST = {
@@ -996,7 +996,10 @@ local function emit_source_head(w, s, layouts)
   w("")
   w("#include <nnn/shape.h>")
   w("")
-  w("#include \"codec.h\"")
+  -- What the generated codec is built on, one header a job (runtime/src/).
+  for _, h in ipairs({ "codec", "cursor", "ext", "path", "shape_io", "sink", "try", "vctx" }) do
+    w(string.format("#include \"%s.h\"", h))
+  end
   w("")
   w("/* ---- the struct layouts recorded so far (nnn/schema_gen.h) ---- */")
   w("")

@@ -64,6 +64,18 @@ NNN_API NNN_NODISCARD nnn_status_t nnn_file_decode(const nnn_file_t *f, const nn
 NNN_API NNN_NODISCARD nnn_status_t nnn_file_read(const nnn_file_t *f, uint64_t off, void *dst, size_t n,
                                                  nnn_diags_t *diags);
 
+/* The n bytes of `copy` as a file, for a model that never was one (an
+ * imported model, encoded): nnn_file_bytes, nnn_file_read, nnn_file_decode
+ * and nnn_file_validate read them as they would a file's. With opts the
+ * bytes are decoded too, as nnn_file_open does with NNN_DECODE_COPY (always
+ * set; NNN_DECODE_KEEP_GOING is cleared), and nnn_file_model gives the
+ * model; without, nnn_file_model gives NULL. `copy` comes from malloc (or
+ * nnn_model_encode) and is adopted in every case: freed with the file, or
+ * at once on failure. Owned: close with nnn_file_close. Errors: NNN_E_NOMEM,
+ * or the decoder's code with its problems in diags. */
+NNN_API NNN_NODISCARD nnn_status_t nnn_file_of_copy(unsigned char *copy, size_t len, const nnn_decode_opts_t *opts,
+                                                    nnn_file_t **out, nnn_diags_t *diags);
+
 /* Maps a whole file read-only without decoding it. Owned: release with
  * nnn_unmap. An empty file gives *data == NULL, *size 0. Reading the mapping
  * after another program truncated the file raises SIGBUS: to decode or
@@ -101,5 +113,18 @@ NNN_API NNN_NODISCARD nnn_status_t nnn_write_atomic_bytes(const char *path, cons
 /* Writes all n bytes to fd, retrying short writes and EINTR; for fill
  * callbacks of nnn_write_atomic. */
 NNN_API NNN_NODISCARD nnn_status_t nnn_write_all(int fd, const void *buf, size_t n, nnn_diags_t *diags);
+
+/* A new folder TARGET.tmp.XXXXXX beside `target` (mode 0777 less the
+ * umask), its name written to tmp (size bytes): a folder to fill and then
+ * rename to TARGET, all or nothing. The returned descriptor holds the flock
+ * that tells the next writer's sweep that the folder is in use: keep it
+ * open until the rename, then close it. Stale folders of the same target,
+ * left by a writer that was killed, are removed first. -1 with errno on
+ * failure (ENAMETOOLONG when tmp or the name would not fit). */
+NNN_API int nnn_tmp_dir_make(const char *target, char *tmp, size_t size);
+
+/* Removes the folder nnn_tmp_dir_make made and the plain files in it, and
+ * closes fd (its descriptor): the way out when filling it failed. */
+NNN_API void nnn_tmp_dir_remove(const char *tmp, int fd);
 
 #endif

@@ -43,6 +43,18 @@ typedef struct nnn_layer_shapes {
 NNN_API NNN_NODISCARD nnn_status_t nnn_model_shapes(const nnn_model_t *m, const nnn_shape_t *input,
                                                     nnn_layer_shapes_t *out, nnn_diags_t *diags);
 
+/* Layer i's shapes as nnn_model_shapes_each finds them, in layer order,
+ * with the ctx given to it; `s` is valid during the call. */
+typedef void (*nnn_shapes_fn)(void *ctx, int32_t i, const nnn_layer_shapes_t *s);
+
+/* nnn_model_shapes one layer at a time, with nothing kept per layer: each
+ * gets every layer's shapes (exact with an input shape, as far as it fits;
+ * partial past that or with input NULL), for callers that keep less than
+ * an array of layer_count entries (nnnkit map and graph keep their text).
+ * Problems and the result as nnn_model_shapes. */
+NNN_API NNN_NODISCARD nnn_status_t nnn_model_shapes_each(const nnn_model_t *m, const nnn_shape_t *input,
+                                                         nnn_shapes_fn each, void *ctx, nnn_diags_t *diags);
+
 /* The sliding window of a layer whose type's schema `io` is a window (a
  * Conv's is kernels.dims[1:-1]), as the shape engine applies it: which
  * layers slide one, and along which axes, is the schema's to say. */

@@ -1,11 +1,14 @@
-/* esc.h (internal): text from a file, a plugin or the command line on its
- * way to a terminal, a page or a graph: the one escaping of nnnkit
- * (libnnn's info text and the CLI's every output).
+/* nnn/esc.h: text from a file, a plugin or the command line on its way to
+ * a terminal, a page or a graph: the one escaping of nnnkit (libnnn's info
+ * text and the CLI's every output). Pure functions of their inputs: nothing
+ * is allocated, no error is possible (a short buffer cuts the text).
  */
 #ifndef NNN_ESC_H
 #define NNN_ESC_H
 
 #include <stddef.h>
+
+#include <nnn/api.h>
 
 /* Printable UTF-8 passes; C0 controls, DEL, C1 controls (U+0080..U+009F,
  * U+009B being the 8-bit CSI), bidirectional controls (U+061C, U+200E,
@@ -23,16 +26,18 @@
  * Every output of nnnkit that shows such text uses one of these. */
 typedef enum nnn_esc { NNN_ESC_C, NNN_ESC_JSON, NNN_ESC_MSG, NNN_ESC_DOT, NNN_ESC_PAGE } nnn_esc_t;
 
-/* The n bytes at s escaped into dst (size bytes, NUL-terminated, cut on a
- * whole escape); returns the length written. */
-size_t nnn_esc(char *dst, size_t size, const char *s, size_t n, nnn_esc_t style);
+/* The n bytes at s (any bytes, NUL included) escaped into dst (size bytes,
+ * NUL-terminated when size > 0, cut on a whole escape); returns the length
+ * written, without the NUL. dst is the caller's. */
+NNN_API size_t nnn_esc(char *dst, size_t size, const char *s, size_t n, nnn_esc_t style);
 
-/* The same, whole, handed to put piece by piece (text as is, or one escape). */
-void nnn_esc_put(const char *s, size_t n, nnn_esc_t style, void (*put)(void *arg, const char *p, size_t len),
-                 void *arg);
+/* The same, whole, handed to put piece by piece (text as is, or one
+ * escape), with arg; the pieces are valid during the call only. */
+NNN_API void nnn_esc_put(const char *s, size_t n, nnn_esc_t style, void (*put)(void *arg, const char *p, size_t len),
+                         void *arg);
 
 /* Length (1-4) of the valid UTF-8 sequence at s (n >= 1 bytes left), or 0
  * when the bytes there are not one (overlong, surrogate, cut short...). */
-size_t nnn_utf8_seq(const unsigned char *s, size_t n);
+NNN_API size_t nnn_utf8_seq(const unsigned char *s, size_t n);
 
 #endif

@@ -1,117 +1,19 @@
-/* decode.c: the cursor and its readers, the only code that reads file bytes.
+/* cursor.c: the cursor and its readers, the only code that reads file bytes.
  *
  * Every reader checks the bytes left before touching them, and every count
  * is checked against the bytes left before anything is allocated, so a
  * corrupt or hostile file costs at most a small multiple of its own size.
  */
-#define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
-#include <nnn/context.h>
-
-#include "codec.h"
-#include "fileio.h"
-
-/* ---- arena: all memory of one decoded model, freed at once ---- */
-
-struct nnn_arena_block {
-	nnn_arena_block_t *next;
-	max_align_t data[];
-};
-
-#define ARENA_CHUNK ((size_t)64 * 1024)
-
-void *nnn_arena_alloc(nnn_arena_t *a, size_t size)
-{
-	size_t align = sizeof(max_align_t);
-	size_t need = (size + align - 1) / align * align;
-	nnn_arena_block_t *b;
-
-	if (need < size)
-		return NULL;
-	if (!a->head || a->cap - a->used < need) {
-		/* Big requests get a block of their own so small ones keep packing. */
-		size_t cap = need > ARENA_CHUNK / 4 ? need : ARENA_CHUNK;
-		if (cap > SIZE_MAX - sizeof *b)
-			return NULL;
-		b = malloc(sizeof *b + cap);
-		if (!b)
-			return NULL;
-		if (cap == need && a->head) {
-			/* Keep the current block open for small requests. */
-			b->next = a->head->next;
-			a->head->next = b;
-			return b->data;
-		}
-		b->next = a->head;
-		a->head = b;
-		a->used = 0;
-		a->cap = cap;
-	}
-	b = a->head;
-	a->used += need;
-	return (char *)b->data + a->used - need;
-}
-
-void nnn_arena_free(nnn_arena_t *a)
-{
-	nnn_arena_block_t *b = a->head;
-	while (b) {
-		nnn_arena_block_t *next = b->next;
-		free(b);
-		b = next;
-	}
-	a->head = NULL;
-	a->used = a->cap = 0;
-}
-
-/* ---- paths ---- */
-
-/* Appends n bytes, cut to the room left (a path that long is already
- * unreadable); no printf: paths are built for every field decoded. */
-static void path_append(nnn_path_t *p, const char *s, size_t n)
-{
-	size_t room = sizeof p->s - 1 - p->len;
-	if (n > room)
-		n = room;
-	memcpy(p->s + p->len, s, n);
-	p->len += n;
-	p->s[p->len] = '\0';
-}
-
-size_t nnn_path_push(nnn_path_t *p, const char *name)
-{
-	size_t mark = p->len;
-	if (!name[0])
-		return mark;
-	if (p->len)
-		path_append(p, ".", 1);
-	path_append(p, name, strlen(name));
-	return mark;
-}
-
-size_t nnn_path_index(nnn_path_t *p, int64_t i)
-{
-	size_t mark = p->len;
-	char t[24];
-	size_t k = sizeof t;
-	uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
-	t[--k] = ']';
-	do
-		t[--k] = (char)('0' + u % 10);
-	while ((u /= 10) != 0);
-	if (i < 0)
-		t[--k] = '-';
-	t[--k] = '[';
-	path_append(p, t + k, sizeof t - k);
-	return mark;
-}
+#include "arena.h"
+#include "cursor.h"
+#include "path.h"
+#include "try.h"
+#include "utf8.h"
 
 /* ---- problems ---- */
 
@@ -177,7 +79,7 @@ static const unsigned char *bytes_at(nnn_cur_t *c, size_t pos, size_t n)
 	if (pos >= w->off && pos - w->off <= w->n && w->n - (pos - w->off) >= n)
 		return w->b + (pos - w->off);
 	w->off = pos;
-	w->n = nnn_pread_all(w->fd, w->b, c->len - pos < sizeof w->b ? c->len - pos : sizeof w->b, pos);
+	w->n = w->rd->read(w->rd, w->b, c->len - pos < sizeof w->b ? c->len - pos : sizeof w->b, pos);
 	return w->n >= n ? w->b : NULL;
 }
 
@@ -188,7 +90,7 @@ static bool fetch(nnn_cur_t *c, size_t n, unsigned char *dst)
 {
 	const unsigned char *p;
 	if (c->win && n > sizeof c->win->b)
-		return nnn_pread_all(c->win->fd, dst, n, c->pos) == n;
+		return c->win->rd->read(c->win->rd, dst, n, c->pos) == n;
 	if (!(p = bytes_at(c, c->pos, n)))
 		return false;
 	memcpy(dst, p, n);
@@ -299,47 +201,6 @@ static nnn_status_t count(nnn_cur_t *c, size_t elem, const char *what, int32_t *
 		return s;
 	}
 	return NNN_OK;
-}
-
-/* Strict UTF-8: no overlongs, no surrogates, nothing above U+10FFFF.
- * Returns the offset of the first bad byte, or len when all are good. */
-bool nnn_cp_unsafe(uint32_t cp)
-{
-	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
-	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
-size_t nnn_utf8_bad(const unsigned char *s, size_t len)
-{
-	size_t i = 0;
-	while (i < len) {
-		unsigned char b = s[i];
-		size_t n;
-		uint32_t cp, min;
-		if (b < 0x80) {
-			i++;
-			continue;
-		} else if ((b & 0xE0) == 0xC0) {
-			n = 2, cp = b & 0x1F, min = 0x80;
-		} else if ((b & 0xF0) == 0xE0) {
-			n = 3, cp = b & 0x0F, min = 0x800;
-		} else if ((b & 0xF8) == 0xF0) {
-			n = 4, cp = b & 0x07, min = 0x10000;
-		} else {
-			return i;
-		}
-		if (len - i < n)
-			return i;
-		for (size_t k = 1; k < n; k++) {
-			if ((s[i + k] & 0xC0) != 0x80)
-				return i;
-			cp = cp << 6 | (s[i + k] & 0x3F);
-		}
-		if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-			return i;
-		i += n;
-	}
-	return len;
 }
 
 /* Points at n bytes at the cursor. Bytes the decoder reads itself (`read`:
@@ -456,28 +317,6 @@ nnn_status_t nnn_rd_f32_array(nnn_cur_t *c, const char *name, const char *doc, c
 	return NNN_OK;
 }
 
-/* Probing (codec.h, nnn_probe_t): arrays from this size on come zeroed from
- * the kernel, page by page as they are written. */
-#define PROBE_BIG ((size_t)64 << 10)
-
-static nnn_status_t probe_array(nnn_probe_t *p, size_t n, void **out)
-{
-	void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (m == MAP_FAILED)
-		return NNN_E_NOMEM;
-	p->big[p->nbig] = m;
-	p->big_size[p->nbig++] = n;
-	*out = m;
-	return NNN_OK;
-}
-
-void nnn_probe_release(nnn_probe_t *p)
-{
-	for (size_t i = 0; i < p->nbig; i++)
-		munmap(p->big[i], p->big_size[i]);
-	p->nbig = 0;
-}
-
 nnn_status_t nnn_cur_array(nnn_cur_t *c, const char *count_name, int32_t n, size_t min_bytes, size_t size,
                            uint64_t count_at, void **out)
 {
@@ -501,8 +340,11 @@ nnn_status_t nnn_cur_array(nnn_cur_t *c, const char *count_name, int32_t n, size
 		return NNN_OK;
 	if ((size_t)n > SIZE_MAX / size)
 		return nnn_cur_fail(c, NNN_E_NOMEM, count_at, "%d elements do not fit in memory", (int)n);
-	if (c->probe && (size_t)n * size >= PROBE_BIG && c->probe->nbig < 4)
-		return probe_array(c->probe, (size_t)n * size, out);
+	if (c->look && c->look->big) {
+		NNN_TRY(c->look->big(c->look, (size_t)n * size, out));
+		if (*out)
+			return NNN_OK;
+	}
 	*out = nnn_arena_alloc(c->arena, (size_t)n * size);
 	if (!*out)
 		return nnn_cur_fail(c, NNN_E_NOMEM, count_at, "cannot allocate %d elements", (int)n);
@@ -530,7 +372,7 @@ nnn_status_t nnn_cur_enum(nnn_cur_t *c, const char *name, const char *tag_kind, 
 		s = nnn_cur_fail(c, NNN_E_UNKNOWN_ID, at,
 		                 "%s ID %" PRId64 " is not defined by this codec's schema, and no loaded plugin "
 		                 "provides it (plugins loaded: %s); nothing after it can be read",
-		                 tag_kind, found, nnn_ctx_plugins_text(c->ctx, loaded, sizeof loaded));
+		                 tag_kind, found, c->look ? c->look->names(c->look, loaded, sizeof loaded) : "none");
 	} else {
 		char known[256] = "";
 		size_t k = 0;
@@ -543,6 +385,20 @@ nnn_status_t nnn_cur_enum(nnn_cur_t *c, const char *name, const char *tag_kind, 
 	}
 	nnn_path_pop(&c->path, mark);
 	return s;
+}
+
+/* ---- IDs the schema lacks: the cursor's lookup answers ---- */
+
+bool nnn_cur_ext_find(nnn_cur_t *c, nnn_ext_kind_t k, int64_t id, nnn_ext_t *ext)
+{
+	ext->type = NULL;
+	ext->body = NULL;
+	return c->look && c->look->find(c->look, c, k, id, ext);
+}
+
+nnn_status_t nnn_cur_ext_decode(nnn_cur_t *c, nnn_ext_kind_t k, nnn_ext_t *ext)
+{
+	return c->look->decode(c->look, c, k, ext);
 }
 
 nnn_status_t nnn_cur_end(nnn_cur_t *c)
