@@ -59,7 +59,9 @@ CLI_SRC := $(wildcard runtime/cli/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(O)/obj/%.o)
 BENCH_SRC := $(wildcard bench/*.c)
 PLUGINS := $(patsubst plugins/%/,$(O)/plugins/%.so,$(wildcard plugins/*/))
-# Plugins export only their entry point and never link libnnn.
+# Plugins export only their entry point and never link libnnn: they see the
+# public headers only (no runtime/src), as a third party's plugin does.
+PLUGIN_CPPFLAGS = $(filter-out -Iruntime/src -I$(O)/gen/onnx,$(CPPFLAGS))
 PLUGIN_CFLAGS := -fvisibility=hidden
 PLUGIN_LDFLAGS := -Wl,--no-undefined
 PLUGIN_LIBS := -lm
@@ -177,7 +179,7 @@ $(O)/plugins/%.so: $$(addprefix $(O)/obj/,$$(addsuffix .o,$$(basename $$(wildcar
 $(O)/obj/plugins/%.o: plugins/%.c | $(GEN_H)
 	@mkdir -p $(@D)
 	@echo "  CC     $@"
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PLUGIN_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(PLUGIN_CPPFLAGS) $(CFLAGS) $(PLUGIN_CFLAGS) -c $< -o $@
 
 $(O)/mkexample: $(O)/obj/tools/mkexample.o $(LIB_A)
 	@echo "  CC     $@"

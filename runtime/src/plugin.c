@@ -25,6 +25,8 @@
 #include "codec.h"
 #include "onnx_graph.h"
 #include "loader.h"
+#include "mem.h"
+#include "pool.h"
 
 #define MSG 768
 
@@ -406,6 +408,14 @@ static const nnn_host_t HOST = {
 	.onnx_ints = nnn_og_ints,
 	.onnx_node = nnn_og_node,
 	.onnx_fail = nnn_og_fail,
+	/* ABI 1.6 */
+	.mem_big = nnn_mem_big,
+	.mem_free = free,
+	.pool_new = nnn_pool_new,
+	.pool_free = nnn_pool_free,
+	.pool_workers = nnn_pool_workers,
+	.pool_run = nnn_pool_run,
+	.cpus = nnn_pool_cpus,
 };
 
 const nnn_host_t *nnn_host_table(void)

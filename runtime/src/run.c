@@ -176,9 +176,12 @@ nnn_status_t nnn_plan_new(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_
 			                work == UINT64_MAX ? "more than " : "", work, p->threads, p->threads == 1 ? "" : "s", limit);
 			break;
 		}
-		if (s->type->prepare &&
-		    s->type->prepare(L, s->body, &p->shapes[i], &s->state, msg, sizeof msg) != NNN_OK)
-			st = layer_fail(d, NNN_E_KERNEL, L, i, "prepare failed: %s", msg);
+		/* out of memory stays that (a kernel's large buffers come from the
+		 * host, ABI 1.6); any other failure is the kernel's */
+		nnn_status_t ps = s->type->prepare ? s->type->prepare(L, s->body, &p->shapes[i], &s->state, msg, sizeof msg)
+		                                   : NNN_OK;
+		if (ps != NNN_OK)
+			st = layer_fail(d, ps == NNN_E_NOMEM ? NNN_E_NOMEM : NNN_E_KERNEL, L, i, "prepare failed: %s", msg);
 	}
 	/* More threads than CPUs would only take turns. Without threads (none
 	 * can be started), kernels run on the caller or on their own. */
