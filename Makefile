@@ -36,6 +36,9 @@ LOCK    := schema/nnn.lock
 GEN_LUA := $(sort $(wildcard gen/*.lua gen/*/*.lua gen/*/*/*.lua))
 GEN_C   := $(O)/gen/schema_gen.c
 GEN_H   := $(O)/gen/nnn/schema_gen.h
+# Written beside GEN_H, which includes it: the records alone, no function
+# (what <nnn/plugin.h> includes).
+GEN_RH  := $(O)/gen/nnn/records_gen.h
 DOC     := $(DOCDIR)/format.md
 # The schema language reference, rendered from gen/schema/lang.lua.
 LANG_DOC := $(DOCDIR)/schema-language.md
@@ -105,7 +108,7 @@ $(O)/gen/.stamp: $(SCHEMA) $(GEN_LUA) $(LOCK) | deps
 	@echo "  GEN    $@"
 	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(GEN_C) --h $(GEN_H) --doc $(DOC) --lang-doc $(LANG_DOC) --layouts $(LOCK)
 	@touch $@
-$(GEN_C) $(GEN_H) $(DOC) $(LANG_DOC): $(O)/gen/.stamp
+$(GEN_C) $(GEN_H) $(GEN_RH) $(DOC) $(LANG_DOC): $(O)/gen/.stamp
 	@:
 
 check-gen: $(O)/gen/.stamp
@@ -115,6 +118,7 @@ check-gen: $(O)/gen/.stamp
 		--doc $(O)/regen/format.md --lang-doc $(O)/regen/schema-language.md --layouts $(LOCK)
 	cmp $(GEN_C) $(O)/regen/schema_gen.c
 	cmp $(GEN_H) $(O)/regen/nnn/schema_gen.h
+	cmp $(GEN_RH) $(O)/regen/nnn/records_gen.h
 	cmp $(DOC) $(O)/regen/format.md
 	cmp $(LANG_DOC) $(O)/regen/schema-language.md
 	@echo "check-gen: generated files are byte-identical"

@@ -5,11 +5,12 @@
  * libnnn: everything it needs from the host comes through the nnn_host_t
  * table passed to its entry point. The entry point declares what the plugin
  * provides; the host checks all of it, then registers all of it or none.
- * Besides this table a plugin may use the types, macros and enums of the
- * public headers and their header-only helpers, the `static inline`
- * functions (nnn_f32s_get, nnn_f32s_read, nnn_i32s_pick, ... in
- * <nnn/types.h>; nnn_tensor_numel in <nnn/model.h>), but no function that
- * is declared without a body: those are libnnn's (NNN_API). Build it as
+ * Besides this table a plugin may use what this header includes: types,
+ * records, macros and enums, and the header-only helpers, the `static
+ * inline` functions (nnn_f32s_get, nnn_f32s_read, nnn_i32s_pick, ... in
+ * <nnn/types.h>; nnn_tensor_numel in <nnn/records.h>). It declares no
+ * function of libnnn: those (NNN_API, in <nnn/model.h>, <nnn/schema_gen.h>
+ * and the other headers) are for applications. Build it as
  * docs/plugins.md says, with the nnnkit-plugin pkg-config module (no
  * libnnn; -shared -Wl,--no-undefined):
  *   cc $(pkg-config --cflags nnnkit-plugin) -o mine.so mine.c mine_gen.c \
@@ -29,9 +30,13 @@
 
 #include <stdarg.h>
 
+/* Types, records and constants only: a translation unit that includes
+ * this header alone sees no function of libnnn (tests/gen checks it). */
+#include <nnn/api.h>
 #include <nnn/compat.h>
-#include <nnn/model.h>
-#include <nnn/shape.h>
+#include <nnn/records.h>
+#include <nnn/shape_types.h>
+#include <nnn/status_codes.h>
 
 #define NNN_ABI_MAJOR 1
 /* 1.1: host threads and the activation in nnn_kernel_args_t; descriptors
