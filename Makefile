@@ -21,7 +21,7 @@ WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing
 # WARN_CC: warnings one compiler needs off (the sanitizer tree's clang: tests/tests.mk).
 WARN_CC ?=
 CFLAGS  += $(OPT) $(WARN) $(WARN_CC) -fPIC
-CPPFLAGS += -Iruntime/include -I$(O)/gen -Iruntime/src -I$(O)/gen/onnx -MMD -MP
+CPPFLAGS += -Iruntime/include -I$(O)/gen -Iruntime/src -Iruntime/plugin -I$(O)/gen/onnx -MMD -MP
 LDLIBS  += -lm
 
 SCHEMA  := schema/nnn.lua
@@ -43,7 +43,9 @@ DOC     := $(DOCDIR)/format.md
 # The schema language reference, rendered from gen/schema/lang.lua.
 LANG_DOC := $(DOCDIR)/schema-language.md
 
-LIB_SRC := $(wildcard runtime/src/*.c)
+# runtime/plugin: the plugin registry, loader and discovery, a job a file;
+# scanner.c is the scanner's program, not libnnn's.
+LIB_SRC := $(wildcard runtime/src/*.c) $(filter-out runtime/plugin/scanner.c,$(wildcard runtime/plugin/*.c))
 # ONNX export and import (runtime/onnx/) read and write protobuf through C that
 # protoc-c generates at build time from the onnx.proto Debian's libonnx-dev
 # installs; nothing generated is committed.
@@ -64,13 +66,13 @@ BENCH_SRC := $(wildcard bench/*.c)
 PLUGINS := $(patsubst plugins/%/,$(O)/plugins/%.so,$(wildcard plugins/*/))
 # Plugins export only their entry point and never link libnnn: they see the
 # public headers only (no runtime/src), as a third party's plugin does.
-PLUGIN_CPPFLAGS = $(filter-out -Iruntime/src -I$(O)/gen/onnx,$(CPPFLAGS))
+PLUGIN_CPPFLAGS = $(filter-out -Iruntime/src -Iruntime/plugin -I$(O)/gen/onnx,$(CPPFLAGS))
 PLUGIN_CFLAGS := -fvisibility=hidden
 PLUGIN_LDFLAGS := -Wl,--no-undefined
 PLUGIN_LIBS := -lm
 
 NNNKIT  := $(O)/nnnkit
-# Loads each plugin candidate in a child process first (runtime/src/discover.c).
+# Loads each plugin candidate in a child process first (runtime/plugin/discover.c).
 SCANNER := $(O)/nnn-plugin-scan
 LIB_A   := $(O)/libnnn.a
 # The shared library's soname changes with every incompatible change of its ABI
@@ -164,13 +166,13 @@ $(LIB_SO): $(LIB_OBJ)
 
 $(O)/obj/runtime/cli/main.o: CPPFLAGS += -DNNNKIT_VERSION='"$(VERSION)"'
 # The scanner refuses to speak for another version (its cache key has it too).
-$(O)/obj/runtime/src/discover.o: CPPFLAGS += -DNNN_VERSION='"$(VERSION)"'
+$(O)/obj/runtime/plugin/%.o: CPPFLAGS += -DNNN_VERSION='"$(VERSION)"'
 $(O)/obj/runtime/onnx/export.o: CPPFLAGS += -DNNN_VERSION='"$(VERSION)"'
 # nnnkit needs its scanner to load any plugin: built with it.
 $(NNNKIT): $(CLI_OBJ) $(LIB_A) | $(SCANNER)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(LIB_DEPS) $(LDLIBS)
-$(SCANNER): $(O)/obj/runtime/scanner/nnn-plugin-scan.o $(LIB_A)
+$(SCANNER): $(O)/obj/runtime/plugin/scanner.o $(LIB_A)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 

@@ -373,7 +373,7 @@ void nnn_io_ext(nnn_ext_kind_t k, const void *owner, const nnn_ext_t *ext, nnn_i
 /* The output shape of a plugin layer (io->kind NNN_IO_PLUGIN), by its infer. */
 nnn_status_t nnn_ext_infer(const nnn_io_t *io, const nnn_shape_t *in, nnn_shape_t *out, char *msg, size_t size);
 
-/* The host table handed to plugins (runtime/src/plugin.c). */
+/* The host table handed to plugins (runtime/plugin/host.c). */
 const struct nnn_host *nnn_host_table(void);
 
 /* ---- entry points of the generated codec (build/gen/schema_gen.c) ---- */
