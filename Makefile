@@ -21,7 +21,7 @@ WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing
 # WARN_CC: warnings one compiler needs off (the sanitizer tree's clang: tests/tests.mk).
 WARN_CC ?=
 CFLAGS  += $(OPT) $(WARN) $(WARN_CC) -fPIC
-CPPFLAGS += -Iruntime/include -I$(O)/gen -Iruntime/src -I$(O)/gen/onnx -MMD -MP
+CPPFLAGS += -Iruntime/include -I$(O)/gen -Iruntime/src -Iruntime/plugin -I$(O)/gen/onnx -MMD -MP
 LDLIBS  += -lm
 
 SCHEMA  := schema/nnn.lua
@@ -36,11 +36,16 @@ LOCK    := schema/nnn.lock
 GEN_LUA := $(sort $(wildcard gen/*.lua gen/*/*.lua gen/*/*/*.lua))
 GEN_C   := $(O)/gen/schema_gen.c
 GEN_H   := $(O)/gen/nnn/schema_gen.h
+# Written beside GEN_H, which includes it: the records alone, no function
+# (what <nnn/plugin.h> includes).
+GEN_RH  := $(O)/gen/nnn/records_gen.h
 DOC     := $(DOCDIR)/format.md
 # The schema language reference, rendered from gen/schema/lang.lua.
 LANG_DOC := $(DOCDIR)/schema-language.md
 
-LIB_SRC := $(wildcard runtime/src/*.c)
+# runtime/plugin: the plugin registry, loader and discovery, a job a file;
+# scanner.c is the scanner's program, not libnnn's.
+LIB_SRC := $(wildcard runtime/src/*.c) $(filter-out runtime/plugin/scanner.c,$(wildcard runtime/plugin/*.c))
 # ONNX export and import (runtime/onnx/) read and write protobuf through C that
 # protoc-c generates at build time from the onnx.proto Debian's libonnx-dev
 # installs; nothing generated is committed.
@@ -67,13 +72,15 @@ $(CLI_OBJ): CPPFLAGS := $(filter-out -Iruntime/src -I$(O)/gen/onnx,$(CPPFLAGS))
 LIB_PUB := $(O)/obj/libnnn-public.o
 BENCH_SRC := $(wildcard bench/*.c)
 PLUGINS := $(patsubst plugins/%/,$(O)/plugins/%.so,$(wildcard plugins/*/))
-# Plugins export only their entry point and never link libnnn.
+# Plugins export only their entry point and never link libnnn: they see the
+# public headers only (no runtime/src), as a third party's plugin does.
+PLUGIN_CPPFLAGS = $(filter-out -Iruntime/src -Iruntime/plugin -I$(O)/gen/onnx,$(CPPFLAGS))
 PLUGIN_CFLAGS := -fvisibility=hidden
 PLUGIN_LDFLAGS := -Wl,--no-undefined
 PLUGIN_LIBS := -lm
 
 NNNKIT  := $(O)/nnnkit
-# Loads each plugin candidate in a child process first (runtime/src/discover.c).
+# Loads each plugin candidate in a child process first (runtime/plugin/discover.c).
 SCANNER := $(O)/nnn-plugin-scan
 LIB_A   := $(O)/libnnn.a
 # The shared library's soname changes with every incompatible change of its ABI
@@ -111,7 +118,7 @@ $(O)/gen/.stamp: $(SCHEMA) $(GEN_LUA) $(LOCK) | deps
 	@echo "  GEN    $@"
 	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(GEN_C) --h $(GEN_H) --doc $(DOC) --lang-doc $(LANG_DOC) --layouts $(LOCK)
 	@touch $@
-$(GEN_C) $(GEN_H) $(DOC) $(LANG_DOC): $(O)/gen/.stamp
+$(GEN_C) $(GEN_H) $(GEN_RH) $(DOC) $(LANG_DOC): $(O)/gen/.stamp
 	@:
 
 check-gen: $(O)/gen/.stamp
@@ -121,6 +128,7 @@ check-gen: $(O)/gen/.stamp
 		--doc $(O)/regen/format.md --lang-doc $(O)/regen/schema-language.md --layouts $(LOCK)
 	cmp $(GEN_C) $(O)/regen/schema_gen.c
 	cmp $(GEN_H) $(O)/regen/nnn/schema_gen.h
+	cmp $(GEN_RH) $(O)/regen/nnn/records_gen.h
 	cmp $(DOC) $(O)/regen/format.md
 	cmp $(LANG_DOC) $(O)/regen/schema-language.md
 	@echo "check-gen: generated files are byte-identical"
@@ -171,13 +179,13 @@ $(LIB_SO): $(LIB_OBJ)
 
 $(O)/obj/runtime/cli/main.o: CPPFLAGS += -DNNNKIT_VERSION='"$(VERSION)"'
 # The scanner refuses to speak for another version (its cache key has it too).
-$(O)/obj/runtime/src/discover.o: CPPFLAGS += -DNNN_VERSION='"$(VERSION)"'
+$(O)/obj/runtime/plugin/%.o: CPPFLAGS += -DNNN_VERSION='"$(VERSION)"'
 $(O)/obj/runtime/onnx/export.o: CPPFLAGS += -DNNN_VERSION='"$(VERSION)"'
 # nnnkit needs its scanner to load any plugin: built with it.
 $(NNNKIT): $(CLI_OBJ) $(LIB_PUB) | $(SCANNER)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIB_PUB) $(LIB_DEPS) $(LDLIBS)
-$(SCANNER): $(O)/obj/runtime/scanner/nnn-plugin-scan.o $(LIB_A)
+$(SCANNER): $(O)/obj/runtime/plugin/scanner.o $(LIB_A)
 	@echo "  CC     $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
@@ -190,7 +198,7 @@ $(O)/plugins/%.so: $$(addprefix $(O)/obj/,$$(addsuffix .o,$$(basename $$(wildcar
 $(O)/obj/plugins/%.o: plugins/%.c | $(GEN_H)
 	@mkdir -p $(@D)
 	@echo "  CC     $@"
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PLUGIN_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(PLUGIN_CPPFLAGS) $(CFLAGS) $(PLUGIN_CFLAGS) -c $< -o $@
 
 $(O)/mkexample: $(O)/obj/tools/mkexample.o $(LIB_A)
 	@echo "  CC     $@"

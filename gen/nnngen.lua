@@ -66,7 +66,8 @@ Output depends only on the schema: generating twice gives identical bytes.
 The core schema:
   --check            check SCHEMA and write nothing
   --c FILE.c         the codec: decoder, encoder, validator, descriptors
-  --h FILE.h         its header (the record types, <nnn/schema_gen.h>)
+  --h FILE.h         its header (libnnn's functions over the records, <nnn/schema_gen.h>),
+                     and beside it records_gen.h (the record types alone, <nnn/records_gen.h>)
   --doc FILE.md      the format reference (format.md)
   --lang-doc FILE.md the schema language reference (schema-language.md)
   --layouts LOCK     the struct layouts LOCK records go into the code, which
@@ -256,7 +257,11 @@ local function main(argv)
       if opt.h then out[#out + 1] = { opt.h, emit_plugin.header(s) } end
       if opt.c then out[#out + 1] = { opt.c, emit_plugin.source(s, (opt.h or "plugin_gen.h"):match("[^/]*$")) } end
     else
-      if opt.h then out[#out + 1] = { opt.h, emit_c.header(s, layouts) } end
+      if opt.h then
+        -- the records-only header beside it, which the functions header includes
+        out[#out + 1] = { (opt.h:match("^(.*/)") or "") .. "records_gen.h", emit_c.records_header(s, layouts) }
+        out[#out + 1] = { opt.h, emit_c.header(s, layouts) }
+      end
       if opt.c then out[#out + 1] = { opt.c, emit_c.source(s, layouts) } end
       if opt.doc then out[#out + 1] = { opt.doc, emit_format.format(s) } end
       if opt.lang_doc then out[#out + 1] = { opt.lang_doc, emit_language.language(s) } end

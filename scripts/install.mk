@@ -34,7 +34,7 @@ install: all
 	$(Q)$(INSTALL_SH) file $(INST) 0644 lib $(LIB_A)
 	$(Q)$(INSTALL_SH) file $(INST) 0755 lib $(LIB_SO)
 	$(Q)$(INSTALL_SH) link $(INST) libnnn.so.$(SOVERSION) lib/libnnn.so
-	$(Q)$(INSTALL_SH) file $(INST) 0644 include/nnn $(HEADERS) $(GEN_H)
+	$(Q)$(INSTALL_SH) file $(INST) 0644 include/nnn $(HEADERS) $(GEN_H) $(GEN_RH)
 	@# The rpath: a program linked against any prefix starts without
 	@# LD_LIBRARY_PATH or ldconfig (issue 33).
 	$(Q)printf '%s\n' $(PC_VARS) \

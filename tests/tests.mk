@@ -41,7 +41,7 @@ $(O)/test-%: $$(addprefix $(O)/obj/,$$(addsuffix .o,$$(basename $$(wildcard test
 
 # Test plugins, each broken in one way (tests/plugins/fixture.c).
 FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail \
-	abi10 hostpool oldabi badrecord corerecord freecore thirdparty taken never layout nolayout \
+	abi10 hostpool abi15 oldabi badrecord corerecord freecore thirdparty taken never layout nolayout \
 	flood allids initexit inithang initspin \
 	nanfwd shortfwd crashfwd hostile
 FIX_good :=
@@ -61,6 +61,8 @@ FIX_initspin := -DFIX_INIT_SPIN
 FIX_fwdfail := -DFIX_FORWARD_FAIL -DFIX_TAG=4
 FIX_abi10 := -DFIX_ABI_1_0 -DFIX_TAG=7 -DFIX_ACT_ADDS=100
 FIX_hostpool := -DFIX_HOST_POOL -DFIX_TAG=6 -DFIX_ACT_ADDS=1000
+# Built for ABI 1.5, the last before the host table's memory and threads.
+FIX_abi15 := -DFIX_HOST_POOL -DFIX_ABI_1_5 -DFIX_TAG=5 -DFIX_ACT_ADDS=1000
 FIX_oldabi := -DFIX_OLD_ABI -DFIX_LAYER=7
 FIX_badrecord := -DFIX_RECORD -DFIX_LAYER=7
 FIX_corerecord := -DFIX_CORE_RECORD

@@ -10,12 +10,13 @@
 
 #include <nnn/plugin.h>
 
-#include "mem.h"  /* libnnn's large buffers (runtime/src), compiled into mem.c */
-#include "pool.h" /* libnnn's thread pool (runtime/src), compiled into pool.c */
-
 /* plugin.h only gives the entry point's type; -Wmissing-prototypes wants a
  * declaration before the definition. */
 NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t *d);
+
+/* The host table the entry point was given (entry.c): large buffers and
+ * threads come from it (ABI 1.6), as a third party's plugin gets them. */
+const nnn_host_t *bi_host(void);
 
 /* Bound on the im2col scratch of each thread of a Conv forward call on the
  * portable path, in floats (4 MiB). */
@@ -68,8 +69,8 @@ typedef struct bi_params {
 	float v[];
 } bi_params_t;
 
-/* Packs a weight tensor and a bias into a new bi_params_t (free with free),
- * or NULL when out of memory. */
+/* Packs a weight tensor and a bias into a new bi_params_t (host->mem_big;
+ * free with bi_params_free), or NULL when out of memory. */
 bi_params_t *bi_params_new(const nnn_tensor_t *w, const nnn_tensor_t *b);
 /* Frees a bi_params_t (NULL is harmless). */
 void bi_params_free(bi_params_t *p);
@@ -88,7 +89,7 @@ bi_isa_t bi_isa(void);
 
 /* A weight matrix of n columns (filters, neurons) by k taps in panels of j
  * vectors of v lanes: w is [np][k][j*v], b is the bias [np*j*v], columns
- * past n zero. 64-byte aligned; free with bi_pack_free. */
+ * past n zero. 64-byte aligned (host->mem_big); free with bi_pack_free. */
 typedef struct bi_pack {
 	int v, j;
 	int64_t n, k, np;
@@ -228,7 +229,7 @@ struct bi_state {
 	/* a Conv's padded copies, kept from one forward call to the next
 	 * (conv.c); NULL: none kept */
 	_Atomic(struct bi_scratch *) scratch;
-	nnn_pool_t *pool;     /* threads of its own, for hosts that offer none (bi_run) */
+	nnn_pool_t *pool;     /* threads of its own, for callers that offer none (bi_run) */
 	/* what prepare checked (bi_state_shaped): a forward call of that layer
 	 * on those shapes skips re-deriving the output shape */
 	const nnn_layer_t *layer;

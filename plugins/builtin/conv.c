@@ -560,7 +560,7 @@ uint64_t bi_conv_work(const nnn_layer_t *layer, const void *body, const nnn_shap
 	const nnn_conv_t *cv = &layer->body.conv;
 	bi_layout_t lay = conv_layout(cv);
 	geom_t g = { 0 };
-	int cpus = nnn_pool_cpus(), t = threads < 1 ? 1 : threads < cpus ? threads : cpus;
+	int cpus = bi_host()->cpus(), t = threads < 1 ? 1 : threads < cpus ? threads : cpus;
 	double b = bi_state_bytes(&lay, cv->kernels.data.n, layer->bias.data.n), col;
 	bool nomem;
 	uint32_t *mult = original_taps(cv, &nomem);

@@ -4,6 +4,18 @@
  * NULL/0 here and the plugin provides compute only. */
 #include "builtin.h"
 
+/* The host table, kept for the kernels: prepare, forward and release get
+ * no host argument (the ABI has none), yet take memory and threads from
+ * it. The table is the host's static storage, the same at every entry
+ * point call, so this is written with one value only (atomic, as contexts
+ * may be made on several threads at once). */
+static _Atomic(const nnn_host_t *) host;
+
+const nnn_host_t *bi_host(void)
+{
+	return atomic_load_explicit(&host, memory_order_acquire);
+}
+
 static const nnn_plugin_info_t info = NNN_PLUGIN_INFO("builtin", "1.0");
 
 static const nnn_layer_type_t dense_type = {
@@ -54,7 +66,12 @@ NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t 
 	if (!h || h->size < offsetof(nnn_host_t, fail) || !h->declare || !h->add_layer || !h->add_activation)
 		return NNN_E_PLUGIN; /* not a host table this plugin can use */
 	if ((st = h->declare(d, &info)) != NNN_OK)
-		return st;
+		return st; /* an older host refuses ABI 1.6 here, with its own message */
+	if (h->size < offsetof(nnn_host_t, cpus) + sizeof h->cpus || !h->mem_big || !h->mem_free || !h->pool_new ||
+	    !h->pool_free || !h->pool_workers || !h->pool_run || !h->cpus)
+		return h->fail(d, "the host table (%u bytes) lacks ABI 1.6's memory and threads (mem_big .. cpus): "
+		               "this plugin needs a host of its own version", (unsigned)h->size);
+	atomic_store_explicit(&host, h, memory_order_release);
 	for (size_t i = 0; i < sizeof layer_types / sizeof layer_types[0]; i++)
 		if ((st = h->add_layer(d, layer_types[i])) != NNN_OK)
 			return st;

@@ -478,7 +478,7 @@ bool bi_pack_group(bi_pack_t *pk, bi_isa_t isa, int64_t f, int64_t c, int64_t nq
 	pk->n = g * f;
 	pk->k = nq * glen;
 	bytes = ((size_t)(pk->k * 16 + 16) * sizeof(float) + (size_t)glen * sizeof(uint16_t) + 63) & ~(size_t)63;
-	if (!(pk->w = nnn_mem_big(bytes)))
+	if (!(pk->w = bi_host()->mem_big(bytes)))
 		return false;
 	pk->b = pk->w + pk->k * 16;
 	pk->mask = (uint16_t *)(void *)(pk->b + 16);
@@ -541,7 +541,7 @@ bool bi_pack_init(bi_pack_t *pk, bi_isa_t isa, int64_t n, int64_t k, const float
 	if ((uint64_t)pk->np > (SIZE_MAX / sizeof(float) - 64) / (uint64_t)jv / (uint64_t)(k + 1))
 		return false;
 	bytes = ((size_t)(pk->np * jv * (k + 1)) * sizeof(float) + 63) & ~(size_t)63;
-	if (!(pk->w = nnn_mem_big(bytes)))
+	if (!(pk->w = bi_host()->mem_big(bytes)))
 		return false;
 	pk->b = pk->w + pk->np * jv * k;
 	for (int64_t p = 0; p < pk->np; p++) {
@@ -572,7 +572,8 @@ bool bi_pack_split(bi_pack_t *pk, bi_isa_t isa, int64_t n, int64_t k, const floa
 	/* the rows as they are, then 16 floats (a row's vectors reach up to 16
 	 * floats from its start), then the bias, padded to the panel */
 	floats = (size_t)(k * n) + 16 + (size_t)jv;
-	if ((uint64_t)(k * n) > SIZE_MAX / sizeof(float) / 2 || !(pk->w = nnn_mem_big((floats * sizeof(float) + 63) & ~(size_t)63)))
+	if ((uint64_t)(k * n) > SIZE_MAX / sizeof(float) / 2 ||
+	    !(pk->w = bi_host()->mem_big((floats * sizeof(float) + 63) & ~(size_t)63)))
 		return false;
 	memcpy(pk->w, src, (size_t)(k * n) * sizeof *src);
 	memset(pk->w + k * n, 0, 16 * sizeof *pk->w);
@@ -584,6 +585,6 @@ bool bi_pack_split(bi_pack_t *pk, bi_isa_t isa, int64_t n, int64_t k, const floa
 
 void bi_pack_free(bi_pack_t *pk)
 {
-	free(pk->w);
+	bi_host()->mem_free(pk->w);
 	memset(pk, 0, sizeof *pk);
 }

@@ -1,14 +1,10 @@
-/* pool.c: how a forward call's chunks are shared among threads. On a host
- * of ABI 1.1 or later a plan offers its own threads (the same ones from
- * layer to layer, so they are awake when the next layer starts); on an
- * older host, or one that calls forward directly (tests, benchmarks), the
- * layer's state keeps a pool of its own, made by the first forward that
- * asks for threads and joined by release.
- *
- * That pool is libnnn's own code, compiled in here: a plugin never links
- * libnnn, and with -fvisibility=hidden this copy stays private. */
-#include "../../runtime/src/pool.c"
-
+/* pool.c: how a forward call's chunks are shared among threads. A plan
+ * offers its own threads (nnn_kernel_args_t.parallel_for, ABI 1.1: the
+ * same ones from layer to layer, so they are awake when the next layer
+ * starts); a caller of forward that offers none (tests, benchmarks) gets
+ * the threads of the layer's state, a pool the host makes for it (ABI 1.6
+ * host->pool_new) on the first forward that asks for threads, joined by
+ * release. */
 #include "builtin.h"
 
 /* Whether the host offered its threads to this call. */
@@ -20,16 +16,17 @@ static bool host_pool(const nnn_kernel_args_t *a)
 
 void bi_run(const nnn_kernel_args_t *a, bi_state_t *st, int threads, int64_t n, nnn_task_fn f, void *ctx)
 {
+	const nnn_host_t *h = bi_host();
 	threads = bi_threads(threads, 0, n);
 	if (threads > 1 && host_pool(a)) {
 		a->parallel_for(a->pool, threads, n, f, ctx);
 		return;
 	}
-	if (threads > 1 && nnn_pool_workers(st->pool) < threads - 1) { /* none yet, or too few: a new one */
-		nnn_pool_free(st->pool);
-		st->pool = nnn_pool_new(threads - 1); /* NULL: no threads to be had, all on this one */
+	if (threads > 1 && h->pool_workers(st->pool) < threads - 1) { /* none yet, or too few: a new one */
+		h->pool_free(st->pool);
+		st->pool = h->pool_new(threads - 1); /* NULL: no threads to be had, all on this one */
 	}
-	nnn_pool_run(threads > 1 ? st->pool : NULL, threads, n, f, ctx);
+	h->pool_run(threads > 1 ? st->pool : NULL, threads, n, f, ctx);
 }
 
 int bi_threads(int threads, int cpus, int64_t chunks)

@@ -136,7 +136,7 @@ bi_params_t *bi_params_new(const nnn_tensor_t *w, const nnn_tensor_t *b)
 	bi_params_t *p;
 	if ((uint64_t)(nw + nb) > (SIZE_MAX - sizeof *p) / sizeof(float))
 		return NULL;
-	p = nnn_mem_big(sizeof *p + (size_t)(nw + nb) * sizeof(float));
+	p = bi_host()->mem_big(sizeof *p + (size_t)(nw + nb) * sizeof(float));
 	if (!p)
 		return NULL;
 	p->nw = nw;
@@ -150,7 +150,7 @@ bi_params_t *bi_params_new(const nnn_tensor_t *w, const nnn_tensor_t *b)
 
 void bi_params_free(bi_params_t *p)
 {
-	free(p);
+	bi_host()->mem_free(p);
 }
 
 nnn_status_t bi_state_new(const nnn_tensor_t *w, const nnn_tensor_t *b, const bi_layout_t *lay, bi_state_t **out,
@@ -171,7 +171,7 @@ nnn_status_t bi_state_new(const nnn_tensor_t *w, const nnn_tensor_t *b, const bi
 	st->n = lay->n;
 	st->k = lay->k;
 	st->isa = bi_isa();
-	st->cpus = nnn_pool_cpus();
+	st->cpus = bi_host()->cpus();
 	if (st->isa == BI_ISA_GENERIC) {
 		nnn_status_t s = bi_blas_open(&st->blas, msg, msg_size);
 		if (s != NNN_OK) {
@@ -241,7 +241,7 @@ void bi_state_free(void *state)
 	bi_state_t *st = state;
 	if (!st)
 		return;
-	nnn_pool_free(st->pool);
+	bi_host()->pool_free(st->pool);
 	bi_blas_close(&st->blas);
 	bi_pack_free(&st->pack);
 	bi_pack_free(&st->group);

@@ -6,6 +6,7 @@
 #ifndef NNN_CURSOR_H
 #define NNN_CURSOR_H
 
+#include <nnn/model.h>
 #include <nnn/plugin.h>
 
 #include "arena.h"

@@ -1,4 +1,4 @@
-/* host.h (internal): the host table handed to plugins (plugin.c). */
+/* host.h (internal): the host table handed to plugins (runtime/plugin/host.c). */
 #ifndef NNN_HOST_H
 #define NNN_HOST_H
 

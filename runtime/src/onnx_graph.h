@@ -2,7 +2,7 @@
  *
  * The host's onnx_* functions (nnn/plugin.h, ABI 1.5) fill it; export
  * (runtime/onnx/export.c) then writes it as protobuf. It lives here, apart
- * from protobuf, because the host table (plugin.c) points at its functions.
+ * from protobuf, because the host table (runtime/plugin/host.c) points at its functions.
  */
 #ifndef NNN_ONNX_GRAPH_H
 #define NNN_ONNX_GRAPH_H

@@ -1,16 +1,15 @@
 /* pool.h (internal): worker threads that share out the chunks of one call
  * at a time. libnnn gives one to every plan of more than one thread, and
- * kernels reach it through nnn_kernel_args_t.parallel_for (ABI 1.1). The
- * builtin plugin, which never links libnnn, compiles in its own copy of
- * pool.c for hosts that offer no pool.
+ * kernels reach it through nnn_kernel_args_t.parallel_for (ABI 1.1), and
+ * through the host table's pool_* (ABI 1.6) a pool of their own for a
+ * forward call that offers none.
  */
 #ifndef NNN_POOL_H
 #define NNN_POOL_H
 
 #include <nnn/plugin.h>
 
-/* The most threads one call can use: the caller and 254 workers. */
-#define NNN_POOL_MAX_THREADS 255
+/* NNN_POOL_MAX_THREADS (nnn/plugin.h): the most threads one call uses. */
 
 /* A pool of `workers` threads (1 .. NNN_POOL_MAX_THREADS - 1, else capped),
  * or NULL when any of them cannot be started. Owned: nnn_pool_free joins

@@ -183,8 +183,12 @@ static nnn_status_t plan_layer(const nnn_ctx_t *ctx, nnn_plan_t *p, int32_t i, u
 	if (n > *biggest && i + 1 < p->n)
 		*biggest = n;
 	NNN_TRY(check_work(p, i, limit, d));
-	if (s->type->prepare && s->type->prepare(L, s->body, &p->shapes[i], &s->state, msg, sizeof msg) != NNN_OK)
-		return layer_fail(d, NNN_E_KERNEL, L, i, "prepare failed: %s", msg);
+	/* out of memory stays that (a kernel's large buffers come from the
+	 * host, ABI 1.6); any other failure is the kernel's */
+	nnn_status_t ps = s->type->prepare ? s->type->prepare(L, s->body, &p->shapes[i], &s->state, msg, sizeof msg)
+	                                   : NNN_OK;
+	if (ps != NNN_OK)
+		return layer_fail(d, ps == NNN_E_NOMEM ? NNN_E_NOMEM : NNN_E_KERNEL, L, i, "prepare failed: %s", msg);
 	return NNN_OK;
 }
 

@@ -25,7 +25,7 @@
 #include "shell.h"
 #include "schemaq.h"
 
-/* ---- discovery: every candidate scanned in a child first (discover.c) ---- */
+/* ---- discovery: every candidate scanned in a child first (runtime/plugin/discover.c) ---- */
 
 /* The scan limit for fixtures that hang: short. nnnkit and its scanner run
  * natively even under make valgrind (VG_SKIP: tests/tests.mk). */

@@ -43,6 +43,8 @@
 #define GEN_LUA "lua5.4 gen/nnngen.lua"
 #define CC_WARN "-std=c11 -Wall -Wextra -Werror"
 #define INCLUDES(dir) "-Iruntime/include -I" dir " -Iruntime/src"
+/* libnnn's sources (runtime/plugin's scanner.c is a program of its own). */
+#define LIBNNN_SRC "runtime/src/*.c $(ls runtime/plugin/*.c | grep -v /scanner.c)"
 
 /* ---- temp dir per test ---- */
 
@@ -89,7 +91,8 @@ static const char *line_with_prefix(const char *text, const char *prefix, char *
 }
 
 /* Generates .c/.h/.md from `schema` into <tmp>/<sub>/ (the header goes to
- * <sub>/nnn/schema_gen.h, as the runtime includes it). */
+ * <sub>/nnn/schema_gen.h, as the runtime includes it, and the records beside
+ * it, nnn/records_gen.h). */
 static t_run_t generate(const char *schema, const char *sub)
 {
 	return sh("mkdir -p '%s/%s/nnn' && " GEN_LUA " '%s' --c '%s/%s/schema_gen.c' "
@@ -113,8 +116,8 @@ static void check_banner(const char *what, const char *text, const char *opener)
 
 Test(gen, deterministic)
 {
-	static const char *const files[] = { "schema_gen.c", "nnn/schema_gen.h", "format.md" };
-	static const char *const openers[] = { "/*", "/*", "<!--" };
+	static const char *const files[] = { "schema_gen.c", "nnn/schema_gen.h", "nnn/records_gen.h", "format.md" };
+	static const char *const openers[] = { "/*", "/*", "/*", "<!--" };
 	t_run_t r;
 
 	t_require_root();
@@ -233,6 +236,7 @@ Test(gen, rejects_cleanly)
 	cr_expect_str_empty(r.out, "stdout should be empty:\n%s", r.out);
 	cr_expect(!file_exists(tpath("out/schema_gen.c")), "the .c was written despite the error");
 	cr_expect(!file_exists(tpath("out/nnn/schema_gen.h")), "the .h was written despite the error");
+	cr_expect(!file_exists(tpath("out/nnn/records_gen.h")), "the records .h was written despite the error");
 	cr_expect(!file_exists(tpath("out/format.md")), "the .md was written despite the error");
 	t_run_free(&r);
 }
@@ -444,7 +448,7 @@ static void build_against_codec(const char *name, const char *source, const char
 	snprintf(file, sizeof file, "%s.c", name);
 	t_spit_str(tpath(file), source);
 	r = sh("cc " CC_WARN " -O0 -g " INCLUDES("'%s/%s'") " -o '%s/%s' '%s/%s' '%s/%s/schema_gen.c' "
-	       "runtime/src/*.c -ljansson -lm",
+	       LIBNNN_SRC " -ljansson -lm",
 	       tmp(), sub, tmp(), name, tmp(), file, tmp(), sub);
 	cr_assert_eq(r.status, 0, "building %s against the codec generated from %s failed:\n%s%s", file, sub, r.out,
 	             r.err);
@@ -488,7 +492,7 @@ Test(gen, schema_extension)
 	cr_assert_eq(r.status, 0, "generation from ext.lua failed (status %d):\n%s", r.status, r.err);
 	t_run_free(&r);
 
-	text = t_slurp(tpath("x/nnn/schema_gen.h"), NULL);
+	text = t_slurp(tpath("x/nnn/records_gen.h"), NULL);
 	cr_assert_not_null(text, "no header generated");
 	cr_expect(strstr(text, t_fmt("NNN_ACTIVATION_ID_SWISH = %lld,", id)) != NULL, "header lacks the Swish ID");
 	cr_expect(strstr(text, "typedef struct nnn_swish {") != NULL, "header lacks the swish record");
@@ -503,7 +507,7 @@ Test(gen, schema_extension)
 
 	t_spit_str(tpath("prog.c"), PROG_C);
 	r = sh("cc " CC_WARN " -O0 -g -DSWISH_ID=%lld -DUNDEF_ID=%lld " INCLUDES("'%s/x'")
-	       " -o '%s/prog' '%s/prog.c' '%s/x/schema_gen.c' runtime/src/*.c -ljansson -lm",
+	       " -o '%s/prog' '%s/prog.c' '%s/x/schema_gen.c' " LIBNNN_SRC " -ljansson -lm",
 	       id, undef, tmp(), tmp(), tmp(), tmp());
 	cr_assert_eq(r.status, 0, "building the program against the extended codec failed:\n%s%s", r.out, r.err);
 	t_run_free(&r);
@@ -759,7 +763,7 @@ Test(gen, schema_sandbox)
 	                                "assert(type(next) == \"function\" and tostring(1) == \"1\")", id, id));
 	cr_expect(strstr(c, "return \"SIX\";") != NULL, "the value built with string/math is missing");
 	free(c);
-	snprintf(p, sizeof p, "sb/nnn/schema_gen.h");
+	snprintf(p, sizeof p, "sb/nnn/records_gen.h");
 	h = t_slurp(tpath(p), NULL);
 	cr_assert_not_null(h);
 	cr_expect(strstr(h, t_fmt("NNN_ACTIVATION_ID_ACT%lld = %lld,", id, id)) != NULL, "no constant for the new value");

@@ -309,7 +309,7 @@ Test(example_plugin, survives_schema_growth, .fini = teardown, .timeout = 600)
 	cr_assert(strstr(out, "nnn_layer_t.body gained nnn_abi_probe_t abi_probe"), "%s", out);
 	cr_assert(strstr(out, "run make lock"), "%s", out);
 	cr_assert_eq(t_sh(out, sizeof out, "sed -n 's/^#define NNN_SCHEMA_LAYOUT 0x\\([0-9a-f]*\\)u$/\\1/p' "
-	                  "%s/layer/gen/nnn/schema_gen.h", tmp), 0);
+	                  "%s/layer/gen/nnn/records_gen.h", tmp), 0);
 	layout = (uint32_t)strtoul(out, NULL, 16);
 	cr_assert_neq(layout, NNN_SCHEMA_LAYOUT, "the layout did not move: %s", out);
 	/* The lock keeps the old layout and adds the new one, with what changed. */
@@ -372,7 +372,7 @@ Test(example_plugin, survives_schema_growth, .fini = teardown, .timeout = 600)
 	snprintf(want, sizeof want, "at layout 0x%08x, the last of %d recorded", (unsigned)NNN_SCHEMA_LAYOUT,
 	         (int)NNN_SCHEMA_LAYOUTS);
 	cr_assert(strstr(out, want), "no '%s' in:\n%s", want, out);
-	cr_assert_eq(t_sh(out, sizeof out, "grep -c NNN_ACTIVATION_ID_ABI_PROBE %s/act/gen/nnn/schema_gen.h", tmp), 0,
+	cr_assert_eq(t_sh(out, sizeof out, "grep -c NNN_ACTIVATION_ID_ABI_PROBE %s/act/gen/nnn/records_gen.h", tmp), 0,
 	             "the grown nnnkit lacks the new activation: %s", out);
 	cr_assert_eq(t_sh(out, sizeof out, "%s/act/nnnkit plugins --check %s/poolswish.so", tmp, plugdir), 0, "%s", out);
 	cr_assert_eq(t_sh(out, sizeof out, "NNN_PLUGIN_PATH=%s %s/act/nnnkit run %s --input %s", plugdir, tmp, path, in),

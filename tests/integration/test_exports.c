@@ -2,7 +2,8 @@
  * with NNN_API (nnn/api.h; the library is built with -fvisibility=hidden):
  * nothing a header does not declare, nothing a header declares missing. The
  * comparison, `nm -D --defined-only` of the library against the headers
- * (those of runtime/include/nnn/ and the generated nnn/schema_gen.h: the
+ * (those of runtime/include/nnn/ and the generated nnn/schema_gen.h and
+ * nnn/records_gen.h: the
  * installed set), is tests/tools/exports.lua; install/prefix_has_everything_and_builds_a_program
  * runs it on an installed prefix too. Its own tests come after: each way the
  * two can part is caught, so that a checker that reads nothing cannot pass. */
@@ -24,7 +25,7 @@ static int check(char *out, size_t size, const char *more, const char *except)
 {
 	const char *b = t_build_dir();
 	return t_sh(out, size, "lua5.4 tests/tools/exports.lua %s/libnnn.so.1 $(ls runtime/include/nnn/*.h | grep -v '/%s$') "
-	            "%s/gen/nnn/schema_gen.h %s", b, except[0] ? except : "-", b, more);
+	            "%s/gen/nnn/schema_gen.h %s/gen/nnn/records_gen.h %s", b, except[0] ? except : "-", b, b, more);
 }
 
 /* A header of its own in the test's folder, as nnn/NAME. */

@@ -61,7 +61,7 @@ Test(install, prefix_has_everything_and_builds_a_program, .fini = teardown, .tim
 
 	static const char *const files[] = {
 		"bin/nnnkit", "bin/nnngen", "lib/libnnn.a", "lib/libnnn.so", "lib/libnnn.so.1",
-		"lib/pkgconfig/libnnn.pc", "include/nnn/model.h", "include/nnn/plugin.h", "include/nnn/schema_gen.h",
+		"lib/pkgconfig/libnnn.pc", "include/nnn/model.h", "include/nnn/plugin.h", "include/nnn/schema_gen.h", "include/nnn/records_gen.h",
 		"share/nnnkit/schema/nnn.lua", "share/nnnkit/gen/nnngen.lua", "lib/nnnkit/plugins/builtin.so",
 		"share/man/man1/nnnkit.1", "share/bash-completion/completions/nnnkit",
 	};
@@ -129,8 +129,9 @@ Test(install, prefix_has_everything_and_builds_a_program, .fini = teardown, .tim
 	 * generated code carries) reproduce the codec the tool was built from. */
 	cr_assert_eq(t_sh(out, sizeof out, "%s/bin/nnngen %s/share/nnnkit/schema/nnn.lua --c %s/g.c --h %s/g.h "
 	                  "--layouts %s/share/nnnkit/schema/nnn.lock && "
-	                  "cmp %s/g.c %s/gen/schema_gen.c && cmp %s/g.h %s/include/nnn/schema_gen.h",
-	                  prefix, prefix, tmp, tmp, prefix, tmp, build, tmp, prefix), 0, "%s", out);
+	                  "cmp %s/g.c %s/gen/schema_gen.c && cmp %s/g.h %s/include/nnn/schema_gen.h && "
+	                  "cmp %s/records_gen.h %s/include/nnn/records_gen.h",
+	                  prefix, prefix, tmp, tmp, prefix, tmp, build, tmp, prefix, tmp, prefix), 0, "%s", out);
 
 	/* The man page renders without warnings and documents every command. */
 	cr_assert_eq(t_sh(out, sizeof out, "groff -man -Tutf8 -ww -z %s/share/man/man1/nnnkit.1", prefix), 0, "%s", out);

@@ -129,6 +129,7 @@ Test(sdk, plugin_linking_libnnn_is_refused, .fini = teardown, .timeout = 300)
 	FILE *f = fopen(t_fmt("%s/linked.c", tmp), "w");
 	cr_assert_not_null(f);
 	fputs("#include <nnn/plugin.h>\n"
+	      "#include <nnn/model.h> /* an application's header: plugin.h declares no libnnn function */\n"
 	      "NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t *d)\n"
 	      "{\n"
 	      "\tstatic const nnn_plugin_info_t info = NNN_PLUGIN_INFO(\"linked\", \"1.0\");\n"

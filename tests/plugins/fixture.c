@@ -303,6 +303,13 @@ NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t 
 	info.abi_minor = 0;
 	info.size = offsetof(nnn_plugin_info_t, schema_layout);
 #endif
+#ifdef FIX_ABI_1_5
+	/* Built for 1.5: the host table it knows ends with onnx_fail (ABI 1.6
+	 * grew it at the end), and the host must take it as before. */
+	info.abi_minor = 5;
+	if (h->size < offsetof(nnn_host_t, onnx_fail) + sizeof h->onnx_fail)
+		return NNN_E_PLUGIN;
+#endif
 #ifdef FIX_LAYOUT
 	info.schema_layout = FIX_LAYOUT; /* built against another schema layout (0: none declared) */
 #endif

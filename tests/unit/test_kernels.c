@@ -24,6 +24,8 @@
 #include <nnn/schema_gen.h>
 
 #include "ctx.h"
+#include "mem.h"  /* libnnn's memory and threads, for the fake host table */
+#include "pool.h"
 #include "isa.h"
 
 /* ---- the fake host ---- */
@@ -93,7 +95,9 @@ static nnn_status_t fake_add_activation(nnn_decl_t *d, const nnn_activation_type
 	return strcmp(r->fail_at, what) ? NNN_OK : fake_fail(d, "activation %d refused", (int)t->id);
 }
 
-/* Only the declaring functions: the builtin types must need no codec. */
+/* Only the declaring functions, and libnnn's memory and threads (ABI
+ * 1.6, which the kernels take from the host): the builtin types must need
+ * no codec. */
 static const nnn_host_t host = {
 	.size = sizeof(nnn_host_t),
 	.abi_major = NNN_ABI_MAJOR,
@@ -102,6 +106,13 @@ static const nnn_host_t host = {
 	.add_layer = fake_add_layer,
 	.add_activation = fake_add_activation,
 	.fail = fake_fail,
+	.mem_big = nnn_mem_big,
+	.mem_free = free,
+	.pool_new = nnn_pool_new,
+	.pool_free = nnn_pool_free,
+	.pool_workers = nnn_pool_workers,
+	.pool_run = nnn_pool_run,
+	.cpus = nnn_pool_cpus,
 };
 
 /* ---- loading the plugin: once per test (Criterion runs each in its own process) ---- */
@@ -447,6 +458,25 @@ Test(kernels, entry_returns_first_failure)
 		cr_assert_eq(st, NNN_E_PLUGIN, "failing %s: status %d", r->fail_at, (int)st);
 		cr_assert(!strncmp(r->log, R.log, (size_t)(p - R.log) + n) && strlen(r->log) == (size_t)(p - R.log) + n,
 		          "failing %s: %s (all: %s)", r->fail_at, r->log, R.log);
+		free(r);
+	}
+}
+
+/* The kernels take memory and threads from the host table (ABI 1.6): a
+ * table that does not reach them, or leaves one NULL, is refused at init,
+ * saying what it lacks, before anything is added. */
+Test(kernels, entry_refuses_a_host_without_memory_and_threads)
+{
+	nnn_host_t short_table = host, holed = host;
+	short_table.size = (uint32_t)offsetof(nnn_host_t, mem_big);
+	holed.pool_run = NULL;
+	const nnn_host_t *tables[] = { &short_table, &holed };
+	for (size_t i = 0; i < 2; i++) {
+		rec_t *r = calloc(1, sizeof *r);
+		cr_assert(r);
+		cr_assert_eq(entry(tables[i], (nnn_decl_t *)(void *)r), NNN_E_PLUGIN, "table %zu", i);
+		cr_assert(strstr(r->why, "ABI 1.6's memory and threads"), "table %zu: %s", i, r->why);
+		cr_assert_str_eq(r->log, "D", "table %zu: nothing added after declare", i);
 		free(r);
 	}
 }

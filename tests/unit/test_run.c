@@ -222,7 +222,7 @@ Test(run, runs_of_one_plan_take_turns)
 	nnn_ctx_free(c);
 }
 
-/* ---- plugins of ABI 1.0 and 1.1 (tests/plugins/fixture.c) ---- */
+/* ---- plugins of ABI 1.0, 1.1 and 1.5 (tests/plugins/fixture.c) ---- */
 
 /* bb_tiny with both layers on the fixture's layer and activation: the
  * output, [1, 3], after a plan of `threads` threads. */
@@ -287,6 +287,28 @@ Test(run, plugin_of_abi_1_0_still_runs)
 		/* its tag, 7, then its activation (+100), which the host runs */
 		for (int i = 0; i < n; i++)
 			cr_assert_eq(y[i], 107.0f, "%d threads: element %d is %g", threads, i, (double)y[i]);
+	}
+}
+
+/* A plugin built for ABI 1.5 (before the host table gained memory and
+ * threads, 1.6) loads and runs exactly as before: the plan's threads and
+ * the activation it applies itself, as the 1.1 fixture. */
+Test(run, plugin_of_abi_1_5_runs_as_before)
+{
+	bool cpus = sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	nnn_plugin_report_t r;
+	nnn_ctx_t *c = t_ctx_with("fixtures/abi15.so");
+	cr_assert_geq(nnn_ctx_report(c, 0, &r), 1);
+	cr_assert_eq(r.status, NNN_OK, "%s: %s", r.stage, r.message ? r.message : "");
+	cr_assert_str_eq(r.stage, "loaded");
+	nnn_ctx_free(c);
+	for (int threads = 1; threads <= 2; threads++) {
+		float y[3];
+		int64_t n = fixture_run("abi15", threads, y);
+		float want = 5.5f + (threads > 1 && cpus ? 10.0f : 0.0f);
+		for (int i = 0; i < n; i++)
+			cr_assert_eq(y[i], want, "%d threads: element %d is %g, expected %g", threads, i, (double)y[i],
+			             (double)want);
 	}
 }
 

@@ -206,9 +206,8 @@ local function emit_layout_decl(w, layouts)
   w("/* The layout of plugins that declare none (built for ABI 1.0 or 1.1): the")
   w(" * first one recorded. */")
   w("#define NNN_SCHEMA_LAYOUT_FIRST %su", layout.hex(layouts[1].fingerprint))
-  w("/* Every layout recorded, oldest first, each with what changed. */")
+  w("/* The number of layouts recorded (nnn_schema_layouts, <nnn/schema_gen.h>). */")
   w("#define NNN_SCHEMA_LAYOUTS %d", #layouts)
-  w("NNN_API extern const nnn_schema_layout_t nnn_schema_layouts[NNN_SCHEMA_LAYOUTS];")
   w("")
 end
 
@@ -221,19 +220,88 @@ end
 
 ------------------------------------------------------------------ header
 
--- `layouts`: the layout history (gen/lock/layout.lua); without one, the schema's
--- own layout is the only one.
--- Each enum's C enum and the functions over its values.
-local function emit_header_enums(w, s)
-  -- Doc strings and titles stay out of the header (they are in the source's
-  -- descriptors and docs/format.md): editing one then rebuilds schema_gen.o
-  -- alone instead of every object that includes this header.
+-- Two headers: the records (<nnn/records_gen.h>: types, enums, constants and
+-- macros, all a plugin may use without linking libnnn, so <nnn/plugin.h>
+-- includes it alone) and libnnn's functions and data over them
+-- (<nnn/schema_gen.h>, which includes the records). Doc strings and titles
+-- stay out of both (they are in the source's descriptors and docs/format.md):
+-- editing one then rebuilds schema_gen.o alone instead of every object that
+-- includes a header.
+
+-- Each enum's C enum, its values as an X-macro where kernels need them, and
+-- its ID policy as macros.
+local function emit_record_enums(w, s)
   for _, e in ipairs(s.enums) do
     w("typedef enum nnn_%s {", e.name)
     for _, v in ipairs(e.values) do
       w("\t%s = %d,", enum_const(e, v), v.value)
     end
     w("} nnn_%s_t;", e.name)
+    if e.values[1].pad_before then
+      w("/* The values of %s, as X(value, name). */", e.name)
+      w("#define NNN_%s_VALUES(X) \\", up(e.name))
+      for i, v in ipairs(e.values) do
+        w("\tX(%d, %s)%s", v.value, cstr(v.name), i < #e.values and " \\" or "")
+      end
+    end
+    w("")
+    c_ids.header(w, e, cstr, ccomment)
+  end
+end
+
+-- Each record's field indexes and C struct.
+local function emit_record_structs(w, s)
+  for _, r in ipairs(reachable(s)) do
+    w("/* record %s */", r.name)
+    w("enum {")
+    for _, f in ipairs(r.fields) do w("\t%s = %d,", at_const(r, f), f.index) end
+    w("\tNNN_%s_NFIELDS = %d,", up(r.name), #r.fields)
+    w("\tNNN_%s_MIN_SIZE = %d /* bytes */", up(r.name), r.min_size)
+    w("};")
+    w("typedef struct nnn_%s {", r.name)
+    for _, m in ipairs(struct_members(r)) do
+      if m.union then
+        w("\tunion { /* selected by %s */", m.tag)
+        for _, u in ipairs(m.members) do w("\t\t%s;", u) end
+        w("\t} %s;", m.union)
+      else
+        w(m.doc and "\t%s; /* %s */" or "\t%s;", m.decl, m.doc)
+      end
+    end
+    w("} %s;", rtype(r))
+    w("")
+  end
+end
+
+-- `layouts`: the layout history (gen/lock/layout.lua); without one, the schema's
+-- own layout is the only one.
+function M.records_header(s, layouts)
+  bind_all(s)
+  local w = lines()
+  w(banner(s))
+  w("#ifndef NNN_RECORDS_GEN_H")
+  w("#define NNN_RECORDS_GEN_H")
+  w("")
+  -- Nothing here is a function or object of libnnn: a plugin, which never
+  -- links libnnn, sees all of this through <nnn/plugin.h>.
+  w("#include <nnn/types.h>")
+  w("")
+  emit_record_enums(w, s)
+  emit_record_structs(w, s)
+  emit_layout_decl(w, layouts or layout.history(nil, M.layout_lines(s)))
+  w("/* A layer's parameter tensor with its field name. */")
+  w("typedef struct nnn_named_tensor {")
+  w("\tconst char *name;")
+  w("\tconst nnn_tensor_t *tensor;")
+  w("} nnn_named_tensor_t;")
+  w("")
+  w("#endif")
+  return w.text()
+end
+
+-- The functions over each enum's values.
+local function emit_header_enums(w, s)
+  for _, e in ipairs(s.enums) do
     w("/* Name (\"%s\") and title of a value; NULL when it is not one. */", e.values[1].name)
     w("NNN_API const char *nnn_%s_name(int64_t value);", e.name)
     w("NNN_API const char *nnn_%s_title(int64_t value);", e.name)
@@ -243,14 +311,9 @@ local function emit_header_enums(w, s)
     if e.values[1].pad_before then
       w("/* The padding a value's formulas give a kernel of size k, before and after; false when it is none. */")
       w("NNN_API bool nnn_%s_pads(int64_t value, int64_t k, int64_t *before, int64_t *after);", e.name)
-      w("/* The values of %s, as X(value, name). */", e.name)
-      w("#define NNN_%s_VALUES(X) \\", up(e.name))
-      for i, v in ipairs(e.values) do
-        w("\tX(%d, %s)%s", v.value, cstr(v.name), i < #e.values and " \\" or "")
-      end
     end
-    w("")
-    c_ids.header(w, e, cstr, ccomment)
+    c_ids.functions(w, e) -- ends with a blank line, when there are any
+    if not e.ids then w("") end
   end
 end
 
@@ -283,35 +346,12 @@ function M.header(s, layouts)
   -- Every function and object declared here is libnnn's, exported
   -- (NNN_API): the header is installed and public. A plugin's header
   -- (emit/c/plugin.lua) marks none: a plugin exports only its entry point.
+  w("#include <nnn/records_gen.h>")
   w("#include <nnn/types.h>")
   w("")
   emit_header_enums(w, s)
-  for _, r in ipairs(reachable(s)) do
-    w("/* record %s */", r.name)
-    w("enum {")
-    for _, f in ipairs(r.fields) do w("\t%s = %d,", at_const(r, f), f.index) end
-    w("\tNNN_%s_NFIELDS = %d,", up(r.name), #r.fields)
-    w("\tNNN_%s_MIN_SIZE = %d /* bytes */", up(r.name), r.min_size)
-    w("};")
-    w("typedef struct nnn_%s {", r.name)
-    for _, m in ipairs(struct_members(r)) do
-      if m.union then
-        w("\tunion { /* selected by %s */", m.tag)
-        for _, u in ipairs(m.members) do w("\t\t%s;", u) end
-        w("\t} %s;", m.union)
-      else
-        w(m.doc and "\t%s; /* %s */" or "\t%s;", m.decl, m.doc)
-      end
-    end
-    w("} %s;", rtype(r))
-    w("")
-  end
-  emit_layout_decl(w, layouts or layout.history(nil, M.layout_lines(s)))
-  w("/* A layer's parameter tensor with its field name. */")
-  w("typedef struct nnn_named_tensor {")
-  w("\tconst char *name;")
-  w("\tconst nnn_tensor_t *tensor;")
-  w("} nnn_named_tensor_t;")
+  w("/* Every layout recorded, oldest first, each with what changed. */")
+  w("NNN_API extern const nnn_schema_layout_t nnn_schema_layouts[NNN_SCHEMA_LAYOUTS];")
   w("")
   emit_header_tools(w, s)
   w("")

@@ -6,8 +6,9 @@ local ids = require("lock.ids")
 
 local M = {}
 
--- The policy of enum e in the generated header (after the enum's own
--- declarations). w is codec.lua's line writer; cstr its C string literal.
+-- The policy of enum e in the generated records header (after the enum's
+-- own type), as macros a plugin may use without linking libnnn. w is
+-- codec.lua's line writer; cstr its C string literal.
 function M.header(w, e, cstr, ccomment)
   local P = e.ids
   if not P then return end
@@ -53,6 +54,12 @@ function M.header(w, e, cstr, ccomment)
       w("\tX(%d, %s)%s", v.value, cstr(v.name), i < #own and " \\" or "")
     end
   end
+  w("")
+end
+
+-- The functions over enum e's ID policy (libnnn's: the functions header).
+function M.functions(w, e)
+  if not e.ids then return end
   w("/* The range of the policy a %s is in. */", ids.id_word(e.name))
   w("NNN_API nnn_id_range_t nnn_%s_range(int64_t value);", e.name)
   w("/* Who holds a %s, as \"by (name)\", per ids.%s.taken; NULL when nobody is recorded. */",

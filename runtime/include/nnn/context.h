@@ -9,7 +9,10 @@
 #define NNN_CONTEXT_H
 
 #include <nnn/api.h>
+#include <nnn/model.h>
 #include <nnn/plugin.h>
+#include <nnn/shape.h>
+#include <nnn/status.h>
 
 /* This libnnn's version ("0.1.0"), the one its plugin scan cache keys
  * carry; for bindings (the Python package's nnnkit.__version__). */

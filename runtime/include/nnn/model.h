@@ -1,7 +1,8 @@
 /* nnn/model.h: decode a .nnn model from bytes, encode it back, free it.
  *
  * The record types (nnn_model_t, nnn_layer_t, nnn_tensor_t, ...) and the ID
- * enums are generated from schema/nnn.lua into <nnn/schema_gen.h>.
+ * enums are generated from schema/nnn.lua into <nnn/records_gen.h>
+ * (<nnn/records.h>), libnnn's functions over them into <nnn/schema_gen.h>.
  *
  * Decoding is all-or-nothing and never trusts the bytes: every read is
  * bounds-checked and every count is checked against the bytes left before
@@ -14,6 +15,7 @@
 #include <nnn/api.h>
 #include <nnn/status.h>
 #include <nnn/types.h>
+#include <nnn/records.h>
 #include <nnn/schema_gen.h>
 
 /* Decode flags. */
@@ -64,14 +66,12 @@ NNN_API uint64_t nnn_model_param_total(const nnn_model_t *m);
 /* Encoded size of the model in bytes. */
 NNN_API uint64_t nnn_model_encoded_size(const nnn_model_t *m);
 
-/* Element count of a tensor's data. Header-only: plugins may use it. */
-static inline int64_t nnn_tensor_numel(const nnn_tensor_t *t)
-{
-	return t->data.n;
-}
-
 /* Copies a tensor's data out as host floats (out has nnn_tensor_numel slots).
  * In libnnn, for applications: a plugin calls nnn_f32s_read(t->data, out). */
 NNN_API void nnn_tensor_copy(const nnn_tensor_t *t, float *out);
+
+/* The same as nnn_f32s_read (nnn/types.h), in libnnn: for applications; a
+ * plugin calls nnn_f32s_read. */
+NNN_API void nnn_f32s_copy(nnn_f32s_t a, float *out);
 
 #endif

@@ -5,11 +5,12 @@
  * libnnn: everything it needs from the host comes through the nnn_host_t
  * table passed to its entry point. The entry point declares what the plugin
  * provides; the host checks all of it, then registers all of it or none.
- * Besides this table a plugin may use the types, macros and enums of the
- * public headers and their header-only helpers, the `static inline`
- * functions (nnn_f32s_get, nnn_f32s_read, nnn_i32s_pick, ... in
- * <nnn/types.h>; nnn_tensor_numel in <nnn/model.h>), but no function that
- * is declared without a body: those are libnnn's (NNN_API). Build it as
+ * Besides this table a plugin may use what this header includes: types,
+ * records, macros and enums, and the header-only helpers, the `static
+ * inline` functions (nnn_f32s_get, nnn_f32s_read, nnn_i32s_pick, ... in
+ * <nnn/types.h>; nnn_tensor_numel in <nnn/records.h>). It declares no
+ * function of libnnn: those (NNN_API, in <nnn/model.h>, <nnn/schema_gen.h>
+ * and the other headers) are for applications. Build it as
  * docs/plugins.md says, with the nnnkit-plugin pkg-config module (no
  * libnnn; -shared -Wl,--no-undefined):
  *   cc $(pkg-config --cflags nnnkit-plugin) -o mine.so mine.c mine_gen.c \
@@ -29,9 +30,13 @@
 
 #include <stdarg.h>
 
+/* Types, records and constants only: a translation unit that includes
+ * this header alone sees no function of libnnn (tests/gen checks it). */
+#include <nnn/api.h>
 #include <nnn/compat.h>
-#include <nnn/model.h>
-#include <nnn/shape.h>
+#include <nnn/records.h>
+#include <nnn/shape_types.h>
+#include <nnn/status_codes.h>
 
 #define NNN_ABI_MAJOR 1
 /* 1.1: host threads and the activation in nnn_kernel_args_t; descriptors
@@ -51,8 +56,12 @@
  * computes the original framework's convolution.
  * 1.5: descriptors end with `onnx_export`, the type's ONNX export hook
  * (optional), and nnn_host_t with the functions it builds the graph with
- * (nnn/onnx.h). A type without one is refused by ONNX export, by name. */
-#define NNN_ABI_MINOR 5
+ * (nnn/onnx.h). A type without one is refused by ONNX export, by name.
+ * 1.6: nnn_host_t ends with the host's memory and threads (mem_big,
+ * mem_free, pool_new, pool_free, pool_workers, pool_run, cpus), so a
+ * plugin's kernels need no copy of libnnn's code for them. Plugins built
+ * for 1.0 to 1.5 load and run as before. */
+#define NNN_ABI_MINOR 6
 
 /* The one exported symbol. Its name never depends on the file name. */
 #define NNN_PLUGIN_ENTRY nnn_plugin_entry
@@ -71,6 +80,9 @@ typedef struct nnn_sink nnn_sink_t; /* an encoding sink */
 typedef struct nnn_vctx nnn_vctx_t; /* a validation context */
 typedef struct nnn_host nnn_host_t;
 typedef struct nnn_pool nnn_pool_t; /* the host's threads (ABI 1.1) */
+/* The most threads one parallel_for or pool_run call uses: the caller and
+ * 254 workers. */
+#define NNN_POOL_MAX_THREADS 255
 /* Chunk `chunk` of some work, run on the thread numbered `slot` (ABI 1.1). */
 typedef void (*nnn_task_fn)(void *ctx, int64_t chunk, int slot);
 typedef struct nnn_activation_type nnn_activation_type_t;
@@ -351,6 +363,29 @@ struct nnn_host {
 	                         int nin, const nnn_onnx_attr_t *attrs, int nattr);
 	/* Why the hook cannot export this layer; returns NNN_E_ONNX_EXPORT. */
 	nnn_status_t (*onnx_fail)(nnn_onnx_graph_t *g, const char *fmt, ...) NNN_PRINTF(2, 3);
+
+	/* ---- ABI 1.6: memory and threads, from prepare, forward and release ---- */
+
+	/* A buffer of n bytes that may be large (packed weights, scratch), on a
+	 * 64-byte boundary; from 2 MiB on, on a 2 MiB one, the kernel asked to
+	 * back it with huge pages (a hint: a page fault per 4 KiB page costs
+	 * more than the work on it in a virtual machine). NULL: out of memory.
+	 * Free it with mem_free (NULL is harmless). */
+	void *(*mem_big)(size_t n);
+	void (*mem_free)(void *p);
+	/* Threads of a kernel's own, for a forward call that offers none (a
+	 * caller of forward other than a plan: tests, benchmarks): a pool of
+	 * `workers` (1 .. NNN_POOL_MAX_THREADS - 1, else capped) threads, or
+	 * NULL when any cannot be started; owned, pool_free joins them (NULL is
+	 * harmless). pool_run is parallel_for (nnn_kernel_args_t) on such a
+	 * pool: every chunk on the caller when the pool is NULL. One call at a
+	 * time per pool. */
+	nnn_pool_t *(*pool_new)(int workers);
+	void (*pool_free)(nnn_pool_t *p);
+	int (*pool_workers)(const nnn_pool_t *p);
+	void (*pool_run)(nnn_pool_t *p, int threads, int64_t n, nnn_task_fn fn, void *ctx);
+	/* Online CPUs, 1 to 1024: threads beyond are not worth asking for. */
+	int (*cpus)(void);
 };
 
 /* The plugin's entry point:

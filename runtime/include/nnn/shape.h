@@ -16,22 +16,9 @@
 
 #include <nnn/api.h>
 #include <nnn/model.h>
+#include <nnn/shape_types.h> /* nnn_pshape_t, nnn_layer_shapes_t, NNN_DIM_UNKNOWN */
 #include <nnn/status.h>
 
-#define NNN_DIM_UNKNOWN (-1)
-
-/* A shape as far as it is known. */
-typedef struct nnn_pshape {
-	int32_t rank;               /* NNN_DIM_UNKNOWN when the rank is unknown */
-	int64_t dims[NNN_MAX_RANK]; /* rank entries, NNN_DIM_UNKNOWN where unknown */
-	int64_t last;               /* the last axis (also when the rank is unknown), or NNN_DIM_UNKNOWN */
-} nnn_pshape_t;
-
-/* A layer's input, as the previous layer gives it and this layer narrows it,
- * and its output. */
-typedef struct nnn_layer_shapes {
-	nnn_pshape_t in, out;
-} nnn_layer_shapes_t;
 
 /* Every layer's shapes (out: layer_count entries). With an input shape
  * [batch, ..., features] they are exact up to the first layer that does not

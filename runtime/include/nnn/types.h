@@ -2,16 +2,14 @@
  * a decoded field that decoders hand to a visitor (nnnkit dump, nnnkit map).
  *
  * The record types themselves (nnn_model_t, nnn_layer_t, nnn_tensor_t, ...)
- * are generated from schema/nnn.lua into <nnn/schema_gen.h>.
+ * are generated from schema/nnn.lua into <nnn/records_gen.h>.
  *
- * Header-only helpers: the `static inline` functions below (nnn_le_u32,
- * nnn_f32s_get, nnn_f32s_read, nnn_f32s_view, nnn_i32s_pick,
- * nnn_i32s_pick_at), like nnn_tensor_numel in <nnn/model.h>, need nothing
+ * Types and header-only helpers only: the `static inline` functions below
+ * (nnn_le_u32, nnn_f32s_get, nnn_f32s_read, nnn_f32s_view, nnn_i32s_pick,
+ * nnn_i32s_pick_at), like nnn_tensor_numel in <nnn/records.h>, need nothing
  * from libnnn. A plugin, which must not link libnnn (docs/plugins.md), may
- * use them, and the code nnngen --plugin generates does. A function
- * declared here without a body (nnn_f32s_copy) is libnnn's: for
- * applications, never for plugins, which reach the host only through the
- * nnn_host_t table of <nnn/plugin.h>.
+ * use them, and the code nnngen --plugin generates does. libnnn's own
+ * function over these (nnn_f32s_copy) is in <nnn/model.h>.
  */
 #ifndef NNN_TYPES_H
 #define NNN_TYPES_H
@@ -73,10 +71,6 @@ static inline void nnn_f32s_read(nnn_f32s_t a, float *out)
 		out[i] = nnn_f32s_get(a, i);
 #endif
 }
-
-/* In libnnn (applications only; a plugin calls nnn_f32s_read): the same as
- * nnn_f32s_read. */
-NNN_API void nnn_f32s_copy(nnn_f32s_t a, float *out);
 
 /* Host floats as a little-endian view (no copy on little-endian hosts, which
  * is all nnnkit supports today: see nnn_f32s_read). Borrowed from `v`. */

@@ -1,5 +1,6 @@
-/* loader.h: what the in-process loader (plugin.c) shares with discovery
- * (discover.c) and the plugin scanner (nnn-plugin-scan). Private. */
+/* loader.h (internal): what the in-process loader (load.c, trust.c,
+ * registry.c) offers discovery (discover.c) and the plugin scanner
+ * (scanner.c). */
 #ifndef NNN_LOADER_H
 #define NNN_LOADER_H
 
@@ -35,8 +36,5 @@ nnn_status_t nnn_plugin_precheck(const char *path, char *real, struct stat *st, 
  * when its status is not NNN_OK the failure also goes to diags as
  * "PATH: STAGE stage: MESSAGE". Returns its status. */
 nnn_status_t nnn_plugin_add_report(nnn_ctx_t *ctx, const nnn_plugin_report_t *r, nnn_diags_t *diags);
-
-/* nnn-plugin-scan's whole program (discover.c). */
-int nnn_plugin_scanner_main(int argc, char **argv);
 
 #endif
