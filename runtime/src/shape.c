@@ -244,6 +244,38 @@ static bool padding(chain_t *c, const nnn_io_t *io, int32_t j, int64_t k, int64_
 	return true;
 }
 
+/* The output size of spatial axis j of size x (UNK: unknown, or it does
+ * not fit). The rule is the schema's (nnn_gen_window_*, generated from
+ * gen/schema/io_kinds.lua); this keeps each step within 64 bits and says
+ * why an axis does not fit. */
+static int64_t window_axis(chain_t *c, const nnn_io_t *io, int32_t j, int64_t x)
+{
+	nnn_io_axis_t a = { .s = x, .window = ints_at(&io->window, j), .stride = ints_at(&io->stride, j),
+	                    .dilation = ints_at(&io->dilation, j) };
+	a.k = nnn_gen_window_k(&a); /* window and dilation are int32: no overflow */
+	if (!padding(c, io, j, a.k, &a.before, &a.after)) {
+		misfit(c);
+		return UNK;
+	}
+	if (x < 0)
+		return UNK;
+	if (x > INT64_MAX - a.before - a.after) {
+		problem(c, &io->window.src, io->window.base + j, NNN_E_INPUT_SHAPE, "axis %d of size %" PRId64 " is too large to pad",
+		        (int)j + 1, x);
+		misfit(c);
+		return UNK;
+	}
+	a.room = nnn_gen_window_room(&a);
+	if (a.room < 0) {
+		problem(c, &io->window.src, io->window.base + j, NNN_E_CHAIN,
+		        "axis %d of size %" PRId64 " (padded by %" PRId64 " and %" PRId64 ") is smaller than %s %" PRId64,
+		        (int)j + 1, x, a.before, a.after, a.dilation > 1 ? "the dilated window" : "window size", a.k);
+		misfit(c);
+		return UNK;
+	}
+	return nnn_gen_window_out(&a);
+}
+
 static void window(chain_t *c, const nnn_io_t *io)
 {
 	nnn_pshape_t *s = &c->s;
@@ -277,35 +309,8 @@ static void window(chain_t *c, const nnn_io_t *io)
 		for (int32_t d = 1; d < n + 1; d++)
 			s->dims[d] = UNK;
 	}
-	for (int32_t j = 0; j < n; j++) {
-		int64_t w = ints_at(&io->window, j), st = ints_at(&io->stride, j), dl = ints_at(&io->dilation, j);
-		int64_t k = dl * (w - 1) + 1, before, after, x = s->dims[1 + j];
-		if (!padding(c, io, j, k, &before, &after)) {
-			misfit(c);
-			s->dims[1 + j] = UNK;
-			continue;
-		}
-		if (x < 0) {
-			s->dims[1 + j] = UNK;
-			continue;
-		}
-		if (x > INT64_MAX - before - after) {
-			problem(c, &io->window.src, io->window.base + j, NNN_E_INPUT_SHAPE, "axis %d of size %" PRId64 " is too large to pad",
-			        (int)j + 1, x);
-			misfit(c);
-			s->dims[1 + j] = UNK;
-			continue;
-		}
-		if (x + before + after < k) {
-			problem(c, &io->window.src, io->window.base + j, NNN_E_CHAIN,
-			        "axis %d of size %" PRId64 " (padded by %" PRId64 " and %" PRId64 ") is smaller than %s %" PRId64,
-			        (int)j + 1, x, before, after, dl > 1 ? "the dilated window" : "window size", k);
-			misfit(c);
-			s->dims[1 + j] = UNK;
-			continue;
-		}
-		s->dims[1 + j] = (x + before + after - k) / st + 1;
-	}
+	for (int32_t j = 0; j < n; j++)
+		s->dims[1 + j] = window_axis(c, io, j, s->dims[1 + j]);
 	s->dims[n + 1] = s->last = out_c;
 }
 
