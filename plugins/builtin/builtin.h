@@ -267,8 +267,6 @@ uint64_t bi_dense_work(const nnn_layer_t *layer, const void *body, const nnn_sha
                        int threads);
 
 /* ---- conv.c: NNN_LAYER_ID_CONV ---- */
-nnn_status_t bi_conv_expect(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, nnn_shape_t *out,
-                           char *msg, size_t msg_size);
 nnn_status_t bi_conv_prepare(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, void **state,
                              char *msg, size_t msg_size);
 nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_size);

@@ -223,18 +223,25 @@ static bool axes_ok(chain_t *c, const char *what, const nnn_io_ints_t *x, int32_
 }
 
 /* Padding of axis j for an effective window k, from the explicit list or
- * the padding type's formulas. */
-static bool padding(chain_t *c, const nnn_io_t *io, int32_t j, int64_t k, int64_t *before, int64_t *after)
+ * the padding type's formulas; false for an unknown padding type. */
+static bool pad_of(const nnn_io_t *io, int32_t j, int64_t k, int64_t *before, int64_t *after)
 {
 	if (io->pads.list) {
 		*before = io->pads.v.v[2 * j];
 		*after = io->pads.v.v[2 * j + 1];
 	} else if (io->pad_fn) {
-		if (!io->pad_fn(io->pad_type, k, before, after))
-			return false; /* an unknown padding type: its enum reports it */
+		return io->pad_fn(io->pad_type, k, before, after);
 	} else {
 		*before = *after = 0;
 	}
+	return true;
+}
+
+/* pad_of, checked: what does not fit is reported. */
+static bool padding(chain_t *c, const nnn_io_t *io, int32_t j, int64_t k, int64_t *before, int64_t *after)
+{
+	if (!pad_of(io, j, k, before, after))
+		return false; /* an unknown padding type: its enum reports it */
 	if (*before < 0 || *after < 0 || *before > INT32_MAX || *after > INT32_MAX) {
 		problem(c, io->pads.list ? &io->pads.src : &io->in_src, io->pads.list ? io->pads.base + 2 * j : -1, NNN_E_PADDING,
 		        "padding of axis %d is %" PRId64 " before and %" PRId64 " after, expected 0 to %d each", (int)j + 1,
@@ -541,5 +548,24 @@ bool nnn_layer_window(const nnn_layer_t *L, nnn_layer_window_t *w)
 	w->field = io.window.src.path;
 	w->first = io.window.base;
 	w->at = io.window.src.at;
+	return true;
+}
+
+bool nnn_layer_pads(const nnn_layer_t *L, int64_t pad[2 * NNN_MAX_RANK])
+{
+	nnn_io_t io;
+	int32_t n;
+	nnn_gen_io(L, &io);
+	n = io.window.v.n;
+	if (io.kind != NNN_IO_WINDOW || n < 1 || n + 2 > NNN_MAX_RANK || (io.window.list && !io.window.v.v) ||
+	    (io.pads.list && (io.pads.v.n != 2 * n || !io.pads.v.v)))
+		return false;
+	for (int32_t j = 0; j < n; j++) {
+		nnn_io_axis_t a = { .window = ints_at(&io.window, j), .stride = ints_at(&io.stride, j),
+		                    .dilation = ints_at(&io.dilation, j) };
+		a.k = nnn_gen_window_k(&a);
+		if (!pad_of(&io, j, a.k, &pad[2 * j], &pad[2 * j + 1]))
+			return false;
+	}
 	return true;
 }
