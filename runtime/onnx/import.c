@@ -38,6 +38,7 @@
 #include <nnn/file.h>
 #include <nnn/json.h>
 #include <nnn/onnx.h>
+#include <nnn/shape.h>
 
 #include "json_form.h"
 
@@ -783,61 +784,61 @@ static void op_add(imp_t *im, int i)
 	L->bias_open = 0;
 }
 
-static void op_conv(imp_t *im, int i)
+/* Checks Conv's weights W ([filters, channels, k1..kn], n = 1..3). */
+static const cst_t *conv_weights(imp_t *im, int i)
 {
-	const Onnx__NodeProto *nd = im->g->node[i];
-	char t[128];
-	if (!attrs_known(im, i, "auto_pad,dilations,group,kernel_shape,pads,strides"))
-		return;
 	const cst_t *W = float_input(im, i, 1, "weights W");
 	if (!W)
-		return;
+		return NULL;
 	if (W->rank < 3 || W->rank > 2 + MAX_SPATIAL) {
 		bad(im, i, "weights W '%.60s' have rank %zu: nnnkit reads Conv of 1 to 3 spatial dims "
 		    "([filters, channels, k1..kn], n = 1..3)", W->name, W->rank);
-		return;
+		return NULL;
 	}
-	size_t n = W->rank - 2;
-	int64_t f = W->dims[0], c = W->dims[1], ks = 1;
 	for (size_t d = 0; d < W->rank; d++) {
 		if (W->dims[d] < 1 || W->dims[d] > INT32_MAX) {
 			bad(im, i, "weights W '%.60s' have dims[%zu] = %" PRId64 ", expected 1..2^31-1", W->name, d,
 			    W->dims[d]);
-			return;
+			return NULL;
 		}
 	}
-	for (size_t d = 0; d < n; d++)
-		ks *= W->dims[2 + d];
 	if (W->n > INT32_MAX) {
 		bad(im, i, "weights W '%.60s' hold %" PRId64 " values: a .nnn tensor holds at most 2^31-1", W->name, W->n);
-		return;
+		return NULL;
 	}
+	return W;
+}
+
+/* Checks an attribute of ints is all ones (strides, dilations). */
+static int conv_ones(imp_t *im, int i, const char *name)
+{
+	const Onnx__AttributeProto *a = attr(im->g->node[i], name);
+	char t[128];
+	for (size_t d = 0; a && d < a->n_ints; d++) {
+		if (a->ints[d] != 1) {
+			ints_text(a->ints, a->n_ints, t, sizeof t);
+			bad(im, i, "attribute %s = %s: nnn's Conv has %s 1 (supported: stride 1, dilation 1, group 1)", name, t,
+			    !strcmp(name, "strides") ? "stride" : "dilation");
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Checks the attributes nnn's Conv has no field for say what it does. */
+static int conv_attrs(imp_t *im, int i, const cst_t *W)
+{
+	const Onnx__NodeProto *nd = im->g->node[i];
 	const Onnx__AttributeProto *a;
-	if ((a = attr(nd, "strides"))) {
-		for (size_t d = 0; d < a->n_ints; d++) {
-			if (a->ints[d] != 1) {
-				ints_text(a->ints, a->n_ints, t, sizeof t);
-				bad(im, i, "attribute strides = %s: nnn's Conv has stride 1 (supported: stride 1, dilation 1, "
-				    "group 1)", t);
-				return;
-			}
-		}
-	}
-	if ((a = attr(nd, "dilations"))) {
-		for (size_t d = 0; d < a->n_ints; d++) {
-			if (a->ints[d] != 1) {
-				ints_text(a->ints, a->n_ints, t, sizeof t);
-				bad(im, i, "attribute dilations = %s: nnn's Conv has dilation 1 (supported: stride 1, dilation 1, "
-				    "group 1)", t);
-				return;
-			}
-		}
-	}
+	size_t n = W->rank - 2;
 	int64_t group;
+	char t[128];
+	if (!conv_ones(im, i, "strides") || !conv_ones(im, i, "dilations"))
+		return 0;
 	if (!attr_int(nd, "group", 1, &group) || group != 1) {
 		bad(im, i, "attribute group = %" PRId64 ": nnn's Conv connects every channel to every filter (supported: "
 		    "group 1)", group);
-		return;
+		return 0;
 	}
 	if ((a = attr(nd, "kernel_shape"))) {
 		int same = a->n_ints == n;
@@ -846,48 +847,61 @@ static void op_conv(imp_t *im, int i)
 		if (!same) {
 			ints_text(a->ints, a->n_ints, t, sizeof t);
 			bad(im, i, "attribute kernel_shape = %s disagrees with the weights' spatial dims", t);
-			return;
+			return 0;
 		}
 	}
-	/* Padding: nnn's Valid (none) or Same (k-1 in total, before = total/2). */
-	int64_t pb[MAX_SPATIAL] = { 0 }, pe[MAX_SPATIAL] = { 0 };
-	const Onnx__AttributeProto *ap = attr(nd, "auto_pad");
-	const char *mode = "NOTSET";
-	char mbuf[24];
+	return 1;
+}
+
+/* The padding of each spatial axis, begin pb[d] and end pe[d], from
+ * auto_pad or pads; mode gets auto_pad's value ("NOTSET" when absent). */
+static int conv_padding(imp_t *im, int i, const cst_t *W, int64_t *pb, int64_t *pe, char *mode, size_t msize)
+{
+	const Onnx__NodeProto *nd = im->g->node[i];
+	const Onnx__AttributeProto *ap = attr(nd, "auto_pad"), *pads = attr(nd, "pads");
+	size_t n = W->rank - 2;
+	snprintf(mode, msize, "NOTSET");
 	if (ap) {
-		size_t l = ap->s.len < sizeof mbuf - 1 ? ap->s.len : sizeof mbuf - 1;
+		size_t l = ap->s.len < msize - 1 ? ap->s.len : msize - 1;
 		if (l)
-			memcpy(mbuf, ap->s.data, l);
-		mbuf[l] = '\0';
-		mode = mbuf;
+			memcpy(mode, ap->s.data, l);
+		mode[l] = '\0';
 	}
-	const Onnx__AttributeProto *pads = attr(nd, "pads");
 	if (strcmp(mode, "NOTSET") && pads) {
 		bad(im, i, "attributes auto_pad = %s and pads both given: ONNX allows one or the other", mode);
-		return;
+		return 0;
 	}
 	if (!strcmp(mode, "NOTSET")) {
 		if (pads && pads->n_ints != 2 * n) {
 			bad(im, i, "attribute pads has %zu values, expected %zu (begin then end of each spatial axis)",
 			    pads->n_ints, 2 * n);
-			return;
+			return 0;
 		}
 		for (size_t d = 0; pads && d < n; d++) {
 			pb[d] = pads->ints[d];
 			pe[d] = pads->ints[n + d];
 		}
 	} else if (!strcmp(mode, "SAME_UPPER") || !strcmp(mode, "SAME_LOWER")) {
-		for (size_t d = 0; d < n; d++) {
+		for (size_t d = 0; d < n; d++) { /* ONNX's rule, for stride 1: k - 1 in all */
 			int64_t total = W->dims[2 + d] - 1;
 			pb[d] = mode[5] == 'U' ? total / 2 : total - total / 2;
 			pe[d] = total - pb[d];
 		}
 	} else if (strcmp(mode, "VALID")) {
 		bad(im, i, "attribute auto_pad = %s: expected NOTSET, VALID, SAME_UPPER or SAME_LOWER", mode);
-		return;
+		return 0;
 	}
-	/* The first padding type whose formulas (the schema's) give these pads. */
-	int64_t ptype = -1;
+	return 1;
+}
+
+/* The first padding type whose formulas (the schema's) give these pads,
+ * or -1 (said, with the mode). */
+static int64_t conv_padding_type(imp_t *im, int i, const cst_t *W, const int64_t *pb, const int64_t *pe,
+                                 const char *mode)
+{
+	size_t n = W->rank - 2;
+	int64_t ptype = -1, all[2 * MAX_SPATIAL];
+	char t[128];
 #define TRY_TYPE(value, name)                                                                          \
 	if (ptype < 0) {                                                                                 \
 		bool fits = true;                                                                       \
@@ -899,37 +913,78 @@ static void op_conv(imp_t *im, int i)
 	}
 	NNN_PADDING_TYPE_VALUES(TRY_TYPE)
 #undef TRY_TYPE
-	if (ptype < 0) {
-		int64_t all[2 * MAX_SPATIAL];
-		for (size_t d = 0; d < n; d++) {
-			all[d] = pb[d];
-			all[n + d] = pe[d];
-		}
-		ints_text(all, 2 * n, t, sizeof t);
-		bad(im, i, "padding %s (auto_pad %s): no padding type of the format gives it (each has its formulas: "
-		    "docs/format.md, padding types); the format cannot express this padding", t, mode);
-		return;
+	if (ptype >= 0)
+		return ptype;
+	for (size_t d = 0; d < n; d++) {
+		all[d] = pb[d];
+		all[n + d] = pe[d];
 	}
-	/* What follows depends on the chain, unreliable after a refused node. */
+	ints_text(all, 2 * n, t, sizeof t);
+	bad(im, i, "padding %s (auto_pad %s): no padding type of the format gives it (each has its formulas: "
+	    "docs/format.md, padding types); the format cannot express this padding", t, mode);
+	return -1;
+}
+
+/* Checks the value on the chain is one the Conv takes (what follows
+ * depends on the chain, unreliable after a refused node). */
+static int conv_chain(imp_t *im, int i, const cst_t *W)
+{
 	if (im->lost)
-		return;
-	if (im->rank >= 0 && (size_t)im->rank != n + 2) {
+		return 0;
+	if (im->rank >= 0 && (size_t)im->rank != W->rank) {
 		bad(im, i, "its input has rank %d, weights W '%.60s' rank %zu: expected the same rank", im->rank, W->name,
 		    W->rank);
-		return;
+		return 0;
 	}
 	if (!perm_first(im->perm, im->rank)) {
 		bad(im, i, "its input is not channels-first here: ONNX's Conv takes NCHW values, and nnnkit reads it on "
 		    "the graph input (NCHW) or after a Transpose from channels-last to channels-first");
-		return;
+		return 0;
 	}
-	if (im->shape[1] >= 0 && im->shape[1] != c) {
-		bad(im, i, "weights W '%.60s' take %" PRId64 " channels, its input has %" PRId64, W->name, c, im->shape[1]);
-		return;
+	if (im->shape[1] >= 0 && im->shape[1] != W->dims[1]) {
+		bad(im, i, "weights W '%.60s' take %" PRId64 " channels, its input has %" PRId64, W->name, W->dims[1],
+		    im->shape[1]);
+		return 0;
 	}
-	const cst_t *B = NULL;
-	if (nd->n_input > 2 && *nd->input[2] && !(B = float_input(im, i, 2, "bias B")))
-		return;
+	return 1;
+}
+
+/* The value after Conv layer L: its spatial dims as the shape engine
+ * gives them for L (the schema's window rule), channels its filters. An
+ * axis not known is asked about at the kernel's size, which always fits,
+ * and stays unknown; so does one the engine refuses (too small for the
+ * kernel: the model's validation says so). */
+static void conv_shape(imp_t *im, const layer_t *L)
+{
+	int32_t n = L->wrank - 2;
+	nnn_layer_t nl = { .id = NNN_LAYER_ID_CONV };
+	nnn_model_t m = { .layer_count = 1, .layers = &nl };
+	nnn_shape_t in = { .rank = n + 2 };
+	nnn_layer_shapes_t out;
+	nnn_diags_t quiet;
+	nl.body.conv.filters = L->wdims[0];
+	nl.body.conv.kernels.dims = (nnn_i32s_t){ .n = L->wrank, .v = L->wdims };
+	nl.body.conv.padding_type = L->padding_type;
+	nl.body.conv.padding_dims = (nnn_i32s_t){ .n = 2 * n, .v = L->pads };
+	in.dims[0] = 1; /* the batch does not move the window */
+	for (int32_t d = 0; d < n; d++)
+		in.dims[1 + d] = im->shape[2 + d] >= 0 ? im->shape[2 + d] : L->wdims[1 + d];
+	in.dims[n + 1] = L->wdims[n + 1];
+	nnn_diags_init(&quiet);
+	bool ok = nnn_model_shapes(&m, &in, &out, &quiet) == NNN_OK;
+	nnn_diags_free(&quiet);
+	for (int32_t d = 0; d < n; d++)
+		im->shape[2 + d] = ok && im->shape[2 + d] >= 0 && out.out.dims[1 + d] >= 0 ? out.out.dims[1 + d] : -1;
+	im->shape[1] = L->wdims[0];
+}
+
+/* ONNX's [f, c, k..] to nnn's [f, k.., c], and the layer with it. */
+static layer_t *conv_layer(imp_t *im, int i, const cst_t *W, const cst_t *B)
+{
+	size_t n = W->rank - 2;
+	int64_t f = W->dims[0], c = W->dims[1], ks = 1;
+	for (size_t d = 0; d < n; d++)
+		ks *= W->dims[2 + d];
 	float *k = malloc((size_t)W->n * sizeof *k);
 	float *b = bias_of(im, i, B, f);
 	layer_t *L = k && b ? new_layer(im, NNN_LAYER_ID_CONV, i) : NULL;
@@ -937,9 +992,8 @@ static void op_conv(imp_t *im, int i)
 		free(k);
 		free(b);
 		im->oom |= !k;
-		return;
+		return NULL;
 	}
-	/* ONNX's [f, c, k..] to nnn's [f, k.., c]. */
 	for (int64_t fi = 0; fi < f; fi++)
 		for (int64_t ci = 0; ci < c; ci++)
 			for (int64_t p = 0; p < ks; p++)
@@ -952,14 +1006,30 @@ static void op_conv(imp_t *im, int i)
 	L->wdims[n + 1] = (int32_t)c;
 	L->bias = b;
 	L->nbias = (int32_t)f;
+	return L;
+}
+
+static void op_conv(imp_t *im, int i)
+{
+	const Onnx__NodeProto *nd = im->g->node[i];
+	const cst_t *W, *B = NULL;
+	int64_t pb[MAX_SPATIAL] = { 0 }, pe[MAX_SPATIAL] = { 0 }, ptype;
+	char mode[24];
+	layer_t *L;
+	if (!attrs_known(im, i, "auto_pad,dilations,group,kernel_shape,pads,strides") || !(W = conv_weights(im, i)) ||
+	    !conv_attrs(im, i, W) || !conv_padding(im, i, W, pb, pe, mode, sizeof mode) ||
+	    (ptype = conv_padding_type(im, i, W, pb, pe, mode)) < 0 || !conv_chain(im, i, W))
+		return;
+	if (nd->n_input > 2 && *nd->input[2] && !(B = float_input(im, i, 2, "bias B")))
+		return;
+	if (!(L = conv_layer(im, i, W, B)))
+		return;
 	L->padding_type = (int32_t)ptype;
-	for (size_t d = 0; d < n; d++) {
+	for (size_t d = 0; d + 2 < W->rank; d++) {
 		L->pads[2 * d] = (int32_t)pb[d];
 		L->pads[2 * d + 1] = (int32_t)pe[d];
-		int64_t s = im->shape[2 + d];
-		im->shape[2 + d] = s < 0 ? -1 : s + pb[d] + pe[d] - W->dims[2 + d] + 1;
 	}
-	im->shape[1] = f;
+	conv_shape(im, L);
 }
 
 /* Flatten and Reshape to [N, -1]: the next Dense flattens. */
