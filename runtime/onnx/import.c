@@ -266,8 +266,9 @@ static nnn_status_t fail(nnn_diags_t *d, nnn_status_t s, const char *path, const
 	return nnn_diags_add(d, s, NNN_NO_OFFSET, path, "%s", msg);
 }
 
-/* The graph's input and output, the opset, the initializers. */
-static nnn_status_t check_model(imp_t *im)
+/* The opset of the default domain, which import reads only from
+ * OPSET_MIN to OPSET_MAX. */
+static nnn_status_t check_opset(imp_t *im)
 {
 	Onnx__ModelProto *mp = im->mp;
 	nnn_diags_t *d = im->diags;
@@ -286,12 +287,14 @@ static nnn_status_t check_model(imp_t *im)
 		return fail(d, NNN_E_ONNX, "opset_import",
 		            "opset %" PRId64 " of the default domain: nnnkit reads opsets %d to %d (convert the model with "
 		            "onnx.version_converter.convert_version(m, 13))", im->opset, OPSET_MIN, OPSET_MAX);
-	if (!mp->graph)
-		return fail(d, NNN_E_ONNX, "graph", "the model has no graph");
-	Onnx__GraphProto *g = im->g = mp->graph;
-	if (g->n_sparse_initializer)
-		return fail(d, NNN_E_ONNX, "graph.sparse_initializer",
-		            "%zu sparse initializers: nnnkit reads dense tensors only", g->n_sparse_initializer);
+	return NNN_OK;
+}
+
+/* Every initializer as a constant; each one that is not readable said. */
+static nnn_status_t read_initializers(imp_t *im)
+{
+	const Onnx__GraphProto *g = im->g;
+	nnn_diags_t *d = im->diags;
 	nnn_status_t st = NNN_OK;
 	char why[320], path[64];
 	for (size_t k = 0; k < g->n_initializer; k++) {
@@ -305,10 +308,14 @@ static nnn_status_t check_model(imp_t *im)
 			im->nc--;
 		}
 	}
-	if (st)
-		return st;
-	/* One input that is no initializer (older IRs list initializers as
-	 * inputs too), one output. */
+	return st;
+}
+
+/* The graph's one input that is no initializer (older IRs list
+ * initializers as inputs too), or NULL (said). */
+static const Onnx__ValueInfoProto *graph_input(imp_t *im)
+{
+	const Onnx__GraphProto *g = im->g;
 	const Onnx__ValueInfoProto *in = NULL;
 	size_t nin = 0;
 	for (size_t k = 0; k < g->n_input; k++) {
@@ -317,11 +324,18 @@ static nnn_status_t check_model(imp_t *im)
 			nin++;
 		}
 	}
-	if (nin != 1)
-		return fail(d, NNN_E_ONNX, "graph.input",
-		            "%zu inputs that are not initializers: a .nnn model has one input", nin);
-	if (g->n_output != 1)
-		return fail(d, NNN_E_ONNX, "graph.output", "%zu outputs: a .nnn model has one output", g->n_output);
+	if (nin != 1) {
+		(void)fail(im->diags, NNN_E_ONNX, "graph.input",
+		           "%zu inputs that are not initializers: a .nnn model has one input", nin);
+		return NULL;
+	}
+	return in;
+}
+
+/* The chain starts at the graph's input: its rank, known dims and layout. */
+static nnn_status_t start_chain(imp_t *im, const Onnx__ValueInfoProto *in)
+{
+	nnn_diags_t *d = im->diags;
 	const Onnx__TypeProto *tp = in->type;
 	if (!in->name || !*in->name || !tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
 	    !tp->tensor_type->shape)
@@ -345,10 +359,33 @@ static nnn_status_t check_model(imp_t *im)
 		                       ? dm->dim_value
 		                       : -1;
 	}
-	im->first_input = im->rank > 2 && input_channels_first(g);
+	im->first_input = im->rank > 2 && input_channels_first(im->g);
 	for (int k = 0; k < NNN_MAX_RANK; k++)
 		im->perm[k] = im->first_input ? (k == 0 ? 0 : k == 1 ? im->rank - 1 : k - 1) : k;
 	return NNN_OK;
+}
+
+/* The graph's input and output, the opset, the initializers. */
+static nnn_status_t check_model(imp_t *im)
+{
+	nnn_diags_t *d = im->diags;
+	const Onnx__ValueInfoProto *in;
+	nnn_status_t st = check_opset(im);
+	if (st)
+		return st;
+	if (!im->mp->graph)
+		return fail(d, NNN_E_ONNX, "graph", "the model has no graph");
+	Onnx__GraphProto *g = im->g = im->mp->graph;
+	if (g->n_sparse_initializer)
+		return fail(d, NNN_E_ONNX, "graph.sparse_initializer",
+		            "%zu sparse initializers: nnnkit reads dense tensors only", g->n_sparse_initializer);
+	if ((st = read_initializers(im)))
+		return st;
+	if (!(in = graph_input(im)))
+		return NNN_E_ONNX;
+	if (g->n_output != 1)
+		return fail(d, NNN_E_ONNX, "graph.output", "%zu outputs: a .nnn model has one output", g->n_output);
+	return start_chain(im, in);
 }
 
 /* Builds *out from the layers found: from "nnn.fields" when it agrees. */

@@ -80,8 +80,8 @@ bool imp_f32_of(double dv, float *out)
 	return true;
 }
 
-/* Writes v; floats as the JSON writer writes them (exact). */
-void imp_emit(jb_t *j, json_t *v)
+/* A placeholder's floats, when v is one (1), else 0. */
+static int emit_slot(jb_t *j, json_t *v)
 {
 	char buf[64];
 	for (size_t k = 0; k < j->ns; k++) {
@@ -95,33 +95,62 @@ void imp_emit(jb_t *j, json_t *v)
 				put(j, buf, nnn_json_f32_text(buf, sizeof buf, bits));
 			}
 			puts_(j, "]");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void emit_object(jb_t *j, json_t *v)
+{
+	const char *key;
+	json_t *val;
+	int first = 1;
+	puts_(j, "{");
+	json_object_foreach (v, key, val) {
+		json_t *ks = json_string(key);
+		if (!ks) {
+			j->oom = 1;
 			return;
 		}
+		if (!first)
+			puts_(j, ", ");
+		first = 0;
+		put_string(j, ks);
+		json_decref(ks);
+		puts_(j, ": ");
+		imp_emit(j, val);
 	}
+	puts_(j, "}\n");
+}
+
+/* Every float of the form is an f32: its text is that f32's. One outside
+ * float32 stays as it was, for the reader to refuse. */
+static void emit_real(jb_t *j, double dv)
+{
+	char buf[64];
+	float f;
+	uint32_t bits;
+	if (!imp_f32_of(dv, &f)) {
+		snprintf(buf, sizeof buf, "%.17g", dv);
+		puts_(j, buf);
+		return;
+	}
+	memcpy(&bits, &f, sizeof bits);
+	put(j, buf, nnn_json_f32_text(buf, sizeof buf, bits));
+}
+
+/* Writes v; floats as the JSON writer writes them (exact). */
+void imp_emit(jb_t *j, json_t *v)
+{
+	char buf[64];
+	if (emit_slot(j, v))
+		return;
 	switch (json_typeof(v)) {
-	case JSON_OBJECT: {
-		const char *key;
-		json_t *val;
-		int first = 1;
-		puts_(j, "{");
-		json_object_foreach (v, key, val) {
-			json_t *ks = json_string(key);
-			if (!ks) {
-				j->oom = 1;
-				return;
-			}
-			if (!first)
-				puts_(j, ", ");
-			first = 0;
-			put_string(j, ks);
-			json_decref(ks);
-			puts_(j, ": ");
-			imp_emit(j, val);
-		}
-		puts_(j, "}\n");
+	case JSON_OBJECT:
+		emit_object(j, v);
 		break;
-	}
-	case JSON_ARRAY: {
+	case JSON_ARRAY:
 		puts_(j, "[");
 		for (size_t k = 0; k < json_array_size(v); k++) {
 			if (k)
@@ -130,7 +159,6 @@ void imp_emit(jb_t *j, json_t *v)
 		}
 		puts_(j, "]");
 		break;
-	}
 	case JSON_STRING:
 		put_string(j, v);
 		break;
@@ -138,21 +166,9 @@ void imp_emit(jb_t *j, json_t *v)
 		snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 		puts_(j, buf);
 		break;
-	case JSON_REAL: {
-		/* Every float of the form is an f32: its text is that f32's. One
-		 * outside float32 stays as it was, for the reader to refuse. */
-		double dv = json_real_value(v);
-		float f;
-		if (!imp_f32_of(dv, &f)) {
-			snprintf(buf, sizeof buf, "%.17g", dv);
-			puts_(j, buf);
-			break;
-		}
-		uint32_t bits;
-		memcpy(&bits, &f, sizeof bits);
-		put(j, buf, nnn_json_f32_text(buf, sizeof buf, bits));
+	case JSON_REAL:
+		emit_real(j, json_real_value(v));
 		break;
-	}
 	case JSON_TRUE:
 		puts_(j, "true");
 		break;

@@ -51,6 +51,62 @@ static int has_npy(json_t *v)
 	return 0;
 }
 
+/* Checks layer k's activation (o's) is the graph's. */
+static int meta_act(const layer_t *L, json_t *o, size_t k, char *why, size_t nwhy)
+{
+	json_t *act = json_object_get(o, FNAME(layer, LAYER_ACTIVATION));
+	int a = L->act < 0 ? NNN_ACTIVATION_ID_LINEAR : L->act;
+	int64_t aid;
+	if (!json_is_object(act) ||
+	    !json_id(json_object_get(act, FNAME(activation, ACTIVATION_ID)), nnn_activation_id_value, &aid) || aid != a) {
+		snprintf(why, nwhy, "layers[%zu].activation: not %s as in the graph", k, nnn_activation_id_name(a));
+		return 0;
+	}
+	if (a == NNN_ACTIVATION_ID_LEAKY_RELU) {
+		json_t *tau = json_object_get(act, FNAME(leaky_relu, LEAKY_RELU_TAU));
+		double dv = json_is_number(tau) ? json_number_value(tau) : NAN;
+		float f;
+		if (!imp_f32_of(dv, &f) || memcmp(&f, &L->tau, sizeof f)) {
+			snprintf(why, nwhy, "layers[%zu].activation.tau: not %.9g as in the graph", k, (double)L->tau);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Checks layer k's own fields (o's) are the graph's; returns its weights
+ * tensor (Dense weights, Conv kernels), or NULL with why. */
+static json_t *meta_body(const layer_t *L, json_t *o, size_t k, char *why, size_t nwhy)
+{
+	json_t *w;
+	if (L->id == NNN_LAYER_ID_DENSE) {
+		w = json_object_get(o, FNAME(dense, DENSE_WEIGHTS));
+		json_t *fl = json_object_get(o, FNAME(dense, DENSE_FLATTEN));
+		if (!int_is(json_object_get(o, FNAME(dense, DENSE_NEURONS)), L->wdims[1]) || !dims_agree(w, L->wdims, 2)) {
+			snprintf(why, nwhy, "layers[%zu]: not %d x %d weights as in the graph", k, L->wdims[0], L->wdims[1]);
+			return NULL;
+		}
+		/* On a rank-2 input flatten changes nothing: either is the graph's. */
+		if (!json_is_boolean(fl) || (json_is_true(fl) != !!L->flatten && L->in_rank != 2)) {
+			snprintf(why, nwhy, "layers[%zu].flatten: not %s as in the graph", k, L->flatten ? "true" : "false");
+			return NULL;
+		}
+		return w;
+	}
+	w = json_object_get(o, FNAME(conv, CONV_KERNELS));
+	json_t *pd = json_object_get(o, FNAME(conv, CONV_PADDING_DIMS));
+	size_t np = 2 * (size_t)(L->wrank - 2);
+	int ok = int_is(json_object_get(o, FNAME(conv, CONV_FILTERS)), L->wdims[0]) &&
+	         dims_agree(w, L->wdims, (size_t)L->wrank) && json_is_array(pd) && json_array_size(pd) == np;
+	for (size_t d = 0; ok && d < np; d++)
+		ok = int_is(json_array_get(pd, d), L->pads[d]);
+	if (!ok) {
+		snprintf(why, nwhy, "layers[%zu]: its filters, kernels or padding_dims differ from the graph's", k);
+		return NULL;
+	}
+	return w;
+}
+
 /* Checks the metadata's layers against the graph's and puts the graph's
  * tensors in; 0 with the first disagreement in why. */
 int imp_meta_fill(imp_t *im, jb_t *j, json_t *root, char *why, size_t nwhy)
@@ -70,64 +126,22 @@ int imp_meta_fill(imp_t *im, jb_t *j, json_t *root, char *why, size_t nwhy)
 	}
 	for (size_t k = 0; k < im->nl; k++) {
 		const layer_t *L = &im->L[k];
-		json_t *o = json_array_get(layers, k);
-		int64_t id, aid;
+		json_t *o = json_array_get(layers, k), *w;
+		int64_t id;
 		if (!json_is_object(o) || !json_id(json_object_get(o, FNAME(layer, LAYER_ID)), nnn_layer_id_value, &id) ||
 		    id != L->id) {
 			snprintf(why, nwhy, "layers[%zu]: not a %s layer as in the graph", k, nnn_layer_id_name(L->id));
 			return 0;
 		}
-		json_t *act = json_object_get(o, FNAME(layer, LAYER_ACTIVATION));
-		int a = L->act < 0 ? NNN_ACTIVATION_ID_LINEAR : L->act;
-		if (!json_is_object(act) ||
-		    !json_id(json_object_get(act, FNAME(activation, ACTIVATION_ID)), nnn_activation_id_value, &aid) ||
-		    aid != a) {
-			snprintf(why, nwhy, "layers[%zu].activation: not %s as in the graph", k, nnn_activation_id_name(a));
+		if (!meta_act(L, o, k, why, nwhy))
 			return 0;
-		}
-		if (a == NNN_ACTIVATION_ID_LEAKY_RELU) {
-			json_t *tau = json_object_get(act, FNAME(leaky_relu, LEAKY_RELU_TAU));
-			double dv = json_is_number(tau) ? json_number_value(tau) : NAN;
-			float f;
-			if (!imp_f32_of(dv, &f) || memcmp(&f, &L->tau, sizeof f)) {
-				snprintf(why, nwhy, "layers[%zu].activation.tau: not %.9g as in the graph", k, (double)L->tau);
-				return 0;
-			}
-		}
 		json_t *bias = json_object_get(o, FNAME(layer, LAYER_BIAS));
 		if (!dims_agree(bias, &L->nbias, 1)) {
 			snprintf(why, nwhy, "layers[%zu].bias.dims: not [%d] as in the graph", k, L->nbias);
 			return 0;
 		}
-		json_t *w;
-		if (L->id == NNN_LAYER_ID_DENSE) {
-			w = json_object_get(o, FNAME(dense, DENSE_WEIGHTS));
-			json_t *fl = json_object_get(o, FNAME(dense, DENSE_FLATTEN));
-			if (!int_is(json_object_get(o, FNAME(dense, DENSE_NEURONS)), L->wdims[1]) ||
-			    !dims_agree(w, L->wdims, 2)) {
-				snprintf(why, nwhy, "layers[%zu]: not %d x %d weights as in the graph", k, L->wdims[0],
-				         L->wdims[1]);
-				return 0;
-			}
-			/* On a rank-2 input flatten changes nothing: either is the graph's. */
-			if (!json_is_boolean(fl) || (json_is_true(fl) != !!L->flatten && L->in_rank != 2)) {
-				snprintf(why, nwhy, "layers[%zu].flatten: not %s as in the graph", k,
-				         L->flatten ? "true" : "false");
-				return 0;
-			}
-		} else {
-			w = json_object_get(o, FNAME(conv, CONV_KERNELS));
-			json_t *pd = json_object_get(o, FNAME(conv, CONV_PADDING_DIMS));
-			size_t np = 2 * (size_t)(L->wrank - 2);
-			int ok = int_is(json_object_get(o, FNAME(conv, CONV_FILTERS)), L->wdims[0]) &&
-			         dims_agree(w, L->wdims, (size_t)L->wrank) && json_is_array(pd) && json_array_size(pd) == np;
-			for (size_t d = 0; ok && d < np; d++)
-				ok = int_is(json_array_get(pd, d), L->pads[d]);
-			if (!ok) {
-				snprintf(why, nwhy, "layers[%zu]: its filters, kernels or padding_dims differ from the graph's", k);
-				return 0;
-			}
-		}
+		if (!(w = meta_body(L, o, k, why, nwhy)))
+			return 0;
 		json_t *ph1 = imp_placeholder(j, L->bias, L->nbias);
 		json_t *ph2 = imp_placeholder(j, L->w, imp_numel(L->wdims, (size_t)L->wrank));
 		if (!ph1 || !ph2)
