@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <nnn/shape.h>
+
 #include "cli.h"
 #include "codec.h"
 
@@ -62,7 +64,7 @@ bool cli_tensor_shape(const nnn_tensor_t *t, nnn_shape_t *s)
 
 char *cli_shape_text(const nnn_shape_t *s, char *buf, size_t size)
 {
-	return nnn_shape_join(s, ",", buf, size);
+	return nnn_shape_format_as(s, &(nnn_dims_style_t){ "[", ",", "]", NULL, NULL, 0 }, buf, size);
 }
 
 void cli_values_stats(nnn_f32s_t a, cli_vstats_t *s)
@@ -103,10 +105,8 @@ void cli_json_num(FILE *f, double x)
 
 void cli_json_shape(FILE *f, const nnn_shape_t *s)
 {
-	fputc('[', f);
-	for (int32_t i = 0; i < s->rank; i++)
-		fprintf(f, "%s%" PRId64, i ? ", " : "", s->dims[i]);
-	fputc(']', f);
+	char buf[256];
+	fputs(nnn_shape_format(s, buf, sizeof buf), f);
 }
 
 
@@ -116,8 +116,9 @@ void cli_json_pshape(FILE *f, const nnn_pshape_t *s)
 		fputs("null", f);
 		return;
 	}
-	fputc('[', f);
-	for (int32_t i = 0; i < s->rank; i++)
-		s->dims[i] < 0 ? fprintf(f, "%snull", i ? ", " : "") : fprintf(f, "%s%" PRId64, i ? ", " : "", s->dims[i]);
-	fputc(']', f);
+	nnn_shape_t sh = { .rank = s->rank };
+	char buf[256];
+	for (int32_t i = 0; i < s->rank && i < NNN_MAX_RANK; i++)
+		sh.dims[i] = s->dims[i];
+	fputs(nnn_shape_format_as(&sh, &(nnn_dims_style_t){ "[", ", ", "]", NULL, "null", 0 }, buf, sizeof buf), f);
 }

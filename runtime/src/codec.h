@@ -124,11 +124,6 @@ size_t nnn_utf8_bad(const unsigned char *s, size_t len);
  * controls, U+2028, U+2029). Every writer of text escapes these. */
 bool nnn_cp_unsafe(uint32_t cp);
 
-/* "[1<sep>28<sep>28]" into buf (cut to size, always terminated when size
- * > 0); returns buf. nnn_shape_format is this with ", ", the CLI's tensor
- * shapes ("[2,3]", cli_shape_text) with ",". */
-char *nnn_shape_join(const nnn_shape_t *s, const char *sep, char *buf, size_t size);
-
 /* A fatal problem: recorded, and its code returned so decoding stops. */
 nnn_status_t nnn_cur_fail(nnn_cur_t *c, nnn_status_t code, uint64_t at, const char *fmt, ...)
 	NNN_PRINTF(4, 5);

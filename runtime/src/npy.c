@@ -20,6 +20,7 @@
 
 #include <nnn/file.h>
 #include <nnn/npy.h>
+#include <nnn/shape.h>
 
 #include "fileio.h"
 #include "mem.h"
@@ -93,12 +94,7 @@ static const char *snip(const unsigned char *p, size_t n, char *buf, size_t size
 /* "(2, 3)", "(5,)", "()": the shape as Python prints a tuple. */
 static const char *fmt_shape(const nnn_shape_t *s, char *buf, size_t size)
 {
-	size_t k = (size_t)snprintf(buf, size, "(");
-	for (int32_t i = 0; i < s->rank && k < size; i++)
-		k += (size_t)snprintf(buf + k, size - k, "%s%" PRId64, i ? ", " : "", s->dims[i]);
-	if (k < size)
-		snprintf(buf + k, size - k, "%s)", s->rank == 1 ? "," : "");
-	return buf;
+	return nnn_shape_format_as(s, &(nnn_dims_style_t){ "(", ", ", ")", ",)", NULL, 0 }, buf, size);
 }
 
 /* ---- the header dict ---- */

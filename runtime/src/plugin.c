@@ -406,6 +406,8 @@ static const nnn_host_t HOST = {
 	.onnx_ints = nnn_og_ints,
 	.onnx_node = nnn_og_node,
 	.onnx_fail = nnn_og_fail,
+	/* ABI 1.6 */
+	.shape_format = nnn_shape_format_as,
 };
 
 const nnn_host_t *nnn_host_table(void)

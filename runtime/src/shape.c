@@ -40,29 +40,67 @@ nnn_pshape_t nnn_pshape_of(const nnn_shape_t *s)
 	return p;
 }
 
-char *nnn_pshape_format(const nnn_pshape_t *s, char *buf, size_t size)
+/* ---- the one shape printer ---- */
+
+/* Dims d64[0..n) (or d32, when d64 is NULL) as style says, from buf[k]:
+ * every shape nnnkit prints is written here. */
+static char *dims_put(const int64_t *d64, const int32_t *d32, int32_t n, const nnn_dims_style_t *st, char *buf,
+                      size_t size, size_t k)
 {
-	size_t k = 0;
-	if (!size)
-		return buf;
 #define PUT(...) (k += k < size ? (size_t)snprintf(buf + k, size - k, __VA_ARGS__) : 0)
-	if (s->rank < 0) {
-		if (s->last >= 0)
-			PUT("[?, ..., %" PRId64 "]", s->last);
+	PUT("%s", st->open);
+	for (int32_t i = 0; i < n; i++) {
+		int64_t d = d64 ? d64[i] : d32[i];
+		if (st->most > 0 && i == st->most) {
+			PUT(", ...");
+			break;
+		}
+		if (d < 0 && st->unknown)
+			PUT("%s%s", i ? st->sep : "", st->unknown);
 		else
-			PUT("[?, ...]");
-		return buf;
+			PUT("%s%" PRId64, i ? st->sep : "", d);
 	}
-	PUT("[");
-	for (int32_t i = 0; i < s->rank && i < NNN_MAX_RANK; i++) {
-		if (s->dims[i] >= 0)
-			PUT("%s%" PRId64, i ? ", " : "", s->dims[i]);
-		else
-			PUT("%s?", i ? ", " : "");
-	}
-	PUT("]");
+	PUT("%s", n == 1 && st->close1 ? st->close1 : st->close);
 #undef PUT
 	return buf;
+}
+
+char *nnn_shape_format_as(const nnn_shape_t *s, const nnn_dims_style_t *style, char *buf, size_t size)
+{
+	int32_t rank = s->rank < 0 ? 0 : s->rank > NNN_MAX_RANK ? NNN_MAX_RANK : s->rank;
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	return dims_put(s->dims, NULL, rank, style, buf, size, 0);
+}
+
+char *nnn_shape_format(const nnn_shape_t *s, char *buf, size_t size)
+{
+	return nnn_shape_format_as(s, &(nnn_dims_style_t){ "[", ", ", "]", NULL, NULL, 0 }, buf, size);
+}
+
+char *nnn_dims_format(nnn_i32s_t dims, const nnn_dims_style_t *style, char *buf, size_t size)
+{
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	return dims_put(NULL, dims.v, dims.v ? dims.n : 0, style, buf, size, 0);
+}
+
+char *nnn_pshape_format(const nnn_pshape_t *s, char *buf, size_t size)
+{
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	if (s->rank < 0) {
+		if (s->last >= 0)
+			snprintf(buf, size, "[?, ..., %" PRId64 "]", s->last);
+		else
+			snprintf(buf, size, "[?, ...]");
+		return buf;
+	}
+	return dims_put(s->dims, NULL, s->rank < NNN_MAX_RANK ? s->rank : NNN_MAX_RANK,
+	                &(nnn_dims_style_t){ "[", ", ", "]", NULL, "?", 0 }, buf, size, 0);
 }
 
 /* ---- the chain ---- */

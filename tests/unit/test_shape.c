@@ -271,3 +271,37 @@ Test(shape, pshape_format)
 	cr_assert_eq(tiny[2], '\0');
 	cr_assert_eq(tiny[3], 'x');
 }
+
+/* The one shape printer in each notation nnnkit prints shapes in. */
+Test(shape, one_printer_every_notation)
+{
+	char buf[96];
+	nnn_shape_t s = { .rank = 3, .dims = { 2, 28, 1 } }, one = { .rank = 1, .dims = { 5 } }, none = { .rank = 0 };
+	cr_assert_str_eq(nnn_shape_format(&s, buf, sizeof buf), "[2, 28, 1]");
+	const nnn_dims_style_t tuple = { "(", ", ", ")", ",)", NULL, 0 }; /* npy headers, as Python prints */
+	cr_assert_str_eq(nnn_shape_format_as(&s, &tuple, buf, sizeof buf), "(2, 28, 1)");
+	cr_assert_str_eq(nnn_shape_format_as(&one, &tuple, buf, sizeof buf), "(5,)");
+	cr_assert_str_eq(nnn_shape_format_as(&none, &tuple, buf, sizeof buf), "()");
+	const nnn_dims_style_t json = { "[", ", ", "]", NULL, "null", 0 };
+	s.dims[0] = -1;
+	cr_assert_str_eq(nnn_shape_format_as(&s, &json, buf, sizeof buf), "[null, 28, 1]");
+	int32_t d[20];
+	for (int i = 0; i < 20; i++)
+		d[i] = i;
+	const nnn_dims_style_t tight = { "[", ",", "]", NULL, NULL, 0 }, cut = { "[", ", ", "]", NULL, NULL, 3 };
+	cr_assert_str_eq(nnn_dims_format((nnn_i32s_t){ .n = 3, .v = d }, &tight, buf, sizeof buf), "[0,1,2]");
+	cr_assert_str_eq(nnn_dims_format((nnn_i32s_t){ .n = 20, .v = d }, &cut, buf, sizeof buf), "[0, 1, 2, ...]");
+	/* a rank past NNN_MAX_RANK prints NNN_MAX_RANK dims, never more */
+	nnn_shape_t big = { .rank = NNN_MAX_RANK + 5 };
+	for (int i = 0; i < NNN_MAX_RANK; i++)
+		big.dims[i] = 7;
+	char wide[8 * NNN_MAX_RANK];
+	nnn_shape_format(&big, wide, sizeof wide);
+	cr_assert_eq(strlen(wide), 2 + (size_t)NNN_MAX_RANK + 2 * (NNN_MAX_RANK - 1), "%s", wide);
+	/* cut to size, never overrun */
+	char tiny[5];
+	memset(tiny, 'x', sizeof tiny);
+	nnn_shape_format_as(&s, &tuple, tiny, 4);
+	cr_assert_str_eq(tiny, "(-1");
+	cr_assert_eq(tiny[4], 'x');
+}

@@ -54,7 +54,8 @@
  * (nnn/onnx.h). A type without one is refused by ONNX export, by name.
  * 1.6: nnn_kernel_args_t ends with `pad`, the padding the shape engine
  * gave each spatial axis of a window layer: with `in` and `out` the whole
- * geometry, which a kernel runs rather than derives. */
+ * geometry, which a kernel runs rather than derives; and nnn_host_t with
+ * `shape_format`, the host's one shape printer. */
 #define NNN_ABI_MINOR 6
 
 /* The one exported symbol. Its name never depends on the file name. */
@@ -363,6 +364,12 @@ struct nnn_host {
 	                         int nin, const nnn_onnx_attr_t *attrs, int nattr);
 	/* Why the hook cannot export this layer; returns NNN_E_ONNX_EXPORT. */
 	nnn_status_t (*onnx_fail)(nnn_onnx_graph_t *g, const char *fmt, ...) NNN_PRINTF(2, 3);
+
+	/* ---- ABI 1.6: shapes as the host prints them; use only when `size` covers it ---- */
+
+	/* nnn_shape_format_as (nnn/shape.h): s in `style` into buf, cut to
+	 * size; returns buf. A message that shows a shape shows it so. */
+	char *(*shape_format)(const nnn_shape_t *s, const nnn_dims_style_t *style, char *buf, size_t size);
 };
 
 /* The plugin's entry point:

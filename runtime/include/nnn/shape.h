@@ -68,4 +68,20 @@ NNN_API nnn_pshape_t nnn_pshape_of(const nnn_shape_t *s);
  * rank is unknown, into buf; returns buf. */
 NNN_API char *nnn_pshape_format(const nnn_pshape_t *s, char *buf, size_t size);
 
+/* How a shape is written (nnn_shape_format_as, nnn_dims_format): the one
+ * printer of every shape nnnkit shows, in the notation each place needs. */
+typedef struct nnn_dims_style {
+	const char *open, *sep, *close; /* "[", ", ", "]" */
+	const char *close1;  /* the close after exactly one dim when it differs (a Python tuple, "(5,)": ",)"); NULL: close */
+	const char *unknown; /* a dim < 0 ("?", "null"); NULL: its number */
+	int32_t most;        /* dims shown before ", ..."; 0: all */
+} nnn_dims_style_t;
+
+/* Formats s (nnn/validate.h's nnn_shape_format is this with "[", ", ",
+ * "]") into buf, truncated to size; returns buf. */
+NNN_API char *nnn_shape_format_as(const nnn_shape_t *s, const nnn_dims_style_t *style, char *buf, size_t size);
+
+/* Formats a tensor's dims the same way. */
+NNN_API char *nnn_dims_format(nnn_i32s_t dims, const nnn_dims_style_t *style, char *buf, size_t size);
+
 #endif
