@@ -648,44 +648,124 @@ uint64_t bi_conv_work(const nnn_layer_t *layer, const void *body, const nnn_shap
 	return bi_bytes(b);
 }
 
+/* The state a forward call runs: the prepared one (or a new one in *tmp),
+ * or, asked for the original framework's arithmetic of a kernel it
+ * computes differently, one of its own in *tmp (the caller frees *tmp). */
+static nnn_status_t conv_state(const nnn_kernel_args_t *a, bi_layout_t *lay, bi_state_t **st, bi_state_t **tmp,
+                               char *msg, size_t msg_size)
+{
+	const nnn_conv_t *cv = &a->layer->body.conv;
+	bool nomem;
+	uint32_t *mult;
+	nnn_status_t s;
+	*tmp = NULL;
+	if (!wants_original(a))
+		return bi_state_get(a, &cv->kernels, lay, st, tmp, msg, msg_size);
+	if (!(mult = original_taps(cv, &nomem)) && nomem)
+		return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory counting the original's taps");
+	/* the original's sum is the spec's with each tap's weights times
+	 * its count: weights scaled so, for this call */
+	lay->mult = mult;
+	s = mult ? bi_state_new(&cv->kernels, &a->layer->bias, lay, tmp, msg, msg_size)
+	         : bi_state_get(a, &cv->kernels, lay, st, tmp, msg, msg_size);
+	if (mult)
+		*st = *tmp;
+	lay->mult = NULL;
+	free(mult);
+	return s;
+}
+
+/* The micro-kernels' path: segments of output lines, each patch read in
+ * place (or in a padded copy of its item). */
+static nnn_status_t run_micro(const nnn_kernel_args_t *a, conv_job_t *j, bi_state_t *st, double flop, char *msg,
+                              size_t msg_size)
+{
+	const geom_t *g = j->g;
+	const int32_t last = g->n - 1;
+	int64_t t[NNN_MAX_RANK] = { 0 };
+	struct bi_scratch *sc = NULL;
+	ptrdiff_t *off;
+	int threads = 1;
+	if (!(off = malloc((size_t)g->nq * sizeof *off)))
+		return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %lld offsets", (long long)g->nq);
+	for (int64_t q = 0; q < g->nq; q++) { /* kernel positions t over axes 1..n-1 */
+		off[q] = 0;
+		for (int32_t i = 0; i < last; i++)
+			off[q] += (ptrdiff_t)(t[i] * g->pstride[i]);
+		for (int32_t i = last - 1; i >= 0; i--) {
+			if (++t[i] < g->k[i])
+				break;
+			t[i] = 0;
+		}
+	}
+	j->off = off;
+	j->line = bi_line(st->isa, g->f, g->c);
+	j->pair = j->line && g->o[last] <= 16;
+	j->act_in_line = j->line && (j->act.kind == BI_ACT_RELU || j->act.kind == BI_ACT_LEAKY_RELU);
+	j->seg = g->o[last] < SEG ? g->o[last] : SEG;
+	j->nseg = (g->o[last] + j->seg - 1) / j->seg;
+	j->units = g->batch * g->outer * j->nseg;
+	j->per = bi_split(flop, j->units, a->threads, st->cpus, &threads);
+	if (g->padded) {
+		if (!(sc = scratch_take(st, g, threads))) {
+			free(off);
+			return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %d padded copies of %lld floats",
+			               threads, (long long)g->pitem);
+		}
+		j->pad = sc->buf;
+		j->pad_of = sc->item;
+	}
+	bi_run(a, st, threads, (j->units + j->per - 1) / j->per, conv_chunk, j);
+	if (sc)
+		scratch_give(st, sc);
+	free(off);
+	return NNN_OK;
+}
+
+/* The portable path: im2col in chunks of output rows, one sgemm each. */
+static nnn_status_t run_blas(const nnn_kernel_args_t *a, conv_job_t *j, bi_state_t *st, double flop, char *msg,
+                             size_t msg_size)
+{
+	const geom_t *g = j->g;
+	int threads = 1;
+	/* A 1x..x1 kernel without padding reads x as it is: no im2col. */
+	int64_t most;
+	j->direct = g->kc == g->c && !g->padded;
+	/* BLAS takes int sizes: keep every count and offset it computes below INT_MAX. */
+	most = INT_MAX / (g->kc > g->f ? g->kc : g->f);
+	if (!j->direct && most > BI_SCRATCH_FLOATS / g->kc)
+		most = BI_SCRATCH_FLOATS / g->kc > 0 ? BI_SCRATCH_FLOATS / g->kc : 1;
+	j->chunk = bi_split(flop, j->rows, a->threads, st->cpus, &threads);
+	if (j->chunk > most) {
+		j->chunk = most;
+		threads = bi_threads(threads, 0, (j->rows + j->chunk - 1) / j->chunk);
+	}
+	if (!j->direct && !scratch_new(&j->col, NULL, threads, j->chunk * g->kc)) {
+		scratch_free(j->col, NULL, threads);
+		return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %lld floats of im2col scratch",
+		               (long long)(j->chunk * g->kc));
+	}
+	bi_run(a, st, threads, (j->rows + j->chunk - 1) / j->chunk, conv_chunk_blas, j);
+	scratch_free(j->col, NULL, threads);
+	return NNN_OK;
+}
+
 nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_size)
 {
-	const nnn_conv_t *cv;
-	bi_state_t *st, *tmp;
+	bi_state_t *st = NULL, *tmp = NULL;
 	bi_layout_t lay;
-	ptrdiff_t *off = NULL;
-	struct bi_scratch *sc = NULL;
 	geom_t g = { 0 };
 	conv_job_t j = { 0 };
-	int threads = 1;
 	double flop;
 	int64_t own[2 * NNN_MAX_RANK];
 	const int64_t *pad = own;
 	nnn_status_t s = conv_args(a, own, &pad, msg, msg_size);
 	if (s != NNN_OK)
 		return s;
-	cv = &a->layer->body.conv;
-	lay = conv_layout(cv);
-	if (wants_original(a)) {
-		bool nomem;
-		uint32_t *mult = original_taps(cv, &nomem);
-		if (nomem)
-			return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory counting the original's taps");
-		/* the original's sum is the spec's with each tap's weights times
-		 * its count: weights scaled so, for this call */
-		lay.mult = mult;
-		s = mult ? bi_state_new(&cv->kernels, &a->layer->bias, &lay, &tmp, msg, msg_size)
-		         : bi_state_get(a, &cv->kernels, &lay, &st, &tmp, msg, msg_size);
-		if (mult)
-			st = tmp;
-		lay.mult = NULL;
-		free(mult);
-	} else {
-		s = bi_state_get(a, &cv->kernels, &lay, &st, &tmp, msg, msg_size);
-	}
-	if (s != NNN_OK)
+	lay = conv_layout(&a->layer->body.conv);
+	if ((s = conv_state(a, &lay, &st, &tmp, msg, msg_size)) != NNN_OK)
 		return s;
-	geom_init(&g, cv, a->in, a->out, pad);
+	geom_init(&g, &a->layer->body.conv, a->in, a->out, pad);
 	j.g = &g;
 	j.st = st;
 	j.x = a->x;
@@ -697,68 +777,9 @@ nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_s
 		bi_state_free(tmp);
 		return NNN_OK;
 	}
-	if (st->isa != BI_ISA_GENERIC) {
-		const int32_t last = g.n - 1;
-		int64_t t[NNN_MAX_RANK] = { 0 };
-		if (!(off = malloc((size_t)g.nq * sizeof *off))) {
-			bi_state_free(tmp);
-			return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %lld offsets", (long long)g.nq);
-		}
-		for (int64_t q = 0; q < g.nq; q++) { /* kernel positions t over axes 1..n-1 */
-			off[q] = 0;
-			for (int32_t i = 0; i < last; i++)
-				off[q] += (ptrdiff_t)(t[i] * g.pstride[i]);
-			for (int32_t i = last - 1; i >= 0; i--) {
-				if (++t[i] < g.k[i])
-					break;
-				t[i] = 0;
-			}
-		}
-		j.off = off;
-		j.line = bi_line(st->isa, g.f, g.c);
-		j.pair = j.line && g.o[last] <= 16;
-		j.act_in_line = j.line && (j.act.kind == BI_ACT_RELU || j.act.kind == BI_ACT_LEAKY_RELU);
-		j.seg = g.o[last] < SEG ? g.o[last] : SEG;
-		j.nseg = (g.o[last] + j.seg - 1) / j.seg;
-		j.units = g.batch * g.outer * j.nseg;
-		j.per = bi_split(flop, j.units, a->threads, st->cpus, &threads);
-		if (g.padded) {
-			if (!(sc = scratch_take(st, &g, threads))) {
-				free(off);
-				bi_state_free(tmp);
-				return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %d padded copies of %lld floats",
-				               threads, (long long)g.pitem);
-			}
-			j.pad = sc->buf;
-			j.pad_of = sc->item;
-		}
-		bi_run(a, st, threads, (j.units + j.per - 1) / j.per, conv_chunk, &j);
-		if (sc)
-			scratch_give(st, sc);
-		free(off);
-	} else {
-		/* A 1x..x1 kernel without padding reads x as it is: no im2col. */
-		int64_t most;
-		j.direct = g.kc == g.c && !g.padded;
-		/* BLAS takes int sizes: keep every count and offset it computes below INT_MAX. */
-		most = INT_MAX / (g.kc > g.f ? g.kc : g.f);
-		if (!j.direct && most > BI_SCRATCH_FLOATS / g.kc)
-			most = BI_SCRATCH_FLOATS / g.kc > 0 ? BI_SCRATCH_FLOATS / g.kc : 1;
-		j.chunk = bi_split(flop, j.rows, a->threads, st->cpus, &threads);
-		if (j.chunk > most) {
-			j.chunk = most;
-			threads = bi_threads(threads, 0, (j.rows + j.chunk - 1) / j.chunk);
-		}
-		if (!j.direct && !scratch_new(&j.col, NULL, threads, j.chunk * g.kc)) {
-			scratch_free(j.col, NULL, threads);
-			bi_state_free(tmp);
-			return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %lld floats of im2col scratch",
-			               (long long)(j.chunk * g.kc));
-		}
-		bi_run(a, st, threads, (j.rows + j.chunk - 1) / j.chunk, conv_chunk_blas, &j);
-		scratch_free(j.col, NULL, threads);
-	}
-	bi_act_done(a, &j.act);
+	s = st->isa != BI_ISA_GENERIC ? run_micro(a, &j, st, flop, msg, msg_size) : run_blas(a, &j, st, flop, msg, msg_size);
+	if (s == NNN_OK)
+		bi_act_done(a, &j.act);
 	bi_state_free(tmp);
-	return NNN_OK;
+	return s;
 }

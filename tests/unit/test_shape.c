@@ -305,3 +305,22 @@ Test(shape, one_printer_every_notation)
 	cr_assert_str_eq(tiny, "(-1");
 	cr_assert_eq(tiny[4], 'x');
 }
+
+/* The padding run passes a kernel (nnn_kernel_args_t.pad, ABI 1.6) is the
+ * engine's, from the layer's io: a Conv's padding_dims, per axis. */
+Test(shape, layer_pads_are_the_engines)
+{
+	static const int32_t kd[] = { 4, 3, 5, 2 }, pads[] = { 1, 2, 0, 3 };
+	nnn_layer_t L = { .id = NNN_LAYER_ID_CONV };
+	int64_t pad[2 * NNN_MAX_RANK];
+	L.body.conv.filters = 4;
+	L.body.conv.kernels.dims = (nnn_i32s_t){ .n = 4, .v = kd };
+	L.body.conv.padding_dims = (nnn_i32s_t){ .n = 4, .v = pads };
+	cr_assert(nnn_layer_pads(&L, pad));
+	for (int j = 0; j < 4; j++)
+		cr_assert_eq(pad[j], pads[j], "pad[%d] is %lld, expected %d", j, (long long)pad[j], (int)pads[j]);
+	L.body.conv.padding_dims.n = 3; /* not one before and after per axis: no padding to give */
+	cr_assert_not(nnn_layer_pads(&L, pad));
+	nnn_layer_t D = { .id = NNN_LAYER_ID_DENSE };
+	cr_assert_not(nnn_layer_pads(&D, pad), "a Dense slides no window");
+}
