@@ -1,6 +1,8 @@
 /* shape.c: the one shape engine. Generated code turns each layer's schema
  * `io` entry into an nnn_io_t (the values of the fields it names); this file
- * is the only place that knows what the io kinds do to a shape. The
+ * is the only place that knows what the io kinds do to a shape, and where a
+ * kind's rule is a formula (gen/schema/io_kinds.lua `shape`) it calls the
+ * generated one (nnn_gen_window_*), keeping the checks and messages. The
  * validator's chain rule, nnn_model_shapes and through them validate, build,
  * map, graph, info and run all come here.
  *
