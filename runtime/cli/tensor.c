@@ -105,7 +105,7 @@ void cli_json_num(FILE *f, double x)
 
 void cli_json_shape(FILE *f, const nnn_shape_t *s)
 {
-	char buf[256];
+	char buf[24 * NNN_MAX_RANK];
 	fputs(nnn_shape_format(s, buf, sizeof buf), f);
 }
 
@@ -117,7 +117,7 @@ void cli_json_pshape(FILE *f, const nnn_pshape_t *s)
 		return;
 	}
 	nnn_shape_t sh = { .rank = s->rank };
-	char buf[256];
+	char buf[24 * NNN_MAX_RANK];
 	for (int32_t i = 0; i < s->rank && i < NNN_MAX_RANK; i++)
 		sh.dims[i] = s->dims[i];
 	fputs(nnn_shape_format_as(&sh, &(nnn_dims_style_t){ "[", ", ", "]", NULL, "null", 0 }, buf, sizeof buf), f);

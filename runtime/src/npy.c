@@ -852,10 +852,9 @@ static size_t make_header(const nnn_shape_t *s, unsigned char *h)
 	size_t n = 0, len;
 	char dim0[24];
 
-	n += (size_t)sprintf(t + n, "{'descr': '<f4', 'fortran_order': False, 'shape': (");
-	for (int32_t i = 0; i < s->rank; i++)
-		n += (size_t)sprintf(t + n, "%s%" PRId64, i ? ", " : "", s->dims[i]);
-	n += (size_t)sprintf(t + n, "%s), }", s->rank == 1 ? "," : "");
+	n += (size_t)sprintf(t + n, "{'descr': '<f4', 'fortran_order': False, 'shape': ");
+	n += strlen(fmt_shape(s, t + n, NPY_HEADER_MAX - 10 - n)); /* rank <= 32: it fits */
+	n += (size_t)sprintf(t + n, ", }");
 	if (s->rank > 0) {
 		size_t digits = (size_t)snprintf(dim0, sizeof dim0, "%" PRId64, s->dims[0]);
 		for (; digits < NPY_GROWTH_DIGITS; digits++)
