@@ -9,8 +9,11 @@
 --   M.eval(text, env)          the exact value for integer names, the way the
 --                              generated C computes it (64 bits, "/" truncating
 --                              toward zero)
--- There is no C evaluator: the grammar is C's, so emit/c copies a padding
--- formula into the generated code as it is.
+--   M.c(text, name)            the C expression (int64_t), each name written
+--                              as name(word) says: what emit/c puts in the
+--                              generated codec for an io kind's `shape`
+-- A padding formula's names are the generated function's own variables,
+-- so emit/c copies it as it is.
 --
 -- The parser folds as it reads (an algebra's num, name, neg, add, sub, mul,
 -- div), so the checker reports the first problem in reading order, whether a
@@ -176,6 +179,38 @@ function M.eval(text, env)
     compiled[text] = f
   end
   return f(env)
+end
+
+------------------------------------------------------------ C emission
+
+-- Every step parenthesised: the C reads as the formula folded, whatever C's
+-- own precedence; numbers are int64_t so no step is done in int.
+local function c_alg(name)
+  return {
+    num = function(n) return string.format("INT64_C(%d)", n) end,
+    name = name,
+    neg = function(a) return "(-" .. a .. ")" end,
+    add = function(a, b) return "(" .. a .. " + " .. b .. ")" end,
+    sub = function(a, b) return "(" .. a .. " - " .. b .. ")" end,
+    mul = function(a, b) return "(" .. a .. " * " .. b .. ")" end,
+    div = function(a, b) return "(" .. a .. " / " .. b .. ")" end,
+  }
+end
+
+function M.c(text, name)
+  local function bad(fmt, ...) error(string.format("bad formula %s: " .. fmt, text, ...), 0) end
+  return M.fold(M.tokens(text, bad), c_alg(name), bad)
+end
+
+-- The names a formula reads, sorted.
+function M.names(text)
+  local seen, list = {}, {}
+  local function bad(fmt, ...) error(string.format("bad formula %s: " .. fmt, text, ...), 0) end
+  for _, t in ipairs(M.tokens(text, bad)) do
+    if t.t:match("^[%a_]") and not seen[t.t] then seen[t.t] = true; list[#list + 1] = t.t end
+  end
+  table.sort(list)
+  return list
 end
 
 return M

@@ -3,8 +3,10 @@
 -- takes (for each key K the checker stores the resolved reference as
 -- io[K .. "_ref"]), and a doc line for each, rendered into
 -- docs/schema-language.md. A rule that is a formula is stated here once
--- (`shape`, read by gen/corpus/shapes.lua through gen/schema/formula.lua);
--- runtime/src/shape.c is the C implementation of each kind.
+-- (`shape`): emit/c generates it into the codec (nnn_gen_<kind>_<result>,
+-- through gen/schema/formula.lua's C emitter), which runtime/src/shape.c's
+-- engine calls, and gen/corpus/shapes.lua evaluates it for the corpus. The
+-- engine implements the kinds without a formula, and drives the chain.
 
 local M = {
   { kind = "features", title = "a feature-mixing layer",

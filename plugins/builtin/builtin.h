@@ -46,7 +46,11 @@ typedef nnn_status_t (*bi_expect_fn)(const nnn_layer_t *layer, const void *body,
 
 /* Writes a message into msg (when there is room); returns code. */
 nnn_status_t bi_fail(char *msg, size_t msg_size, nnn_status_t code, const char *fmt, ...) NNN_PRINTF(4, 5);
-/* "[2, 28, 28, 1]" into buf; returns buf. */
+/* "[2, 28, 28, 1]" into buf; returns buf. The host's printer
+ * (nnn_host_t.shape_format, ABI 1.6) writes the same, but prepare, forward
+ * and work_bytes are handed no host table and this plugin keeps no global
+ * state to hold one: its messages print shapes here, in the host's
+ * notation ("[", ", ", "]"), until a kernel call carries the table. */
 const char *bi_shape_str(const nnn_shape_t *s, char *buf, size_t size);
 /* Element count of a shape, or -1 when a dim is < 0 or the product
  * overflows int64. */
@@ -268,8 +272,6 @@ uint64_t bi_dense_work(const nnn_layer_t *layer, const void *body, const nnn_sha
                        int threads);
 
 /* ---- conv.c: NNN_LAYER_ID_CONV ---- */
-nnn_status_t bi_conv_expect(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, nnn_shape_t *out,
-                           char *msg, size_t msg_size);
 nnn_status_t bi_conv_prepare(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, void **state,
                              char *msg, size_t msg_size);
 nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_size);

@@ -58,24 +58,42 @@ static nnn_status_t conv_check(const nnn_layer_t *layer, char *msg, size_t msg_s
 	return NNN_OK;
 }
 
-nnn_status_t bi_conv_expect(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, nnn_shape_t *out,
-                           char *msg, size_t msg_size)
+/* Checks each spatial axis padded by pad holds at least one window (the
+ * loops' first), and that padding it cannot overflow. */
+static nnn_status_t conv_room(const nnn_conv_t *cv, const nnn_shape_t *in, const int64_t *pad, char *msg,
+                              size_t msg_size)
 {
-	const nnn_conv_t *cv;
-	const int32_t *kd, *pad;
+	char buf[128];
+	for (int32_t j = 0; j < cv->kernels.dims.n - 2; j++) {
+		int64_t d = in->dims[1 + j], k = cv->kernels.dims.v[1 + j];
+		if (pad[2 * j] < 0 || pad[2 * j + 1] < 0 || pad[2 * j] > INT32_MAX || pad[2 * j + 1] > INT32_MAX)
+			return bi_fail(msg, msg_size, NNN_E_KERNEL, "padding of axis %d is %lld before and %lld after, expected "
+			               "0 to %d each", (int)j + 1, (long long)pad[2 * j], (long long)pad[2 * j + 1], INT32_MAX);
+		if (d > INT64_MAX - 2 * (int64_t)INT32_MAX)
+			return bi_fail(msg, msg_size, NNN_E_INPUT_SHAPE, "input axis %d of size %lld is too large",
+			               (int)j + 1, (long long)d);
+		if (k > d + pad[2 * j] + pad[2 * j + 1])
+			return bi_fail(msg, msg_size, NNN_E_INPUT_SHAPE,
+			               "input %s: axis %d of size %lld (padded by %lld and %lld) is smaller than kernel size %lld",
+			               bi_shape_str(in, buf, sizeof buf), (int)j + 1, (long long)d, (long long)pad[2 * j],
+			               (long long)pad[2 * j + 1], (long long)k);
+	}
+	return NNN_OK;
+}
+
+/* Checks an input is one the loops take: [batch, d1..dn, channels], with
+ * the kernels' n and channels, each axis padded by pad holding a window. */
+static nnn_status_t conv_input(const nnn_layer_t *layer, const nnn_shape_t *in, const int64_t *pad, char *msg,
+                               size_t msg_size)
+{
+	const nnn_conv_t *cv = &layer->body.conv;
 	int32_t n, c;
 	nnn_status_t st;
 	char buf[128];
-	(void)body; /* core type: its fields are layer->body.conv */
-	if (!layer || !in || !out)
-		return bi_fail(msg, msg_size, NNN_E_USAGE, "infer needs a layer, an input and an output shape");
 	if ((st = conv_check(layer, msg, msg_size)) != NNN_OK || (st = bi_check_input(in, msg, msg_size)) != NNN_OK)
 		return st;
-	cv = &layer->body.conv;
-	kd = cv->kernels.dims.v;
-	pad = cv->padding_dims.v;
 	n = cv->kernels.dims.n - 2;
-	c = kd[n + 1];
+	c = cv->kernels.dims.v[n + 1];
 	if (in->rank != n + 2)
 		return bi_fail(msg, msg_size, NNN_E_INPUT_SHAPE,
 		               "a %d-D convolution needs rank %d input [batch, d1..d%d, channels], found %s (rank %d)",
@@ -83,25 +101,68 @@ nnn_status_t bi_conv_expect(const nnn_layer_t *layer, const void *body, const nn
 	if (in->dims[n + 1] != c)
 		return bi_fail(msg, msg_size, NNN_E_INPUT_SHAPE, "input %s has %lld channels, but the kernels take %d",
 		               bi_shape_str(in, buf, sizeof buf), (long long)in->dims[n + 1], (int)c);
+	return conv_room(cv, in, pad, msg, msg_size);
+}
+
+/* The padding of each spatial axis (pad[2j] before, pad[2j + 1] after):
+ * the shape engine's (ABI 1.6), else the layer's padding_dims, which are
+ * what the schema's io gives the engine for a Conv (a host before 1.6, a
+ * caller without one, and work_bytes, which is given no padding). */
+static const int64_t *conv_pads(const nnn_kernel_args_t *a, const nnn_conv_t *cv, int64_t *own)
+{
+	if (a && a->size >= offsetof(nnn_kernel_args_t, pad) + sizeof a->pad && a->pad)
+		return a->pad;
+	memset(own, 0, 2 * NNN_MAX_RANK * sizeof *own);
+	for (int32_t i = 0; cv->padding_dims.v && i < cv->padding_dims.n && i < 2 * NNN_MAX_RANK; i++)
+		own[i] = cv->padding_dims.v[i]; /* conv_check refuses a count that is not 2n */
+	return own;
+}
+
+/* Checks an output and padding the shape engine computed are ones the loops
+ * can run (out is not derived again): [batch, o1..on, filters], and along
+ * each axis every window the loops read inside the padded input. */
+static nnn_status_t conv_output(const nnn_layer_t *layer, const nnn_shape_t *in, const nnn_shape_t *out,
+                                const int64_t *pad, char *msg, size_t msg_size)
+{
+	const nnn_conv_t *cv = &layer->body.conv;
+	int32_t n = cv->kernels.dims.n - 2;
+	char buf[128], got[128];
+	if (out->rank != n + 2 || out->dims[0] != in->dims[0] || out->dims[n + 1] != cv->filters)
+		return bi_fail(msg, msg_size, NNN_E_KERNEL, "output shape %s given for input %s, expected [%lld, o1..o%d, %d]",
+		               bi_shape_str(out, got, sizeof got), bi_shape_str(in, buf, sizeof buf),
+		               (long long)in->dims[0], (int)n, (int)cv->filters);
 	for (int32_t j = 0; j < n; j++) {
-		int64_t d = in->dims[1 + j], o;
-		if (d > INT64_MAX - 2 * (int64_t)INT32_MAX)
-			return bi_fail(msg, msg_size, NNN_E_INPUT_SHAPE, "input axis %d of size %lld is too large",
-			               (int)j + 1, (long long)d);
-		o = d + pad[2 * j] + pad[2 * j + 1] - kd[1 + j] + 1;
-		if (o < 1)
-			return bi_fail(msg, msg_size, NNN_E_INPUT_SHAPE,
-			               "input %s: axis %d of size %lld (padded by %d and %d) is smaller than kernel size %d",
-			               bi_shape_str(in, buf, sizeof buf), (int)j + 1, (long long)d, (int)pad[2 * j],
-			               (int)pad[2 * j + 1], (int)kd[1 + j]);
-		out->dims[1 + j] = o;
+		int64_t d = in->dims[1 + j], o = out->dims[1 + j], k = cv->kernels.dims.v[1 + j];
+		/* stride 1: output position o - 1 reads padded positions up to o - 1 + k - 1
+		 * (conv_room: the sum cannot overflow) */
+		if (o < 1 || o + k - 1 > d + pad[2 * j] + pad[2 * j + 1])
+			return bi_fail(msg, msg_size, NNN_E_KERNEL,
+			               "output %s given for input %s: along axis %d, %lld windows of %lld do not fit in %lld "
+			               "padded by %lld and %lld", bi_shape_str(out, got, sizeof got),
+			               bi_shape_str(in, buf, sizeof buf), (int)j + 1, (long long)o, (long long)k,
+			               (long long)d, (long long)pad[2 * j], (long long)pad[2 * j + 1]);
 	}
-	out->rank = n + 2;
-	out->dims[0] = in->dims[0];
-	out->dims[n + 1] = cv->filters;
 	if (bi_numel(out) < 0)
 		return bi_fail(msg, msg_size, NNN_E_INPUT_SHAPE, "output %s would have more than 2^63 elements",
 		               bi_shape_str(out, buf, sizeof buf));
+	return NNN_OK;
+}
+
+/* Checks a forward call's arguments: shapes the loops can run, buffers;
+ * *pad: the padding to run (conv_pads, in own or the host's). */
+static nnn_status_t conv_args(const nnn_kernel_args_t *a, int64_t *own, const int64_t **pad, char *msg,
+                              size_t msg_size)
+{
+	nnn_status_t st;
+	if (!a || a->size < offsetof(nnn_kernel_args_t, threads) + sizeof a->threads || !a->layer || !a->in ||
+	    !a->out)
+		return bi_fail(msg, msg_size, NNN_E_KERNEL, "kernel arguments are missing or too short");
+	*pad = conv_pads(a, &a->layer->body.conv, own);
+	if ((st = conv_input(a->layer, a->in, *pad, msg, msg_size)) != NNN_OK ||
+	    (st = conv_output(a->layer, a->in, a->out, *pad, msg, msg_size)) != NNN_OK)
+		return st;
+	if ((bi_numel(a->in) && !a->x) || (bi_numel(a->out) && !a->y))
+		return bi_fail(msg, msg_size, NNN_E_KERNEL, "input or output buffer is NULL");
 	return NNN_OK;
 }
 
@@ -120,16 +181,18 @@ static bi_layout_t conv_layout(const nnn_conv_t *cv)
 nnn_status_t bi_conv_prepare(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, void **state,
                              char *msg, size_t msg_size)
 {
-	nnn_shape_t out;
 	bi_layout_t lay;
 	bi_state_t *st;
-	nnn_status_t s = bi_conv_expect(layer, body, in, &out, msg, msg_size);
-	if (s != NNN_OK)
+	nnn_status_t s;
+	(void)body; /* core type: its fields are layer->body.conv */
+	/* The output and padding come with each forward call (the engine's):
+	 * forward checks them there. */
+	int64_t own[2 * NNN_MAX_RANK];
+	if ((s = conv_input(layer, in, conv_pads(NULL, &layer->body.conv, own), msg, msg_size)) != NNN_OK)
 		return s;
 	lay = conv_layout(&layer->body.conv);
 	if ((s = bi_state_new(&layer->body.conv.kernels, &layer->bias, &lay, &st, msg, msg_size)) != NNN_OK)
 		return s;
-	bi_state_shaped(st, layer, in, &out);
 	*state = st;
 	return NNN_OK;
 }
@@ -152,7 +215,8 @@ typedef struct geom {
 	int64_t nq, len;   /* a patch is nq runs (k1*..*k(n-1)) of len floats (kn*c) */
 } geom_t;
 
-static void geom_init(geom_t *g, const nnn_conv_t *cv, const nnn_shape_t *in, const nnn_shape_t *out)
+static void geom_init(geom_t *g, const nnn_conv_t *cv, const nnn_shape_t *in, const nnn_shape_t *out,
+                      const int64_t *pad)
 {
 	g->n = cv->kernels.dims.n - 2;
 	g->f = cv->filters;
@@ -167,8 +231,8 @@ static void geom_init(geom_t *g, const nnn_conv_t *cv, const nnn_shape_t *in, co
 		g->d[j] = in->dims[1 + j];
 		g->o[j] = out->dims[1 + j];
 		g->k[j] = cv->kernels.dims.v[1 + j];
-		g->before[j] = cv->padding_dims.v[2 * j];
-		g->pd[j] = g->d[j] + cv->padding_dims.v[2 * j] + cv->padding_dims.v[2 * j + 1];
+		g->before[j] = pad[2 * j];
+		g->pd[j] = g->d[j] + pad[2 * j] + pad[2 * j + 1];
 		g->padded = g->padded || g->pd[j] != g->d[j];
 		g->kc *= g->k[j];
 		g->opos *= g->o[j];
@@ -571,7 +635,8 @@ uint64_t bi_conv_work(const nnn_layer_t *layer, const void *body, const nnn_shap
 	if (mult || nomem)
 		b += b + (double)(cv->kernels.data.n / cv->filters) * sizeof *mult;
 	free(mult);
-	geom_init(&g, cv, in, out);
+	int64_t own[2 * NNN_MAX_RANK];
+	geom_init(&g, cv, in, out, conv_pads(NULL, cv, own));
 	if (bi_isa() != BI_ISA_GENERIC) {
 		b += (double)g.nq * sizeof(ptrdiff_t);
 		if (g.padded)
@@ -583,42 +648,124 @@ uint64_t bi_conv_work(const nnn_layer_t *layer, const void *body, const nnn_shap
 	return bi_bytes(b);
 }
 
+/* The state a forward call runs: the prepared one (or a new one in *tmp),
+ * or, asked for the original framework's arithmetic of a kernel it
+ * computes differently, one of its own in *tmp (the caller frees *tmp). */
+static nnn_status_t conv_state(const nnn_kernel_args_t *a, bi_layout_t *lay, bi_state_t **st, bi_state_t **tmp,
+                               char *msg, size_t msg_size)
+{
+	const nnn_conv_t *cv = &a->layer->body.conv;
+	bool nomem;
+	uint32_t *mult;
+	nnn_status_t s;
+	*tmp = NULL;
+	if (!wants_original(a))
+		return bi_state_get(a, &cv->kernels, lay, st, tmp, msg, msg_size);
+	if (!(mult = original_taps(cv, &nomem)) && nomem)
+		return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory counting the original's taps");
+	/* the original's sum is the spec's with each tap's weights times
+	 * its count: weights scaled so, for this call */
+	lay->mult = mult;
+	s = mult ? bi_state_new(&cv->kernels, &a->layer->bias, lay, tmp, msg, msg_size)
+	         : bi_state_get(a, &cv->kernels, lay, st, tmp, msg, msg_size);
+	if (mult)
+		*st = *tmp;
+	lay->mult = NULL;
+	free(mult);
+	return s;
+}
+
+/* The micro-kernels' path: segments of output lines, each patch read in
+ * place (or in a padded copy of its item). */
+static nnn_status_t run_micro(const nnn_kernel_args_t *a, conv_job_t *j, bi_state_t *st, double flop, char *msg,
+                              size_t msg_size)
+{
+	const geom_t *g = j->g;
+	const int32_t last = g->n - 1;
+	int64_t t[NNN_MAX_RANK] = { 0 };
+	struct bi_scratch *sc = NULL;
+	ptrdiff_t *off;
+	int threads = 1;
+	if (!(off = malloc((size_t)g->nq * sizeof *off)))
+		return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %lld offsets", (long long)g->nq);
+	for (int64_t q = 0; q < g->nq; q++) { /* kernel positions t over axes 1..n-1 */
+		off[q] = 0;
+		for (int32_t i = 0; i < last; i++)
+			off[q] += (ptrdiff_t)(t[i] * g->pstride[i]);
+		for (int32_t i = last - 1; i >= 0; i--) {
+			if (++t[i] < g->k[i])
+				break;
+			t[i] = 0;
+		}
+	}
+	j->off = off;
+	j->line = bi_line(st->isa, g->f, g->c);
+	j->pair = j->line && g->o[last] <= 16;
+	j->act_in_line = j->line && (j->act.kind == BI_ACT_RELU || j->act.kind == BI_ACT_LEAKY_RELU);
+	j->seg = g->o[last] < SEG ? g->o[last] : SEG;
+	j->nseg = (g->o[last] + j->seg - 1) / j->seg;
+	j->units = g->batch * g->outer * j->nseg;
+	j->per = bi_split(flop, j->units, a->threads, st->cpus, &threads);
+	if (g->padded) {
+		if (!(sc = scratch_take(st, g, threads))) {
+			free(off);
+			return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %d padded copies of %lld floats",
+			               threads, (long long)g->pitem);
+		}
+		j->pad = sc->buf;
+		j->pad_of = sc->item;
+	}
+	bi_run(a, st, threads, (j->units + j->per - 1) / j->per, conv_chunk, j);
+	if (sc)
+		scratch_give(st, sc);
+	free(off);
+	return NNN_OK;
+}
+
+/* The portable path: im2col in chunks of output rows, one sgemm each. */
+static nnn_status_t run_blas(const nnn_kernel_args_t *a, conv_job_t *j, bi_state_t *st, double flop, char *msg,
+                             size_t msg_size)
+{
+	const geom_t *g = j->g;
+	int threads = 1;
+	/* A 1x..x1 kernel without padding reads x as it is: no im2col. */
+	int64_t most;
+	j->direct = g->kc == g->c && !g->padded;
+	/* BLAS takes int sizes: keep every count and offset it computes below INT_MAX. */
+	most = INT_MAX / (g->kc > g->f ? g->kc : g->f);
+	if (!j->direct && most > BI_SCRATCH_FLOATS / g->kc)
+		most = BI_SCRATCH_FLOATS / g->kc > 0 ? BI_SCRATCH_FLOATS / g->kc : 1;
+	j->chunk = bi_split(flop, j->rows, a->threads, st->cpus, &threads);
+	if (j->chunk > most) {
+		j->chunk = most;
+		threads = bi_threads(threads, 0, (j->rows + j->chunk - 1) / j->chunk);
+	}
+	if (!j->direct && !scratch_new(&j->col, NULL, threads, j->chunk * g->kc)) {
+		scratch_free(j->col, NULL, threads);
+		return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %lld floats of im2col scratch",
+		               (long long)(j->chunk * g->kc));
+	}
+	bi_run(a, st, threads, (j->rows + j->chunk - 1) / j->chunk, conv_chunk_blas, j);
+	scratch_free(j->col, NULL, threads);
+	return NNN_OK;
+}
+
 nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_size)
 {
-	const nnn_conv_t *cv;
-	bi_state_t *st, *tmp;
+	bi_state_t *st = NULL, *tmp = NULL;
 	bi_layout_t lay;
-	ptrdiff_t *off = NULL;
-	struct bi_scratch *sc = NULL;
 	geom_t g = { 0 };
 	conv_job_t j = { 0 };
-	int threads = 1;
 	double flop;
-	nnn_status_t s = bi_check_args(a, bi_conv_expect, msg, msg_size);
+	int64_t own[2 * NNN_MAX_RANK];
+	const int64_t *pad = own;
+	nnn_status_t s = conv_args(a, own, &pad, msg, msg_size);
 	if (s != NNN_OK)
 		return s;
-	cv = &a->layer->body.conv;
-	lay = conv_layout(cv);
-	if (wants_original(a)) {
-		bool nomem;
-		uint32_t *mult = original_taps(cv, &nomem);
-		if (nomem)
-			return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory counting the original's taps");
-		/* the original's sum is the spec's with each tap's weights times
-		 * its count: weights scaled so, for this call */
-		lay.mult = mult;
-		s = mult ? bi_state_new(&cv->kernels, &a->layer->bias, &lay, &tmp, msg, msg_size)
-		         : bi_state_get(a, &cv->kernels, &lay, &st, &tmp, msg, msg_size);
-		if (mult)
-			st = tmp;
-		lay.mult = NULL;
-		free(mult);
-	} else {
-		s = bi_state_get(a, &cv->kernels, &lay, &st, &tmp, msg, msg_size);
-	}
-	if (s != NNN_OK)
+	lay = conv_layout(&a->layer->body.conv);
+	if ((s = conv_state(a, &lay, &st, &tmp, msg, msg_size)) != NNN_OK)
 		return s;
-	geom_init(&g, cv, a->in, a->out);
+	geom_init(&g, &a->layer->body.conv, a->in, a->out, pad);
 	j.g = &g;
 	j.st = st;
 	j.x = a->x;
@@ -630,68 +777,9 @@ nnn_status_t bi_conv_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_s
 		bi_state_free(tmp);
 		return NNN_OK;
 	}
-	if (st->isa != BI_ISA_GENERIC) {
-		const int32_t last = g.n - 1;
-		int64_t t[NNN_MAX_RANK] = { 0 };
-		if (!(off = malloc((size_t)g.nq * sizeof *off))) {
-			bi_state_free(tmp);
-			return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %lld offsets", (long long)g.nq);
-		}
-		for (int64_t q = 0; q < g.nq; q++) { /* kernel positions t over axes 1..n-1 */
-			off[q] = 0;
-			for (int32_t i = 0; i < last; i++)
-				off[q] += (ptrdiff_t)(t[i] * g.pstride[i]);
-			for (int32_t i = last - 1; i >= 0; i--) {
-				if (++t[i] < g.k[i])
-					break;
-				t[i] = 0;
-			}
-		}
-		j.off = off;
-		j.line = bi_line(st->isa, g.f, g.c);
-		j.pair = j.line && g.o[last] <= 16;
-		j.act_in_line = j.line && (j.act.kind == BI_ACT_RELU || j.act.kind == BI_ACT_LEAKY_RELU);
-		j.seg = g.o[last] < SEG ? g.o[last] : SEG;
-		j.nseg = (g.o[last] + j.seg - 1) / j.seg;
-		j.units = g.batch * g.outer * j.nseg;
-		j.per = bi_split(flop, j.units, a->threads, st->cpus, &threads);
-		if (g.padded) {
-			if (!(sc = scratch_take(st, &g, threads))) {
-				free(off);
-				bi_state_free(tmp);
-				return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %d padded copies of %lld floats",
-				               threads, (long long)g.pitem);
-			}
-			j.pad = sc->buf;
-			j.pad_of = sc->item;
-		}
-		bi_run(a, st, threads, (j.units + j.per - 1) / j.per, conv_chunk, &j);
-		if (sc)
-			scratch_give(st, sc);
-		free(off);
-	} else {
-		/* A 1x..x1 kernel without padding reads x as it is: no im2col. */
-		int64_t most;
-		j.direct = g.kc == g.c && !g.padded;
-		/* BLAS takes int sizes: keep every count and offset it computes below INT_MAX. */
-		most = INT_MAX / (g.kc > g.f ? g.kc : g.f);
-		if (!j.direct && most > BI_SCRATCH_FLOATS / g.kc)
-			most = BI_SCRATCH_FLOATS / g.kc > 0 ? BI_SCRATCH_FLOATS / g.kc : 1;
-		j.chunk = bi_split(flop, j.rows, a->threads, st->cpus, &threads);
-		if (j.chunk > most) {
-			j.chunk = most;
-			threads = bi_threads(threads, 0, (j.rows + j.chunk - 1) / j.chunk);
-		}
-		if (!j.direct && !scratch_new(&j.col, NULL, threads, j.chunk * g.kc)) {
-			scratch_free(j.col, NULL, threads);
-			bi_state_free(tmp);
-			return bi_fail(msg, msg_size, NNN_E_NOMEM, "out of memory for %lld floats of im2col scratch",
-			               (long long)(j.chunk * g.kc));
-		}
-		bi_run(a, st, threads, (j.rows + j.chunk - 1) / j.chunk, conv_chunk_blas, &j);
-		scratch_free(j.col, NULL, threads);
-	}
-	bi_act_done(a, &j.act);
+	s = st->isa != BI_ISA_GENERIC ? run_micro(a, &j, st, flop, msg, msg_size) : run_blas(a, &j, st, flop, msg, msg_size);
+	if (s == NNN_OK)
+		bi_act_done(a, &j.act);
 	bi_state_free(tmp);
-	return NNN_OK;
+	return s;
 }

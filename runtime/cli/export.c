@@ -63,10 +63,9 @@ static void on_npy(void *ctx, const char *path, const char *file, const nnn_shap
 	cli_json_str(x->f, path, strlen(path));
 	fprintf(x->f, ", \"file\": ");
 	cli_json_str(x->f, file, strlen(file));
-	fprintf(x->f, ", \"shape\": [");
-	for (int32_t i = 0; i < shape->rank; i++)
-		fprintf(x->f, "%s%" PRId64, i ? ", " : "", shape->dims[i]);
-	fprintf(x->f, "], \"dtype\": \"float32\"}");
+	fprintf(x->f, ", \"shape\": ");
+	cli_json_shape(x->f, shape);
+	fprintf(x->f, ", \"dtype\": \"float32\"}");
 }
 
 /* Whether `dir` may become the export: missing, or an empty folder. */

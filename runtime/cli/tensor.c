@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <nnn/shape.h>
+
 #include "cli.h"
 
 nnn_status_t cli_params(const nnn_model_t *m, cli_param_t **out, size_t *n, nnn_diags_t *d)
@@ -61,7 +63,7 @@ bool cli_tensor_shape(const nnn_tensor_t *t, nnn_shape_t *s)
 
 char *cli_shape_text(const nnn_shape_t *s, char *buf, size_t size)
 {
-	return nnn_shape_join(s, ",", buf, size);
+	return nnn_shape_format_as(s, &(nnn_dims_style_t){ "[", ",", "]", NULL, NULL, 0 }, buf, size);
 }
 
 void cli_values_stats(nnn_f32s_t a, cli_vstats_t *s)
@@ -102,10 +104,8 @@ void cli_json_num(FILE *f, double x)
 
 void cli_json_shape(FILE *f, const nnn_shape_t *s)
 {
-	fputc('[', f);
-	for (int32_t i = 0; i < s->rank; i++)
-		fprintf(f, "%s%" PRId64, i ? ", " : "", s->dims[i]);
-	fputc(']', f);
+	char buf[24 * NNN_MAX_RANK];
+	fputs(nnn_shape_format(s, buf, sizeof buf), f);
 }
 
 
@@ -115,8 +115,9 @@ void cli_json_pshape(FILE *f, const nnn_pshape_t *s)
 		fputs("null", f);
 		return;
 	}
-	fputc('[', f);
-	for (int32_t i = 0; i < s->rank; i++)
-		s->dims[i] < 0 ? fprintf(f, "%snull", i ? ", " : "") : fprintf(f, "%s%" PRId64, i ? ", " : "", s->dims[i]);
-	fputc(']', f);
+	nnn_shape_t sh = { .rank = s->rank };
+	char buf[24 * NNN_MAX_RANK];
+	for (int32_t i = 0; i < s->rank && i < NNN_MAX_RANK; i++)
+		sh.dims[i] = s->dims[i];
+	fputs(nnn_shape_format_as(&sh, &(nnn_dims_style_t){ "[", ", ", "]", NULL, "null", 0 }, buf, sizeof buf), f);
 }

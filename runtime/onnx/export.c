@@ -188,6 +188,44 @@ static void with_rank(nnn_pshape_t *s, int32_t r)
 
 /* Calls every layer's and activation's hook; every layer that cannot be
  * exported goes to diags. On success *out names the graph's output. */
+/* Adds layer i's activation after the layer's output *y (of shape out):
+ * then *x is that output and *y the activation's. A problem goes to
+ * diags (*x unchanged when no activation type is there to try). */
+static nnn_status_t export_act(const nnn_ctx_t *ctx, nnn_onnx_graph_t *g, const nnn_layer_t *L, int32_t i,
+                               const nnn_pshape_t *out, const char **x, const char **y, nnn_diags_t *diags)
+{
+	const nnn_host_t *h = nnn_host_table();
+	const char *src = NULL;
+	char path[NNN_PATH_MAX];
+	const nnn_activation_type_t *at = L->activation.params_ext.type
+	                                          ? L->activation.params_ext.type
+	                                          : nnn_ctx_activation(ctx, L->activation.id, &src);
+	snprintf(path, sizeof path, "layers[%d].activation", (int)i);
+	if (!at || !at->onnx_export) {
+		const char *name = at ? at->name : nnn_activation_id_name(L->activation.id);
+		nnn_status_t code = at ? NNN_E_ONNX_EXPORT : NNN_E_PLUGIN;
+		nnn_diags_add(diags, code, L->activation.at[NNN_AT_ACTIVATION_ID], path,
+		              at ? "activation %s (ID %d%s%s) has no ONNX export hook; expected one whose plugin exports "
+		                   "it (onnx_export, plugin ABI 1.5)"
+		                 : "activation %s (ID %d%s%s): no loaded plugin provides it; load the plugin that does "
+		                   "(nnnkit plugins -v lists them)",
+		              name ? name : "unknown", (int)L->activation.id, at && src ? ", from " : "",
+		              at && src ? src : "");
+		return code;
+	}
+	const void *params = L->activation.params_ext.type ? (const void *)L->activation.params_ext.body
+	                                                   : (const void *)&L->activation.params;
+	*x = *y;
+	*y = NULL;
+	nnn_status_t st = at->onnx_export(h, g, &L->activation, params, out, *x, y);
+	if (st == NNN_OK && (g->st != NNN_OK || !*y))
+		st = g->st != NNN_OK ? g->st : NNN_E_ONNX_EXPORT;
+	if (st != NNN_OK)
+		nnn_diags_add(diags, st, L->activation.at[NNN_AT_ACTIVATION_ID], path, "%s: %s", at->name,
+		              g->msg[0] ? g->msg : "its export hook failed without saying why");
+	return st;
+}
+
 static nnn_status_t build(const nnn_model_t *m, const nnn_ctx_t *ctx, const nnn_layer_shapes_t *sh,
                           nnn_onnx_graph_t *g, const char **out, nnn_diags_t *diags)
 {
@@ -228,34 +266,8 @@ static nnn_status_t build(const nnn_model_t *m, const nnn_ctx_t *ctx, const nnn_
 			              g->msg[0] ? g->msg : "its export hook failed without saying why");
 			continue;
 		}
-		const nnn_activation_type_t *at = L->activation.params_ext.type
-		                                          ? L->activation.params_ext.type
-		                                          : nnn_ctx_activation(ctx, L->activation.id, &src);
-		snprintf(path, sizeof path, "layers[%d].activation", (int)i);
-		if (!at || !at->onnx_export) {
-			const char *name = at ? at->name : nnn_activation_id_name(L->activation.id);
-			nnn_status_t code = at ? NNN_E_ONNX_EXPORT : NNN_E_PLUGIN;
-			first = first ? first : code;
-			nnn_diags_add(diags, code, L->activation.at[NNN_AT_ACTIVATION_ID], path,
-			              at ? "activation %s (ID %d%s%s) has no ONNX export hook; expected one whose plugin exports "
-			                   "it (onnx_export, plugin ABI 1.5)"
-			                 : "activation %s (ID %d%s%s): no loaded plugin provides it; load the plugin that does "
-			                   "(nnnkit plugins -v lists them)",
-			              name ? name : "unknown", (int)L->activation.id, at && src ? ", from " : "",
-			              at && src ? src : "");
-			continue;
-		}
-		const void *params = L->activation.params_ext.type ? (const void *)L->activation.params_ext.body
-		                                                   : (const void *)&L->activation.params;
-		x = y;
-		y = NULL;
-		st = at->onnx_export(h, g, &L->activation, params, &sh[i].out, x, &y);
-		if (st == NNN_OK && (g->st != NNN_OK || !y))
-			st = g->st != NNN_OK ? g->st : NNN_E_ONNX_EXPORT;
-		if (st != NNN_OK) {
+		if ((st = export_act(ctx, g, L, i, &sh[i].out, &x, &y, diags)) != NNN_OK) {
 			first = first ? first : st;
-			nnn_diags_add(diags, st, L->activation.at[NNN_AT_ACTIVATION_ID], path, "%s: %s", at->name,
-			              g->msg[0] ? g->msg : "its export hook failed without saying why");
 			continue;
 		}
 		x = y;
@@ -279,40 +291,15 @@ static nnn_status_t fields_text(const nnn_model_t *m, char **text, nnn_diags_t *
 	return nnn_json_encode(m, &o, text, &len, diags);
 }
 
-nnn_status_t nnn_onnx_encode(const nnn_model_t *m, const nnn_onnx_write_opts_t *opts, unsigned char **buf,
-                             size_t *len, nnn_diags_t *diags)
+/* The graph input's shape when no input shape is given. ONNX graph inputs
+ * have a rank. Where the first layers leave it open (Dense layers without
+ * flatten keep any rank), it is the first rank a later layer fixes, else
+ * 2: [batch, features], as a Dense layer's input usually is. Those layers'
+ * shapes take that rank too. */
+static nnn_pshape_t open_input(const nnn_model_t *m, nnn_layer_shapes_t *sh)
 {
-	if (!m || !buf || !len || !opts || !opts->ctx)
-		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "",
-		                     "nnn_onnx_encode: a model, options with the plugins (ctx), and buf and len are needed");
-	*buf = NULL;
-	*len = 0;
-	size_t nl = m->layer_count > 0 ? (size_t)m->layer_count : 1;
-	nnn_layer_shapes_t *sh = calloc(nl, sizeof *sh);
-	nnn_onnx_graph_t *g = nnn_og_new();
-	char *fields = NULL;
-	const char *out = NULL;
-	ex_t e = { 0 };
-	nnn_status_t st = NNN_OK;
-	if (!sh || !g) {
-		st = nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "out of memory exporting to ONNX");
-		goto done;
-	}
-	/* Without an input shape the shapes are partial, and a model whose
-	 * layers disagree is exported as it is (validate says what is wrong). */
-	nnn_diags_t quiet;
-	nnn_diags_init(&quiet);
-	st = nnn_model_shapes(m, opts->input_shape, sh, opts->input_shape ? diags : &quiet);
-	if (st != NNN_OK && opts->input_shape) {
-		nnn_diags_free(&quiet);
-		goto done;
-	}
-	/* ONNX graph inputs have a rank. Where the first layers leave it open
-	 * (Dense layers without flatten keep any rank), it is the first rank
-	 * a later layer fixes, else 2: [batch, features], as a Dense layer's
-	 * input usually is. Those layers' shapes take that rank too. */
 	nnn_pshape_t in0 = m->layer_count > 0 ? sh[0].in : (nnn_pshape_t){ .rank = NNN_DIM_UNKNOWN, .last = NNN_DIM_UNKNOWN };
-	if (!opts->input_shape && m->layer_count > 0 && in0.rank == NNN_DIM_UNKNOWN) {
+	if (m->layer_count > 0 && in0.rank == NNN_DIM_UNKNOWN) {
 		int32_t r = 2, j;
 		for (j = 0; j < m->layer_count; j++) {
 			if (sh[j].in.rank != NNN_DIM_UNKNOWN) {
@@ -329,14 +316,16 @@ nnn_status_t nnn_onnx_encode(const nnn_model_t *m, const nnn_onnx_write_opts_t *
 		}
 		in0 = sh[0].in;
 	}
-	nnn_diags_free(&quiet);
-	if (!opts->input_shape && in0.rank == NNN_DIM_UNKNOWN) /* no layers, or none that fixes a dim */
+	if (in0.rank == NNN_DIM_UNKNOWN) /* no layers, or none that fixes a dim */
 		in0 = (nnn_pshape_t){ .rank = 2, .dims = { NNN_DIM_UNKNOWN, in0.last }, .last = in0.last };
-	if ((st = build(m, opts->ctx, sh, g, &out, diags)) != NNN_OK)
-		goto done;
-	if ((st = fields_text(m, &fields, diags)) != NNN_OK)
-		goto done;
+	return in0;
+}
 
+/* The model message around graph g (output value `out`, input shape in,
+ * result shape res), packed into *buf. */
+static nnn_status_t pack(ex_t *e, const nnn_onnx_graph_t *g, const char *out, char *fields, const nnn_pshape_t *in,
+                         const nnn_pshape_t *res, unsigned char **buf, size_t *len, nnn_diags_t *diags)
+{
 	Onnx__ModelProto mp;
 	Onnx__GraphProto gp;
 	Onnx__OperatorSetIdProto opset;
@@ -362,36 +351,70 @@ nnn_status_t nnn_onnx_encode(const nnn_model_t *m, const nnn_onnx_write_opts_t *
 	mp.metadata_props = metas;
 	mp.graph = &gp;
 	gp.name = "nnn";
-	nnn_pshape_t in = in0;
-	nnn_pshape_t res = m->layer_count > 0 ? sh[m->layer_count - 1].out : in;
+	Onnx__ValueInfoProto *vin = value_info(e, "input", in, true);
+	Onnx__ValueInfoProto *vout = value_info(e, (char *)out, res, false);
+	gp.n_input = gp.n_output = 1;
+	gp.input = &vin;
+	gp.output = &vout;
+	gp.n_node = g->nnodes;
+	gp.node = A(e, g->nnodes * sizeof *gp.node);
+	gp.n_initializer = g->ninits;
+	gp.initializer = A(e, g->ninits * sizeof *gp.initializer);
+	for (size_t i = 0; gp.node && i < g->nnodes; i++)
+		gp.node[i] = node_proto(e, &g->nodes[i]);
+	for (size_t i = 0; gp.initializer && i < g->ninits; i++)
+		gp.initializer[i] = tensor_proto(e, &g->inits[i]);
+	if (e->nomem || !vin || !vout)
+		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "out of memory exporting to ONNX");
+	size_t n = protobuf_c_message_get_packed_size(&mp.base);
+	if (!(*buf = malloc(n ? n : 1)))
+		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "out of memory: an ONNX model of %zu bytes", n);
+	*len = protobuf_c_message_pack(&mp.base, *buf);
+	return NNN_OK;
+}
+
+nnn_status_t nnn_onnx_encode(const nnn_model_t *m, const nnn_onnx_write_opts_t *opts, unsigned char **buf,
+                             size_t *len, nnn_diags_t *diags)
+{
+	if (!m || !buf || !len || !opts || !opts->ctx)
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "",
+		                     "nnn_onnx_encode: a model, options with the plugins (ctx), and buf and len are needed");
+	*buf = NULL;
+	*len = 0;
+	size_t nl = m->layer_count > 0 ? (size_t)m->layer_count : 1;
+	nnn_layer_shapes_t *sh = calloc(nl, sizeof *sh);
+	nnn_onnx_graph_t *g = nnn_og_new();
+	char *fields = NULL;
+	const char *out = NULL;
+	ex_t e = { 0 };
+	nnn_status_t st = NNN_OK;
+	nnn_pshape_t in, res;
+	if (!sh || !g) {
+		st = nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "out of memory exporting to ONNX");
+		goto done;
+	}
+	/* Without an input shape the shapes are partial, and a model whose
+	 * layers disagree is exported as it is (validate says what is wrong). */
+	nnn_diags_t quiet;
+	nnn_diags_init(&quiet);
+	st = nnn_model_shapes(m, opts->input_shape, sh, opts->input_shape ? diags : &quiet);
+	nnn_diags_free(&quiet);
+	if (st != NNN_OK && opts->input_shape)
+		goto done;
+	in = opts->input_shape ? (m->layer_count > 0 ? sh[0].in : (nnn_pshape_t){ .rank = NNN_DIM_UNKNOWN,
+	                                                                           .last = NNN_DIM_UNKNOWN })
+	                       : open_input(m, sh);
+	if ((st = build(m, opts->ctx, sh, g, &out, diags)) != NNN_OK)
+		goto done;
+	if ((st = fields_text(m, &fields, diags)) != NNN_OK)
+		goto done;
+	res = m->layer_count > 0 ? sh[m->layer_count - 1].out : in;
 	if (opts->input_shape) {
 		in = nnn_pshape_of(opts->input_shape);
 		if (m->layer_count == 0)
 			res = in;
 	}
-	Onnx__ValueInfoProto *vin = value_info(&e, "input", &in, true);
-	Onnx__ValueInfoProto *vout = value_info(&e, (char *)out, &res, false);
-	gp.n_input = gp.n_output = 1;
-	gp.input = &vin;
-	gp.output = &vout;
-	gp.n_node = g->nnodes;
-	gp.node = A(&e, g->nnodes * sizeof *gp.node);
-	gp.n_initializer = g->ninits;
-	gp.initializer = A(&e, g->ninits * sizeof *gp.initializer);
-	for (size_t i = 0; gp.node && i < g->nnodes; i++)
-		gp.node[i] = node_proto(&e, &g->nodes[i]);
-	for (size_t i = 0; gp.initializer && i < g->ninits; i++)
-		gp.initializer[i] = tensor_proto(&e, &g->inits[i]);
-	if (e.nomem || !vin || !vout) {
-		st = nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "out of memory exporting to ONNX");
-		goto done;
-	}
-	size_t n = protobuf_c_message_get_packed_size(&mp.base);
-	if (!(*buf = malloc(n ? n : 1))) {
-		st = nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "out of memory: an ONNX model of %zu bytes", n);
-		goto done;
-	}
-	*len = protobuf_c_message_pack(&mp.base, *buf);
+	st = pack(&e, g, out, fields, &in, &res, buf, len, diags);
 done:
 	ex_free(&e);
 	free(fields);

@@ -253,6 +253,7 @@ static const nnn_host_t HOST = {
 	.pool_workers = nnn_pool_workers,
 	.pool_run = nnn_pool_run,
 	.cpus = nnn_pool_cpus,
+	.shape_format = nnn_shape_format_as,
 };
 
 const nnn_host_t *nnn_host_table(void)

@@ -8,6 +8,7 @@
 
 #include <nnn/esc.h>
 #include <nnn/info.h>
+#include <nnn/shape.h>
 
 /* ---- the shapes ---- */
 
@@ -146,11 +147,7 @@ static const row_t header = { { "#", "type", "fields", "activation", "dropout", 
 
 static void shape_text(const nnn_tensor_t *t, char *buf, size_t size)
 {
-	size_t k = (size_t)snprintf(buf, size, "[");
-	for (int32_t i = 0; i < t->dims.n && k < size; i++)
-		k += (size_t)snprintf(buf + k, size - k, "%s%d", i ? "," : "", (int)t->dims.v[i]);
-	if (k < size)
-		snprintf(buf + k, size - k, "]");
+	nnn_dims_format(t->dims, &(nnn_dims_style_t){ "[", ",", "]", NULL, NULL, 0 }, buf, size);
 }
 
 size_t nnn_layer_kernel_name(const nnn_ctx_t *ctx, const nnn_layer_t *L, char *buf, size_t size)

@@ -19,6 +19,7 @@
 #include <nnn/file.h>
 #include <nnn/json.h>
 #include <nnn/npy.h>
+#include <nnn/validate.h>
 
 #include "path.h"
 #include "try.h"
@@ -383,7 +384,7 @@ static void relative_ref(wr_t *w)
  * (rank 1 otherwise). */
 static nnn_status_t put_npy(wr_t *w, nnn_f32s_t a, const nnn_i32s_t *dims, bool is_data)
 {
-	char name[NNN_PATH_MAX + 8], file[PATH_MAX + NNN_PATH_MAX + 16], tpath[NNN_PATH_MAX];
+	char name[NNN_PATH_MAX + 8], file[PATH_MAX + NNN_PATH_MAX + 16], tpath[NNN_PATH_MAX], sh[24 * NNN_MAX_RANK];
 	nnn_shape_t shape = { .rank = 1, .dims = { a.n } };
 	/* "layers[0].weights.data" -> "layers.0.weights.npy": no brackets for shells. */
 	size_t len = w->path.len, k = 0;
@@ -430,10 +431,9 @@ static nnn_status_t put_npy(wr_t *w, nnn_f32s_t a, const nnn_i32s_t *dims, bool 
 	snprintf(file, sizeof file, "%s%s%s", strcmp(w->ref, ".") ? w->ref : "", strcmp(w->ref, ".") ? "/" : "", name);
 	puts_(&w->o, "{\"npy\": ");
 	put_string(&w->o, file, strlen(file));
-	puts_(&w->o, ", \"shape\": [");
-	for (int32_t i = 0; i < shape.rank; i++)
-		putf(&w->o, "%s%" PRId64, i ? ", " : "", shape.dims[i]);
-	puts_(&w->o, "], \"dtype\": \"float32\"}");
+	puts_(&w->o, ", \"shape\": ");
+	puts_(&w->o, nnn_shape_format(&shape, sh, sizeof sh));
+	puts_(&w->o, ", \"dtype\": \"float32\"}");
 	if (w->opts->on_npy)
 		w->opts->on_npy(w->opts->ctx, tpath, file, &shape);
 	return NNN_OK;

@@ -205,18 +205,4 @@ nnn_status_t nnn_shape_parse(const char *text, nnn_shape_t *out, nnn_diags_t *di
 	return NNN_OK;
 }
 
-char *nnn_shape_join(const nnn_shape_t *s, const char *sep, char *buf, size_t size)
-{
-	size_t k = (size_t)snprintf(buf, size, "[");
-	for (int32_t i = 0; i < s->rank && k < size; i++)
-		k += (size_t)snprintf(buf + k, size - k, "%s%" PRId64, i ? sep : "", s->dims[i]);
-	if (k < size)
-		snprintf(buf + k, size - k, "]");
-	return buf;
-}
-
-char *nnn_shape_format(const nnn_shape_t *s, char *buf, size_t size)
-{
-	return nnn_shape_join(s, ", ", buf, size);
-}
 

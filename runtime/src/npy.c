@@ -20,6 +20,7 @@
 
 #include <nnn/file.h>
 #include <nnn/npy.h>
+#include <nnn/shape.h>
 
 #include "fileio.h"
 #include "mem.h"
@@ -93,12 +94,7 @@ static const char *snip(const unsigned char *p, size_t n, char *buf, size_t size
 /* "(2, 3)", "(5,)", "()": the shape as Python prints a tuple. */
 static const char *fmt_shape(const nnn_shape_t *s, char *buf, size_t size)
 {
-	size_t k = (size_t)snprintf(buf, size, "(");
-	for (int32_t i = 0; i < s->rank && k < size; i++)
-		k += (size_t)snprintf(buf + k, size - k, "%s%" PRId64, i ? ", " : "", s->dims[i]);
-	if (k < size)
-		snprintf(buf + k, size - k, "%s)", s->rank == 1 ? "," : "");
-	return buf;
+	return nnn_shape_format_as(s, &(nnn_dims_style_t){ "(", ", ", ")", ",)", NULL, 0 }, buf, size);
 }
 
 /* ---- the header dict ---- */
@@ -856,10 +852,9 @@ static size_t make_header(const nnn_shape_t *s, unsigned char *h)
 	size_t n = 0, len;
 	char dim0[24];
 
-	n += (size_t)sprintf(t + n, "{'descr': '<f4', 'fortran_order': False, 'shape': (");
-	for (int32_t i = 0; i < s->rank; i++)
-		n += (size_t)sprintf(t + n, "%s%" PRId64, i ? ", " : "", s->dims[i]);
-	n += (size_t)sprintf(t + n, "%s), }", s->rank == 1 ? "," : "");
+	n += (size_t)sprintf(t + n, "{'descr': '<f4', 'fortran_order': False, 'shape': ");
+	n += strlen(fmt_shape(s, t + n, NPY_HEADER_MAX - 10 - n)); /* rank <= 32: it fits */
+	n += (size_t)sprintf(t + n, ", }");
 	if (s->rank > 0) {
 		size_t digits = (size_t)snprintf(dim0, sizeof dim0, "%" PRId64, s->dims[0]);
 		for (; digits < NPY_GROWTH_DIGITS; digits++)

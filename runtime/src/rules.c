@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include <nnn/shape.h>
+
 #include "path.h"
 #include "vctx.h"
 
@@ -28,17 +30,7 @@ void nnn_v_problem(nnn_vctx_t *v, nnn_status_t code, const char *name, uint64_t 
 /* "[10, 256]" (at most 16 dims shown). */
 static const char *fmt_dims(nnn_i32s_t d, char *buf, size_t size)
 {
-	size_t k = (size_t)snprintf(buf, size, "[");
-	for (int32_t i = 0; i < d.n && k < size; i++) {
-		if (i == 16) {
-			k += (size_t)snprintf(buf + k, size - k, ", ...");
-			break;
-		}
-		k += (size_t)snprintf(buf + k, size - k, "%s%d", i ? ", " : "", (int)d.v[i]);
-	}
-	if (k < size)
-		snprintf(buf + k, size - k, "]");
-	return buf;
+	return nnn_dims_format(d, &(nnn_dims_style_t){ "[", ", ", "]", NULL, NULL, 16 }, buf, size);
 }
 
 void nnn_rule_min(nnn_vctx_t *v, const char *name, int64_t value, int64_t min, uint64_t at)

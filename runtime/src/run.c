@@ -15,6 +15,7 @@
 
 #include "mem.h"
 #include "pool.h"
+#include "shape_io.h"
 #include "try.h"
 
 typedef struct step {
@@ -24,6 +25,8 @@ typedef struct step {
 	void *state;
 	const nnn_activation_type_t *act;
 	const void *act_params;
+	bool padded;                   /* pad holds the engine's padding (a window layer) */
+	int64_t pad[2 * NNN_MAX_RANK]; /* nnn_kernel_args_t.pad */
 } step_t;
 
 struct nnn_plan {
@@ -99,6 +102,7 @@ static nnn_status_t bind(const nnn_ctx_t *ctx, const nnn_layer_t *L, int32_t i, 
 	                                       : nnn_ctx_activation(ctx, L->activation.id, NULL);
 	s->act_params = L->activation.params_ext.type ? (const void *)L->activation.params_ext.body
 	                                              : (const void *)&L->activation.params;
+	s->padded = nnn_layer_pads(L, s->pad);
 	if (!s->type)
 		return layer_fail(d, NNN_E_PLUGIN, L, i,
 		                  "no loaded plugin provides a kernel for layer ID %d (plugins loaded: %s); load one with "
@@ -258,6 +262,7 @@ static nnn_status_t run_steps(nnn_plan_t *p, const float *x, float *y, nnn_diags
 			.act_params = s->act_params,
 			.act_done = &act_done,
 			.compat = p->compat,
+			.pad = s->padded ? s->pad : NULL,
 		};
 		if (s->type->forward(&a, msg, sizeof msg) != NNN_OK)
 			return layer_fail(d, NNN_E_KERNEL, s->layer, i, "forward failed: %s", msg[0] ? msg : "no reason given");

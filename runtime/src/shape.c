@@ -1,6 +1,8 @@
 /* shape.c: the one shape engine. Generated code turns each layer's schema
  * `io` entry into an nnn_io_t (the values of the fields it names); this file
- * is the only place that knows what the io kinds do to a shape. The
+ * is the only place that knows what the io kinds do to a shape, and where a
+ * kind's rule is a formula (gen/schema/io_kinds.lua `shape`) it calls the
+ * generated one (nnn_gen_window_*), keeping the checks and messages. The
  * validator's chain rule, nnn_model_shapes and through them validate, build,
  * map, graph, info and run all come here.
  *
@@ -44,29 +46,67 @@ nnn_pshape_t nnn_pshape_of(const nnn_shape_t *s)
 	return p;
 }
 
-char *nnn_pshape_format(const nnn_pshape_t *s, char *buf, size_t size)
+/* ---- the one shape printer ---- */
+
+/* Dims d64[0..n) (or d32, when d64 is NULL) as style says, from buf[k]:
+ * every shape nnnkit prints is written here. */
+static char *dims_put(const int64_t *d64, const int32_t *d32, int32_t n, const nnn_dims_style_t *st, char *buf,
+                      size_t size, size_t k)
 {
-	size_t k = 0;
-	if (!size)
-		return buf;
 #define PUT(...) (k += k < size ? (size_t)snprintf(buf + k, size - k, __VA_ARGS__) : 0)
-	if (s->rank < 0) {
-		if (s->last >= 0)
-			PUT("[?, ..., %" PRId64 "]", s->last);
+	PUT("%s", st->open);
+	for (int32_t i = 0; i < n; i++) {
+		int64_t d = d64 ? d64[i] : d32[i];
+		if (st->most > 0 && i == st->most) {
+			PUT(", ...");
+			break;
+		}
+		if (d < 0 && st->unknown)
+			PUT("%s%s", i ? st->sep : "", st->unknown);
 		else
-			PUT("[?, ...]");
-		return buf;
+			PUT("%s%" PRId64, i ? st->sep : "", d);
 	}
-	PUT("[");
-	for (int32_t i = 0; i < s->rank && i < NNN_MAX_RANK; i++) {
-		if (s->dims[i] >= 0)
-			PUT("%s%" PRId64, i ? ", " : "", s->dims[i]);
-		else
-			PUT("%s?", i ? ", " : "");
-	}
-	PUT("]");
+	PUT("%s", n == 1 && st->close1 ? st->close1 : st->close);
 #undef PUT
 	return buf;
+}
+
+char *nnn_shape_format_as(const nnn_shape_t *s, const nnn_dims_style_t *style, char *buf, size_t size)
+{
+	int32_t rank = s->rank < 0 ? 0 : s->rank > NNN_MAX_RANK ? NNN_MAX_RANK : s->rank;
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	return dims_put(s->dims, NULL, rank, style, buf, size, 0);
+}
+
+char *nnn_shape_format(const nnn_shape_t *s, char *buf, size_t size)
+{
+	return nnn_shape_format_as(s, &(nnn_dims_style_t){ "[", ", ", "]", NULL, NULL, 0 }, buf, size);
+}
+
+char *nnn_dims_format(nnn_i32s_t dims, const nnn_dims_style_t *style, char *buf, size_t size)
+{
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	return dims_put(NULL, dims.v, dims.v ? dims.n : 0, style, buf, size, 0);
+}
+
+char *nnn_pshape_format(const nnn_pshape_t *s, char *buf, size_t size)
+{
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	if (s->rank < 0) {
+		if (s->last >= 0)
+			snprintf(buf, size, "[?, ..., %" PRId64 "]", s->last);
+		else
+			snprintf(buf, size, "[?, ...]");
+		return buf;
+	}
+	return dims_put(s->dims, NULL, s->rank < NNN_MAX_RANK ? s->rank : NNN_MAX_RANK,
+	                &(nnn_dims_style_t){ "[", ", ", "]", NULL, "?", 0 }, buf, size, 0);
 }
 
 /* ---- the chain ---- */
@@ -227,18 +267,25 @@ static bool axes_ok(chain_t *c, const char *what, const nnn_io_ints_t *x, int32_
 }
 
 /* Padding of axis j for an effective window k, from the explicit list or
- * the padding type's formulas. */
-static bool padding(chain_t *c, const nnn_io_t *io, int32_t j, int64_t k, int64_t *before, int64_t *after)
+ * the padding type's formulas; false for an unknown padding type. */
+static bool pad_of(const nnn_io_t *io, int32_t j, int64_t k, int64_t *before, int64_t *after)
 {
 	if (io->pads.list) {
 		*before = io->pads.v.v[2 * j];
 		*after = io->pads.v.v[2 * j + 1];
 	} else if (io->pad_fn) {
-		if (!io->pad_fn(io->pad_type, k, before, after))
-			return false; /* an unknown padding type: its enum reports it */
+		return io->pad_fn(io->pad_type, k, before, after);
 	} else {
 		*before = *after = 0;
 	}
+	return true;
+}
+
+/* pad_of, checked: what does not fit is reported. */
+static bool padding(chain_t *c, const nnn_io_t *io, int32_t j, int64_t k, int64_t *before, int64_t *after)
+{
+	if (!pad_of(io, j, k, before, after))
+		return false; /* an unknown padding type: its enum reports it */
 	if (*before < 0 || *after < 0 || *before > INT32_MAX || *after > INT32_MAX) {
 		problem(c, io->pads.list ? &io->pads.src : &io->in_src, io->pads.list ? io->pads.base + 2 * j : -1, NNN_E_PADDING,
 		        "padding of axis %d is %" PRId64 " before and %" PRId64 " after, expected 0 to %d each", (int)j + 1,
@@ -246,6 +293,38 @@ static bool padding(chain_t *c, const nnn_io_t *io, int32_t j, int64_t k, int64_
 		return false;
 	}
 	return true;
+}
+
+/* The output size of spatial axis j of size x (UNK: unknown, or it does
+ * not fit). The rule is the schema's (nnn_gen_window_*, generated from
+ * gen/schema/io_kinds.lua); this keeps each step within 64 bits and says
+ * why an axis does not fit. */
+static int64_t window_axis(chain_t *c, const nnn_io_t *io, int32_t j, int64_t x)
+{
+	nnn_io_axis_t a = { .s = x, .window = ints_at(&io->window, j), .stride = ints_at(&io->stride, j),
+	                    .dilation = ints_at(&io->dilation, j) };
+	a.k = nnn_gen_window_k(&a); /* window and dilation are int32: no overflow */
+	if (!padding(c, io, j, a.k, &a.before, &a.after)) {
+		misfit(c);
+		return UNK;
+	}
+	if (x < 0)
+		return UNK;
+	if (x > INT64_MAX - a.before - a.after) {
+		problem(c, &io->window.src, io->window.base + j, NNN_E_INPUT_SHAPE, "axis %d of size %" PRId64 " is too large to pad",
+		        (int)j + 1, x);
+		misfit(c);
+		return UNK;
+	}
+	a.room = nnn_gen_window_room(&a);
+	if (a.room < 0) {
+		problem(c, &io->window.src, io->window.base + j, NNN_E_CHAIN,
+		        "axis %d of size %" PRId64 " (padded by %" PRId64 " and %" PRId64 ") is smaller than %s %" PRId64,
+		        (int)j + 1, x, a.before, a.after, a.dilation > 1 ? "the dilated window" : "window size", a.k);
+		misfit(c);
+		return UNK;
+	}
+	return nnn_gen_window_out(&a);
 }
 
 static void window(chain_t *c, const nnn_io_t *io)
@@ -281,35 +360,8 @@ static void window(chain_t *c, const nnn_io_t *io)
 		for (int32_t d = 1; d < n + 1; d++)
 			s->dims[d] = UNK;
 	}
-	for (int32_t j = 0; j < n; j++) {
-		int64_t w = ints_at(&io->window, j), st = ints_at(&io->stride, j), dl = ints_at(&io->dilation, j);
-		int64_t k = dl * (w - 1) + 1, before, after, x = s->dims[1 + j];
-		if (!padding(c, io, j, k, &before, &after)) {
-			misfit(c);
-			s->dims[1 + j] = UNK;
-			continue;
-		}
-		if (x < 0) {
-			s->dims[1 + j] = UNK;
-			continue;
-		}
-		if (x > INT64_MAX - before - after) {
-			problem(c, &io->window.src, io->window.base + j, NNN_E_INPUT_SHAPE, "axis %d of size %" PRId64 " is too large to pad",
-			        (int)j + 1, x);
-			misfit(c);
-			s->dims[1 + j] = UNK;
-			continue;
-		}
-		if (x + before + after < k) {
-			problem(c, &io->window.src, io->window.base + j, NNN_E_CHAIN,
-			        "axis %d of size %" PRId64 " (padded by %" PRId64 " and %" PRId64 ") is smaller than %s %" PRId64,
-			        (int)j + 1, x, before, after, dl > 1 ? "the dilated window" : "window size", k);
-			misfit(c);
-			s->dims[1 + j] = UNK;
-			continue;
-		}
-		s->dims[1 + j] = (x + before + after - k) / st + 1;
-	}
+	for (int32_t j = 0; j < n; j++)
+		s->dims[1 + j] = window_axis(c, io, j, s->dims[1 + j]);
 	s->dims[n + 1] = s->last = out_c;
 }
 
@@ -540,5 +592,24 @@ bool nnn_layer_window(const nnn_layer_t *L, nnn_layer_window_t *w)
 	w->field = io.window.src.path;
 	w->first = io.window.base;
 	w->at = io.window.src.at;
+	return true;
+}
+
+bool nnn_layer_pads(const nnn_layer_t *L, int64_t pad[2 * NNN_MAX_RANK])
+{
+	nnn_io_t io;
+	int32_t n;
+	nnn_gen_io(L, &io);
+	n = io.window.v.n;
+	if (io.kind != NNN_IO_WINDOW || n < 1 || n + 2 > NNN_MAX_RANK || (io.window.list && !io.window.v.v) ||
+	    (io.pads.list && (io.pads.v.n != 2 * n || !io.pads.v.v)))
+		return false;
+	for (int32_t j = 0; j < n; j++) {
+		nnn_io_axis_t a = { .window = ints_at(&io.window, j), .stride = ints_at(&io.stride, j),
+		                    .dilation = ints_at(&io.dilation, j) };
+		a.k = nnn_gen_window_k(&a);
+		if (!pad_of(&io, j, a.k, &pad[2 * j], &pad[2 * j + 1]))
+			return false;
+	}
 	return true;
 }

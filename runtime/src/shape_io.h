@@ -71,6 +71,24 @@ typedef struct nnn_io {
 	const nnn_layer_t *layer; /* plugin: the layer, whose type's infer gives shapes */
 } nnn_io_t;
 
+/* ---- the io kinds' shape rules, generated from gen/schema/io_kinds.lua ---- */
+/* One spatial axis as a kind's `shape` formulas name it. The engine fills
+ * the inputs, then each result in the order the formulas read them; a
+ * result function reads only the members its formula names. */
+typedef struct nnn_io_axis {
+	int64_t s, before, after;         /* the axis' size and its padding */
+	int64_t window, stride, dilation; /* the io's keys along the axis */
+	int64_t k, room, out;             /* results: nnn_gen_window_<name> */
+} nnn_io_axis_t;
+int64_t nnn_gen_window_k(const nnn_io_axis_t *a);    /* the dilated window */
+int64_t nnn_gen_window_room(const nnn_io_axis_t *a); /* < 0: the axis is too small */
+int64_t nnn_gen_window_out(const nnn_io_axis_t *a);  /* the output's size */
+/* The padding the engine gives each spatial axis j of a window layer:
+ * pad[2j] before, pad[2j + 1] after (what run passes its kernel, ABI 1.6).
+ * False when L's io is no window, or its fields do not give one (the
+ * validator says why). */
+bool nnn_layer_pads(const nnn_layer_t *L, int64_t pad[2 * NNN_MAX_RANK]);
+
 /* The layers the chain walks: io(elems, i, &out) gives layer i's io, for
  * i < n, one at a time (an nnn_io_t is 400 bytes: an array of them for a
  * model of many small layers would outweigh the model). broken (may be

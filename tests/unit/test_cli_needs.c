@@ -151,14 +151,14 @@ Test(cli_needs, model_shapes_each_as_model_shapes)
 	bb_free(&b);
 }
 
-Test(cli_needs, shape_join)
+Test(cli_needs, shape_format_as)
 {
 	nnn_shape_t s = { .rank = 3, .dims = { 2, 30, 4 } };
+	const nnn_dims_style_t tight = { "[", ",", "]", NULL, NULL, 0 }, by = { "[", " x ", "]", NULL, NULL, 0 };
 	char buf[32];
-	cr_assert_str_eq(nnn_shape_join(&s, ",", buf, sizeof buf), "[2,30,4]");
-	cr_assert_str_eq(nnn_shape_join(&s, " x ", buf, sizeof buf), "[2 x 30 x 4]");
-	cr_assert_str_eq(nnn_shape_join(&s, ", ", buf, sizeof buf), nnn_shape_format(&s, buf + 16, 16));
-	cr_assert_str_eq(nnn_shape_join(&s, ",", buf, 5), "[2,3", "cut to size, terminated");
+	cr_assert_str_eq(nnn_shape_format_as(&s, &tight, buf, sizeof buf), "[2,30,4]");
+	cr_assert_str_eq(nnn_shape_format_as(&s, &by, buf, sizeof buf), "[2 x 30 x 4]");
+	cr_assert_str_eq(nnn_shape_format_as(&s, &tight, buf, 5), "[2,3", "cut to size, terminated");
 	s.rank = 0;
-	cr_assert_str_eq(nnn_shape_join(&s, ",", buf, sizeof buf), "[]");
+	cr_assert_str_eq(nnn_shape_format_as(&s, &tight, buf, sizeof buf), "[]");
 }

@@ -962,6 +962,43 @@ Test(kernels, conv1d_by_hand)
 	}
 }
 
+/* ABI 1.6: the kernel runs the padding the host's shape engine gives
+ * (a->pad), not its own reading of the layer, and refuses an output its
+ * loops cannot produce from that input and padding. */
+Test(kernels, conv_runs_the_engines_padding)
+{
+	static const float x[] = { 1, 2, 3, 4 }, k3[] = { 1, 2, 3 }, b[] = { 0.5f };
+	static const int32_t kd3[] = { 1, 3, 1 }, bd[] = { 1 }, valid[] = { 0, 0 };
+	static const int64_t same[] = { 1, 1 };
+	static const double want[] = { 8.5, 14.5, 20.5, 11.5 }; /* [0 1 2 3 4 0], as conv1d_by_hand */
+	char msg[256] = "";
+	float y[4];
+	nnn_layer_t L = { .id = NNN_LAYER_ID_CONV };
+	L.bias = tensor(1, bd, b, 1);
+	L.body.conv.filters = 1;
+	L.body.conv.kernels = tensor(3, kd3, k3, 3);
+	L.body.conv.padding_dims.v = valid; /* the layer says none: the host's padding wins */
+	L.body.conv.padding_dims.n = 2;
+	nnn_shape_t in = mkshape(3, (int64_t[]){ 1, 4, 1 }), out = mkshape(3, (int64_t[]){ 1, 4, 1 });
+	nnn_kernel_args_t a = { .size = sizeof a, .layer = &L, .body = &L.body, .in = &in, .out = &out, .x = x, .y = y,
+		                .threads = 1, .pad = same };
+	nnn_status_t st = R.layer[NNN_LAYER_ID_CONV]->forward(&a, msg, sizeof msg);
+	cr_assert_eq(st, NNN_OK, "forward with the host's padding: %s", msg);
+	expect_close(y, want, 4, "conv 1-D padded by the host");
+
+	/* an older host's arguments: the layer's own padding, and then 4 outputs do not fit */
+	a.size = offsetof(nnn_kernel_args_t, pad);
+	st = R.layer[NNN_LAYER_ID_CONV]->forward(&a, msg, sizeof msg);
+	cr_assert_eq(st, NNN_E_KERNEL, "4 outputs of a 3-window over 4 unpadded: status %d", (int)st);
+	cr_assert(strstr(msg, "do not fit"), "message: %s", msg);
+	/* more outputs than the padded input holds windows */
+	a.size = sizeof a;
+	out.dims[1] = 5;
+	st = R.layer[NNN_LAYER_ID_CONV]->forward(&a, msg, sizeof msg);
+	cr_assert_eq(st, NNN_E_KERNEL, "5 outputs: status %d", (int)st);
+	cr_assert(strstr(msg, "axis 1, 5 windows of 3 do not fit in 4 padded by 1 and 1"), "message: %s", msg);
+}
+
 Test(kernels, conv2d_by_hand)
 {
 	/* x 3x3 = 1..9, kernel 2x2 [[1,2],[3,4]], two filters (the second is -1x) */

@@ -615,3 +615,17 @@ Test(plugins, id_policy_warnings_in_the_tool)
 	             0, "%s", out);
 	cr_expect_str_empty(out, "%s", out);
 }
+
+/* ABI 1.6: plugins print shapes with the host's one printer. */
+Test(plugins, host_table_gives_the_shape_printer)
+{
+	const nnn_host_t *h = nnn_host_table();
+	char buf[64];
+	nnn_shape_t s = { .rank = 2, .dims = { 1, 10 } };
+	cr_assert_geq(h->size, offsetof(nnn_host_t, shape_format) + sizeof h->shape_format);
+	cr_assert_gt(offsetof(nnn_host_t, shape_format), offsetof(nnn_host_t, onnx_fail), "the table grows at the end");
+	cr_assert_str_eq(h->shape_format(&s, &(nnn_dims_style_t){ "[", ", ", "]", NULL, NULL, 0 }, buf, sizeof buf),
+	                 "[1, 10]");
+	cr_assert_str_eq(h->shape_format(&s, &(nnn_dims_style_t){ "(", ", ", ")", ",)", NULL, 0 }, buf, sizeof buf),
+	                 "(1, 10)");
+}

@@ -272,3 +272,56 @@ Test(shape, pshape_format)
 	cr_assert_eq(tiny[2], '\0');
 	cr_assert_eq(tiny[3], 'x');
 }
+
+/* The one shape printer in each notation nnnkit prints shapes in. */
+Test(shape, one_printer_every_notation)
+{
+	char buf[96];
+	nnn_shape_t s = { .rank = 3, .dims = { 2, 28, 1 } }, one = { .rank = 1, .dims = { 5 } }, none = { .rank = 0 };
+	cr_assert_str_eq(nnn_shape_format(&s, buf, sizeof buf), "[2, 28, 1]");
+	const nnn_dims_style_t tuple = { "(", ", ", ")", ",)", NULL, 0 }; /* npy headers, as Python prints */
+	cr_assert_str_eq(nnn_shape_format_as(&s, &tuple, buf, sizeof buf), "(2, 28, 1)");
+	cr_assert_str_eq(nnn_shape_format_as(&one, &tuple, buf, sizeof buf), "(5,)");
+	cr_assert_str_eq(nnn_shape_format_as(&none, &tuple, buf, sizeof buf), "()");
+	const nnn_dims_style_t json = { "[", ", ", "]", NULL, "null", 0 };
+	s.dims[0] = -1;
+	cr_assert_str_eq(nnn_shape_format_as(&s, &json, buf, sizeof buf), "[null, 28, 1]");
+	int32_t d[20];
+	for (int i = 0; i < 20; i++)
+		d[i] = i;
+	const nnn_dims_style_t tight = { "[", ",", "]", NULL, NULL, 0 }, cut = { "[", ", ", "]", NULL, NULL, 3 };
+	cr_assert_str_eq(nnn_dims_format((nnn_i32s_t){ .n = 3, .v = d }, &tight, buf, sizeof buf), "[0,1,2]");
+	cr_assert_str_eq(nnn_dims_format((nnn_i32s_t){ .n = 20, .v = d }, &cut, buf, sizeof buf), "[0, 1, 2, ...]");
+	/* a rank past NNN_MAX_RANK prints NNN_MAX_RANK dims, never more */
+	nnn_shape_t big = { .rank = NNN_MAX_RANK + 5 };
+	for (int i = 0; i < NNN_MAX_RANK; i++)
+		big.dims[i] = 7;
+	char wide[8 * NNN_MAX_RANK];
+	nnn_shape_format(&big, wide, sizeof wide);
+	cr_assert_eq(strlen(wide), 2 + (size_t)NNN_MAX_RANK + 2 * (NNN_MAX_RANK - 1), "%s", wide);
+	/* cut to size, never overrun */
+	char tiny[5];
+	memset(tiny, 'x', sizeof tiny);
+	nnn_shape_format_as(&s, &tuple, tiny, 4);
+	cr_assert_str_eq(tiny, "(-1");
+	cr_assert_eq(tiny[4], 'x');
+}
+
+/* The padding run passes a kernel (nnn_kernel_args_t.pad, ABI 1.6) is the
+ * engine's, from the layer's io: a Conv's padding_dims, per axis. */
+Test(shape, layer_pads_are_the_engines)
+{
+	static const int32_t kd[] = { 4, 3, 5, 2 }, pads[] = { 1, 2, 0, 3 };
+	nnn_layer_t L = { .id = NNN_LAYER_ID_CONV };
+	int64_t pad[2 * NNN_MAX_RANK];
+	L.body.conv.filters = 4;
+	L.body.conv.kernels.dims = (nnn_i32s_t){ .n = 4, .v = kd };
+	L.body.conv.padding_dims = (nnn_i32s_t){ .n = 4, .v = pads };
+	cr_assert(nnn_layer_pads(&L, pad));
+	for (int j = 0; j < 4; j++)
+		cr_assert_eq(pad[j], pads[j], "pad[%d] is %lld, expected %d", j, (long long)pad[j], (int)pads[j]);
+	L.body.conv.padding_dims.n = 3; /* not one before and after per axis: no padding to give */
+	cr_assert_not(nnn_layer_pads(&L, pad));
+	nnn_layer_t D = { .id = NNN_LAYER_ID_DENSE };
+	cr_assert_not(nnn_layer_pads(&D, pad), "a Dense slides no window");
+}

@@ -9,6 +9,7 @@ local layout = require("lock.layout")
 local records = require("emit.records")
 local lines = require("emit.lines")
 local names = require("emit.c.names")
+local formula = require("schema.formula")
 
 local up, cstr, ccomment, rtype = names.up, names.cstr, names.ccomment, names.rtype
 local at_const, enum_const, field_ctype, SCALAR_FMT = names.at_const, names.enum_const, names.field_ctype,
@@ -1073,6 +1074,43 @@ local function emit_pad_fns(w, s, recs)
   end
 end
 
+-- The results of an io kind's `shape` formulas, each after the results it
+-- reads (then by name): the order the engine may compute them in.
+local function shape_order(shape)
+  local done, order, keys = {}, {}, {}
+  for key in pairs(shape) do keys[#keys + 1] = key end
+  table.sort(keys)
+  local function visit(key, stack)
+    if done[key] then return end
+    if stack[key] then error(string.format("io kind shape: %s depends on itself", key), 0) end
+    stack[key] = true
+    for _, n in ipairs(formula.names(shape[key])) do if shape[n] then visit(n, stack) end end
+    done[key] = true
+    order[#order + 1] = key
+  end
+  for _, key in ipairs(keys) do visit(key, {}) end
+  return order
+end
+
+-- The io kinds' shape rules (gen/schema/io_kinds.lua `shape`), one function
+-- per result: nnn_gen_<kind>_<result>(a) over one axis (nnn_io_axis_t,
+-- codec.h), whose members are the formula's names. The engine
+-- (runtime/src/shape.c) keeps every step within 64 bits before it calls one.
+local function emit_io_shapes(w)
+  for _, kind in ipairs(lang.io) do
+    if kind.shape then
+      for _, key in ipairs(shape_order(kind.shape)) do
+        w("/* %s: %s = %s */", kind.kind, key, ccomment(kind.shape[key]))
+        w("int64_t nnn_gen_%s_%s(const nnn_io_axis_t *a)", kind.kind, key)
+        w("{")
+        w("\treturn %s;", formula.c(kind.shape[key], function(n) return "a->" .. n end))
+        w("}")
+        w("")
+      end
+    end
+  end
+end
+
 -- The entry points libnnn calls (codec.h): decode, encode, validate, shapes,
 -- io, params and size of the root record.
 local function emit_entry_points(w, s)
@@ -1159,6 +1197,7 @@ function M.source(s, layouts)
   w("/* ---- validators ---- */")
   w("")
   emit_pad_fns(w, s, recs)
+  emit_io_shapes(w)
   for _, r in ipairs(recs) do
     for _, rule in ipairs(r.rules or {}) do
       if rule.kind == "chain" then emit_io(w, s, rule.ref.field.rec) end

@@ -16,7 +16,7 @@
 
 #include <nnn/api.h>
 #include <nnn/model.h>
-#include <nnn/shape_types.h> /* nnn_pshape_t, nnn_layer_shapes_t, NNN_DIM_UNKNOWN */
+#include <nnn/shape_types.h> /* nnn_pshape_t, nnn_layer_shapes_t, nnn_dims_style_t, NNN_DIM_UNKNOWN */
 #include <nnn/status.h>
 
 
@@ -66,5 +66,12 @@ NNN_API nnn_pshape_t nnn_pshape_of(const nnn_shape_t *s);
 /* Formats s as "[?, 26, 26, 8]", or "[?, ..., 10]" / "[?, ...]" when the
  * rank is unknown, into buf; returns buf. */
 NNN_API char *nnn_pshape_format(const nnn_pshape_t *s, char *buf, size_t size);
+
+/* Formats s (nnn/validate.h's nnn_shape_format is this with "[", ", ",
+ * "]") into buf, truncated to size; returns buf. */
+NNN_API char *nnn_shape_format_as(const nnn_shape_t *s, const nnn_dims_style_t *style, char *buf, size_t size);
+
+/* Formats a tensor's dims the same way. */
+NNN_API char *nnn_dims_format(nnn_i32s_t dims, const nnn_dims_style_t *style, char *buf, size_t size);
 
 #endif

@@ -23,4 +23,13 @@ typedef struct nnn_layer_shapes {
 	nnn_pshape_t in, out;
 } nnn_layer_shapes_t;
 
+/* How a shape is written (nnn_shape_format_as, nnn_dims_format): the one
+ * printer of every shape nnnkit shows, in the notation each place needs. */
+typedef struct nnn_dims_style {
+	const char *open, *sep, *close; /* "[", ", ", "]" */
+	const char *close1;  /* the close after exactly one dim when it differs (a Python tuple, "(5,)": ",)"); NULL: close */
+	const char *unknown; /* a dim < 0 ("?", "null"); NULL: its number */
+	int32_t most;        /* dims shown before ", ..."; 0: all */
+} nnn_dims_style_t;
+
 #endif

@@ -49,9 +49,4 @@ NNN_API NNN_NODISCARD nnn_status_t nnn_shape_parse(const char *text, nnn_shape_t
 /* Formats a shape as "[1, 28, 28, 1]" into buf; returns buf. */
 NNN_API char *nnn_shape_format(const nnn_shape_t *s, char *buf, size_t size);
 
-/* "[1<sep>28<sep>28]" into buf (size bytes, cut to size, terminated when
- * size > 0); returns buf. nnn_shape_format is this with ", ", nnnkit's
- * tensor shapes ("[2,3]") with ",". */
-NNN_API char *nnn_shape_join(const nnn_shape_t *s, const char *sep, char *buf, size_t size);
-
 #endif
