@@ -186,7 +186,7 @@ static void facts(FILE *o, const nnn_layer_t *L)
 	if (nnn_layer_window(L, &w)) {
 		for (int32_t j = 0; j < w.n; j++)
 			fprintf(o, "%s%d", j ? "," : "[", (int)w.k[j]);
-		fprintf(o, "],\"windowAt\":%" PRIu64, w.at);
+		fprintf(o, "],\"windowAt\":%" PRIu64 ",\"windowFirst\":%" PRId64, w.at, w.first);
 	} else {
 		fputs("null", o);
 	}
