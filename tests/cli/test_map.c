@@ -220,22 +220,39 @@ Test(map, invalid_model_is_mapped_up_to_the_problem, .fini = cleanup)
 	bb_free(&b);
 }
 
+/* A model of one Dense layer with `rows` x 1024 weights (4 KiB a row), all 0.5. */
+static const char *dense_of(bb_t *b, int32_t rows, const char *name)
+{
+	int32_t bias[1] = { 1024 }, w[2] = { rows, 1024 };
+	bb_header(b, "MiBs of weights", 1024 + (uint64_t)rows * 1024, 1);
+	bb_u8(b, 0), bb_u8(b, 0), bb_f32(b, 0);
+	bb_tensor(b, 1, bias), bb_i32(b, 1024), bb_tensor(b, 2, w), bb_u8(b, 0);
+	return write_model(b, name);
+}
+
+/* The page carries at most 65536 values of a tensor (for its value table
+ * and pictures: 256 KiB, 350 KiB as base64), so 4 MiB and 8 MiB of
+ * weights give pages of the same size, under 64 KiB plus those values. */
 Test(map, page_size_does_not_grow_with_tensor_bytes, .fini = cleanup)
 {
-	char out[300];
-	size_t n;
-	int32_t bias[1] = { 1024 }, w[2] = { 1024, 1024 };
-	bb_t b = { 0 };
-	bb_header(&b, "4 MiB of weights", 1024 + 1024 * 1024, 1);
-	bb_u8(&b, 0), bb_u8(&b, 0), bb_f32(&b, 0);
-	bb_tensor(&b, 1, bias), bb_i32(&b, 1024), bb_tensor(&b, 2, w), bb_u8(&b, 0);
+	char out[300], out2[300];
+	size_t n, n2;
+	bb_t b = { 0 }, b2 = { 0 };
 	snprintf(out, sizeof out, "%s/big.html", dir());
-	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", nnnkit_bin(), write_model(&b, "big.nnn"), out), 0);
-	char *html = slurp(out, &n);
-	cr_assert_lt(n, 64 * 1024, "%zu bytes for a %zu-byte model", n, b.n);
+	snprintf(out2, sizeof out2, "%s/big2.html", dir());
+	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", nnnkit_bin(), dense_of(&b, 1024, "big.nnn"), out), 0);
+	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", nnnkit_bin(), dense_of(&b2, 2048, "big2.nnn"), out2), 0);
+	char *html = slurp(out, &n), *html2 = slurp(out2, &n2);
+	size_t values = (65536 + 1024) * 4 * 4 / 3 + 8; /* base64 of the floats carried */
+	cr_assert_lt(n, 64 * 1024 + values, "%zu bytes for a %zu-byte model", n, b.n);
+	cr_assert_lt(n2 > n ? n2 - n : n - n2, 256, "%zu bytes for %zu weight bytes, %zu for %zu", n, b.n, n2, b2.n);
 	cr_assert(strstr(html, "\"count\":1048576,\"finite\":1048576,"), "one histogram for the whole tensor");
+	cr_assert(strstr(html, "\"shown\":65536}"), "the first 65536 values carried");
+	cr_assert(strstr(html, "\"shown\":1024}"), "the bias whole");
 	free(html);
+	free(html2);
 	bb_free(&b);
+	bb_free(&b2);
 }
 
 Test(graph, dot_of_the_chain, .fini = cleanup)
@@ -250,10 +267,11 @@ Test(graph, dot_of_the_chain, .fini = cleanup)
 	cr_assert_not_null(dot);
 	cr_assert(!strncmp(dot, "digraph nnn {\n", 14), "%s", dot);
 	cr_assert(strstr(dot, "  input [shape=oval, fillcolor=white, label=\"input\\n[5, 3]\"];\n"), "%s", dot);
+	/* Each node: type, activation, own fields, tensors by name as Netron shows them, parameters, shapes. */
 	cr_assert(strstr(dot, "  layer0 [label=\"#0 Dense\\nLeaky ReLU(tau=0.1)\\nneurons=2 flatten=false\\n"
-	                      "[5, 3] -> [5, 2]\"];\n"), "%s", dot);
-	cr_assert(strstr(dot, "  layer1 [label=\"#1 Dense\\nLinear\\nneurons=1 flatten=false\\n[5, 2] -> [5, 1]\"];\n"),
-	          "%s", dot);
+	                      "bias <2>  weights <3x2>\\n8 parameters\\n[5, 3] -> [5, 2]\"];\n"), "%s", dot);
+	cr_assert(strstr(dot, "  layer1 [label=\"#1 Dense\\nLinear\\nneurons=1 flatten=false\\nbias <1>  weights <2x1>\\n"
+	                      "3 parameters\\n[5, 2] -> [5, 1]\"];\n"), "%s", dot);
 	cr_assert(strstr(dot, "  output [shape=oval, fillcolor=white, label=\"output\\n[5, 1]\"];\n"), "%s", dot);
 	cr_assert(strstr(dot, "  input -> layer0 -> layer1 -> output;\n}\n"), "%s", dot);
 	cr_assert_eq(count(dot, "{"), count(dot, "}"));
@@ -455,8 +473,9 @@ static int unhex(int c)
 
 /* Draws `html` in one frame per width (and, with zoom >= 0, again at 390 px
  * after clicking byte-map part `zoom`, and at 1280 px after that click and
- * the byte range `range` given), returning each report. */
-static frames_t draw_frames(const char *html, int zoom, const char *range)
+ * the byte range `range` given), the byte map at `scale` ("bytes": to
+ * scale; "fit": every field visible), returning each report. */
+static frames_t draw_frames(const char *html, int zoom, const char *range, const char *scale)
 {
 	char harness[300], dom_path[300];
 	frames_t f = { .n = 0 };
@@ -467,12 +486,12 @@ static frames_t draw_frames(const char *html, int zoom, const char *range)
 	fputs("<!DOCTYPE html><html><body style=\"margin:0\"><pre id=\"o\"></pre><script>window.addEventListener('message',"
 	      "function (e) { document.getElementById('o').textContent += encodeURIComponent(e.data) + '\\n'; });</script>\n", h);
 	for (size_t i = 0; i < NWIDTHS; i++)
-		fprintf(h, "<iframe src=\"file://%s#selftest\" style=\"display:block;border:0;width:%dpx;height:900px\"></iframe>\n",
-		        html, WIDTHS[i]);
+		fprintf(h, "<iframe src=\"file://%s#selftest&scale=%s\" style=\"display:block;border:0;width:%dpx;height:900px\">"
+		        "</iframe>\n", html, scale, WIDTHS[i]);
 	if (zoom >= 0)
-		fprintf(h, "<iframe src=\"file://%s#selftest&zoom=%d\" style=\"display:block;border:0;width:390px;height:900px\">"
-		        "</iframe>\n<iframe src=\"file://%s#selftest&zoom=%d&range=%s\" style=\"display:block;border:0;"
-		        "width:1280px;height:900px\"></iframe>\n", html, zoom, html, zoom, range);
+		fprintf(h, "<iframe src=\"file://%s#selftest&zoom=%d&scale=%s\" style=\"display:block;border:0;width:390px;"
+		        "height:900px\"></iframe>\n<iframe src=\"file://%s#selftest&zoom=%d&range=%s&scale=%s\" style=\"display:block;"
+		        "border:0;width:1280px;height:900px\"></iframe>\n", html, zoom, scale, html, zoom, range, scale);
 	fputs("</body></html>\n", h);
 	cr_assert_eq(fclose(h), 0);
 	cr_assert_eq(t_sh(NULL, 0, CHROMIUM " --window-size=1940,1000 --virtual-time-budget=30000 --dump-dom 'file://%s' > %s "
@@ -697,7 +716,7 @@ Test(map, page_fits_360_to_1920_px, .fini = cleanup, .timeout = 300)
 
 	char range[64];
 	snprintf(range, sizeof range, "%zu,%zu", wdata - 4, wdata + NW * 4);
-	frames_t f = draw_frames(html, 1, range);
+	frames_t f = draw_frames(html, 1, range, "bytes");
 	check_widths(&f);
 	const uint64_t parts[3][2] = { { 0, l0 }, { l0, l1 - l0 }, { l1, end - l1 } };
 	/* A sequence's field starts at its count (nnn_field_t). */
@@ -803,7 +822,7 @@ Test(map, real_files_at_phone_to_desktop_widths, .fini = cleanup, .timeout = 300
 
 		snprintf(html, sizeof html, "%s/real.html", dir());
 		cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", nnnkit_bin(), path, html), 0, "%s", path);
-		frames_t f = draw_frames(html, -1, NULL);
+		frames_t f = draw_frames(html, -1, NULL, "bytes");
 		check_widths(&f);
 		for (size_t i = 0; i < f.n; i++) {
 			json_t *rep = f.v[i];
