@@ -845,3 +845,103 @@ Test(map, real_files_at_phone_to_desktop_widths, .fini = cleanup, .timeout = 300
 		free(r);
 	}
 }
+
+/* ---- what the map shows beyond the fields (issue 33: "thinner than Netron") ---- */
+
+/* MNIST-shaped, as docs/example.md's model: Conv 8 5x5 over 1 channel, Conv
+ * 16 5x5 over 8, Dense 6400 -> 128 (99.4 % of the file), Dense 128 -> 10. */
+static void mnist_like(bb_t *b)
+{
+	int32_t k[2] = { 5, 5 }, pads[4] = { 0, 0, 0, 0 };
+	bb_header(b, "mnist-like", 208 + 3216 + 819328 + 1290, 4);
+	bb_conv(b, 3, 8, 2, k, 1, 0, 4, pads);
+	bb_conv(b, 3, 16, 2, k, 8, 0, 4, pads);
+	bb_dense(b, 3, 6400, 128, 1);
+	bb_dense(b, 5, 128, 10, 0);
+}
+
+Test(graph, nodes_show_kernel_size_tensors_and_parameters, .fini = cleanup)
+{
+	char out[300];
+	bb_t b = { 0 };
+	mnist_like(&b);
+	snprintf(out, sizeof out, "%s/mnist.dot", dir());
+	cr_assert_eq(t_sh(NULL, 0, "%s graph %s -o %s", nnnkit_bin(), write_model(&b, "mnist.nnn"), out), 0);
+	char *dot = slurp(out, NULL);
+	cr_assert(strstr(dot, "  layer0 [label=\"#0 Conv 5x5\\nReLU\\nfilters=8 padding_type=valid padding_dims=[0, 0, 0, 0]\\n"
+	                      "bias <8>  kernels <8x5x5x1>\\n208 parameters\\n[?, ?, ?, 1] -> [?, ?, ?, 8]\"];\n"), "%s", dot);
+	cr_assert(strstr(dot, "#1 Conv 5x5\\n"), "%s", dot);
+	cr_assert(strstr(dot, "bias <16>  kernels <16x5x5x8>\\n3216 parameters\\n"), "%s", dot);
+	cr_assert(strstr(dot, "#2 Dense\\nReLU\\nneurons=128 flatten=true\\nbias <128>  weights <6400x128>\\n819328 parameters\\n"),
+	          "%s", dot);
+	cr_assert(strstr(dot, "bias <10>  weights <128x10>\\n1290 parameters\\n"), "%s", dot);
+	free(dot);
+	bb_free(&b);
+}
+
+/* The magic's text beside its number: dump's text and JSON ("text", the
+ * other keys as they were), and the map's data; none for bytes that are
+ * not printable. */
+Test(map, magic_shows_as_text, .fini = cleanup)
+{
+	char out[300];
+	bb_t b = { 0 };
+	bb_tiny(&b);
+	const char *model = write_model(&b, "tiny.nnn");
+	snprintf(out, sizeof out, "%s/dump.txt", dir());
+	cr_assert_eq(t_sh(NULL, 0, "%s dump %s > %s", nnnkit_bin(), model, out), 0);
+	char *text = slurp(out, NULL);
+	cr_assert(strstr(text, "0x00000000         4  magic                                i32                \"NNN.\" 776883790\n"),
+	          "%s", text);
+	free(text);
+	cr_assert_eq(t_sh(NULL, 0, "%s dump --json %s > %s", nnnkit_bin(), model, out), 0);
+	text = slurp(out, NULL);
+	cr_assert(strstr(text, "{\"offset\": 0, \"size\": 4, \"path\": \"magic\", \"prim\": \"i32\", \"type\": null, "
+	                       "\"value\": 776883790, \"text\": \"NNN.\"}"), "%s", text);
+	cr_assert_eq(count(text, "\"text\""), 1, "only the magic has a text");
+	free(text);
+	snprintf(out, sizeof out, "%s/tiny.html", dir());
+	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", nnnkit_bin(), model, out), 0);
+	text = slurp(out, NULL);
+	cr_assert(strstr(text, "\n[0,4,0,-1,\"magic\",\"776883790\",\"NNN.\"],"), "%.400s", strstr(text, "\"fields\""));
+	free(text);
+
+	b.b[0] = 0x01; /* not printable: no text, in either */
+	model = write_model(&b, "bad.nnn");
+	cr_assert_eq(t_sh(NULL, 0, "%s dump --json %s > %s 2>/dev/null", nnnkit_bin(), model, out), 1);
+	text = slurp(out, NULL);
+	cr_assert_eq(count(text, "\"text\""), 0, "%s", text);
+	free(text);
+	bb_free(&b);
+}
+
+/* What the map's data says of each layer, from the decoded model: the
+ * window a Conv slides, its tensors (name, dims, where), its parameters;
+ * and each tensor's values (all of them here) in base64. */
+Test(map, layer_facts_and_values_in_the_data, .fini = cleanup)
+{
+	char out[300];
+	bb_t b = { 0 };
+	core_model(&b);
+	snprintf(out, sizeof out, "%s/core.html", dir());
+	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", nnnkit_bin(), write_model(&b, "core.nnn"), out), 0);
+	char *html = slurp(out, NULL);
+	/* Conv: bias dims at 0x4e+..., kernels dims where the window's sizes are (dims[1], dims[2]). */
+	const char *conv = strstr(html, "\"window\":[3,3],\"windowAt\":");
+	cr_assert_not_null(conv, "%s", html);
+	unsigned long wat = strtoul(conv + strlen("\"window\":[3,3],\"windowAt\":"), NULL, 10);
+	char want[512];
+	snprintf(want, sizeof want, ",\"windowFirst\":1,\"tensors\":[{\"name\":\"bias\",\"dims\":[4],");
+	cr_assert(strstr(conv, want), "%.600s", conv);
+	snprintf(want, sizeof want, "{\"name\":\"kernels\",\"dims\":[4,3,3,1],\"dimsAt\":%lu,", wat);
+	cr_assert(strstr(conv, want), "the window's field is the kernels' dims: %.600s", conv);
+	cr_assert(strstr(conv, "\"count\":36}],\"params\":40}"), "%.600s", conv);
+	cr_assert(strstr(html, "\"window\":null,\"tensors\":[{\"name\":\"bias\",\"dims\":[3],"), "the Dense layer");
+	cr_assert(strstr(html, "{\"name\":\"weights\",\"dims\":[64,3],"), "%s", html);
+	cr_assert(strstr(html, "\"count\":192}],\"params\":195}"), "%s", html);
+	/* The kernels' 36 values 0.5 i - 1 as base64: -1, -0.5, 0 are 0xbf800000 0xbf000000 0 (little-endian). */
+	cr_assert(strstr(html, "\"values\":\"AACAvwAAAL8AAAAA"), "%s", html);
+	cr_assert(strstr(html, "\"shown\":36}"), "%s", html);
+	free(html);
+	bb_free(&b);
+}
