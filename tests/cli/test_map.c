@@ -945,3 +945,159 @@ Test(map, layer_facts_and_values_in_the_data, .fini = cleanup)
 	free(html);
 	bb_free(&b);
 }
+
+/* The page's #selftest report from a window `width` px wide (hash: what
+ * follows "#selftest"), parsed; the DOM's text is HTML-escaped. */
+static json_t *report_at(const char *html, int width, const char *hash)
+{
+	char dom_path[300];
+	snprintf(dom_path, sizeof dom_path, "%s/report.dom", dir());
+	cr_assert_eq(t_sh(NULL, 0, CHROMIUM " --window-size=%d,1000 --dump-dom 'file://%s#selftest%s' > %s 2>/dev/null", dir(), width,
+	                  html, hash, dom_path), 0, "chromium --dump-dom failed");
+	char *dom = slurp(dom_path, NULL), *p = strstr(dom, "selftest {\"errors\""), *q;
+	cr_assert_not_null(p, "the page's scripts did not run: %.2000s", dom);
+	p += 9;
+	cr_assert_not_null(q = strstr(p, "</pre>"));
+	*q = '\0';
+	static const char *const ent[][2] = { { "&lt;", "<" }, { "&gt;", ">" }, { "&quot;", "\"" }, { "&amp;", "&" } };
+	size_t k = 0;
+	for (char *c = p; *c; c++) {
+		size_t e = 0;
+		while (e < 4 && strncmp(c, ent[e][0], strlen(ent[e][0])))
+			e++;
+		p[k++] = e < 4 ? ent[e][1][0] : *c;
+		if (e < 4)
+			c += strlen(ent[e][0]) - 1;
+	}
+	p[k] = '\0';
+	json_error_t err;
+	json_t *r = json_loads(p, 0, &err);
+	cr_assert_not_null(r, "not JSON (%s): %.300s", err.text, p);
+	cr_assert_eq(json_array_size(json_object_get(r, "errors")), 0, "script errors: %s", json_dumps(json_object_get(r, "errors"), 0));
+	free(dom);
+	return r;
+}
+
+static const char *jstr_at(const json_t *a, size_t i)
+{
+	const char *s = json_string_value(json_array_get(a, i));
+	cr_assert_not_null(s, "no text %zu in %s", i, json_dumps(a, JSON_ENCODE_ANY));
+	return s;
+}
+
+/* One node's lines and the tables, pictures and region list, checked. */
+static void check_points(const json_t *r, const real_t *v, int width)
+{
+	json_t *n0 = json_array_get(json_object_get(r, "nodes"), 0), *n2 = json_array_get(json_object_get(r, "nodes"), 2);
+	cr_assert_str_eq(jstr_at(n0, 0), "#0 Conv 5\xc3\x97" "5 ReLU");
+	cr_assert_str_eq(jstr_at(n0, 2), "bias <8>  kernels <8\xc3\x97" "5\xc3\x97" "5\xc3\x97" "1>");
+	cr_assert_str_eq(jstr_at(n0, 3), "208 parameters");
+	cr_assert_str_eq(jstr_at(n2, 2), "bias <128>  weights <6400\xc3\x97" "128>");
+	cr_assert_str_eq(jstr_at(n2, 3), "819328 parameters");
+	/* Value tables: 16 a page, the next page after a click; the big weights carry 65536 values. */
+	json_t *tabs = json_object_get(r, "tables"), *k0 = json_array_get(tabs, 1), *w2 = json_array_get(tabs, 5);
+	cr_assert_eq(json_array_size(tabs), 8);
+	cr_assert_eq(json_integer_value(json_object_get(k0, "rows")), 16);
+	cr_assert_str_eq(json_string_value(json_object_get(k0, "info")), "values 0\xe2\x80\x93" "15, page 1 of 13");
+	cr_assert_str_eq(json_string_value(json_object_get(k0, "next")), "16");
+	json_t *last = json_object_get(k0, "last");
+	cr_assert_str_eq(jstr_at(last, 1), "[0, 3, 0, 0]", "row 15 of [8, 5, 5, 1]");
+	char want[64];
+	snprintf(want, sizeof want, "%.9g", (double)v->vals[1][15]);
+	cr_assert_str_eq(jstr_at(last, 2), want);
+	cr_assert_str_eq(json_string_value(json_object_get(w2, "info")), "values 0\xe2\x80\x93" "15, page 1 of 4096");
+	/* Filters: 8 x 1 and 16 x 8 pictures of 5x5, grey from the tensor's min to its max. */
+	json_t *fs = json_object_get(r, "filters"), *f0 = json_array_get(fs, 0);
+	cr_assert_eq(json_array_size(fs), 2);
+	cr_assert_eq(json_integer_value(json_object_get(f0, "canvases")), 8);
+	cr_assert_eq(json_integer_value(json_object_get(json_array_get(fs, 1), "canvases")), 128);
+	assert_json(json_object_get(f0, "size"), "[5, 5]");
+	float lo = INFINITY, hi = -INFINITY;
+	for (size_t i = 0; i < v->nvals[1]; i++)
+		lo = v->vals[1][i] < lo ? v->vals[1][i] : lo, hi = v->vals[1][i] > hi ? v->vals[1][i] : hi;
+	json_t *grey = json_object_get(f0, "grey");
+	cr_assert_eq(json_array_size(grey), 25);
+	for (size_t i = 0; i < 25; i++) /* filter 0, channel 0: values 0..24 (one channel) */
+		cr_assert_leq(fabs((double)json_integer_value(json_array_get(grey, i)) - (v->vals[1][i] - lo) / (hi - lo) * 255), 1.0,
+		              "pixel %zu", i);
+	/* The byte map fitted: every field at least 4 px wide; the header and each layer listed. */
+	json_t *map = json_object_get(r, "map"), *seg;
+	size_t i;
+	cr_assert_str_eq(json_string_value(json_object_get(r, "scale")), "fit");
+	json_array_foreach(json_object_get(map, "fields"), i, seg)
+		cr_assert_geq(json_number_value(json_array_get(seg, 3)), 4.0, "at %d px field %zu is %g px wide", width, i,
+		              json_number_value(json_array_get(seg, 3)));
+	cr_assert_eq(json_array_size(json_object_get(map, "fields")), 50);
+	json_t *rl = json_object_get(r, "regionList");
+	cr_assert_eq(json_array_size(rl), 5);
+	cr_assert(strstr(jstr_at(rl, 0), "header \xc2\xb7 0x0 \xc2\xb7 30 B"), "%s", jstr_at(rl, 0));
+	cr_assert(strstr(jstr_at(rl, 3), "#2 Dense") && strstr(jstr_at(rl, 3), "(99.4 %)"), "%s", jstr_at(rl, 3));
+	cr_assert_str_eq(json_string_value(json_object_get(r, "magic")), "\"NNN.\" 776883790");
+	/* The graph stays in view with the page scrolled to its last layer. */
+	cr_assert_gt(jnum(r, "scrolled"), 500);
+	cr_assert(fabs(jnum(r, "graphTop") - 8) <= 1, "the graph's top at %g px", jnum(r, "graphTop"));
+}
+
+Test(map, netron_points_in_chromium_at_1280_and_1920, .fini = cleanup, .timeout = 300)
+{
+	static const int widths[] = { 1280, 1920 };
+	char html[300], shot[512];
+	bb_t b = { 0 };
+	if (t_sh(NULL, 0, "command -v chromium >/dev/null") != 0)
+		cr_skip_test("chromium is not installed (apt-get install chromium, or make deps): the page was not drawn");
+	mnist_like(&b);
+	const char *model = write_model(&b, "mnist.nnn");
+	real_t *v = calloc(1, sizeof *v);
+	cr_assert_not_null(v);
+	nnn_visitor_t vis = { on_real, NULL, v };
+	nnn_decode_opts_t o = { .flags = NNN_DECODE_KEEP_GOING, .visit = &vis };
+	nnn_model_t *m = NULL;
+	cr_assert_eq(nnn_model_decode(b.b, b.n, &o, &m, NULL), NNN_OK);
+	nnn_model_free(m);
+	snprintf(html, sizeof html, "%s/mnist.html", dir());
+	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", nnnkit_bin(), model, html), 0);
+	char *text = slurp(html, NULL);
+	assert_self_contained(text);
+	free(text);
+	for (size_t w = 0; w < 2; w++) {
+		/* A search by value (layer 0's kernel 7), by offset (in its kernels' data) and by path. */
+		char q[64];
+		snprintf(q, sizeof q, "&search=%.9g", (double)v->vals[1][7]);
+		json_t *r = report_at(html, widths[w], q);
+		check_points(r, v, widths[w]);
+		json_t *s = json_object_get(r, "search");
+		cr_assert_geq(json_array_size(s), 1);
+		size_t hit = 0;
+		for (size_t k = 0; k < json_array_size(s); k++)
+			hit += !strcmp(jstr_at(s, k), t_fmt("layers[0].kernels.data[7] [0, 1, 2, 0] = %.9g", (double)v->vals[1][7]));
+		cr_assert_eq(hit, 1, "%s", json_dumps(s, 0));
+		assert_json(json_array_get(json_object_get(r, "searchHit"), 0), "\"7\"");
+		json_decref(r);
+		r = report_at(html, widths[w], "&search=0x7a");
+		s = json_object_get(r, "search");
+		cr_assert_str_eq(jstr_at(s, 0), "offset 0x7a (122): layers[0].kernels.data, bytes 0x6a+804");
+		/* Its data start at 0x6e (after the count): 0x7a is value 3. */
+		cr_assert_str_eq(jstr_at(s, 1), t_fmt("offset 0x7a: layers[0].kernels.data[3] [0, 0, 3, 0] = %.9g", (double)v->vals[1][3]));
+		/* Fitted, the field is wide enough where it is: no zoom. */
+		assert_json(json_object_get(r, "searchView"), t_fmt("[0, %zu]", b.n));
+		json_decref(r);
+		r = report_at(html, widths[w], "&search=KERNELS.dims");
+		s = json_object_get(r, "search");
+		cr_assert_eq(json_array_size(s), 2, "%s", json_dumps(s, 0));
+		cr_assert_str_eq(jstr_at(s, 1), "layers[1].kernels.dims = 4: [16, 5, 5, 8]");
+		json_decref(r);
+		snprintf(shot, sizeof shot, "%s/map-%d.png", t_build_dir(), widths[w]);
+		unlink(shot);
+		cr_assert_eq(t_sh(NULL, 0, CHROMIUM " --screenshot=%s --window-size=%d,1100 'file://%s' >/dev/null 2>&1", dir(), shot,
+		                  widths[w], html), 0, "chromium --screenshot failed");
+		size_t n;
+		char *png = slurp(shot, &n);
+		cr_assert(png && n > 20000 && !memcmp(png, "\x89PNG", 4), "%s", shot);
+		cr_log_info("the map of an MNIST-shaped model at %d px: %s", widths[w], shot);
+		free(png);
+	}
+	for (size_t k = 0; k < v->narrays; k++)
+		free(v->vals[k]);
+	free(v);
+	bb_free(&b);
+}
