@@ -1095,6 +1095,13 @@ Test(map, netron_points_in_chromium_at_1280_and_1920, .fini = cleanup, .timeout 
 		cr_assert(png && n > 20000 && !memcmp(png, "\x89PNG", 4), "%s", shot);
 		cr_log_info("the map of an MNIST-shaped model at %d px: %s", widths[w], shot);
 		free(png);
+		/* The whole page in one tall window: tables and filter pictures; then a search's result. */
+		snprintf(shot, sizeof shot, "%s/map-%d-full.png", t_build_dir(), widths[w]);
+		cr_assert_eq(t_sh(NULL, 0, CHROMIUM " --screenshot=%s --window-size=%d,3600 'file://%s' >/dev/null 2>&1", dir(), shot,
+		                  widths[w], html), 0, "chromium --screenshot failed");
+		snprintf(shot, sizeof shot, "%s/map-%d-search.png", t_build_dir(), widths[w]);
+		cr_assert_eq(t_sh(NULL, 0, CHROMIUM " --screenshot=%s --window-size=%d,1100 'file://%s#selftest&search=0x7a' >/dev/null 2>&1",
+		                  dir(), shot, widths[w], html), 0, "chromium --screenshot failed");
 	}
 	for (size_t k = 0; k < v->narrays; k++)
 		free(v->vals[k]);
