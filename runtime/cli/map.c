@@ -24,18 +24,21 @@ static const cli_opt_t map_opts[] = {
 
 const cli_cmd_t cmd_map = {
 	.name = "map",
-	.summary = "one self-contained HTML page: layer graph, shapes, histograms, byte map",
+	.summary = "one self-contained HTML page: layer graph, shapes, tensors' values, byte map, search",
 	.main = run,
 	.opts = CLI_OPTS(map_opts, cli_opts_input_shape),
 	.pos = cli_picture_pos,
 	.exits = CLI_EXITS_MODEL,
 	.help = "usage: nnnkit map [--input-shape 1,28,28,1] [-o map.html] MODEL\n"
-	"Writes one HTML page (no network access: inline CSS and script) showing the layer graph with\n"
-	"each layer's input and output shapes, every layer's fields (plugin layers included), a\n"
-	"histogram of every tensor on a log count axis (min, max, mean, std; zeros, NaN and\n"
-	"infinities counted apart), and a map of the file's bytes, each region as wide as its bytes\n"
-	"(the header, each layer, each field): hover one for its path, offset, size and value, click\n"
-	"one or give an offset range to zoom in. The page fits screens from 360 px wide up.\n"
+	"Writes one HTML page (no network access: inline CSS and script) showing the layer graph, which\n"
+	"stays in view (each layer's type and kernel size, tensors' shapes, parameter count, input and\n"
+	"output shapes), every layer's fields (plugin layers included), for every tensor a histogram\n"
+	"on a log count axis (min, max, mean, std; zeros, NaN and infinities counted apart) and a\n"
+	"paged value table (the page carries up to 65536 values a tensor), a Conv's filters as\n"
+	"pictures, and a map of the file's bytes (the header, each layer, each field; every field\n"
+	"visible, or each as wide as its bytes) with a list of its regions: hover one for its path,\n"
+	"offset, size and value, click one or give an offset range to zoom in. Search by field path,\n"
+	"byte offset (decimal or 0x hex) or value. The page fits screens from 360 px wide up.\n"
 	"Without --input-shape, shapes show what each layer's own fields fix.\n"
 	"An invalid model is mapped as far as it decodes, with its problems listed on the page and\n"
 	"on stderr (exit 1).\n",
