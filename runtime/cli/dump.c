@@ -96,8 +96,31 @@ static void json_value(const nnn_field_t *f, int values, const nnn_ctx_t *ctx)
 	}
 }
 
+/* The text of a field the schema fixes (const), at the root, whose four
+ * little-endian bytes are printable ASCII: a signature ("NNN."), shown as
+ * text beside its number. Which field that is, the schema says. */
+static bool const_text(const nnn_field_t *f, char text[5])
+{
+	const nnn_rdesc_t *r = &nnn_model_desc;
+	for (int32_t i = 0; i < r->nfields; i++) {
+		const nnn_fdesc_t *d = (const nnn_fdesc_t *)((const char *)r->fields + (size_t)i * r->field_size);
+		if (!(d->flags & NNN_FD_CONST) || strcmp(d->name, f->path) || f->prim != NNN_PRIM_I32)
+			continue;
+		for (int k = 0; k < 4; k++) {
+			unsigned char b = (unsigned char)((uint32_t)f->i >> (8 * k));
+			if (b < 0x20 || b > 0x7e)
+				return false;
+			text[k] = (char)b;
+		}
+		text[4] = '\0';
+		return true;
+	}
+	return false;
+}
+
 static void on_field(void *ctx, const nnn_field_t *f)
 {
+	char text[5];
 	dump_ctx_t *c = ctx;
 	char type[48], path[NNN_PATH_MAX * 4];
 	if (c->json) {
@@ -111,6 +134,10 @@ static void on_field(void *ctx, const nnn_field_t *f)
 			fputs("null", stdout);
 		fputs(", ", stdout);
 		json_value(f, c->values, c->ctx);
+		if (const_text(f, text)) {
+			fputs(", \"text\": ", stdout);
+			cli_json_str(stdout, text, 4);
+		}
 		putchar('}');
 		if (f->offset + f->size > c->end)
 			c->end = f->offset + f->size;
@@ -124,6 +151,8 @@ static void on_field(void *ctx, const nnn_field_t *f)
 	 * show paths (a newline too: one line per field). */
 	nnn_esc(path, sizeof path, f->path, strlen(f->path), NNN_ESC_C);
 	printf("0x%08" PRIx64 " %9" PRIu64 "  %-36s %-18s ", f->offset, f->size, path, type);
+	if (const_text(f, text))
+		printf("\"%s\" ", text); /* printable ASCII: the signature as a hex viewer shows it */
 	cli_field_value(stdout, f, c->values, c->ctx);
 	putchar('\n');
 	if (f->offset + f->size > c->end)

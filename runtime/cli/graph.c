@@ -1,5 +1,10 @@
 /* graph.c: `nnnkit graph MODEL`: the layer chain as Graphviz DOT. */
+#include <inttypes.h>
 #include <string.h>
+
+#include <nnn/file.h>
+#include <nnn/model.h>
+#include <nnn/shape.h>
 
 #include "scan.h"
 
@@ -18,8 +23,9 @@ const cli_cmd_t cmd_graph = {
 	.pos = cli_picture_pos,
 	.exits = CLI_EXITS_MODEL,
 	.help = "usage: nnnkit graph [--input-shape 1,28,28,1] [-o FILE] MODEL\n"
-	"Prints a Graphviz digraph: an input node, one node per layer (type, activation, its own\n"
-	"fields, input -> output shape) in file order, and an output node. Without --input-shape,\n"
+	"Prints a Graphviz digraph: an input node, one node per layer (type and kernel size, activation,\n"
+	"its own fields, its tensors' shapes and parameter count, input -> output shape) in file order,\n"
+	"and an output node. Without --input-shape,\n"
 	"shapes show what each layer's own fields fix ('?' is unknown). An invalid model is drawn\n"
 	"as far as it decodes, ending in a node that names the first problem (exit 1).\n",
 };
@@ -29,6 +35,50 @@ const cli_cmd_t cmd_graph = {
 static void dot_text(FILE *o, const char *text)
 {
 	cli_esc_print(o, text ? text : "", text ? strlen(text) : 0, NNN_ESC_DOT);
+}
+
+/* " 5x5": the window a layer slides (the schema's io says which), or nothing. */
+static void window(FILE *o, const nnn_layer_t *L)
+{
+	nnn_layer_window_t w;
+	if (!L || !nnn_layer_window(L, &w))
+		return;
+	for (int32_t j = 0; j < w.n; j++)
+		fprintf(o, "%s%d", j ? "x" : " ", (int)w.k[j]);
+}
+
+/* "\nbias <8>  kernels <8x5x5x1>\n208 parameters": the layer's parameter
+ * tensors as Netron shows them, and their count. */
+static void tensors(FILE *o, const nnn_layer_t *L)
+{
+	nnn_named_tensor_t ts[64];
+	uint64_t params = 0;
+	if (!L)
+		return;
+	int n = nnn_layer_tensors(L, ts, 64);
+	fputs("\\n", o);
+	for (int t = 0; t < n && t < 64; t++) {
+		fputs(t ? "  " : "", o);
+		dot_text(o, ts[t].name);
+		for (int32_t j = 0; j < ts[t].tensor->dims.n; j++)
+			fprintf(o, "%s%d", j ? "x" : " <", (int)ts[t].tensor->dims.v[j]);
+		fputs(ts[t].tensor->dims.n ? ">" : " <>", o);
+		params += (uint64_t)ts[t].tensor->data.n;
+	}
+	fprintf(o, "\\n%" PRIu64 " parameter%s", params, params == 1 ? "" : "s");
+}
+
+/* The model as decoded, for each layer's window and tensors; NULL when it
+ * does not decode (the nodes then show what the scan has). */
+static nnn_model_t *decoded(const cli_scan_t *s)
+{
+	nnn_decode_opts_t opts = { .ctx = s->ctx };
+	nnn_model_t *m = NULL;
+	if (nnn_file_decode(s->file, &opts, &m, NULL) != NNN_OK || (m && (size_t)m->layer_count != s->nlayers)) {
+		nnn_model_free(m);
+		return NULL;
+	}
+	return m;
 }
 
 static nnn_status_t render(FILE *o, cli_scan_t *s, const char *path, nnn_diags_t *d)
@@ -46,23 +96,27 @@ static nnn_status_t render(FILE *o, cli_scan_t *s, const char *path, nnn_diags_t
 	fputs("  input [shape=oval, fillcolor=white, label=\"input\\n", o);
 	dot_text(o, s->nlayers ? cli_scan_str(s, s->layers[0].in) : "?");
 	fputs("\"];\n", o);
+	nnn_model_t *m = decoded(s);
 	for (size_t i = 0; i < s->nlayers; i++) {
 		const cli_layer_t *L = &s->layers[i];
 		const char *act = cli_scan_str(s, L->act), *summary = cli_scan_str(s, L->summary);
 		fprintf(o, "  layer%zu [label=\"#%zu ", i, i);
 		dot_text(o, cli_scan_str(s, L->type));
+		window(o, m ? &m->layers[i] : NULL);
 		fputs("\\n", o);
 		dot_text(o, act ? act : "?");
 		if (summary) {
 			fputs("\\n", o);
 			dot_text(o, summary);
 		}
+		tensors(o, m ? &m->layers[i] : NULL);
 		fputs("\\n", o);
 		dot_text(o, cli_scan_str(s, L->in));
 		fputs(" -> ", o);
 		dot_text(o, cli_scan_str(s, L->out));
 		fputs("\"];\n", o);
 	}
+	nnn_model_free(m);
 	if (s->status == NNN_OK) {
 		fputs("  output [shape=oval, fillcolor=white, label=\"output\\n", o);
 		dot_text(o, s->nlayers ? cli_scan_str(s, s->layers[s->nlayers - 1].out) : "?");

@@ -220,22 +220,39 @@ Test(map, invalid_model_is_mapped_up_to_the_problem, .fini = cleanup)
 	bb_free(&b);
 }
 
+/* A model of one Dense layer with `rows` x 1024 weights (4 KiB a row), all 0.5. */
+static const char *dense_of(bb_t *b, int32_t rows, const char *name)
+{
+	int32_t bias[1] = { 1024 }, w[2] = { rows, 1024 };
+	bb_header(b, "MiBs of weights", 1024 + (uint64_t)rows * 1024, 1);
+	bb_u8(b, 0), bb_u8(b, 0), bb_f32(b, 0);
+	bb_tensor(b, 1, bias), bb_i32(b, 1024), bb_tensor(b, 2, w), bb_u8(b, 0);
+	return write_model(b, name);
+}
+
+/* The page carries at most 65536 values of a tensor (for its value table
+ * and pictures: 256 KiB, 350 KiB as base64), so 4 MiB and 8 MiB of
+ * weights give pages of the same size, under 64 KiB plus those values. */
 Test(map, page_size_does_not_grow_with_tensor_bytes, .fini = cleanup)
 {
-	char out[300];
-	size_t n;
-	int32_t bias[1] = { 1024 }, w[2] = { 1024, 1024 };
-	bb_t b = { 0 };
-	bb_header(&b, "4 MiB of weights", 1024 + 1024 * 1024, 1);
-	bb_u8(&b, 0), bb_u8(&b, 0), bb_f32(&b, 0);
-	bb_tensor(&b, 1, bias), bb_i32(&b, 1024), bb_tensor(&b, 2, w), bb_u8(&b, 0);
+	char out[300], out2[300];
+	size_t n, n2;
+	bb_t b = { 0 }, b2 = { 0 };
 	snprintf(out, sizeof out, "%s/big.html", dir());
-	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", nnnkit_bin(), write_model(&b, "big.nnn"), out), 0);
-	char *html = slurp(out, &n);
-	cr_assert_lt(n, 64 * 1024, "%zu bytes for a %zu-byte model", n, b.n);
+	snprintf(out2, sizeof out2, "%s/big2.html", dir());
+	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", nnnkit_bin(), dense_of(&b, 1024, "big.nnn"), out), 0);
+	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", nnnkit_bin(), dense_of(&b2, 2048, "big2.nnn"), out2), 0);
+	char *html = slurp(out, &n), *html2 = slurp(out2, &n2);
+	size_t values = (65536 + 1024) * 4 * 4 / 3 + 8; /* base64 of the floats carried */
+	cr_assert_lt(n, 64 * 1024 + values, "%zu bytes for a %zu-byte model", n, b.n);
+	cr_assert_lt(n2 > n ? n2 - n : n - n2, 256, "%zu bytes for %zu weight bytes, %zu for %zu", n, b.n, n2, b2.n);
 	cr_assert(strstr(html, "\"count\":1048576,\"finite\":1048576,"), "one histogram for the whole tensor");
+	cr_assert(strstr(html, "\"shown\":65536}"), "the first 65536 values carried");
+	cr_assert(strstr(html, "\"shown\":1024}"), "the bias whole");
 	free(html);
+	free(html2);
 	bb_free(&b);
+	bb_free(&b2);
 }
 
 Test(graph, dot_of_the_chain, .fini = cleanup)
@@ -250,10 +267,11 @@ Test(graph, dot_of_the_chain, .fini = cleanup)
 	cr_assert_not_null(dot);
 	cr_assert(!strncmp(dot, "digraph nnn {\n", 14), "%s", dot);
 	cr_assert(strstr(dot, "  input [shape=oval, fillcolor=white, label=\"input\\n[5, 3]\"];\n"), "%s", dot);
+	/* Each node: type, activation, own fields, tensors by name as Netron shows them, parameters, shapes. */
 	cr_assert(strstr(dot, "  layer0 [label=\"#0 Dense\\nLeaky ReLU(tau=0.1)\\nneurons=2 flatten=false\\n"
-	                      "[5, 3] -> [5, 2]\"];\n"), "%s", dot);
-	cr_assert(strstr(dot, "  layer1 [label=\"#1 Dense\\nLinear\\nneurons=1 flatten=false\\n[5, 2] -> [5, 1]\"];\n"),
-	          "%s", dot);
+	                      "bias <2>  weights <3x2>\\n8 parameters\\n[5, 3] -> [5, 2]\"];\n"), "%s", dot);
+	cr_assert(strstr(dot, "  layer1 [label=\"#1 Dense\\nLinear\\nneurons=1 flatten=false\\nbias <1>  weights <2x1>\\n"
+	                      "3 parameters\\n[5, 2] -> [5, 1]\"];\n"), "%s", dot);
 	cr_assert(strstr(dot, "  output [shape=oval, fillcolor=white, label=\"output\\n[5, 1]\"];\n"), "%s", dot);
 	cr_assert(strstr(dot, "  input -> layer0 -> layer1 -> output;\n}\n"), "%s", dot);
 	cr_assert_eq(count(dot, "{"), count(dot, "}"));
@@ -455,8 +473,9 @@ static int unhex(int c)
 
 /* Draws `html` in one frame per width (and, with zoom >= 0, again at 390 px
  * after clicking byte-map part `zoom`, and at 1280 px after that click and
- * the byte range `range` given), returning each report. */
-static frames_t draw_frames(const char *html, int zoom, const char *range)
+ * the byte range `range` given), the byte map at `scale` ("bytes": to
+ * scale; "fit": every field visible), returning each report. */
+static frames_t draw_frames(const char *html, int zoom, const char *range, const char *scale)
 {
 	char harness[300], dom_path[300];
 	frames_t f = { .n = 0 };
@@ -467,12 +486,12 @@ static frames_t draw_frames(const char *html, int zoom, const char *range)
 	fputs("<!DOCTYPE html><html><body style=\"margin:0\"><pre id=\"o\"></pre><script>window.addEventListener('message',"
 	      "function (e) { document.getElementById('o').textContent += encodeURIComponent(e.data) + '\\n'; });</script>\n", h);
 	for (size_t i = 0; i < NWIDTHS; i++)
-		fprintf(h, "<iframe src=\"file://%s#selftest\" style=\"display:block;border:0;width:%dpx;height:900px\"></iframe>\n",
-		        html, WIDTHS[i]);
+		fprintf(h, "<iframe src=\"file://%s#selftest&scale=%s\" style=\"display:block;border:0;width:%dpx;height:900px\">"
+		        "</iframe>\n", html, scale, WIDTHS[i]);
 	if (zoom >= 0)
-		fprintf(h, "<iframe src=\"file://%s#selftest&zoom=%d\" style=\"display:block;border:0;width:390px;height:900px\">"
-		        "</iframe>\n<iframe src=\"file://%s#selftest&zoom=%d&range=%s\" style=\"display:block;border:0;"
-		        "width:1280px;height:900px\"></iframe>\n", html, zoom, html, zoom, range);
+		fprintf(h, "<iframe src=\"file://%s#selftest&zoom=%d&scale=%s\" style=\"display:block;border:0;width:390px;"
+		        "height:900px\"></iframe>\n<iframe src=\"file://%s#selftest&zoom=%d&range=%s&scale=%s\" style=\"display:block;"
+		        "border:0;width:1280px;height:900px\"></iframe>\n", html, zoom, scale, html, zoom, range, scale);
 	fputs("</body></html>\n", h);
 	cr_assert_eq(fclose(h), 0);
 	cr_assert_eq(t_sh(NULL, 0, CHROMIUM " --window-size=1940,1000 --virtual-time-budget=30000 --dump-dom 'file://%s' > %s "
@@ -697,7 +716,7 @@ Test(map, page_fits_360_to_1920_px, .fini = cleanup, .timeout = 300)
 
 	char range[64];
 	snprintf(range, sizeof range, "%zu,%zu", wdata - 4, wdata + NW * 4);
-	frames_t f = draw_frames(html, 1, range);
+	frames_t f = draw_frames(html, 1, range, "bytes");
 	check_widths(&f);
 	const uint64_t parts[3][2] = { { 0, l0 }, { l0, l1 - l0 }, { l1, end - l1 } };
 	/* A sequence's field starts at its count (nnn_field_t). */
@@ -803,7 +822,7 @@ Test(map, real_files_at_phone_to_desktop_widths, .fini = cleanup, .timeout = 300
 
 		snprintf(html, sizeof html, "%s/real.html", dir());
 		cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", nnnkit_bin(), path, html), 0, "%s", path);
-		frames_t f = draw_frames(html, -1, NULL);
+		frames_t f = draw_frames(html, -1, NULL, "bytes");
 		check_widths(&f);
 		for (size_t i = 0; i < f.n; i++) {
 			json_t *rep = f.v[i];
@@ -825,4 +844,267 @@ Test(map, real_files_at_phone_to_desktop_widths, .fini = cleanup, .timeout = 300
 			free(r->vals[k]);
 		free(r);
 	}
+}
+
+/* ---- what the map shows beyond the fields (issue 33: "thinner than Netron") ---- */
+
+/* MNIST-shaped, as docs/example.md's model: Conv 8 5x5 over 1 channel, Conv
+ * 16 5x5 over 8, Dense 6400 -> 128 (99.4 % of the file), Dense 128 -> 10. */
+static void mnist_like(bb_t *b)
+{
+	int32_t k[2] = { 5, 5 }, pads[4] = { 0, 0, 0, 0 };
+	bb_header(b, "mnist-like", 208 + 3216 + 819328 + 1290, 4);
+	bb_conv(b, 3, 8, 2, k, 1, 0, 4, pads);
+	bb_conv(b, 3, 16, 2, k, 8, 0, 4, pads);
+	bb_dense(b, 3, 6400, 128, 1);
+	bb_dense(b, 5, 128, 10, 0);
+}
+
+Test(graph, nodes_show_kernel_size_tensors_and_parameters, .fini = cleanup)
+{
+	char out[300];
+	bb_t b = { 0 };
+	mnist_like(&b);
+	snprintf(out, sizeof out, "%s/mnist.dot", dir());
+	cr_assert_eq(t_sh(NULL, 0, "%s graph %s -o %s", nnnkit_bin(), write_model(&b, "mnist.nnn"), out), 0);
+	char *dot = slurp(out, NULL);
+	cr_assert(strstr(dot, "  layer0 [label=\"#0 Conv 5x5\\nReLU\\nfilters=8 padding_type=valid padding_dims=[0, 0, 0, 0]\\n"
+	                      "bias <8>  kernels <8x5x5x1>\\n208 parameters\\n[?, ?, ?, 1] -> [?, ?, ?, 8]\"];\n"), "%s", dot);
+	cr_assert(strstr(dot, "#1 Conv 5x5\\n"), "%s", dot);
+	cr_assert(strstr(dot, "bias <16>  kernels <16x5x5x8>\\n3216 parameters\\n"), "%s", dot);
+	cr_assert(strstr(dot, "#2 Dense\\nReLU\\nneurons=128 flatten=true\\nbias <128>  weights <6400x128>\\n819328 parameters\\n"),
+	          "%s", dot);
+	cr_assert(strstr(dot, "bias <10>  weights <128x10>\\n1290 parameters\\n"), "%s", dot);
+	free(dot);
+	bb_free(&b);
+}
+
+/* The magic's text beside its number: dump's text and JSON ("text", the
+ * other keys as they were), and the map's data; none for bytes that are
+ * not printable. */
+Test(map, magic_shows_as_text, .fini = cleanup)
+{
+	char out[300];
+	bb_t b = { 0 };
+	bb_tiny(&b);
+	const char *model = write_model(&b, "tiny.nnn");
+	snprintf(out, sizeof out, "%s/dump.txt", dir());
+	cr_assert_eq(t_sh(NULL, 0, "%s dump %s > %s", nnnkit_bin(), model, out), 0);
+	char *text = slurp(out, NULL);
+	cr_assert(strstr(text, "0x00000000         4  magic                                i32                \"NNN.\" 776883790\n"),
+	          "%s", text);
+	free(text);
+	cr_assert_eq(t_sh(NULL, 0, "%s dump --json %s > %s", nnnkit_bin(), model, out), 0);
+	text = slurp(out, NULL);
+	cr_assert(strstr(text, "{\"offset\": 0, \"size\": 4, \"path\": \"magic\", \"prim\": \"i32\", \"type\": null, "
+	                       "\"value\": 776883790, \"text\": \"NNN.\"}"), "%s", text);
+	cr_assert_eq(count(text, "\"text\""), 1, "only the magic has a text");
+	free(text);
+	snprintf(out, sizeof out, "%s/tiny.html", dir());
+	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", nnnkit_bin(), model, out), 0);
+	text = slurp(out, NULL);
+	cr_assert(strstr(text, "\n[0,4,0,-1,\"magic\",\"776883790\",\"NNN.\"],"), "%.400s", strstr(text, "\"fields\""));
+	free(text);
+
+	b.b[0] = 0x01; /* not printable: no text, in either */
+	model = write_model(&b, "bad.nnn");
+	cr_assert_eq(t_sh(NULL, 0, "%s dump --json %s > %s 2>/dev/null", nnnkit_bin(), model, out), 1);
+	text = slurp(out, NULL);
+	cr_assert_eq(count(text, "\"text\""), 0, "%s", text);
+	free(text);
+	bb_free(&b);
+}
+
+/* What the map's data says of each layer, from the decoded model: the
+ * window a Conv slides, its tensors (name, dims, where), its parameters;
+ * and each tensor's values (all of them here) in base64. */
+Test(map, layer_facts_and_values_in_the_data, .fini = cleanup)
+{
+	char out[300];
+	bb_t b = { 0 };
+	core_model(&b);
+	snprintf(out, sizeof out, "%s/core.html", dir());
+	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", nnnkit_bin(), write_model(&b, "core.nnn"), out), 0);
+	char *html = slurp(out, NULL);
+	/* Conv: bias dims at 0x4e+..., kernels dims where the window's sizes are (dims[1], dims[2]). */
+	const char *conv = strstr(html, "\"window\":[3,3],\"windowAt\":");
+	cr_assert_not_null(conv, "%s", html);
+	unsigned long wat = strtoul(conv + strlen("\"window\":[3,3],\"windowAt\":"), NULL, 10);
+	char want[512];
+	snprintf(want, sizeof want, ",\"windowFirst\":1,\"tensors\":[{\"name\":\"bias\",\"dims\":[4],");
+	cr_assert(strstr(conv, want), "%.600s", conv);
+	snprintf(want, sizeof want, "{\"name\":\"kernels\",\"dims\":[4,3,3,1],\"dimsAt\":%lu,", wat);
+	cr_assert(strstr(conv, want), "the window's field is the kernels' dims: %.600s", conv);
+	cr_assert(strstr(conv, "\"count\":36}],\"params\":40}"), "%.600s", conv);
+	cr_assert(strstr(html, "\"window\":null,\"tensors\":[{\"name\":\"bias\",\"dims\":[3],"), "the Dense layer");
+	cr_assert(strstr(html, "{\"name\":\"weights\",\"dims\":[64,3],"), "%s", html);
+	cr_assert(strstr(html, "\"count\":192}],\"params\":195}"), "%s", html);
+	/* The kernels' 36 values 0.5 i - 1 as base64: -1, -0.5, 0 are 0xbf800000 0xbf000000 0 (little-endian). */
+	cr_assert(strstr(html, "\"values\":\"AACAvwAAAL8AAAAA"), "%s", html);
+	cr_assert(strstr(html, "\"shown\":36}"), "%s", html);
+	free(html);
+	bb_free(&b);
+}
+
+/* The page's #selftest report from a window `width` px wide (hash: what
+ * follows "#selftest"), parsed; the DOM's text is HTML-escaped. */
+static json_t *report_at(const char *html, int width, const char *hash)
+{
+	char dom_path[300];
+	snprintf(dom_path, sizeof dom_path, "%s/report.dom", dir());
+	cr_assert_eq(t_sh(NULL, 0, CHROMIUM " --window-size=%d,1000 --dump-dom 'file://%s#selftest%s' > %s 2>/dev/null", dir(), width,
+	                  html, hash, dom_path), 0, "chromium --dump-dom failed");
+	char *dom = slurp(dom_path, NULL), *p = strstr(dom, "selftest {\"errors\""), *q;
+	cr_assert_not_null(p, "the page's scripts did not run: %.2000s", dom);
+	p += 9;
+	cr_assert_not_null(q = strstr(p, "</pre>"));
+	*q = '\0';
+	static const char *const ent[][2] = { { "&lt;", "<" }, { "&gt;", ">" }, { "&quot;", "\"" }, { "&amp;", "&" } };
+	size_t k = 0;
+	for (char *c = p; *c; c++) {
+		size_t e = 0;
+		while (e < 4 && strncmp(c, ent[e][0], strlen(ent[e][0])))
+			e++;
+		p[k++] = e < 4 ? ent[e][1][0] : *c;
+		if (e < 4)
+			c += strlen(ent[e][0]) - 1;
+	}
+	p[k] = '\0';
+	json_error_t err;
+	json_t *r = json_loads(p, 0, &err);
+	cr_assert_not_null(r, "not JSON (%s): %.300s", err.text, p);
+	cr_assert_eq(json_array_size(json_object_get(r, "errors")), 0, "script errors: %s", json_dumps(json_object_get(r, "errors"), 0));
+	free(dom);
+	return r;
+}
+
+static const char *jstr_at(const json_t *a, size_t i)
+{
+	const char *s = json_string_value(json_array_get(a, i));
+	cr_assert_not_null(s, "no text %zu in %s", i, json_dumps(a, JSON_ENCODE_ANY));
+	return s;
+}
+
+/* One node's lines and the tables, pictures and region list, checked. */
+static void check_points(const json_t *r, const real_t *v, int width)
+{
+	json_t *n0 = json_array_get(json_object_get(r, "nodes"), 0), *n2 = json_array_get(json_object_get(r, "nodes"), 2);
+	cr_assert_str_eq(jstr_at(n0, 0), "#0 Conv 5\xc3\x97" "5 ReLU");
+	cr_assert_str_eq(jstr_at(n0, 2), "bias <8>  kernels <8\xc3\x97" "5\xc3\x97" "5\xc3\x97" "1>");
+	cr_assert_str_eq(jstr_at(n0, 3), "208 parameters");
+	cr_assert_str_eq(jstr_at(n2, 2), "bias <128>  weights <6400\xc3\x97" "128>");
+	cr_assert_str_eq(jstr_at(n2, 3), "819328 parameters");
+	/* Value tables: 16 a page, the next page after a click; the big weights carry 65536 values. */
+	json_t *tabs = json_object_get(r, "tables"), *k0 = json_array_get(tabs, 1), *w2 = json_array_get(tabs, 5);
+	cr_assert_eq(json_array_size(tabs), 8);
+	cr_assert_eq(json_integer_value(json_object_get(k0, "rows")), 16);
+	cr_assert_str_eq(json_string_value(json_object_get(k0, "info")), "values 0\xe2\x80\x93" "15, page 1 of 13");
+	cr_assert_str_eq(json_string_value(json_object_get(k0, "next")), "16");
+	json_t *last = json_object_get(k0, "last");
+	cr_assert_str_eq(jstr_at(last, 1), "[0, 3, 0, 0]", "row 15 of [8, 5, 5, 1]");
+	char want[64];
+	snprintf(want, sizeof want, "%.9g", (double)v->vals[1][15]);
+	cr_assert_str_eq(jstr_at(last, 2), want);
+	cr_assert_str_eq(json_string_value(json_object_get(w2, "info")), "values 0\xe2\x80\x93" "15, page 1 of 4096");
+	/* Filters: 8 x 1 and 16 x 8 pictures of 5x5, grey from the tensor's min to its max. */
+	json_t *fs = json_object_get(r, "filters"), *f0 = json_array_get(fs, 0);
+	cr_assert_eq(json_array_size(fs), 2);
+	cr_assert_eq(json_integer_value(json_object_get(f0, "canvases")), 8);
+	cr_assert_eq(json_integer_value(json_object_get(json_array_get(fs, 1), "canvases")), 128);
+	assert_json(json_object_get(f0, "size"), "[5, 5]");
+	float lo = INFINITY, hi = -INFINITY;
+	for (size_t i = 0; i < v->nvals[1]; i++)
+		lo = v->vals[1][i] < lo ? v->vals[1][i] : lo, hi = v->vals[1][i] > hi ? v->vals[1][i] : hi;
+	json_t *grey = json_object_get(f0, "grey");
+	cr_assert_eq(json_array_size(grey), 25);
+	for (size_t i = 0; i < 25; i++) /* filter 0, channel 0: values 0..24 (one channel) */
+		cr_assert_leq(fabs((double)json_integer_value(json_array_get(grey, i)) - (v->vals[1][i] - lo) / (hi - lo) * 255), 1.0,
+		              "pixel %zu", i);
+	/* The byte map fitted: every field at least 4 px wide; the header and each layer listed. */
+	json_t *map = json_object_get(r, "map"), *seg;
+	size_t i;
+	cr_assert_str_eq(json_string_value(json_object_get(r, "scale")), "fit");
+	json_array_foreach(json_object_get(map, "fields"), i, seg)
+		cr_assert_geq(json_number_value(json_array_get(seg, 3)), 4.0, "at %d px field %zu is %g px wide", width, i,
+		              json_number_value(json_array_get(seg, 3)));
+	cr_assert_eq(json_array_size(json_object_get(map, "fields")), 50);
+	json_t *rl = json_object_get(r, "regionList");
+	cr_assert_eq(json_array_size(rl), 5);
+	cr_assert(strstr(jstr_at(rl, 0), "header \xc2\xb7 0x0 \xc2\xb7 30 B"), "%s", jstr_at(rl, 0));
+	cr_assert(strstr(jstr_at(rl, 3), "#2 Dense") && strstr(jstr_at(rl, 3), "(99.4 %)"), "%s", jstr_at(rl, 3));
+	cr_assert_str_eq(json_string_value(json_object_get(r, "magic")), "\"NNN.\" 776883790");
+	/* The graph stays in view with the page scrolled to its last layer. */
+	cr_assert_gt(jnum(r, "scrolled"), 500);
+	cr_assert(fabs(jnum(r, "graphTop") - 8) <= 1, "the graph's top at %g px", jnum(r, "graphTop"));
+}
+
+Test(map, netron_points_in_chromium_at_1280_and_1920, .fini = cleanup, .timeout = 300)
+{
+	static const int widths[] = { 1280, 1920 };
+	char html[300], shot[512];
+	bb_t b = { 0 };
+	if (t_sh(NULL, 0, "command -v chromium >/dev/null") != 0)
+		cr_skip_test("chromium is not installed (apt-get install chromium, or make deps): the page was not drawn");
+	mnist_like(&b);
+	const char *model = write_model(&b, "mnist.nnn");
+	real_t *v = calloc(1, sizeof *v);
+	cr_assert_not_null(v);
+	nnn_visitor_t vis = { on_real, NULL, v };
+	nnn_decode_opts_t o = { .flags = NNN_DECODE_KEEP_GOING, .visit = &vis };
+	nnn_model_t *m = NULL;
+	cr_assert_eq(nnn_model_decode(b.b, b.n, &o, &m, NULL), NNN_OK);
+	nnn_model_free(m);
+	snprintf(html, sizeof html, "%s/mnist.html", dir());
+	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s", nnnkit_bin(), model, html), 0);
+	char *text = slurp(html, NULL);
+	assert_self_contained(text);
+	free(text);
+	for (size_t w = 0; w < 2; w++) {
+		/* A search by value (layer 0's kernel 7), by offset (in its kernels' data) and by path. */
+		char q[64];
+		snprintf(q, sizeof q, "&search=%.9g", (double)v->vals[1][7]);
+		json_t *r = report_at(html, widths[w], q);
+		check_points(r, v, widths[w]);
+		json_t *s = json_object_get(r, "search");
+		cr_assert_geq(json_array_size(s), 1);
+		size_t hit = 0;
+		for (size_t k = 0; k < json_array_size(s); k++)
+			hit += !strcmp(jstr_at(s, k), t_fmt("layers[0].kernels.data[7] [0, 1, 2, 0] = %.9g", (double)v->vals[1][7]));
+		cr_assert_eq(hit, 1, "%s", json_dumps(s, 0));
+		assert_json(json_array_get(json_object_get(r, "searchHit"), 0), "\"7\"");
+		json_decref(r);
+		r = report_at(html, widths[w], "&search=0x7a");
+		s = json_object_get(r, "search");
+		cr_assert_str_eq(jstr_at(s, 0), "offset 0x7a (122): layers[0].kernels.data, bytes 0x6a+804");
+		/* Its data start at 0x6e (after the count): 0x7a is value 3. */
+		cr_assert_str_eq(jstr_at(s, 1), t_fmt("offset 0x7a: layers[0].kernels.data[3] [0, 0, 3, 0] = %.9g", (double)v->vals[1][3]));
+		/* Fitted, the field is wide enough where it is: no zoom. */
+		assert_json(json_object_get(r, "searchView"), t_fmt("[0, %zu]", b.n));
+		json_decref(r);
+		r = report_at(html, widths[w], "&search=KERNELS.dims");
+		s = json_object_get(r, "search");
+		cr_assert_eq(json_array_size(s), 2, "%s", json_dumps(s, 0));
+		cr_assert_str_eq(jstr_at(s, 1), "layers[1].kernels.dims = 4: [16, 5, 5, 8]");
+		json_decref(r);
+		snprintf(shot, sizeof shot, "%s/map-%d.png", t_build_dir(), widths[w]);
+		unlink(shot);
+		cr_assert_eq(t_sh(NULL, 0, CHROMIUM " --screenshot=%s --window-size=%d,1100 'file://%s' >/dev/null 2>&1", dir(), shot,
+		                  widths[w], html), 0, "chromium --screenshot failed");
+		size_t n;
+		char *png = slurp(shot, &n);
+		cr_assert(png && n > 20000 && !memcmp(png, "\x89PNG", 4), "%s", shot);
+		cr_log_info("the map of an MNIST-shaped model at %d px: %s", widths[w], shot);
+		free(png);
+		/* The whole page in one tall window: tables and filter pictures; then a search's result. */
+		snprintf(shot, sizeof shot, "%s/map-%d-full.png", t_build_dir(), widths[w]);
+		cr_assert_eq(t_sh(NULL, 0, CHROMIUM " --screenshot=%s --window-size=%d,3600 'file://%s' >/dev/null 2>&1", dir(), shot,
+		                  widths[w], html), 0, "chromium --screenshot failed");
+		snprintf(shot, sizeof shot, "%s/map-%d-search.png", t_build_dir(), widths[w]);
+		cr_assert_eq(t_sh(NULL, 0, CHROMIUM " --screenshot=%s --window-size=%d,1100 'file://%s#selftest&search=0x7a' >/dev/null 2>&1",
+		                  dir(), shot, widths[w], html), 0, "chromium --screenshot failed");
+	}
+	for (size_t k = 0; k < v->narrays; k++)
+		free(v->vals[k]);
+	free(v);
+	bb_free(&b);
 }
