@@ -308,3 +308,33 @@ Test(safetensors, write_file_and_read_back)
 	unlink(path);
 	nnn_diags_free(&d);
 }
+
+/* Any byte changed to any of a few values: read or refused with a problem
+ * that says so, never a crash (ASan runs this tier too). */
+Test(safetensors, every_single_byte_corruption_is_read_or_refused)
+{
+	size_t len;
+	unsigned char *st = small(&len);
+	const int vals[] = { 0x00, 0xff, '"', '{', '9', ',', ' ', -1 };
+	size_t refused_n = 0;
+	for (size_t i = 0; i < len; i++) {
+		for (size_t v = 0; v < sizeof vals / sizeof vals[0]; v++) {
+			unsigned char keep = st[i];
+			st[i] = vals[v] < 0 ? (unsigned char)(keep ^ 1) : (unsigned char)vals[v];
+			nnn_diags_t d;
+			nnn_model_t *m = NULL;
+			nnn_diags_init(&d);
+			nnn_status_t s = nnn_safetensors_decode(st, len, NULL, &m, &d);
+			if (s != NNN_OK) {
+				cr_assert(m == NULL && d.n >= 1 && d.v[0].code == s, "byte %zu = 0x%02x: status %d", i, st[i],
+				          (int)s);
+				refused_n++;
+			}
+			nnn_model_free(m);
+			nnn_diags_free(&d);
+			st[i] = keep;
+		}
+	}
+	cr_assert_gt(refused_n, len, "only %zu of %zu corruptions refused", refused_n, 8 * len);
+	free(st);
+}
