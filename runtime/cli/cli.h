@@ -450,7 +450,7 @@ nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, 
 void cli_model_close(cli_model_t *cm);
 /* MODEL for the commands that read a .nnn file's bytes (info, run, eval,
  * validate, dump, graph, map): nnn_file_open (with opts) or nnn_file_map
- * (NULL); a JSON or ONNX model (by its bytes) is read as cli_model_open
+ * (NULL); a JSON, ONNX or safetensors model (by its bytes) is read as cli_model_open
  * reads it and its .nnn encoding given as the file's bytes (without opts,
  * saying so on stderr: offsets are the encoding's). */
 nnn_status_t cli_file_open(cli_env_t *env, const char *path, const nnn_decode_opts_t *opts, nnn_file_t **out,

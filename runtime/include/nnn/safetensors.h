@@ -72,8 +72,9 @@ NNN_API NNN_NODISCARD nnn_status_t nnn_safetensors_to_nnn(const void *buf, size_
 NNN_API NNN_NODISCARD nnn_status_t nnn_safetensors_decode(const void *buf, size_t len, const nnn_decode_opts_t *opts,
                                                           nnn_model_t **out, nnn_diags_t *diags);
 
-/* Reads the file at `path` (mapped; "-" is not read) and decodes it as
- * nnn_safetensors_decode does. */
+/* Reads the file at `path` whole with checked reads (a file cut short
+ * meanwhile is NNN_E_IO, never SIGBUS; it must be a regular file) and
+ * decodes it as nnn_safetensors_decode does. */
 NNN_API NNN_NODISCARD nnn_status_t nnn_safetensors_read_file(const char *path, const nnn_decode_opts_t *opts,
                                                              nnn_model_t **out, nnn_diags_t *diags);
 
