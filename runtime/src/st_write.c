@@ -114,9 +114,10 @@ static void unique_names(walk_t *w)
 {
 	for (size_t i = 1; i < w->n; i++) {
 		ent_t *e = &w->v[i];
-		for (size_t j = 0; j < i && e->plen != strlen(e->path); j++)
+		size_t whole = strlen(e->path);
+		for (size_t j = 0; j < i && e->plen != whole; j++)
 			if (w->v[j].plen == e->plen && !memcmp(w->v[j].path, e->path, e->plen))
-				e->plen = strlen(e->path);
+				e->plen = whole;
 	}
 }
 
