@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctx.h"
@@ -66,4 +67,19 @@ Test(safetensors_cli, a_checkpoint_is_refused_saying_what_it_holds)
 	          "%s", out);
 	rc = t_sh(out, sizeof out, "cd %s && %s convert m.nnn m.st 2>&1", dir, nnnkit_bin());
 	cr_assert(rc == 2 && strstr(out, "--to safetensors"), "%s", out);
+}
+
+/* One name for a tensor: each .npy file export writes is a tensor of the
+ * same name in the safetensors file (one function makes both). */
+Test(safetensors_cli, tensors_are_named_as_export_names_them)
+{
+	char out[8192];
+	const char *dir = setup(), *k = nnnkit_bin();
+	int rc = t_sh(out, sizeof out,
+	              "cd %s && %s convert m.nnn m.safetensors && %s export m.nnn exp && n=0 && "
+	              "for f in exp/*.npy; do t=$(basename \"$f\" .npy); n=$((n+1)); "
+	              "grep -aq \"\\\"$t\\\": {\\\"dtype\\\": \\\"F32\\\"\" m.safetensors || { echo \"$t missing\"; exit 1; }; "
+	              "done; echo $n 2>&1",
+	              dir, k, k);
+	cr_assert(rc == 0 && atoi(out) >= 4, "%s", out);
 }
