@@ -233,6 +233,8 @@ _API = {
     "nnn_plan_free": (None, [P]),
     "nnn_json_encode": (c_int, [P, P, POINTER(P), POINTER(c_size_t), PD]),
     "nnn_json_decode": (c_int, [c_char_p, c_size_t, POINTER(JsonReadOpts), POINTER(P), PD]),
+    "nnn_safetensors_write_file": (c_int, [P, P, c_char_p, PD]),
+    "nnn_safetensors_decode": (c_int, [c_char_p, c_size_t, POINTER(DecodeOpts), POINTER(P), PD]),
     "nnn_layer_title": (c_char_p, [P]),
     "nnn_layer_format": (c_size_t, [P, c_char_p, c_size_t]),
     "nnn_activation_title": (c_char_p, [P]),

@@ -450,16 +450,34 @@ def _mapped_identity(handle):
     return _digest([(ctypes.c_char * n).from_address(addr)] if n else [])
 
 
+def _is_safetensors(path):
+    """A safetensors file, by its bytes as the CLI tells it: a header length
+    within the format's cap, then '{'."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(9)
+    except OSError:
+        return False  # nnn_file_open says why
+    return len(head) == 9 and head[8:] == b"{" and 2 <= int.from_bytes(head[:8], "little") <= 100_000_000
+
+
 def load(path, plugins=None, copy=False):
     """Opens a .nnn file. Zero-copy by default: every tensor is a read-only
     float32 ndarray viewing the file's mapping, which stays mapped as long
     as the Model or any array from it lives. copy=True reads the file into
     memory the model owns instead (no dependence on the file afterwards).
+    A safetensors file nnnkit wrote (docs/safetensors.md), told by its
+    bytes, is read through libnnn into memory the model owns.
     plugins: extra plugin files (.so paths) loaded before the builtin
     plugins, which are found as the CLI finds them. Raises FormatError (a
     file that does not decode: code, path and offset of the problem),
     FileError, PluginError."""
     path = os.fspath(path)
+    if _is_safetensors(path):
+        with open(path, "rb") as f:
+            m = Model.from_safetensors(f.read(), plugins)
+        m._path = path
+        return m
     ctx = _Context(plugins)
     f = c_void_p()
     opts = _lib.DecodeOpts(flags=_lib.DECODE_COPY if copy else 0, ctx=ctx.ptr)
@@ -687,6 +705,19 @@ class Model:
         _call(lib.nnn_model_decode, data, len(data), byref(opts), byref(m))
         return cls(_Handle(ctx, model=m.value))
 
+    @classmethod
+    def from_safetensors(cls, data, plugins=None):
+        """A model from the bytes of a safetensors file nnnkit wrote
+        (docs/safetensors.md), into memory the model owns. A checkpoint
+        nnnkit did not write raises FormatError (E_SAFETENSORS) naming its
+        first tensors."""
+        ctx = _Context(plugins)
+        data = bytes(data)
+        m = c_void_p()
+        opts = _lib.DecodeOpts(ctx=ctx.ptr)
+        _call(lib.nnn_safetensors_decode, data, len(data), byref(opts), byref(m))
+        return cls(_Handle(ctx, model=m.value))
+
     def __reduce__(self):
         """Pickled small: a model load() opened is pickled as its file's
         absolute path with the size and digest of the bytes it holds, and
@@ -743,6 +774,15 @@ class Model:
         h = self._live()
         path = os.fspath(path)
         _call(lib.nnn_model_write_file, h.model, os.fsencode(path), file=path)
+
+    def to_safetensors(self, path):
+        """Writes the model as safetensors (docs/safetensors.md) to path
+        atomically: every float array a float32 tensor named as nnnkit
+        export names it, the rest in the metadata, so that load gives back
+        the same model, byte for byte."""
+        h = self._live()
+        path = os.fspath(path)
+        _call(lib.nnn_safetensors_write_file, h.model, h.ctx.ptr, os.fsencode(path), file=path)
 
     # -- showing --
 

@@ -145,7 +145,9 @@ typedef struct cli_pos {
 #define CLI_MAX_POS 4
 /* What every command that reads a model reads (cli_file_open,
  * cli_model_open): one phrase for every --help. */
-#define CLI_MODEL_FORMS "a .nnn file, its JSON form or an ONNX model (told by its bytes, not its name)"
+#define CLI_MODEL_FORMS                                                                   \
+	"a .nnn file, its JSON form, an ONNX model or a safetensors file nnnkit wrote (told by its bytes, not its " \
+	"name)"
 #define CLI_MODEL_HELP "the model: " CLI_MODEL_FORMS
 /* The most bytes `-` reads from a pipe on stdin (a model or an array). */
 /* A numeric macro as a string literal, for help texts that say a default. */
@@ -427,11 +429,12 @@ int cli_conv_notes(const char *path, const nnn_model_t *m);
  * [{"path", "offset", "kernel", "taps", "taps_summed", "message"}]. */
 void cli_conv_notes_json(FILE *f, const nnn_model_t *m);
 
-/* The two forms of a model. */
-typedef enum cli_form { CLI_UNKNOWN, CLI_NNN, CLI_JSON, CLI_ONNX, CLI_NPY } cli_form_t;
-/* A file's form: from its first n bytes at b ('NNN.'; \x93NUMPY; ONNX's
- * leading ir_version; '{' after white space), whatever its name; with no
- * bytes (a file to write), from its extension (.nnn, .json, .onnx). */
+/* The forms of a model. */
+typedef enum cli_form { CLI_UNKNOWN, CLI_NNN, CLI_JSON, CLI_ONNX, CLI_NPY, CLI_SAFETENSORS } cli_form_t;
+/* A file's form: from its first n bytes at b ('NNN.'; \x93NUMPY; a
+ * safetensors header length then '{'; ONNX's leading ir_version; '{' after
+ * white space), whatever its name; with no bytes (a file to write), from
+ * its extension (.nnn, .json, .onnx, .safetensors). */
 cli_form_t cli_form(const char *path, const unsigned char *b, size_t n);
 
 /* A model read from either form: `m` is `own`, which holds its bytes (a
@@ -447,7 +450,7 @@ nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, 
 void cli_model_close(cli_model_t *cm);
 /* MODEL for the commands that read a .nnn file's bytes (info, run, eval,
  * validate, dump, graph, map): nnn_file_open (with opts) or nnn_file_map
- * (NULL); a JSON or ONNX model (by its bytes) is read as cli_model_open
+ * (NULL); a JSON, ONNX or safetensors model (by its bytes) is read as cli_model_open
  * reads it and its .nnn encoding given as the file's bytes (without opts,
  * saying so on stderr: offsets are the encoding's). */
 nnn_status_t cli_file_open(cli_env_t *env, const char *path, const nnn_decode_opts_t *opts, nnn_file_t **out,

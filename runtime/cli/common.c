@@ -8,6 +8,7 @@
 
 #include <nnn/json.h>
 #include <nnn/onnx.h>
+#include <nnn/safetensors.h>
 
 #include "cli.h"
 
@@ -404,6 +405,18 @@ static bool onnx_head(const unsigned char *b, size_t n)
 	return n >= 2 && b[0] == 0x08 && b[1] >= 1 && b[1] < 0x80;
 }
 
+/* safetensors: a little-endian u64 header length within the format's cap
+ * (so its high bytes are zero, which no JSON or ONNX file starts with),
+ * then the JSON header's '{'. Tested before ONNX: a length of 0x108 starts
+ * with the bytes ONNX's ir_version would. */
+static bool safetensors_head(const unsigned char *b, size_t n)
+{
+	uint64_t len = 0;
+	for (int i = 0; i < 8 && (size_t)i < n; i++)
+		len |= (uint64_t)b[i] << 8 * i;
+	return n >= 9 && b[8] == '{' && len >= 2 && len <= NNN_ST_HEADER_MAX;
+}
+
 cli_form_t cli_form(const char *path, const unsigned char *b, size_t n)
 {
 	size_t i = 0;
@@ -412,12 +425,16 @@ cli_form_t cli_form(const char *path, const unsigned char *b, size_t n)
 			return CLI_JSON;
 		if (has_suffix(path, ".onnx"))
 			return CLI_ONNX;
+		if (has_suffix(path, ".safetensors"))
+			return CLI_SAFETENSORS;
 		return has_suffix(path, ".nnn") ? CLI_NNN : CLI_UNKNOWN;
 	}
 	if (n >= 4 && !memcmp(b, "NNN.", 4))
 		return CLI_NNN;
 	if (n >= 6 && !memcmp(b, "\x93NUMPY", 6))
 		return CLI_NPY;
+	if (safetensors_head(b, n))
+		return CLI_SAFETENSORS;
 	if (onnx_head(b, n))
 		return CLI_ONNX;
 	while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
@@ -445,7 +462,7 @@ static nnn_status_t open_form(const char *path, nnn_file_t **f, cli_form_t *form
 	return NNN_OK;
 }
 
-/* A model in another form than .nnn, read whole: JSON, ONNX; a .npy array
+/* A model in another form than .nnn, read whole: JSON, ONNX, safetensors; a .npy array
  * is refused, saying where it goes. */
 static nnn_status_t read_other(cli_env_t *env, const char *path, cli_form_t form, nnn_model_t **m, nnn_diags_t *d)
 {
@@ -455,8 +472,13 @@ static nnn_status_t read_other(cli_env_t *env, const char *path, cli_form_t form
 	}
 	if (form == CLI_NPY)
 		return nnn_diags_add(d, NNN_E_MAGIC, 0, "",
-		                     "this is a .npy array, not a model: a model is a .nnn file, its JSON form or an "
-		                     "ONNX file; give arrays to run or eval (--input, --inputs)");
+		                     "this is a .npy array, not a model: a model is a .nnn file, its JSON form, an "
+		                     "ONNX file or a safetensors file nnnkit wrote; give arrays to run or eval (--input, "
+		                     "--inputs)");
+	if (form == CLI_SAFETENSORS) {
+		nnn_decode_opts_t o = { .ctx = cli_ctx(env) };
+		return nnn_safetensors_read_file(path, &o, m, d);
+	}
 	/* What the importer did that changes how the model is fed (a
 	 * channels-first graph) is said on stderr, whatever the command. */
 	char note[768] = "";
@@ -521,7 +543,8 @@ nnn_status_t cli_file_open(cli_env_t *env, const char *path, const nnn_decode_op
 	if (!opts)
 		cli_say(stderr, "nnnkit: %s: %s model: offsets are those of the .nnn file it converts to (nnnkit convert "
 		                "%s OUT.nnn writes it)\n",
-		        cli_name(path), form == CLI_JSON ? "a JSON" : "an ONNX", cli_name(path));
+		        cli_name(path), form == CLI_JSON ? "a JSON" : form == CLI_ONNX ? "an ONNX" : "a safetensors",
+		        cli_name(path));
 	return nnn_file_of_copy(buf, len, opts, out, d);
 }
 

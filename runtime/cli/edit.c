@@ -8,6 +8,7 @@
 #include <nnn/json.h>
 #include <nnn/npy.h>
 #include <nnn/onnx.h>
+#include <nnn/safetensors.h>
 
 #include "cli.h"
 
@@ -162,6 +163,8 @@ static int write_out(const edit_opts_t *o, const nnn_model_t *m, nnn_diags_t *d)
 	} else if (form == CLI_ONNX) {
 		nnn_onnx_write_opts_t w = { .ctx = o->ctx };
 		st = nnn_onnx_write_file(m, o->out, &w, d);
+	} else if (form == CLI_SAFETENSORS) {
+		st = nnn_safetensors_write_file(m, o->ctx, o->out, d);
 	} else
 		st = nnn_model_write_file(m, o->out, d);
 	if (st != NNN_OK)

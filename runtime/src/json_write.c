@@ -386,14 +386,12 @@ static nnn_status_t put_npy(wr_t *w, nnn_f32s_t a, const nnn_i32s_t *dims, bool 
 {
 	char name[NNN_PATH_MAX + 8], file[PATH_MAX + NNN_PATH_MAX + 16], tpath[NNN_PATH_MAX], sh[24 * NNN_MAX_RANK];
 	nnn_shape_t shape = { .rank = 1, .dims = { a.n } };
-	/* "layers[0].weights.data" -> "layers.0.weights.npy": no brackets for shells. */
-	size_t len = w->path.len, k = 0;
+	/* "layers[0].weights.data" -> "layers.0.weights.npy" */
+	size_t len = w->path.len;
 	if (is_data && len >= 5 && !strcmp(w->path.s + len - 5, ".data"))
 		len -= 5;
 	snprintf(tpath, sizeof tpath, "%.*s", (int)len, w->path.s);
-	for (size_t i = 0; i < len && k + 1 < sizeof name; i++)
-		if (tpath[i] != ']')
-			name[k++] = tpath[i] == '[' ? '.' : tpath[i];
+	size_t k = nnn_path_dotted(tpath, len, name, sizeof name - 4);
 	snprintf(name + k, sizeof name - k, ".npy");
 	if (dims && dims->n >= 0 && dims->n <= NNN_MAX_RANK) {
 		uint64_t prod = 1;

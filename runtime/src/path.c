@@ -42,3 +42,14 @@ size_t nnn_path_index(nnn_path_t *p, int64_t i)
 	path_append(p, t + k, sizeof t - k);
 	return mark;
 }
+
+size_t nnn_path_dotted(const char *path, size_t len, char *out, size_t size)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < len && path[i] && k + 1 < size; i++)
+		if (path[i] != ']')
+			out[k++] = path[i] == '[' ? '.' : path[i];
+	if (size)
+		out[k] = '\0';
+	return k;
+}

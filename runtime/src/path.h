@@ -22,4 +22,11 @@ static inline void nnn_path_pop(nnn_path_t *p, size_t mark)
 	p->s[mark] = '\0';
 }
 
+/* The name a float array goes by outside the .nnn file (nnnkit export's
+ * .npy files, safetensors' tensors): the first len bytes of its path with
+ * indexes as dotted parts, "layers[0].weights" -> "layers.0.weights", so
+ * that shells need no quoting. Written to out (cut to size, terminated);
+ * returns its length. */
+size_t nnn_path_dotted(const char *path, size_t len, char *out, size_t size);
+
 #endif

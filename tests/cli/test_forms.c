@@ -1,9 +1,9 @@
 /* test_forms.c: every command that reads a model reads it in each form, told
  * by its bytes and never by its name (issue 33: info and validate read ONNX
  * but not JSON, dump, map and graph only .nnn, and a refused file got "not a
- * .nnn file: found 101844744"): the example as .nnn, as JSON and as ONNX,
- * each under a name that says nothing (.bin); a .npy array given as the
- * model is refused, saying what it is. */
+ * .nnn file: found 101844744"): the example as .nnn, as JSON, as ONNX and as
+ * safetensors, each under a name that says nothing (.bin); a .npy array
+ * given as the model is refused, saying what it is. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <string.h>
@@ -16,7 +16,8 @@
 
 #define PFX "nnnform."
 
-TestSuite(forms, .fini = t_tmpdir_remove, .timeout = 120);
+/* Four forms by twelve commands: about 90 s on a loaded 2-core machine. */
+TestSuite(forms, .fini = t_tmpdir_remove, .timeout = 300);
 
 /* Every command that reads a model, M where it goes. */
 static const char *const cmds[] = {
@@ -43,15 +44,16 @@ static int run_cmd(const char *dir, const char *cmd, const char *model, char *ou
 	            model, at + 1);
 }
 
-/* The example, its JSON and ONNX forms under names that say nothing, its
- * input (two samples), labels for eval, and the input again as array.bin. */
+/* The example, its JSON, ONNX and safetensors forms under names that say
+ * nothing, its input (two samples), labels for eval, and the input again as array.bin. */
 static const char *setup(void)
 {
 	const char *dir = t_tmpdir(PFX);
 	cr_assert_eq(t_sh(NULL, 0,
 	                  "cd %s && %s/mkexample m.nnn x.npy >/dev/null && %s convert m.nnn json.bin --to json && "
-	                  "%s convert m.nnn onnx.bin --to onnx && cp x.npy array.bin",
-	                  dir, t_build_dir(), nnnkit_bin(), nnnkit_bin()),
+	                  "%s convert m.nnn onnx.bin --to onnx && %s convert m.nnn st.bin --to safetensors && "
+	                  "cp x.npy array.bin",
+	                  dir, t_build_dir(), nnnkit_bin(), nnnkit_bin(), nnnkit_bin()),
 	             0);
 	nnn_shape_t s = { .rank = 1, .dims = { 2 } };
 	float labels[2] = { 3.0f, 7.0f };
@@ -63,14 +65,14 @@ Test(forms, every_command_reads_every_form_by_its_bytes)
 {
 	char out[16384];
 	const char *dir = setup();
-	const char *forms[] = { "m.nnn", "json.bin", "onnx.bin" };
+	const char *forms[] = { "m.nnn", "json.bin", "onnx.bin", "st.bin" };
 	for (size_t i = 0; i < NCMDS; i++)
-		for (size_t k = 0; k < 3; k++) {
+		for (size_t k = 0; k < 4; k++) {
 			int rc = run_cmd(dir, cmds[i], forms[k], out, sizeof out);
 			cr_assert_eq(rc, 0, "nnnkit %s with M = %s: exit %d: %s", cmds[i], forms[k], rc, out);
 		}
 	/* The same model whatever its form: the same outputs. */
-	for (size_t k = 1; k < 3; k++) {
+	for (size_t k = 1; k < 4; k++) {
 		cr_assert_eq(t_sh(out, sizeof out,
 		                  "cd %s && %s run %s --input x.npy -o y%zu.npy && %s run m.nnn --input x.npy -o y.npy && "
 		                  "cmp y.npy y%zu.npy",
@@ -88,6 +90,9 @@ Test(forms, offsets_and_arrays_said_as_such)
 	cr_assert(strstr(out, "json.bin: a JSON model: offsets are those of the .nnn file it converts to"), "%s", out);
 	cr_assert_eq(run_cmd(dir, "validate M", "onnx.bin", out, sizeof out), 0, "%s", out);
 	cr_assert(strstr(out, "onnx.bin: an ONNX model: offsets are those of the .nnn file it converts to"), "%s", out);
+	cr_assert_eq(run_cmd(dir, "dump M", "st.bin", out, sizeof out), 0, "%s", out);
+	cr_assert(strstr(out, "st.bin: a safetensors model: offsets are those of the .nnn file it converts to"), "%s",
+	          out);
 	for (size_t i = 0; i < NCMDS; i++) {
 		int rc = run_cmd(dir, cmds[i], "array.bin", out, sizeof out);
 		cr_assert(rc != 0 && strstr(out, "this is a .npy array, not a model"), "nnnkit %s with a .npy: exit %d: %s",

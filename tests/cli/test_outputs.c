@@ -38,6 +38,7 @@ static const struct out_cmd {
 	{ "convert-nnn", "convert m.nnn OUT --to nnn", "nnn", false },
 	{ "convert-json", "convert m.nnn OUT --to json", "json", false },
 	{ "convert-onnx", "convert m.nnn OUT --to onnx", "onnx", false },
+	{ "convert-safetensors", "convert m.nnn OUT --to safetensors", "safetensors", false },
 	{ "build", "build spec.json OUT", "nnn", false },
 	{ "edit", "edit m.nnn -o OUT --description edited", "nnn", false },
 	{ "edit-get", "edit m.nnn --get 'layers[0].bias' -o OUT", "npy", false },

@@ -25,6 +25,7 @@
 #include <nnn/model.h>
 #include <nnn/npy.h>
 #include <nnn/run.h>
+#include <nnn/safetensors.h>
 #include <nnn/validate.h>
 
 #include "builder.h"
@@ -172,8 +173,9 @@ static void sweep(const char *what, op_fn op, const void *in, long min_allocs)
 		/* OK: the allocation was one the operation can do without (a
 		 * plan's threads: it then runs on the caller's). E_JSON: jansson
 		 * reports some failed allocations of its lexer as a syntax error
-		 * at the token it was reading, and libnnn can only repeat it. */
-		bool jansson_lexer = st == NNN_E_JSON && atomic_load(&in_jansson);
+		 * at the token it was reading, and libnnn can only repeat it (as
+		 * E_SAFETENSORS in a safetensors header). */
+		bool jansson_lexer = (st == NNN_E_JSON || st == NNN_E_SAFETENSORS) && atomic_load(&in_jansson);
 		cr_assert(st == NNN_E_NOMEM || st == NNN_OK || jansson_lexer,
 		          "%s: allocation %ld of %ld failing gives %s, not out of memory", what, k, n, nnn_status_name(st));
 		cr_assert_eq(atomic_load(&live), 0, "%s: allocation %ld of %ld failing leaves %ld blocks behind", what, k,
@@ -264,6 +266,26 @@ static nnn_status_t op_json(const void *in)
 	if (st == NNN_OK)
 		st = nnn_json_decode(text, n, NULL, &back, &d);
 	free(text);
+	nnn_model_free(back);
+	nnn_model_free(m);
+	nnn_diags_free(&d);
+	return st;
+}
+
+static nnn_status_t op_safetensors(const void *in)
+{
+	const bb_t *b = in;
+	nnn_diags_t d;
+	nnn_model_t *m = NULL, *back = NULL;
+	unsigned char *st_bytes = NULL;
+	size_t n = 0;
+	nnn_diags_init(&d);
+	nnn_status_t st = nnn_model_decode(b->b, b->n, NULL, &m, &d);
+	if (st == NNN_OK)
+		st = nnn_safetensors_encode(m, NULL, &st_bytes, &n, &d);
+	if (st == NNN_OK)
+		st = nnn_safetensors_decode(st_bytes, n, NULL, &back, &d);
+	free(st_bytes);
 	nnn_model_free(back);
 	nnn_model_free(m);
 	nnn_diags_free(&d);
@@ -361,6 +383,11 @@ Test(allocfail, validate, .init = setup)
 Test(allocfail, json_both_ways, .init = setup)
 {
 	sweep("decode + JSON write + JSON read", op_json, model(), 10);
+}
+
+Test(allocfail, safetensors_both_ways, .init = setup)
+{
+	sweep("decode + safetensors write + read", op_safetensors, model(), 10);
 }
 
 Test(allocfail, npy, .init = setup)

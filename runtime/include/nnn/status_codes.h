@@ -48,6 +48,9 @@
 	X(E_LIMIT, 36, "a resource limit was reached", "raise the limit or simplify the input")     \
 	X(E_NPY, 37, "not a .npy file nnnkit reads",                                        \
 	  "save it with np.save(path, np.ascontiguousarray(x, dtype='<f4'))")               \
+	X(E_SAFETENSORS, 38, "not a safetensors file nnnkit reads",                         \
+	  "docs/safetensors.md says what nnnkit reads: a file nnnkit convert wrote, "       \
+	  "or per tensor, saved as .npy, into nnnkit build with a spec")                   \
 	X(E_PLUGIN, 40, "plugin not loaded", "nnnkit plugins -v lists every candidate and why") \
 	X(E_KERNEL, 41, "kernel failed", "see the message; the layer is named")              \
 	X(E_JSON, 50, "not valid JSON", "fix the text at the line and column given")         \
