@@ -493,4 +493,10 @@ void cli_json_shape(FILE *f, const nnn_shape_t *s);
  * the rank is unknown. */
 void cli_json_pshape(FILE *f, const nnn_pshape_t *s);
 
+/* The text of a field the schema fixes (const) at the root of the model,
+ * `path`, whose four bytes b (file order) are printable ASCII: a signature
+ * ("NNN."), shown beside its number by dump and map. Which field that is,
+ * the schema says. */
+bool cli_const_text(const char *path, const unsigned char b[4], char text[5]);
+
 #endif

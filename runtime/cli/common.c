@@ -636,3 +636,20 @@ int cli_report_input(cli_env_t *env, const char *model, const char *input, const
 	}
 	return cli_fail(env, model, d, st);
 }
+
+bool cli_const_text(const char *path, const unsigned char b[4], char text[5])
+{
+	const nnn_rdesc_t *r = &nnn_model_desc;
+	for (int32_t i = 0; i < r->nfields; i++) {
+		const nnn_fdesc_t *d = (const nnn_fdesc_t *)((const char *)r->fields + (size_t)i * r->field_size);
+		if (!(d->flags & NNN_FD_CONST) || strcmp(d->name, path) || d->prim != NNN_PRIM_I32)
+			continue;
+		for (int k = 0; k < 4; k++)
+			if (b[k] < 0x20 || b[k] > 0x7e)
+				return false;
+		memcpy(text, b, 4);
+		text[4] = '\0';
+		return true;
+	}
+	return false;
+}

@@ -96,26 +96,13 @@ static void json_value(const nnn_field_t *f, int values, const nnn_ctx_t *ctx)
 	}
 }
 
-/* The text of a field the schema fixes (const), at the root, whose four
- * little-endian bytes are printable ASCII: a signature ("NNN."), shown as
- * text beside its number. Which field that is, the schema says. */
+/* cli_const_text of a decoded i32 field (its little-endian bytes). */
 static bool const_text(const nnn_field_t *f, char text[5])
 {
-	const nnn_rdesc_t *r = &nnn_model_desc;
-	for (int32_t i = 0; i < r->nfields; i++) {
-		const nnn_fdesc_t *d = (const nnn_fdesc_t *)((const char *)r->fields + (size_t)i * r->field_size);
-		if (!(d->flags & NNN_FD_CONST) || strcmp(d->name, f->path) || f->prim != NNN_PRIM_I32)
-			continue;
-		for (int k = 0; k < 4; k++) {
-			unsigned char b = (unsigned char)((uint32_t)f->i >> (8 * k));
-			if (b < 0x20 || b > 0x7e)
-				return false;
-			text[k] = (char)b;
-		}
-		text[4] = '\0';
-		return true;
-	}
-	return false;
+	unsigned char b[4];
+	for (int k = 0; k < 4; k++)
+		b[k] = (unsigned char)((uint32_t)f->i >> (8 * k));
+	return f->prim == NNN_PRIM_I32 && cli_const_text(f->path, b, text);
 }
 
 static void on_field(void *ctx, const nnn_field_t *f)

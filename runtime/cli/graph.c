@@ -68,19 +68,6 @@ static void tensors(FILE *o, const nnn_layer_t *L)
 	fprintf(o, "\\n%" PRIu64 " parameter%s", params, params == 1 ? "" : "s");
 }
 
-/* The model as decoded, for each layer's window and tensors; NULL when it
- * does not decode (the nodes then show what the scan has). */
-static nnn_model_t *decoded(const cli_scan_t *s)
-{
-	nnn_decode_opts_t opts = { .ctx = s->ctx };
-	nnn_model_t *m = NULL;
-	if (nnn_file_decode(s->file, &opts, &m, NULL) != NNN_OK || (m && (size_t)m->layer_count != s->nlayers)) {
-		nnn_model_free(m);
-		return NULL;
-	}
-	return m;
-}
-
 static nnn_status_t render(FILE *o, cli_scan_t *s, const char *path, nnn_diags_t *d)
 {
 	char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
@@ -96,7 +83,7 @@ static nnn_status_t render(FILE *o, cli_scan_t *s, const char *path, nnn_diags_t
 	fputs("  input [shape=oval, fillcolor=white, label=\"input\\n", o);
 	dot_text(o, s->nlayers ? cli_scan_str(s, s->layers[0].in) : "?");
 	fputs("\"];\n", o);
-	nnn_model_t *m = decoded(s);
+	nnn_model_t *m = cli_scan_model(s);
 	for (size_t i = 0; i < s->nlayers; i++) {
 		const cli_layer_t *L = &s->layers[i];
 		const char *act = cli_scan_str(s, L->act), *summary = cli_scan_str(s, L->summary);

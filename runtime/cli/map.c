@@ -109,26 +109,6 @@ typedef struct page {
 	int oom;
 } page_t;
 
-/* The text of a field the schema fixes (const), at the root, whose four
- * bytes are printable ASCII: a signature ("NNN."), shown as text beside
- * its number. Which field that is, the schema says, not this file. */
-static bool const_text(const char *path, const unsigned char b[4], char text[5])
-{
-	const nnn_rdesc_t *r = &nnn_model_desc;
-	for (int32_t i = 0; i < r->nfields; i++) {
-		const nnn_fdesc_t *d = (const nnn_fdesc_t *)((const char *)r->fields + (size_t)i * r->field_size);
-		if (!(d->flags & NNN_FD_CONST) || strcmp(d->name, path) || d->prim != NNN_PRIM_I32)
-			continue;
-		for (int k = 0; k < 4; k++)
-			if (b[k] < 0x20 || b[k] > 0x7e)
-				return false;
-		memcpy(text, b, 4);
-		text[4] = '\0';
-		return true;
-	}
-	return false;
-}
-
 static void keep_arr(page_t *p, const cli_field_t *f)
 {
 	if (strcmp(f->kind, "f32_array") || p->oom)
@@ -156,7 +136,7 @@ static void field_row(void *arg, const cli_field_t *f)
 	jz(p->o, f->path);
 	fputc(',', p->o);
 	jz(p->o, f->value);
-	if (f->size == 4 && nnn_file_read(p->file, f->offset, b, 4, NULL) == NNN_OK && const_text(f->path, b, text)) {
+	if (f->size == 4 && nnn_file_read(p->file, f->offset, b, 4, NULL) == NNN_OK && cli_const_text(f->path, b, text)) {
 		fputc(',', p->o);
 		jz(p->o, text);
 	}
@@ -208,21 +188,9 @@ static void facts(FILE *o, const nnn_layer_t *L)
 	fprintf(o, "],\"params\":%" PRIu64, params);
 }
 
-/* The model as decoded (NULL when it does not decode), for facts(). */
-static nnn_model_t *decoded(const cli_scan_t *s)
-{
-	nnn_decode_opts_t opts = { .ctx = s->ctx };
-	nnn_model_t *m = NULL;
-	if (nnn_file_decode(s->file, &opts, &m, NULL) != NNN_OK || (m && (size_t)m->layer_count != s->nlayers)) {
-		nnn_model_free(m);
-		return NULL;
-	}
-	return m;
-}
-
 static void layers(FILE *o, const cli_scan_t *s)
 {
-	nnn_model_t *m = decoded(s);
+	nnn_model_t *m = cli_scan_model(s);
 	fputs(",\n\"layers\": [", o);
 	for (size_t i = 0; i < s->nlayers; i++) {
 		const cli_layer_t *L = &s->layers[i];

@@ -542,3 +542,14 @@ const cli_pos_t cli_picture_pos[] = {
 	{ "MODEL", CLI_IN, CLI_DASH, .help = CLI_MODEL_HELP },
 	{ NULL },
 };
+
+nnn_model_t *cli_scan_model(const cli_scan_t *s)
+{
+	nnn_decode_opts_t opts = { .ctx = s->ctx };
+	nnn_model_t *m = NULL;
+	if (nnn_file_decode(s->file, &opts, &m, NULL) != NNN_OK || (m && (size_t)m->layer_count != s->nlayers)) {
+		nnn_model_free(m);
+		return NULL;
+	}
+	return m;
+}

@@ -103,6 +103,10 @@ nnn_status_t cli_scan_tensors(cli_scan_t *s, void (*on_tensor)(void *arg, const 
 const char *cli_scan_str(const cli_scan_t *s, size_t at);
 
 void cli_scan_free(cli_scan_t *s);
+/* The scanned file decoded once more, whole (each layer's window and
+ * tensors for map and graph); NULL when it does not decode. Owned: free
+ * with nnn_model_free. */
+nnn_model_t *cli_scan_model(const cli_scan_t *s);
 
 /* The whole of a picture command (`nnnkit map`, `nnnkit graph`): the scan
  * of MODEL (with --input-shape) opened, then `render` writing straight to
