@@ -118,6 +118,7 @@ typedef struct chain {
 	int32_t from;      /* the layer that made the incoming shape; -1: the input */
 	bool broken;       /* a layer did not fit: no shape past it is exact */
 	nnn_pshape_t s;    /* the shape at hand */
+	char given[96];    /* the input shape the caller gave, as text; "": none */
 } chain_t;
 
 static void problem(chain_t *c, const nnn_io_src_t *src, int64_t index, nnn_status_t code, const char *fmt, ...)
@@ -127,7 +128,7 @@ static void problem(chain_t *c, const nnn_io_src_t *src, int64_t index, nnn_stat
  * coming from the previous layer or the model's input. */
 static void problem(chain_t *c, const nnn_io_src_t *src, int64_t index, nnn_status_t code, const char *fmt, ...)
 {
-	char msg[NNN_MSG_MAX], rel[48];
+	char msg[NNN_MSG_MAX], rel[64];
 	va_list ap;
 	size_t mark = nnn_path_push(&c->v->path, c->name);
 	uint64_t at = src->at;
@@ -148,7 +149,9 @@ static void problem(chain_t *c, const nnn_io_src_t *src, int64_t index, nnn_stat
 		if (c->from >= 0)
 			snprintf(rel, sizeof rel, "layers[%d]", (int)c->from);
 		code = c->from < 0 ? NNN_E_INPUT_SHAPE : NNN_E_CHAIN;
-		nnn_v_problem(c->v, code, "", at, "%s (from %s)", msg, c->from < 0 ? "the model's input" : rel);
+		if (c->from < 0 && c->given[0])
+			snprintf(rel, sizeof rel, "the input shape %.24s given", c->given);
+		nnn_v_problem(c->v, code, "", at, "%s (from %s)", msg, c->from < 0 && !c->given[0] ? "the model's input" : rel);
 	} else {
 		nnn_v_problem(c->v, code, "", at, "%s", msg);
 	}
@@ -345,9 +348,13 @@ static void window(chain_t *c, const nnn_io_t *io)
 		return;
 	}
 	if (s->rank >= 0 && s->rank != n + 2) {
+		/* A given shape one axis short is most often one sample without
+		 * its batch axis (28,28,1 for 1,28,28,1). */
+		bool no_batch = c->from < 0 && c->given[0] && s->rank == n + 1;
 		problem(c, &io->window.src, -1, NNN_E_CHAIN,
-		        "a %d-D window needs rank %d input [batch, d1..d%d, channels], found rank %d", (int)n, (int)n + 2,
-		        (int)n, (int)s->rank);
+		        "a %d-D window needs rank %d input [batch, d1..d%d, channels], found rank %d%s", (int)n, (int)n + 2,
+		        (int)n, (int)s->rank, no_batch ? "; the first axis is the batch: give 1 before the others for "
+		                                         "one sample" : "");
 		misfit(c);
 	} else if (io->inputs >= 0 && s->last >= 0 && s->last != io->inputs) {
 		problem(c, &io->in_src, -1, NNN_E_CHAIN, "found %" PRId64 " channels, but the incoming last axis has %" PRId64,
@@ -500,6 +507,7 @@ void nnn_rule_chain(nnn_vctx_t *v, const char *name, const nnn_chain_src_t *src,
 			c.broken = true;
 		} else {
 			c.s = nnn_pshape_of(input);
+			nnn_shape_format(input, c.given, sizeof c.given);
 			for (int32_t d = 0; d < input->rank; d++) {
 				if (input->dims[d] < 0) {
 					nnn_v_problem(v, NNN_E_INPUT_SHAPE, "", NNN_NO_OFFSET,

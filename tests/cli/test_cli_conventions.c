@@ -557,5 +557,14 @@ Test(conventions, input_shape_for_run_and_blame_on_the_input, .timeout = 120)
 		cr_assert(!strncmp(out, t_fmt("nnnkit: %s: ", flat), strlen(flat) + 10) && strstr(out, "--input-shape"),
 		          "%s: the input and --input-shape are not named first:\n%s", line, out);
 	}
+	/* A shape the user gave is blamed as given, not as "the model's input";
+	 * one axis short gets the batch hint (issue 33). */
+	int st = t_sh(out, sizeof out, "'%s' validate --input-shape 28,28,1 '%s'", nnnkit_bin(), m);
+	cr_assert(st == 1 && strstr(out, "(from the input shape [28, 28, 1] given)") &&
+	                  strstr(out, "the first axis is the batch: give 1 before the others"),
+	          "exit %d:\n%s", st, out);
+	st = t_sh(out, sizeof out, "'%s' validate --input-shape 1,28,28,2 '%s'", nnnkit_bin(), m);
+	cr_assert(st == 1 && strstr(out, "(from the input shape [1, 28, 28, 2] given)") && !strstr(out, "batch:"),
+	          "exit %d:\n%s", st, out);
 	fx_free(&f);
 }
