@@ -22,7 +22,7 @@ void nnn_v_problem(nnn_vctx_t *v, nnn_status_t code, const char *name, uint64_t 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	nnn_diags_add(v->diags, code, at, v->path.s, "%s", msg);
+	nnn_diags_add(v->diags, code, v->no_offsets ? NNN_NO_OFFSET : at, v->path.s, "%s", msg);
 	nnn_path_pop(&v->path, mark);
 	v->problems++;
 }

@@ -11,6 +11,9 @@ typedef struct nnn_vctx {
 	nnn_diags_t *diags;
 	nnn_path_t path;
 	size_t problems; /* found so far, including any dropped from diags */
+	/* A model made in memory (JSON, a spec, an import): no byte offsets,
+	 * which its records hold as zeros, are said (not "@0x0"). */
+	bool no_offsets;
 } nnn_vctx_t;
 
 void nnn_v_problem(nnn_vctx_t *v, nnn_status_t code, const char *name, uint64_t at,

@@ -607,3 +607,19 @@ def test_run_releases_the_gil():
     finally:
         sys.setswitchinterval(old)
     pytest.fail("no other thread ran during Plan.run: the GIL was held")
+
+
+def test_a_model_made_in_memory_has_no_offsets():
+    """Problems of a model built from arrays (or JSON) name the field, never
+    a byte offset its records do not have (they once said @0x0, @0x4)."""
+    with pytest.raises(nnnkit.ValidationError) as e:
+        nnnkit.Model.from_layers([{"id": "dense", "weights": np.ones((2, 3), np.float32),
+                                   "bias": np.ones(2, np.float32)}])
+    assert e.value.path == "layers[0].bias.dims[0]" and e.value.offset is None and "@" not in str(e.value)
+    m = nnnkit.Model.from_layers([{"id": "dense", "weights": np.ones((2, 3), np.float32),
+                                   "bias": np.ones(3, np.float32)}])
+    (p,) = m.validate(input_shape=(1, 5))
+    assert p.offset is None and "@" not in str(p) and "(from the input shape [1, 5] given)" in str(p)
+    # The same model from its bytes has them.
+    (q,) = nnnkit.Model.from_bytes(m.encode()).validate(input_shape=(1, 5))
+    assert q.offset is not None and q.message == p.message
