@@ -22,7 +22,6 @@ typedef struct decoded {
 	nnn_model_t model;
 	nnn_arena_t arena;
 	unsigned char *copy; /* NNN_DECODE_COPY: the whole input, which the views point into */
-	bool in_memory;      /* made, not decoded: its records hold no byte offsets */
 } decoded_t;
 
 nnn_status_t nnn_decode_windowed(const void *buf, size_t len, const nnn_reader_t *rd, const nnn_decode_opts_t *opts,
@@ -110,8 +109,6 @@ nnn_status_t nnn_model_decode(const void *buf, size_t len, const nnn_decode_opts
 nnn_model_t *nnn_model_new_arena(nnn_arena_t **arena)
 {
 	decoded_t *d = calloc(1, sizeof *d);
-	if (d)
-		d->in_memory = true;
 	*arena = d ? &d->arena : NULL;
 	return d ? &d->model : NULL;
 }
@@ -143,10 +140,15 @@ void nnn_tensor_copy(const nnn_tensor_t *t, float *out)
 
 /* ---- validation ---- */
 
+_Static_assert(NNN_MODEL_NFIELDS > 1, "nnn_model_validate tells a decoded model by its second field's offset");
+
 nnn_status_t nnn_model_validate(const nnn_model_t *m, const nnn_shape_t *input, nnn_shape_t *out_shapes,
                                 nnn_diags_t *diags)
 {
-	nnn_vctx_t v = { .diags = diags, .no_offsets = ((const decoded_t *)m)->in_memory };
+	/* A model made in memory (JSON, a spec, an import, a caller's own
+	 * struct) holds zeros where a decoded one holds offsets; its second
+	 * field, which no file starts with, tells them apart. */
+	nnn_vctx_t v = { .diags = diags, .no_offsets = m->at[1] == 0 };
 	size_t first = diags ? diags->n : 0;
 	nnn_gen_validate(&v, m, input, out_shapes);
 	return nnn_v_result(&v, first);
