@@ -224,6 +224,7 @@ _API = {
     "nnn_model_validate": (c_int, [P, POINTER(Shape), POINTER(Shape), PD]),
     "nnn_model_check_finite": (c_int, [P, POINTER(c_uint64), PD]),
     "nnn_model_shapes": (c_int, [P, POINTER(Shape), POINTER(LayerShapes), PD]),
+    "nnn_model_fixed_input": (c_bool, [P, POINTER(Shape)]),
     "nnn_pshape_format": (c_char_p, [POINTER(PShape), c_char_p, c_size_t]),
     "nnn_model_info": (c_size_t, [P, P, POINTER(InfoOpts), c_char_p, c_size_t]),
     "nnn_shape_format": (c_char_p, [POINTER(Shape), c_char_p, c_size_t]),

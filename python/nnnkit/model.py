@@ -606,6 +606,16 @@ class Model:
         _call(lib.nnn_model_shapes, h.model, shape, out)
         return [_pshape(out[i].out) for i in range(n)]
 
+    def fixed_input(self):
+        """The input the layers fix, with a batch of 1, as a tuple: what
+        `nnnkit info`, map and graph take without --input-shape (a Dense
+        first layer gives (1, its inputs)). None when they leave some of it
+        open (a Conv's spatial sizes): give the shape to run or shapes()."""
+        s = _lib.Shape()
+        if not lib.nnn_model_fixed_input(self._live().model, byref(s)):
+            return None
+        return tuple(int(d) for d in s.dims[:s.rank])
+
     def _array_name(self):
         """The model record's repeated field (its layers), from the descriptor."""
         for f in _lib.fields(_lib.model_desc):

@@ -25,8 +25,9 @@ const cli_cmd_t cmd_graph = {
 	.help = "usage: nnnkit graph [--input-shape 1,28,28,1] [-o FILE] MODEL\n"
 	"Prints a Graphviz digraph: an input node, one node per layer (type and kernel size, activation,\n"
 	"its own fields, its tensors' shapes and parameter count, input -> output shape) in file order,\n"
-	"and an output node. Without --input-shape,\n"
-	"shapes show what each layer's own fields fix ('?' is unknown). An invalid model is drawn\n"
+	"and an output node. Without --input-shape, shapes follow from the input the layers fix, with\n"
+	"a batch of 1 (as in nnnkit info), or, when they leave some of it open, show what each layer's\n"
+	"own fields fix ('?' is unknown). An invalid model is drawn\n"
 	"as far as it decodes, ending in a node that names the first problem (exit 1).\n",
 };
 
@@ -82,6 +83,8 @@ static nnn_status_t render(FILE *o, cli_scan_t *s, const char *path, nnn_diags_t
 	fputs("\"];\n  node [shape=box, style=\"rounded,filled\", fillcolor=\"#eef4fb\", fontname=\"Helvetica\"];\n", o);
 	fputs("  input [shape=oval, fillcolor=white, label=\"input\\n", o);
 	dot_text(o, s->nlayers ? cli_scan_str(s, s->layers[0].in) : "?");
+	if (s->have_input == CLI_INPUT_FIXED)
+		fputs("\\n(the layers fix it, batch 1)", o);
 	fputs("\"];\n", o);
 	nnn_model_t *m = cli_scan_model(s);
 	for (size_t i = 0; i < s->nlayers; i++) {

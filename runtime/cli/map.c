@@ -39,7 +39,8 @@ const cli_cmd_t cmd_map = {
 	"visible, or each as wide as its bytes) with a list of its regions: hover one for its path,\n"
 	"offset, size and value, click one or give an offset range to zoom in. Search by field path,\n"
 	"byte offset (decimal or 0x hex) or value. The page fits screens from 360 px wide up.\n"
-	"Without --input-shape, shapes show what each layer's own fields fix.\n"
+	"Without --input-shape, shapes follow from the input the layers fix, with a batch of 1 (as in\n"
+	"nnnkit info), or, when they leave some of it open, show what each layer's own fields fix.\n"
 	"An invalid model is mapped as far as it decodes, with its problems listed on the page and\n"
 	"on stderr (exit 1).\n",
 };
@@ -306,13 +307,11 @@ static nnn_status_t tail(FILE *o, cli_scan_t *s, page_t *p, nnn_diags_t *d);
 
 static nnn_status_t data(FILE *o, cli_scan_t *s, const char *path, nnn_diags_t *d)
 {
-	char buf[NNN_MAX_RANK * 24];
 	page_t p = { o, { .n = 0 }, s->file, NULL, 0, 0, 0, 0 };
 	fputs("{\"file\": ", o);
 	jz(o, path);
-	fprintf(o, ",\n\"size\": %zu,\n\"valid\": %s,\n\"status\": \"%s\",\n\"input\": ", s->size,
+	fprintf(o, ",\n\"size\": %zu,\n\"valid\": %s,\n\"status\": \"%s\"", s->size,
 	        s->status == NNN_OK ? "true" : "false", nnn_status_name(s->status));
-	jz(o, s->have_input ? nnn_shape_format(&s->input, buf, sizeof buf) : NULL);
 	fputs(",\n\"fields\": [", o);
 	nnn_status_t st = cli_scan_layers(s, field_row, &p, d);
 	if (st == NNN_OK)
@@ -324,6 +323,7 @@ static nnn_status_t data(FILE *o, cli_scan_t *s, const char *path, nnn_diags_t *
 /* What follows the fields: kinds, description, layers, tensors, problems. */
 static nnn_status_t tail(FILE *o, cli_scan_t *s, page_t *p, nnn_diags_t *d)
 {
+	char buf[NNN_MAX_RANK * 24];
 	nnn_status_t st;
 	if (p->oom)
 		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot hold the float arrays of a %zu-byte file",
@@ -336,6 +336,10 @@ static nnn_status_t tail(FILE *o, cli_scan_t *s, page_t *p, nnn_diags_t *d)
 	else
 		fputs("null", o);
 	fprintf(o, ",\n\"descCut\": %s", s->desc_cut ? "true" : "false");
+	/* after the layers were scanned: the input the layers fix is known then */
+	fputs(",\n\"input\": ", o);
+	jz(o, s->have_input ? nnn_shape_format(&s->input, buf, sizeof buf) : NULL);
+	fprintf(o, ",\n\"inputFixed\": %s", s->have_input == CLI_INPUT_FIXED ? "true" : "false");
 	if (s->status != NNN_OK && s->decoded_end < s->size)
 		fprintf(o, ",\n\"undecoded\": [%" PRIu64 ",%" PRIu64 "]", s->decoded_end, (uint64_t)s->size - s->decoded_end);
 	else

@@ -374,11 +374,14 @@ static void shape_of(void *ctx, int32_t i, const nnn_layer_shapes_t *sh)
 }
 
 /* Each layer's shapes from the shape engine: exact from an input shape (up
- * to a layer that does not fit), else what the layers' own fields fix; '?'
+ * to a layer that does not fit), or from the input the layers fix with a
+ * batch of 1 (as `nnnkit info`), else what the layers' own fields fix; '?'
  * when the model did not decode. */
 static void shapes(cli_scan_t *s, const nnn_model_t *m)
 {
 	if (m && s->nlayers && (size_t)m->layer_count == s->nlayers) {
+		if (!s->have_input && nnn_model_fixed_input(m, &s->input))
+			s->have_input = CLI_INPUT_FIXED;
 		nnn_status_t st = nnn_model_shapes_each(m, s->have_input ? &s->input : NULL, shape_of, s, NULL);
 		(void)st; /* the problems come from nnn_file_validate */
 		return;
@@ -418,7 +421,7 @@ nnn_status_t cli_scan_open(cli_scan_t *s, cli_env_t *env, const char *path, cons
 	nnn_diags_init(&s->problems);
 	s->ctx = ctx;
 	if (input) {
-		s->have_input = 1;
+		s->have_input = CLI_INPUT_GIVEN;
 		s->input = *input;
 	}
 	nnn_status_t st = cli_file_open(env, path, NULL, &s->file, diags);

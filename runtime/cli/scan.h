@@ -55,6 +55,10 @@ typedef struct cli_layer {
 
 /* Owned: fill with cli_scan_open (then cli_scan_layers, cli_scan_tensors),
  * release with cli_scan_free (also after a failure). */
+/* Where a scan's input shape came from. */
+enum { CLI_INPUT_GIVEN = 1, /* --input-shape */
+       CLI_INPUT_FIXED = 2  /* the layers fix it, with a batch of 1 (nnn_model_fixed_input) */ };
+
 typedef struct cli_scan {
 	size_t size;          /* file bytes */
 	size_t nfields;       /* fields visited by cli_scan_layers */
@@ -66,7 +70,7 @@ typedef struct cli_scan {
 	uint64_t decoded_end; /* one past the last byte decoded */
 	nnn_diags_t problems; /* every problem, as `nnnkit validate` finds them */
 	nnn_status_t status;  /* NNN_OK for a valid model */
-	int have_input;       /* shapes follow from an --input-shape */
+	int have_input;       /* shapes follow from `input`: CLI_INPUT_GIVEN, CLI_INPUT_FIXED or 0 */
 	nnn_shape_t input;
 	int oom;              /* an allocation failed: the scan is incomplete */
 	/* private */

@@ -12,25 +12,6 @@
 
 /* ---- the shapes ---- */
 
-/* The input the layers fix, with a batch of 1, when they fix all of it:
- * every dim of the first layer's partial input but the batch, or (its rank
- * open, as a Dense layer's [batch, ..., features]) the last axis: [1, last]. */
-static bool fixed_input(const nnn_pshape_t *p, nnn_shape_t *in)
-{
-	if (p->rank < 0) {
-		*in = (nnn_shape_t){ .rank = 2, .dims = { 1, p->last } };
-		return p->last >= 0;
-	}
-	if (p->rank < 1)
-		return false;
-	in->rank = p->rank;
-	in->dims[0] = 1;
-	for (int32_t k = 1; k < p->rank; k++)
-		if ((in->dims[k] = p->dims[k]) < 0)
-			return false;
-	return true;
-}
-
 nnn_status_t nnn_model_info_shapes(const nnn_model_t *m, const nnn_shape_t *input, nnn_layer_shapes_t *out,
                                    bool *exact, nnn_diags_t *diags)
 {
@@ -41,11 +22,8 @@ nnn_status_t nnn_model_info_shapes(const nnn_model_t *m, const nnn_shape_t *inpu
 		goto done;
 	if (input)
 		st = nnn_model_shapes(m, input, out, diags);
-	else if (nnn_model_shapes(m, NULL, out, NULL) == NNN_OK && fixed_input(&out[0].in, &guess) &&
-	         nnn_model_shapes(m, &guess, out, NULL) != NNN_OK)
-		/* The engine decides: a guess it refuses leaves the partial
-		 * shapes, given again (no second buffer; it gave them once). */
-		all = nnn_model_shapes(m, NULL, out, NULL) == NNN_OK;
+	else
+		all = nnn_model_shapes(m, nnn_model_fixed_input(m, &guess) ? &guess : NULL, out, NULL) == NNN_OK;
 	all = all && st == NNN_OK;
 	for (int32_t i = 0; i < m->layer_count && all; i++)
 		all = nnn_pshape_exact(&out[i].in) && nnn_pshape_exact(&out[i].out);
@@ -259,12 +237,6 @@ static void table_layer(void *ctx, int32_t i, const nnn_layer_shapes_t *s)
 	t->exact = t->exact && nnn_pshape_exact(&s->in) && nnn_pshape_exact(&s->out);
 }
 
-static void first_layer(void *ctx, int32_t i, const nnn_layer_shapes_t *s)
-{
-	if (i == 0)
-		*(nnn_pshape_t *)ctx = s->in;
-}
-
 /* The shapes line and the table. Without an input shape, the one the layers
  * fix (with a batch of 1) when the engine takes it, else partial shapes. */
 static void put_model_shapes(out_t *o, const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_info_opts_t *opts,
@@ -273,7 +245,6 @@ static void put_model_shapes(out_t *o, const nnn_ctx_t *ctx, const nnn_model_t *
 	table_t t = { .ctx = ctx, .m = m, .opts = opts, .o = o, .exact = true };
 	const nnn_shape_t *input = opts->input;
 	nnn_shape_t guess;
-	nnn_pshape_t first;
 	for (int c = 0; c < NCOLS; c++)
 		t.width[c] = (int)strlen(header.col[c]);
 	if (m->layer_count < 1) {
@@ -282,8 +253,7 @@ static void put_model_shapes(out_t *o, const nnn_ctx_t *ctx, const nnn_model_t *
 		put_row(o, &header, t.width);
 		return;
 	}
-	if (!input && nnn_model_shapes_each(m, NULL, first_layer, &first, NULL) == NNN_OK &&
-	    fixed_input(&first, &guess) && nnn_model_shapes_each(m, &guess, NULL, NULL, NULL) == NNN_OK)
+	if (!input && nnn_model_fixed_input(m, &guess))
 		input = &guess;
 	nnn_status_t st = nnn_model_shapes_each(m, input, table_layer, &t, NULL);
 	put_shapes(o, &t.first_in, &t.last_out, t.exact && st == NNN_OK, !opts->input || st == NNN_OK,

@@ -586,6 +586,34 @@ nnn_status_t nnn_model_shapes(const nnn_model_t *m, const nnn_shape_t *input, nn
 	return nnn_model_shapes_each(m, input, put_shapes, out, diags);
 }
 
+static void first_in(void *ctx, int32_t i, const nnn_layer_shapes_t *s)
+{
+	if (i == 0)
+		*(nnn_pshape_t *)ctx = s->in;
+}
+
+bool nnn_model_fixed_input(const nnn_model_t *m, nnn_shape_t *in)
+{
+	nnn_pshape_t p = { .rank = 0 };
+	if (!m || m->layer_count < 1 || nnn_model_shapes_each(m, NULL, first_in, &p, NULL) != NNN_OK)
+		return false;
+	if (p.rank < 0) { /* its rank open, as a Dense layer's [batch, ..., features] */
+		*in = (nnn_shape_t){ .rank = 2, .dims = { 1, p.last } };
+		if (p.last < 0)
+			return false;
+	} else {
+		if (p.rank < 1)
+			return false;
+		in->rank = p.rank;
+		in->dims[0] = 1;
+		for (int32_t k = 1; k < p.rank; k++)
+			if ((in->dims[k] = p.dims[k]) < 0)
+				return false;
+	}
+	/* the engine decides: the whole chain must take it */
+	return nnn_model_shapes_each(m, in, NULL, NULL, NULL) == NNN_OK;
+}
+
 bool nnn_layer_window(const nnn_layer_t *L, nnn_layer_window_t *w)
 {
 	nnn_io_t io;

@@ -163,6 +163,7 @@ Test(map, page_is_self_contained_and_escaped, .fini = cleanup)
 	cr_assert_eq(count(html, "{\"field\":"), s.arrays);
 	cr_assert(strstr(html, "\"in\":\"[1, 4, 4, 1]\",\"out\":\"[1, 4, 4, 4]\""), "%s", html);
 	cr_assert(strstr(html, "\"in\":\"[1, 4, 4, 4]\",\"out\":\"[1, 3]\""), "%s", html);
+	cr_assert(strstr(html, "\"input\": \"[1, 4, 4, 1]\",\n\"inputFixed\": false"), "%s", html);
 	cr_assert(strstr(html, "\"summary\":\"filters=4 padding_type=same padding_dims=[1, 1, 1, 1]\""), "%s", html);
 	cr_assert(strstr(html, "\"act\":\"Leaky ReLU(tau=0.1)\""), "%s", html);
 	/* Kernels 0.5 i - 1 for i < 36: min -1, max 16.5, mean 7.75; value i in bin floor(32 i / 35),
@@ -284,7 +285,8 @@ Test(graph, dot_of_the_chain, .fini = cleanup)
 	}
 	free(dot);
 
-	/* Without an input shape, the last axis each layer fixes; an escaped description. */
+	/* Without an input shape, the input the layers fix with a batch of 1,
+	 * as info says it (one function decides for both); an escaped description. */
 	bb_free(&b);
 	bb_header(&b, "say \"hi\" \\ bye", 3 * 2 + 2, 1);
 	bb_dense(&b, 0, 3, 2, 0);
@@ -292,8 +294,18 @@ Test(graph, dot_of_the_chain, .fini = cleanup)
 	cr_assert_eq(t_sh(NULL, 0, "%s graph %s -o %s", nnnkit_bin(), model, out), 0);
 	dot = slurp(out, NULL);
 	cr_assert(strstr(dot, "label=\"say \\\"hi\\\" \\\\ bye\\n"), "%s", dot);
-	cr_assert(strstr(dot, "[?, ..., 3] -> [?, ..., 2]"), "%s", dot);
+	cr_assert(strstr(dot, "label=\"input\\n[1, 3]\\n(the layers fix it, batch 1)\"]"), "%s", dot);
+	cr_assert(strstr(dot, "[1, 3] -> [1, 2]"), "%s", dot);
 	free(dot);
+	char info[4096];
+	cr_assert_eq(t_sh(info, sizeof info, "%s info %s", nnnkit_bin(), model), 0);
+	cr_assert(strstr(info, "input [1, 3] -> output [1, 2] (the input the layers fix, with a batch of 1)"), "%s", info);
+	cr_assert_eq(t_sh(NULL, 0, "%s map %s -o %s.html", nnnkit_bin(), model, out), 0);
+	snprintf(cmd, sizeof cmd, "%s.html", out);
+	char *page = slurp(cmd, NULL);
+	cr_assert(strstr(page, "\"input\": \"[1, 3]\",\n\"inputFixed\": true"), "%s", page);
+	cr_assert(strstr(page, "\"in\":\"[1, 3]\",\"out\":\"[1, 2]\""), "%s", page);
+	free(page);
 
 	/* An invalid model ends in a node naming its first problem. */
 	bb_free(&b);

@@ -348,6 +348,14 @@ def test_shapes_are_the_engines(conv):
     assert f"output shape [{', '.join(map(str, shapes[-1]))}]" in shown
     partial = m.shapes()
     assert partial[0][-1] is not None and None in partial[0]
+    assert m.fixed_input() is None  # a Conv's spatial sizes stay open
+
+
+def test_fixed_input_is_infos():
+    layers, _ = dense_net(1)
+    m = nnnkit.Model.from_layers(layers)
+    assert m.fixed_input() == (1, 6)
+    assert "input [1, 6] -> output [1, 3] (the input the layers fix, with a batch of 1)" in repr(m)
 
 
 # ---- running ----

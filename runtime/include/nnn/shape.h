@@ -42,6 +42,14 @@ typedef void (*nnn_shapes_fn)(void *ctx, int32_t i, const nnn_layer_shapes_t *s)
 NNN_API NNN_NODISCARD nnn_status_t nnn_model_shapes_each(const nnn_model_t *m, const nnn_shape_t *input,
                                                          nnn_shapes_fn each, void *ctx, nnn_diags_t *diags);
 
+/* The input the layers fix, with a batch of 1, when they fix all of it and
+ * the whole chain takes it: every dim of the first layer's input but the
+ * batch, or (its rank open, as a Dense layer's [batch, ..., features]) the
+ * last axis alone, [1, features]. False when a dim stays open (a Conv's
+ * spatial sizes): without an input shape, shapes are then partial. Shapes
+ * `nnnkit info`, map and graph show without --input-shape follow from it. */
+NNN_API bool nnn_model_fixed_input(const nnn_model_t *m, nnn_shape_t *in);
+
 /* The sliding window of a layer whose type's schema `io` is a window (a
  * Conv's is kernels.dims[1:-1]), as the shape engine applies it: which
  * layers slide one, and along which axes, is the schema's to say. */
