@@ -669,7 +669,8 @@ class Model:
         form with defaults, field names as the schema's), with NumPy arrays
         where tensors go: {"id": "dense", "activation": "relu", "weights":
         W[in, out], "bias": b}. The library fills the defaults (parameter
-        count, dims from the arrays, a Dense layer's neurons) and checks
+        count, dims from the arrays, a Dense layer's neurons, a Conv's
+        padding_dims from its padding_type) and checks
         every field; arrays are passed bit for bit. A model that breaks a
         rule is refused, as nnnkit build refuses it. Raises FormatError (a
         field the schema lacks, a value of the wrong kind, an unknown ID) or

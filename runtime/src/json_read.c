@@ -30,6 +30,7 @@
 #include "try.h"
 #include "fileio.h"
 #include "json_form.h"
+#include "shape_io.h"
 
 /* Descriptors whose fields one JSON object holds: a record's, and those its
  * variants select (a Dense layer's fields beside the layer's). */
@@ -1156,6 +1157,57 @@ static nnn_status_t rd_record(rd_t *r, const nnn_rdesc_t *rd, const json_t *v, v
 	return st;
 }
 
+/* ---- spec: what the schema's rules imply ---- */
+
+/* The field of a layer's body named `name`, by the descriptors: the layer
+ * record is the model's array, its body the variant whose tag is L->id. */
+static nnn_i32s_t *body_list(nnn_layer_t *L, const char *name)
+{
+	const nnn_rdesc_t *lr = NULL;
+	for (int32_t i = 0; i < nnn_model_desc.nfields && !lr; i++)
+		if (nnn_model_desc.fields[i].kind == NNN_FK_ARRAY)
+			lr = nnn_model_desc.fields[i].rec;
+	for (int32_t i = 0; lr && i < lr->nfields; i++) {
+		const nnn_fdesc_t *f = &lr->fields[i];
+		for (int32_t j = 0; f->kind == NNN_FK_VARIANT && j < f->nvariants; j++) {
+			const nnn_rdesc_t *rec = f->variants[j].rec;
+			if (f->variants[j].value != L->id || !rec)
+				continue;
+			for (int32_t k = 0; k < rec->nfields; k++)
+				if (!strcmp(rec->fields[k].name, name) && rec->fields[k].kind == NNN_FK_PRIM &&
+				    rec->fields[k].prim == NNN_PRIM_I32_ARRAY)
+					return at(at(L, f), &rec->fields[k]);
+		}
+	}
+	return NULL;
+}
+
+/* A window layer whose padding list the spec leaves out gets the list its
+ * padding type implies (a Conv's "same" with kernels 5x5: [2, 2, 2, 2]), as
+ * `neurons` comes from a tensor: the schema's padding rule fixes it. */
+static nnn_status_t spec_pads(rd_t *r, const json_t *root, nnn_model_t *m)
+{
+	const json_t *layers = NULL;
+	for (int32_t i = 0; i < nnn_model_desc.nfields && !layers; i++)
+		if (nnn_model_desc.fields[i].kind == NNN_FK_ARRAY)
+			layers = json_object_get(root, nnn_model_desc.fields[i].name);
+	for (int32_t i = 0; i < m->layer_count; i++) {
+		int32_t pad[2 * NNN_MAX_RANK];
+		const char *name;
+		const json_t *obj = json_array_get(layers, (size_t)i);
+		int32_t n = nnn_layer_implied_pads(&m->layers[i], pad, &name);
+		nnn_i32s_t *list = n > 0 && json_is_object(obj) && !json_object_get(obj, name)
+		                   ? body_list(&m->layers[i], name) : NULL;
+		if (!list)
+			continue;
+		void *v;
+		NNN_TRY(alloc(r, (size_t)n, sizeof pad[0], &v));
+		memcpy(v, pad, (size_t)n * sizeof pad[0]);
+		*list = (nnn_i32s_t){ v, n };
+	}
+	return NNN_OK;
+}
+
 /* ---- entry points ---- */
 
 /* One walk of the parsed text into a new model (*m, freed on failure). */
@@ -1172,6 +1224,8 @@ static nnn_status_t walk(rd_t *r, const json_t *root, nnn_model_t **m)
 		memset(r->slots, 0, r->nslots * sizeof *r->slots);
 	r->npy_total = r->npy_distinct = 0;
 	nnn_status_t st = rd_record(r, &nnn_model_desc, root, *m);
+	if (st == NNN_OK && SPEC(r))
+		st = spec_pads(r, root, *m);
 	if (st == NNN_OK && r->total)
 		*r->total = nnn_model_param_total(*m);
 	if (st != NNN_OK) {

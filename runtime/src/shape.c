@@ -631,6 +631,29 @@ bool nnn_layer_window(const nnn_layer_t *L, nnn_layer_window_t *w)
 	return true;
 }
 
+int32_t nnn_layer_implied_pads(const nnn_layer_t *L, int32_t pad[2 * NNN_MAX_RANK], const char **field)
+{
+	nnn_io_t io;
+	nnn_gen_io(L, &io);
+	int32_t n = io.window.v.n;
+	if (io.kind != NNN_IO_WINDOW || !io.pads.list || !io.pad_fn || !io.window.list || !io.window.v.v || n < 1 ||
+	    n + 2 > NNN_MAX_RANK)
+		return 0;
+	for (int32_t j = 0; j < n; j++) {
+		nnn_io_axis_t a = { .window = ints_at(&io.window, j), .stride = ints_at(&io.stride, j),
+		                    .dilation = ints_at(&io.dilation, j) };
+		int64_t before, after;
+		a.k = nnn_gen_window_k(&a);
+		if (!io.pad_fn(io.pad_type, a.k, &before, &after) || before < 0 || after < 0 || before > INT32_MAX ||
+		    after > INT32_MAX)
+			return 0; /* the validator says why */
+		pad[2 * j] = (int32_t)before;
+		pad[2 * j + 1] = (int32_t)after;
+	}
+	*field = io.pads.src.path;
+	return 2 * n;
+}
+
 bool nnn_layer_pads(const nnn_layer_t *L, int64_t pad[2 * NNN_MAX_RANK])
 {
 	nnn_io_t io;

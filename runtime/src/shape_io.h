@@ -65,7 +65,7 @@ typedef struct nnn_io {
 	bool flatten;        /* features: reshape to [batch, -1] first */
 	nnn_io_ints_t window, stride, dilation;
 	nnn_io_ints_t pads;  /* window: [before1, after1, ...]; v NULL: from pad_fn, or none */
-	nnn_pad_fn pad_fn;   /* window: the padding type's formulas, or NULL */
+	nnn_pad_fn pad_fn;   /* window: the padding type's formulas (the io's, or a padding rule's on the list), or NULL */
 	int64_t pad_type;
 	nnn_io_ints_t shape; /* reshape */
 	const nnn_layer_t *layer; /* plugin: the layer, whose type's infer gives shapes */
@@ -88,6 +88,12 @@ int64_t nnn_gen_window_out(const nnn_io_axis_t *a);  /* the output's size */
  * False when L's io is no window, or its fields do not give one (the
  * validator says why). */
 bool nnn_layer_pads(const nnn_layer_t *L, int64_t pad[2 * NNN_MAX_RANK]);
+
+/* The padding list a window layer's padding type implies for its window
+ * sizes, whatever its own list holds (a spec that leaves the list out gets
+ * it filled in): its length 2n, with the list field's name in *field; 0
+ * when the layer has no such list or its type gives no formulas. */
+int32_t nnn_layer_implied_pads(const nnn_layer_t *L, int32_t pad[2 * NNN_MAX_RANK], const char **field);
 
 /* The layers the chain walks: io(elems, i, &out) gives layer i's io, for
  * i < n, one at a time (an nnn_io_t is 400 bytes: an array of them for a

@@ -619,6 +619,42 @@ Test(cli, build_from_spec)
 	cr_assert_eq(t_sh(NULL, 0, "rm -rf %s", dir), 0);
 }
 
+/* A spec that leaves a Conv's padding_dims out gets what its padding type
+ * implies for each kernel size (format.md: same pads k - 1 in all, before
+ * (k - 1) / 2, after the rest; valid pads none); a list given is kept, and
+ * checked. Kernels 3x2: same gives [1, 1, 0, 1]. */
+Test(cli, build_fills_padding_from_its_type)
+{
+	static const char *const cases[][2] = {
+		{ "\"same\"", "4: [1, 1, 0, 1]" },
+		{ "\"valid\"", "4: [0, 0, 0, 0]" },
+		{ "\"same\", \"padding_dims\": [1, 1, 0, 1]", "4: [1, 1, 0, 1]" },
+	};
+	char dir[64] = "/tmp/nnnpads.XXXXXX", path[256], spec[512];
+	run_t r;
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/spec.json", dir);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(spec, sizeof spec, "{\"layers\": [{\"id\": \"conv\", \"padding_type\": %s, \"kernels\": "
+		         "{\"dims\": [2, 3, 2, 1], \"data\": [0,1,2,3,4,5,6,7,8,9,10,11]}, \"bias\": {\"dims\": [2], \"data\": [0, 0]}}]}\n", cases[i][0]);
+		file_put(path, spec);
+		nnnkitf(&r, "build --input-shape 1,4,4,1 %s %s/m.nnn", path, dir);
+		cr_assert_eq(r.code, 0, "%s: %s", spec, r.err);
+		nnnkitf(&r, "dump %s/m.nnn", dir);
+		char *line = strstr(r.out, "layers[0].padding_dims");
+		cr_assert(line && strstr(line, cases[i][1]) && strchr(line, '\n') > strstr(line, cases[i][1]), "%s: %s", spec,
+		          r.out);
+	}
+	/* given, the list is the spec's: a wrong one is refused where it is */
+	file_put(path, "{\"layers\": [{\"id\": \"conv\", \"padding_type\": \"same\", \"padding_dims\": [0, 0, 0, 0],\n"
+	               " \"kernels\": {\"dims\": [2, 3, 2, 1], \"data\": [0,1,2,3,4,5,6,7,8,9,10,11]}, \"bias\": {\"dims\": [2], \"data\": [0, 0]}}]}\n");
+	nnnkitf(&r, "build %s %s/m.nnn", path, dir);
+	cr_assert_eq(r.code, 1, "%s", r.err);
+	cr_assert(strstr(r.err, "layers[0].padding_dims[0]: padding dims do not match the padding type: found 0, expected 1 "
+	                        "(before of axis 1 for kernel size 3)"), "%s", r.err);
+	cr_assert_eq(t_sh(NULL, 0, "rm -rf %s", dir), 0);
+}
+
 /* docs/from-numpy.md's example: NumPy trains, nnnkit builds and runs, and
  * agrees with NumPy within 1e-5. */
 Test(cli, from_numpy_example, .timeout = 120)

@@ -251,6 +251,17 @@ def test_from_layers_conv_equals_numpy():
     assert m.layers[1].neurons == 2 and m.layers[1].flatten is True
 
 
+def test_from_layers_fills_padding_from_its_type():
+    # same pads k - 1 in all, (k - 1) // 2 before (format.md): kernels 3x2 give [1, 1, 0, 1]
+    layers = conv_layers()
+    del layers[0]["padding_dims"]
+    layers[0]["padding_type"] = "same"
+    layers[1]["weights"] = rng(9).standard_normal((5 * 5 * 4, 2), dtype=np.float32)
+    m = nnnkit.Model.from_layers(layers)
+    assert list(m.layers[0].padding_dims) == [1, 1, 0, 1]
+    assert m.shapes((2, 5, 5, 3)) == [(2, 5, 5, 4), (2, 2)]
+
+
 def test_special_floats_round_trip():
     w = np.array([[np.nan, np.inf], [-np.inf, -0.0]], dtype=np.float32)
     w.view(np.uint32)[0, 0] = 0xFFC01234  # a NaN with sign and payload

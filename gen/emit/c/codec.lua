@@ -747,7 +747,7 @@ local IO_KIND_CONST = {
   elementwise = "NNN_IO_ELEMENTWISE", flatten = "NNN_IO_FLATTEN", reshape = "NNN_IO_RESHAPE",
 }
 
-local function io_lines(io, ex)
+local function io_lines(io, ex, rules)
   local l = {}
   local function add(fmt, ...) l[#l + 1] = "\t" .. string.format(fmt, ...) end
   -- The array a reference indexes or slices, and its offset.
@@ -795,9 +795,18 @@ local function io_lines(io, ex)
     per_axis("stride", io.stride_ref, 1)
     per_axis("dilation", io.dilation_ref, 1)
     if io.padding_ref then add("io->pads = %s;", list(io.padding_ref)) end
-    if io.padding_type_ref then
-      add("io->pad_fn = pad_%s;", io.padding_type_ref.field.enum.name)
-      add("io->pad_type = %s;", (ex(io.padding_type_ref)))
+    -- The formulas: the io's padding type, or that of a padding rule on
+    -- the io's list (the list still rules; a spec that leaves it out gets
+    -- it filled in from them: nnn_layer_implied_pads).
+    local pt = io.padding_type_ref
+    for _, rule in ipairs(rules or {}) do
+      if not pt and io.padding_ref and rule.kind == "padding" and rule.dims_ref.field == io.padding_ref.field then
+        pt = rule.type_ref
+      end
+    end
+    if pt then
+      add("io->pad_fn = pad_%s;", pt.field.enum.name)
+      add("io->pad_type = %s;", (ex(pt)))
     end
   elseif k == "reshape" then
     add("io->shape = %s;", list(io.shape_ref))
@@ -817,7 +826,7 @@ local function emit_io(w, s, r)
           local lines_ = io_lines(v.rec.io, function(x)
             if x.owner == "parent" then used_p = true else used_r = true end
             return ref_expr(x)
-          end)
+          end, v.rec.rules)
           if not used_p then w("\t(void)p;") end
           if not used_r then w("\t(void)r;") end
           for _, l in ipairs(lines_) do w(l) end
