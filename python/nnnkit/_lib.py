@@ -26,6 +26,7 @@ DECODE_COPY = 1
 JSON_SPEC = 1
 COMPAT_CONV_ORIGINAL = 1  # nnn/compat.h
 INFO_SAY_PYTHON = 1  # nnn/info.h: the text names input_shape=(...), not --input-shape
+INFO_TEXT, INFO_MARKDOWN = 0, 1  # nnn/info.h: nnn_info_form_t
 RUN_BATCH = 256  # nnn/run.h NNN_RUN_BATCH: Model.run's rows per call, as nnnkit run's
 
 
@@ -174,7 +175,7 @@ class DiscoverOpts(Structure):
 
 class InfoOpts(Structure):
     _fields_ = [("size", c_uint32), ("say", c_uint32), ("file", c_char_p), ("file_size", c_uint64),
-                ("input", POINTER(Shape))]
+                ("input", POINTER(Shape)), ("form", c_uint32)]
 
 
 class JsonReadOpts(Structure):

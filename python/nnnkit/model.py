@@ -801,12 +801,21 @@ class Model:
         """The model as `nnnkit info` shows it, from the same libnnn function
         (nnn_model_info): file, description, parameters, shapes, and a table
         of layers."""
+        return self._info(_lib.INFO_TEXT)
+
+    def _repr_markdown_(self):
+        """The same as Markdown (`nnnkit info --markdown`): what Jupyter
+        shows for a model."""
+        return self._info(_lib.INFO_MARKDOWN)
+
+    def _info(self, form):
         h = self._handle
         if h is None:
             return "<closed nnnkit.Model>"
         rng = h.bytes_range()
         opts = _lib.InfoOpts(size=ctypes.sizeof(_lib.InfoOpts), say=_lib.INFO_SAY_PYTHON,
-                             file=os.fsencode(self._path) if rng else None, file_size=rng[1] if rng else 0)
+                             file=os.fsencode(self._path) if rng else None, file_size=rng[1] if rng else 0,
+                             form=form)
         n = lib.nnn_model_info(h.ctx.ptr, h.model, byref(opts), None, 0)
         buf = ctypes.create_string_buffer(n + 1)
         lib.nnn_model_info(h.ctx.ptr, h.model, byref(opts), buf, n + 1)

@@ -15,15 +15,21 @@ static const cli_pos_t info_pos[] = {
 	{ NULL },
 };
 
+static const cli_opt_t info_opts[] = {
+	{ "markdown", 0, CLI_FLAG, 0, NULL,
+	  .help = "the same as Markdown: a list of the facts and a table of the layers, every value escaped" },
+	{ NULL },
+};
+
 const cli_cmd_t cmd_info = {
 	.name = "info",
 	.summary = "describe a model: description, parameters, a table of layers",
 	.main = run,
-	.opts = CLI_OPTS(cli_opts_input_shape, cli_opts_json),
+	.opts = CLI_OPTS(cli_opts_input_shape, cli_opts_json, info_opts),
 	.pos = info_pos,
 	.exits = CLI_EXITS_MODEL,
 	.exit_what = { [1] = "the model is invalid, or --input-shape does not fit it" },
-	.help = "usage: nnnkit info [--input-shape 1,28,28,1] [--json] MODEL\n"
+	.help = "usage: nnnkit info [--input-shape 1,28,28,1] [--json | --markdown] MODEL\n"
 	"Prints the description, the parameter count, the model's input and output shapes, and one row\n"
 	"per layer: type, its own fields, activation and its parameters, dropout, output shape, tensor\n"
 	"shapes, parameter count, bytes, and the plugin whose kernel runs it ('+' when another plugin\n"
@@ -32,7 +38,8 @@ const cli_cmd_t cmd_info = {
 	"the input the layers fix, with a batch of 1, when they fix all of it (a Dense first layer\n"
 	"takes [1, its inputs]). When they do not (a Conv's spatial sizes), '?' marks what is unknown\n"
 	"and --input-shape gives it.\n"
-	"--json: the same as one JSON object (docs/cli-json.md).\n",
+	"--json: the same as one JSON object (docs/cli-json.md); --markdown: as Markdown, for a README\n"
+	"or an issue (a list of the facts, then the table).\n",
 };
 
 /* The model's shapes, as the text shows them (nnn_model_info_shapes). */
@@ -157,6 +164,8 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	nnn_file_t *f;
 	nnn_status_t st;
 
+	if (cli_flag(a, "json") && cli_flag(a, "markdown"))
+		return cli_usage(env, &cmd_info, "--json and --markdown are two forms of the same report: give one");
 	nnn_diags_init(&d);
 	nnn_decode_opts_t opts = { .ctx = cli_ctx(env) };
 	st = cli_file_open(env, path, &opts, &f, &d);
@@ -179,7 +188,8 @@ static int run(const cli_args_t *a, cli_env_t *env)
 		}
 		goto done;
 	}
-	nnn_info_opts_t io = { .size = sizeof io, .file = cli_name(path), .file_size = size, .input = given };
+	nnn_info_opts_t io = { .size = sizeof io, .file = cli_name(path), .file_size = size, .input = given,
+		               .form = cli_flag(a, "markdown") ? NNN_INFO_MARKDOWN : NNN_INFO_TEXT };
 	size_t n = nnn_model_info(opts.ctx, m, &io, NULL, 0);
 	char *text = malloc(n + 1);
 	if (!text) {

@@ -38,13 +38,34 @@ done:
 typedef struct out {
 	char *buf;
 	size_t size, len; /* len: the whole text's, also past size */
+	bool md;          /* Markdown: a list of facts and a table */
+	bool value;       /* Markdown: what is written now is a value, escaped */
+	char last;        /* the last byte of a value */
 } out_t;
 
-static void put(out_t *o, const char *s, size_t n)
+static void put_raw(out_t *o, const char *s, size_t n)
 {
 	if (o->len < o->size)
 		memcpy(o->buf + o->len, s, n < o->size - o->len ? n : o->size - o->len);
 	o->len += n;
+}
+
+/* In a Markdown value, what would format, link, open HTML or end a table
+ * cell is backslash-escaped (a description can hold any of it); "[1, 28]"
+ * and "->" stay as they are: only "](" makes a link, and '>' quotes only
+ * at a line's start, where no value is. */
+static void put(out_t *o, const char *s, size_t n)
+{
+	if (!o->md || !o->value) {
+		put_raw(o, s, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if ((s[i] && strchr("\\`*_<|~", s[i])) || (s[i] == '(' && o->last == ']'))
+			put_raw(o, "\\", 1);
+		put_raw(o, &s[i], 1);
+		o->last = s[i];
+	}
 }
 
 static void puts_(out_t *o, const char *s)
@@ -71,6 +92,27 @@ static void putf(out_t *o, const char *fmt, ...)
 		put(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
+/* A fact's name: "file:         " as text, "- **file**: " in Markdown,
+ * whose value follows escaped up to fact_end. */
+static void fact(out_t *o, const char *name)
+{
+	if (o->md) {
+		putf(o, "- **%s**: ", name);
+		o->value = true;
+		o->last = 0;
+	} else {
+		char pad[16];
+		snprintf(pad, sizeof pad, "%s:", name);
+		putf(o, "%-14s", pad);
+	}
+}
+
+static void fact_end(out_t *o)
+{
+	o->value = false;
+	put_raw(o, "\n", 1);
+}
+
 /* How each nnn_info_say_t names a given input shape. */
 static const struct say {
 	const char *name, *eq, *open, *sep, *close, *misfit;
@@ -84,24 +126,29 @@ static void put_shapes(out_t *o, const nnn_pshape_t *first_in, const nnn_pshape_
                        bool given, const struct say *say)
 {
 	char in[NNN_MAX_RANK * 24], out[NNN_MAX_RANK * 24];
+	fact(o, "shapes");
 	if (!first_in) {
-		puts_(o, "shapes:       none (no layers)\n");
+		puts_(o, "none (no layers)");
+		fact_end(o);
 		return;
 	}
-	puts_(o, "shapes:       input ");
+	puts_(o, "input ");
 	puts_(o, nnn_pshape_format(first_in, in, sizeof in));
 	puts_(o, " -> output ");
 	puts_(o, nnn_pshape_format(last_out, out, sizeof out));
 	if (exact) {
-		putf(o, " (%s%s)\n", given ? "from " : "", given ? say->name : "the input the layers fix, with a batch of 1");
+		putf(o, " (%s%s)", given ? "from " : "", given ? say->name : "the input the layers fix, with a batch of 1");
+		fact_end(o);
 		return;
 	}
 	if (!fit) {
-		putf(o, " (%s)\n", say->misfit);
+		putf(o, " (%s)", say->misfit);
+		fact_end(o);
 		return;
 	}
 	const nnn_pshape_t *p = first_in;
-	putf(o, "\n              the layers do not fix the whole input (?: unknown); give it with %s", say->name);
+	puts_(o, o->md ? "; " : "\n              ");
+	putf(o, "the layers do not fix the whole input (?: unknown); give it with %s", say->name);
 	if (p->rank >= 1) {
 		int unknown = 0;
 		putf(o, "%s%s1", say->eq, say->open);
@@ -111,7 +158,7 @@ static void put_shapes(out_t *o, const nnn_pshape_t *first_in, const nnn_pshape_
 	} else {
 		puts_(o, " (batch first)");
 	}
-	puts_(o, "\n");
+	fact_end(o);
 }
 
 /* One row of the layer table, as text. */
@@ -195,12 +242,39 @@ static void format_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_p
 	}
 }
 
+static bool right_aligned(int c)
+{
+	return c == COL_NUM || c == COL_PARAMS || c == COL_BYTES;
+}
+
+/* A Markdown table row; after the header, the alignment row. */
+static void put_md_row(out_t *o, const row_t *r)
+{
+	for (int c = 0; c < NCOLS; c++) {
+		put_raw(o, "| ", 2);
+		o->value = true;
+		o->last = 0;
+		puts_(o, r->col[c]);
+		o->value = false;
+		put_raw(o, " ", 1);
+	}
+	put_raw(o, "|\n", 2);
+	if (r == &header) {
+		for (int c = 0; c < NCOLS; c++)
+			puts_(o, right_aligned(c) ? "|--:" : "|:--");
+		put_raw(o, "|\n", 2);
+	}
+}
+
 /* Numbers right-aligned, text left-aligned; the last column unpadded. */
 static void put_row(out_t *o, const row_t *r, const int *width)
 {
+	if (o->md) {
+		put_md_row(o, r);
+		return;
+	}
 	for (int c = 0; c + 1 < NCOLS; c++) {
-		bool right = c == COL_NUM || c == COL_PARAMS || c == COL_BYTES;
-		putf(o, right ? "%*s  " : "%-*s  ", width[c], r->col[c]);
+		putf(o, right_aligned(c) ? "%*s  " : "%-*s  ", width[c], r->col[c]);
 	}
 	puts_(o, r->col[NCOLS - 1]);
 	puts_(o, "\n");
@@ -275,21 +349,30 @@ size_t nnn_model_info(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_info
 	if (opts)
 		memcpy(&o, opts, opts->size < sizeof o ? opts->size : sizeof o);
 	const struct say *say = &says[o.say == NNN_INFO_SAY_PYTHON ? NNN_INFO_SAY_PYTHON : NNN_INFO_SAY_CLI];
+	t.md = o.form == NNN_INFO_MARKDOWN;
 
+	fact(&t, "file");
 	if (o.file) {
 		/* A name from the command line, shown as every message shows it. */
-		puts_(&t, "file:         ");
 		nnn_esc_put(o.file, strlen(o.file), NNN_ESC_MSG, put_any, &t);
-		putf(&t, " (%" PRIu64 " bytes)\n", o.file_size);
+		putf(&t, " (%" PRIu64 " bytes)", o.file_size);
 	} else {
-		putf(&t, "file:         (in memory, %" PRIu64 " bytes encoded)\n", nnn_model_encoded_size(m));
+		putf(&t, "(in memory, %" PRIu64 " bytes encoded)", nnn_model_encoded_size(m));
 	}
-	puts_(&t, "description:  \"");
+	fact_end(&t);
+	fact(&t, "description");
+	puts_(&t, "\"");
 	nnn_esc_put(m->description.ptr, m->description.len > 0 ? (size_t)m->description.len : 0, NNN_ESC_C, put_any, &t);
-	putf(&t, "\"\nparameters:   %" PRIu64, total);
+	puts_(&t, "\"");
+	fact_end(&t);
+	fact(&t, "parameters");
+	putf(&t, "%" PRIu64, total);
 	if (total != m->param_count)
 		putf(&t, " (the header says %" PRIu64 ": run nnnkit validate)", m->param_count);
-	putf(&t, "\nlayers:       %d\n", (int)m->layer_count);
+	fact_end(&t);
+	fact(&t, "layers");
+	putf(&t, "%d", (int)m->layer_count);
+	fact_end(&t);
 	put_model_shapes(&t, ctx, m, &o, say);
 	if (size)
 		buf[t.len < size ? t.len : size - 1] = '\0';

@@ -52,6 +52,38 @@ Test(info, dense_model_shapes_from_its_first_layer)
 	cr_assert(strstr(r.out, "(--input-shape does not fit: see above)"), "%s", r.out);
 }
 
+/* --markdown: the same facts as a list and the same table as Markdown; what
+ * the file says is escaped so that it shows as written (no emphasis, link,
+ * HTML or extra cell), and the shapes stay readable. */
+Test(info, markdown)
+{
+	bb_t b = { 0 };
+	run_t r;
+	/* the header: 4 + 4 + 30 + 8 + 4 = 50 bytes, the layer the other 73 */
+	bb_header(&b, "a *b* | <x> [l](u) `t` _u_ ~s~", 3 * 2 + 2, 1);
+	bb_dense(&b, 0, 3, 2, 0);
+	const char *path = bb_to_file(&b, "md.nnn");
+	bb_free(&b);
+	nnnkit(&r, t_fmt("info --markdown %s", path));
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	char want[2048];
+	snprintf(want, sizeof want,
+	         "- **file**: %s (123 bytes)\n"
+	         "- **description**: \"a \\*b\\* \\| \\<x> [l]\\(u) \\`t\\` \\_u\\_ \\~s\\~\"\n"
+	         "- **parameters**: 8\n"
+	         "- **layers**: 1\n"
+	         "- **shapes**: input [1, 3] -> output [1, 2] (the input the layers fix, with a batch of 1)\n"
+	         "\n"
+	         "| # | type | fields | activation | dropout | output | tensors | params | bytes | kernel |\n"
+	         "|--:|:--|:--|:--|:--|:--|:--|--:|--:|:--|\n"
+	         "| 0 | Dense | neurons=2 flatten=false | Linear | 0 | [1, 2] | bias [2], weights [3,2] | 8 | 73 | builtin.so |\n",
+	         path);
+	cr_assert_str_eq(r.out, want);
+	nnnkit(&r, t_fmt("info --markdown --json %s", path));
+	cr_assert_eq(r.code, 2, "%s", r.err);
+	cr_assert(strstr(r.err, "--json and --markdown are two forms of the same report: give one"), "%s", r.err);
+}
+
 /* Conv: 2 filters of 3x3 over 1 channel, valid padding, then a Dense of
  * 3 * 3 * 2 = 18 inputs (a 5x5 input) flattened to 4. */
 static const char *conv_model(void)

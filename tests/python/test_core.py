@@ -367,6 +367,8 @@ def test_fixed_input_is_infos():
     m = nnnkit.Model.from_layers(layers)
     assert m.fixed_input() == (1, 6)
     assert "input [1, 6] -> output [1, 3] (the input the layers fix, with a batch of 1)" in repr(m)
+    md = m._repr_markdown_()  # what Jupyter shows: nnnkit info --markdown
+    assert md.startswith("- **file**: (in memory, ") and "\n| 0 | Dense | neurons=16 flatten=false | " in md
 
 
 # ---- running ----

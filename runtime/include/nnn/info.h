@@ -25,6 +25,12 @@ typedef enum nnn_info_say {
 	NNN_INFO_SAY_PYTHON = 1, /* the Python package's argument: "input_shape=(1, D1, D2, 1)" */
 } nnn_info_say_t;
 
+/* The text's form. */
+typedef enum nnn_info_form {
+	NNN_INFO_TEXT = 0,     /* aligned columns, for a terminal */
+	NNN_INFO_MARKDOWN = 1, /* a list of the facts and a table, every value escaped (nnnkit info --markdown) */
+} nnn_info_form_t;
+
 typedef struct nnn_info_opts {
 	uint32_t size;            /* sizeof(nnn_info_opts_t) */
 	uint32_t say;             /* nnn_info_say_t */
@@ -32,6 +38,8 @@ typedef struct nnn_info_opts {
 	                             encoded size is shown, and no bytes per layer) */
 	uint64_t file_size;       /* the file's size in bytes, with `file` */
 	const nnn_shape_t *input; /* the input shape given; NULL: the input the layers fix */
+	/* Added later: read only when `size` covers it (text before). */
+	uint32_t form;            /* nnn_info_form_t */
 } nnn_info_opts_t;
 
 /* The shapes info shows, one per layer (out: m->layer_count entries): from
