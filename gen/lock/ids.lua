@@ -449,27 +449,35 @@ end
 
 ------------------------------------------------------------ warnings
 
--- The schema's own values against its own policy: what check-compat will
--- refuse once they are new. Each a line "<element>: <detail>; <alt>".
-function M.schema_problems(s)
-  local out = {}
+-- Calls fn(e, x, v) for each value v of an enum e with ids that a plugin
+-- marks (plugin true) or not (false); x is e's ID layout.
+local function each_id_value(s, plugin, fn)
   for _, e in ipairs(s.enums) do
     if e.ids then
       local x = M.layout({ enums = { e } })[1]
-      local used = {}
-      for _, v in ipairs(e.values) do if not v.plugin then used[v.value] = true end end
-      local free = next_free({ x }, used)
       for _, v in ipairs(e.values) do
-        if not v.plugin then
-          local rule, detail, alt = value_problem({ x }, e.name, v, free)
-          if rule then
-            out[#out + 1] = string.format('%s: enums "%s" value %d "%s": %s; %s (make check-compat refuses it)',
-              rule, e.name, v.value, v.name, detail, alt)
-          end
-        end
+        if (v.plugin and true or false) == plugin then fn(e, x, v) end
       end
     end
   end
+end
+
+-- The schema's own values against its own policy: what check-compat will
+-- refuse once they are new. Each a line "<element>: <detail>; <alt>".
+function M.schema_problems(s)
+  local out, free = {}, {}
+  each_id_value(s, false, function(e, x, v)
+    if not free[e] then
+      local used = {}
+      for _, u in ipairs(e.values) do if not u.plugin then used[u.value] = true end end
+      free[e] = { next_free({ x }, used) }
+    end
+    local rule, detail, alt = value_problem({ x }, e.name, v, free[e][1])
+    if rule then
+      out[#out + 1] = string.format('%s: enums "%s" value %d "%s": %s; %s (make check-compat refuses it)',
+        rule, e.name, v.value, v.name, detail, alt)
+    end
+  end)
   return out
 end
 
@@ -477,24 +485,17 @@ end
 -- core schema may put its own: the same warning the loader gives.
 function M.plugin_problems(s)
   local out = {}
-  for _, e in ipairs(s.enums) do
-    if e.ids then
-      local x = M.layout({ enums = { e } })[1]
-      for _, v in ipairs(e.values) do
-        if v.plugin then
-          local kind = class_of(x, v.value)
-          if kind and kind ~= "third_party" and not taken_of(x, v.value) then
-            out[#out + 1] = string.format(
-              '%s %d (%s) is in the %s range %s and not recorded as taken (ids.%s.taken in the core schema): a ' ..
-              'later core schema may give it another meaning, and files written with this plugin would then be ' ..
-              'misread; move it to the third-party range %s', M.id_word(e.name), v.value, v.name, WORDS[kind],
-              range_text({ min = x[kind][1], max = x[kind][2] }), e.name,
-              range_text({ min = x.third_party[1], max = x.third_party[2] }))
-          end
-        end
-      end
+  each_id_value(s, true, function(e, x, v)
+    local kind = class_of(x, v.value)
+    if kind and kind ~= "third_party" and not taken_of(x, v.value) then
+      out[#out + 1] = string.format(
+        '%s %d (%s) is in the %s range %s and not recorded as taken (ids.%s.taken in the core schema): a ' ..
+        'later core schema may give it another meaning, and files written with this plugin would then be ' ..
+        'misread; move it to the third-party range %s', M.id_word(e.name), v.value, v.name, WORDS[kind],
+        range_text({ min = x[kind][1], max = x[kind][2] }), e.name,
+        range_text({ min = x.third_party[1], max = x.third_party[2] }))
     end
-  end
+  end)
   return out
 end
 

@@ -53,19 +53,6 @@
 #define KT_RMAX1 12
 #define KT_RMAX2 6
 #include "kern_tmpl.h"
-#undef KT_SFX
-#undef KT_ADD
-#undef KT_SPLIT_RMAX1
-#undef KT_VEC
-#undef KT_V
-#undef KT_LOAD
-#undef KT_BCAST
-#undef KT_FMA
-#undef KT_STORE
-#undef KT_ZERO
-#undef KT_JMAX
-#undef KT_RMAX1
-#undef KT_RMAX2
 #pragma GCC pop_options
 
 #pragma GCC push_options
@@ -87,21 +74,6 @@
 #define KT_RMAX3 8
 #define KT_RMAX4 6
 #include "kern_tmpl.h"
-#undef KT_SFX
-#undef KT_ADD
-#undef KT_SPLIT_RMAX1
-#undef KT_VEC
-#undef KT_V
-#undef KT_LOAD
-#undef KT_BCAST
-#undef KT_FMA
-#undef KT_STORE
-#undef KT_ZERO
-#undef KT_JMAX
-#undef KT_RMAX1
-#undef KT_RMAX2
-#undef KT_RMAX3
-#undef KT_RMAX4
 
 /* The grouped kernel (bi_pack_group): R rows of g positions each, lane
  * l of a row is filter l % f of its position l / f. Tap t' of a run is a

@@ -1,6 +1,7 @@
 /* kern_tmpl.h: the micro-kernels of kern.c, written once and included once
  * per instruction set, inside a `#pragma GCC target` region, with these
- * macros defined (kern.c defines them and undefines them afterwards):
+ * macros defined (kern.c defines them; this file undefines them at its end,
+ * so that the next instruction set starts from none):
  *
  *   KT_SFX         name suffix (avx512, avx2)
  *   KT_VEC         the vector type; KT_V its lanes
@@ -369,3 +370,18 @@ static void KT_NAME(ukr)(int r, int j, KT_ARGS)
 #undef KT_NAME
 #undef KT_CAT
 #undef KT_CAT2
+#undef KT_SFX
+#undef KT_ADD
+#undef KT_SPLIT_RMAX1
+#undef KT_VEC
+#undef KT_V
+#undef KT_LOAD
+#undef KT_BCAST
+#undef KT_FMA
+#undef KT_STORE
+#undef KT_ZERO
+#undef KT_JMAX
+#undef KT_RMAX1
+#undef KT_RMAX2
+#undef KT_RMAX3
+#undef KT_RMAX4

@@ -238,8 +238,6 @@ void cli_completion(FILE *f, const cli_cmd_t *const *cmds, size_t n);
 void cli_dump(FILE *f, const cli_cmd_t *const *cmds, size_t n);
 /* The exit-code table's lines, "  0  success...", for the general help. */
 void cli_exit_lines(FILE *f, const cli_cmd_t *cmd);
-/* Edit distance of two short words. */
-size_t cli_distance(const char *a, const char *b);
 /* NNNKIT_PROGRESS, when set, must be 0 or 1: EXIT_USAGE (printed) otherwise. */
 int cli_check_env(void);
 

@@ -9,6 +9,8 @@
 
 #include <nnn/plugin.h>
 
+#include <nnn/esc.h>
+
 #include "cli.h"
 
 #ifndef NNNKIT_VERSION
@@ -72,7 +74,7 @@ static const char *suggest(const char *word)
 	int prefixes = 0;
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		const char *name = commands[i]->name;
-		size_t d = strncmp(name, word, strlen(word)) == 0 ? 0 : cli_distance(word, name);
+		size_t d = strncmp(name, word, strlen(word)) == 0 ? 0 : nnn_edit_distance(word, name);
 		prefixes += d == 0;
 		if (d < best_d) {
 			best_d = d;

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <nnn/esc.h>
+
 #include "cli.h"
 
 /* ---- the tables every command shares ---- */
@@ -109,30 +111,6 @@ static const struct {
 };
 
 /* ---- small helpers ---- */
-
-size_t cli_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[32];
-	if (la >= 32 || lb >= 32)
-		return 32;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
 
 int cli_usage(cli_env_t *env, const cli_cmd_t *cmd, const char *fmt, ...)
 {
@@ -369,7 +347,7 @@ static const char *suggest(const cli_args_t *a, const char *word)
 	size_t best_d = 3;
 	for (int i = 0; i < a->nvals; i++) {
 		const cli_opt_t *o = a->val[i].opt;
-		size_t d = cli_distance(word, o->name);
+		size_t d = nnn_edit_distance(word, o->name);
 		if (!strncmp(o->name, word, strlen(word)) && word[0])
 			d = 1;
 		if (d < best_d && !(o->flags & CLI_HIDDEN))

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <nnn/esc.h>
 #include <nnn/file.h>
 #include <nnn/npy.h>
 #include <nnn/validate.h>
@@ -901,34 +902,10 @@ static nnn_status_t rd_array(rd_t *r, const nnn_rdesc_t *rd, const nnn_fdesc_t *
 	return NNN_OK;
 }
 
-/* Edit distance, for "did you mean"; short names only. */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[33];
-	if (la > 32 || lb > 32)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[lb];
-}
-
 /* Whether `key` looks like a misspelling of `name`. */
 static bool near(const char *key, const char *name)
 {
-	size_t d = distance(key, name);
+	size_t d = nnn_edit_distance(key, name);
 	return d > 0 && d <= 2 && d < strlen(name);
 }
 

@@ -274,15 +274,21 @@ local function emit_record_structs(w, s)
   end
 end
 
--- `layouts`: the layout history (gen/lock/layout.lua); without one, the schema's
--- own layout is the only one.
-function M.records_header(s, layouts)
+-- A generated header's lines up to its includes: the banner and the guard.
+local function header_start(s, guard)
   bind_all(s)
   local w = lines()
   w(banner(s))
-  w("#ifndef NNN_RECORDS_GEN_H")
-  w("#define NNN_RECORDS_GEN_H")
+  w("#ifndef %s", guard)
+  w("#define %s", guard)
   w("")
+  return w
+end
+
+-- `layouts`: the layout history (gen/lock/layout.lua); without one, the schema's
+-- own layout is the only one.
+function M.records_header(s, layouts)
+  local w = header_start(s, "NNN_RECORDS_GEN_H")
   -- Nothing here is a function or object of libnnn: a plugin, which never
   -- links libnnn, sees all of this through <nnn/plugin.h>.
   w("#include <nnn/types.h>")
@@ -337,12 +343,7 @@ local function emit_header_tools(w, s)
 end
 
 function M.header(s, layouts)
-  bind_all(s)
-  local w = lines()
-  w(banner(s))
-  w("#ifndef NNN_SCHEMA_GEN_H")
-  w("#define NNN_SCHEMA_GEN_H")
-  w("")
+  local w = header_start(s, "NNN_SCHEMA_GEN_H")
   w("#include <nnn/api.h>")
   -- Every function and object declared here is libnnn's, exported
   -- (NNN_API): the header is installed and public. A plugin's header
@@ -368,16 +369,9 @@ end
 local function emit_enums(w, s)
   for _, e in ipairs(s.enums) do
     for _, what in ipairs({ "name", "title" }) do
-      w("const char *nnn_%s_%s(int64_t value)", e.name, what)
-      w("{")
-      w("\tswitch (value) {")
-      for _, v in ipairs(e.values) do
-        w("\tcase %s: return %s;", enum_const(e, v), cstr(v[what]))
-      end
-      w("\tdefault: return NULL;")
-      w("\t}")
-      w("}")
-      w("")
+      local cases = {}
+      for _, v in ipairs(e.values) do cases[#cases + 1] = { enum_const(e, v), v[what] } end
+      names.string_switch(w, string.format("const char *nnn_%s_%s(int64_t value)", e.name, what), cases)
     end
     w("bool nnn_%s_value(const char *name, int64_t *value)", e.name)
     w("{")

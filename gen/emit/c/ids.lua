@@ -3,6 +3,7 @@
 -- loader), and the source's nnn_<enum>_range and nnn_<enum>_taken_by.
 
 local ids = require("lock.ids")
+local names = require("emit.c.names")
 
 local M = {}
 
@@ -81,16 +82,9 @@ function M.source(w, e, cstr)
   w("\treturn NNN_ID_NEVER;")
   w("}")
   w("")
-  w("const char *nnn_%s_taken_by(int64_t value)", e.name)
-  w("{")
-  w("\tswitch (value) {")
-  for _, t in ipairs(P.taken or {}) do
-    w("\tcase %d: return %s;", t.id, cstr(ids.holder(t)))
-  end
-  w("\tdefault: return NULL;")
-  w("\t}")
-  w("}")
-  w("")
+  local cases = {}
+  for _, t in ipairs(P.taken or {}) do cases[#cases + 1] = { string.format("%d", t.id), ids.holder(t) } end
+  names.string_switch(w, string.format("const char *nnn_%s_taken_by(int64_t value)", e.name), cases)
 end
 
 return M

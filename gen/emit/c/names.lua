@@ -22,6 +22,19 @@ function M.cstr(s)
   return '"' .. s .. '"'
 end
 
+-- A function `signature` of an int64_t `value` that returns a string per
+-- case (cases: { label, text } each, text a Lua string) and NULL otherwise.
+function M.string_switch(w, signature, cases)
+  w(signature)
+  w("{")
+  w("\tswitch (value) {")
+  for _, c in ipairs(cases) do w("\tcase %s: return %s;", c[1], M.cstr(c[2])) end
+  w("\tdefault: return NULL;")
+  w("\t}")
+  w("}")
+  w("")
+end
+
 -- Text inside a /* */ comment: "*/" would end it, "/*" draws a warning.
 function M.ccomment(s)
   return (s:gsub("%*/", "* /"):gsub("/%*", "/ *"))

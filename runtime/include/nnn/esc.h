@@ -40,4 +40,9 @@ NNN_API void nnn_esc_put(const char *s, size_t n, nnn_esc_t style, void (*put)(v
  * when the bytes there are not one (overlong, surrogate, cut short...). */
 NNN_API size_t nnn_utf8_seq(const unsigned char *s, size_t n);
 
+/* The edit distance (insertions, deletions, substitutions) between two
+ * names of at most 32 bytes, for "did you mean"; SIZE_MAX when either is
+ * longer. Used by libnnn's JSON reader and nnnkit's option parser alike. */
+NNN_API size_t nnn_edit_distance(const char *a, const char *b);
+
 #endif
