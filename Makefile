@@ -21,7 +21,12 @@ WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing
 # WARN_CC: warnings one compiler needs off (the sanitizer tree's clang: tests/tests.mk).
 WARN_CC ?=
 CFLAGS  += $(OPT) $(WARN) $(WARN_CC) -fPIC
-CPPFLAGS += -Iruntime/include -I$(O)/gen -Iruntime/src -Iruntime/plugin -I$(O)/gen/onnx -MMD -MP
+# libnnn's sources by job, a folder each (docs/architecture.md): one -I per
+# folder, so an internal header is included by its name alone. Only libnnn
+# (and the tests) see them: the CLI and plugins get none (CLI_OBJ, PLUGIN_CPPFLAGS).
+RT_DIRS := base codec file shape exec formats formats/onnx plugin
+RT_INC  := $(addprefix -Iruntime/,$(RT_DIRS)) -I$(O)/gen/onnx
+CPPFLAGS += -Iruntime/include -I$(O)/gen $(RT_INC) -MMD -MP
 LDLIBS  += -lm
 
 SCHEMA  := schema/nnn.lua
@@ -43,15 +48,16 @@ DOC     := $(DOCDIR)/format.md
 # The schema language reference, rendered from gen/schema/lang.lua.
 LANG_DOC := $(DOCDIR)/schema-language.md
 
-# runtime/plugin: the plugin registry, loader and discovery, a job a file;
-# scanner.c is the scanner's program, not libnnn's.
-LIB_SRC := $(wildcard runtime/src/*.c) $(filter-out runtime/plugin/scanner.c,$(wildcard runtime/plugin/*.c))
-# ONNX export and import (runtime/onnx/) read and write protobuf through C that
-# protoc-c generates at build time from the onnx.proto Debian's libonnx-dev
-# installs; nothing generated is committed.
+# Every folder of RT_DIRS but formats/onnx (ONNX_SRC, below). runtime/plugin:
+# the plugin registry, loader and discovery, a job a file; scanner.c is the
+# scanner's program, not libnnn's.
+LIB_SRC := $(filter-out runtime/plugin/scanner.c,$(foreach d,$(filter-out formats/onnx,$(RT_DIRS)),$(wildcard runtime/$(d)/*.c)))
+# ONNX export and import (runtime/formats/onnx/) read and write protobuf
+# through C that protoc-c generates at build time from the onnx.proto
+# Debian's libonnx-dev installs; nothing generated is committed.
 ONNX_PROTO ?= /usr/include/onnx/onnx.proto
 ONNX_PB  := $(O)/gen/onnx/onnx.pb-c
-ONNX_SRC := $(wildcard runtime/onnx/*.c)
+ONNX_SRC := $(wildcard runtime/formats/onnx/*.c)
 ONNX_OBJ := $(ONNX_SRC:%.c=$(O)/obj/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o) $(O)/obj/gen/schema_gen.o $(ONNX_OBJ) $(O)/obj/gen/onnx.pb-c.o
 # libnnn.so exports only what a public header declares with NNN_API
@@ -64,17 +70,17 @@ CLI_SRC := $(wildcard runtime/cli/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(O)/obj/%.o)
 # nnnkit is built as any program outside libnnn is: it sees the public
 # headers only (runtime/include and the generated <nnn/schema_gen.h> under
-# $(O)/gen, never runtime/src), and links LIB_PUB, libnnn's objects as one
+# $(O)/gen, no folder of RT_DIRS), and links LIB_PUB, libnnn's objects as one
 # with every symbol no public header declares NNN_API made local, so an
 # internal header or function used in runtime/cli/ fails the build. What the
 # CLI needs of libnnn becomes public API.
-$(CLI_OBJ): CPPFLAGS := $(filter-out -Iruntime/src -I$(O)/gen/onnx,$(CPPFLAGS))
+$(CLI_OBJ): CPPFLAGS := $(filter-out $(RT_INC),$(CPPFLAGS))
 LIB_PUB := $(O)/obj/libnnn-public.o
 BENCH_SRC := $(wildcard bench/*.c)
 PLUGINS := $(patsubst plugins/%/,$(O)/plugins/%.so,$(wildcard plugins/*/))
 # Plugins export only their entry point and never link libnnn: they see the
-# public headers only (no runtime/src), as a third party's plugin does.
-PLUGIN_CPPFLAGS = $(filter-out -Iruntime/src -Iruntime/plugin -I$(O)/gen/onnx,$(CPPFLAGS))
+# public headers only (no folder of RT_DIRS), as a third party's plugin does.
+PLUGIN_CPPFLAGS = $(filter-out $(RT_INC),$(CPPFLAGS))
 PLUGIN_CFLAGS := -fvisibility=hidden
 PLUGIN_LDFLAGS := -Wl,--no-undefined
 PLUGIN_LIBS := -lm
@@ -180,7 +186,7 @@ $(LIB_SO): $(LIB_OBJ)
 $(O)/obj/runtime/cli/main.o: CPPFLAGS += -DNNNKIT_VERSION='"$(VERSION)"'
 # The scanner refuses to speak for another version (its cache key has it too).
 $(O)/obj/runtime/plugin/%.o: CPPFLAGS += -DNNN_VERSION='"$(VERSION)"'
-$(O)/obj/runtime/onnx/export.o: CPPFLAGS += -DNNN_VERSION='"$(VERSION)"'
+$(O)/obj/runtime/formats/onnx/export.o: CPPFLAGS += -DNNN_VERSION='"$(VERSION)"'
 # nnnkit needs its scanner to load any plugin: built with it.
 $(NNNKIT): $(CLI_OBJ) $(LIB_PUB) | $(SCANNER)
 	@echo "  CC     $@"

@@ -76,7 +76,7 @@ static bool fz_terminated(const char *s, size_t size)
 }
 
 /* Decoding an input with an unknown ID, with diags, probes for the framing
- * of the rest (runtime/src/probe.c, nnn_probe_unknowns): thousands of decode
+ * of the rest (runtime/codec/probe.c, nnn_probe_unknowns): thousands of decode
  * attempts (PROBE_BUDGET, PROBE_WORK), about a second per input under the
  * sanitizers, against milliseconds for any other input. The harnesses set
  * fz_probe_every (from NNN_FUZZ_PROBE_EVERY,

@@ -6,7 +6,7 @@
 --   path    the field path, "layers[2].weights.dims[1]" ("" for the file)
 --   offset  the byte offset the problem is reported at
 --
--- Conventions (the same as runtime/src/cursor.c and rules.c):
+-- Conventions (the same as runtime/codec/cursor.c and rules.c):
 --   * a fixed-width field that does not fit is E_TRUNCATED at its own offset,
 --     on its own path;
 --   * a count-prefixed field (string, arrays) is reported at its count's
@@ -420,7 +420,7 @@ local function with_index(v, i, fn)
 end
 
 -- A list key of an io (window, stride, padding, shape): the values of an
--- i32_array field or of a slice of it, as runtime/src/shape_io.h's nnn_io_list.
+-- i32_array field or of a slice of it, as runtime/shape/shape_io.h's nnn_io_list.
 function M.io_list(x, body, e)
   local arr = ref_array(x, body, e)
   local n = #arr
@@ -477,7 +477,7 @@ function M.io_of(e)
 end
 
 -- One step of the chain without an input shape (nnn_rule_chain with input
--- NULL, runtime/src/shape.c): st = { last, rank, from }, rank counting the
+-- NULL, runtime/shape/shape.c): st = { last, rank, from }, rank counting the
 -- axes between batch and last (-1 unknown). Returns whether io fits st (and
 -- when not, "window" if the window's rank is what does not fit), then moves
 -- st past the element.

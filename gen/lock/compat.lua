@@ -247,7 +247,7 @@ local function compare_primitives(cx)
       string.format("keep primitive %s as it is (new records need not use it)", p.name))
   end, function(p, np, el)
     run_changes(cx, PRIMITIVE_CHANGES, el, string.format("keep %s as it is and add a primitive with a new name " ..
-      "(and its reader and writer in runtime/src) for new records", p.name), p, np)
+      "(and its reader and writer in runtime/codec) for new records", p.name), p, np)
   end)
 end
 

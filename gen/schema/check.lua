@@ -51,7 +51,7 @@ local C_RESERVED = set({
 })
 
 -- Record and enum names X that would redefine a name of the hand-written
--- runtime (runtime/include/nnn/*.h, runtime/src/*.h): nnn_X_t, struct or
+-- runtime (runtime/include/nnn/*.h, runtime/*/*.h): nnn_X_t, struct or
 -- enum nnn_X, nnn_X_name/_title/_format/_tensors, nnn_type_X. Keep in step
 -- with the runtime when it gains a type.
 local RUNTIME_NAMES = set({
@@ -346,7 +346,7 @@ local function check_prims(s)
     within(label("primitives", i, p), function()
       local sig = p.kind .. (p.width or "")
       if known[p.name] ~= sig then
-        fail("the runtime has no reader for this primitive: add nnn_rd_%s/nnn_wr_%s to runtime/src first", p.name, p.name)
+        fail("the runtime has no reader for this primitive: add nnn_rd_%s/nnn_wr_%s to runtime/codec first", p.name, p.name)
       end
     end)
   end

@@ -4,7 +4,7 @@
 -- io[K .. "_ref"]), and a doc line for each, rendered into
 -- docs/schema-language.md. A rule that is a formula is stated here once
 -- (`shape`): emit/c generates it into the codec (nnn_gen_<kind>_<result>,
--- through gen/schema/formula.lua's C emitter), which runtime/src/shape.c's
+-- through gen/schema/formula.lua's C emitter), which runtime/shape/shape.c's
 -- engine calls, and gen/corpus/shapes.lua evaluates it for the corpus. The
 -- engine implements the kinds without a formula, and drives the chain.
 

@@ -60,7 +60,7 @@ M.entries = {
       { name = "name", type = "ident", required = true, doc = "The schema's name; generated files name it." },
       { name = "doc", type = "text", required = true, doc = "What the format is, one line." },
       { name = "primitives", type = "list", of = "primitive", required = true,
-        doc = "Fixed-width scalars and length-prefixed sequences, each with a reader in runtime/src." },
+        doc = "Fixed-width scalars and length-prefixed sequences, each with a reader in runtime/codec." },
       { name = "sections", type = "list", of = "section", required = true,
         doc = "Parts of the file that docs/format.md groups fields by." },
       { name = "enums", type = "list", of = "enum", required = true,

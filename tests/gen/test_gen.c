@@ -42,9 +42,15 @@
 
 #define GEN_LUA "lua5.4 gen/nnngen.lua"
 #define CC_WARN "-std=c11 -Wall -Wextra -Werror"
-#define INCLUDES(dir) "-Iruntime/include -I" dir " -Iruntime/src"
-/* libnnn's sources (runtime/plugin's scanner.c is a program of its own). */
-#define LIBNNN_SRC "runtime/src/*.c $(ls runtime/plugin/*.c | grep -v /scanner.c)"
+/* libnnn's folders (the Makefile's RT_DIRS but formats/onnx, which needs
+ * protobuf): one -I each, and their sources (runtime/plugin's scanner.c is a
+ * program of its own). */
+#define RT_INCLUDES \
+	"-Iruntime/base -Iruntime/codec -Iruntime/file -Iruntime/shape -Iruntime/exec -Iruntime/formats -Iruntime/plugin"
+#define INCLUDES(dir) "-Iruntime/include -I" dir " " RT_INCLUDES
+#define LIBNNN_SRC                                                                                              \
+	"runtime/base/*.c runtime/codec/*.c runtime/file/*.c runtime/shape/*.c runtime/exec/*.c runtime/formats/*.c " \
+	"$(ls runtime/plugin/*.c | grep -v /scanner.c)"
 
 /* ---- temp dir per test ---- */
 
@@ -439,7 +445,7 @@ static const char PROG_C[] =
 	"}\n";
 
 /* Writes <tmp>/<name>.c from `source` and builds <tmp>/<name> from it, the
- * codec generated into <tmp>/<sub>/ and runtime/src. */
+ * codec generated into <tmp>/<sub>/ and libnnn's sources (LIBNNN_SRC). */
 static void build_against_codec(const char *name, const char *source, const char *sub)
 {
 	char file[64];
@@ -903,7 +909,7 @@ Test(gen, lang_reference_lists_what_the_checker_knows)
 	cr_assert(strstr(rules, "range") && strstr(ios, "features"), "rules: %s; io: %s", rules, ios);
 }
 
-/* A cc run against the codec generated from <tmp>/<sub>, with runtime/src:
+/* A cc run against the codec generated from <tmp>/<sub>, with libnnn's sources:
  * a program that validates the file it is given (exit 0 valid, 1 not) and
  * prints every problem. */
 static const char VALIDATE_C[] =

@@ -692,7 +692,7 @@ static int64_t first_diff_bits(const float *a, const float *b, int64_t n)
 /* Buffers kept from one layer or batch to the next, made once at the
  * largest size and in 2 MiB pages where the kernel gives them (MADV_HUGEPAGE):
  * in a virtual machine, first touches of fresh 4 KiB pages of buffers of up to
- * 130 MB each cost more than the checks (see runtime/src/mem.c). */
+ * 130 MB each cost more than the checks (see runtime/base/mem.c). */
 enum { B_X, B_PN, B_PLAIN, B_FAST, B_Y, B_PLAIN_PRE, B_FAST_PRE, B_Y_PRE, B_COUNT };
 typedef struct bufs {
 	void *p[B_COUNT];

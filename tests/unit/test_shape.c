@@ -1,4 +1,4 @@
-/* test_shape.c: the shape engine (runtime/src/shape.c) on every io kind,
+/* test_shape.c: the shape engine (runtime/shape/shape.c) on every io kind,
  * with io values made by hand, against shapes computed by hand with the
  * usual formula out = floor((in + before + after - dilation*(window-1) - 1)
  * / stride) + 1 (PyTorch's Conv/MaxPool documentation gives the same). The

@@ -734,7 +734,7 @@ local function chain_rule(r, f)
 end
 
 -- The io of a layer type as C statements filling an nnn_io_t (shape_io.h);
--- runtime/src/shape.c applies it. Each io key names a field (or an element
+-- runtime/shape/shape.c applies it. Each io key names a field (or an element
 -- or a slice of one); `ex` turns a reference into its C expression.
 local IO_KIND_CONST = {
   features = "NNN_IO_FEATURES", window = "NNN_IO_WINDOW",
@@ -1040,7 +1040,7 @@ local function emit_source_head(w, s, layouts)
   w("")
   w("#include <nnn/shape.h>")
   w("")
-  -- What the generated codec is built on, one header a job (runtime/src/).
+  -- What the generated codec is built on, one header a job (runtime/base, codec, shape).
   for _, h in ipairs({ "codec", "cursor", "ext", "path", "shape_io", "sink", "try", "vctx" }) do
     w(string.format("#include \"%s.h\"", h))
   end
@@ -1098,7 +1098,7 @@ end
 -- The io kinds' shape rules (gen/schema/io_kinds.lua `shape`), one function
 -- per result: nnn_gen_<kind>_<result>(a) over one axis (nnn_io_axis_t,
 -- codec.h), whose members are the formula's names. The engine
--- (runtime/src/shape.c) keeps every step within 64 bits before it calls one.
+-- (runtime/shape/shape.c) keeps every step within 64 bits before it calls one.
 local function emit_io_shapes(w)
   for _, kind in ipairs(lang.io) do
     if kind.shape then

@@ -309,7 +309,7 @@ struct nnn_host {
 	/* Why init failed, for the host's message; returns NNN_E_PLUGIN. */
 	nnn_status_t (*fail)(nnn_decl_t *d, const char *fmt, ...) NNN_PRINTF(2, 3);
 
-	/* ---- codec, for generated plugin codecs (runtime/src/cursor.h, sink.h, vctx.h) ---- */
+	/* ---- codec, for generated plugin codecs (runtime/codec/cursor.h, sink.h, vctx.h) ---- */
 	uint64_t (*cur_pos)(const nnn_cur_t *c);
 	size_t (*cur_push)(nnn_cur_t *c, const char *name);
 	size_t (*cur_index)(nnn_cur_t *c, int64_t i);

@@ -10,7 +10,7 @@
 #include "vctx.h"
 
 /* How a layer maps shapes, from its schema `io` entry (generated code fills
- * it; runtime/src/shape.c is the one engine that applies it). */
+ * it; runtime/shape/shape.c is the one engine that applies it). */
 typedef enum nnn_io_kind {
 	NNN_IO_UNKNOWN,     /* no io: nothing is known past this layer */
 	NNN_IO_FEATURES,    /* dense: contracts the last axis (or all, flattened) */

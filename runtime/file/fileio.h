@@ -1,5 +1,5 @@
 /* fileio.h (internal): the one way libnnn opens a file and reads its bytes
- * (runtime/src/file.c). Opening never blocks and accepts regular files only;
+ * (runtime/file/file.c). Opening never blocks and accepts regular files only;
  * every read is a checked pread, so a file that shrinks after it was opened
  * is an NNN_E_IO error where reading a mapping would raise SIGBUS. */
 #ifndef NNN_FILEIO_H

@@ -39,7 +39,7 @@ static inline const nnn_rdesc_t *nnn_json_ext(nnn_fext_t kind, const void *type,
 /* A float's JSON text, by its bits: the shortest number that reads back to
  * them, or "inf", "-inf", "nan", "nan:0xXXXXXXXX" (quoted). Returns the
  * length; buf holds at least 32 bytes. The JSON writer's, shared with
- * runtime/onnx/. */
+ * runtime/formats/onnx/. */
 size_t nnn_json_f32_text(char *buf, size_t size, uint32_t bits);
 
 #endif

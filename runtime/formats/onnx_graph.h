@@ -1,8 +1,9 @@
 /* onnx_graph.h (internal): an ONNX graph as export hooks build it.
  *
  * The host's onnx_* functions (nnn/plugin.h, ABI 1.5) fill it; export
- * (runtime/onnx/export.c) then writes it as protobuf. It lives here, apart
- * from protobuf, because the host table (runtime/plugin/host.c) points at its functions.
+ * (runtime/formats/onnx/export.c) then writes it as protobuf. It lives here,
+ * apart from protobuf, because the host table (runtime/plugin/host.c) points
+ * at its functions.
  */
 #ifndef NNN_ONNX_GRAPH_H
 #define NNN_ONNX_GRAPH_H

@@ -1,7 +1,7 @@
-/* import.h: what the files of ONNX import (runtime/onnx/import*.c) share: the
- * state of one import, the layers found, and the functions each file gives the
- * others. Internal: libnnn is built with hidden visibility, so none of these
- * is exported. */
+/* import.h: what the files of ONNX import (runtime/formats/onnx/import*.c)
+ * share: the state of one import, the layers found, and the functions each
+ * file gives the others. Internal: libnnn is built with hidden visibility, so
+ * none of these is exported. */
 #ifndef NNN_ONNX_IMPORT_H
 #define NNN_ONNX_IMPORT_H
 
