@@ -28,6 +28,14 @@ TEST_LIB_OBJ := $(patsubst %.c,$(O)/obj/%.o,$(wildcard tests/lib/*.c))
 TEST_BINS := $(TEST_TIERS:%=$(O)/test-%)
 REPORTS := $(O)/test-reports
 $(O)/obj/tests/%.o: CPPFLAGS += -Itests/lib
+# The generator's tests compile libnnn's sources (but ONNX's, which need
+# protobuf) with a codec of their own: its folders, from RT_DIRS alone
+# (runtime/plugin's, whose scanner.c is a program, the tests list).
+T_LIB_DIRS := $(filter-out formats/onnx,$(RT_DIRS))
+T_GEN_OBJ := $(O)/obj/tests/gen/test_gen.o $(O)/obj/tests/gen/test_compat.o
+$(T_GEN_OBJ): CPPFLAGS += -DT_LIB_INC='"$(addprefix -Iruntime/,$(T_LIB_DIRS))"' \
+	-DT_LIB_SRC='"$(foreach d,$(filter-out plugin,$(T_LIB_DIRS)),runtime/$(d)/*.c)"'
+$(T_GEN_OBJ): Makefile
 
 # The allocator is wrapped for the allocation-failure sweep
 # (tests/unit/test_allocfail.c): every other test passes straight through.

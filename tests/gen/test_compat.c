@@ -821,11 +821,9 @@ static void build_walk(const char *schema, const char *sub, const char *defs)
 	cr_assert_eq(r.status, 0, "generation from %s failed (status %d):\n%s", schema, r.status, r.err);
 	t_run_free(&r);
 	t_spit_str(tpath("walk.c"), WALK_C);
-	/* libnnn's folders but formats/onnx (protobuf): the Makefile's RT_DIRS. */
-	r = sh("cc -std=c11 -Wall -Wextra -Werror -O0 -g %s -Iruntime/include -I'%s/%s' -Iruntime/base -Iruntime/codec "
-	       "-Iruntime/file -Iruntime/shape -Iruntime/exec -Iruntime/formats -Iruntime/plugin -o '%s/%s/walk' "
-	       "'%s/%s/schema_gen.c' runtime/base/*.c runtime/codec/*.c runtime/file/*.c runtime/shape/*.c "
-	       "runtime/exec/*.c runtime/formats/*.c $(ls runtime/plugin/*.c | grep -v /scanner.c) '%s/walk.c' "
+	/* libnnn's folders but formats/onnx (protobuf): the Makefile's RT_DIRS, from tests/tests.mk. */
+	r = sh("cc -std=c11 -Wall -Wextra -Werror -O0 -g %s -Iruntime/include -I'%s/%s' " T_LIB_INC " -o '%s/%s/walk' "
+	       "'%s/%s/schema_gen.c' " T_LIB_SRC " $(ls runtime/plugin/*.c | grep -v /scanner.c) '%s/walk.c' "
 	       "-ljansson -lm",
 	       defs, tmp(), sub, tmp(), sub, tmp(), sub, tmp());
 	cr_assert_eq(r.status, 0, "building against the codec of %s failed:\n%s%s", schema, r.out, r.err);

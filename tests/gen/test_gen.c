@@ -43,14 +43,10 @@
 #define GEN_LUA "lua5.4 gen/nnngen.lua"
 #define CC_WARN "-std=c11 -Wall -Wextra -Werror"
 /* libnnn's folders (the Makefile's RT_DIRS but formats/onnx, which needs
- * protobuf): one -I each, and their sources (runtime/plugin's scanner.c is a
- * program of its own). */
-#define RT_INCLUDES \
-	"-Iruntime/base -Iruntime/codec -Iruntime/file -Iruntime/shape -Iruntime/exec -Iruntime/formats -Iruntime/plugin"
-#define INCLUDES(dir) "-Iruntime/include -I" dir " " RT_INCLUDES
-#define LIBNNN_SRC                                                                                              \
-	"runtime/base/*.c runtime/codec/*.c runtime/file/*.c runtime/shape/*.c runtime/exec/*.c runtime/formats/*.c " \
-	"$(ls runtime/plugin/*.c | grep -v /scanner.c)"
+ * protobuf, passed by tests/tests.mk): one -I each, and their sources
+ * (runtime/plugin's scanner.c is a program of its own). */
+#define INCLUDES(dir) "-Iruntime/include -I" dir " " T_LIB_INC
+#define LIBNNN_SRC T_LIB_SRC " $(ls runtime/plugin/*.c | grep -v /scanner.c)"
 
 /* ---- temp dir per test ---- */
 
