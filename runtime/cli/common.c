@@ -626,11 +626,15 @@ int cli_report_input(cli_env_t *env, const char *model, const char *input, const
 	if (st == NNN_E_INPUT_SHAPE || (d && d->n && !strncmp(d->v[0].path, "layers[0]", 9) && st != NNN_E_NOMEM &&
 	                                st != NNN_E_PLUGIN && st != NNN_E_IO && st != NNN_E_KERNEL)) {
 		char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
+		/* Data that look channels-first: the shape engine's message says
+		 * how to transpose them, and --input-shape would not help. */
+		bool first = !reshaped && d && d->n && strstr(d->v[0].msg, "channels-first");
 		cli_say(stderr, "nnnkit: %s: samples of shape %s do not fit the model's input (%s: %s); %s\n",
 		        cli_name(input), nnn_shape_format(x, sh, sizeof sh), cli_name(model),
 		        d && d->n ? nnn_diag_format(&d->v[0], buf, sizeof buf) : nnn_status_str(st),
-		        reshaped ? "check --input-shape against 'nnnkit validate MODEL --input-shape ...'"
-		                 : "give --input-shape with the model's input shape (nnnkit info MODEL shows its layers)");
+		        first      ? "save them channels-last, transposed as said"
+		        : reshaped ? "check --input-shape against 'nnnkit validate MODEL --input-shape ...'"
+		                   : "give --input-shape with the model's input shape (nnnkit info MODEL shows its layers)");
 		cli_json_error(env, cli_name(input), d, st, cli_exit(env, EXIT_INVALID));
 		return EXIT_INVALID;
 	}

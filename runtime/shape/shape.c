@@ -119,6 +119,7 @@ typedef struct chain {
 	bool broken;       /* a layer did not fit: no shape past it is exact */
 	nnn_pshape_t s;    /* the shape at hand */
 	char given[96];    /* the input shape the caller gave, as text; "": none */
+	char after[160];   /* said after the next problem's "(from ...)", once */
 } chain_t;
 
 static void problem(chain_t *c, const nnn_io_src_t *src, int64_t index, nnn_status_t code, const char *fmt, ...)
@@ -151,11 +152,31 @@ static void problem(chain_t *c, const nnn_io_src_t *src, int64_t index, nnn_stat
 		code = c->from < 0 ? NNN_E_INPUT_SHAPE : NNN_E_CHAIN;
 		if (c->from < 0 && c->given[0])
 			snprintf(rel, sizeof rel, "the input shape %.24s given", c->given);
-		nnn_v_problem(c->v, code, "", at, "%s (from %s)", msg, c->from < 0 && !c->given[0] ? "the model's input" : rel);
+		nnn_v_problem(c->v, code, "", at, "%s (from %s)%s", msg,
+		              c->from < 0 && !c->given[0] ? "the model's input" : rel, c->after);
+		c->after[0] = '\0';
 	} else {
 		nnn_v_problem(c->v, code, "", at, "%s", msg);
 	}
 	nnn_path_pop(&c->v->path, mark);
+}
+
+/* Given data whose axis 1, not its last, has the first layer's channels
+ * are most likely channels-first (PyTorch's [N, C, H, W]): the problem
+ * that follows says how to make them channels-last. */
+static void channels_first_hint(chain_t *c, int64_t channels)
+{
+	const nnn_pshape_t *s = &c->s;
+	if (c->from >= 0 || !c->given[0] || s->rank < 3 || s->dims[1] != channels || s->last == channels)
+		return;
+	size_t at = (size_t)snprintf(c->after, sizeof c->after,
+	                             "; it looks channels-first (axis 1 has the %" PRId64 " channels) and nnn takes "
+	                             "channels-last [N, d.., C]: transpose the data with x.transpose(0",
+	                             channels);
+	for (int32_t d = 2; d <= s->rank && at < sizeof c->after; d++)
+		at += (size_t)snprintf(c->after + at, sizeof c->after - at, ", %d", d < s->rank ? (int)d : 1);
+	if (at < sizeof c->after)
+		snprintf(c->after + at, sizeof c->after - at, ")");
 }
 
 /* After a layer that does not fit, shapes are partial: later layers are
@@ -241,6 +262,7 @@ static void features(chain_t *c, const nnn_io_t *io)
 		return;
 	}
 	if (s->last >= 0 && s->last != io->inputs) {
+		channels_first_hint(c, io->inputs);
 		problem(c, &io->in_src, -1, NNN_E_CHAIN, "found %" PRId64 " inputs, but the incoming last axis has %" PRId64,
 		        io->inputs, s->last);
 		misfit(c);
@@ -357,6 +379,7 @@ static void window(chain_t *c, const nnn_io_t *io)
 		                                         "one sample" : "");
 		misfit(c);
 	} else if (io->inputs >= 0 && s->last >= 0 && s->last != io->inputs) {
+		channels_first_hint(c, io->inputs);
 		problem(c, &io->in_src, -1, NNN_E_CHAIN, "found %" PRId64 " channels, but the incoming last axis has %" PRId64,
 		        io->inputs, s->last);
 		misfit(c);
@@ -376,6 +399,7 @@ static void elementwise(chain_t *c, const nnn_io_t *io)
 {
 	nnn_pshape_t *s = &c->s;
 	if (io->inputs >= 0 && s->last >= 0 && s->last != io->inputs) {
+		channels_first_hint(c, io->inputs);
 		problem(c, &io->in_src, -1, NNN_E_CHAIN, "found %" PRId64 " channels, but the incoming last axis has %" PRId64,
 		        io->inputs, s->last);
 		misfit(c);

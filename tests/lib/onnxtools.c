@@ -180,6 +180,18 @@ bool torch_ready(char *why, size_t n)
 	       python_has("torch, onnx, numpy", "python3-torch python3-onnx python3-numpy", why, n);
 }
 
+int onnx_refusal_graphs(const char *outdir, char *out, size_t n)
+{
+	char script[256], q[1200];
+	if (!tool("onnx_refusals.py", script, sizeof script, out, n))
+		return -1;
+	if (!sq(outdir, q, sizeof q)) {
+		say(out, n, "onnx_refusals: path too long: %s", outdir);
+		return -1;
+	}
+	return t_sh(out, n, PYTHON " %s %s", script, q);
+}
+
 int torch_export_cases(const char *outdir, const char *nets, char *out, size_t n)
 {
 	char script[256], q[1200];

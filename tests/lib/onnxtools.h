@@ -37,5 +37,9 @@ bool torch_ready(char *why, size_t n);
  * CASE.out.npy and OUTDIR/manifest.json; nets (NULL: all) is a
  * space-separated list of net name prefixes ("conv1d mnist"). */
 int torch_export_cases(const char *outdir, const char *nets, char *out, size_t n);
+/* onnx_refusals.py OUTDIR: the graphs import refuses or hints on (GELU,
+ * two unsupported nodes, a float64 net, a channels-first Conv with a fixed
+ * input) and their inputs; torch_ready says whether it can run. */
+int onnx_refusal_graphs(const char *outdir, char *out, size_t n);
 
 #endif

@@ -387,6 +387,19 @@ def test_run_takes_anything_float32_convertible_and_batches(conv, tmp_path):
     assert whole.tobytes() == np.load(tmp_path / "y.npy").tobytes()
 
 
+def test_channels_first_data_are_told_to_transpose(conv):
+    """Data as PyTorch takes them, [N, C, H, W], for a model of channels-last
+    [N, H, W, C]: the error says to transpose them (issue 33), and they then run."""
+    m = nnnkit.load(conv)
+    x = rng(5).standard_normal((2, 3, 5, 5)).astype(np.float32)
+    with pytest.raises(nnnkit.ValidationError) as e:
+        m.run(x)
+    assert ("found 3 channels, but the incoming last axis has 5 (from the input shape [2, 3, 5, 5] given); it looks "
+            "channels-first (axis 1 has the 3 channels) and nnn takes channels-last [N, d.., C]: transpose the data "
+            "with x.transpose(0, 2, 3, 1)") in str(e.value)
+    assert m.run(x.transpose(0, 2, 3, 1)).shape == (2, 2)
+
+
 def test_threads_give_the_same_bits(real, conv):
     m = nnnkit.load(os.path.join(real[0], "tictactoedemo.nnn"))
     x = rng(5).standard_normal((64, 10)).astype(np.float32)

@@ -869,7 +869,8 @@ Test(onnx_import, refuses_maxpool)
 	gb_floats(&b, "k", kd, 4, k, 0);
 	gb_node(&b, "Conv", "conv", "x,k", "c");
 	gb_attr_ints(&b, gb_node(&b, "MaxPool", "pool", "c", "y"), "kernel_shape", ks, 2);
-	expect_refused(&b, NNN_E_ONNX_OP, node1, 1, "MaxPool");
+	/* The node, then the ops nnnkit converts, once. */
+	expect_refused(&b, NNN_E_ONNX_OP, (const char *const[]){ "graph.node[1]", "graph.node" }, 2, "MaxPool");
 }
 
 Test(onnx_import, refuses_activation_first)
@@ -897,7 +898,8 @@ Test(onnx_import, refuses_two_activations)
 	expect_refused(&b, NNN_E_ONNX_OP, (const char *const[]){ "graph.node[2]" }, 1, "second activation");
 }
 
-/* Every bad node listed, one diagnostic each, in graph order. */
+/* Every bad node listed, one diagnostic each, in graph order; then the ops
+ * nnnkit converts, once (a MaxPool is among them). */
 Test(onnx_import, lists_every_bad_node)
 {
 	gb_t b;
@@ -912,7 +914,7 @@ Test(onnx_import, lists_every_bad_node)
 	gb_attr_i(&b, gb_node(&b, "Conv", "c2", "c,k", "d"), "group", 2);
 	gb_node(&b, "Flatten", "flat", "d", "e");
 	gb_attr_f(&b, gb_node(&b, "Gemm", "fc", "e,W", "y"), "alpha", 2.0f);
-	const char *const paths[] = { "graph.node[0]", "graph.node[2]", "graph.node[3]", "graph.node[5]" };
+	const char *const paths[] = { "graph.node[0]", "graph.node[2]", "graph.node[3]", "graph.node[5]", "graph.node" };
 	got_t r;
 	size_t len;
 	unsigned char *buf = gb_pack(&b, &len);
@@ -920,14 +922,64 @@ Test(onnx_import, lists_every_bad_node)
 	got_read(&r, buf, len, 0);
 	free(buf);
 	cr_assert_eq(r.st, NNN_E_ONNX_OP, "%s", first_msg(&r));
-	cr_assert_eq(r.d.n, 4, "%zu diagnostics (first: %s)", r.d.n, first_msg(&r));
-	for (size_t i = 0; i < 4; i++)
+	cr_assert_eq(r.d.n, 5, "%zu diagnostics (first: %s)", r.d.n, first_msg(&r));
+	for (size_t i = 0; i < 5; i++)
 		cr_assert_str_eq(r.d.v[i].path, paths[i], "%zu: %s", i, r.d.v[i].msg);
 	cr_assert(strstr(r.d.v[0].msg, "'c1' (Conv)") && strstr(r.d.v[0].msg, "strides"), "%s", r.d.v[0].msg);
 	cr_assert(strstr(r.d.v[1].msg, "'pool' (MaxPool)"), "%s", r.d.v[1].msg);
 	cr_assert(strstr(r.d.v[2].msg, "group"), "%s", r.d.v[2].msg);
 	cr_assert(strstr(r.d.v[3].msg, "alpha"), "%s", r.d.v[3].msg);
+	cr_assert(strstr(r.d.v[4].msg, "the ops nnnkit converts: Conv, Gemm"), "%s", r.d.v[4].msg);
 	got_free(&r);
+}
+
+/* GELU as other exporters write it (x times 1/sqrt(2) for the Div; x^3 as
+ * a Pow in the tanh form, its scalars as initializers): one diagnostic
+ * for the nodes, then the ops converted. A Div by another constant is no
+ * GELU: each node is its own. */
+static void gelu_graph(gb_t *b, int tanh_form, float scale)
+{
+	const int64_t in[] = { -1, 2 }, wd[] = { 2, 2 };
+	const float w[4] = { 1, 0, 0, 1 }, half = 0.5f, one = 1, k = 0.044715f, r = 0.7978845608f, three = 3;
+	gb_init(b, 13, in, 2);
+	gb_floats(b, "W", wd, 2, w, 0);
+	gb_floats(b, "half", wd, 0, &half, 0);
+	gb_floats(b, "one", wd, 0, &one, 1);
+	gb_floats(b, "s", wd, 0, &scale, 0);
+	gb_floats(b, "k", wd, 0, &k, 0);
+	gb_floats(b, "r", wd, 0, &r, 0);
+	gb_floats(b, "three", wd, 0, &three, 0);
+	gb_node(b, "Gemm", "fc", "x,W", "h");
+	if (tanh_form) {
+		gb_node(b, "Pow", "p", "h,three", "h3");
+		gb_node(b, "Mul", "m1", "k,h3", "a");
+		gb_node(b, "Add", "a1", "h,a", "c");
+		gb_node(b, "Mul", "m2", "c,r", "d");
+		gb_node(b, "Tanh", "t", "d", "e");
+	} else {
+		gb_node(b, "Mul", "m1", "h,s", "d");
+		gb_node(b, "Erf", "t", "d", "e");
+	}
+	gb_node(b, "Add", "a2", "one,e", "f");
+	gb_node(b, "Mul", "m3", "f,h", "g");
+	gb_node(b, "Mul", "m4", "g,half", "y");
+}
+
+Test(onnx_import, gelu_variants_one_line)
+{
+	gb_t b;
+	const char *const paths[] = { "graph.node[1]", "graph.node" };
+	gelu_graph(&b, 0, 0.70710678f);
+	expect_refused(&b, NNN_E_ONNX_OP, paths, 2, "nodes 'm1', 't', 'a2', 'm3', 'm4' (graph.node[1] to [5]) form GELU,");
+	gelu_graph(&b, 1, 0.70710678f);
+	expect_refused(&b, NNN_E_ONNX_OP, paths, 2,
+	               "nodes 'p', 'm1', 'a1', 'm2', 't', 'a2', 'm3', 'm4' (graph.node[1] to [8]) form GELU (tanh form),");
+	/* x times 0.6: each node refused for itself, the Add too (it follows the Erf). */
+	gelu_graph(&b, 0, 0.6f);
+	expect_refused(&b, NNN_E_ONNX_OP,
+	               (const char *const[]){ "graph.node[1]", "graph.node[2]", "graph.node[3]", "graph.node[4]",
+	                                      "graph.node[5]", "graph.node" },
+	               6, "op type Mul is not one nnnkit converts");
 }
 
 /* ---- refusals of the file itself ---- */

@@ -181,6 +181,23 @@ static int input_channels_first(const Onnx__GraphProto *g)
 	return 0;
 }
 
+/* What refuses a node before its op is looked at: another domain, no output. */
+static int refused_first(imp_t *im, int i)
+{
+	const Onnx__NodeProto *nd = im->g->node[i];
+	if (nd->domain && *nd->domain && strcmp(nd->domain, "ai.onnx")) {
+		imp_bad(im, i, "domain '%.60s': nnnkit reads ops of the default ONNX domain (the last line lists them)",
+		    nd->domain);
+		im->nop_refused++;
+		return 1;
+	}
+	if (nd->n_output < 1 || !*nd->output[0]) {
+		imp_bad(im, i, "no output");
+		return 1;
+	}
+	return 0;
+}
+
 static void walk(imp_t *im)
 {
 	const Onnx__GraphProto *g = im->g;
@@ -188,17 +205,16 @@ static void walk(imp_t *im)
 		int i = (int)k;
 		const Onnx__NodeProto *nd = g->node[k];
 		const char *op = nd->op_type ? nd->op_type : "";
-		if (nd->domain && *nd->domain && strcmp(nd->domain, "ai.onnx")) {
-			imp_bad(im, i, "domain '%.60s': nnnkit reads ops of the default ONNX domain (%s)", nd->domain,
-			    supported_ops);
+		if (refused_first(im, i))
 			continue;
-		}
-		if (nd->n_output < 1 || !*nd->output[0]) {
-			imp_bad(im, i, "no output");
-			continue;
-		}
 		if (!strcmp(op, "Constant")) {
 			imp_op_constant(im, i);
+			continue;
+		}
+		/* A node of a known function already refused whole, or the first of one. */
+		if (i <= im->grp_end || imp_known_fn(im, i)) {
+			im->cur = nd->output[0];
+			im->cur_node = i;
 			continue;
 		}
 		if (!strcmp(op, "Shape") || !strcmp(op, "Gather") || !strcmp(op, "Unsqueeze") || !strcmp(op, "Concat")) {
@@ -216,7 +232,8 @@ static void walk(imp_t *im)
 		while (fn < ARRAY_LEN(ops) && strcmp(ops[fn].op, op))
 			fn++;
 		if (fn == ARRAY_LEN(ops)) {
-			imp_bad(im, i, "op type %.40s is outside the vocabulary nnnkit converts (%s)", op, supported_ops);
+			imp_bad(im, i, "op type %.40s is not one nnnkit converts (the last line lists those it does)", op);
+			im->nop_refused++;
 		} else if (!on_chain) {
 			imp_bad(im, i, "its input '%.60s' is not the output of the node before on the chain ('%.60s'): nnnkit "
 			    "reads a chain of layers, without branches or merges", nd->n_input ? nd->input[0] : "",
@@ -236,9 +253,18 @@ static void walk(imp_t *im)
 		if (strcmp(op, "MatMul") && im->nl && im->L[im->nl - 1].node != i)
 			im->L[im->nl - 1].bias_open = 0;
 		im->cur = nd->output[0];
+		im->cur_node = i;
 		if (im->oom)
 			return;
 	}
+}
+
+/* The ops nnnkit converts, once, after the nodes refused for theirs. */
+static void list_ops(imp_t *im)
+{
+	if (im->nop_refused)
+		nnn_diags_add(im->diags, NNN_E_ONNX_OP, NNN_NO_OFFSET, "graph.node",
+		              "the ops nnnkit converts: %s", supported_ops);
 }
 
 /* ---- the whole import ---- */
@@ -255,6 +281,52 @@ static void note(const nnn_onnx_read_opts_t *o, unsigned flag, const char *text)
 }
 
 static nnn_status_t fail(nnn_diags_t *d, nnn_status_t s, const char *path, const char *fmt, ...) NNN_PRINTF(4, 5);
+
+/* The graph input's dims as text, channels-last (last) or as the graph
+ * has them: a symbolic dim by its name, an unknown one as '?'. A .nnn
+ * file has no field for them: the note is where they are kept. */
+static void input_dims_text(const imp_t *im, int last, char *buf, size_t size)
+{
+	const Onnx__TensorShapeProto *sh = im->in_shape;
+	size_t at = (size_t)snprintf(buf, size, "[");
+	for (int k = 0; sh && k < im->in_rank && at < size; k++) {
+		int a = last && k ? (k == im->in_rank - 1 ? 1 : k + 1) : k;
+		const Onnx__TensorShapeProto__Dimension *dm = sh->dim[a];
+		if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+			at += (size_t)snprintf(buf + at, size - at, "%s%" PRId64, k ? ", " : "", dm->dim_value);
+		else
+			at += (size_t)snprintf(buf + at, size - at, "%s%.16s", k ? ", " : "",
+			                       dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+			                               dm->dim_param && *dm->dim_param ? dm->dim_param : "?");
+	}
+	if (at < size)
+		snprintf(buf + at, size - at, "]");
+}
+
+/* The one line on a channels-first graph: the input shape the model takes
+ * (with the sizes the graph fixes) and the transposes to use. */
+static void channels_note(const imp_t *im)
+{
+	char to_last[96], to_first[96], last[128], first[128], line[720];
+	imp_perm_text(im->in_rank, 1, to_last, sizeof to_last);
+	imp_perm_text(im->rank, 0, to_first, sizeof to_first);
+	input_dims_text(im, 1, last, sizeof last);
+	input_dims_text(im, 0, first, sizeof first);
+	if (!im->first_input)
+		snprintf(line, sizeof line,
+		         "the graph gives a channels-first value: the model gives it channels-last [N, d1.., C]; "
+		         "transpose outputs with y.transpose(%s)", to_first);
+	else if (imp_perm_first(im->perm, im->rank))
+		snprintf(line, sizeof line,
+		         "channels-first graph (NCHW): the model takes and gives channels-last values (inputs %s for the "
+		         "graph's %s); transpose inputs with x.transpose(%s) and outputs back with y.transpose(%s)", last,
+		         first, to_last, to_first);
+	else
+		snprintf(line, sizeof line,
+		         "channels-first graph (NCHW): the model takes channels-last inputs %s (the graph's %s); transpose "
+		         "inputs with x.transpose(%s)", last, first, to_last);
+	note(im->opts, NNN_ONNX_NOTE_CHANNELS_FIRST, line);
+}
 
 static nnn_status_t fail(nnn_diags_t *d, nnn_status_t s, const char *path, const char *fmt, ...)
 {
@@ -332,6 +404,27 @@ static const Onnx__ValueInfoProto *graph_input(imp_t *im)
 	return in;
 }
 
+/* An input of another type than FLOAT: said with the initializers of that
+ * type too (an export without model.float() makes them all float64). */
+static nnn_status_t input_type(imp_t *im, const char *name, int32_t type)
+{
+	size_t same = 0;
+	const char *first = "";
+	for (size_t k = 0; k < im->g->n_initializer; k++) {
+		const Onnx__TensorProto *t = im->g->initializer[k];
+		if (t->has_data_type && t->data_type == type && !same++)
+			first = t->name ? t->name : "";
+	}
+	char also[128] = "";
+	if (same)
+		snprintf(also, sizeof also, " (and so %s %zu initializer%s, '%.40s'%s)", same > 1 ? "are" : "is", same,
+		         same > 1 ? "s" : "", first, same > 1 ? " first" : "");
+	return fail(im->diags, NNN_E_ONNX, "graph.input",
+	            "input '%.60s' is %s%s, expected FLOAT (float32): nnnkit runs float32 models; export the model in "
+	            "float32 (model.float() and a float32 example input before torch.onnx.export)", name,
+	            imp_dtype_name(type), also);
+}
+
 /* The chain starts at the graph's input: its rank, known dims and layout. */
 static nnn_status_t start_chain(imp_t *im, const Onnx__ValueInfoProto *in)
 {
@@ -344,12 +437,12 @@ static nnn_status_t start_chain(imp_t *im, const Onnx__ValueInfoProto *in)
 		            in->name ? in->name : "");
 	const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
 	if (tt->has_elem_type && tt->elem_type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT)
-		return fail(d, NNN_E_ONNX, "graph.input", "input '%.60s' is %s: nnnkit runs float32 models", in->name,
-		            imp_dtype_name(tt->elem_type));
+		return input_type(im, in->name, tt->elem_type);
 	if (tt->shape->n_dim < 2 || tt->shape->n_dim > NNN_MAX_RANK)
 		return fail(d, NNN_E_ONNX, "graph.input", "input '%.60s' has rank %zu: expected [N, ...] of rank 2 to %d",
 		            in->name, tt->shape->n_dim, NNN_MAX_RANK);
 	im->cur = im->input = in->name;
+	im->in_shape = tt->shape;
 	im->rank = im->in_rank = (int)tt->shape->n_dim;
 	for (int k = 0; k < im->rank; k++) {
 		const Onnx__TensorShapeProto__Dimension *dm = tt->shape->dim[k];
@@ -478,7 +571,7 @@ nnn_status_t nnn_onnx_decode(const void *buf, size_t len, const nnn_onnx_read_op
 		            MAX_DEPTH);
 	budget_t b = { 0, len <= (SIZE_MAX - ((size_t)1 << 20)) / 16 ? 16 * len + ((size_t)1 << 20) : SIZE_MAX, 0 };
 	ProtobufCAllocator alloc = { b_alloc, b_free, &b };
-	imp_t im = { .diags = diags, .opts = o, .last_bad = -1 };
+	imp_t im = { .diags = diags, .opts = o, .last_bad = -1, .grp_end = -1, .cur_node = -1 };
 	im.mp = onnx__model_proto__unpack(&alloc, len, buf);
 	if (!im.mp) {
 		if (b.over)
@@ -497,6 +590,7 @@ nnn_status_t nnn_onnx_decode(const void *buf, size_t len, const nnn_onnx_read_op
 		} else {
 			if (!im.lost && im.flat_pending && im.flat_from_rank > 2)
 				imp_bad(&im, im.flat_node, "no Dense after it: nnn flattens only as part of a Dense layer");
+			list_ops(&im);
 			if (im.nbad)
 				st = NNN_E_ONNX_OP;
 			else if (strcmp(im.cur, im.g->output[0]->name ? im.g->output[0]->name : ""))
@@ -509,24 +603,8 @@ nnn_status_t nnn_onnx_decode(const void *buf, size_t len, const nnn_onnx_read_op
 				          "graph channels-last or channels-first", im.cur);
 		}
 	}
-	if (st == NNN_OK && (im.first_input || imp_perm_first(im.perm, im.rank))) {
-		char to_last[96], to_first[96], line[400];
-		imp_perm_text(im.in_rank, 1, to_last, sizeof to_last);
-		imp_perm_text(im.rank, 0, to_first, sizeof to_first);
-		if (!im.first_input)
-			snprintf(line, sizeof line,
-			         "the graph gives a channels-first value: the model gives it channels-last [N, d1.., C]; "
-			         "transpose outputs with y.transpose(%s)", to_first);
-		else if (imp_perm_first(im.perm, im.rank))
-			snprintf(line, sizeof line,
-			         "channels-first graph (NCHW): the model takes and gives channels-last values [N, d1.., C]; "
-			         "transpose inputs with x.transpose(%s) and outputs back with y.transpose(%s)", to_last, to_first);
-		else
-			snprintf(line, sizeof line,
-			         "channels-first graph (NCHW): the model takes channels-last inputs [N, d1.., C]; transpose "
-			         "inputs with x.transpose(%s)", to_last);
-		note(o, NNN_ONNX_NOTE_CHANNELS_FIRST, line);
-	}
+	if (st == NNN_OK && (im.first_input || imp_perm_first(im.perm, im.rank)))
+		channels_note(&im);
 	if (st == NNN_OK)
 		st = build(&im, out);
 	imp_free(&im);

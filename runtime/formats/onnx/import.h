@@ -85,9 +85,13 @@ typedef struct imp {
 	int lost;               /* after a refused node the chain's layout is unknown:
 	                         * only what a node says by itself is checked */
 	int last_bad;           /* the last node with a diagnostic */
+	int nop_refused;        /* nodes refused for their op type: the ops converted are listed once, after them */
+	int grp_end;            /* the last node of a known function refused whole (imp_known_fn); -1: none */
 	int oom;
 	/* the value on the chain, and the graph's input */
 	const char *cur, *input;
+	int cur_node;           /* the node that gave cur; -1: the graph's input */
+	const Onnx__TensorShapeProto *in_shape; /* the graph input's, as it declares it */
 	int in_rank;
 	int rank;               /* -1: unknown */
 	int64_t shape[NNN_MAX_RANK]; /* in ONNX order; -1 unknown */
@@ -144,6 +148,8 @@ void imp_set_ident(imp_t *im);
  * (to_last: 0, 2, .., r-1, 1) or back (0, r-1, 1, .., r-2). */
 void imp_perm_text(int r, int to_last, char *buf, size_t size);
 void imp_bad(imp_t *im, int i, const char *fmt, ...) NNN_PRINTF(3, 4);
+/* The same for several nodes that node i begins: fmt names them itself. */
+void imp_bad_nodes(imp_t *im, int i, const char *fmt, ...) NNN_PRINTF(3, 4);
 const cst_t *imp_find_cst(const imp_t *im, const char *name);
 int imp_find_sym(const imp_t *im, const char *name);
 void imp_add_sym(imp_t *im, const char *name, int kind);
@@ -192,6 +198,10 @@ void imp_op_softmax(imp_t *im, int i);
 void imp_op_dropout(imp_t *im, int i);
 void imp_op_activation(imp_t *im, int i);
 void imp_op_identity(imp_t *im, int i);
+/* Whether node i begins a known function nnn has no activation for (GELU
+ * as Div, Erf, Add, Mul, Mul): if so it is refused in one diagnostic and
+ * im->grp_end is its last node. */
+int imp_known_fn(imp_t *im, int i);
 
 /* ---- import_json.c ---- */
 

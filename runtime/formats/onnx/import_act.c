@@ -128,3 +128,138 @@ void imp_op_identity(imp_t *im, int i)
 {
 	(void)imp_attrs_known(im, i, "");
 }
+
+/* ---- known functions: GELU as exporters write it ---- */
+
+/* One node of a function: its op and its inputs, each the function's input
+ * ('X'), the node before's output ('P'), a scalar constant near c ('c'), or
+ * none ('-'). Add and Mul take theirs in either order. */
+typedef struct fn_step {
+	const char *op;
+	char a, b;
+	float c;
+} fn_step_t;
+
+typedef struct known_fn {
+	const char *name;
+	int n;
+	fn_step_t s[9];
+} known_fn_t;
+
+#define GELU_ERF_TAIL { "Erf", 'P', '-', 0 }, { "Add", 'P', 'c', 1 }, { "Mul", 'X', 'P', 0 }, { "Mul", 'P', 'c', 0.5f }
+#define GELU_TANH_TAIL                                                                                        \
+	{ "Mul", 'P', 'c', 0.044715f }, { "Add", 'X', 'P', 0 }, { "Mul", 'P', 'c', 0.7978845608f },              \
+	{ "Tanh", 'P', '-', 0 }, { "Add", 'P', 'c', 1 }, { "Mul", 'X', 'P', 0 }, { "Mul", 'P', 'c', 0.5f }
+
+/* torch.onnx.export's nn.GELU() and nn.GELU(approximate='tanh'), and the
+ * same with x / sqrt(2) as a product or x^3 as a Pow. */
+static const known_fn_t known_fns[] = {
+	{ "GELU", 5, { { "Div", 'X', 'c', 1.41421356f }, GELU_ERF_TAIL } },
+	{ "GELU", 5, { { "Mul", 'X', 'c', 0.70710678f }, GELU_ERF_TAIL } },
+	{ "GELU (tanh form)", 9, { { "Mul", 'X', 'X', 0 }, { "Mul", 'X', 'P', 0 }, GELU_TANH_TAIL } },
+	{ "GELU (tanh form)", 8, { { "Pow", 'X', 'c', 3 }, GELU_TANH_TAIL } },
+};
+
+/* Whether `name` is a scalar near `want`: a constant already read, or a
+ * Constant node among nodes from..to (read when the walk reaches them). */
+static int scalar_near(imp_t *im, const char *name, float want, int from, int to)
+{
+	const cst_t *c = imp_find_cst(im, name);
+	cst_t tmp;
+	char why[8];
+	for (int k = from; !c && k <= to; k++) {
+		const Onnx__NodeProto *nd = im->g->node[k];
+		if (strcmp(nd->op_type ? nd->op_type : "", "Constant") || nd->n_output != 1 || strcmp(nd->output[0], name) ||
+		    nd->n_attribute != 1 || !nd->attribute[0]->name)
+			continue;
+		const Onnx__AttributeProto *a = nd->attribute[0];
+		memset(&tmp, 0, sizeof tmp);
+		if (!strcmp(a->name, "value_float")) {
+			tmp.dtype = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+			tmp.fv = a->f;
+			tmp.f = &tmp.fv;
+			tmp.n = 1;
+			c = &tmp;
+		} else if (!strcmp(a->name, "value") && a->t && imp_read_tensor(a->t, &tmp, why, sizeof why)) {
+			c = &tmp;
+		}
+	}
+	if (!c || c->n != 1)
+		return 0;
+	double v = c->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT && c->f   ? c->f[0]
+	           : c->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 && c->i ? (double)c->i[0]
+	                                                                      : NAN;
+	return fabs(v - want) <= 1e-3 * fmax(1.0, fabs(want));
+}
+
+static int role_ok(imp_t *im, const char *in, char role, const fn_step_t *s, const char *x, const char *p, int from,
+                   int to)
+{
+	return role == 'X' ? !strcmp(in, x) : role == 'P' ? p && !strcmp(in, p) : scalar_near(im, in, s->c, from, to);
+}
+
+/* Node j as step s of a function of input x after the value p. */
+static int step_ok(imp_t *im, int j, const fn_step_t *s, const char *x, const char *p, int from)
+{
+	const Onnx__NodeProto *nd = im->g->node[j];
+	if (strcmp(nd->op_type ? nd->op_type : "", s->op) || nd->n_output != 1 || nd->n_input != (s->b == '-' ? 1u : 2u))
+		return 0;
+	if (s->b == '-')
+		return role_ok(im, nd->input[0], s->a, s, x, p, from, j);
+	if (role_ok(im, nd->input[0], s->a, s, x, p, from, j) && role_ok(im, nd->input[1], s->b, s, x, p, from, j))
+		return 1;
+	return (!strcmp(s->op, "Add") || !strcmp(s->op, "Mul")) && role_ok(im, nd->input[1], s->a, s, x, p, from, j) &&
+	       role_ok(im, nd->input[0], s->b, s, x, p, from, j);
+}
+
+/* The nodes of f from node i with input x, into nodes (Constant nodes
+ * between them are skipped); 0 when they are not f. */
+static int match_fn(imp_t *im, int i, const known_fn_t *f, const char *x, int *nodes)
+{
+	const char *p = NULL;
+	int j = i;
+	for (int k = 0; k < f->n; k++, j++) {
+		while (k && j < (int)im->g->n_node && !strcmp(im->g->node[j]->op_type ? im->g->node[j]->op_type : "",
+		                                                "Constant"))
+			j++;
+		if (j >= (int)im->g->n_node || !step_ok(im, j, &f->s[k], x, p, i))
+			return 0;
+		nodes[k] = j;
+		p = im->g->node[j]->output[0];
+	}
+	return 1;
+}
+
+static void refuse_fn(imp_t *im, const known_fn_t *f, const int *nodes)
+{
+	char names[160];
+	size_t at = 0;
+	for (int k = 0; k < f->n && at < sizeof names; k++)
+		at += (size_t)snprintf(names + at, sizeof names - at, "%s'%.40s'", k ? ", " : "",
+		                       imp_node_name(im->g->node[nodes[k]]));
+	if (at >= sizeof names) /* long names: the first and the last */
+		snprintf(names, sizeof names, "'%.40s' to '%.40s' (%d nodes)", imp_node_name(im->g->node[nodes[0]]),
+		         imp_node_name(im->g->node[nodes[f->n - 1]]), f->n);
+	imp_bad_nodes(im, nodes[0], "nodes %s (graph.node[%d] to [%d]) form %s, which nnnkit's activations do not "
+	              "include: ONNX import maps Relu, Sigmoid, Tanh, LeakyRelu and Softmax to them; export the net with "
+	              "one of those in its place (nn.ReLU for nn.GELU, then fine-tune)", names, nodes[0],
+	              nodes[f->n - 1], f->name);
+	im->nop_refused++;
+	im->grp_end = nodes[f->n - 1];
+}
+
+int imp_known_fn(imp_t *im, int i)
+{
+	const Onnx__NodeProto *nd = im->g->node[i];
+	int nodes[ARRAY_LEN(known_fns[0].s)];
+	for (size_t f = 0; f < ARRAY_LEN(known_fns); f++) {
+		/* The function's input is either input of its first node. */
+		for (size_t k = 0; k < nd->n_input && k < 2; k++) {
+			if (match_fn(im, i, &known_fns[f], nd->input[k], nodes)) {
+				refuse_fn(im, &known_fns[f], nodes);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}

@@ -149,10 +149,18 @@ void imp_op_add(imp_t *im, int i)
 {
 	const Onnx__NodeProto *nd = im->g->node[i];
 	layer_t *L = im->nl ? &im->L[im->nl - 1] : NULL;
-	if (!imp_attrs_known(im, i, "") || im->lost)
+	if (!imp_attrs_known(im, i, ""))
 		return;
-	if (!L || !L->bias_open) {
-		imp_bad(im, i, "nnnkit reads Add only as the bias right after a MatMul (a Dense layer)");
+	/* After a refused node its layers are unknown, but an Add after
+	 * anything other than a MatMul is no bias whatever they are. */
+	const char *before = im->cur_node >= 0 ? im->g->node[im->cur_node]->op_type : NULL;
+	int after_matmul = before && !strcmp(before, "MatMul");
+	if (im->lost && after_matmul)
+		return;
+	if (im->lost || !L || !L->bias_open) {
+		imp_bad(im, i, "nnnkit reads Add only as the bias right after a MatMul (a Dense layer); here it follows "
+		    "%s%.60s%s%.40s%s", before ? "node '" : "the graph's input", before ? imp_node_name(im->g->node[im->cur_node]) : "",
+		    before ? "' (" : "", before ? before : "", before ? ")" : "");
 		return;
 	}
 	if (nd->n_input != 2) {

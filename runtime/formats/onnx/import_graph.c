@@ -51,7 +51,7 @@ void imp_perm_text(int r, int to_last, char *buf, size_t size)
 
 /* One diagnostic per refused node: the first reason found. */
 
-void imp_bad(imp_t *im, int i, const char *fmt, ...)
+static void vbad(imp_t *im, int i, int named, const char *fmt, va_list ap)
 {
 	if (im->last_bad == i)
 		return;
@@ -60,13 +60,29 @@ void imp_bad(imp_t *im, int i, const char *fmt, ...)
 	im->lost = 1;
 	const Onnx__NodeProto *nd = im->g->node[i];
 	char why[NNN_MSG_MAX], path[32];
+	vsnprintf(why, sizeof why, fmt, ap);
+	node_path(path, sizeof path, i);
+	if (named)
+		nnn_diags_add(im->diags, NNN_E_ONNX_OP, NNN_NO_OFFSET, path, "node '%.60s' (%.40s): %s", imp_node_name(nd),
+		              nd->op_type ? nd->op_type : "", why);
+	else
+		nnn_diags_add(im->diags, NNN_E_ONNX_OP, NNN_NO_OFFSET, path, "%s", why);
+}
+
+void imp_bad(imp_t *im, int i, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(why, sizeof why, fmt, ap);
+	vbad(im, i, 1, fmt, ap);
 	va_end(ap);
-	node_path(path, sizeof path, i);
-	nnn_diags_add(im->diags, NNN_E_ONNX_OP, NNN_NO_OFFSET, path, "node '%.60s' (%.40s): %s", imp_node_name(nd),
-	              nd->op_type ? nd->op_type : "", why);
+}
+
+void imp_bad_nodes(imp_t *im, int i, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vbad(im, i, 0, fmt, ap);
+	va_end(ap);
 }
 
 const cst_t *imp_find_cst(const imp_t *im, const char *name)
@@ -219,7 +235,8 @@ const cst_t *imp_float_input(imp_t *im, int i, size_t k, const char *what)
 		return NULL;
 	}
 	if (c->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) {
-		imp_bad(im, i, "%s '%.60s' is %s: nnnkit reads FLOAT weights", what, nd->input[k], imp_dtype_name(c->dtype));
+		imp_bad(im, i, "%s '%.60s' is %s, expected FLOAT (float32): nnnkit reads float32 weights; export the model "
+		    "in float32 (model.float() before torch.onnx.export)", what, nd->input[k], imp_dtype_name(c->dtype));
 		return NULL;
 	}
 	return c;

@@ -62,7 +62,7 @@
 	X(E_JSON_TYPE, 53, "value of the wrong kind",                                       \
 	  "write it as the message says; docs/json.md shows every form")                    \
 	X(E_ONNX, 60, "not an ONNX model nnnkit reads",                                     \
-	  "check that the file is an ONNX model (.onnx) with its tensors inside it")        \
+	  "the message says what to change; docs/onnx.md says what nnnkit reads")          \
 	X(E_ONNX_OP, 61, "ONNX node outside what nnnkit converts",                          \
 	  "docs/onnx.md lists every op and attribute nnnkit maps")                          \
 	X(E_ONNX_EXPORT, 62, "layer ONNX export cannot express",                            \
