@@ -442,6 +442,7 @@ typedef struct cli_model {
 	nnn_file_t *file;
 	nnn_model_t *own;
 	const nnn_model_t *m;
+	cli_form_t form; /* the form it was read from (convert --verify's default) */
 } cli_model_t;
 /* Reads MODEL in the form cli_form finds; problems go to d. */
 nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, nnn_diags_t *d);
@@ -453,6 +454,31 @@ void cli_model_close(cli_model_t *cm);
  * saying so on stderr: offsets are the encoding's). */
 nnn_status_t cli_file_open(cli_env_t *env, const char *path, const nnn_decode_opts_t *opts, nnn_file_t **out,
                            nnn_diags_t *d);
+
+/* ---- convert --verify (verify.c) ---- */
+
+/* How convert checks its output: off, on by default (ONNX in or out: what
+ * cannot be checked is a note), or asked for (--verify, --verify-tol: what
+ * cannot be checked fails). */
+typedef enum cli_verify_mode { CLI_VERIFY_OFF, CLI_VERIFY_DEFAULT, CLI_VERIFY_ASKED } cli_verify_mode_t;
+typedef struct cli_verify_args {
+	cli_verify_mode_t mode;
+	double tol;               /* the largest relative error accepted */
+	const nnn_shape_t *shape; /* --input-shape, the ONNX graph's input (declared), or NULL */
+	int declared;             /* shape is the input an ONNX IN declares */
+	const char *in, *out;     /* the files, as named on the command line */
+} cli_verify_args_t;
+/* The input the ONNX graph at `path` declares, channels-last, into *out
+ * (its batch as it is, 1 when named): false when a dim past the batch is
+ * named, or the file is not read (the shape engine decides then). */
+bool cli_onnx_input(cli_env_t *env, const char *path, nnn_shape_t *out);
+/* Runs src (IN as read) and dst (OUT read back from its bytes) on seeded
+ * inputs (nnn/verify.h) and prints one line on stderr with the largest
+ * absolute and relative errors. EXIT_VALID; or, when an error is over
+ * v->tol, EXIT_INVALID with what, where and what to do printed; or, when
+ * the check cannot run (no input shape, no kernel), a note and EXIT_VALID
+ * by default, the problem and its exit code when asked. */
+int cli_verify(cli_env_t *env, const cli_verify_args_t *v, const nnn_model_t *src, const nnn_model_t *dst);
 
 /* ---- tensors by path (tensor.c), for stats, diff and edit ---- */
 

@@ -509,6 +509,7 @@ nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, 
 	}
 	nnn_file_close(f);
 	out->m = out->own;
+	out->form = form;
 	return st;
 }
 

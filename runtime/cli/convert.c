@@ -22,6 +22,13 @@ static const cli_opt_t convert_opts[] = {
 	  "write float arrays of at least N values as .npy files in DIR (made if missing), referenced from the JSON "
 	  "relative to its folder", .nodash = "the tensors are files in a folder" },
 	{ "tensors-min", 0, CLI_NUM, 0, "N", "the N of --tensors (default 64)", .max = INT32_MAX },
+	{ "verify", 0, CLI_FLAG, 0, NULL,
+	  .help = "run IN and OUT (read back from its bytes) on 4 seeded inputs and report the largest errors "
+	          "(default for ONNX in or out)" },
+	{ "no-verify", 0, CLI_FLAG, 0, NULL, .help = "do not, even for ONNX" },
+	{ "verify-tol", 0, CLI_REAL, 0, "T",
+	  "the largest relative error |out - in| / (1 + |in|) --verify accepts (default 1e-5; implies --verify)",
+	  .rmin = 0, .rmax = 1e30 },
 	{ NULL },
 };
 static const cli_pos_t convert_pos[] = {
@@ -37,9 +44,10 @@ const cli_cmd_t cmd_convert = {
 	.opts = CLI_OPTS(convert_opts, cli_opts_input_shape, cli_opts_force),
 	.pos = convert_pos,
 	.exits = CLI_EXITS_MODEL,
-	.exit_what = { [1] = "the model is invalid: not read, or read and written but breaking a rule (said so)" },
+	.exit_what = { [1] = "the model is invalid (not read, or written but breaking a rule: said so), or "
+	                     "--verify found OUT computes otherwise (not written)" },
 	.help = "usage: nnnkit convert [--to json|nnn|onnx|safetensors] [--tensors DIR [--tensors-min N]]\n"
-		"       [--input-shape S] IN [-o] OUT\n"
+		"       [--input-shape S] [--verify [--verify-tol T] | --no-verify] IN [-o] OUT\n"
 		"Reads IN in any form (.nnn, JSON, ONNX or safetensors, told by its content) and writes OUT in\n"
 		"the form --to names, else the one its extension (.json, .nnn, .onnx or .safetensors) names: a\n"
 		".nnn file, its JSON form (docs/json.md), whose fields follow docs/format.md, an ONNX model\n"
@@ -51,19 +59,115 @@ const cli_cmd_t cmd_convert = {
 		"so when the graph was channels-first); one with nodes outside docs/onnx.md's table is\n"
 		"refused, every such node listed. OUT '-' writes to standard output (JSON unless --to; binary\n"
 		"forms to a terminal need --force); any other OUT is written atomically (a temporary file\n"
-		"beside it, flushed, then renamed), so it is never half-written.\n",
+		"beside it, flushed, then renamed), so it is never half-written.\n"
+		"--verify (the default when IN or OUT is ONNX) reads OUT back from the bytes about to be\n"
+		"written, runs IN and it with the kernels run uses on 4 seeded inputs in [-1, 1] and prints\n"
+		"the largest absolute error and the largest relative one, |out - in| / (1 + |in|), with their\n"
+		"row and output. The input shape is --input-shape's, else the one an ONNX IN declares, else\n"
+		"the one the layers fix, else the smallest the model takes on its open axes (said so). An\n"
+		"error over --verify-tol writes nothing and exits 1; a model it cannot run is a note by\n"
+		"default, a failure (nothing written) when asked.\n",
 };
 
 typedef struct conv_args {
 	const char *in, *out, *tensors;
 	cli_form_t to;
 	long long tensors_min;
+	const nnn_shape_t *shape;
+	cli_verify_args_t verify;
 } conv_args_t;
+
+/* m in OUT's form, into memory: what convert writes is these bytes, and
+ * what --verify reads back. */
+static nnn_status_t encode(cli_env_t *env, const conv_args_t *a, const nnn_model_t *m, unsigned char **buf,
+                           size_t *n, nnn_diags_t *d)
+{
+	if (a->to == CLI_JSON) {
+		nnn_json_write_opts_t o = { .tensors_dir = a->tensors, .tensors_min = a->tensors_min,
+			                    .json_path = strcmp(a->out, "-") ? a->out : NULL };
+		char *text = NULL;
+		nnn_status_t st = nnn_json_encode(m, &o, &text, n, d);
+		*buf = (unsigned char *)text;
+		return st;
+	}
+	if (a->to == CLI_ONNX) {
+		nnn_onnx_write_opts_t o = { .ctx = cli_ctx(env), .input_shape = a->shape };
+		return nnn_onnx_encode(m, &o, buf, n, d);
+	}
+	if (a->to == CLI_SAFETENSORS)
+		return nnn_safetensors_encode(m, cli_ctx(env), buf, n, d);
+	return nnn_model_encode(m, buf, n, d);
+}
+
+/* The bytes encode() made, read back as nnnkit reads OUT's form (a JSON
+ * form's .npy references from OUT's folder). */
+static nnn_status_t decode(cli_env_t *env, const conv_args_t *a, const unsigned char *buf, size_t n,
+                           nnn_model_t **m, nnn_diags_t *d)
+{
+	if (a->to == CLI_JSON) {
+		char dir[4096];
+		const char *slash = strrchr(a->out, '/');
+		snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - a->out) + 1 : 1, slash ? a->out : ".");
+		nnn_json_read_opts_t o = { .ctx = cli_ctx(env), .base_dir = dir };
+		return nnn_json_decode((const char *)buf, n, &o, m, d);
+	}
+	if (a->to == CLI_ONNX) {
+		nnn_onnx_read_opts_t o = { .ctx = cli_ctx(env) };
+		return nnn_onnx_decode(buf, n, &o, m, d);
+	}
+	nnn_decode_opts_t o = { .ctx = cli_ctx(env), .flags = NNN_DECODE_COPY };
+	return a->to == CLI_SAFETENSORS ? nnn_safetensors_decode(buf, n, &o, m, d) : nnn_model_decode(buf, n, &o, m, d);
+}
+
+/* Encodes, verifies when on (the bytes read back, before anything is
+ * written: a conversion that fails it leaves OUT as it was), writes. */
+static int convert(cli_env_t *env, conv_args_t *a, const cli_model_t *cm, nnn_diags_t *d)
+{
+	unsigned char *buf = NULL;
+	size_t n = 0;
+	nnn_model_t *back = NULL;
+	int code = EXIT_VALID;
+	/* On by default where the model crosses to another framework's
+	 * graph: ONNX, either way (issue 33). */
+	if (a->verify.mode == CLI_VERIFY_DEFAULT && cm->form != CLI_ONNX && a->to != CLI_ONNX)
+		a->verify.mode = CLI_VERIFY_OFF;
+	nnn_shape_t declared;
+	if (a->verify.mode != CLI_VERIFY_OFF && !a->shape && cm->form == CLI_ONNX &&
+	    (a->verify.declared = cli_onnx_input(env, a->in, &declared)))
+		a->verify.shape = &declared;
+	nnn_status_t st = encode(env, a, cm->m, &buf, &n, d);
+	if (st == NNN_OK && a->verify.mode != CLI_VERIFY_OFF && (st = decode(env, a, buf, n, &back, d)) == NNN_OK)
+		code = cli_verify(env, &a->verify, cm->m, back);
+	if (st == NNN_OK && code == EXIT_VALID)
+		st = nnn_write_atomic_bytes(a->out, buf, n, d);
+	if (st != NNN_OK)
+		code = cli_report(cli_out_name(a->out), d, st);
+	else if (code == EXIT_VALID)
+		code = cli_written_check(a->out, a->in, cm->m, d);
+	nnn_model_free(back);
+	free(buf);
+	return code;
+}
+
+/* --verify, --no-verify, --verify-tol: the mode before the forms are known. */
+static int verify_args(const cli_args_t *args, cli_env_t *env, conv_args_t *a)
+{
+	bool asked = cli_flag(args, "verify") || cli_real(args, "verify-tol", -1) >= 0;
+	if (asked && cli_flag(args, "no-verify"))
+		return cli_usage(env, &cmd_convert, "--no-verify with --verify or --verify-tol: give one");
+	a->verify = (cli_verify_args_t){ .mode = cli_flag(args, "no-verify") ? CLI_VERIFY_OFF
+		                                 : asked                   ? CLI_VERIFY_ASKED
+		                                                           : CLI_VERIFY_DEFAULT,
+		                         .tol = cli_real(args, "verify-tol", 1e-5), .shape = a->shape,
+		                         .in = a->in, .out = a->out };
+	return EXIT_VALID;
+}
 
 static int run(const cli_args_t *args, cli_env_t *env)
 {
 	conv_args_t a = { .in = cli_arg(args, "IN"), .out = cli_arg(args, "OUT"), .tensors = cli_str(args, "tensors"),
-		          .tensors_min = (long long)cli_num(args, "tensors-min", 64) };
+		          .tensors_min = (long long)cli_num(args, "tensors-min", 64),
+		          .shape = cli_shape(args, "input-shape") };
 	cli_model_t cm;
 	nnn_diags_t d;
 	int code = 0;
@@ -77,8 +181,8 @@ static int run(const cli_args_t *args, cli_env_t *env)
 		                 ".onnx or .safetensors, or give --to json, --to nnn, --to onnx or --to safetensors", a.out);
 	if (a.to != CLI_JSON && a.tensors)
 		return cli_usage(env, &cmd_convert, "--tensors is for JSON output");
-	if (a.to != CLI_ONNX && cli_shape(args, "input-shape"))
-		return cli_usage(env, &cmd_convert, "--input-shape is for ONNX output");
+	if ((code = verify_args(args, env, &a)) != EXIT_VALID)
+		return code;
 	if (a.to != CLI_JSON &&
 	    (code = cli_binary_ok(args, a.out, a.to == CLI_NNN    ? "a binary .nnn model"
 	                                       : a.to == CLI_ONNX ? "a binary ONNX model"
@@ -87,26 +191,14 @@ static int run(const cli_args_t *args, cli_env_t *env)
 		return code;
 	nnn_diags_init(&d);
 	nnn_status_t st = cli_model_open(env, a.in, &cm, &d);
-	if (st != NNN_OK) {
+	if (st != NNN_OK)
 		code = cli_report(a.in, &d, st);
-	} else {
-		if (a.to == CLI_JSON) {
-			nnn_json_write_opts_t o = { .tensors_dir = a.tensors, .tensors_min = a.tensors_min };
-			st = nnn_json_write_file(cm.m, a.out, &o, &d);
-		} else if (a.to == CLI_ONNX) {
-			nnn_onnx_write_opts_t o = { .ctx = cli_ctx(env), .input_shape = cli_shape(args, "input-shape") };
-			st = nnn_onnx_write_file(cm.m, a.out, &o, &d);
-		} else if (a.to == CLI_SAFETENSORS) {
-			st = nnn_safetensors_write_file(cm.m, cli_ctx(env), a.out, &d);
-		} else {
-			st = nnn_model_write_file(cm.m, a.out, &d);
-		}
-		if (st != NNN_OK)
-			code = cli_report(cli_out_name(a.out), &d, st);
-		else
-			code = cli_written_check(a.out, a.in, cm.m, &d);
+	else if (a.shape && a.to != CLI_ONNX && cm.form != CLI_ONNX && a.verify.mode != CLI_VERIFY_ASKED)
+		code = cli_usage(env, &cmd_convert, "--input-shape is for ONNX output and for --verify");
+	else
+		code = convert(env, &a, &cm, &d);
+	if (st == NNN_OK)
 		cli_model_close(&cm);
-	}
 	nnn_diags_free(&d);
 	return code;
 }

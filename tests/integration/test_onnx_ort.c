@@ -20,10 +20,15 @@
  * padding type) may be refused the same way, or exported and then checked
  * like the rest.
  *
+ * Every conversion, either way, prints convert --verify's line (on by
+ * default for ONNX: the source and the output read back run on seeded
+ * inputs) with max abs error 0 and max rel error 0.
+ *
  * Import: every graph tests/tools/torch_export.py writes with
  * torch.onnx.export (opsets 11, 13 and 17; NCHW and NHWC) is converted with
  * `nnnkit convert CASE.onnx CASE.nnn` (an NCHW graph with the one-line
- * channels-first note on stderr, any other with nothing there), has one
+ * channels-first note on stderr, any other with nothing else there than
+ * the verify line, run on the input the graph declares), has one
  * layer per Conv or Linear module, and `nnnkit run` on the channels-last
  * input gives PyTorch's own output within the same rule.
  *
@@ -57,6 +62,7 @@
 #include "onnxtools.h"
 #include "shell.h"
 #include "tmpdir.h"
+#include "verifyline.h"
 
 #define TMP "nnn-onnxort-"
 /* The conformance runner's rule, at the tolerance the issue sets. */
@@ -89,6 +95,7 @@ static void need(unsigned what)
 
 typedef struct tally {
 	int cases, bad, refused, compared, not_compared;
+	int verified;   /* conversions whose convert --verify line reports 0 and 0 */
 	char last[128]; /* the last case that failed: a case with several failures counts once */
 	char log[16384];
 	size_t len;
@@ -115,10 +122,25 @@ static void bad(tally_t *t, const char *name, const char *fmt, ...)
 static void tally_end(const tally_t *t, const char *what)
 {
 	cr_log_info("%s: %d cases, %d refused as ONNX cannot express them, %d outputs compared, %d not compared "
-	            "(parameters not ordinary), %d failed", what, t->cases, t->refused, t->compared, t->not_compared,
-	            t->bad);
+	            "(parameters not ordinary), %d conversions verified (max abs and rel error 0), %d failed", what,
+	            t->cases, t->refused, t->compared, t->not_compared, t->verified, t->bad);
 	cr_assert_gt(t->cases, 0, "%s: no case ran", what);
 	cr_assert_eq(t->bad, 0, "%s: %d of %d cases failed:\n%s", what, t->bad, t->cases, t->log);
+}
+
+/* convert's --verify line (on by default for ONNX) for OUT against IN in
+ * its stderr: there, on 4 rows, and 0 and 0, as a round trip that gives
+ * back the same model computes the same outputs (issue 33). */
+static void verified(tally_t *t, const char *name, const char *err, const char *out, const char *in)
+{
+	t_verify_t v;
+	if (!t_verify_line(err, out, in, &v))
+		bad(t, name, "nnnkit convert %s %s printed no verify line: \"%s\"", in, out, err);
+	else if (v.rows != 4 || v.abs != 0 || v.rel != 0)
+		bad(t, name, "nnnkit convert %s %s: verify found max abs error %g, max rel error %g on %lld inputs %s: "
+		    "expected 0 and 0 on 4", in, out, v.abs, v.rel, v.rows, v.input);
+	else
+		t->verified++;
 }
 
 /* ---- files ---- */
@@ -351,6 +373,7 @@ static void export_case(tally_t *t, const char *name, const char *model, const n
 		bad(t, name, "nnnkit convert %s %s exited %d: %s", model, onnx, r->code, r->err);
 		goto done;
 	}
+	verified(t, name, r->err, onnx, model);
 	/* Past here each check runs even when one before failed: every failure of the case is listed. */
 	if (onnx_check(onnx, out, sizeof out) != 0)
 		bad(t, name, "onnx.checker refuses the export: %s", out);
@@ -373,6 +396,7 @@ static void export_case(tally_t *t, const char *name, const char *model, const n
 		    r->err);
 		goto done;
 	}
+	verified(t, name, r->err, back, onnx);
 	if (!same_bytes(model, back, why, sizeof why))
 		bad(t, name, ".nnn -> .onnx -> .nnn is not byte-exact: %s", why);
 done:
@@ -871,15 +895,19 @@ static void import_case(tally_t *t, const char *dir, const tcase_t *c)
 		bad(t, c->name, "nnnkit convert %s %s exited %d: %s", onnx, model, r->code, r->err);
 		goto done;
 	}
-	if (c->channels_first && (lines_of(r->err) != 1 || !strstr(r->err, "channels-first"))) {
+	/* The verify line (on by default for ONNX) is one line in either case. */
+	if (c->channels_first && (lines_of(r->err) != 2 || !strstr(r->err, "channels-first"))) {
 		bad(t, c->name, "a channels-first graph: stderr should have the one-line channels-first note "
-		    "(docs/onnx.md), it has %d lines: \"%s\"", lines_of(r->err), r->err);
+		    "(docs/onnx.md) and the verify line, it has %d lines: \"%s\"", lines_of(r->err), r->err);
 		goto done;
 	}
-	if (!c->channels_first && r->err[0]) {
-		bad(t, c->name, "a channels-last graph: stderr should be empty, it has \"%s\"", r->err);
+	if (!c->channels_first && lines_of(r->err) != 1) {
+		bad(t, c->name, "a channels-last graph: stderr should have the verify line alone, it has \"%s\"", r->err);
 		goto done;
 	}
+	if (!strstr(r->err, "(the ONNX graph's input)"))
+		bad(t, c->name, "verify should run on the input the graph declares: \"%s\"", r->err);
+	verified(t, c->name, r->err, model, onnx);
 	nnn_diags_init(&d);
 	if (nnn_file_open(model, NULL, &f, &d) != NNN_OK) {
 		bad(t, c->name, "the imported model does not decode: %s",

@@ -549,8 +549,19 @@ static void imp_free(imp_t *im)
 	free(im->sym);
 }
 
-nnn_status_t nnn_onnx_decode(const void *buf, size_t len, const nnn_onnx_read_opts_t *opts, nnn_model_t **out,
-                             nnn_diags_t *diags)
+/* The graph's input as the model takes it: channels-last, unknown where
+ * the graph names a dim. */
+static void input_of(const imp_t *im, nnn_pshape_t *p)
+{
+	*p = (nnn_pshape_t){ .rank = im->rank, .last = NNN_DIM_UNKNOWN };
+	for (int k = 0; k < im->rank; k++)
+		p->dims[im->perm[k]] = im->shape[k];
+	if (im->rank > 0)
+		p->last = p->dims[im->rank - 1];
+}
+
+static nnn_status_t decode(const void *buf, size_t len, const nnn_onnx_read_opts_t *opts, nnn_model_t **out,
+                           nnn_pshape_t *input, nnn_diags_t *diags)
 {
 	static const nnn_onnx_read_opts_t none = { 0 };
 	const nnn_onnx_read_opts_t *o = opts ? opts : &none;
@@ -583,6 +594,8 @@ nnn_status_t nnn_onnx_decode(const void *buf, size_t len, const nnn_onnx_read_op
 		            "short or corrupt", len);
 	}
 	nnn_status_t st = check_model(&im);
+	if (st == NNN_OK && input)
+		input_of(&im, input);
 	if (st == NNN_OK) {
 		walk(&im);
 		if (im.oom) {
@@ -610,6 +623,19 @@ nnn_status_t nnn_onnx_decode(const void *buf, size_t len, const nnn_onnx_read_op
 	imp_free(&im);
 	onnx__model_proto__free_unpacked(im.mp, &alloc);
 	return st;
+}
+
+nnn_status_t nnn_onnx_decode(const void *buf, size_t len, const nnn_onnx_read_opts_t *opts, nnn_model_t **out,
+                             nnn_diags_t *diags)
+{
+	return decode(buf, len, opts, out, NULL, diags);
+}
+
+nnn_status_t nnn_onnx_decode_input(const void *buf, size_t len, const nnn_onnx_read_opts_t *opts, nnn_model_t **out,
+                                   nnn_pshape_t *input, nnn_diags_t *diags)
+{
+	*input = (nnn_pshape_t){ .rank = NNN_DIM_UNKNOWN, .last = NNN_DIM_UNKNOWN };
+	return decode(buf, len, opts, out, input, diags);
 }
 
 nnn_status_t nnn_onnx_read_file(const char *path, const nnn_onnx_read_opts_t *opts, nnn_model_t **out,

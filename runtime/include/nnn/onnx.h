@@ -80,6 +80,11 @@ typedef struct nnn_onnx_read_opts {
  *                  and why */
 NNN_API NNN_NODISCARD nnn_status_t nnn_onnx_decode(const void *buf, size_t len, const nnn_onnx_read_opts_t *opts,
                                                    nnn_model_t **out, nnn_diags_t *diags);
+/* nnn_onnx_decode, and the input the graph declares as the model takes
+ * it (channels-last, NNN_DIM_UNKNOWN where the graph names a dim) in
+ * *input: the shape nnnkit convert --verify runs an imported model on. */
+NNN_API NNN_NODISCARD nnn_status_t nnn_onnx_decode_input(const void *buf, size_t len, const nnn_onnx_read_opts_t *opts,
+                                                         nnn_model_t **out, nnn_pshape_t *input, nnn_diags_t *diags);
 /* The same from a file, read whole with checked reads. */
 NNN_API NNN_NODISCARD nnn_status_t nnn_onnx_read_file(const char *path, const nnn_onnx_read_opts_t *opts,
                                                       nnn_model_t **out, nnn_diags_t *diags);
