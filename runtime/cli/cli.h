@@ -479,6 +479,10 @@ bool cli_onnx_input(cli_env_t *env, const char *path, nnn_shape_t *out);
  * the check cannot run (no input shape, no kernel), a note and EXIT_VALID
  * by default, the problem and its exit code when asked. */
 int cli_verify(cli_env_t *env, const cli_verify_args_t *v, const nnn_model_t *src, const nnn_model_t *dst);
+/* OUT's bytes did not read back (st, d: why): as cli_verify's "cannot
+ * run", a note by default, the problem when asked. A plugin's ONNX export
+ * hooks may write ops nnnkit's import does not map. */
+int cli_verify_unread(const cli_verify_args_t *v, const nnn_diags_t *d, nnn_status_t st);
 
 /* ---- tensors by path (tensor.c), for stats, diff and edit ---- */
 

@@ -65,8 +65,9 @@ const cli_cmd_t cmd_convert = {
 		"the largest absolute error and the largest relative one, |out - in| / (1 + |in|), with their\n"
 		"row and output. The input shape is --input-shape's, else the one an ONNX IN declares, else\n"
 		"the one the layers fix, else the smallest the model takes on its open axes (said so). An\n"
-		"error over --verify-tol writes nothing and exits 1; a model it cannot run is a note by\n"
-		"default, a failure (nothing written) when asked.\n",
+		"error over --verify-tol writes nothing and exits 1; a model it cannot run, or an OUT nnnkit\n"
+		"cannot read back (a plugin's ONNX export), is a note by default, a failure (nothing\n"
+		"written) when asked.\n",
 };
 
 typedef struct conv_args {
@@ -136,8 +137,13 @@ static int convert(cli_env_t *env, conv_args_t *a, const cli_model_t *cm, nnn_di
 	    (a->verify.declared = cli_onnx_input(env, a->in, &declared)))
 		a->verify.shape = &declared;
 	nnn_status_t st = encode(env, a, cm->m, &buf, &n, d);
-	if (st == NNN_OK && a->verify.mode != CLI_VERIFY_OFF && (st = decode(env, a, buf, n, &back, d)) == NNN_OK)
-		code = cli_verify(env, &a->verify, cm->m, back);
+	if (st == NNN_OK && a->verify.mode != CLI_VERIFY_OFF) {
+		nnn_diags_t rd; /* why OUT did not read back, said by verify, not as convert's failure */
+		nnn_diags_init(&rd);
+		nnn_status_t rs = decode(env, a, buf, n, &back, &rd);
+		code = rs == NNN_OK ? cli_verify(env, &a->verify, cm->m, back) : cli_verify_unread(&a->verify, &rd, rs);
+		nnn_diags_free(&rd);
+	}
 	if (st == NNN_OK && code == EXIT_VALID)
 		st = nnn_write_atomic_bytes(a->out, buf, n, d);
 	if (st != NNN_OK)

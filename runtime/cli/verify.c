@@ -24,6 +24,12 @@ static int cannot(const cli_verify_args_t *v, const char *file, const nnn_diags_
 	return EXIT_VALID;
 }
 
+int cli_verify_unread(const cli_verify_args_t *v, const nnn_diags_t *d, nnn_status_t st)
+{
+	return cannot(v, v->out, d, st, "; nnnkit cannot read the output back (a plugin's export may write what "
+	              "nnnkit does not read)");
+}
+
 bool cli_onnx_input(cli_env_t *env, const char *path, nnn_shape_t *out)
 {
 	nnn_file_t *f = NULL;
