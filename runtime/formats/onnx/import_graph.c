@@ -51,6 +51,8 @@ void imp_perm_text(int r, int to_last, char *buf, size_t size)
 
 /* One diagnostic per refused node: the first reason found. */
 
+static void vbad(imp_t *im, int i, int named, const char *fmt, va_list ap) NNN_PRINTF(4, 0);
+
 static void vbad(imp_t *im, int i, int named, const char *fmt, va_list ap)
 {
 	if (im->last_bad == i)
