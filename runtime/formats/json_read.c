@@ -1136,14 +1136,21 @@ static nnn_status_t rd_record(rd_t *r, const nnn_rdesc_t *rd, const json_t *v, v
 
 /* ---- spec: what the schema's rules imply ---- */
 
+/* The model's array of layers, by the descriptors. */
+static const nnn_fdesc_t *layers_field(void)
+{
+	for (int32_t i = 0; i < nnn_model_desc.nfields; i++)
+		if (nnn_model_desc.fields[i].kind == NNN_FK_ARRAY)
+			return &nnn_model_desc.fields[i];
+	return NULL;
+}
+
 /* The field of a layer's body named `name`, by the descriptors: the layer
- * record is the model's array, its body the variant whose tag is L->id. */
+ * record is the model's array's, its body the variant whose tag is L->id. */
 static nnn_i32s_t *body_list(nnn_layer_t *L, const char *name)
 {
-	const nnn_rdesc_t *lr = NULL;
-	for (int32_t i = 0; i < nnn_model_desc.nfields && !lr; i++)
-		if (nnn_model_desc.fields[i].kind == NNN_FK_ARRAY)
-			lr = nnn_model_desc.fields[i].rec;
+	const nnn_fdesc_t *lf = layers_field();
+	const nnn_rdesc_t *lr = lf ? lf->rec : NULL;
 	for (int32_t i = 0; lr && i < lr->nfields; i++) {
 		const nnn_fdesc_t *f = &lr->fields[i];
 		for (int32_t j = 0; f->kind == NNN_FK_VARIANT && j < f->nvariants; j++) {
@@ -1164,10 +1171,8 @@ static nnn_i32s_t *body_list(nnn_layer_t *L, const char *name)
  * `neurons` comes from a tensor: the schema's padding rule fixes it. */
 static nnn_status_t spec_pads(rd_t *r, const json_t *root, nnn_model_t *m)
 {
-	const json_t *layers = NULL;
-	for (int32_t i = 0; i < nnn_model_desc.nfields && !layers; i++)
-		if (nnn_model_desc.fields[i].kind == NNN_FK_ARRAY)
-			layers = json_object_get(root, nnn_model_desc.fields[i].name);
+	const nnn_fdesc_t *lf = layers_field();
+	const json_t *layers = lf ? json_object_get(root, lf->name) : NULL;
 	for (int32_t i = 0; i < m->layer_count; i++) {
 		int32_t pad[2 * NNN_MAX_RANK];
 		const char *name;

@@ -655,24 +655,35 @@ bool nnn_layer_window(const nnn_layer_t *L, nnn_layer_window_t *w)
 	return true;
 }
 
+/* Each spatial axis' padding for its dilated window: the io's own (its
+ * list, else its padding type's), or, `implied`, what the padding type's
+ * formulas give whatever the list holds. */
+static bool window_pads(const nnn_io_t *io, bool implied, int64_t pad[2 * NNN_MAX_RANK])
+{
+	for (int32_t j = 0; j < io->window.v.n; j++) {
+		nnn_io_axis_t a = { .window = ints_at(&io->window, j), .stride = ints_at(&io->stride, j),
+		                    .dilation = ints_at(&io->dilation, j) };
+		int64_t *b = &pad[2 * j], *e = &pad[2 * j + 1];
+		a.k = nnn_gen_window_k(&a);
+		if (!(implied ? io->pad_fn(io->pad_type, a.k, b, e) : pad_of(io, j, a.k, b, e)))
+			return false;
+	}
+	return true;
+}
+
 int32_t nnn_layer_implied_pads(const nnn_layer_t *L, int32_t pad[2 * NNN_MAX_RANK], const char **field)
 {
 	nnn_io_t io;
+	int64_t p[2 * NNN_MAX_RANK];
 	nnn_gen_io(L, &io);
 	int32_t n = io.window.v.n;
 	if (io.kind != NNN_IO_WINDOW || !io.pads.list || !io.pad_fn || !io.window.list || !io.window.v.v || n < 1 ||
-	    n + 2 > NNN_MAX_RANK)
+	    n + 2 > NNN_MAX_RANK || !window_pads(&io, true, p))
 		return 0;
-	for (int32_t j = 0; j < n; j++) {
-		nnn_io_axis_t a = { .window = ints_at(&io.window, j), .stride = ints_at(&io.stride, j),
-		                    .dilation = ints_at(&io.dilation, j) };
-		int64_t before, after;
-		a.k = nnn_gen_window_k(&a);
-		if (!io.pad_fn(io.pad_type, a.k, &before, &after) || before < 0 || after < 0 || before > INT32_MAX ||
-		    after > INT32_MAX)
+	for (int32_t j = 0; j < 2 * n; j++) {
+		if (p[j] < 0 || p[j] > INT32_MAX)
 			return 0; /* the validator says why */
-		pad[2 * j] = (int32_t)before;
-		pad[2 * j + 1] = (int32_t)after;
+		pad[j] = (int32_t)p[j];
 	}
 	*field = io.pads.src.path;
 	return 2 * n;
@@ -687,12 +698,5 @@ bool nnn_layer_pads(const nnn_layer_t *L, int64_t pad[2 * NNN_MAX_RANK])
 	if (io.kind != NNN_IO_WINDOW || n < 1 || n + 2 > NNN_MAX_RANK || (io.window.list && !io.window.v.v) ||
 	    (io.pads.list && (io.pads.v.n != 2 * n || !io.pads.v.v)))
 		return false;
-	for (int32_t j = 0; j < n; j++) {
-		nnn_io_axis_t a = { .window = ints_at(&io.window, j), .stride = ints_at(&io.stride, j),
-		                    .dilation = ints_at(&io.dilation, j) };
-		a.k = nnn_gen_window_k(&a);
-		if (!pad_of(&io, j, a.k, &pad[2 * j], &pad[2 * j + 1]))
-			return false;
-	}
-	return true;
+	return window_pads(&io, false, pad);
 }
