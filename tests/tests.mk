@@ -133,9 +133,12 @@ test-build: $(TIER_DEPS) $(TEST_BINS) $(ORT_STAMP)
 # The suite's plugin scans are cached in the build folder, never in ~/.cache,
 # and may take up to two minutes: on a loaded machine under ASan or valgrind a
 # scan can pass the 5 s default, which would fail plugins that are fine (the
-# tests of hanging plugins set their own limit).
+# tests of hanging plugins set their own limit). The makes that tests run
+# (install, SDK, example plugins) are their own, not sub-makes of this one:
+# under `make -j2 test` they would inherit a jobserver they cannot reach and
+# print a warning into the output the test compares.
 SUITE_ENV := NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) NNN_PLUGIN_CACHE=$(abspath $(O))/plugin-scan.cache \
-	NNN_PLUGIN_SCAN_TIMEOUT_MS=120000
+	NNN_PLUGIN_SCAN_TIMEOUT_MS=120000 MAKEFLAGS= MAKELEVEL= MFLAGS=
 # TEST_ARGS passes more Criterion options, e.g. TEST_ARGS='--filter npy/*'.
 TEST_ARGS ?=
 # The gen tier's cases that only run Lua (a schema the generator must
