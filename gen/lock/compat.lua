@@ -371,6 +371,11 @@ function M.compare(old, new)
   return cx.bad, cx.added, renamed
 end
 
+-- What to do about a refusal, said after the violations (check-compat's
+-- summary, and so make's): docs/growing-the-format.md has both ways.
+M.REMEDY = "make the change the safe way each line names; a change that must break files is a new format, " ..
+  "not an edit of this one (see \"Breaking changes\" in docs/growing-the-format.md)"
+
 function M.format(v)
   return string.format("%s: %s: %s; safe alternative: %s", v.rule, v.element, v.detail, v.alt)
 end

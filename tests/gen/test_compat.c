@@ -9,6 +9,8 @@
  *   compat/schema_matches_lock   the schema is compatible with its lock (either side a schema or a lock)
  *   compat/refuses_*             one test per refusal rule: exit 1 and the exact line
  *                                "<rule>: <element>: <what>; safe alternative: <what instead>"
+ *   compat/generation_refuses_breaking_schema  nnngen's generation (make) with --compat LOCK:
+ *                                check-compat's lines, nothing written
  *   compat/lists_every_violation every violation is listed, not only the first
  *   compat/allows_*              additions and doc-only changes: exit 0 and a summary line
  *   compat/usage_errors          exit 2, nothing compared
@@ -417,6 +419,55 @@ Test(compat, refuses_field_retyped)
 	              "field retyped: records \"layer\".fields[5] \"body\": variant tag kind -> id: files written "
 	              "before select these fields by kind; safe alternative: leave layer as it is (files written "
 	              "before hold it) and put new data in a new record selected by a new layer ID or activation ID");
+}
+
+/* make's generation step (nnngen SCHEMA ... --compat LOCK): a schema
+ * check-compat refuses stops it with check-compat's own lines, then one
+ * saying nothing was generated; no file is written, the conformance corpus
+ * included. The retype is the one that crashed the corpus generator
+ * before; the swap is Conv's two fields, which make built without a word. */
+static void expect_generation_refused(const char *name, const char *body)
+{
+	const char *schema, *o;
+	t_run_t want, r;
+	const char *tail;
+
+	t_require_root();
+	schema = write_schema(name, body);
+	o = tpath(t_fmt("%s-out", name));
+	want = check_compat(LOCK, schema);
+	cr_assert_eq(want.status, 1, "check-compat accepted %s:\n%s%s", name, want.out, want.err);
+	for (int conf = 0; conf < 2; conf++) {
+		r = sh("mkdir -p '%s/nnn' && " GEN_LUA " '%s' %s --compat " LOCK, o, schema,
+		       conf ? t_fmt("--conformance '%s/corpus'", o)
+		            : t_fmt("--c '%s/x.c' --h '%s/nnn/x.h' --doc '%s/f.md' --layouts " LOCK, o, o, o));
+		cr_expect_eq(r.status, 1, "%s (%s): expected exit 1, got %d\n%s", name, conf ? "corpus" : "codec", r.status,
+		             r.err);
+		tail = t_fmt("nnngen: %s: nothing generated: it breaks files written under " LOCK " (the lines above; make "
+		             "check-compat says the same)\n", schema);
+		cr_expect(!strcmp(r.err, t_fmt("%s%s", want.err, tail)),
+		          "%s: not check-compat's lines, then the generator's:\nwant:\n%s%s\ngot:\n%s", name, want.err, tail,
+		          r.err);
+		t_run_free(&r);
+	}
+	r = sh("find '%s' -type f", o);
+	cr_expect_str_empty(r.out, "%s: files were written from a schema check-compat refuses:\n%s", name, r.out);
+	t_run_free(&r);
+	t_run_free(&want);
+}
+
+Test(compat, generation_refuses_breaking_schema)
+{
+	t_run_t r;
+
+	expect_generation_refused("retype", "find(find(s.records, \"layer\").fields, \"dropout\").type = \"i32\"");
+	expect_generation_refused("swap", "local f = find(s.records, \"conv\").fields\nf[3], f[4] = f[4], f[3]");
+	/* A compatible schema generates as before, without a word. */
+	r = sh("mkdir -p '%s/ok/nnn' && " GEN_LUA " schema/nnn.lua --c '%s/ok/x.c' --h '%s/ok/nnn/x.h' --layouts " LOCK
+	       " --compat " LOCK " && test -s '%s/ok/x.c'", tmp(), tmp(), tmp(), tmp());
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	t_run_free(&r);
 }
 
 Test(compat, refuses_id_removed)
