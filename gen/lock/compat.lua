@@ -356,7 +356,7 @@ end
 -- detail, alt }), the additions (element strings) and the renames NEW
 -- declares (renames.lua notes), each in schema order.
 function M.compare(old, new)
-  local renamed
+  local renamed, named = nil, new
   new, renamed = renames.translate(old, new)
   local cx = { old = old, new = new, O = index(old), N = index(new), bad = {}, added = {} }
   function cx.refuse(rule, element, detail, alt)
@@ -368,6 +368,8 @@ function M.compare(old, new)
   compare_records(cx)
   -- ID policies: who may use which ID (ids.lua).
   ids.compare(old, new, cx.refuse, cx.add)
+  -- Names as the new schema gives them, renames included: owned like IDs (ids.lua).
+  ids.compare_names(old, named, cx.refuse)
   return cx.bad, cx.added, renamed
 end
 
