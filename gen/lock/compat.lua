@@ -11,7 +11,9 @@
 -- passes too, but is flagged on stderr, one line per rename:
 --   <what> renamed: <element>: was "<old>": <what changes, what to do>
 -- A new core value on an ID the policy gives to third parties (or to nobody,
--- or records as taken) is refused like any other violation. Exit status: 0
+-- or records as taken) is refused like any other violation. So is a value
+-- named as a recorded plugin names its ID, or as the core named another ID
+-- (now or before a rename): names are owned like IDs (ids.lua). Exit status: 0
 -- compatible, 1 not, 2 usage error or an input that cannot be read (a
 -- schema error, a malformed lock).
 

@@ -23,7 +23,9 @@
 --   schema/check  check(): the table's shape (schema errors)
 --   lock, compat  the lock's `ids` section, and the refusals of check-compat
 --                 (a new core value on a taken, third-party or never ID; a
---                 taken record dropped; a range changed)
+--                 taken record dropped; a range changed; a value named as a
+--                 taken ID's holder names it, or as the core named another
+--                 ID; a recorded former name dropped)
 --   nnngen        warnings: the schema's own values against its policy; a
 --                 plugin fragment's IDs in the core range that are not taken
 --   emit/c/ids    NNN_<ENUM>_CORE_MIN.. and the taken list, for the loader
@@ -500,6 +502,27 @@ local function name_problem(own, current, name, v, n)
     string.format("choose another name for %s %d: a name an ID has had stays its own", word, v.value)
 end
 
+-- The former names old enum `oe` records that the value of the same number
+-- in new enum `e` no longer lists: once dropped, the next lock would forget
+-- them, and a later value could take them.
+local function dropped_names(oe, e, refuse)
+  local nv = {}
+  for _, v in ipairs(e.values) do nv[v.value] = v end
+  for _, ov in ipairs(oe and oe.values or {}) do
+    local v = nv[ov.value]
+    local has = {}
+    for _, n in ipairs(v and { v.name, table.unpack(v.renamed_from or {}) } or {}) do has[n] = true end
+    for _, r in ipairs(v and ov.renamed_from or {}) do
+      if not has[r] then
+        refuse("former name dropped", string.format('enums "%s" value %d "%s"', e.name, v.value, v.name),
+          string.format('renamed_from no longer lists "%s", which the lock records as its name before: the next ' ..
+            'lock would forget it, and a later value could take it', r),
+          string.format('keep "%s" in its renamed_from: a name an ID has had stays its own', r))
+      end
+    end
+  end
+end
+
 -- The names each enum of `new` gives its values (and their former names,
 -- renamed_from: `new` is a layout before renames.translate) against the
 -- names `old` records and the plugins' names either side's policy records.
@@ -508,6 +531,7 @@ function M.compare_names(old, new, refuse)
   local O, N = by_enum(old.ids), by_enum(new.ids)
   for _, e in ipairs(new.enums) do
     local oe = enum_in(old, e)
+    dropped_names(oe, e, refuse)
     local own = name_owners(oe, { N[e.name], O[oe and oe.name or e.name] })
     local current = {}
     for _, v in ipairs(oe and oe.values or {}) do current[v.name] = true end

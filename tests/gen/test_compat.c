@@ -29,7 +29,7 @@
  *                                renamed_from are schema errors: tests/gen/schema_errors.lua.)
  *   compat/refuses_*_name*       names are owned like IDs: a core value may not take a name a
  *                                recorded plugin gives its ID, nor a name (current or former)
- *                                the core gave another ID
+ *                                the core gave another ID; a former name stays recorded
  *   compat/renames_*             renamed_from: a declared rename passes and is flagged, one
  *                                that is not declared is refused with the hint to declare it
  *   compat/layout_*              the struct layouts plugins see (gen/lock/layout.lua): the lock's
@@ -1241,6 +1241,13 @@ Test(compat, refuses_former_core_name_reused)
 		cr_expect(has_line(r.err, line), "%s: missing line\n%s\nstderr:\n%s", schemas[i], line, r.err);
 		t_run_free(&r);
 	}
+	/* Nor may the record of the name go, which is how a later lock would forget it. */
+	const char *dropped = t_fmt("former name dropped: enums \"activation_id\" value %d \"soft_max\": renamed_from no "
+	                            "longer lists \"softmax\", which the lock records as its name before: the next lock "
+	                            "would forget it, and a later value could take it; safe alternative: keep \"softmax\" "
+	                            "in its renamed_from: a name an ID has had stays its own",
+	                            was);
+	expect_violations(lock, write_schema("dropped", rename), (const char *const[]){ dropped, NULL });
 }
 
 Test(compat, refuses_core_value_outside_the_core_range)
