@@ -156,8 +156,38 @@ static void expect_violations(const char *old, const char *new, const char *cons
 	t_run_free(&r);
 }
 
+/* make's generation step (nnngen SCHEMA ... --compat LOCK; the corpus too
+ * when `corpus`) on a schema check-compat refuses: the same lines as
+ * check-compat's, then one saying nothing was generated, and no file
+ * written into <tmp>/<name>-out. */
+static void expect_generation_refused_by(const char *name, const char *schema, int corpus)
+{
+	const char *o = tpath(t_fmt("%s-out", name)), *tail;
+	t_run_t want = check_compat(LOCK, schema), r;
+
+	cr_assert_eq(want.status, 1, "check-compat accepted %s:\n%s%s", name, want.out, want.err);
+	tail = t_fmt("nnngen: %s: nothing generated: it breaks files written under " LOCK " (the lines above; make "
+	             "check-compat says the same)\n", schema);
+	for (int conf = 0; conf <= corpus; conf++) {
+		r = sh("mkdir -p '%s/nnn' && " GEN_LUA " '%s' %s --compat " LOCK, o, schema,
+		       conf ? t_fmt("--conformance '%s/corpus'", o)
+		            : t_fmt("--c '%s/x.c' --h '%s/nnn/x.h' --doc '%s/f.md' --layouts " LOCK, o, o, o));
+		cr_expect_eq(r.status, 1, "%s (%s): expected exit 1, got %d\n%s", name, conf ? "corpus" : "codec", r.status,
+		             r.err);
+		cr_expect(!strcmp(r.err, t_fmt("%s%s", want.err, tail)),
+		          "%s: not check-compat's lines, then the generator's:\nwant:\n%s%s\ngot:\n%s", name, want.err, tail,
+		          r.err);
+		t_run_free(&r);
+	}
+	r = sh("find '%s' -type f", o);
+	cr_expect_str_empty(r.out, "%s: files were written from a schema check-compat refuses:\n%s", name, r.out);
+	t_run_free(&r);
+	t_run_free(&want);
+}
+
 /* nnn.lua modified by `body` against the lock, and against nnn.lua itself:
- * the same violations either way. */
+ * the same violations either way; and make's generation step refuses it
+ * with the same lines (every rule check-compat knows stops make). */
 static void expect_refused(const char *name, const char *body, const char *const *want)
 {
 	const char *schema;
@@ -166,6 +196,7 @@ static void expect_refused(const char *name, const char *body, const char *const
 	schema = write_schema(name, body);
 	expect_violations(LOCK, schema, want);
 	expect_violations("schema/nnn.lua", schema, want);
+	expect_generation_refused_by(name, schema, 0);
 }
 
 #define REFUSES(name, body, ...) expect_refused(name, body, (const char *const[]){ __VA_ARGS__, NULL })
@@ -424,47 +455,20 @@ Test(compat, refuses_field_retyped)
 	              "before hold it) and put new data in a new record selected by a new layer ID or activation ID");
 }
 
-/* make's generation step (nnngen SCHEMA ... --compat LOCK): a schema
- * check-compat refuses stops it with check-compat's own lines, then one
- * saying nothing was generated; no file is written, the conformance corpus
- * included. The retype is the one that crashed the corpus generator
- * before; the swap is Conv's two fields, which make built without a word. */
-static void expect_generation_refused(const char *name, const char *body)
-{
-	const char *schema, *o;
-	t_run_t want, r;
-	const char *tail;
-
-	t_require_root();
-	schema = write_schema(name, body);
-	o = tpath(t_fmt("%s-out", name));
-	want = check_compat(LOCK, schema);
-	cr_assert_eq(want.status, 1, "check-compat accepted %s:\n%s%s", name, want.out, want.err);
-	for (int conf = 0; conf < 2; conf++) {
-		r = sh("mkdir -p '%s/nnn' && " GEN_LUA " '%s' %s --compat " LOCK, o, schema,
-		       conf ? t_fmt("--conformance '%s/corpus'", o)
-		            : t_fmt("--c '%s/x.c' --h '%s/nnn/x.h' --doc '%s/f.md' --layouts " LOCK, o, o, o));
-		cr_expect_eq(r.status, 1, "%s (%s): expected exit 1, got %d\n%s", name, conf ? "corpus" : "codec", r.status,
-		             r.err);
-		tail = t_fmt("nnngen: %s: nothing generated: it breaks files written under " LOCK " (the lines above; make "
-		             "check-compat says the same)\n", schema);
-		cr_expect(!strcmp(r.err, t_fmt("%s%s", want.err, tail)),
-		          "%s: not check-compat's lines, then the generator's:\nwant:\n%s%s\ngot:\n%s", name, want.err, tail,
-		          r.err);
-		t_run_free(&r);
-	}
-	r = sh("find '%s' -type f", o);
-	cr_expect_str_empty(r.out, "%s: files were written from a schema check-compat refuses:\n%s", name, r.out);
-	t_run_free(&r);
-	t_run_free(&want);
-}
-
+/* The retype that crashed the corpus generator before, and Conv's two
+ * fields swapped, which make built without a word: make's generation step,
+ * codec and corpus, refuses both with check-compat's lines. */
 Test(compat, generation_refuses_breaking_schema)
 {
 	t_run_t r;
 
-	expect_generation_refused("retype", "find(find(s.records, \"layer\").fields, \"dropout\").type = \"i32\"");
-	expect_generation_refused("swap", "local f = find(s.records, \"conv\").fields\nf[3], f[4] = f[4], f[3]");
+	t_require_root();
+	expect_generation_refused_by("retype",
+	                             write_schema("retype",
+	                                          "find(find(s.records, \"layer\").fields, \"dropout\").type = \"i32\""),
+	                             1);
+	expect_generation_refused_by(
+		"swap", write_schema("swap", "local f = find(s.records, \"conv\").fields\nf[3], f[4] = f[4], f[3]"), 1);
 	/* A compatible schema generates as before, without a word. */
 	r = sh("mkdir -p '%s/ok/nnn' && " GEN_LUA " schema/nnn.lua --c '%s/ok/x.c' --h '%s/ok/nnn/x.h' --layouts " LOCK
 	       " --compat " LOCK " && test -s '%s/ok/x.c'", tmp(), tmp(), tmp(), tmp());
