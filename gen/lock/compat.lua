@@ -13,9 +13,9 @@
 -- A new core value on an ID the policy gives to third parties (or to nobody,
 -- or records as taken) is refused like any other violation. So is a value
 -- named as a recorded plugin names its ID, or as the core named another ID
--- (now or before a rename): names are owned like IDs (ids.lua). Exit status: 0
--- compatible, 1 not, 2 usage error or an input that cannot be read (a
--- schema error, a malformed lock).
+-- (now or before a rename): names are owned like IDs (ids.lua).
+-- Exit status: 0 compatible, 1 not, 2 usage error or an input that cannot
+-- be read (a schema error, a malformed lock).
 
 local ids = require("lock.ids")
 local renames = require("lock.renames")

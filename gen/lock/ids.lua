@@ -140,6 +140,13 @@ local function check_taken_one(e, P, t, lo, hi, seen, fail)
   if type(t.name) ~= "string" or not t.name:match("^[a-z][a-z0-9_]*$") then
     fail("name must be the lower-case name the holder gives the ID")
   end
+  -- Names are owned like IDs: the holder's name is no core value's.
+  for _, v in ipairs(e.values) do
+    if not v.plugin and v.name == t.name and v.value ~= t.id then
+      fail('name "%s" is the name of the schema\'s own %s %d: the taken ID\'s holder names it otherwise, or it is ' ..
+        'that value', t.name, M.id_word(e.name), v.value)
+    end
+  end
 end
 
 local function check_taken(e, P, lo, hi, fail, within)
@@ -470,12 +477,12 @@ end
 -- when it is current), t (the taken record) }.
 local function name_owners(oe, policies)
   local own = {}
-  for _, x in ipairs(policies) do
-    for _, t in ipairs(x.taken or {}) do own[t.name] = own[t.name] or { id = t.id, t = t } end
-  end
   for _, v in ipairs(oe and oe.values or {}) do
     own[v.name] = own[v.name] or { id = v.value }
     for _, r in ipairs(v.renamed_from or {}) do own[r] = own[r] or { id = v.value, now = v.name } end
+  end
+  for _, x in ipairs(policies) do
+    for _, t in ipairs(x.taken or {}) do own[t.name] = own[t.name] or { id = t.id, t = t } end
   end
   return own
 end
