@@ -140,13 +140,6 @@ local function check_taken_one(e, P, t, lo, hi, seen, fail)
   if type(t.name) ~= "string" or not t.name:match("^[a-z][a-z0-9_]*$") then
     fail("name must be the lower-case name the holder gives the ID")
   end
-  -- Names are owned like IDs: the holder's name is no core value's.
-  for _, v in ipairs(e.values) do
-    if not v.plugin and v.name == t.name and v.value ~= t.id then
-      fail('name "%s" is the name of the schema\'s own %s %d: the taken ID\'s holder names it otherwise, or it is ' ..
-        'that value', t.name, M.id_word(e.name), v.value)
-    end
-  end
 end
 
 local function check_taken(e, P, lo, hi, fail, within)

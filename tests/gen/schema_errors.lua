@@ -549,9 +549,6 @@ test("ids_table_is_checked", function(rejects)
       fmt("%d is in the never range", p.never_min))
   end
   rejects(fmt('push(s.ids.%s.taken, { id = %d, name = "y", doc = "z" })', e, p.tp_min), "missing one-line by string")
-  -- Names are owned like IDs: a taken ID's name is no core value's.
-  rejects(fmt('push(s.ids.%s.taken, { id = %d, by = "x", name = find(s.enums, "%s").values[1].name, doc = "z" })',
-      e, p.tp_min, e), fmt("ids.%s.taken[", e), fmt("is the name of the schema's own %s ", p.word))
 end, COMPAT_PROLOGUE)
 
 -- test_compat.c: renamed_from names a former name, nothing else.
