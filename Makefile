@@ -114,6 +114,10 @@ deps:
 	@scripts/deps.sh
 
 # ---- generated codec ----
+# nnngen first checks the schema against the lock, as make check-compat does
+# (--compat): a schema that would break files written under it stops the
+# build here, with check-compat's lines, before anything is generated or
+# compiled (docs/growing-the-format.md, "Breaking changes").
 # nnngen rewrites a generated file only when its bytes change, and the stamp
 # records that it ran. The generated files' own rule has a recipe (a no-op)
 # so that make looks at their times again after the stamp's recipe: what
@@ -122,7 +126,8 @@ deps:
 $(O)/gen/.stamp: $(SCHEMA) $(GEN_LUA) $(LOCK) | deps
 	@mkdir -p $(O)/gen/nnn $(DOCDIR)
 	@echo "  GEN    $@"
-	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(GEN_C) --h $(GEN_H) --doc $(DOC) --lang-doc $(LANG_DOC) --layouts $(LOCK)
+	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(GEN_C) --h $(GEN_H) --doc $(DOC) --lang-doc $(LANG_DOC) --layouts $(LOCK) \
+		--compat $(LOCK)
 	@touch $@
 $(GEN_C) $(GEN_H) $(GEN_RH) $(DOC) $(LANG_DOC): $(O)/gen/.stamp
 	@:
@@ -131,7 +136,7 @@ check-gen: $(O)/gen/.stamp
 	@mkdir -p $(O)/regen/nnn
 	@echo "  GEN    $@"
 	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(O)/regen/schema_gen.c --h $(O)/regen/nnn/schema_gen.h \
-		--doc $(O)/regen/format.md --lang-doc $(O)/regen/schema-language.md --layouts $(LOCK)
+		--doc $(O)/regen/format.md --lang-doc $(O)/regen/schema-language.md --layouts $(LOCK) --compat $(LOCK)
 	cmp $(GEN_C) $(O)/regen/schema_gen.c
 	cmp $(GEN_H) $(O)/regen/nnn/schema_gen.h
 	cmp $(GEN_RH) $(O)/regen/nnn/records_gen.h
@@ -239,9 +244,10 @@ lock: | deps
 # ---- conformance corpus: every case generated from the schema ----
 CONFORMANCE := $(O)/conformance
 conformance: $(CONFORMANCE)/manifest.json
-$(CONFORMANCE)/manifest.json: $(SCHEMA) $(GEN_LUA) | deps
+# After the codec's step (which refuses a breaking schema first), never beside it.
+$(CONFORMANCE)/manifest.json: $(SCHEMA) $(GEN_LUA) $(LOCK) | deps $(O)/gen/.stamp
 	@echo "  GEN    $(CONFORMANCE)"
-	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --conformance $(CONFORMANCE)
+	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --conformance $(CONFORMANCE) --compat $(LOCK)
 
 clean:
 	rm -rf build

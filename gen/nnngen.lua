@@ -1,6 +1,9 @@
 -- nnngen: turns a .nnn schema (schema/nnn.lua) into C and documentation.
 --
 --   lua5.4 gen/nnngen.lua SCHEMA --c FILE.c --h FILE.h [--doc FILE.md] [--lang-doc FILE.md] [--layouts LOCK]
+--                         [--compat LOCK]
+--     --compat: refuse, as --check-compat does, a SCHEMA that breaks files
+--     written under LOCK, before anything is generated (make's build)
 --     --doc: the format reference (docs/format.md); --lang-doc: the schema
 --     language reference (docs/schema-language.md, from gen/schema/lang.lua)
 --     --layouts: the struct layouts LOCK records (gen/lock/layout.lua) go into
@@ -47,8 +50,9 @@ local emit_language = require("emit.doc.language")
 -- it by scripts/mkman.sh --nnngen).
 local USAGE = [[
 usage: nnngen SCHEMA [--check] [--c FILE.c] [--h FILE.h] [--doc FILE.md] [--lang-doc FILE.md] [--layouts LOCK]
+              [--compat LOCK]
        nnngen [--schema CORE] --plugin FRAGMENT [--c FILE.c] [--h FILE.h]
-       nnngen SCHEMA --conformance DIR
+       nnngen SCHEMA --conformance DIR [--compat LOCK]
        nnngen [--schema CORE] --plugin FRAGMENT --conformance DIR
        nnngen --lock SCHEMA [--out FILE.lock] [--layouts LOCK]
        nnngen --check-compat OLD NEW
@@ -72,6 +76,9 @@ The core schema:
   --lang-doc FILE.md the schema language reference (schema-language.md)
   --layouts LOCK     the struct layouts LOCK records go into the code, which
                      the plugin loader checks plugins against
+  --compat LOCK      first refuse, as --check-compat LOCK SCHEMA does (the
+                     same lines), a schema that would break files written
+                     under LOCK: nothing is generated (make passes the lock)
 
 A plugin's fragment (its new layer and activation IDs and their fields):
   --plugin FRAGMENT  generate the fragment's codec: FILE.c and FILE.h, whose
@@ -120,7 +127,7 @@ local function parse_args(argv)
     if a == "--check" then
       opt.check = true
     elseif a == "--c" or a == "--h" or a == "--doc" or a == "--lang-doc" or a == "--plugin" or a == "--schema"
-        or a == "--conformance" or a == "--layouts" then
+        or a == "--conformance" or a == "--layouts" or a == "--compat" then
       if not argv[i + 1] then usage(a .. " needs a file name") end
       opt[(a:sub(3):gsub("%-", "_"))] = argv[i + 1]
       i = i + 1
@@ -137,6 +144,7 @@ local function parse_args(argv)
     opt.schema = opt.schema or (here .. "/../schema/nnn.lua")
     if opt.doc or opt.lang_doc then usage("--doc and --lang-doc are for the core schema") end
     if opt.layouts then usage("--layouts is for the core schema") end
+    if opt.compat then usage("--compat is for the core schema") end
   end
   if not opt.schema then usage("no schema given") end
   return opt
@@ -237,6 +245,12 @@ local function main(argv)
   if not ok then
     io.stderr:write(tostring(s):gsub("^.-schema error", "schema error"), "\n")
     os.exit(1)
+  end
+  -- A schema that breaks files written under the lock stops before any
+  -- generator sees it (make's build: docs/growing-the-format.md).
+  if opt.compat then
+    local status = require("lock.commands").gate({ load_schema = load_schema }, opt.compat, opt.schema, s)
+    if status ~= 0 then os.exit(status) end
   end
   -- IDs against the ID policy: what check-compat (or a later schema) will refuse.
   local ids = require("lock.ids")

@@ -206,6 +206,8 @@ return {
       taken = {
         { id = 2, by = "examples/plugin-pool-swish", name = "maxpool",
           doc = "The example plugin's MaxPool, published before this policy; its files keep the ID." },
+        { id = 171, by = "examples/plugin-layernorm-elu", name = "layer_norm",
+          doc = "The example third-party plugin's LayerNorm: recorded so no core layer takes its ID or its name." },
       },
     },
     activation_id = {
@@ -217,6 +219,8 @@ return {
       taken = {
         { id = 6, by = "examples/plugin-pool-swish", name = "swish",
           doc = "The example plugin's Swish, published before this policy; its files keep the ID." },
+        { id = 213, by = "examples/plugin-layernorm-elu", name = "elu",
+          doc = "The example third-party plugin's ELU: recorded so no core activation takes its ID or its name." },
       },
     },
   },

@@ -72,10 +72,17 @@ local function new_corpus(s)
   return { s = s, cases = {}, files = {}, names = {} }
 end
 
+-- Two cases with one name would overwrite each other's file: a family that
+-- names its cases by too little (gen/corpus/valid.lua, mutations.lua).
 local function add_file(C, dir, name, bytes, case)
   local file = dir .. "/" .. name .. ".nnn"
-  if C.names[file] then error("conformance: two cases named " .. file) end
-  C.names[file] = true
+  local before = C.names[file]
+  if before then
+    error(string.format("conformance: two cases named %s: \"%s\" and \"%s\"; the corpus generator " ..
+      "(gen/corpus) must give each case its own name: this is its bug, not the schema's", file, before.tests,
+      case.tests), 0)
+  end
+  C.names[file] = case
   C.files[#C.files + 1] = { file, bytes }
   case.file = file
   C.cases[#C.cases + 1] = case

@@ -100,7 +100,8 @@ function FAMILIES.ints(C, sv)
       local lo, hi = int_bounds(rule)
       vals = {}
       if lo then vals[#vals + 1] = lo end
-      if hi then vals[#vals + 1] = hi end
+      -- ([0, 1) of an int allows 0 alone: one case, not two of one name.)
+      if hi and hi ~= lo then vals[#vals + 1] = hi end
     end
     for _, n in ipairs(vals) do
       local eo = { tags = select_tags(rec), ints = { [rec.name .. "." .. f.name] = n } }

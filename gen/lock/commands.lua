@@ -107,24 +107,46 @@ local function report_compatible(files, added, renamed)
   end
 end
 
+-- The verdict on files written under files[1] (layout old) read under
+-- files[2] (layout new), said on stdout and stderr; returns the exit status.
+-- quiet: say nothing when compatible (make's generation step).
+local function verdict(files, old, new, quiet)
+  local bad, added, renamed = compat.compare(old, new)
+  if quiet and #bad == 0 then return 0 end
+  -- Renames pass, but what they change is flagged first.
+  for _, n in ipairs(renamed) do io.stderr:write(renames.format(n), "\n") end
+  if #bad > 0 then
+    for _, v in ipairs(bad) do io.stderr:write(compat.format(v), "\n") end
+    io.stderr:write(string.format("check-compat: %s -> %s: %d incompatible change%s: files written under %s " ..
+      "would break: %s\n", files[1], files[2], #bad, #bad == 1 and "" or "s", files[1], compat.REMEDY))
+    return 1
+  end
+  report_compatible(files, added, renamed)
+  return 0
+end
+
 -- --check-compat: do files written under files[1] keep their meaning under files[2]?
 function M.check_compat(env, files)
   local old = load(env, files[1])
   if not old then return 2 end
   local new = load(env, files[2])
   if not new then return 2 end
-  local bad, added, renamed = compat.compare(old, new)
-  -- Renames pass, but what they change is flagged first.
-  for _, n in ipairs(renamed) do io.stderr:write(renames.format(n), "\n") end
-  if #bad > 0 then
-    for _, v in ipairs(bad) do io.stderr:write(compat.format(v), "\n") end
-    io.stderr:write(string.format("check-compat: %s -> %s: %d incompatible change%s: files written under %s " ..
-      "would break (see docs/growing-the-format.md)\n", files[1], files[2], #bad, #bad == 1 and "" or "s",
-      files[1]))
-    return 1
+  return verdict(files, old, new, false)
+end
+
+-- nnngen SCHEMA --compat LOCK, make's generation step: the schema `s`
+-- (loaded from schema_file) checked against lock_file as --check-compat
+-- does, before anything is generated from it; silent when compatible.
+-- Returns the exit status (0: generate).
+function M.gate(env, lock_file, schema_file, s)
+  local old = load(env, lock_file)
+  if not old then return 2 end
+  local status = verdict({ lock_file, schema_file }, old, lock.layout(s), true)
+  if status ~= 0 then
+    io.stderr:write(string.format("nnngen: %s: nothing generated: it breaks files written under %s (the lines " ..
+      "above; make check-compat says the same)\n", schema_file, lock_file))
   end
-  report_compatible(files, added, renamed)
-  return 0
+  return status
 end
 
 return M

@@ -11,9 +11,11 @@
 -- passes too, but is flagged on stderr, one line per rename:
 --   <what> renamed: <element>: was "<old>": <what changes, what to do>
 -- A new core value on an ID the policy gives to third parties (or to nobody,
--- or records as taken) is refused like any other violation. Exit status: 0
--- compatible, 1 not, 2 usage error or an input that cannot be read (a
--- schema error, a malformed lock).
+-- or records as taken) is refused like any other violation. So is a value
+-- named as a recorded plugin names its ID, or as the core named another ID
+-- (now or before a rename): names are owned like IDs (ids.lua).
+-- Exit status: 0 compatible, 1 not, 2 usage error or an input that cannot
+-- be read (a schema error, a malformed lock).
 
 local ids = require("lock.ids")
 local renames = require("lock.renames")
@@ -356,7 +358,7 @@ end
 -- detail, alt }), the additions (element strings) and the renames NEW
 -- declares (renames.lua notes), each in schema order.
 function M.compare(old, new)
-  local renamed
+  local renamed, named = nil, new
   new, renamed = renames.translate(old, new)
   local cx = { old = old, new = new, O = index(old), N = index(new), bad = {}, added = {} }
   function cx.refuse(rule, element, detail, alt)
@@ -368,8 +370,15 @@ function M.compare(old, new)
   compare_records(cx)
   -- ID policies: who may use which ID (ids.lua).
   ids.compare(old, new, cx.refuse, cx.add)
+  -- Names as the new schema gives them, renames included: owned like IDs (ids.lua).
+  ids.compare_names(old, named, cx.refuse)
   return cx.bad, cx.added, renamed
 end
+
+-- What to do about a refusal, said after the violations (check-compat's
+-- summary, and so make's): docs/growing-the-format.md has both ways.
+M.REMEDY = "make the change the safe way each line names; a change that must break files is a new format, " ..
+  "not an edit of this one (see \"Breaking changes\" in docs/growing-the-format.md)"
 
 function M.format(v)
   return string.format("%s: %s: %s; safe alternative: %s", v.rule, v.element, v.detail, v.alt)

@@ -23,7 +23,9 @@
 --   schema/check  check(): the table's shape (schema errors)
 --   lock, compat  the lock's `ids` section, and the refusals of check-compat
 --                 (a new core value on a taken, third-party or never ID; a
---                 taken record dropped; a range changed)
+--                 taken record dropped; a range changed; a value named as a
+--                 taken ID's holder names it, or as the core named another
+--                 ID; a recorded former name dropped)
 --   nnngen        warnings: the schema's own values against its policy; a
 --                 plugin fragment's IDs in the core range that are not taken
 --   emit/c/ids    NNN_<ENUM>_CORE_MIN.. and the taken list, for the loader
@@ -443,6 +445,102 @@ function M.compare(old, new, refuse, added)
     end
     for _, t in ipairs(y.taken) do
       if x and not taken_of(x, t.id) then added(string.format('ids "%s" taken %d "%s"', y.enum, t.id, t.name)) end
+    end
+  end
+end
+
+------------------------------------------------------------ names
+
+-- Names are owned like IDs: a value's name is what the JSON form and a
+-- plugin's fragment call its ID, so a name once given to an ID (a core
+-- value's name, any former name it had, or the name a recorded plugin gives
+-- its taken ID) never names another ID.
+
+-- The enum of layout L that `e` (of the other layout) is: by its name or a
+-- former name.
+local function enum_in(L, e)
+  for _, x in ipairs(L.enums) do if x.name == e.name then return x end end
+  for _, r in ipairs(e.renamed_from or {}) do
+    for _, x in ipairs(L.enums) do if x.name == r then return x end end
+  end
+end
+
+-- Who owns each name of old enum `oe` (nil: a new enum) and of the taken
+-- records of `policies`: name -> { id, now (the core value's name now, nil
+-- when it is current), t (the taken record) }.
+local function name_owners(oe, policies)
+  local own = {}
+  for _, v in ipairs(oe and oe.values or {}) do
+    own[v.name] = own[v.name] or { id = v.value }
+    for _, r in ipairs(v.renamed_from or {}) do own[r] = own[r] or { id = v.value, now = v.name } end
+  end
+  for _, x in ipairs(policies) do
+    for _, t in ipairs(x.taken or {}) do own[t.name] = own[t.name] or { id = t.id, t = t } end
+  end
+  return own
+end
+
+-- Why value v of enum `name` may not be called `n` (one of its names) under
+-- the owners `own`: rule, detail, safe alternative; nil when it may.
+-- `current` holds the old enum's names now: one of those at another
+-- number is an ID renumbered (compat.lua says so).
+local function name_problem(own, current, name, v, n)
+  local o = own[n]
+  if not o or o.id == v.value then return end
+  local word = M.id_word(name)
+  if o.t then
+    return "name taken",
+      string.format('"%s" is the name %s gives its %s %d: JSON written with that plugin names %d so, and ' ..
+        'nnngen --plugin refuses its fragment once the core has the name', n, o.t.by, word, o.id, o.id),
+      string.format("choose another name for %s %d (ids.%s.taken records the names plugins hold with their IDs)",
+        word, v.value, name)
+  end
+  if n == v.name and current[n] then return end
+  return "name reused",
+    string.format('"%s" %s the name of %s %d%s: JSON written before names %d so, and would read as %d',
+      n, o.now and "was" or "is", word, o.id, o.now and string.format(' (now "%s")', o.now) or "", o.id, v.value),
+    string.format("choose another name for %s %d: a name an ID has had stays its own", word, v.value)
+end
+
+-- The former names old enum `oe` records that the value of the same number
+-- in new enum `e` no longer lists: once dropped, the next lock would forget
+-- them, and a later value could take them.
+local function dropped_names(oe, e, refuse)
+  local nv = {}
+  for _, v in ipairs(e.values) do nv[v.value] = v end
+  for _, ov in ipairs(oe and oe.values or {}) do
+    local v = nv[ov.value]
+    local has = {}
+    for _, n in ipairs(v and { v.name, table.unpack(v.renamed_from or {}) } or {}) do has[n] = true end
+    for _, r in ipairs(v and ov.renamed_from or {}) do
+      if not has[r] then
+        refuse("former name dropped", string.format('enums "%s" value %d "%s"', e.name, v.value, v.name),
+          string.format('renamed_from no longer lists "%s", which the lock records as its name before: the next ' ..
+            'lock would forget it, and a later value could take it', r),
+          string.format('keep "%s" in its renamed_from: a name an ID has had stays its own', r))
+      end
+    end
+  end
+end
+
+-- The names each enum of `new` gives its values (and their former names,
+-- renamed_from: `new` is a layout before renames.translate) against the
+-- names `old` records and the plugins' names either side's policy records.
+-- refuse(rule, element, detail, alt) collects.
+function M.compare_names(old, new, refuse)
+  local O, N = by_enum(old.ids), by_enum(new.ids)
+  for _, e in ipairs(new.enums) do
+    local oe = enum_in(old, e)
+    dropped_names(oe, e, refuse)
+    local own = name_owners(oe, { N[e.name], O[oe and oe.name or e.name] })
+    local current = {}
+    for _, v in ipairs(oe and oe.values or {}) do current[v.name] = true end
+    for _, v in ipairs(e.values) do
+      local names = { v.name, table.unpack(v.renamed_from or {}) }
+      for _, n in ipairs(names) do
+        local rule, detail, alt = name_problem(own, current, e.name, v, n)
+        if rule then refuse(rule, string.format('enums "%s" value %d "%s"', e.name, v.value, v.name), detail, alt) end
+      end
     end
   end
 end

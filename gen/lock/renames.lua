@@ -4,7 +4,9 @@
 --   { name = "units", type = "i32", renamed_from = "neurons", doc = "..." }
 --
 -- (a string, or a list of former names, oldest first, to compare against
--- locks of several releases). A rename keeps every byte of a file where it
+-- locks of several releases). An enum value's former names stay its own:
+-- check-compat refuses dropping one the lock records (ids.lua, names).
+-- A rename keeps every byte of a file where it
 -- was, so check-compat allows it; but names are what the JSON form (field
 -- keys, enum value names) and the generated C (record and enum types) are
 -- made of, so it flags each one: JSON written before the change no longer

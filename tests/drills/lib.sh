@@ -18,7 +18,8 @@
 #   own    (default) the drill's own steps: compatible, the edit, the one
 #          build and a second make that finds nothing to do, check-compat,
 #          make lock, the conformance corpus and run, check; breaking,
-#          check-compat and make lock refused and the lock kept
+#          `make -j2`, check-compat and make lock refused (the build with
+#          nothing generated or built from the schema) and the lock kept
 #   grow   the edit alone (compatible): run.sh applies every compatible
 #          growth to one tree this way, then builds it and runs the suite
 #          there once (tests/drills/suite.sh)
@@ -169,18 +170,44 @@ conformance_ok() {
 	nnnkit conformance --corpus build/conformance --no-progress
 }
 
+# check-compat's refusal in the output $1 of `make $2`: its verdict, with
+# the remedy, and each expected line.
+refusal_in() {
+	local out=$1 what=$2
+	if grep -q 'schema error' "$out"; then die "make $what failed on a schema error, not with a refusal"; fi
+	grep -q '^check-compat: .* incompatible change.*: make the change the safe way' "$out" ||
+		die "make $what: no check-compat verdict with its remedy"
+	[ -s "$DRILL_OUT/drill.expect" ] || die "grow.lua gave no expect() lines"
+	while IFS= read -r line; do
+		cut -c1-${#line} "$out" | grep -qxF -- "$line" || die "make $what: expected a line starting with: $line"
+	done < "$DRILL_OUT/drill.expect"
+}
+
 # A breaking change: check-compat and lock refuse it with each expected
 # line, the lock stays as it was.
 refused() {
 	local what=$1 out=$DRILL_OUT/$1.log
 	if $MAKE -s "$what" > "$out" 2>&1; then cat "$out"; die "make $what accepted a breaking change"; fi
 	cat "$out"
-	if grep -q 'schema error' "$out"; then die "make $what failed on a schema error, not with a refusal"; fi
-	grep -q '^check-compat: .* incompatible change' "$out" || die "make $what: no check-compat verdict"
-	[ -s "$DRILL_OUT/drill.expect" ] || die "grow.lua gave no expect() lines"
-	while IFS= read -r line; do
-		cut -c1-${#line} "$out" | grep -qxF -- "$line" || die "make $what: expected a line starting with: $line"
-	done < "$DRILL_OUT/drill.expect"
+	refusal_in "$out" "$what"
+}
+
+# The build refuses it too, before the generator makes anything of it: no
+# file of the tree is rewritten (docs/format.md) and build/ gets nothing
+# made from the schema. What -j2 may start beside the check and needs no
+# schema (protoc-c's ONNX codec, the map page, nnngen's man page) may be there.
+build_refused() {
+	local out=$DRILL_OUT/build.log made
+	touch "$DRILL_OUT/before-build"
+	sleep 1 # file times in whole seconds on some file systems
+	if $MAKE -j"$DRILL_JOBS" > "$out" 2>&1; then cat "$out"; die "make -j$DRILL_JOBS built a breaking change"; fi
+	cat "$out"
+	refusal_in "$out" "-j$DRILL_JOBS"
+	grep -q '^nnngen: .*: nothing generated: it breaks files written under ' "$out" ||
+		die "make -j$DRILL_JOBS: no line saying nothing was generated"
+	made=$(find . -newer "$DRILL_OUT/before-build" -type f | sed 's|^\./||' |
+		grep -Ev '^build/(gen/onnx/|gen/map_page\.h$|obj/gen/onnx\.pb-c\.[od]$|nnngen\.1$)' || true)
+	[ -z "$made" ] || die "make -j$DRILL_JOBS refused, but made or rewrote from the broken schema: $made"
 }
 
 lock_kept() { cmp schema/nnn.lock "$DRILL_OUT/nnn.lock.before" || die "make lock rewrote the lock"; }
@@ -200,6 +227,7 @@ compatible:grow)
 	;;
 breaking:own)
 	step grow grow
+	step make build_refused
 	step check-compat refused check-compat
 	step lock refused lock
 	step lock-kept lock_kept

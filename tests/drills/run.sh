@@ -12,8 +12,10 @@
 #   gen, cli, python: no test edited) and the conformance run, once
 #   (tests/drills/suite.sh); only when that fails, each growth again on its
 #   own with the same suite, to name the one that broke it;
-#   breaking drills: edit, then `make check-compat` and `make lock` must both
-#   refuse with the drill's expected lines, and the lock must stay as it was.
+#   breaking drills: edit, then `make -j2`, `make check-compat` and `make
+#   lock` must each refuse with the drill's expected lines (make before it
+#   generates or builds anything from the schema), and the lock must stay as
+#   it was.
 #
 #   tests/drills/run.sh [DRILL...]     default: every tests/drills/*/drill.sh
 #

@@ -9,6 +9,8 @@
  *   compat/schema_matches_lock   the schema is compatible with its lock (either side a schema or a lock)
  *   compat/refuses_*             one test per refusal rule: exit 1 and the exact line
  *                                "<rule>: <element>: <what>; safe alternative: <what instead>"
+ *   compat/generation_refuses_breaking_schema  nnngen's generation (make) with --compat LOCK:
+ *                                check-compat's lines, nothing written
  *   compat/lists_every_violation every violation is listed, not only the first
  *   compat/allows_*              additions and doc-only changes: exit 0 and a summary line
  *   compat/usage_errors          exit 2, nothing compared
@@ -25,6 +27,9 @@
  *                                header (NNN_*_TAKEN, *_CORE_MIN, ...), never from numbers
  *                                written here. (A malformed `ids` table and a malformed
  *                                renamed_from are schema errors: tests/gen/schema_errors.lua.)
+ *   compat/refuses_*_name*       names are owned like IDs: a core value may not take a name a
+ *                                recorded plugin gives its ID, nor a name (current or former)
+ *                                the core gave another ID; a former name stays recorded
  *   compat/renames_*             renamed_from: a declared rename passes and is flagged, one
  *                                that is not declared is refused with the hint to declare it
  *   compat/layout_*              the struct layouts plugins see (gen/lock/layout.lua): the lock's
@@ -151,8 +156,38 @@ static void expect_violations(const char *old, const char *new, const char *cons
 	t_run_free(&r);
 }
 
+/* make's generation step (nnngen SCHEMA ... --compat LOCK; the corpus too
+ * when `corpus`) on a schema check-compat refuses: the same lines as
+ * check-compat's, then one saying nothing was generated, and no file
+ * written into <tmp>/<name>-out. */
+static void expect_generation_refused_by(const char *name, const char *schema, int corpus)
+{
+	const char *o = tpath(t_fmt("%s-out", name)), *tail;
+	t_run_t want = check_compat(LOCK, schema), r;
+
+	cr_assert_eq(want.status, 1, "check-compat accepted %s:\n%s%s", name, want.out, want.err);
+	tail = t_fmt("nnngen: %s: nothing generated: it breaks files written under " LOCK " (the lines above; make "
+	             "check-compat says the same)\n", schema);
+	for (int conf = 0; conf <= corpus; conf++) {
+		r = sh("mkdir -p '%s/nnn' && " GEN_LUA " '%s' %s --compat " LOCK, o, schema,
+		       conf ? t_fmt("--conformance '%s/corpus'", o)
+		            : t_fmt("--c '%s/x.c' --h '%s/nnn/x.h' --doc '%s/f.md' --layouts " LOCK, o, o, o));
+		cr_expect_eq(r.status, 1, "%s (%s): expected exit 1, got %d\n%s", name, conf ? "corpus" : "codec", r.status,
+		             r.err);
+		cr_expect(!strcmp(r.err, t_fmt("%s%s", want.err, tail)),
+		          "%s: not check-compat's lines, then the generator's:\nwant:\n%s%s\ngot:\n%s", name, want.err, tail,
+		          r.err);
+		t_run_free(&r);
+	}
+	r = sh("find '%s' -type f", o);
+	cr_expect_str_empty(r.out, "%s: files were written from a schema check-compat refuses:\n%s", name, r.out);
+	t_run_free(&r);
+	t_run_free(&want);
+}
+
 /* nnn.lua modified by `body` against the lock, and against nnn.lua itself:
- * the same violations either way. */
+ * the same violations either way; and make's generation step refuses it
+ * with the same lines (every rule check-compat knows stops make). */
 static void expect_refused(const char *name, const char *body, const char *const *want)
 {
 	const char *schema;
@@ -161,6 +196,7 @@ static void expect_refused(const char *name, const char *body, const char *const
 	schema = write_schema(name, body);
 	expect_violations(LOCK, schema, want);
 	expect_violations("schema/nnn.lua", schema, want);
+	expect_generation_refused_by(name, schema, 0);
 }
 
 #define REFUSES(name, body, ...) expect_refused(name, body, (const char *const[]){ __VA_ARGS__, NULL })
@@ -419,6 +455,28 @@ Test(compat, refuses_field_retyped)
 	              "before hold it) and put new data in a new record selected by a new layer ID or activation ID");
 }
 
+/* The retype that crashed the corpus generator before, and Conv's two
+ * fields swapped, which make built without a word: make's generation step,
+ * codec and corpus, refuses both with check-compat's lines. */
+Test(compat, generation_refuses_breaking_schema)
+{
+	t_run_t r;
+
+	t_require_root();
+	expect_generation_refused_by("retype",
+	                             write_schema("retype",
+	                                          "find(find(s.records, \"layer\").fields, \"dropout\").type = \"i32\""),
+	                             1);
+	expect_generation_refused_by(
+		"swap", write_schema("swap", "local f = find(s.records, \"conv\").fields\nf[3], f[4] = f[4], f[3]"), 1);
+	/* A compatible schema generates as before, without a word. */
+	r = sh("mkdir -p '%s/ok/nnn' && " GEN_LUA " schema/nnn.lua --c '%s/ok/x.c' --h '%s/ok/nnn/x.h' --layouts " LOCK
+	       " --compat " LOCK " && test -s '%s/ok/x.c'", tmp(), tmp(), tmp(), tmp());
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	t_run_free(&r);
+}
+
 Test(compat, refuses_id_removed)
 {
 	REFUSES("id_removed", "table.remove(find(s.enums, \"activation_id\").values, 6)",
@@ -601,36 +659,37 @@ Test(compat, lists_every_violation)
 
 Test(compat, allows_new_activation_with_record)
 {
-	/* At the next free numbers; a padding type of a name no schema would take. */
+	/* At the next free numbers; a padding type of a name no schema would take. (Not
+	 * "swish": examples/plugin-pool-swish holds that name.) */
 	long long act = sq_int("next_free(\"activation_id\")"), pad = sq_int("next_free(\"padding_type\")");
 	const char *body =
 		t_fmt("local acts = find(s.enums, \"activation_id\").values\n"
-		    "push(acts, { value = %lld, name = \"swish\", title = \"Swish\", record = \"swish\",\n"
+		    "push(acts, { value = %lld, name = \"swish_beta\", title = \"Swish\", record = \"swish_beta\",\n"
 		    "  doc = \"y = x * sigmoid(beta * x).\" })\n"
 		    "local _, at = find(s.records, \"activation\")\n"
-		    "table.insert(s.records, at, { name = \"swish\", doc = \"Parameters of Swish.\",\n"
+		    "table.insert(s.records, at, { name = \"swish_beta\", doc = \"Parameters of Swish.\",\n"
 		    "  section = \"activation_params\",\n"
 		    "  fields = { { name = \"beta\", type = \"f32\", doc = \"Scale inside the sigmoid.\" } },\n"
 		    "  rules = { { kind = \"finite\", field = \"beta\", doc = \"beta is finite.\" } } })\n"
 		    "push(find(s.enums, \"padding_type\").values, { value = %lld, name = \"test_pad\", title = \"Test\",\n"
 		    "  pad_before = \"k - 1\", pad_after = \"k - 1\", doc = \"Full padding.\" })\n",
 		    act, pad);
-	const char *added = t_fmt(": compatible, 3 additions: enums \"activation_id\" value %lld \"swish\", enums "
-	                        "\"padding_type\" value %lld \"test_pad\", records \"swish\"\n",
+	const char *added = t_fmt(": compatible, 3 additions: enums \"activation_id\" value %lld \"swish_beta\", enums "
+	                        "\"padding_type\" value %lld \"test_pad\", records \"swish_beta\"\n",
 	                        act, pad);
 	const char *schema;
 
 	t_require_root();
-	schema = write_schema("swish", body);
+	schema = write_schema("swish_beta", body);
 	expect_compatible(LOCK, schema, added);
 	expect_compatible("schema/nnn.lua", schema, added);
 	/* Going back would remove them. */
 	{
 		t_run_t r = check_compat(schema, LOCK);
-		cr_expect_eq(r.status, 1, "removing swish again should be refused:\n%s%s", r.out, r.err);
-		cr_expect(strstr(r.err, t_fmt("ID removed: enums \"activation_id\" value %lld \"swish\"", act)) != NULL, "%s",
-		          r.err);
-		cr_expect(strstr(r.err, "record removed: records \"swish\"") != NULL, "%s", r.err);
+		cr_expect_eq(r.status, 1, "removing swish_beta again should be refused:\n%s%s", r.out, r.err);
+		cr_expect(strstr(r.err, t_fmt("ID removed: enums \"activation_id\" value %lld \"swish_beta\"", act)) != NULL,
+		          "%s", r.err);
+		cr_expect(strstr(r.err, "record removed: records \"swish_beta\"") != NULL, "%s", r.err);
 		t_run_free(&r);
 	}
 }
@@ -1042,29 +1101,31 @@ Test(compat, policy_in_generated_header_and_lock)
 	free(lock);
 }
 
-/* The example plugin's IDs, read from its own fragment, are recorded as
- * taken under the names it gives them. */
+/* Every example plugin's IDs, read from its own fragment, are recorded as
+ * taken by it (examples/<folder>) under the names it gives them: IDs and
+ * names a core growth must not take. */
 Test(compat, policy_records_the_example_plugin)
 {
 	t_run_t r;
 	int n = 0;
 
 	t_require_root();
-	r = sh("lua5.4 -e 'local s = dofile(\"examples/plugin-pool-swish/schema.lua\")\n"
+	r = sh("for f in examples/*/schema.lua; do F=\"$f\" lua5.4 -e 'local f = os.getenv(\"F\")\n"
+	       "local s = dofile(f)\n"
 	       "for _, k in ipairs({ \"layers\", \"activations\" }) do\n"
-	       "  for _, v in ipairs(s[k] or {}) do print(k, v.value, v.name) end\n"
-	       "end'");
+	       "  for _, v in ipairs(s[k] or {}) do print(f:match(\"^(.*)/\"), k, v.value, v.name) end\n"
+	       "end' || exit 1; done");
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	for (const char *line = r.out; *line; line = strchr(line, '\n') + 1) {
-		char kind[32], name[64];
+		char by[128], kind[32], name[64];
 		int id;
-		cr_assert_eq(sscanf(line, "%31s %d %63s", kind, &id, name), 3, "%s", line);
+		cr_assert_eq(sscanf(line, "%127s %31s %d %63s", by, kind, &id, name), 4, "%s", line);
 		const taken_t *t = taken_at(!strcmp(kind, "layers") ? LAYERS : ACTS, id);
-		cr_expect(t && !strcmp(t->by, "examples/plugin-pool-swish") && !strcmp(t->name, name),
-		          "the example plugin's %s %d (%s) is not recorded as taken by it", kind, id, name);
+		cr_expect(t && !strcmp(t->by, by) && !strcmp(t->name, name),
+		          "%s's %s %d (%s) is not recorded as taken by it", by, kind, id, name);
 		n++;
 	}
-	cr_expect_geq(n, 2, "the example plugin declares no IDs:\n%s", r.out);
+	cr_expect_geq(n, 4, "the example plugins declare fewer IDs than the two of each known:\n%s", r.out);
 	t_run_free(&r);
 }
 
@@ -1107,6 +1168,90 @@ Test(compat, refuses_core_value_on_taken_id)
 		tested++;
 	}
 	cr_expect_gt(tested, 0, "the schema records no taken ID: nothing was tested");
+}
+
+/* A value named `name` at `id` in the enum of `p`. */
+static const char *named_newcomer(const policy_t *p, int id, const char *name)
+{
+	return t_fmt("push(find(s.enums, \"%s\").values, { value = %d, name = \"%s\", title = \"Newcomer\", "
+	         "doc = \"A new core value.\" })\n",
+	         p->enum_name, id, name);
+}
+
+/* Names are owned like IDs: a core value at a free ID under a name a
+ * recorded plugin gives its own ID (examples/plugin-layernorm-elu's
+ * layer_norm among them: policy_records_the_example_plugin) is refused,
+ * naming the plugin; nnngen --plugin does refuse that plugin's fragment then. */
+Test(compat, refuses_core_value_on_taken_name)
+{
+	size_t tested = 0;
+	for (size_t k = 0; k < NPOLICIES; k++) {
+		const policy_t *p = &POLICIES[k];
+		for (const taken_t *t = p->taken; t->by; t++) {
+			int id = next_core(p);
+			REFUSES("taken_name", named_newcomer(p, id, t->name),
+			        t_fmt("name taken: enums \"%s\" value %d \"%s\": \"%s\" is the name %s gives its %s %d: JSON "
+			          "written with that plugin names %d so, and nnngen --plugin refuses its fragment once the core "
+			          "has the name; safe alternative: choose another name for %s %d (ids.%s.taken records the "
+			          "names plugins hold with their IDs)",
+			          p->enum_name, id, t->name, t->name, t->by, p->word, t->id, t->id, p->word, id, p->enum_name));
+			/* The control: the holder's fragment, where the tree has it, is then refused. */
+			if (access(t_fmt("%s/schema.lua", t->by), R_OK) == 0) {
+				t_run_t r = sh(GEN_LUA " --schema '%s' --plugin '%s/schema.lua' --c '%s' --h '%s'",
+				               tpath("taken_name.lua"), t->by, tpath("frag.c"), tpath("frag.h"));
+				cr_expect_eq(r.status, 1, "%s's fragment was accepted beside a core %s:\n%s", t->by, t->name, r.err);
+				cr_expect(strstr(r.err, t_fmt("name \"%s\" is used twice", t->name)) != NULL, "%s", r.err);
+				t_run_free(&r);
+			}
+			tested++;
+		}
+	}
+	cr_expect_gt(tested, 0, "the schema records no taken ID: nothing was tested");
+}
+
+/* A name the core itself gave an ID stays that ID's after a rename: neither
+ * a new value nor another renamed one may take it (against a lock written
+ * after the rename, whose renamed_from is all that remembers the name). */
+Test(compat, refuses_former_core_name_reused)
+{
+	const policy_t *p = ACTS;
+	const int was = NNN_ACTIVATION_ID_SOFTMAX, other = NNN_ACTIVATION_ID_SIGMOID, id = next_core(p);
+	const char *lock, *rename = "local a = find(s.enums, \"activation_id\")\n"
+	                            "find(a.values, \"softmax\").name = \"soft_max\"\n";
+	t_run_t r;
+
+	t_require_root();
+	r = sh(GEN_LUA " --lock '%s' --out '%s'",
+	       write_schema("renamed", "local v = find(find(s.enums, \"activation_id\").values, \"softmax\")\n"
+	                               "v.name, v.renamed_from = \"soft_max\", \"softmax\""),
+	       tpath("renamed.lock"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_run_free(&r);
+	lock = tpath("renamed.lock");
+	const char *schemas[] = {
+		write_schema("new_value", t_fmt("%s%s", rename, named_newcomer(p, id, "softmax"))),
+		write_schema("renamed_value", t_fmt("%sfind(a.values, \"sigmoid\").name = \"softmax\"\n"
+		                                    "find(a.values, \"softmax\").renamed_from = \"sigmoid\"\n", rename)),
+	};
+	const int at[] = { id, other };
+	for (int i = 0; i < 2; i++) {
+		const char *line = t_fmt("name reused: enums \"activation_id\" value %d \"softmax\": \"softmax\" was the name "
+		                         "of activation ID %d (now \"soft_max\"): JSON written before names %d so, and would "
+		                         "read as %d; safe alternative: choose another name for activation ID %d: a name an "
+		                         "ID has had stays its own",
+		                         at[i], was, was, at[i], at[i]);
+		r = check_compat(lock, schemas[i]);
+		cr_expect_eq(r.status, 1, "%s: expected exit 1, got %d\n%s%s", schemas[i], r.status, r.out, r.err);
+		cr_expect(has_line(r.err, line), "%s: missing line\n%s\nstderr:\n%s", schemas[i], line, r.err);
+		t_run_free(&r);
+	}
+	/* Nor may the record of the name go, which is how a later lock would forget it. */
+	const char *dropped = t_fmt("former name dropped: enums \"activation_id\" value %d \"soft_max\": renamed_from no "
+	                            "longer lists \"softmax\", which the lock records as its name before: the next lock "
+	                            "would forget it, and a later value could take it; safe alternative: keep \"softmax\" "
+	                            "in its renamed_from: a name an ID has had stays its own",
+	                            was);
+	expect_violations(lock, write_schema("dropped", rename), (const char *const[]){ dropped, NULL });
 }
 
 Test(compat, refuses_core_value_outside_the_core_range)

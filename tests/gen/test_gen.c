@@ -994,6 +994,29 @@ Test(gen, lang_range_min_open_core, .timeout = 240)
 	t_run_free(&r);
 }
 
+/* An int field whose range allows one value ([0, 1) of an i32: layer.dropout
+ * retyped to i32, the edit that stopped make with "two cases named
+ * valid/int-layer-dropout-0.nnn"): the corpus holds that bound once. */
+Test(gen, corpus_int_range_of_one_value)
+{
+	static const char body[] =
+		"local layer = find(s.records, \"layer\")\n"
+		"find(layer.fields, \"dropout\").type = \"i32\"\n"
+		"for _, r in ipairs(layer.rules) do\n"
+		"  if r.field == \"dropout\" then r.min, r.max, r.min_open, r.max_open = 0, 1, nil, true end\n"
+		"end";
+	t_run_t r;
+
+	t_require_root();
+	t_copy_schema(tmp());
+	write_bad("one.lua", body);
+	r = sh(GEN_LUA " '%s' --conformance '%s/corpus' && grep -c '\"file\": \"valid/int-layer-dropout-' "
+	       "'%s/corpus/manifest.json'", tpath("one.lua"), tmp(), tmp());
+	cr_expect_eq(r.status, 0, "the corpus was not generated:\n%s", r.err);
+	cr_expect_str_eq(r.out, "1\n", "cases at dropout's one allowed value: %s", r.out);
+	t_run_free(&r);
+}
+
 /* The same rule in a plugin's fragment: its generated validator calls the
  * host's rule_bounds (ABI 1.2). */
 Test(gen, lang_range_min_open_plugin, .timeout = 240)

@@ -19,7 +19,7 @@ function M.doc(w, e, cell)
   end
   w("")
   if #(P.taken or {}) > 0 then
-    w("Taken by third parties (a core value never uses these):")
+    w("Taken by third parties (a core value never uses these IDs, nor their names):")
     w("")
     w("| %s | held by | as | why |", ids.id_word(e.name))
     w("|---|---|---|---|")
