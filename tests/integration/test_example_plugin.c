@@ -28,6 +28,7 @@
 
 #include <nnn/model.h>
 #include <nnn/npy.h>
+#include <nnn/plugin.h>
 
 #include "builder.h"
 #include "ctx.h"
@@ -135,7 +136,7 @@ Test(example_plugin, out_of_tree_plugin_adds_ids, .fini = teardown, .timeout = 3
 	install_and_build_plugin(sums, sizeof sums);
 	cr_assert_eq(t_sh(out, sizeof out, "nm -D --defined-only %s/poolswish.so | awk '$2 ~ /[TtDdBb]/ {print $3}'", plugdir),
 	             0);
-	cr_assert_str_eq(out, "nnn_plugin_entry\n");
+	cr_assert_str_eq(out, NNN_PLUGIN_ENTRY_NAME "\n");
 	cr_assert_eq(t_sh(out, sizeof out, "ldd %s/poolswish.so", plugdir), 0);
 	cr_assert_null(strstr(out, "libnnn"), "%s", out);
 

@@ -277,6 +277,17 @@ static FIX_DESC nnn_activation_type_t act = {
 	.forward = act_forward,
 };
 
+#if defined(FIX_ABI_1_0) || defined(FIX_OLD_ABI) || defined(FIX_ABI_1_5) || defined(FIX_LAYOUT)
+/* Built before ABI 1.7: the entry point's name was not stamped with the
+ * layout, which only the info declares. */
+#undef NNN_PLUGIN_ENTRY
+#define NNN_PLUGIN_ENTRY nnn_plugin_entry
+#elif defined(FIX_STAMP)
+/* Built against the headers of another schema (layout FIX_STAMP). */
+#undef NNN_PLUGIN_ENTRY
+#define NNN_PLUGIN_ENTRY FIX_STAMP
+#endif
+
 #ifdef FIX_NO_ENTRY
 NNN_PLUGIN_EXPORT nnn_status_t not_the_entry(const nnn_host_t *h, nnn_decl_t *d);
 NNN_PLUGIN_EXPORT nnn_status_t not_the_entry(const nnn_host_t *h, nnn_decl_t *d)
@@ -309,6 +320,9 @@ NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t 
 	info.abi_minor = 5;
 	if (h->size < offsetof(nnn_host_t, onnx_fail) + sizeof h->onnx_fail)
 		return NNN_E_PLUGIN;
+#endif
+#ifdef FIX_STAMP_INFO
+	info.schema_layout = 0; /* as an info filled before ABI 1.2 leaves it: the entry point's name stamps it */
 #endif
 #ifdef FIX_LAYOUT
 	info.schema_layout = FIX_LAYOUT; /* built against another schema layout (0: none declared) */

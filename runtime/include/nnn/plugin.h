@@ -64,12 +64,27 @@
  * with `pad`, the padding the shape engine gave each spatial axis of a
  * window layer: with `in` and `out` the whole geometry, which a kernel
  * runs rather than derives. Plugins built for 1.0 to 1.5 load and run as
- * before. */
-#define NNN_ABI_MINOR 6
+ * before.
+ * 1.7: the entry point's symbol is stamped with the schema layout
+ * (NNN_PLUGIN_ENTRY expands to nnn_plugin_entry_l<layout>), so a plugin
+ * whose info leaves schema_layout 0 (the positional info of earlier docs)
+ * builds and loads. Plugins built for 1.0 to 1.6 load and run as before. */
+#define NNN_ABI_MINOR 7
 
-/* The one exported symbol. Its name never depends on the file name. */
-#define NNN_PLUGIN_ENTRY nnn_plugin_entry
-#define NNN_PLUGIN_ENTRY_NAME "nnn_plugin_entry"
+/* The one exported symbol. Its name never depends on the file name; since
+ * ABI 1.7 it ends with the schema layout the plugin is compiled against
+ * (nnn_plugin_entry_l5cf5ddf9: NNN_SCHEMA_LAYOUT_ENTRY, <nnn/records_gen.h>),
+ * so a plugin that writes its entry point with this macro declares its
+ * layout whatever its nnn_plugin_info_t says (an info filled by hand before
+ * 1.2 left schema_layout 0). */
+#define NNN_PLUGIN_ENTRY NNN_SCHEMA_LAYOUT_ENTRY
+#define NNN_PLUGIN_ENTRY_NAME NNN_SCHEMA_LAYOUT_ENTRY_NAME
+/* What the name of the entry point stamped with layout L is: this prefix and
+ * L as 8 lowercase hex digits. */
+#define NNN_PLUGIN_ENTRY_PREFIX "nnn_plugin_entry_l"
+/* The entry point of a plugin built before ABI 1.7, unstamped: its layout is
+ * the one its info declares. */
+#define NNN_PLUGIN_ENTRY_LEGACY_NAME "nnn_plugin_entry"
 
 #if defined(__GNUC__)
 #define NNN_PLUGIN_EXPORT __attribute__((visibility("default")))
