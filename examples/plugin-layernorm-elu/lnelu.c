@@ -1,6 +1,6 @@
 /* lnelu: an out-of-tree nnnkit plugin. A layer type, LayerNorm over the
- * last axis, and an activation, ELU (schema.lua gives their IDs, names,
- * titles and fields). The codec is generated from schema.lua by nnngen (lnelu_gen.c/h);
+ * last axis, and two activations, ELU and GELU, which has no parameters
+ * (schema.lua gives their IDs, names, titles and fields). The codec is generated from schema.lua by nnngen (lnelu_gen.c/h);
  * this file holds what a generator cannot write: shapes and kernels. It
  * uses the host table and the header-only helpers of <nnn/types.h> only,
  * never libnnn. */
@@ -89,6 +89,19 @@ static nnn_status_t elu_forward(const nnn_activation_t *act, const void *params,
 	return NNN_OK;
 }
 
+/* GELU, exact (erf, not the tanh approximation), in double as the reference. */
+static nnn_status_t gelu_forward(const nnn_activation_t *act, const void *params, const nnn_shape_t *shape, float *x,
+                                 int threads)
+{
+	int64_t n = 1;
+	(void)act, (void)params, (void)threads; /* no parameters: params points at nothing */
+	for (int32_t i = 0; i < shape->rank; i++)
+		n *= shape->dims[i];
+	for (int64_t i = 0; i < n; i++)
+		x[i] = (float)(0.5 * x[i] * (1.0 + erf(x[i] * 0.70710678118654752440)));
+	return NNN_OK;
+}
+
 /* ID, name, title and codec come from schema.lua (the TYPE macros). */
 static const nnn_layer_type_t layer_norm = {
 	LNELU_LAYER_NORM_TYPE,
@@ -103,6 +116,11 @@ static const nnn_activation_type_t elu = {
 	.forward = elu_forward,
 };
 
+static const nnn_activation_type_t gelu = {
+	LNELU_GELU_TYPE,
+	.forward = gelu_forward,
+};
+
 NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t *d)
 {
 	static const nnn_plugin_info_t info = NNN_PLUGIN_INFO("lnelu", "1.0");
@@ -111,5 +129,7 @@ NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t 
 		s = h->add_layer(d, &layer_norm);
 	if (s == NNN_OK)
 		s = h->add_activation(d, &elu);
+	if (s == NNN_OK)
+		s = h->add_activation(d, &gelu);
 	return s;
 }

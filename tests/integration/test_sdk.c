@@ -233,17 +233,24 @@ Test(sdk, layernorm_elu_example_matches_numpy, .fini = teardown, .timeout = 900)
 	npy("x.npy", 2, (int64_t[]){ 5, 4 }, x);
 	FILE *f = fopen(t_fmt("%s/spec.json", tmp), "w");
 	cr_assert_not_null(f);
-	fputs("{\"description\": \"dense, layer_norm + elu, dense\", \"layers\": [\n"
+	fputs("{\"description\": \"dense, layer_norm + elu, dense + gelu\", \"layers\": [\n"
 	      " {\"id\": \"dense\", \"activation\": \"relu\", \"weights\": \"w1.npy\", \"bias\": \"b1.npy\"},\n"
 	      " {\"id\": \"layer_norm\", \"activation\": {\"id\": \"elu\", \"alpha\": 0.7}, \"epsilon\": 1e-5,\n"
 	      "  \"gamma\": \"g.npy\", \"beta\": \"be.npy\", \"bias\": \"lb.npy\"},\n"
-	      " {\"id\": \"dense\", \"activation\": \"tanh\", \"weights\": \"w2.npy\", \"bias\": \"b2.npy\"}]}\n",
+	      " {\"id\": \"dense\", \"activation\": \"gelu\", \"weights\": \"w2.npy\", \"bias\": \"b2.npy\"}]}\n",
 	      f);
 	fclose(f);
 
 	cr_assert_eq(t_sh(out, sizeof out, "cd %s && NNN_PLUGIN_PATH=%s %s/bin/nnnkit build --input-shape 1,4 spec.json "
 	                  "m.nnn && NNN_PLUGIN_PATH=%s %s/bin/nnnkit run m.nnn --input x.npy --output y.npy", tmp, plug,
 	                  prefix, plug, prefix), 0, "%s", out);
+	/* GELU has no parameters (a fragment activation without a record): it
+	 * validates and goes through JSON and back byte for byte. */
+	cr_assert_eq(t_sh(out, sizeof out, "cd %s && export NNN_PLUGIN_PATH=%s && %s/bin/nnnkit validate m.nnn >/dev/null && "
+	                  "%s/bin/nnnkit convert m.nnn m.json && %s/bin/nnnkit convert m.json m2.nnn && cmp m.nnn m2.nnn && "
+	                  "grep -c '\"activation\": {\"id\": \"gelu\"}' m.json", tmp, plug, prefix, prefix, prefix),
+	             0, "%s", out);
+	cr_assert_str_eq(out, "1\n");
 	/* The form a conformance runner's --reference 'CMD {model} {input} {output}' takes. */
 	cr_assert_eq(t_sh(out, sizeof out, "cd %s && env -u NNN_PLUGIN_PATH NNNKIT=%s/bin/nnnkit /usr/bin/python3 "
 	                  "%s/examples/plugin-layernorm-elu/reference.py --plugin %s/lnelu.so m.nnn x.npy r.npy", tmp,
@@ -286,10 +293,11 @@ Test(sdk, layernorm_elu_example_matches_numpy, .fini = teardown, .timeout = 900)
 	int own = 0;
 	json_array_foreach(json_object_get(json_object_get(k, "valid_cases"), "runs"), i, run) {
 		const char *file = json_string_value(json_object_get(run, "file"));
-		if (!strcmp(file, "valid/layer_norm-elu.nnn") || !strcmp(file, "valid/chain-dense-layer_norm.nnn"))
+		if (!strcmp(file, "valid/layer_norm-elu.nnn") || !strcmp(file, "valid/chain-dense-layer_norm.nnn") ||
+		    !strcmp(file, "valid/dense-gelu.nnn"))
 			own += json_is_real(json_object_get(run, "max_error"));
 	}
-	cr_assert_eq(own, 2, "the plugin's own LayerNorm and ELU were not compared with reference.py");
+	cr_assert_eq(own, 3, "the plugin's own LayerNorm, ELU and GELU were not compared with reference.py");
 	cr_log_info("layernorm-elu kit: %ld valid cases run, %ld compared with reference.py", t_kit_count(k, "run"),
 	            t_kit_count(k, "compared"));
 	json_decref(k);

@@ -68,7 +68,9 @@
  * 1.7: the entry point's symbol is stamped with the schema layout
  * (NNN_PLUGIN_ENTRY expands to nnn_plugin_entry_l<layout>), so a plugin
  * whose info leaves schema_layout 0 (the positional info of earlier docs)
- * builds and loads. Plugins built for 1.0 to 1.6 load and run as before. */
+ * builds and loads; and a new layer ID may have no fields of its own
+ * (body_size 0, as nnngen gives a fragment's type without a record).
+ * Plugins built for 1.0 to 1.6 load and run as before. */
 #define NNN_ABI_MINOR 7
 
 /* The one exported symbol. Its name never depends on the file name; since
