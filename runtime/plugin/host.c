@@ -14,6 +14,7 @@
 #include "sink.h"
 #include "vctx.h"
 #include "onnx_graph.h"
+#include "onnx_match.h"
 #include "mem.h"
 #include "pool.h"
 #include "registry.h"
@@ -271,6 +272,14 @@ static const nnn_host_t HOST = {
 	.pool_run = nnn_pool_run,
 	.cpus = nnn_pool_cpus,
 	.shape_format = nnn_shape_format_as,
+	.onnx_op = nnn_om_op,
+	.onnx_input = nnn_om_input,
+	.onnx_attr_ints = nnn_om_attr_ints,
+	.onnx_attr_float = nnn_om_attr_float,
+	.onnx_const = nnn_om_const,
+	.onnx_set_tensor = nnn_om_set_tensor,
+	.onnx_set_number = nnn_om_set_number,
+	.onnx_set_ints = nnn_om_set_ints,
 };
 
 const nnn_host_t *nnn_host_table(void)

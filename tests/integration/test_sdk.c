@@ -24,6 +24,7 @@
 
 #include "ctx.h"
 #include "kit.h"
+#include "onnxtools.h"
 #include "schemaq.h"
 #include "shell.h"
 
@@ -251,6 +252,23 @@ Test(sdk, layernorm_elu_example_matches_numpy, .fini = teardown, .timeout = 900)
 	                  "grep -c '\"activation\": {\"id\": \"gelu\"}' m.json", tmp, plug, prefix, prefix, prefix),
 	             0, "%s", out);
 	cr_assert_str_eq(out, "1\n");
+	/* Its ONNX hooks: export, and import (ABI 1.7) of what export wrote,
+	 * LayerNorm's subgraph and GELU's (Div, Erf, Add, Mul, Mul) included:
+	 * .nnn -> .onnx -> .nnn gives the same bytes, and ONNX Runtime computes
+	 * what nnnkit does. */
+	char why[512];
+	cr_assert_eq(t_sh(out, sizeof out, "cd %s && export NNN_PLUGIN_PATH=%s && %s/bin/nnnkit convert --verify m.nnn "
+	                  "m.onnx && %s/bin/nnnkit convert m.onnx m3.nnn && cmp m.nnn m3.nnn", tmp, plug, prefix, prefix),
+	             0, "%s", out);
+	if (!ort_ready(why, sizeof why)) {
+		cr_log_warn("%s: the example's ONNX export is not run", why);
+	} else {
+		cr_assert_eq(ort_run(t_fmt("%s/m.onnx", tmp), t_fmt("%s/x.npy", tmp), t_fmt("%s/yo.npy", tmp), 1, out,
+		                     sizeof out), 0, "%s", out);
+		cr_assert_eq(t_sh(out, sizeof out, "/usr/bin/python3 -c 'import numpy as np; a = np.load(\"%s/yo.npy\"); "
+		                  "b = np.load(\"%s/y.npy\"); print(float(np.abs(a - b).max()))'", tmp, tmp), 0, "%s", out);
+		cr_assert(strtod(out, NULL) <= 1e-5, "ONNX Runtime and nnnkit differ by %s", out);
+	}
 	/* The form a conformance runner's --reference 'CMD {model} {input} {output}' takes. */
 	cr_assert_eq(t_sh(out, sizeof out, "cd %s && env -u NNN_PLUGIN_PATH NNNKIT=%s/bin/nnnkit /usr/bin/python3 "
 	                  "%s/examples/plugin-layernorm-elu/reference.py --plugin %s/lnelu.so m.nnn x.npy r.npy", tmp,
