@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <nnn/plugin.h>
@@ -259,6 +260,16 @@ static FIX_DESC nnn_layer_type_t layer = {
 #endif
 };
 
+#ifdef FIX_ONNX_IMPORT
+/* Takes any Mul of the layer's output (ABI 1.7), whatever its other input:
+ * the host must refuse a match that draws on another value of the graph. */
+static int act_onnx_import(const nnn_host_t *h, nnn_onnx_match_t *m)
+{
+	const char *op = h->onnx_op(m, 0);
+	return op && !strcmp(op, "Mul") && h->onnx_input(m, 0, 0) == NNN_ONNX_FROM_X;
+}
+#endif
+
 static FIX_DESC nnn_activation_type_t act = {
 	.size = sizeof(nnn_activation_type_t),
 #if defined(FIX_NEW_IDS) && !defined(FIX_NEVER)
@@ -275,6 +286,9 @@ static FIX_DESC nnn_activation_type_t act = {
 	.name = "fixture-act",
 #endif
 	.forward = act_forward,
+#ifdef FIX_ONNX_IMPORT
+	.onnx_import = act_onnx_import,
+#endif
 };
 
 #if defined(FIX_ABI_1_0) || defined(FIX_OLD_ABI) || defined(FIX_ABI_1_5) || defined(FIX_LAYOUT)
