@@ -216,6 +216,9 @@ static void walk(imp_t *im)
 		if (im->oom)
 			return;
 		if (took > 0) {
+			/* An Add after the nodes taken is no bias of a MatMul before them. */
+			if (im->nl)
+				im->L[im->nl - 1].bias_open = 0;
 			k += (size_t)took - 1;
 			continue;
 		}
