@@ -50,6 +50,7 @@ $(O)/test-%: $$(addprefix $(O)/obj/,$$(addsuffix .o,$$(basename $$(wildcard test
 # Test plugins, each broken in one way (tests/plugins/fixture.c).
 FIXTURES := good tag2 dupacross noentry initfail abimajor abiminor dupwithin noforward missingdep initcrash fwdfail \
 	abi10 hostpool abi15 oldabi badrecord corerecord freecore thirdparty taken never layout nolayout \
+	stamped stampedother onnximp \
 	flood allids initexit inithang initspin \
 	nanfwd shortfwd crashfwd hostile
 FIX_good :=
@@ -81,6 +82,12 @@ FIX_taken := -DFIX_TAKEN
 FIX_never := -DFIX_NEVER
 FIX_layout := -DFIX_LAYOUT=0x5eed1234u
 FIX_nolayout := -DFIX_LAYOUT=0
+# ABI 1.7: the entry point's name stamps the layout (the info leaves it 0);
+# stampedother's is a layout this host never had.
+FIX_stamped := -DFIX_STAMP_INFO
+FIX_stampedother := -DFIX_STAMP=nnn_plugin_entry_l5eed1234
+# An onnx_import hook that claims too much (ABI 1.7).
+FIX_onnximp := -DFIX_THIRD_PARTY -DFIX_ONNX_IMPORT
 # Declarations past the host's room (tests/plugins/fixture.c).
 FIX_flood := -DFIX_FLOOD
 FIX_allids := -DFIX_ALL_IDS

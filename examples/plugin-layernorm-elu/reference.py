@@ -7,13 +7,14 @@ Reads MODEL through `nnnkit export` (every tensor as .npy, the fields as
 JSON; $NNNKIT names the nnnkit to use, default `nnnkit` on PATH; the plugin
 comes from --plugin or NNN_PLUGIN_PATH), runs INPUT.npy through its layers
 and writes OUTPUT.npy (float32). It knows the core schema's Dense and Conv
-layers and activations, and this plugin's LayerNorm and ELU, each written
+layers and activations, and this plugin's LayerNorm, ELU and GELU, each written
 from docs/format.md and schema.lua, not from nnnkit's kernels; anything else
 it declines (exit 77, which `nnnkit conformance --reference` counts as
 declined, not failed). The form fits the conformance kit's
 --reference 'CMD {model} {input} {output}'.
 """
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -73,6 +74,8 @@ def activation(a, x):
         return e / e.sum(axis=-1, keepdims=True)
     if kind == "elu":
         return np.where(x > 0, x, a["alpha"] * np.expm1(x))
+    if kind == "gelu":
+        return 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
     decline("activation %r is not one it knows" % kind)
 
 

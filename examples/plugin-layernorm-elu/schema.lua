@@ -1,12 +1,12 @@
--- A third-party schema fragment: LayerNorm as a new layer type and ELU as a
--- new activation, with IDs from the third-party range of the core schema's
+-- A third-party schema fragment: LayerNorm as a new layer type, ELU as a
+-- new activation and GELU as a new activation without parameters, with IDs from the third-party range of the core schema's
 -- ID policy (picked at random there, not from its bottom). `nnngen --plugin
 -- schema.lua` turns it into this plugin's codec; the keys, rule kinds and
 -- references it uses are those of "A plugin's fragment" in
 -- docs/schema-language.md.
 return {
   name = "lnelu",
-  doc = "LayerNorm over the last axis (layer ID 171) and ELU (activation ID 213).",
+  doc = "LayerNorm over the last axis (layer ID 171), ELU (activation ID 213) and GELU (activation ID 186).",
   layers = {
     { value = 171, name = "layer_norm", title = "LayerNorm", record = "layer_norm",
       doc = "y = (x - mean) / sqrt(var + epsilon) * gamma + beta + bias, over the last axis." },
@@ -14,6 +14,9 @@ return {
   activations = {
     { value = 213, name = "elu", title = "ELU", record = "elu",
       doc = "y = x > 0 ? x : alpha * (exp(x) - 1)." },
+    -- No record: GELU has no parameters (nnngen gives it a codec of nothing).
+    { value = 186, name = "gelu", title = "GELU",
+      doc = "y = x * Phi(x) = x / 2 * (1 + erf(x / sqrt(2))), Phi the standard normal CDF." },
   },
   records = {
     { name = "layer_norm", section = "type_specific", doc = "Type-specific fields of a LayerNorm layer.",

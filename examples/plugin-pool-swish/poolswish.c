@@ -4,6 +4,7 @@
  * generated from schema.lua by nnngen (poolswish_gen.c/h); this file holds
  * only what a generator cannot write: shapes and kernels. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -101,6 +102,19 @@ static nnn_status_t swish_forward(const nnn_activation_t *act, const void *param
 
 /* ONNX export (ABI 1.5, optional): the layer as MaxPool between Transposes
  * to channels-first and back, plus the bias when there is one. */
+/* The Transposes around ONNX's channels-first MaxPool of n spatial axes:
+ * to channels-first [0, n+1, 1..n] and back [0, 2..n+1, 1]. */
+static void perms(int32_t n, int64_t *to_cf, int64_t *to_cl)
+{
+	to_cf[0] = to_cl[0] = 0;
+	to_cf[1] = n + 1;
+	to_cl[n + 1] = 1;
+	for (int32_t j = 0; j < n; j++) {
+		to_cf[2 + j] = 1 + j;
+		to_cl[1 + j] = 2 + j;
+	}
+}
+
 static nnn_status_t pool_onnx(const nnn_host_t *h, nnn_onnx_graph_t *g, const nnn_layer_t *layer, const void *body,
                               const nnn_pshape_t *in, const char *x, const char **y)
 {
@@ -111,14 +125,10 @@ static nnn_status_t pool_onnx(const nnn_host_t *h, nnn_onnx_graph_t *g, const nn
 	if (n < 1 || n > 3 || p->stride.n != n)
 		return h->onnx_fail(g, "a max pool of %d window sizes and %d strides: ONNX pools 1 to 3 axes, one stride each",
 		                    (int)n, (int)p->stride.n);
-	to_cf[0] = to_cl[0] = 0;
-	to_cf[1] = n + 1;
-	to_cl[n + 1] = 1;
+	perms(n, to_cf, to_cl);
 	for (int32_t j = 0; j < n; j++) {
 		ks[j] = p->pool.v[j];
 		st[j] = p->stride.v[j];
-		to_cf[2 + j] = 1 + j;
-		to_cl[1 + j] = 2 + j;
 	}
 	nnn_onnx_attr_t perm = { .name = "perm", .kind = NNN_ONNX_ATTR_INTS, .ints = to_cf, .n = n + 2 };
 	const char *t = h->onnx_node(g, "Transpose", "to_channels_first", &x, 1, &perm, 1);
@@ -155,17 +165,80 @@ static nnn_status_t swish_onnx(const nnn_host_t *h, nnn_onnx_graph_t *g, const n
 }
 
 /* ID, name, title and codec come from schema.lua (the TYPE macros). */
+/* Whether offered node k is an `op` whose input `in` comes from `from`. */
+static bool node_is(const nnn_host_t *h, const nnn_onnx_match_t *m, int k, const char *op, int in, int from)
+{
+	const char *o = h->onnx_op(m, k);
+	return o && !strcmp(o, op) && h->onnx_input(m, k, in) == from;
+}
+
+/* Whether node k's attribute `name` is the n ints of want. */
+static bool ints_are(const nnn_host_t *h, const nnn_onnx_match_t *m, int k, const char *name, const int64_t *want,
+                     int n)
+{
+	int64_t v[NNN_MAX_RANK];
+	if (h->onnx_attr_ints(m, k, name, v, NNN_MAX_RANK) != n)
+		return false;
+	for (int j = 0; j < n; j++)
+		if (v[j] != want[j])
+			return false;
+	return true;
+}
+
+/* What pool_onnx writes, read back (ABI 1.7): Transpose, MaxPool of no
+ * padding, dilation or ceil mode, Transpose, and an Add of a float vector
+ * when the layer has a bias. */
+static int pool_onnx_import(const nnn_host_t *h, nnn_onnx_match_t *m)
+{
+	int64_t ks[3], st[3], to_cf[5], to_cl[5], dims[NNN_MAX_RANK];
+	int rank;
+	const float *bias;
+	if (!node_is(h, m, 0, "Transpose", 0, NNN_ONNX_FROM_X) || !node_is(h, m, 1, "MaxPool", 0, 0) ||
+	    !node_is(h, m, 2, "Transpose", 0, 1))
+		return 0;
+	int n = h->onnx_attr_ints(m, 1, "kernel_shape", ks, 3);
+	if (n < 1 || n > 3 || h->onnx_attr_ints(m, 1, "strides", st, 3) != n || h->onnx_attr_ints(m, 1, "pads", NULL, 0) >= 0 ||
+	    h->onnx_attr_ints(m, 1, "dilations", NULL, 0) >= 0 || h->onnx_attr_ints(m, 1, "ceil_mode", NULL, 0) >= 0)
+		return 0;
+	perms(n, to_cf, to_cl);
+	if (!ints_are(h, m, 0, "perm", to_cf, n + 2) || !ints_are(h, m, 2, "perm", to_cl, n + 2))
+		return 0;
+	if (h->onnx_set_ints(m, poolswish_maxpool_desc.fields[POOLSWISH_AT_MAXPOOL_POOL].name, ks, n) != NNN_OK ||
+	    h->onnx_set_ints(m, poolswish_maxpool_desc.fields[POOLSWISH_AT_MAXPOOL_STRIDE].name, st, n) != NNN_OK)
+		return 0;
+	if (!node_is(h, m, 3, "Add", 0, 2) || h->onnx_input(m, 3, 1) != NNN_ONNX_FROM_CONST ||
+	    h->onnx_const(m, 3, 1, dims, &rank, &bias) < 1 || rank != 1)
+		return 3;
+	return h->onnx_set_tensor(m, "bias", dims, 1, bias) == NNN_OK ? 4 : 0;
+}
+
+/* What swish_onnx writes, read back (ABI 1.7): Mul by a float scalar,
+ * Sigmoid, Mul by the input. */
+static int swish_onnx_import(const nnn_host_t *h, nnn_onnx_match_t *m)
+{
+	int64_t dims[NNN_MAX_RANK];
+	int rank;
+	const float *beta;
+	if (!node_is(h, m, 0, "Mul", 0, NNN_ONNX_FROM_X) || h->onnx_input(m, 0, 1) != NNN_ONNX_FROM_CONST ||
+	    !node_is(h, m, 1, "Sigmoid", 0, 0) || !node_is(h, m, 2, "Mul", 0, NNN_ONNX_FROM_X) ||
+	    h->onnx_input(m, 2, 1) != 1 || h->onnx_const(m, 0, 1, dims, &rank, &beta) != 1)
+		return 0;
+	return h->onnx_set_number(m, poolswish_swish_desc.fields[POOLSWISH_AT_SWISH_BETA].name, beta[0]) == NNN_OK ? 3 : 0;
+}
+
 static const nnn_layer_type_t maxpool = {
 	POOLSWISH_MAXPOOL_TYPE,
 	.infer = pool_infer,
 	.forward = pool_forward,
 	.onnx_export = pool_onnx,
+	.onnx_import = pool_onnx_import,
 };
 
 static const nnn_activation_type_t swish = {
 	POOLSWISH_SWISH_TYPE,
 	.forward = swish_forward,
 	.onnx_export = swish_onnx,
+	.onnx_import = swish_onnx_import,
 };
 
 NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t *d)

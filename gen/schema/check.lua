@@ -1087,7 +1087,15 @@ local function merge_fragment(s, f)
     for i, v in ipairs(f[kind[1]] or {}) do
       within(label(kind[1], i, v), function()
         if not e then fail("the core schema has no %s ID enum", kind[2]) end
-        if not v.record then fail("needs the record of its fields (record = ...)") end
+        -- A type without fields of its own (GELU): a record of none, which
+        -- the C emitters give no struct (emit/c/plugin.lua).
+        if v.record == nil then
+          local rec = { name = v.name, section = kind[2] == "layer" and "type_specific" or "activation_params",
+                        doc = string.format("%s has no fields of its own.", v.title or v.name), fields = {},
+                        plugin = true, empty = true }
+          table.insert(s.records, at + #(f.records or {}), rec)
+          v.record = v.name
+        end
         v.plugin = true
         e.values[#e.values + 1] = v
       end)

@@ -39,7 +39,8 @@ nnn_status_t nnn_decl_check(nnn_decl_t *d)
 			                 "layer ID %d (%s) brings a codec, but the schema defines that ID: leave decode, "
 			                 "encode and encoded_size NULL",
 			                 t->id, t->name);
-		if (!core && (!t->decode || !t->encode || !t->encoded_size || !t->body_size))
+		/* body_size 0: a type without fields of its own (ABI 1.7) */
+		if (!core && (!t->decode || !t->encode || !t->encoded_size))
 			return nnn_decl_fail(d, "validation",
 			                 "layer ID %d (%s) is not in the schema, so it needs its own codec (body_size, "
 			                 "decode, encode, encoded_size: generate them with nnngen --plugin)",

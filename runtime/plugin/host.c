@@ -14,6 +14,7 @@
 #include "sink.h"
 #include "vctx.h"
 #include "onnx_graph.h"
+#include "onnx_match.h"
 #include "mem.h"
 #include "pool.h"
 #include "registry.h"
@@ -60,19 +61,46 @@ static void changes_since(int at, char *buf, size_t size)
 		memcpy(buf + size - 4, "...", 4);
 }
 
+/* Why a plugin built against `layout` (described by `old`, "built against
+ * schema layout 0x...") cannot load here, into buf. */
+void nnn_layout_refusal(uint32_t layout, const char *old, char *buf, size_t size)
+{
+	char since[160];
+	int at = layout_index(layout);
+	if (at < 0) {
+		snprintf(buf, size,
+		         "%s, which this nnnkit (layout 0x%08x) never had: the headers of a newer nnnkit or of another "
+		         "schema built it; rebuild the plugin against this nnnkit's headers",
+		         old, (unsigned)NNN_SCHEMA_LAYOUT);
+		return;
+	}
+	int ago = NNN_SCHEMA_LAYOUTS - 1 - at;
+	changes_since(at, since, sizeof since);
+	snprintf(buf, size,
+	         "%s (%d layout%s ago), but this nnnkit's generated records have moved since (now 0x%08x: %s): "
+	         "rebuild the plugin and its codec against this nnnkit's headers",
+	         old, ago, ago == 1 ? "" : "s", (unsigned)NNN_SCHEMA_LAYOUT, since);
+}
+
 /* The plugin's generated records must have this host's layout, or it reads
  * moved memory. A plugin built before layouts were declared (ABI 1.0, 1.1:
- * `size` does not cover the field) was built against the first one. */
+ * `size` does not cover the field) was built against the first one. A
+ * plugin whose entry point is stamped with this host's layout (ABI 1.7,
+ * d->stamped) was built against it, whatever its info leaves 0. */
 static nnn_status_t check_layout(nnn_decl_t *d, const nnn_plugin_info_t *info)
 {
-	char since[160], old[96];
+	char old[96], why[MSG];
 	bool declared = info->size >= offsetof(nnn_plugin_info_t, schema_layout) + sizeof info->schema_layout;
 	uint32_t layout = declared ? info->schema_layout : NNN_SCHEMA_LAYOUT_FIRST;
+	if (d->stamped && (!declared || layout == 0))
+		return NNN_OK;
 	if (declared && layout == 0)
 		return nnn_decl_fail(d, "ABI",
-		                 "built for plugin ABI %u.%u but declares no schema layout (schema_layout is 0): set it "
-		                 "to NNN_SCHEMA_LAYOUT, or fill the info with NNN_PLUGIN_INFO(name, version)",
-		                 (unsigned)info->abi_major, (unsigned)info->abi_minor);
+		                 "built for plugin ABI %u.%u but declares no schema layout (schema_layout is 0) and exports "
+		                 "the unstamped %s: rebuild it against this nnnkit's headers (its entry point, written "
+		                 "with NNN_PLUGIN_ENTRY, is then stamped with the layout), or fill its info with "
+		                 "NNN_PLUGIN_INFO(name, version)",
+		                 (unsigned)info->abi_major, (unsigned)info->abi_minor, NNN_PLUGIN_ENTRY_LEGACY_NAME);
 	if (layout == NNN_SCHEMA_LAYOUT)
 		return NNN_OK;
 	if (declared)
@@ -80,18 +108,8 @@ static nnn_status_t check_layout(nnn_decl_t *d, const nnn_plugin_info_t *info)
 	else
 		snprintf(old, sizeof old, "built for plugin ABI %u.%u, so against schema layout 0x%08x",
 		         (unsigned)info->abi_major, (unsigned)info->abi_minor, (unsigned)layout);
-	int at = layout_index(layout);
-	if (at < 0)
-		return nnn_decl_fail(d, "ABI",
-		                 "%s, which this nnnkit (layout 0x%08x) never had: the headers of a newer nnnkit or of "
-		                 "another schema built it; rebuild the plugin against this nnnkit's headers",
-		                 old, (unsigned)NNN_SCHEMA_LAYOUT);
-	int ago = NNN_SCHEMA_LAYOUTS - 1 - at;
-	changes_since(at, since, sizeof since);
-	return nnn_decl_fail(d, "ABI",
-	                 "%s (%d layout%s ago), but this nnnkit's generated records have moved since (now 0x%08x: %s): "
-	                 "rebuild the plugin and its codec against this nnnkit's headers",
-	                 old, ago, ago == 1 ? "" : "s", (unsigned)NNN_SCHEMA_LAYOUT, since);
+	nnn_layout_refusal(layout, old, why, sizeof why);
+	return nnn_decl_fail(d, "ABI", "%s", why);
 }
 
 static nnn_status_t h_declare(nnn_decl_t *d, const nnn_plugin_info_t *info)
@@ -254,6 +272,14 @@ static const nnn_host_t HOST = {
 	.pool_run = nnn_pool_run,
 	.cpus = nnn_pool_cpus,
 	.shape_format = nnn_shape_format_as,
+	.onnx_op = nnn_om_op,
+	.onnx_input = nnn_om_input,
+	.onnx_attr_ints = nnn_om_attr_ints,
+	.onnx_attr_float = nnn_om_attr_float,
+	.onnx_const = nnn_om_const,
+	.onnx_set_tensor = nnn_om_set_tensor,
+	.onnx_set_number = nnn_om_set_number,
+	.onnx_set_ints = nnn_om_set_ints,
 };
 
 const nnn_host_t *nnn_host_table(void)

@@ -48,10 +48,43 @@ static bool changed(const struct stat *want, const struct stat *st)
 	       want->st_mtim.tv_sec != st->st_mtim.tv_sec || want->st_mtim.tv_nsec != st->st_mtim.tv_nsec;
 }
 
+/* The entry point of plugin h: stamped with this host's layout (ABI 1.7:
+ * *stamped), or unstamped (built before 1.7: its info declares the layout).
+ * NULL when neither: why says so, after a '#' when the entry point is
+ * stamped with another layout the host knows (an ABI refusal) and a '-'
+ * when there is none. */
+static void *find_entry(void *h, bool *stamped, char *why, size_t size)
+{
+	char name[64], old[96];
+	dlerror();
+	void *sym = dlsym(h, NNN_PLUGIN_ENTRY_NAME);
+	*stamped = sym != NULL;
+	if (!sym)
+		sym = dlsym(h, NNN_PLUGIN_ENTRY_LEGACY_NAME);
+	if (sym)
+		return sym;
+	for (int i = 0; i < NNN_SCHEMA_LAYOUTS; i++) {
+		uint32_t l = nnn_schema_layouts[i].fingerprint;
+		snprintf(name, sizeof name, "%s%08x", NNN_PLUGIN_ENTRY_PREFIX, (unsigned)l);
+		if (l != NNN_SCHEMA_LAYOUT && dlsym(h, name)) {
+			snprintf(old, sizeof old, "built against schema layout 0x%08x", (unsigned)l);
+			why[0] = '#';
+			nnn_layout_refusal(l, old, why + 1, size - 1);
+			return NULL;
+		}
+	}
+	snprintf(why, size,
+	         "-no %s function, nor the %s of a plugin built before ABI 1.7: NNN_PLUGIN_ENTRY names it after "
+	         "the schema layout it is compiled against, so a plugin built against another nnnkit's headers is "
+	         "rebuilt against this one's (docs/plugins.md)",
+	         NNN_PLUGIN_ENTRY_NAME, NNN_PLUGIN_ENTRY_LEGACY_NAME);
+	return NULL;
+}
+
 /* The open stage: dlopen and the entry point's symbol. NNN_OK with the
  * handle in *h and the entry point in *entry; else the refusal. */
 static nnn_status_t open_entry(nnn_ctx_t *c, const char *real, const nnn_load_ex_t *x, nnn_diags_t *diags, void **h,
-                               nnn_plugin_entry_fn *entry)
+                               nnn_plugin_entry_fn *entry, bool *stamped)
 {
 	/* RTLD_NOW: a missing symbol fails here, by name. RTLD_LOCAL: plugins
 	 * cannot see each other's symbols. */
@@ -68,14 +101,10 @@ static nnn_status_t open_entry(nnn_ctx_t *c, const char *real, const nnn_load_ex
 		dlclose(*h);
 		return nnn_refuse(c, real, NULL, "open", diags, "it loads a libnnn of its own: %s", NO_LIBNNN);
 	}
-	dlerror();
-	void *sym = dlsym(*h, NNN_PLUGIN_ENTRY_NAME);
+	char why[MSG];
+	void *sym = find_entry(*h, stamped, why, sizeof why);
 	if (!sym) {
-		const char *e = dlerror();
-		nnn_status_t s = nnn_refuse(c, real, NULL, "entry point", diags,
-		                            "no %s function: %s (a plugin exports it with NNN_PLUGIN_EXPORT; see "
-		                            "docs/plugins.md)",
-		                            NNN_PLUGIN_ENTRY_NAME, e ? e : "symbol is NULL");
+		nnn_status_t s = nnn_refuse(c, real, NULL, why[0] == '#' ? "ABI" : "entry point", diags, "%s", why + 1);
 		dlclose(*h);
 		return s;
 	}
@@ -150,7 +179,7 @@ static nnn_status_t already(nnn_ctx_t *c, const char *real, const nnn_decl_t *d,
 
 /* Declares and registers the plugin of handle h (freed on failure). */
 static nnn_status_t load_open(nnn_ctx_t *c, const char *real, const struct stat *st, const nnn_load_ex_t *x, void *h,
-                              nnn_plugin_entry_fn entry, nnn_diags_t *diags)
+                              nnn_plugin_entry_fn entry, bool stamped, nnn_diags_t *diags)
 {
 	char why[MSG];
 	nnn_status_t s;
@@ -160,6 +189,7 @@ static nnn_status_t load_open(nnn_ctx_t *c, const char *real, const struct stat 
 		return nnn_refused(c, real, NULL, "init", NNN_E_NOMEM, diags, "out of memory for its declarations");
 	}
 	d->path = real;
+	d->stamped = stamped;
 	declare(d, entry, x);
 	if (d->why[0]) {
 		s = nnn_refuse(c, real, d, d->stage, diags, "%s", d->why);
@@ -207,6 +237,7 @@ nnn_status_t nnn_plugin_load_ex(nnn_ctx_t *c, const char *path, const nnn_load_e
 		return already(c, real, NULL, msg);
 	}
 	pthread_mutex_unlock(&c->lock);
-	nnn_status_t s = open_entry(c, real, x, diags, &h, &entry);
-	return s != NNN_OK ? s : load_open(c, real, &st, x, h, entry, diags);
+	bool stamped = false;
+	nnn_status_t s = open_entry(c, real, x, diags, &h, &entry, &stamped);
+	return s != NNN_OK ? s : load_open(c, real, &st, x, h, entry, stamped, diags);
 }

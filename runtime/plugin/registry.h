@@ -46,6 +46,7 @@ struct nnn_ctx {
 /* What one plugin declares during its entry point. */
 struct nnn_decl {
 	const char *path;
+	bool stamped; /* its entry point is stamped with this host's layout (ABI 1.7) */
 	bool declared;
 	nnn_plugin_info_t info;
 	char why[MSG];     /* first problem seen while declaring */

@@ -41,7 +41,7 @@ static int libnnn_decls(char *out, size_t size, const char *headers)
 	            "cd %s && printf '%%s\\n' %s > tu.c && "
 	            "cc -std=c11 %s -c -o /dev/null -aux-info aux.txt tu.c && "
 	            "cc -std=c11 %s -E -P tu.c | tr '\\n' ' ' | tr ';' '\\n' > pp.txt && "
-	            "{ grep -E '\\*/ *extern .*[^a-z_]nnn_[a-z0-9_]+ \\(' aux.txt | grep -v ' nnn_plugin_entry (' ; "
+	            "{ grep -E '\\*/ *extern .*[^a-z_]nnn_[a-z0-9_]+ \\(' aux.txt | grep -v ' nnn_plugin_entry_l[0-9a-f]* (' ; "
 	            "grep -E '(^| )extern [^(]*[ *]nnn_[a-z0-9_]+ *(\\[[^]]*\\])? *$' pp.txt ; true; }",
 	            dir, headers, includes(), includes());
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <nnn/plugin.h>
@@ -259,6 +260,16 @@ static FIX_DESC nnn_layer_type_t layer = {
 #endif
 };
 
+#ifdef FIX_ONNX_IMPORT
+/* Takes any Mul of the layer's output (ABI 1.7), whatever its other input:
+ * the host must refuse a match that draws on another value of the graph. */
+static int act_onnx_import(const nnn_host_t *h, nnn_onnx_match_t *m)
+{
+	const char *op = h->onnx_op(m, 0);
+	return op && !strcmp(op, "Mul") && h->onnx_input(m, 0, 0) == NNN_ONNX_FROM_X;
+}
+#endif
+
 static FIX_DESC nnn_activation_type_t act = {
 	.size = sizeof(nnn_activation_type_t),
 #if defined(FIX_NEW_IDS) && !defined(FIX_NEVER)
@@ -275,7 +286,21 @@ static FIX_DESC nnn_activation_type_t act = {
 	.name = "fixture-act",
 #endif
 	.forward = act_forward,
+#ifdef FIX_ONNX_IMPORT
+	.onnx_import = act_onnx_import,
+#endif
 };
+
+#if defined(FIX_ABI_1_0) || defined(FIX_OLD_ABI) || defined(FIX_ABI_1_5) || defined(FIX_LAYOUT)
+/* Built before ABI 1.7: the entry point's name was not stamped with the
+ * layout, which only the info declares. */
+#undef NNN_PLUGIN_ENTRY
+#define NNN_PLUGIN_ENTRY nnn_plugin_entry
+#elif defined(FIX_STAMP)
+/* Built against the headers of another schema (layout FIX_STAMP). */
+#undef NNN_PLUGIN_ENTRY
+#define NNN_PLUGIN_ENTRY FIX_STAMP
+#endif
 
 #ifdef FIX_NO_ENTRY
 NNN_PLUGIN_EXPORT nnn_status_t not_the_entry(const nnn_host_t *h, nnn_decl_t *d);
@@ -309,6 +334,9 @@ NNN_PLUGIN_EXPORT nnn_status_t NNN_PLUGIN_ENTRY(const nnn_host_t *h, nnn_decl_t 
 	info.abi_minor = 5;
 	if (h->size < offsetof(nnn_host_t, onnx_fail) + sizeof h->onnx_fail)
 		return NNN_E_PLUGIN;
+#endif
+#ifdef FIX_STAMP_INFO
+	info.schema_layout = 0; /* as an info filled before ABI 1.2 leaves it: the entry point's name stamps it */
 #endif
 #ifdef FIX_LAYOUT
 	info.schema_layout = FIX_LAYOUT; /* built against another schema layout (0: none declared) */

@@ -176,11 +176,11 @@ static nnn_status_t act_forward(const nnn_activation_t *act, const void *params,
 }
 
 static const nnn_layer_type_t layer = {
-	.size = sizeof(nnn_layer_type_t), .id = %d, .name = "%s_layer", %s_LREC_CODEC,
+	.size = sizeof(nnn_layer_type_t), .id = %d, .name = "%s_layer", %s_CODEC,
 	.infer = infer, .forward = forward,
 };
 static const nnn_activation_type_t act = {
-	.size = sizeof(nnn_activation_type_t), .id = %d, .name = "%s_act", %s_AREC_CODEC,
+	.size = sizeof(nnn_activation_type_t), .id = %d, .name = "%s_act", %s_CODEC,
 	.forward = act_forward,
 };
 
@@ -225,7 +225,24 @@ for _, kind in ipairs(kinds) do
   }
   write(dir .. "/" .. name .. ".lua", "return " .. q(frag) .. "\n")
   local NAME = name:upper()
-  write(dir .. "/" .. name .. ".c", string.format(C, name, layer_id, name, NAME, act_id, name, NAME, name))
+  write(dir .. "/" .. name .. ".c", string.format(C, name, layer_id, name, NAME .. "_LREC", act_id, name, NAME .. "_AREC",
+    name))
+  names[#names + 1] = name
+end
+
+-- A layer and an activation without fields of their own: no record (ABI 1.7).
+do
+  local name = "frag_noparams"
+  local frag = {
+    name = name,
+    doc = "A layer and an activation without fields of their own.",
+    layers = { { value = layer_id, name = name .. "_layer", doc = "A layer of the shared fields only." } },
+    activations = { { value = act_id, name = name .. "_act", doc = "An activation without parameters." } },
+  }
+  write(dir .. "/" .. name .. ".lua", "return " .. q(frag) .. "\n")
+  local NAME = name:upper()
+  write(dir .. "/" .. name .. ".c", string.format(C, name, layer_id, name, NAME .. "_" .. NAME .. "_LAYER", act_id, name,
+    NAME .. "_" .. NAME .. "_ACT", name))
   names[#names + 1] = name
 end
 check_coverage()

@@ -378,6 +378,69 @@ Test(onnx_import, gemm_transB)
 	got_free(&r);
 }
 
+/* A plugin's onnx_import hook (ABI 1.7) takes only nodes that draw on the
+ * layer's output, constants and each other: a Mul of the chain's value by
+ * the graph's input is a branch, refused as nnnkit refuses Mul, though the
+ * fixture's hook claims it. */
+Test(onnx_import, plugin_hook_takes_no_branch)
+{
+	gb_t b;
+	const int64_t in[] = { -1, 2 }, wd[] = { 2, 2 }, bd[] = { 2 };
+	const float w[] = { 1, 2, 3, 4 }, bias[] = { 0, 0 };
+	gb_init(&b, 13, in, 2);
+	gb_floats(&b, "W", wd, 2, w, 0);
+	gb_floats(&b, "B", bd, 1, bias, 0);
+	gb_node(&b, "Gemm", "fc", "x,W,B", "h");
+	gb_node(&b, "Mul", "mul", "h,x", "y");
+	nnn_ctx_t *c = t_ctx_new();
+	cr_assert_eq(nnn_plugin_load(c, t_fixture("onnximp"), NULL), NNN_OK);
+	size_t len;
+	unsigned char *buf = gb_pack(&b, &len);
+	gb_free(&b);
+	nnn_diags_t d;
+	nnn_diags_init(&d);
+	nnn_model_t *m = NULL;
+	nnn_onnx_read_opts_t o = { .ctx = c };
+	cr_assert_eq(nnn_onnx_decode(buf, len, &o, &m, &d), NNN_E_ONNX_OP);
+	cr_assert(d.n >= 1 && strstr(d.v[0].msg, "op type Mul is not one nnnkit converts"), "%s", d.n ? d.v[0].msg : "");
+	cr_assert_null(m);
+	nnn_diags_free(&d);
+	free(buf);
+	nnn_ctx_free(c);
+}
+
+/* After nodes a plugin's hook took (here the fixture's activation, a Mul
+ * by a constant), an Add is no bias of the MatMul before them. */
+Test(onnx_import, plugin_nodes_close_the_bias)
+{
+	gb_t b;
+	const int64_t in[] = { -1, 2 }, wd[] = { 2, 2 }, bd[] = { 2 }, sd[] = { 1 };
+	const float w[] = { 1, 2, 3, 4 }, bias[] = { 1, 1 }, two[] = { 2 };
+	gb_init(&b, 13, in, 2);
+	gb_floats(&b, "W", wd, 2, w, 0);
+	gb_floats(&b, "B", bd, 1, bias, 0);
+	gb_floats(&b, "two", sd, 1, two, 0);
+	gb_node(&b, "MatMul", "mm", "x,W", "h");
+	gb_node(&b, "Mul", "act", "h,two", "a");
+	gb_node(&b, "Add", "add", "a,B", "y");
+	nnn_ctx_t *c = t_ctx_new();
+	cr_assert_eq(nnn_plugin_load(c, t_fixture("onnximp"), NULL), NNN_OK);
+	size_t len;
+	unsigned char *buf = gb_pack(&b, &len);
+	gb_free(&b);
+	nnn_diags_t d;
+	nnn_diags_init(&d);
+	nnn_model_t *m = NULL;
+	nnn_onnx_read_opts_t o = { .ctx = c };
+	cr_assert_eq(nnn_onnx_decode(buf, len, &o, &m, &d), NNN_E_ONNX_OP);
+	cr_assert(d.n >= 1 && strstr(d.v[0].path, "graph.node[2]") &&
+	          strstr(d.v[0].msg, "nnnkit reads Add only as the bias right after a MatMul"), "%s: %s",
+	          d.n ? d.v[0].path : "", d.n ? d.v[0].msg : "");
+	nnn_diags_free(&d);
+	free(buf);
+	nnn_ctx_free(c);
+}
+
 /* MatMul + Add on a rank-3 value (a Dense over the last axis), then
  * LeakyRelu with its alpha. */
 Test(onnx_import, matmul_add_leaky_relu)

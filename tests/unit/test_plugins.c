@@ -119,7 +119,8 @@ Test(plugins, every_failure_names_file_and_stage)
 
 	const char *dep[] = { "missingdep.so", "libfixdep.so", "cannot open shared object file", NULL };
 	t_expect_refused(c, t_fixture("missingdep"), "open", dep);
-	const char *entry[] = { "noentry.so", "nnn_plugin_entry", "undefined symbol", NULL };
+	const char *entry[] = { "noentry.so", NNN_PLUGIN_ENTRY_NAME, "nor the nnn_plugin_entry of a plugin built before",
+		                NULL };
 	t_expect_refused(c, t_fixture("noentry"), "entry point", entry);
 	const char *init[] = { "initfail.so", "deliberate failure in init", NULL };
 	t_expect_refused(c, t_fixture("initfail"), "init", init);
@@ -162,10 +163,20 @@ Test(plugins, schema_layout_checked)
 	const char *unknown[] = { "layout.so", "built against schema layout 0x5eed1234", here,
 		                  "rebuild the plugin against this nnnkit's headers", NULL };
 	t_expect_refused(c, t_fixture("layout"), "ABI", unknown);
-	const char *none[] = { "nolayout.so", "declares no schema layout (schema_layout is 0)", "NNN_SCHEMA_LAYOUT",
+	const char *none[] = { "nolayout.so", "declares no schema layout (schema_layout is 0)",
+		               "exports the unstamped nnn_plugin_entry", "rebuild it against this nnnkit's headers",
 		               "NNN_PLUGIN_INFO(name, version)", NULL };
 	t_expect_refused(c, t_fixture("nolayout"), "ABI", none);
+	/* ABI 1.7: an entry point stamped with a layout this host never had. */
+	const char *other[] = { "stampedother.so", "no " NNN_PLUGIN_ENTRY_NAME " function",
+		                "rebuilt against this one's", NULL };
+	t_expect_refused(c, t_fixture("stampedother"), "entry point", other);
 	cr_assert_null(nnn_ctx_layer(c, 0, NULL));
+	/* Its info leaves the layout 0, but its entry point's name stamps it. */
+	cr_assert_eq(nnn_plugin_load(c, t_fixture("stamped"), NULL), NNN_OK);
+	cr_assert_not_null(nnn_ctx_layer(c, 0, NULL));
+	nnn_ctx_free(c);
+	c = t_ctx_new();
 
 	cr_assert_eq(NNN_SCHEMA_LAYOUT_FIRST, nnn_schema_layouts[0].fingerprint);
 	cr_assert_eq(NNN_SCHEMA_LAYOUT, nnn_schema_layouts[NNN_SCHEMA_LAYOUTS - 1].fingerprint);

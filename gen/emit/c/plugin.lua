@@ -33,21 +33,25 @@ function M.header(s)
   for _, r in ipairs(own) do
     local layer = r.ext.kind == "layer"
     w("/* %s (%s ID %d) */", ccomment(r.doc), r.ext.kind, r.ext.value.value)
-    w("enum {")
-    for _, f in ipairs(r.fields) do w("\t%s = %d,", at_const(r, f), f.index) end
-    w("\t%s = %d", rconst(r, "NFIELDS"), #r.fields)
-    w("};")
-    w("typedef struct %s%s {", rprefix(r), r.name)
-    for _, f in ipairs(r.fields) do w("\t%s %s; /* %s */", field_ctype(f), f.name, ccomment(f.doc)) end
-    w("\tuint64_t at[%s]; /* byte offset of each field in the file */", rconst(r, "NFIELDS"))
-    w("} %s;", rtype(r))
+    -- A type without fields (the fragment names no record) has no struct:
+    -- C has no empty one. Its codec reads and writes nothing.
+    if not r.empty then
+      w("enum {")
+      for _, f in ipairs(r.fields) do w("\t%s = %d,", at_const(r, f), f.index) end
+      w("\t%s = %d", rconst(r, "NFIELDS"), #r.fields)
+      w("};")
+      w("typedef struct %s%s {", rprefix(r), r.name)
+      for _, f in ipairs(r.fields) do w("\t%s %s; /* %s */", field_ctype(f), f.name, ccomment(f.doc)) end
+      w("\tuint64_t at[%s]; /* byte offset of each field in the file */", rconst(r, "NFIELDS"))
+      w("} %s;", rtype(r))
+    end
     w("nnn_status_t %s(const nnn_host_t *h, nnn_cur_t *c, void *body);", pname(r, "decode"))
     w("nnn_status_t %s(const nnn_host_t *h, nnn_sink_t *w, const void *body);", pname(r, "encode"))
     w("uint64_t %s(const void *body);", pname(r, "encoded_size"))
     w("size_t %s(const void *body, char *buf, size_t size);", pname(r, "format"))
     w("extern const nnn_rdesc_t %s;", codec.desc_name(r))
     local codec = {
-      string.format(".%s = sizeof(%s)", layer and "body_size" or "params_size", rtype(r)),
+      string.format(".%s = %s", layer and "body_size" or "params_size", r.empty and "0" or "sizeof(" .. rtype(r) .. ")"),
       string.format(".decode = %s", pname(r, "decode")),
       string.format(".encode = %s", pname(r, "encode")),
       string.format(".encoded_size = %s", pname(r, "encoded_size")),
@@ -120,6 +124,36 @@ local function emit_plugin_format(w, r)
   w("")
 end
 
+-- The codec of a type without fields: nothing to read, write or show,
+-- and a descriptor of no fields (ABI 1.7: the host takes a size of 0).
+local function emit_empty_entries(w, r)
+  w("nnn_status_t %s(const nnn_host_t *h, nnn_cur_t *c, void *body)", pname(r, "decode"))
+  w("{")
+  w("\t(void)h, (void)c, (void)body;")
+  w("\treturn NNN_OK;")
+  w("}")
+  w("")
+  w("nnn_status_t %s(const nnn_host_t *h, nnn_sink_t *w, const void *body)", pname(r, "encode"))
+  w("{")
+  w("\t(void)h, (void)w, (void)body;")
+  w("\treturn NNN_OK;")
+  w("}")
+  w("")
+  w("uint64_t %s(const void *body)", pname(r, "encoded_size"))
+  w("{")
+  w("\t(void)body;")
+  w("\treturn 0;")
+  w("}")
+  w("")
+  emit_plugin_format(w, r)
+  w("const nnn_rdesc_t %s = {", codec.desc_name(r))
+  w("\t.size = sizeof(nnn_rdesc_t), .field_size = sizeof(nnn_fdesc_t),")
+  w("\t.name = %s, .record_size = 0, .fields = NULL, .nfields = 0,", cstr(r.name))
+  w("\t.dims = -1, .data = -1,")
+  w("};")
+  w("")
+end
+
 -- The entry points a plugin's descriptors name for its own record r.
 local function emit_plugin_entries(w, r)
   local t = rtype(r)
@@ -188,17 +222,22 @@ function M.source(s, header_name)
   w("\t} while (0)")
   for _, fn in ipairs(HOST_CALLS) do w("#define nnn_%s(...) h->%s(__VA_ARGS__)", fn, fn) end
   w("")
-  for _, r in ipairs(list) do codec.emit_decoder(w, s, r) end
-  for _, r in ipairs(list) do codec.emit_encoder(w, s, r) end
-  for _, r in ipairs(list) do codec.emit_size(w, s, r) end
+  local full, empty = {}, {}
+  for _, r in ipairs(list) do (r.empty and empty or full)[#(r.empty and empty or full) + 1] = r end
+  for _, r in ipairs(full) do codec.emit_decoder(w, s, r) end
+  for _, r in ipairs(full) do codec.emit_encoder(w, s, r) end
+  for _, r in ipairs(full) do codec.emit_size(w, s, r) end
   for _, r in ipairs(own) do if needs_val(r) then codec.emit_validator(w, s, r) end end
   for _, r in ipairs(own) do
-    emit_plugin_entries(w, r)
-    emit_plugin_format(w, r)
+    if not r.empty then
+      emit_plugin_entries(w, r)
+      emit_plugin_format(w, r)
+    end
   end
+  for _, r in ipairs(empty) do emit_empty_entries(w, r) end
   w("/* ---- record descriptors (nnn/types.h) ---- */")
   w("")
-  for _, r in ipairs(list) do codec.emit_desc(w, s, r) end
+  for _, r in ipairs(full) do codec.emit_desc(w, s, r) end
   codec.set_plugin_target(false)
   return w.text()
 end

@@ -211,6 +211,17 @@ static void walk(imp_t *im)
 			imp_op_constant(im, i);
 			continue;
 		}
+		/* Nodes a plugin type's onnx_import hook takes (ABI 1.7). */
+		int took = i > im->grp_end ? imp_plugin_match(im, i) : 0;
+		if (im->oom)
+			return;
+		if (took > 0) {
+			/* An Add after the nodes taken is no bias of a MatMul before them. */
+			if (im->nl)
+				im->L[im->nl - 1].bias_open = 0;
+			k += (size_t)took - 1;
+			continue;
+		}
 		/* A node of a known function already refused whole, or the first of one. */
 		if (i <= im->grp_end || imp_known_fn(im, i)) {
 			im->cur = nd->output[0];
@@ -543,6 +554,10 @@ static void imp_free(imp_t *im)
 	for (size_t k = 0; k < im->nl; k++) {
 		free(im->L[k].w);
 		free(im->L[k].bias);
+		imp_pfields_free(im->L[k].pl);
+		imp_pfields_free(im->L[k].pa);
+		free(im->L[k].pl);
+		free(im->L[k].pa);
 	}
 	free(im->L);
 	free(im->c);

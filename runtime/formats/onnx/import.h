@@ -48,6 +48,22 @@ typedef struct cst {
 	int64_t iv;
 } cst_t;
 
+/* ---- the fields a plugin type's onnx_import hook found (import_plugin.c) ---- */
+
+typedef struct ptensor {
+	char *field;
+	int32_t dims[NNN_MAX_RANK];
+	int rank;
+	float *v;               /* owned */
+} ptensor_t;
+
+typedef struct pfields {
+	const char *name;       /* the type's name, as the JSON form says it */
+	json_t *vals;           /* the fields other than tensors, by name (owned) */
+	ptensor_t *t;
+	int nt;
+} pfields_t;
+
 /* ---- the layers found ---- */
 
 typedef struct layer {
@@ -68,6 +84,8 @@ typedef struct layer {
 	int32_t padding_type;
 	int32_t pads[2 * MAX_SPATIAL];
 	int bias_open;          /* a MatMul's layer: an Add may give its bias */
+	pfields_t *pl;          /* a plugin's layer: what its hook found (owned); NULL: Dense or Conv */
+	pfields_t *pa;          /* a plugin's activation: the same */
 } layer_t;
 
 
@@ -194,6 +212,9 @@ void imp_op_sym(imp_t *im, int i);
 
 /* ---- import_act.c ---- */
 
+/* Gives the layer before node i its activation, or refuses node i. */
+void imp_attach(imp_t *im, int i, int act, float tau);
+
 void imp_op_softmax(imp_t *im, int i);
 void imp_op_dropout(imp_t *im, int i);
 void imp_op_activation(imp_t *im, int i);
@@ -203,7 +224,22 @@ void imp_op_identity(imp_t *im, int i);
  * im->grp_end is its last node. */
 int imp_known_fn(imp_t *im, int i);
 
+/* ---- import_plugin.c ---- */
+
+/* Offers nodes from i on to the plugins' onnx_import hooks (ABI 1.7):
+ * the number of nodes a type took (its layer, or the activation of the
+ * layer before, recorded), or 0. */
+int imp_plugin_match(imp_t *im, int i);
+void imp_pfields_free(pfields_t *f);
+/* The JSON fields of f, tensors as placeholders, into o. */
+int imp_pfields_json(jb_t *j, const pfields_t *f, json_t *o);
+/* Checks the metadata's layer o has f's tensors and puts their data in; 0
+ * with why. */
+int imp_pfields_meta(jb_t *j, const pfields_t *f, json_t *o, size_t k, char *why, size_t nwhy);
+
 /* ---- import_json.c ---- */
+
+json_t *imp_tensor_json(jb_t *j, const int32_t *dims, size_t rank, const float *v);
 
 json_t *imp_placeholder(jb_t *j, const float *v, int64_t n);
 /* The float32 a JSON number stands for, as the JSON form's reader takes it:

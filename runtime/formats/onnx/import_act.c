@@ -3,7 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "import.h"
 
-static void attach(imp_t *im, int i, int act, float tau)
+void imp_attach(imp_t *im, int i, int act, float tau)
 {
 	layer_t *L = im->nl ? &im->L[im->nl - 1] : NULL;
 	if (im->lost)
@@ -48,7 +48,7 @@ void imp_op_softmax(imp_t *im, int i)
 		    new ? "" : " (before opset 13 Softmax flattens the axes from `axis` on)");
 		return;
 	}
-	attach(im, i, NNN_ACTIVATION_ID_SOFTMAX, 0);
+	imp_attach(im, i, NNN_ACTIVATION_ID_SOFTMAX, 0);
 }
 
 void imp_op_dropout(imp_t *im, int i)
@@ -112,12 +112,12 @@ void imp_op_activation(imp_t *im, int i)
 			imp_bad(im, i, "attribute alpha = %g: expected a finite float", alpha);
 			return;
 		}
-		attach(im, i, NNN_ACTIVATION_ID_LEAKY_RELU, alpha);
+		imp_attach(im, i, NNN_ACTIVATION_ID_LEAKY_RELU, alpha);
 		return;
 	}
 	if (!imp_attrs_known(im, i, ""))
 		return;
-	attach(im, i,
+	imp_attach(im, i,
 	       !strcmp(op, "Relu")      ? NNN_ACTIVATION_ID_RELU
 	       : !strcmp(op, "Sigmoid") ? NNN_ACTIVATION_ID_SIGMOID
 	                                : NNN_ACTIVATION_ID_TANH,

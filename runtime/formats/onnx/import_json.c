@@ -189,7 +189,7 @@ static json_t *int_array(const int32_t *v, size_t n)
 	return a;
 }
 
-static json_t *tensor_json(jb_t *j, const int32_t *dims, size_t rank, const float *v)
+json_t *imp_tensor_json(jb_t *j, const int32_t *dims, size_t rank, const float *v)
 {
 	int64_t n = 1;
 	for (size_t k = 0; k < rank; k++)
@@ -234,25 +234,33 @@ json_t *imp_graph_json(imp_t *im, jb_t *j)
 			break;
 		}
 		int a = L->act < 0 ? NNN_ACTIVATION_ID_LINEAR : L->act;
-		json_object_set_new(act, FNAME(activation, ACTIVATION_ID), json_string(nnn_activation_id_name(a)));
-		if (a == NNN_ACTIVATION_ID_LEAKY_RELU)
+		json_object_set_new(act, FNAME(activation, ACTIVATION_ID),
+		                    json_string(L->pa ? L->pa->name : nnn_activation_id_name(a)));
+		if (a == NNN_ACTIVATION_ID_LEAKY_RELU && !L->pa)
 			json_object_set_new(act, FNAME(leaky_relu, LEAKY_RELU_TAU), json_real(L->tau));
-		json_object_set_new(o, FNAME(layer, LAYER_ID), json_string(nnn_layer_id_name(L->id)));
+		if (L->pa && !imp_pfields_json(j, L->pa, act))
+			j->oom = 1;
+		json_object_set_new(o, FNAME(layer, LAYER_ID), json_string(L->pl ? L->pl->name : nnn_layer_id_name(L->id)));
 		json_object_set_new(o, FNAME(layer, LAYER_ACTIVATION), act);
 		json_object_set_new(o, FNAME(layer, LAYER_DROPOUT), json_real(L->dropout));
-		json_object_set_new(o, FNAME(layer, LAYER_BIAS), tensor_json(j, &L->nbias, 1, L->bias));
-		if (L->id == NNN_LAYER_ID_DENSE) {
+		json_object_set_new(o, FNAME(layer, LAYER_BIAS), imp_tensor_json(j, &L->nbias, 1, L->bias));
+		if (L->pl) {
+			if (!imp_pfields_json(j, L->pl, o))
+				j->oom = 1;
+			for (int t = 0; t < L->pl->nt; t++)
+				total += (uint64_t)imp_numel(L->pl->t[t].dims, (size_t)L->pl->t[t].rank);
+		} else if (L->id == NNN_LAYER_ID_DENSE) {
 			json_object_set_new(o, FNAME(dense, DENSE_NEURONS), json_integer(L->wdims[1]));
-			json_object_set_new(o, FNAME(dense, DENSE_WEIGHTS), tensor_json(j, L->wdims, 2, L->w));
+			json_object_set_new(o, FNAME(dense, DENSE_WEIGHTS), imp_tensor_json(j, L->wdims, 2, L->w));
 			json_object_set_new(o, FNAME(dense, DENSE_FLATTEN), json_boolean(L->flatten));
 		} else {
 			json_object_set_new(o, FNAME(conv, CONV_FILTERS), json_integer(L->wdims[0]));
-			json_object_set_new(o, FNAME(conv, CONV_KERNELS), tensor_json(j, L->wdims, (size_t)L->wrank, L->w));
+			json_object_set_new(o, FNAME(conv, CONV_KERNELS), imp_tensor_json(j, L->wdims, (size_t)L->wrank, L->w));
 			json_object_set_new(o, FNAME(conv, CONV_PADDING_TYPE),
 			                    json_string(nnn_padding_type_name(L->padding_type)));
 			json_object_set_new(o, FNAME(conv, CONV_PADDING_DIMS), int_array(L->pads, 2 * (size_t)(L->wrank - 2)));
 		}
-		total += (uint64_t)L->nbias + (uint64_t)imp_numel(L->wdims, (size_t)L->wrank);
+		total += (uint64_t)L->nbias + (L->pl ? 0 : (uint64_t)imp_numel(L->wdims, (size_t)L->wrank));
 		json_array_append_new(layers, o);
 	}
 	json_object_set_new(m, FNAME(model, MODEL_PARAM_COUNT), json_integer((json_int_t)total));

@@ -57,6 +57,14 @@ static int meta_act(const layer_t *L, json_t *o, size_t k, char *why, size_t nwh
 	json_t *act = json_object_get(o, FNAME(layer, LAYER_ACTIVATION));
 	int a = L->act < 0 ? NNN_ACTIVATION_ID_LINEAR : L->act;
 	int64_t aid;
+	if (L->pa) { /* a plugin's: its name, or its ID */
+		json_t *id = json_is_object(act) ? json_object_get(act, FNAME(activation, ACTIVATION_ID)) : NULL;
+		if (json_is_string(id) ? strcmp(json_string_value(id), L->pa->name) : !int_is(id, a)) {
+			snprintf(why, nwhy, "layers[%zu].activation: not %s as in the graph", k, L->pa->name);
+			return 0;
+		}
+		return 1;
+	}
 	if (!json_is_object(act) ||
 	    !json_id(json_object_get(act, FNAME(activation, ACTIVATION_ID)), nnn_activation_id_value, &aid) || aid != a) {
 		snprintf(why, nwhy, "layers[%zu].activation: not %s as in the graph", k, nnn_activation_id_name(a));
@@ -128,9 +136,12 @@ int imp_meta_fill(imp_t *im, jb_t *j, json_t *root, char *why, size_t nwhy)
 		const layer_t *L = &im->L[k];
 		json_t *o = json_array_get(layers, k), *w;
 		int64_t id;
-		if (!json_is_object(o) || !json_id(json_object_get(o, FNAME(layer, LAYER_ID)), nnn_layer_id_value, &id) ||
-		    id != L->id) {
-			snprintf(why, nwhy, "layers[%zu]: not a %s layer as in the graph", k, nnn_layer_id_name(L->id));
+		json_t *oid = json_is_object(o) ? json_object_get(o, FNAME(layer, LAYER_ID)) : NULL;
+		bool same = L->pl ? (json_is_string(oid) ? !strcmp(json_string_value(oid), L->pl->name) : int_is(oid, L->id))
+		                  : json_id(oid, nnn_layer_id_value, &id) && id == L->id;
+		if (!same) {
+			snprintf(why, nwhy, "layers[%zu]: not a %s layer as in the graph",
+			         k, L->pl ? L->pl->name : nnn_layer_id_name(L->id));
 			return 0;
 		}
 		if (!meta_act(L, o, k, why, nwhy))
@@ -140,9 +151,16 @@ int imp_meta_fill(imp_t *im, jb_t *j, json_t *root, char *why, size_t nwhy)
 			snprintf(why, nwhy, "layers[%zu].bias.dims: not [%d] as in the graph", k, L->nbias);
 			return 0;
 		}
+		json_t *ph1;
+		if (L->pl) {
+			if (!imp_pfields_meta(j, L->pl, o, k, why, nwhy) || !(ph1 = imp_placeholder(j, L->bias, L->nbias)))
+				return 0;
+			json_object_set_new(bias, FNAME(tensor, TENSOR_DATA), ph1);
+			continue;
+		}
 		if (!(w = meta_body(L, o, k, why, nwhy)))
 			return 0;
-		json_t *ph1 = imp_placeholder(j, L->bias, L->nbias);
+		ph1 = imp_placeholder(j, L->bias, L->nbias);
 		json_t *ph2 = imp_placeholder(j, L->w, imp_numel(L->wdims, (size_t)L->wrank));
 		if (!ph1 || !ph2)
 			return 0;

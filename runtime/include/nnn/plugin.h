@@ -64,12 +64,32 @@
  * with `pad`, the padding the shape engine gave each spatial axis of a
  * window layer: with `in` and `out` the whole geometry, which a kernel
  * runs rather than derives. Plugins built for 1.0 to 1.5 load and run as
- * before. */
-#define NNN_ABI_MINOR 6
+ * before.
+ * 1.7: the entry point's symbol is stamped with the schema layout
+ * (NNN_PLUGIN_ENTRY expands to nnn_plugin_entry_l<layout>), so a plugin
+ * whose info leaves schema_layout 0 (the positional info of earlier docs)
+ * builds and loads; a new layer ID may have no fields of its own
+ * (body_size 0, as nnngen gives a fragment's type without a record); and
+ * descriptors end with `onnx_import`, the reading back of what
+ * onnx_export writes, nnn_host_t with the onnx_* functions it reads the
+ * graph with, so .nnn -> .onnx -> .nnn holds for a plugin's types.
+ * Plugins built for 1.0 to 1.6 load and run as before. */
+#define NNN_ABI_MINOR 7
 
-/* The one exported symbol. Its name never depends on the file name. */
-#define NNN_PLUGIN_ENTRY nnn_plugin_entry
-#define NNN_PLUGIN_ENTRY_NAME "nnn_plugin_entry"
+/* The one exported symbol. Its name never depends on the file name; since
+ * ABI 1.7 it ends with the schema layout the plugin is compiled against
+ * (nnn_plugin_entry_l5cf5ddf9: NNN_SCHEMA_LAYOUT_ENTRY, <nnn/records_gen.h>),
+ * so a plugin that writes its entry point with this macro declares its
+ * layout whatever its nnn_plugin_info_t says (an info filled by hand before
+ * 1.2 left schema_layout 0). */
+#define NNN_PLUGIN_ENTRY NNN_SCHEMA_LAYOUT_ENTRY
+#define NNN_PLUGIN_ENTRY_NAME NNN_SCHEMA_LAYOUT_ENTRY_NAME
+/* What the name of the entry point stamped with layout L is: this prefix and
+ * L as 8 lowercase hex digits. */
+#define NNN_PLUGIN_ENTRY_PREFIX "nnn_plugin_entry_l"
+/* The entry point of a plugin built before ABI 1.7, unstamped: its layout is
+ * the one its info declares. */
+#define NNN_PLUGIN_ENTRY_LEGACY_NAME "nnn_plugin_entry"
 
 #if defined(__GNUC__)
 #define NNN_PLUGIN_EXPORT __attribute__((visibility("default")))
@@ -91,6 +111,16 @@ typedef struct nnn_pool nnn_pool_t; /* the host's threads (ABI 1.1) */
 typedef void (*nnn_task_fn)(void *ctx, int64_t chunk, int slot);
 typedef struct nnn_activation_type nnn_activation_type_t;
 typedef struct nnn_onnx_graph nnn_onnx_graph_t; /* an ONNX graph being built (ABI 1.5) */
+typedef struct nnn_onnx_match nnn_onnx_match_t; /* nodes of an ONNX graph being read (ABI 1.7) */
+
+/* Where an input of a node offered to an onnx_import hook comes from
+ * (host->onnx_input, ABI 1.7); a value >= 0 is the offered node of that
+ * index whose output it is. */
+enum nnn_onnx_from {
+	NNN_ONNX_FROM_X = -1,     /* the value entering the offered nodes: the layer's input */
+	NNN_ONNX_FROM_CONST = -2, /* a constant (an initializer or a Constant node) */
+	NNN_ONNX_FROM_OTHER = -3  /* anything else, or no such input */
+};
 
 /* An entry of a "dims" rule's pattern (host->rule_dims; generated code
  * builds these from the schema). */
@@ -265,6 +295,16 @@ typedef struct nnn_layer_type {
 	 * the type does not export, and export refuses it by name. */
 	nnn_status_t (*onnx_export)(const nnn_host_t *h, nnn_onnx_graph_t *g, const nnn_layer_t *layer,
 	                            const void *body, const nnn_pshape_t *in, const char *x, const char **y);
+
+	/* ABI 1.7, optional: reads back what onnx_export writes. ONNX import
+	 * offers the hook the nodes from the chain's value on (node k of m with
+	 * h->onnx_op(m, k) ...); when they start with its pattern the hook
+	 * gives the type's fields it finds (h->onnx_set_*: the tensors and the
+	 * layer's bias; fields the graph does not hold come from the model's
+	 * "nnn.fields" metadata) and returns how many nodes it takes; 0 when
+	 * not its pattern. Its last node's output is the layer's, channels-last
+	 * as forward gives it. NULL: the type is not imported. */
+	int (*onnx_import)(const nnn_host_t *h, nnn_onnx_match_t *m);
 } nnn_layer_type_t;
 
 /* An activation. Codec functions as for layers (NULL for schema IDs). */
@@ -294,6 +334,9 @@ struct nnn_activation_type {
 	 * axis the feature axis. */
 	nnn_status_t (*onnx_export)(const nnn_host_t *h, nnn_onnx_graph_t *g, const nnn_activation_t *act,
 	                            const void *params, const nnn_pshape_t *shape, const char *x, const char **y);
+	/* ABI 1.7, optional: as for layers; the activation found is the one
+	 * of the layer before. */
+	int (*onnx_import)(const nnn_host_t *h, nnn_onnx_match_t *m);
 };
 
 /* The host's functions. Grows only at the end; check `size` before using a
@@ -403,6 +446,34 @@ struct nnn_host {
 	/* Shapes as the host prints them: nnn_shape_format_as (nnn/shape.h), s in
 	 * `style` into buf, cut to size; returns buf. A message that shows a shape shows it so. */
 	char *(*shape_format)(const nnn_shape_t *s, const nnn_dims_style_t *style, char *buf, size_t size);
+
+	/* ---- ABI 1.7: ONNX import, only inside an onnx_import hook ---- */
+
+	/* Node k of those offered (0: the first, which takes the layer's
+	 * input): its op type ("MaxPool"; default domain only), or NULL past
+	 * the graph's end. */
+	const char *(*onnx_op)(const nnn_onnx_match_t *m, int k);
+	/* Where input `in` of node k comes from: enum nnn_onnx_from, or the
+	 * index (< k) of the offered node whose output it is. */
+	int (*onnx_input)(const nnn_onnx_match_t *m, int k, int in);
+	/* Node k's attribute `name`: ints (or one int) into v, up to max (v
+	 * may be NULL when max is 0), returning how many it has; a float into
+	 * *v, returning 1. -1 when it has none of that name and kind. */
+	int (*onnx_attr_ints)(const nnn_onnx_match_t *m, int k, const char *name, int64_t *v, int max);
+	int (*onnx_attr_float)(const nnn_onnx_match_t *m, int k, const char *name, float *v);
+	/* The float constant input `in` of node k is: its dims (up to
+	 * NNN_MAX_RANK) and rank, and its values (host floats, valid while the
+	 * hook runs); returns the number of values, -1 when not a float
+	 * constant. */
+	int64_t (*onnx_const)(const nnn_onnx_match_t *m, int k, int in, int64_t *dims, int *rank, const float **data);
+	/* The type's fields the hook found, by their names in the fragment
+	 * ("gamma"; "bias", the layer's own): a tensor (values copied), a
+	 * number field (f32, i32, u8...) or an i32 array. NNN_E_NOMEM, or
+	 * NNN_E_ONNX when the name is used twice. */
+	nnn_status_t (*onnx_set_tensor)(nnn_onnx_match_t *m, const char *field, const int64_t *dims, int rank,
+	                                const float *data);
+	nnn_status_t (*onnx_set_number)(nnn_onnx_match_t *m, const char *field, double v);
+	nnn_status_t (*onnx_set_ints)(nnn_onnx_match_t *m, const char *field, const int64_t *v, int n);
 };
 
 /* The plugin's entry point:
