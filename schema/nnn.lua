@@ -219,6 +219,8 @@ return {
       taken = {
         { id = 6, by = "examples/plugin-pool-swish", name = "swish",
           doc = "The example plugin's Swish, published before this policy; its files keep the ID." },
+        { id = 186, by = "examples/plugin-layernorm-elu", name = "gelu",
+          doc = "The example third-party plugin's GELU (no parameters): recorded so no core activation takes its ID or its name." },
         { id = 213, by = "examples/plugin-layernorm-elu", name = "elu",
           doc = "The example third-party plugin's ELU: recorded so no core activation takes its ID or its name." },
       },

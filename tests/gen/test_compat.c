@@ -518,9 +518,9 @@ Test(compat, refuses_id_reused)
 	/* Same number, another name. */
 	REFUSES("id_reused_name",
 	        "local v = find(find(s.enums, \"activation_id\").values, \"softmax\")\n"
-	        "v.name, v.title, v.doc = \"gelu\", \"GELU\", \"Gaussian error linear unit.\"",
-	        t_fmt("ID reused: enums \"activation_id\" value 5 \"softmax\": 5 is now \"gelu\"; safe alternative: keep 5 "
-	          "meaning softmax; give gelu an unused number (next free: %d); if \"gelu\" is \"softmax\" renamed, say "
+	        "v.name, v.title, v.doc = \"hardswish\", \"Hard Swish\", \"x * relu6(x + 3) / 6.\"",
+	        t_fmt("ID reused: enums \"activation_id\" value 5 \"softmax\": 5 is now \"hardswish\"; safe alternative: keep "
+	          "5 meaning softmax; give hardswish an unused number (next free: %d); if \"hardswish\" is \"softmax\" renamed, say "
 	          "so with renamed_from = \"softmax\" on it (files stay readable; JSON written before uses the old name)",
 	          next_core(ACTS)));
 	/* Same number and name, another selected record. */
@@ -618,7 +618,7 @@ Test(compat, lists_every_violation)
 	                       "table.remove(find(s.records, \"tensor\").fields, 2)\n"
 	                       "local acts = find(s.enums, \"activation_id\").values\n"
 	                       "find(acts, \"softmax\").value = %lld\n"
-	                       "find(acts, \"relu\").name = \"gelu\"\n"
+	                       "find(acts, \"relu\").name = \"hardswish\"\n"
 	                       "table.remove(acts, 3)\n"
 	                       "find(s.enums, \"layer_id\").type = \"i32\"\n"
 	                       "find(find(s.records, \"layer\").fields, \"dropout\").type = \"i32\"\n",
