@@ -691,7 +691,13 @@ local function emit_rule(w, r, rule)
       end
     end
     w("\t\t};")
-    w("\t\tnnn_rule_dims(v, %s, %s, %s, pat, %d);", cstr(rule.ref.text), e, at, #rule.pat)
+    if rule.optional then
+      w("\t\t/* optional: an empty tensor, dims [0], matches too */")
+      w("\t\tif (%s.n != 1 || %s.v[0] != 0)", e, e)
+      w("\t\t\tnnn_rule_dims(v, %s, %s, %s, pat, %d);", cstr(rule.ref.text), e, at, #rule.pat)
+    else
+      w("\t\tnnn_rule_dims(v, %s, %s, %s, pat, %d);", cstr(rule.ref.text), e, at, #rule.pat)
+    end
     w("\t}")
   elseif k == "padding" then
     local d, dat = ref_expr(rule.dims_ref)
