@@ -357,6 +357,10 @@ end
 function M.solve(ctx, e)
   local recs = subtree(e, nil)
   local pl = solve_plan(e)
+  local wire = pl.wire
+  if wire and not wire.index and type(wire.base[wire.name]) == "number" then
+    wire.base[wire.name] = wire.value -- an int field takes the input (a pool's channels), before the dims tied to it
+  end
   each_rule(recs, "dims", function(x, rule) solve_dims(pl, e, x, rule) end)
   each_rule(recs, "padding", solve_padding)
   if pl.windowed then solve_window_lists(pl, e) end

@@ -131,8 +131,12 @@ static void write_edit(const char *dir, const char *name, const char *from, cons
 	fprintf(f, "%.*s%s%s", (int)(at - CONV), CONV, to, at + strlen(from));
 	cr_assert_eq(fclose(f), 0);
 	*line = 1, *column = 1;
-	for (const char *p = CONV; p < at; p++)
-		*p == '\n' ? (*line += 1, *column = 1) : (*column += 1);
+	for (const char *p = CONV; p < at; p++) {
+		if (*p == '\n')
+			*line += 1, *column = 1;
+		else
+			*column += 1;
+	}
 }
 
 /* Every problem of a model read from JSON, from its decoding, its validation
