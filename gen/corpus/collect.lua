@@ -16,7 +16,8 @@ local copy = model.copy
 -- element record, the variant fields reachable from it (layer type,
 -- activation) with their values, float/bool/string/enum fields, rules.
 local function survey(s)
-  local sv = { root = s.root, variants = {}, floats = {}, bools = {}, strings = {}, enums = {}, spatial = {}, star = {} }
+  local sv = { root = s.root, variants = {}, floats = {}, bools = {}, strings = {}, enums = {}, spatial = {}, star = {},
+    optional = {} }
   for _, f in ipairs(s.root.fields) do
     if f.kind == "array" and not sv.array then sv.array = f end
   end
@@ -36,6 +37,7 @@ local function survey(s)
       end
     end
     for _, rule in ipairs(rec.rules or {}) do
+      if rule.kind == "dims" and rule.optional then sv.optional[#sv.optional + 1] = { rec = rec, rule = rule } end
       if rule.kind == "dims" then
         for _, pe in ipairs(rule.pat) do
           if pe.kind == "+..." and not sv.spatial[rec] then

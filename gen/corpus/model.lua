@@ -145,7 +145,7 @@ end
 
 -- Phase A: a record's scalars, enums, tags, strings and nested records.
 -- `o` holds the choices: tags[record] = value number, ints/floats/bools/
--- enums/strings["record.field"], int_default, rank, ksizes, star_zero.
+-- enums/strings["record.field"], int_default, rank, ksizes, star_zero, empty_optional.
 local fill
 
 local function fill_elements(ctx, f, list_o)
@@ -296,6 +296,10 @@ local function solve_dims(pl, e, x, rule)
     kinds[#out] = kinds[#out] or pe.kind
   end
   local base, name = ref_slot(rule.ref, x.r, x.p)
+  if rule.optional and o.empty_optional then -- the empty tensor an optional rule allows
+    base[name] = { 0 }
+    return
+  end
   local wire = pl.wire
   if wire and wire.base == base and wire.name == name then
     local i = wire.index or 0
@@ -353,6 +357,10 @@ end
 function M.solve(ctx, e)
   local recs = subtree(e, nil)
   local pl = solve_plan(e)
+  local wire = pl.wire
+  if wire and not wire.index and type(wire.base[wire.name]) == "number" then
+    wire.base[wire.name] = wire.value -- an int field takes the input (a pool's channels), before the dims tied to it
+  end
   each_rule(recs, "dims", function(x, rule) solve_dims(pl, e, x, rule) end)
   each_rule(recs, "padding", solve_padding)
   if pl.windowed then solve_window_lists(pl, e) end

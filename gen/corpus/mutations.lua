@@ -329,8 +329,10 @@ function SEMANTIC.dims(C, base, idx, inst, rule, tag, label)
   for _, pe in ipairs(rule.pat) do
     local i = pos
     local width = pe.kind == "+..." and (#dims - fixed) or 1
-    if pe.kind == "=" or pe.kind == "+" or pe.kind == "+..." then
-      local v = pe.kind == "=" and dims[i + 1] + 1 or 0
+    local v = pe.kind == "=" and dims[i + 1] + 1 or 0
+    -- [0] is no mistake where the rule is optional: the empty tensor
+    local empty = rule.optional and #dims == 1 and v == 0
+    if (pe.kind == "=" or pe.kind == "+" or pe.kind == "+...") and not empty then
       sem_case(C, base, idx, string.format("%s-dims-%s-%d", tag, slug(rule.ref.text), i),
         string.format("%s[%d] = %d (expected %s): %s", full, i, v,
           pe.kind == "=" and (pe.ref.text .. " = " .. dims[i + 1]) or ">= 1", label),
@@ -390,6 +392,23 @@ function SEMANTIC.param_count(C, base, idx, inst, rule, tag, label)
     end)
 end
 
+-- The dims that rules of record r (parent p) tie to int field f ("=" entries
+-- naming it, as a bias's [channels]), set to f's value again: a mutation of
+-- f then breaks what it means to break, not those dims too.
+local function follow_field(r, p, f)
+  for _, rule in ipairs(r.__rec.rules or {}) do
+    local many = false
+    for _, pe in ipairs(rule.kind == "dims" and rule.pat or {}) do many = many or pe.kind == "+..." end
+    if rule.kind == "dims" and not many then
+      local d = copy(ref.ref_get(rule.ref, r, p))
+      for k, pe in ipairs(rule.pat) do
+        if pe.kind == "=" and pe.ref.field == f and not pe.ref.index and d[k] then d[k] = (ref.ref_get(pe.ref, r, p)) end
+      end
+      ref.ref_set(rule.ref, r, p, d)
+    end
+  end
+end
+
 -- Each layer whose inputs can be one more than the previous output.
 function SEMANTIC.chain(C, base, idx, inst, rule, tag, label)
   local list = ref.ref_get(rule.ref, inst.r, inst.p)
@@ -417,6 +436,7 @@ function SEMANTIC.chain(C, base, idx, inst, rule, tag, label)
             base_t[name] = d
           else
             base_t[name] = arr + 1
+            follow_field(e[vf.name], e, ir.field)
           end
           return "derive"
         end)

@@ -554,6 +554,7 @@ local function run_rule(v, r, p, rule)
     if not is_finite_bits(x) then vproblem(v, "E_RANGE", rule.ref.text, at) end
   elseif k == "dims" then
     local dims, at = M.ref_get(rule.ref, r, p)
+    if rule.optional and #dims == 1 and dims[1] == 0 then return end -- the empty tensor
     local pat, many = rule.pat, nil
     local fixed = #pat
     for i, e in ipairs(pat) do if e.kind == "+..." then many, fixed = i, #pat - 1 end end

@@ -18,7 +18,7 @@ local f32_next = model.f32_next
 
 -- The families of valid cases, in corpus order; each adds its cases to C.
 local FAMILIES = {}
-local ORDER = { "combinations", "floats", "ints", "enums", "bools", "strings", "zeros", "data", "empty", "chains" }
+local ORDER = { "combinations", "floats", "ints", "enums", "bools", "strings", "zeros", "optional", "data", "empty", "chains" }
 
 function FAMILIES.combinations(C, sv)
   -- Every combination of the variants' values (layer type x activation).
@@ -178,6 +178,15 @@ function FAMILIES.zeros(C, sv)
     add_valid(C, string.format("zero-%s-%s", x.rec.name, slug(x.rule.ref.text)),
       spec_of(sv, { { tags = select_tags(x.rec), star_zero = true } }),
       string.format("%s: %s with a 0 where its pattern allows any size", x.rec.name, x.rule.ref.text))
+  end
+end
+
+function FAMILIES.optional(C, sv)
+  -- Tensors an optional dims rule lets go empty, left empty ([0]).
+  for _, x in ipairs(sv.optional) do
+    add_valid(C, string.format("optional-%s-%s-empty", x.rec.name, slug(x.rule.ref.text)),
+      spec_of(sv, { { tags = select_tags(x.rec), empty_optional = true } }),
+      string.format("%s: %s empty ([0]), which its optional dims rule allows", x.rec.name, x.rule.ref.text))
   end
 end
 

@@ -213,6 +213,8 @@ M.rules = {
     params = {
       { name = "field", type = "ref_i32_array", required = true, doc = "The dims." },
       { name = "pattern", type = "pattern", required = true, doc = "What each dim must be." },
+      { name = "optional", type = "bool",
+        doc = "true: the dims may also be `[0]`, an empty tensor (no values), which the layer then goes without (a bias that adds nothing); `[]` is no empty tensor: its dims multiply to 1." },
     } },
   { kind = "padding", stage = "validate",
     doc = "Exactly 2n padding dims for n spatial axes, each pair given by the padding type's formulas for that axis' kernel size k.",

@@ -107,7 +107,7 @@ static int run(const cli_args_t *a, cli_env_t *env)
 		blame = files[1];
 		st = nnn_write_atomic_bytes(files[1], buf, n, &d);
 	}
-	code = cli_report(cli_out_name(blame), &d, st);
+	code = cli_report(env, cli_out_name(blame), &d, st);
 	if (st == NNN_OK)
 		cli_say(strcmp(files[1], "-") ? stdout : stderr, "%s: %zu bytes, valid\n",
 		        cli_out_name(files[1]), n);

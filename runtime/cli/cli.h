@@ -34,6 +34,15 @@ typedef struct cli_env {
 	int progress;         /* --progress 1, --no-progress 0, neither -1 */
 	int json;             /* --json was given: stdout holds one JSON object, a failure's too */
 	int json_done;        /* that object is printed (a report, or the error object) */
+	/* The text of each JSON model read (cli_model_open, cli_file_open), by
+	 * the name it was given: a problem found later in the model (validation,
+	 * shapes) is shown at the line and column of its field (cli_locate). */
+	struct cli_json_src {
+		const char *path;
+		char *text;
+		size_t len;
+	} json_src[4];
+	int njson_src;
 } cli_env_t;
 
 /* ---- One option parser for every command (runtime/cli/opts.c) ----
@@ -262,9 +271,17 @@ const char *cli_own_dir(const cli_env_t *env, const char *installed, const char 
 /* The installed plugin folder (cli_own_dir: lib/nnnkit/plugins, or plugins). */
 const char *cli_plugin_dir(const cli_env_t *env, char *buf, size_t size);
 
-/* Prints "nnnkit: FILE: message" for every problem; returns the exit code
- * the first problem's status calls for. */
-int cli_report(const char *file, const nnn_diags_t *d, nnn_status_t st);
+/* Prints "nnnkit: FILE: message" for every problem ("FILE:LINE:COLUMN: path:
+ * message" in a JSON model, cli_locate); returns the exit code the first
+ * problem's status calls for. env may be NULL. */
+int cli_report(const cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st);
+/* Problem g as found in FILE: in a JSON model env kept (env->json_src), at the
+ * line and column of the value of g's field path (or of its nearest ancestor
+ * there), its offset (that of the model's .nnn encoding) dropped; else as it is.
+ * env may be NULL. Returns out. */
+nnn_diag_t *cli_locate(const cli_env_t *env, const char *file, const nnn_diag_t *g, nnn_diag_t *out);
+/* Frees the texts cli_locate reads. */
+void cli_env_free_sources(cli_env_t *env);
 /* The one way a failure reaches a user: cli_report's text on stderr and,
  * with --json (env->json), the error object on stdout (cli_json_error).
  * Returns the exit code. */
@@ -280,9 +297,11 @@ void cli_json_error(cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_
  * E_INVALID, E_USAGE or E_PLUGIN from `code`). Returns code. */
 int cli_fail_text(cli_env_t *env, const char *file, int code, const char *fmt, ...) NNN_PRINTF(4, 5);
 /* The error object's value alone ({"code": ...}), for a report that carries it. */
-void cli_json_error_obj(FILE *f, const char *file, const nnn_diags_t *d, nnn_status_t st, int code);
-/* The problems of d as a JSON array: [{code, number, path, offset, what, message, remedy}]. */
-void cli_json_problems(FILE *f, const nnn_diags_t *d);
+void cli_json_error_obj(FILE *f, const cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st,
+                        int code);
+/* The problems of d, found in FILE, as a JSON array: [{code, number, path,
+ * offset or line and column (cli_locate), what, message, remedy}]. */
+void cli_json_problems(FILE *f, const cli_env_t *env, const char *file, const nnn_diags_t *d);
 /* Prints "nnnkit CMD: message" and "see 'nnnkit CMD --help'" and, with
  * --json (env given), the error object with that message (E_USAGE);
  * returns EXIT_USAGE. */
@@ -323,7 +342,7 @@ int cli_emit(const char *path, const void *buf, size_t n);
  * problems, under `blame` (the file whose offsets they give), printed, and
  * EXIT_INVALID: a copy of an invalid model is made as asked (to mend it),
  * never silently. d is cleared first. */
-int cli_written_check(const char *out, const char *blame, const nnn_model_t *m, nnn_diags_t *d);
+int cli_written_check(const cli_env_t *env, const char *out, const char *blame, const nnn_model_t *m, nnn_diags_t *d);
 
 /* The options of the commands that run a model: --batch N, --threads N,
  * --max-tensor-bytes N, --conv-compat spec|original. */

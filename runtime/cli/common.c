@@ -36,25 +36,41 @@ int cli_exit(const cli_env_t *env, int code)
 	return env->plugin_failed ? EXIT_PLUGIN : code;
 }
 
-int cli_report(const char *file, const nnn_diags_t *d, nnn_status_t st)
+nnn_diag_t *cli_locate(const cli_env_t *env, const char *file, const nnn_diag_t *g, nnn_diag_t *out)
 {
-	file = cli_name(file);
+	*out = *g;
+	for (int i = 0; env && file && i < env->njson_src && !out->line && out->path[0]; i++) {
+		const struct cli_json_src *src = &env->json_src[i];
+		if (strcmp(src->path, file))
+			continue;
+		nnn_json_locate(src->text, src->len, &(nnn_diags_t){ .v = out, .n = 1, .cap = 1 }, 0);
+		if (out->line)
+			out->offset = NNN_NO_OFFSET;
+	}
+	return out;
+}
+
+int cli_report(const cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st)
+{
+	const char *name = cli_name(file);
 	char buf[NNN_PATH_MAX + NNN_MSG_MAX + 512];
 	/* A problem with a line reads "FILE:LINE:COLUMN: path: ...", as compilers say it. */
 	/* Messages quote what the file says (names, keys, text): escaped. */
-	for (size_t i = 0; d && i < d->n; i++)
-		cli_say(stderr, "nnnkit: %s%s%s\n", file, d->v[i].line ? ":" : ": ",
-		        nnn_diag_format(&d->v[i], buf, sizeof buf));
+	for (size_t i = 0; d && i < d->n; i++) {
+		nnn_diag_t g;
+		cli_locate(env, file, &d->v[i], &g);
+		cli_say(stderr, "nnnkit: %s%s%s\n", name, g.line ? ":" : ": ", nnn_diag_format(&g, buf, sizeof buf));
+	}
 	if (d && d->dropped)
-		cli_say(stderr, "nnnkit: %s: %zu more problem%s not shown\n", file, d->dropped, d->dropped > 1 ? "s" : "");
+		cli_say(stderr, "nnnkit: %s: %zu more problem%s not shown\n", name, d->dropped, d->dropped > 1 ? "s" : "");
 	if ((!d || !d->n) && st != NNN_OK)
-		cli_say(stderr, "nnnkit: %s: %s\n", file, nnn_status_str(st));
+		cli_say(stderr, "nnnkit: %s: %s\n", name, nnn_status_str(st));
 	return cli_exit_code(st);
 }
 
 int cli_fail(cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st)
 {
-	int code = cli_report(file, d, st);
+	int code = cli_report(env, file, d, st);
 	cli_json_error(env, file, d, st, cli_exit(env, code));
 	return code;
 }
@@ -67,16 +83,25 @@ static void json_text(FILE *f, const char *s)
 		fputs("null", f);
 }
 
-void cli_json_problems(FILE *f, const nnn_diags_t *d)
+/* ", \"line\": L, \"column\": C" of a problem in a text model. */
+static void json_line(FILE *f, const nnn_diag_t *e)
+{
+	if (e->line)
+		fprintf(f, ", \"line\": %" PRIu32 ", \"column\": %" PRIu32, e->line, e->column);
+}
+
+void cli_json_problems(FILE *f, const cli_env_t *env, const char *file, const nnn_diags_t *d)
 {
 	fputc('[', f);
 	for (size_t i = 0; d && i < d->n; i++) {
-		const nnn_diag_t *e = &d->v[i];
+		nnn_diag_t g;
+		const nnn_diag_t *e = cli_locate(env, file, &d->v[i], &g);
 		fprintf(f, "%s\n  {\"code\": \"%s\", \"number\": %d, \"path\": ", i ? "," : "", nnn_status_name(e->code),
 		        (int)e->code);
 		cli_json_str(f, e->path, strlen(e->path));
 		if (e->offset != NNN_NO_OFFSET)
 			fprintf(f, ", \"offset\": %" PRIu64, e->offset);
+		json_line(f, e);
 		fputs(", \"what\": ", f);
 		json_text(f, nnn_status_str(e->code));
 		fputs(", \"message\": ", f);
@@ -88,18 +113,22 @@ void cli_json_problems(FILE *f, const nnn_diags_t *d)
 	fputs(d && d->n ? "\n]" : "]", f);
 }
 
-static void error_obj(FILE *f, const char *file, const nnn_diags_t *d, nnn_status_t st, int code, const char *text);
+static void error_obj(FILE *f, const cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st,
+                      int code, const char *text);
 
-void cli_json_error_obj(FILE *f, const char *file, const nnn_diags_t *d, nnn_status_t st, int code)
+void cli_json_error_obj(FILE *f, const cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st,
+                        int code)
 {
-	error_obj(f, file, d, st, code, NULL);
+	error_obj(f, env, file, d, st, code, NULL);
 }
 
 /* The error object; `text`, when given, is its message. */
-static void error_obj(FILE *f, const char *file, const nnn_diags_t *d, nnn_status_t st, int code, const char *text)
+static void error_obj(FILE *f, const cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st,
+                      int code, const char *text)
 {
 	static const char *const by_exit[] = { "E_INVALID", "E_INVALID", "E_USAGE", "E_PLUGIN" };
-	const nnn_diag_t *e = d && d->n ? &d->v[0] : NULL;
+	nnn_diag_t g;
+	const nnn_diag_t *e = d && d->n ? cli_locate(env, file, &d->v[0], &g) : NULL;
 	char msg[NNN_PATH_MAX + NNN_MSG_MAX + 512];
 	if (e)
 		st = e->code;
@@ -120,6 +149,8 @@ static void error_obj(FILE *f, const char *file, const nnn_diags_t *d, nnn_statu
 		fprintf(f, ", \"offset\": %" PRIu64, e->offset);
 	else
 		fputs(", \"offset\": null", f);
+	if (e)
+		json_line(f, e);
 	fputs(", \"message\": ", f);
 	cli_json_str(f, msg, strlen(msg));
 	fputs(", \"remedy\": ", f);
@@ -134,9 +165,9 @@ static void json_error(cli_env_t *env, const char *file, const nnn_diags_t *d, n
 		return;
 	env->json_done = 1;
 	fputs("{\"error\": ", stdout);
-	error_obj(stdout, file, d, st, code, text);
+	error_obj(stdout, env, file, d, st, code, text);
 	fputs(", \"problems\": ", stdout);
-	cli_json_problems(stdout, d);
+	cli_json_problems(stdout, env, file, d);
 	fputs("}\n", stdout);
 	fflush(stdout);
 }
@@ -280,7 +311,7 @@ void cli_field_value(FILE *out, const nnn_field_t *f, int values, const nnn_ctx_
 	}
 }
 
-int cli_written_check(const char *out, const char *blame, const nnn_model_t *m, nnn_diags_t *d)
+int cli_written_check(const cli_env_t *env, const char *out, const char *blame, const nnn_model_t *m, nnn_diags_t *d)
 {
 	const char *name = cli_out_name(out);
 	nnn_status_t st;
@@ -289,7 +320,7 @@ int cli_written_check(const char *out, const char *blame, const nnn_model_t *m, 
 		return EXIT_VALID;
 	cli_say(stderr, "nnnkit: %s: written, but it is not a valid model (nnnkit edit can mend a parameter count; the "
 	        "rest needs the JSON form or the writer):\n", name);
-	return cli_report(blame, d, st);
+	return cli_report(env, blame, d, st);
 }
 
 int cli_emit(const char *path, const void *buf, size_t n)
@@ -299,7 +330,7 @@ int cli_emit(const char *path, const void *buf, size_t n)
 	int code;
 	nnn_diags_init(&d);
 	st = nnn_write_atomic_bytes(path, buf, n, &d);
-	code = cli_report(cli_out_name(path), &d, st);
+	code = cli_report(NULL, cli_out_name(path), &d, st);
 	nnn_diags_free(&d);
 	return code;
 }
@@ -331,7 +362,7 @@ nnn_ctx_t *cli_ctx(cli_env_t *env)
 		return env->ctx;
 	nnn_diags_init(&d);
 	if (nnn_ctx_new(&env->ctx, &d) != NNN_OK) {
-		cli_report("plugin registry", &d, NNN_E_NOMEM);
+		cli_report(env, "plugin registry", &d, NNN_E_NOMEM);
 		nnn_diags_free(&d);
 		return NULL;
 	}
@@ -489,6 +520,29 @@ static nnn_status_t read_other(cli_env_t *env, const char *path, cli_form_t form
 	return st;
 }
 
+/* Keeps the text of JSON model f, read as `path`, for cli_locate; without
+ * memory or a free slot, its problems keep their offsets. */
+static void keep_json(cli_env_t *env, const char *path, const nnn_file_t *f)
+{
+	size_t len;
+	nnn_file_bytes(f, &len);
+	if (env->njson_src >= (int)(sizeof env->json_src / sizeof env->json_src[0]))
+		return;
+	char *text = malloc(len ? len : 1);
+	if (!text || nnn_file_read(f, 0, text, len, NULL) != NNN_OK) {
+		free(text);
+		return;
+	}
+	env->json_src[env->njson_src++] = (struct cli_json_src){ path, text, len };
+}
+
+void cli_env_free_sources(cli_env_t *env)
+{
+	for (int i = 0; i < env->njson_src; i++)
+		free(env->json_src[i].text);
+	env->njson_src = 0;
+}
+
 nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, nnn_diags_t *d)
 {
 	nnn_file_t *f;
@@ -505,6 +559,8 @@ nnn_status_t cli_model_open(cli_env_t *env, const char *path, cli_model_t *out, 
 		nnn_decode_opts_t o = { .ctx = cli_ctx(env), .flags = NNN_DECODE_COPY };
 		st = nnn_file_decode(f, &o, &out->own, d);
 	} else {
+		if (form == CLI_JSON)
+			keep_json(env, path, f);
 		st = read_other(env, path, form, &out->own, d);
 	}
 	nnn_file_close(f);
@@ -533,6 +589,8 @@ nnn_status_t cli_file_open(cli_env_t *env, const char *path, const nnn_decode_op
 		nnn_file_close(f);
 		return nnn_file_open(path, opts, out, d);
 	}
+	if (form == CLI_JSON)
+		keep_json(env, path, f);
 	nnn_file_close(f);
 	st = read_other(env, path, form, &m, d);
 	if (st == NNN_OK)
@@ -630,9 +688,12 @@ int cli_report_input(cli_env_t *env, const char *model, const char *input, const
 		/* Data that look channels-first: the shape engine's message says
 		 * how to transpose them, and --input-shape would not help. */
 		bool first = !reshaped && d && d->n && strstr(d->v[0].msg, "channels-first");
-		cli_say(stderr, "nnnkit: %s: samples of shape %s do not fit the model's input (%s: %s); %s\n",
-		        cli_name(input), nnn_shape_format(x, sh, sizeof sh), cli_name(model),
-		        d && d->n ? nnn_diag_format(&d->v[0], buf, sizeof buf) : nnn_status_str(st),
+		nnn_diag_t g = { .line = 0 };
+		if (d && d->n)
+			cli_locate(env, model, &d->v[0], &g);
+		cli_say(stderr, "nnnkit: %s: samples of shape %s do not fit the model's input (%s%s%s); %s\n",
+		        cli_name(input), nnn_shape_format(x, sh, sizeof sh), cli_name(model), g.line ? ":" : ": ",
+		        d && d->n ? nnn_diag_format(&g, buf, sizeof buf) : nnn_status_str(st),
 		        first      ? "save them channels-last, transposed as said"
 		        : reshaped ? "check --input-shape against 'nnnkit validate MODEL --input-shape ...'"
 		                   : "give --input-shape with the model's input shape (nnnkit info MODEL shows its layers)");

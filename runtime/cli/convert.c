@@ -147,9 +147,9 @@ static int convert(cli_env_t *env, conv_args_t *a, const cli_model_t *cm, nnn_di
 	if (st == NNN_OK && code == EXIT_VALID)
 		st = nnn_write_atomic_bytes(a->out, buf, n, d);
 	if (st != NNN_OK)
-		code = cli_report(cli_out_name(a->out), d, st);
+		code = cli_report(env, cli_out_name(a->out), d, st);
 	else if (code == EXIT_VALID)
-		code = cli_written_check(a->out, a->in, cm->m, d);
+		code = cli_written_check(env, a->out, a->in, cm->m, d);
 	nnn_model_free(back);
 	free(buf);
 	return code;
@@ -198,7 +198,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	nnn_diags_init(&d);
 	nnn_status_t st = cli_model_open(env, a.in, &cm, &d);
 	if (st != NNN_OK)
-		code = cli_report(a.in, &d, st);
+		code = cli_report(env, a.in, &d, st);
 	else if (a.shape && a.to != CLI_ONNX && cm.form != CLI_ONNX && a.verify.mode != CLI_VERIFY_ASKED)
 		code = cli_usage(env, &cmd_convert, "--input-shape is for ONNX output and for --verify");
 	else

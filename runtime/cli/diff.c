@@ -153,7 +153,7 @@ static int load(cli_env_t *env, side_t *s)
 		st = nnn_diags_add(&d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory to list the fields");
 	if (st == NNN_OK && !(s->sorted = malloc((s->n ? s->n : 1) * sizeof *s->sorted)))
 		st = nnn_diags_add(&d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory to sort the fields");
-	int code = cli_report(s->file, &d, st);
+	int code = cli_report(env, s->file, &d, st);
 	/* as diff(1): 1 means "they differ", so a file that is no model is 2 */
 	code = st == NNN_OK || code == EXIT_PLUGIN ? code : EXIT_USAGE;
 	cli_json_error(env, s->file, &d, st, cli_exit(env, code));

@@ -197,10 +197,10 @@ static int run(const cli_args_t *a, cli_env_t *env)
 		printf(", \"valid\": %s", st == NNN_OK ? "true" : "false");
 		if (code != EXIT_VALID) {
 			printf(", \"error\": ");
-			cli_json_error_obj(stdout, path, &c.problems, st, code);
+			cli_json_error_obj(stdout, NULL, path, &c.problems, st, code);
 		}
 		printf(", \"problems\": ");
-		cli_json_problems(stdout, &c.problems);
+		cli_json_problems(stdout, NULL, path, &c.problems);
 		printf("}\n");
 		env->json_done = 1;
 	} else {

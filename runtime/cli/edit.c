@@ -107,18 +107,18 @@ static int get(const edit_opts_t *o, const cli_param_t *ts, size_t n, nnn_diags_
 	const cli_param_t *t = find(o->model, ts, n, o->get, d);
 	nnn_shape_t shape;
 	if (!t)
-		return cli_report(o->model, d, NNN_E_USAGE);
+		return cli_report(NULL, o->model, d, NNN_E_USAGE);
 	if (!cli_tensor_shape(t->t, &shape))
-		return cli_report(o->model, d, nnn_diags_add(d, NNN_E_LIMIT, NNN_NO_OFFSET, t->path,
+		return cli_report(NULL, o->model, d, nnn_diags_add(d, NNN_E_LIMIT, NNN_NO_OFFSET, t->path,
 		                                               "%d dims: a .npy holds at most %d", (int)t->t->dims.n,
 		                                               NNN_MAX_RANK));
 	float *v = malloc(t->t->data.n ? 4 * (size_t)t->t->data.n : 1);
 	if (!v)
-		return cli_report(o->model, d, nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, t->path, "no memory"));
+		return cli_report(NULL, o->model, d, nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, t->path, "no memory"));
 	nnn_tensor_copy(t->t, v);
 	nnn_status_t st = nnn_npy_write_file(o->out, &shape, v, d);
 	free(v);
-	return cli_report(cli_out_name(o->out), d, st);
+	return cli_report(NULL, cli_out_name(o->out), d, st);
 }
 
 /* Replaces one tensor's values with a .npy file's (kept in *npy, which the
@@ -132,16 +132,16 @@ static int set(const edit_opts_t *o, const char *arg, const cli_param_t *ts, siz
 	snprintf(path, sizeof path, "%.*s", (int)(eq - arg), arg);
 	const cli_param_t *t = find(o->model, ts, n, path, d);
 	if (!t)
-		return cli_report(o->model, d, NNN_E_USAGE);
+		return cli_report(NULL, o->model, d, NNN_E_USAGE);
 	nnn_status_t st = nnn_npy_read_file(file, npy, d);
 	if (st != NNN_OK)
-		return cli_report(file, d, st);
+		return cli_report(NULL, file, d, st);
 	/* Exactly its shape: a reshaped array is most often the wrong array. */
 	bool fits = cli_tensor_shape(t->t, &shape) && shape.rank == npy->shape.rank;
 	for (int32_t i = 0; fits && i < shape.rank; i++)
 		fits = shape.dims[i] == npy->shape.dims[i];
 	if (!fits)
-		return cli_report(file, d, nnn_diags_add(d, NNN_E_SHAPE, NNN_NO_OFFSET, "shape",
+		return cli_report(NULL, file, d, nnn_diags_add(d, NNN_E_SHAPE, NNN_NO_OFFSET, "shape",
 		                                         "the array is %s, but %s of %s is %s: save an array of that shape",
 		                                         cli_shape_text(&npy->shape, got, sizeof got), t->path, o->model,
 		                                         cli_shape_text(&shape, want, sizeof want)));
@@ -168,8 +168,8 @@ static int write_out(const edit_opts_t *o, const nnn_model_t *m, nnn_diags_t *d)
 	} else
 		st = nnn_model_write_file(m, o->out, d);
 	if (st != NNN_OK)
-		return cli_report(cli_out_name(o->out), d, st);
-	return cli_written_check(o->out, cli_out_name(o->out), m, d);
+		return cli_report(NULL, cli_out_name(o->out), d, st);
+	return cli_written_check(NULL, o->out, cli_out_name(o->out), m, d);
 }
 
 static int edit(const edit_opts_t *o, nnn_model_t *m, const cli_param_t *ts, size_t n, nnn_diags_t *d)
@@ -177,7 +177,7 @@ static int edit(const edit_opts_t *o, nnn_model_t *m, const cli_param_t *ts, siz
 	nnn_npy_t *npys = calloc((size_t)o->nset + 1, sizeof *npys);
 	int code = EXIT_VALID;
 	if (!npys)
-		return cli_report(o->model, d, nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory"));
+		return cli_report(NULL, o->model, d, nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory"));
 	for (int k = 0; k < o->nset && code == EXIT_VALID; k++)
 		code = set(o, o->set[k], ts, n, &npys[k], d);
 	if (code == EXIT_VALID) {
@@ -216,7 +216,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	if (st == NNN_OK)
 		st = cli_params(cm.m, &ts, &n, &d);
 	if (st != NNN_OK)
-		code = cli_report(o.model, &d, st);
+		code = cli_report(env, o.model, &d, st);
 	else if (o.get)
 		code = get(&o, ts, n, &d);
 	else

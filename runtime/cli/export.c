@@ -152,9 +152,9 @@ static int run(const cli_args_t *a, cli_env_t *env)
 			snprintf(where, sizeof where, "%s", files[0]);
 		else
 			snprintf(where, sizeof where, "%s%s%s", dir, *blame ? "/" : "", blame);
-		code = cli_report(where, &d, st);
+		code = cli_report(env, where, &d, st);
 	} else {
-		code = cli_written_check(dir, files[0], cm.m, &d);
+		code = cli_written_check(env, dir, files[0], cm.m, &d);
 	}
 	if (opened)
 		cli_model_close(&cm);

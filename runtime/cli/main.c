@@ -274,6 +274,7 @@ int main(int argc, char **argv)
 		}
 	}
 	nnn_ctx_free(env.ctx);
+	cli_env_free_sources(&env);
 	free(env.plugins);
 	return code;
 }

@@ -172,9 +172,9 @@ static void list_json(const nnn_ctx_t *ctx, const char *installed, const nnn_dia
 	printf("%s]", n ? "\n" : "");
 	if (code != EXIT_VALID) {
 		printf(", \"error\": ");
-		cli_json_error_obj(stdout, NULL, d, code == EXIT_PLUGIN ? NNN_E_PLUGIN : NNN_OK, code);
+		cli_json_error_obj(stdout, NULL, NULL, d, code == EXIT_PLUGIN ? NNN_E_PLUGIN : NNN_OK, code);
 		printf(", \"problems\": ");
-		cli_json_problems(stdout, d);
+		cli_json_problems(stdout, NULL, NULL, d);
 	}
 	printf("}\n");
 }
@@ -193,7 +193,7 @@ static int check(cli_env_t *env, const char *file, int verbose)
 		return code;
 	}
 	nnn_status_t st = nnn_plugin_discover(ctx, &o, &d);
-	int code = cli_report("plugins --check", &d, st);
+	int code = cli_report(env, "plugins --check", &d, st);
 	if (env->json)
 		list_json(ctx, NULL, &d, code), env->json_done = 1;
 	else

@@ -116,7 +116,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 		}
 	}
 	if (code == EXIT_VALID && st != NNN_OK)
-		code = cli_report(blame, &d, st);
+		code = cli_report(env, blame, &d, st);
 	free(y);
 	nnn_npy_unmap(&x);
 	nnn_file_close(f);

@@ -533,9 +533,9 @@ int cli_picture(const cli_args_t *a, cli_env_t *env,
 	if (opened)
 		st = nnn_write_atomic(out, draw, &p, &d);
 	if (st != NNN_OK) /* the model's when reading it failed, else the output's */
-		code = cli_report(!opened || p.rendered != NNN_OK ? path : cli_out_name(out), &d, st);
+		code = cli_report(env, !opened || p.rendered != NNN_OK ? path : cli_out_name(out), &d, st);
 	else
-		code = cli_report(path, &s.problems, s.status); /* what the picture shows as problems */
+		code = cli_report(env, path, &s.problems, s.status); /* what the picture shows as problems */
 	cli_scan_free(&s);
 	nnn_diags_free(&d);
 	return code;

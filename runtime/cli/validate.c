@@ -94,18 +94,19 @@ static nnn_status_t check_more(const nnn_ctx_t *ctx, const nnn_file_t *f, const 
 }
 
 /* docs/cli-json.md, "validate". */
-static void print_json(const char *path, const nnn_diags_t *d, nnn_status_t st, const extra_t *x,
-                       const nnn_model_t *m, int code)
+static void print_json(const cli_env_t *env, const char *file, const nnn_diags_t *d, nnn_status_t st,
+                       const extra_t *x, const nnn_model_t *m, int code)
 {
+	const char *path = cli_name(file);
 	printf("{\"file\": ");
 	cli_json_str(stdout, path, strlen(path));
 	printf(", \"valid\": %s", st == NNN_OK ? "true" : "false");
 	if (code != EXIT_VALID) {
 		printf(", \"error\": ");
-		cli_json_error_obj(stdout, path, d, st, code);
+		cli_json_error_obj(stdout, env, file, d, st, code);
 	}
 	printf(", \"problems\": ");
-	cli_json_problems(stdout, d);
+	cli_json_problems(stdout, env, file, d);
 	printf(", \"notes\": ");
 	cli_conv_notes_json(stdout, m);
 	if (x->n > 0) {
@@ -174,10 +175,10 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	nnn_model_t *m = for_notes(ctx, f);
 	if (a.json) {
 		code = cli_exit_code(st);
-		print_json(cli_name(a.path), &d, st, &x, m, cli_exit(env, code));
+		print_json(env, a.path, &d, st, &x, m, cli_exit(env, code));
 		env->json_done = 1;
 	} else if (st != NNN_OK) {
-		code = cli_report(a.path, &d, st);
+		code = cli_report(env, a.path, &d, st);
 	} else {
 		print_valid(cli_name(a.path), &x);
 		code = EXIT_VALID;

@@ -14,7 +14,7 @@ static int cannot(const cli_verify_args_t *v, const char *file, const nnn_diags_
                   nnn_status_t st, const char *hint)
 {
 	if (v->mode == CLI_VERIFY_ASKED) {
-		int code = cli_report(file, d, st);
+		int code = cli_report(NULL, file, d, st);
 		cli_say(stderr, "nnnkit: verify: %s not verified, nor written%s\n", cli_out_name(v->out), hint);
 		return st == NNN_E_INPUT_SHAPE ? EXIT_USAGE : code;
 	}

@@ -6,6 +6,7 @@
  * given as the model is refused, saying what it is. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <nnn/npy.h>
@@ -97,5 +98,86 @@ Test(forms, offsets_and_arrays_said_as_such)
 		int rc = run_cmd(dir, cmds[i], "array.bin", out, sizeof out);
 		cr_assert(rc != 0 && strstr(out, "this is a .npy array, not a model"), "nnnkit %s with a .npy: exit %d: %s",
 		          cmds[i], rc, out);
+	}
+}
+
+/* A Conv model of two 1x1 filters over 1 channel, as JSON: the edits below
+ * each make one problem. */
+static const char CONV[] = "{\n"
+                           "  \"description\": \"\",\n"
+                           "  \"param_count\": 4,\n"
+                           "  \"layers\": [\n"
+                           "    {\n"
+                           "      \"id\": \"conv\",\n"
+                           "      \"activation\": {\"id\": \"linear\"},\n"
+                           "      \"dropout\": 0.0,\n"
+                           "      \"bias\": {\"dims\": [2], \"requires_grad\": false, \"data\": [0.5, 1.0]},\n"
+                           "      \"filters\": 2,\n"
+                           "      \"kernels\": {\"dims\": [2, 1, 1, 1], \"requires_grad\": false, \"data\": [1.0, 2.0]},\n"
+                           "      \"padding_type\": \"valid\",\n"
+                           "      \"padding_dims\": [0, 0, 0, 0]\n"
+                           "    }\n"
+                           "  ]\n"
+                           "}\n";
+
+/* CONV with `from` replaced by `to`, written as NAME in dir; *line and
+ * *column: where in it the first byte of `to` is. */
+static void write_edit(const char *dir, const char *name, const char *from, const char *to, int *line, int *column)
+{
+	const char *at = strstr(CONV, from);
+	cr_assert_not_null(at, "%s", from);
+	FILE *f = fopen(t_fmt("%s/%s", dir, name), "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%.*s%s%s", (int)(at - CONV), CONV, to, at + strlen(from));
+	cr_assert_eq(fclose(f), 0);
+	*line = 1, *column = 1;
+	for (const char *p = CONV; p < at; p++) {
+		if (*p == '\n')
+			*line += 1, *column = 1;
+		else
+			*column += 1;
+	}
+}
+
+/* Every problem of a model read from JSON, from its decoding, its validation
+ * or its shapes, says FILE:LINE:COLUMN: path, at the value of its field (the
+ * issue: "ps.json: layers[0].strides @0x0"), in text and in --json. */
+Test(forms, json_problems_at_line_and_column)
+{
+	static const struct {
+		const char *cmd, *from, *to, *path;
+		int skip; /* bytes of `to` before the value the problem is about */
+	} cases[] = {
+#define SAME(text) text, text
+		/* validation: a rule of the layer (the bias's shape), then the padding rule */
+		{ "validate M", "[2], \"requires_grad\": false, \"data\": [0.5, 1.0]",
+		  "[3], \"requires_grad\": false, \"data\": [0.5, 1.0, 0.0]", "layers[0].bias.dims[0]", 1 },
+		{ "convert M out.nnn", "[0, 0, 0, 0]", "[0, 0, 0]", "layers[0].padding_dims", 0 },
+		{ "validate M", "\"param_count\": 4", "\"param_count\": 5", "param_count", 15 },
+		/* decoding: an enum's name */
+		{ "info M", "\"valid\"", "\"vald\"", "layers[0].padding_type", 0 },
+		/* shapes: an input the first layer does not take, at the kernels' channels */
+		{ "validate M --input-shape 1,4,4,3", SAME("1], \"requires_grad\": false, \"data\": [1.0, 2.0]"),
+		  "layers[0].kernels.dims[3]", 0 },
+		{ "run M --input x.npy --input-shape 1,14,14,4", SAME("1], \"requires_grad\": false, \"data\": [1.0, 2.0]"),
+		  "layers[0].kernels.dims[3]", 0 },
+	};
+#undef SAME
+	char out[16384], want[512];
+	const char *dir = setup();
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int line, column;
+		write_edit(dir, "bad.json", cases[i].from, cases[i].to, &line, &column);
+		run_cmd(dir, cases[i].cmd, "bad.json", out, sizeof out);
+		column += cases[i].skip;
+		snprintf(want, sizeof want, "bad.json:%d:%d: %s: ", line, column, cases[i].path);
+		cr_expect(strstr(out, want), "case %zu (%s): expected \"%s\" in:\n%s", i, cases[i].cmd, want, out);
+		cr_expect(!strstr(out, "@0x"), "case %zu: an offset of the .nnn encoding shown: %s", i, out);
+		if (strncmp(cases[i].cmd, "validate", 8))
+			continue;
+		run_cmd(dir, t_fmt("%s --json", cases[i].cmd), "bad.json", out, sizeof out);
+		snprintf(want, sizeof want, "\"path\": \"%s\", \"offset\": null, \"line\": %d, \"column\": %d", cases[i].path,
+		         line, column);
+		cr_expect(strstr(out, want), "case %zu --json: expected %s in:\n%s", i, want, out);
 	}
 }

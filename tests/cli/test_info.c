@@ -6,6 +6,7 @@
  * comes from libnnn (nnn_model_info): its own tests are at the end. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,5 +332,120 @@ Test(info, model_info_in_memory_and_its_words, .fini = t_tmpdir_remove)
 	t = info_text(e.ctx, e.m, &o);
 	cr_assert(!strncmp(t, "file:         (in memory, ", 26), "%s", t);
 	free(t);
+	example_close(&e);
+}
+
+/* ---- every field kind in the fields column ---- */
+
+/* The record descriptor of layer L's own fields (its body), or NULL. */
+static const nnn_rdesc_t *body_desc(const nnn_layer_t *L, size_t *at)
+{
+	const nnn_rdesc_t *r = &nnn_layer_desc;
+	for (int32_t i = 0; i < r->nfields; i++) {
+		const nnn_fdesc_t *f = (const nnn_fdesc_t *)((const char *)r->fields + (size_t)i * r->field_size);
+		for (int32_t k = 0; f->kind == NNN_FK_VARIANT && k < f->nvariants; k++)
+			if (f->variants[k].value == L->id) {
+				*at = f->offset;
+				return f->variants[k].rec;
+			}
+	}
+	return NULL;
+}
+
+static const nnn_fdesc_t *fdesc(const nnn_rdesc_t *r, int32_t i)
+{
+	return (const nnn_fdesc_t *)((const char *)r->fields + (size_t)i * r->field_size);
+}
+
+/* What the fields column must say of an i32 array: its first 8 values. */
+static const char *i32s_text(const char *name, nnn_i32s_t a)
+{
+	char buf[512];
+	size_t k = (size_t)snprintf(buf, sizeof buf, "%s=[", name);
+	for (int32_t i = 0; i < a.n && i < 8; i++)
+		k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%d", i ? ", " : "", (int)a.v[i]);
+	snprintf(buf + k, sizeof buf - k, a.n > 8 ? ", ..., %d in all]" : "]", (int)a.n);
+	return t_fmt("%s", buf);
+}
+
+/* Every field of every layer of the conformance corpus's valid files but its
+ * tensors is in info's fields column, arrays with their values (issue 30:
+ * Conv's padding_dims was not): the fields come from the descriptors. */
+Test(info, fields_column_shows_every_field_kind)
+{
+	const char *dir = t_fmt("%s/conformance/valid", t_build_dir());
+	DIR *dp = opendir(dir);
+	cr_assert_not_null(dp, "%s", dir);
+	int arrays = 0;
+	for (struct dirent *de; (de = readdir(dp));) {
+		if (!strstr(de->d_name, ".nnn"))
+			continue;
+		nnn_file_t *f;
+		if (nnn_file_open(t_fmt("%s/%s", dir, de->d_name), NULL, &f, NULL) != NNN_OK)
+			continue; /* a plugin's type: not the core's descriptors */
+		const nnn_model_t *m = nnn_file_model(f);
+		for (int32_t i = 0; i < m->layer_count; i++) {
+			char text[1024];
+			size_t at = 0;
+			const nnn_rdesc_t *r = body_desc(&m->layers[i], &at);
+			nnn_layer_format(&m->layers[i], text, sizeof text);
+			for (int32_t k = 0; r && k < r->nfields; k++) {
+				const nnn_fdesc_t *fd = fdesc(r, k);
+				const void *v = (const char *)&m->layers[i] + at + fd->offset;
+				if (fd->kind == NNN_FK_RECORD || fd->kind == NNN_FK_ARRAY || (fd->flags & NNN_FD_PARAM))
+					continue;
+				const char *want = fd->prim == NNN_PRIM_I32_ARRAY ? i32s_text(fd->name, *(const nnn_i32s_t *)v)
+				                                                   : t_fmt("%s=", fd->name);
+				arrays += fd->prim == NNN_PRIM_I32_ARRAY;
+				cr_expect(strstr(text, want), "%s layers[%d]: \"%s\" not in \"%s\"", de->d_name, (int)i, want, text);
+			}
+		}
+		nnn_file_close(f);
+	}
+	closedir(dp);
+	cr_assert_gt(arrays, 0, "no array field in the corpus: nothing was shown");
+}
+
+/* A long array is cut after 8 values, saying how many there are; text, JSON
+ * and Markdown show the same fields. */
+Test(info, long_arrays_shortened_and_every_form, .fini = t_tmpdir_remove)
+{
+	nnn_layer_t L;
+	int32_t vals[10] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	char text[1024];
+	const nnn_fdesc_t *fd = NULL;
+	size_t at = 0;
+	/* The first layer type with an i32 array of its own. */
+	for (int64_t id = 0; id < 256 && !fd; id++) {
+		memset(&L, 0, sizeof L);
+		L.id = (uint8_t)id;
+		const nnn_rdesc_t *r = body_desc(&L, &at);
+		for (int32_t k = 0; r && k < r->nfields && !fd; k++)
+			if (fdesc(r, k)->prim == NNN_PRIM_I32_ARRAY && fdesc(r, k)->kind == NNN_FK_PRIM)
+				fd = fdesc(r, k);
+	}
+	cr_assert_not_null(fd, "no layer type has an i32 array");
+	*(nnn_i32s_t *)((char *)&L + at + fd->offset) = (nnn_i32s_t){ vals, 10 };
+	nnn_layer_format(&L, text, sizeof text);
+	cr_assert(strstr(text, t_fmt("%s=[0, 1, 2, 3, 4, 5, 6, 7, ..., 10 in all]", fd->name)), "%s", text);
+	/* As snprintf: the whole length whatever the size. */
+	size_t n = strlen(text);
+	cr_assert_eq(nnn_layer_format(&L, text, 5), n);
+	cr_assert_eq(strlen(text), 4);
+	cr_assert_eq(nnn_layer_format(&L, NULL, 0), n);
+
+	example_t e;
+	example_open(&e);
+	char want[1024];
+	for (int32_t i = 0; i < e.m->layer_count; i++) {
+		nnn_layer_format(&e.m->layers[i], want, sizeof want);
+		if (!strchr(want, '['))
+			continue;
+		cr_assert(strstr(cli_info(t_fmt("info '%s'", e.path), 0), t_fmt("  %s  ", want)), "%s", want);
+		cr_assert(strstr(cli_info(t_fmt("info --json '%s'", e.path), 0), t_fmt("\"fields\": \"%s\"", want)), "%s",
+		          want);
+		/* Markdown escapes the names' underscores, not the values. */
+		cr_assert(strstr(cli_info(t_fmt("info --markdown '%s'", e.path), 0), strchr(want, '[')), "%s", want);
+	}
 	example_close(&e);
 }

@@ -444,6 +444,7 @@ end)
 test("lang_wrong_parameter_types", function(rejects)
   rejects([[rule_of("layer", "range").min = "0"]], '"range"', "min must be a finite number", 'not "0"')
   rejects([[rule_of("layer", "range").min_open = 1]], '"range"', "min_open must be true or false, not number")
+  rejects([[rule_of("dense", "dims").optional = "yes"]], '"dims"', "optional must be true or false")
   rejects([[rule_of("dense", "min").value = 1.5]], '"min"', "value must be an integer in [")
   rejects([[rule_of("dense", "min").field = 3]], '"min"', "field must be a field reference", "not number")
   rejects([[find(s.records, "dense").io.flatten = true]], '"dense".io', "flatten must be a field reference",

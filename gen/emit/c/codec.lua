@@ -12,8 +12,7 @@ local names = require("emit.c.names")
 local formula = require("schema.formula")
 
 local up, cstr, ccomment, rtype = names.up, names.cstr, names.ccomment, names.rtype
-local at_const, enum_const, field_ctype, SCALAR_FMT = names.at_const, names.enum_const, names.field_ctype,
-  names.SCALAR_FMT
+local at_const, enum_const, field_ctype = names.at_const, names.enum_const, names.field_ctype
 
 local M = {}
 
@@ -337,7 +336,8 @@ local function emit_header_tools(w, s)
       if f.kind == "variant" then
         w("/* Title of the %s selected by %s; NULL when unknown. */", f.name, f.tag)
         w("NNN_API const char *nnn_%s_title(const %s *r);", r.name, rtype(r))
-        w("/* Writes the scalar fields of the selected %s as \"name=value ...\". */", f.name)
+        w("/* Writes the fields of the selected %s but its tensors as \"name=value ...\" (arrays", f.name)
+        w(" * as [1, 1, 2, 2], long ones shortened), snprintf-like: returns the whole length. */")
         w("NNN_API size_t nnn_%s_format(const %s *r, char *buf, size_t size);", r.name, rtype(r))
       end
     end
@@ -597,33 +597,11 @@ local function emit_format(w, s, r, f)
   w("\tsize_t n = 0;")
   w("\tif (size)")
   w("\t\tbuf[0] = '\\0';")
-  local cases = {}
-  for _, v in ipairs(f.enum.values) do
-    if v.rec then
-      local parts = {}
-      for _, vf in ipairs(v.rec.fields) do
-        local acc = string.format("r->%s.%s.%s", f.name, v.name, vf.name)
-        if vf.kind == "prim" and SCALAR_FMT[vf.prim.name] then
-          local sf = SCALAR_FMT[vf.prim.name]
-          parts[#parts + 1] = { vf.name .. "=" .. sf[1], sf[2] .. acc }
-        elseif vf.kind == "prim" and vf.prim.kind == "bool" then
-          parts[#parts + 1] = { vf.name .. "=%s", acc .. ' ? "true" : "false"' }
-        elseif vf.kind == "enum" then
-          parts[#parts + 1] = { vf.name .. "=%s",
-            string.format('nnn_%s_name(%s) ? nnn_%s_name(%s) : "?"', vf.enum.name, acc, vf.enum.name, acc) }
-        end
-      end
-      if #parts > 0 then cases[#cases + 1] = { v = v, parts = parts } end
-    end
-  end
-  local by_value = {}
-  for _, cse in ipairs(cases) do by_value[cse.v] = cse end
   emit_variant_switch(w, f, "\t", function(v)
-    local cse = by_value[v]
-    if not cse then return nil end
-    local fmts, args = {}, {}
-    for _, p in ipairs(cse.parts) do fmts[#fmts + 1] = p[1]; args[#args + 1] = p[2] end
-    return { string.format("n = (size_t)snprintf(buf, size, \"%s\", %s);", table.concat(fmts, " "), table.concat(args, ", ")) }
+    local stmts = names.format_stmts(v.rec.fields, function(vf)
+      return string.format("r->%s.%s.%s", f.name, v.name, vf.name)
+    end, true, {})
+    return #stmts > 0 and stmts or nil
   end, { string.format("n = nnn_ext_format(%s, &r->%s_ext, buf, size);", f.ext and ext_kind(f) or "", f.name) })
   w("\treturn n;")
   w("}")
@@ -719,7 +697,13 @@ local function emit_rule(w, r, rule)
       end
     end
     w("\t\t};")
-    w("\t\tnnn_rule_dims(v, %s, %s, %s, pat, %d);", cstr(rule.ref.text), e, at, #rule.pat)
+    if rule.optional then
+      w("\t\t/* optional: an empty tensor, dims [0], matches too */")
+      w("\t\tif (%s.n != 1 || %s.v[0] != 0)", e, e)
+      w("\t\t\tnnn_rule_dims(v, %s, %s, %s, pat, %d);", cstr(rule.ref.text), e, at, #rule.pat)
+    else
+      w("\t\tnnn_rule_dims(v, %s, %s, %s, pat, %d);", cstr(rule.ref.text), e, at, #rule.pat)
+    end
     w("\t}")
   elseif k == "padding" then
     local d, dat = ref_expr(rule.dims_ref)
@@ -1215,6 +1199,17 @@ function M.source(s, layouts)
   for _, r in ipairs(recs) do if needs_val(r) or r == s.root then emit_validator(w, s, r) end end
   w("/* ---- tools ---- */")
   w("")
+  local needs = {}
+  for _, r in ipairs(recs) do
+    for _, f in ipairs(r.fields) do
+      if f.kind == "variant" then
+        for _, v in ipairs(f.enum.values) do
+          if v.rec then names.format_stmts(v.rec.fields, function() return "" end, true, needs) end
+        end
+      end
+    end
+  end
+  names.emit_array_formats(w, needs)
   for _, r in ipairs(recs) do
     for _, f in ipairs(r.fields) do if f.kind == "variant" then emit_format(w, s, r, f) end end
     if needs_params(r) and r ~= s.root and not r.parent then emit_tensors(w, s, r) end

@@ -59,6 +59,64 @@ M.SCALAR_FMT = {
   f32 = { "%.7g", "(double)" }, -- display: float has about 7 significant digits
 }
 
+-- How tools show a record's own fields ("filters=2 padding_type=same
+-- padding_dims=[1, 1, 0, 1]": info's fields column, nnn_<record>_format and
+-- a plugin's format): the C statements that append each field, read at
+-- acc(f), to buf[n], and the array helpers they call (needs[prim] = true).
+-- Enums only where libnnn's nnn_<enum>_name can be called (`enums`).
+local ARRAY_FMT = { i32_array = { "int32_t", "%d", "(int)" }, f32_array = { "float", "%.7g", "(double)" } }
+local SHOWN = 8 -- values of an array shown before "... N in all"
+
+function M.format_stmts(fields, acc, enums, needs)
+  local lines, sep = {}, ""
+  for _, f in ipairs(fields) do
+    local a, show = acc(f), nil
+    if f.kind == "prim" and M.SCALAR_FMT[f.prim.name] then
+      show = { M.SCALAR_FMT[f.prim.name][1], M.SCALAR_FMT[f.prim.name][2] .. a }
+    elseif f.kind == "prim" and f.prim.kind == "bool" then
+      show = { "%s", a .. ' ? "true" : "false"' }
+    elseif f.kind == "enum" and enums then
+      show = { "%s", string.format('nnn_%s_name(%s) ? nnn_%s_name(%s) : "?"', f.enum.name, a, f.enum.name, a) }
+    end
+    if show then
+      lines[#lines + 1] = string.format(
+        'n += (size_t)snprintf(n < size ? buf + n : buf, n < size ? size - n : 0, "%s%s=%s", %s);',
+        sep, f.name, show[1], show[2])
+      sep = " "
+    elseif f.kind == "prim" and ARRAY_FMT[f.prim.name] and not f.param then
+      needs[f.prim.name] = true
+      lines[#lines + 1] = string.format('n = fmt_%s(buf, size, n, "%s%s", %s.v, %s.n);', f.prim.name, sep, f.name, a, a)
+      sep = " "
+    end
+  end
+  return lines
+end
+
+-- The helpers format_stmts' lines call, for the arrays in needs.
+function M.emit_array_formats(w, needs)
+  for _, prim in ipairs({ "i32_array", "f32_array" }) do
+    if needs[prim] then
+      local t = ARRAY_FMT[prim]
+      w("/* Appends \"name=[1, 1, 2, 2]\" at buf[n], cut to size; returns the whole")
+      w(" * text's length, as snprintf does. Past %d values, \"..., N in all]\": a long", SHOWN)
+      w(" * array does not push the fields after it out of a table cell. */")
+      w("static size_t fmt_%s(char *buf, size_t size, size_t n, const char *name, const %s *v, int32_t count)", prim, t[1])
+      w("{")
+      w("#define APPEND(...) (n += (size_t)snprintf(n < size ? buf + n : buf, n < size ? size - n : 0, __VA_ARGS__))")
+      w('	APPEND("%s=[", name);')
+      w("	for (int32_t i = 0; i < count && i < %d; i++)", SHOWN)
+      w('		APPEND("%%s%s", i ? ", " : "", %sv[i]);', t[2], t[3])
+      w("	if (count > %d)", SHOWN)
+      w('		APPEND(", ..., %d in all", (int)count);')
+      w('	APPEND("]");')
+      w("#undef APPEND")
+      w("	return n;")
+      w("}")
+      w("")
+    end
+  end
+end
+
 M.CTYPE, M.up, M.rprefix, M.rtype = CTYPE, up, rprefix, rtype
 
 return M

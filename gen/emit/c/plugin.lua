@@ -11,8 +11,8 @@ local lines = require("emit.lines")
 
 local M = {}
 
-local cstr, ccomment, up, rprefix, rtype, at_const, rconst, field_ctype, SCALAR_FMT = names.cstr, names.ccomment,
-  names.up, names.rprefix, names.rtype, names.at_const, names.rconst, names.field_ctype, names.SCALAR_FMT
+local cstr, ccomment, up, rprefix, rtype, at_const, rconst, field_ctype = names.cstr, names.ccomment,
+  names.up, names.rprefix, names.rtype, names.at_const, names.rconst, names.field_ctype
 local needs_val, needs_params = records.needs_val, records.needs_params
 
 local function pname(r, what) return r.plugin_name .. "_" .. r.name .. "_" .. what end
@@ -101,24 +101,20 @@ local HOST_CALLS = {
 local function emit_plugin_format(w, r)
   w("size_t %s(const void *body, char *buf, size_t size)", pname(r, "format"))
   w("{")
-  local fmts, args = {}, {}
-  for _, f in ipairs(r.fields) do
-    if f.kind == "prim" and SCALAR_FMT[f.prim.name] then
-      fmts[#fmts + 1] = f.name .. "=" .. SCALAR_FMT[f.prim.name][1]
-      args[#args + 1] = SCALAR_FMT[f.prim.name][2] .. "r->" .. f.name
-    elseif f.kind == "prim" and f.prim.kind == "bool" then
-      fmts[#fmts + 1] = f.name .. "=%s"
-      args[#args + 1] = "r->" .. f.name .. ' ? "true" : "false"'
-    end
-  end
-  if #fmts == 0 then
+  -- No enums: a plugin cannot call libnnn's nnn_<enum>_name.
+  local stmts = names.format_stmts(r.fields, function(f) return "r->" .. f.name end, false, {})
+  if #stmts == 0 then
     w("\t(void)body;")
     w("\tif (size)")
     w("\t\tbuf[0] = '\\0';")
     w("\treturn 0;")
   else
     w("\tconst %s *r = body;", rtype(r))
-    w("\treturn (size_t)snprintf(buf, size, \"%s\", %s);", table.concat(fmts, " "), table.concat(args, ", "))
+    w("\tsize_t n = 0;")
+    w("\tif (size)")
+    w("\t\tbuf[0] = '\\0';")
+    for _, l in ipairs(stmts) do w("\t%s", l) end
+    w("\treturn n;")
   end
   w("}")
   w("")
@@ -228,6 +224,9 @@ function M.source(s, header_name)
   for _, r in ipairs(full) do codec.emit_encoder(w, s, r) end
   for _, r in ipairs(full) do codec.emit_size(w, s, r) end
   for _, r in ipairs(own) do if needs_val(r) then codec.emit_validator(w, s, r) end end
+  local needs = {}
+  for _, r in ipairs(own) do names.format_stmts(r.fields, function() return "" end, false, needs) end
+  names.emit_array_formats(w, needs)
   for _, r in ipairs(own) do
     if not r.empty then
       emit_plugin_entries(w, r)
