@@ -309,6 +309,8 @@ int cli_exit_code(nnn_status_t st);
  * string's length and escaped text, an array's count and its first elements
  * (`values` of a float array, 16 of an int array). */
 void cli_field_value(FILE *out, const nnn_field_t *f, int values, const nnn_ctx_t *ctx);
+/* cli_field_value of an NNN_PRIM_NUM or NNN_PRIM_NUMS field (f16, i8, ...). */
+void cli_num_value(FILE *out, const nnn_field_t *f, int values);
 /* A value `id` of the layer or activation ID enum `type` that a plugin in
  * ctx provides: its name, title (the name when the plugin gives none) and
  * the plugin's file name. False when `type` is neither enum, or no plugin

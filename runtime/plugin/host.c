@@ -254,6 +254,12 @@ static const nnn_host_t HOST = {
 	.pool_run = nnn_pool_run,
 	.cpus = nnn_pool_cpus,
 	.shape_format = nnn_shape_format_as,
+	/* ABI 1.7 */
+	.rd_num = nnn_rd_num,
+	.rd_nums = nnn_rd_nums,
+	.wr_num = nnn_wr_num,
+	.wr_nums = nnn_wr_nums,
+	.rule_dims_count = nnn_rule_dims_count,
 };
 
 const nnn_host_t *nnn_host_table(void)

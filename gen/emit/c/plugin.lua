@@ -11,8 +11,8 @@ local lines = require("emit.lines")
 
 local M = {}
 
-local cstr, ccomment, up, rprefix, rtype, at_const, rconst, field_ctype, SCALAR_FMT = names.cstr, names.ccomment,
-  names.up, names.rprefix, names.rtype, names.at_const, names.rconst, names.field_ctype, names.SCALAR_FMT
+local cstr, ccomment, up, rprefix, rtype, at_const, rconst, field_ctype = names.cstr, names.ccomment,
+  names.up, names.rprefix, names.rtype, names.at_const, names.rconst, names.field_ctype
 local needs_val, needs_params = records.needs_val, records.needs_params
 
 local function pname(r, what) return r.plugin_name .. "_" .. r.name .. "_" .. what end
@@ -92,6 +92,8 @@ local HOST_CALLS = {
   "rd_u8", "rd_i32", "rd_u64", "rd_f32", "rd_bool", "rd_string", "rd_i32_array", "rd_f32_array",
   "rule_dims_product", "wr_u8", "wr_i32", "wr_u64", "wr_f32", "wr_bool", "wr_string", "wr_i32_array",
   "wr_f32_array", "rule_min", "rule_bounds", "rule_finite", "rule_dims", "v_problem",
+  -- ABI 1.7: element types read and written by width
+  "rd_num", "rd_nums", "wr_num", "wr_nums", "rule_dims_count",
 }
 
 local function emit_plugin_format(w, r)
@@ -99,9 +101,11 @@ local function emit_plugin_format(w, r)
   w("{")
   local fmts, args = {}, {}
   for _, f in ipairs(r.fields) do
-    if f.kind == "prim" and SCALAR_FMT[f.prim.name] then
-      fmts[#fmts + 1] = f.name .. "=" .. SCALAR_FMT[f.prim.name][1]
-      args[#args + 1] = SCALAR_FMT[f.prim.name][2] .. "r->" .. f.name
+    local sf, sa
+    if f.kind == "prim" then sf, sa = names.scalar_fmt(f.prim, "r->" .. f.name) end
+    if sf then
+      fmts[#fmts + 1] = f.name .. "=" .. sf
+      args[#args + 1] = sa
     elseif f.kind == "prim" and f.prim.kind == "bool" then
       fmts[#fmts + 1] = f.name .. "=%s"
       args[#args + 1] = "r->" .. f.name .. ' ? "true" : "false"'

@@ -64,8 +64,14 @@
  * with `pad`, the padding the shape engine gave each spatial axis of a
  * window layer: with `in` and `out` the whole geometry, which a kernel
  * runs rather than derives. Plugins built for 1.0 to 1.5 load and run as
- * before. */
-#define NNN_ABI_MINOR 6
+ * before.
+ * 1.7: nnn_host_t ends with the readers and writers of element types the
+ * schema declares without a named reader (rd_num, rd_nums, wr_num,
+ * wr_nums: f16, bf16, i8, u16, f64, arrays of them) and rule_dims_count,
+ * dims_product over data of any element type; nnn_prim_t gains
+ * NNN_PRIM_NUM_OF and NNN_PRIM_NUMS_OF (nnn/types.h). Nothing before moves:
+ * plugins built for 1.0 to 1.6 load and run as before. */
+#define NNN_ABI_MINOR 7
 
 /* The one exported symbol. Its name never depends on the file name. */
 #define NNN_PLUGIN_ENTRY nnn_plugin_entry
@@ -403,6 +409,21 @@ struct nnn_host {
 	/* Shapes as the host prints them: nnn_shape_format_as (nnn/shape.h), s in
 	 * `style` into buf, cut to size; returns buf. A message that shows a shape shows it so. */
 	char *(*shape_format)(const nnn_shape_t *s, const nnn_dims_style_t *style, char *buf, size_t size);
+
+	/* ---- ABI 1.7: element types by kind and width (generated codecs) ---- */
+
+	/* A scalar of `kind` and `width` bytes into `out`, the member of the C
+	 * type of that width (float16 and bfloat16: raw uint16_t bits). */
+	nnn_status_t (*rd_num)(nnn_cur_t *c, const char *name, const char *doc, nnn_ekind_t kind, int width, void *out,
+	                       uint64_t *at);
+	/* An int32 count, checked against the bytes left, then a zero-copy view of its elements. */
+	nnn_status_t (*rd_nums)(nnn_cur_t *c, const char *name, const char *doc, nnn_ekind_t kind, int width,
+	                        nnn_elems_t *out, uint64_t *at);
+	nnn_status_t (*wr_num)(nnn_sink_t *w, int width, const void *v);
+	nnn_status_t (*wr_nums)(nnn_sink_t *w, int width, nnn_elems_t v);
+	/* rule_dims_product for data of any element type: its element count. */
+	nnn_status_t (*rule_dims_count)(nnn_cur_t *c, nnn_i32s_t dims, uint64_t dims_at, int32_t count,
+	                                uint64_t data_at);
 };
 
 /* The plugin's entry point:
