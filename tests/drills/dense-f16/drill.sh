@@ -62,7 +62,7 @@ json.dump(e, open("edges.json", "w"))'
 }
 
 check() {
-	local out s16 s32
+	local out s16 s32 root=$PWD
 	cd "$DRILL_OUT"
 	out=$(nnnkit validate --input-shape 5,24 m16.nnn)
 	echo "$out"
@@ -76,6 +76,11 @@ check() {
 	s32=$(stat -c %s m32.nnn)
 	echo "sizes: float16 $s16 bytes, float32 $s32 bytes"
 	[ $((s32 - s16)) -eq $((24 * 40 * 2)) ] || die "m16.nnn is $s16 bytes, expected $((s32 - 24 * 40 * 2))"
+	# stats reads the float16 weights as numbers: 2 bytes each (160 + 1920 + 12 + 480)
+	out=$(nnnkit stats m16.nnn)
+	echo "$out"
+	contains "$out" "layers[0].weights        [24,40]            960       1920"
+	contains "$out" "4 tensors, 1123 values, 2572 bytes"
 	out=$(nnnkit dump m16.nnn)
 	contains "$out" "$LAYER_ID (dense_f16)"
 	contains "$out" "f16_array"
@@ -99,6 +104,13 @@ sys.exit(0 if want.tobytes() in b else 1)' || die "edges.nnn does not hold the f
 	sed 's/65504.0, -65504.0/65520.0, -65504.0/' edges.json > big.json
 	if out=$(nnnkit convert big.json big.nnn 2>&1); then die "convert took 65520 as a float16"; fi
 	contains "$out" "outside float16's range"
+	# Python sees the weights as a read-only float16 view of the file, shaped by dims
+	NNN_BUILD=$root/build PYTHONPATH=$root/python "$PY" -c '
+import nnnkit, numpy as np, sys
+d = nnnkit.load("m16.nnn").layers[0].weights.data
+print("python:", d.dtype, d.shape, "writeable" if d.flags.writeable else "read-only")
+sys.exit(0 if d.dtype == np.float16 and d.shape == (24, 40) and not d.flags.writeable
+         and np.array_equal(d.astype(np.float64), np.load("w16.npy")) else 1)'
 	nnnkit run m16.nnn --input x.npy --output y.npy
 	"$PY" -c '
 import numpy as np, sys
