@@ -2,13 +2,18 @@
  * plugins use too: float16 and bfloat16 to float and back (every bit
  * pattern, against the definitions computed in double), rounding ties to
  * even, the range limits, the NaN payload rules, and the kind and width of
- * every primitive. */
+ * every primitive; and the codec's readers and writers by width (values,
+ * bytes written back, counts checked before anything is taken). */
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include <nnn/types.h>
+
+#include "arena.h"
+#include "cursor.h"
+#include "sink.h"
 
 static uint32_t bits_of(float f)
 {
@@ -151,4 +156,88 @@ Test(etypes, numbers_by_kind_and_width)
 	cr_assert_eq(nnn_prim_ekind(i8), NNN_EK_INT);
 	cr_assert_eq(nnn_prim_ewidth(i8), 1);
 	cr_assert_eq(nnn_prim_ewidth(NNN_PRIM_NUMS_OF(NNN_EK_FLOAT, 8)), 8);
+}
+
+/* ---- the codec's readers and writers by width (cursor.c, encode.c) ---- */
+
+typedef struct membuf {
+	nnn_sink_t sink;
+	unsigned char b[64];
+	size_t n;
+} membuf_t;
+
+static nnn_status_t mem_write(nnn_sink_t *self, const void *p, size_t n)
+{
+	membuf_t *m = (membuf_t *)self;
+	cr_assert_leq(m->n + n, sizeof m->b);
+	memcpy(m->b + m->n, p, n);
+	m->n += n;
+	return NNN_OK;
+}
+
+static const unsigned char FILE_BYTES[] = {
+	0xfe, 0xff,                                     /* int16 -2 */
+	0x03, 0x00, 0x00, 0x00, 0x80, 0x7f, 0x01,       /* int8 array: -128, 127, 1 */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf8, 0x7f, /* float64 NaN 0x7ff8... */
+	0x02, 0x00, 0x00, 0x00, 0x80, 0x3f, 0xc0, 0x7f, /* bfloat16 array: 1.0, NaN */
+};
+
+Test(etypes, codec_reads_and_writes_by_width)
+{
+	nnn_arena_t arena = { 0 };
+	nnn_diags_t d;
+	nnn_diags_init(&d);
+	nnn_cur_t c = { .buf = FILE_BYTES, .len = sizeof FILE_BYTES, .arena = &arena, .diags = &d };
+	int16_t i16;
+	double f64;
+	nnn_elems_t i8s, bf16s;
+	uint64_t at[4];
+	cr_assert_eq(nnn_rd_num(&c, "a", "", NNN_EK_INT, 2, &i16, &at[0]), NNN_OK);
+	cr_assert_eq(nnn_rd_nums(&c, "b", "", NNN_EK_INT, 1, &i8s, &at[1]), NNN_OK);
+	cr_assert_eq(nnn_rd_num(&c, "c", "", NNN_EK_FLOAT, 8, &f64, &at[2]), NNN_OK);
+	cr_assert_eq(nnn_rd_nums(&c, "d", "", NNN_EK_BFLOAT, 2, &bf16s, &at[3]), NNN_OK);
+	cr_assert_eq(c.pos, sizeof FILE_BYTES);
+	cr_assert_eq(i16, -2);
+	cr_assert_eq(i8s.n, 3);
+	cr_assert_eq(nnn_elems_get(i8s, NNN_EK_INT, 1, 0), -128.0);
+	cr_assert_eq(nnn_elems_get(i8s, NNN_EK_INT, 1, 1), 127.0);
+	cr_assert(isnan(f64));
+	cr_assert_eq(bf16s.n, 2);
+	cr_assert_eq(nnn_elems_get(bf16s, NNN_EK_BFLOAT, 2, 0), 1.0);
+	cr_assert_eq(at[2], 9u);
+	/* written back: the same bytes */
+	membuf_t m = { .sink = { .write = mem_write, .diags = &d } };
+	cr_assert_eq(nnn_wr_num(&m.sink, 2, &i16), NNN_OK);
+	cr_assert_eq(nnn_wr_nums(&m.sink, 1, i8s), NNN_OK);
+	cr_assert_eq(nnn_wr_num(&m.sink, 8, &f64), NNN_OK);
+	cr_assert_eq(nnn_wr_nums(&m.sink, 2, bf16s), NNN_OK);
+	cr_assert_eq(m.n, sizeof FILE_BYTES);
+	cr_assert_eq(memcmp(m.b, FILE_BYTES, sizeof FILE_BYTES), 0);
+	nnn_arena_free(&arena);
+	nnn_diags_free(&d);
+}
+
+/* A count is checked against the bytes left, in elements of the width,
+ * before anything is taken; a scalar cut short is truncated. */
+Test(etypes, codec_counts_checked_by_width)
+{
+	/* 3 float16s claimed, 5 bytes follow: 6 are needed */
+	static const unsigned char b[] = { 0x03, 0x00, 0x00, 0x00, 1, 2, 3, 4, 5 };
+	nnn_arena_t arena = { 0 };
+	nnn_diags_t d;
+	nnn_diags_init(&d);
+	nnn_cur_t c = { .buf = b, .len = sizeof b, .arena = &arena, .diags = &d };
+	nnn_elems_t a;
+	uint64_t at;
+	cr_assert_eq(nnn_rd_nums(&c, "data", "", NNN_EK_FLOAT, 2, &a, &at), NNN_E_TRUNCATED);
+	cr_assert_eq(d.n, 1u);
+	cr_assert_eq(d.v[0].offset, 0u);
+	cr_assert(strstr(d.v[0].msg, "found 3 float16s (6 bytes), but only 5 bytes remain"), "%s", d.v[0].msg);
+	cr_assert_str_eq(d.v[0].path, "data");
+	/* a 2-byte scalar with one byte left */
+	nnn_cur_t c2 = { .buf = b, .len = 1, .arena = &arena, .diags = &d };
+	uint16_t h;
+	cr_assert_eq(nnn_rd_num(&c2, "half", "", NNN_EK_FLOAT, 2, &h, &at), NNN_E_TRUNCATED);
+	nnn_arena_free(&arena);
+	nnn_diags_free(&d);
 }

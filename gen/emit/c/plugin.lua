@@ -161,7 +161,7 @@ local function emit_plugin_entries(w, r)
     w("\tconst %s *r = body;", t)
     w("\tint n = 0;")
     for _, f in ipairs(r.fields) do
-      if f.param then codec.emit_tensor_slot(w, "r->" .. f.name, f.name) end
+      if f.param and f.rec.name == "tensor" then codec.emit_tensor_slot(w, "r->" .. f.name, f.name) end
     end
     w("\treturn n;")
     w("}")
