@@ -352,10 +352,12 @@ static bool flat(const wr_t *w, const nnn_rdesc_t *rd, const void *base)
 			return false;
 		} else if (f->prim == NNN_PRIM_I32_ARRAY && ((const nnn_i32s_t *)p)->n > INLINE_MAX) {
 			return false;
-		} else if (f->prim == NNN_PRIM_F32_ARRAY || (f->prim & NNN_PRIM_NUMS)) {
+		} else if (f->prim == NNN_PRIM_F32_ARRAY) {
 			int32_t n = ((const nnn_f32s_t *)p)->n;
 			if (n > INLINE_MAX || goes_to_npy(w, n))
 				return false;
+		} else if ((f->prim & NNN_PRIM_NUMS) && ((const nnn_elems_t *)p)->n > INLINE_MAX) {
+			return false;
 		}
 	}
 	return true;
@@ -551,10 +553,7 @@ static nnn_status_t put_num(wr_t *w, const nnn_fdesc_t *f, const void *p, int de
 			puts_(&w->o, "null");
 			return NNN_OK;
 		}
-		if (goes_to_npy(w, a->n))
-			return fail(w, NNN_E_USAGE, "%d %s values: .npy files hold float32 tensors only for now; "
-			            "write this model's JSON without a tensors folder", (int)a->n,
-			            nnn_prim_ekind(f->prim) == NNN_EK_FLOAT ? "float" : "non-float32");
+		/* Inline even with a tensors folder: .npy references hold float32 only for now. */
 		put_values(w, a->n, depth, f->prim, a->bytes);
 		return NNN_OK;
 	}

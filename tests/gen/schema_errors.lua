@@ -454,15 +454,15 @@ test("lang_element_types", function(rejects)
     "primitives[", '"wide_bool"', "a bool primitive has width 1, not 4")
   rejects([[push(s.primitives, { name = "bools", kind = "array", count = "i32", elem = "bool", doc = "No." })]],
     "primitives[", '"bools"', "elem must name an earlier int, uint, float or bfloat primitive (not bool")
-  rejects([[push(s.primitives, { name = "f16", kind = "float", width = 2, doc = "Half." })
-push(s.primitives, { name = "f16_array", kind = "array", count = "u8", elem = "f16", doc = "No." })]],
-    "primitives[", '"f16_array"', "count must name an earlier int primitive of width 4")
-  rejects([[push(s.primitives, { name = "u16", kind = "uint", width = 2, doc = "Two bytes." })
-find(s.enums, "padding_type").type = "u16"]],
-    '"padding_type"', 'type "u16" (uint of width 2) cannot hold an enum')
+  rejects([[push(s.primitives, { name = "test_half", kind = "float", width = 2, doc = "Half." })
+push(s.primitives, { name = "test_halves", kind = "array", count = "u8", elem = "test_half", doc = "No." })]],
+    "primitives[", '"test_halves"', "count must name an earlier int primitive of width 4")
+  rejects([[push(s.primitives, { name = "test_u16", kind = "uint", width = 2, doc = "Two bytes." })
+find(s.enums, "padding_type").type = "test_u16"]],
+    '"padding_type"', 'type "test_u16" (uint of width 2) cannot hold an enum')
   -- An f16 array is data for dims_product, but not a float for a range rule.
-  rejects([[push(s.primitives, { name = "f16", kind = "float", width = 2, doc = "Half." })
-push(find(s.records, "layer").fields, { name = "half", type = "f16", doc = "A half." })
+  rejects([[push(s.primitives, { name = "test_half", kind = "float", width = 2, doc = "Half." })
+push(find(s.records, "layer").fields, { name = "half", type = "test_half", doc = "A half." })
 push(find(s.records, "layer").rules, { kind = "finite", field = "half", doc = "Finite." })]],
     '"layer".rules[', "a float field of width 4 (f32)")
 end)
