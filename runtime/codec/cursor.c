@@ -339,7 +339,8 @@ nnn_status_t nnn_rd_num(nnn_cur_t *c, const char *name, const char *doc, nnn_eki
 	f.i = (int64_t)f.u;
 	if (kind == NNN_EK_INT && width < 8 && (f.u >> (8 * width - 1) & 1))
 		f.i = (int64_t)(f.u | ~0ull << (8 * width)); /* sign-extended */
-	f.f = (float)nnn_num_double(kind, width, f.u);
+	if ((kind == NNN_EK_FLOAT || kind == NNN_EK_BFLOAT) && width <= 4) /* exact; a float64 may not fit */
+		f.f = (float)nnn_num_double(kind, width, f.u);
 	f.offset = *at;
 	c->pos += (size_t)width;
 	visit(c, &f);

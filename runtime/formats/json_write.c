@@ -6,6 +6,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -212,8 +213,9 @@ uint64_t nnn_json_num_bits(nnn_ekind_t kind, int width, double d, bool *ok)
 		memcpy(&u, &d, sizeof u);
 		return u;
 	}
-	/* Through float, as for float32 values: a float16 or bfloat16 is a float exactly. */
-	float f = (float)d;
+	/* Through float, as for float32 values: a float16 or bfloat16 is a float
+	 * exactly. Beyond float's range, infinity (a conversion would be undefined). */
+	float f = isfinite(d) && fabs(d) > FLT_MAX ? (d < 0 ? -INFINITY : INFINITY) : (float)d;
 	if (kind == NNN_EK_FLOAT && width == 4)
 		return f32_bits(f);
 	if (kind == NNN_EK_FLOAT && width == 2)
