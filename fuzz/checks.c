@@ -649,6 +649,10 @@ static void fz_on_field(void *ctx, const nnn_field_t *f)
 		fz_put(c, &k, "%s]", f->count > c->values ? ", ..." : "");
 		break;
 	}
+	case NNN_PRIM_NUM: /* element types the core schema does not declare */
+	case NNN_PRIM_NUMS:
+	default:
+		break;
 	}
 	if (f->doc && !fz_terminated(f->doc, 4096))
 		c->bad = fz_fail(c->why, c->size, "field %s has an unterminated doc string", f->path);

@@ -436,17 +436,17 @@ function M.encode(s, root)
         if arr then v = #r[arr.name] end
         local leaf = { path = fp, at = pos, prim = p, field = f, rec = rec, counts = arr }
         if p.width then
-          put(string.pack(PACK[p.name], v))
+          put(string.pack(ref.pack_scalar(p, v)))
           leaf.width = p.width
         elseif p.kind == "string" then
           put(string.pack("<i4", #v) .. v)
           leaf.n, leaf.elem = #v, 1
         else
           local t = { string.pack("<i4", #v) }
-          local fmt = s.prim[p.elem].kind == "float" and "<I4" or "<i4"
-          for k = 1, #v do t[k + 1] = string.pack(fmt, v[k]) end
+          local e = s.prim[p.elem]
+          for k = 1, #v do t[k + 1] = string.pack(ref.pack_scalar(e, v[k])) end
           put(table.concat(t))
-          leaf.n, leaf.elem = #v, 4
+          leaf.n, leaf.elem = #v, e.width
         end
         leaves[#leaves + 1] = leaf
       elseif f.kind == "record" then

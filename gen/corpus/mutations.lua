@@ -75,7 +75,7 @@ local function put_i32(bytes, at, v)
 end
 
 local function put_prim(bytes, leaf, v)
-  local b = string.pack(PACK[leaf.prim.name], v)
+  local b = string.pack(ref.pack_scalar(leaf.prim, v))
   return bytes:sub(1, leaf.at) .. b .. bytes:sub(leaf.at + #b + 1)
 end
 

@@ -56,6 +56,53 @@ function M.bits_of_f32(x)
   return (string.unpack("<I4", string.pack("<f", x)))
 end
 
+-- The corpus gives every float its float32 bits; a primitive of another
+-- element type stores its own: f16 and bf16 the nearest (ties to even, a
+-- NaN keeping its top payload bits: as nnn_f32_to_f16 and nnn_f32_to_bf16),
+-- f64 the same value, an int or uint the bits' low bytes.
+local function f16_of(u)
+  local s, e, m = (u >> 16) & 0x8000, (u >> 23) & 0xff, u & 0x7fffff
+  if e == 0xff then return s | 0x7c00 | (m ~= 0 and (m >> 13 ~= 0 and m >> 13 or 0x200) or 0) end
+  local x = e - 112
+  if x >= 31 then return s | 0x7c00 end
+  local r, rem, half
+  if x <= 0 then
+    if x < -10 then return s end
+    local shift = 14 - x
+    m = m | 0x800000
+    r, rem, half = m >> shift, m & ((1 << shift) - 1), 1 << (shift - 1)
+  else
+    r, rem, half = (x << 10) | (m >> 13), m & 0x1fff, 0x1000
+  end
+  if rem > half or (rem == half and r & 1 == 1) then r = r + 1 end
+  return s | r
+end
+local function bf16_of(u)
+  if (u & 0x7f800000) == 0x7f800000 and (u & 0x7fffff) ~= 0 then
+    return (u >> 16) & 0x7f ~= 0 and (u >> 16) or ((u >> 16) | 0x40)
+  end
+  return ((u + 0x7fff + ((u >> 16) & 1)) >> 16) & 0xffff
+end
+
+-- string.pack format and value of corpus value v (float32 bits for a
+-- float) in scalar primitive p (an array's element type).
+function M.pack_scalar(p, v)
+  local w = p.width
+  if p.kind == "float" and w == 4 then return "<I4", v end
+  if p.kind == "float" and w == 2 then return "<I2", f16_of(v & 0xffffffff) end
+  if p.kind == "bfloat" then return "<I2", bf16_of(v & 0xffffffff) end
+  if p.kind == "float" and w == 8 then return "<d", M.f32_of_bits(v) end
+  if p.kind == "int" then
+    if w == 8 then return "<i8", v end
+    local b = 8 * w
+    v = v & ((1 << b) - 1)
+    if v >= 1 << (b - 1) then v = v - (1 << b) end
+    return "<i" .. w, v
+  end
+  if w == 8 then return "<i8", v end -- a u64 is held as Lua's integer, its 64 bits
+  return "<I" .. w, v & ((1 << (8 * w)) - 1)
+end
+
 local function is_finite_bits(bits)
   return (bits >> 23) & 0xff ~= 0xff
 end
@@ -267,7 +314,8 @@ local function read_prim(c, name, p)
   local v
   if p.width then
     need(c, p.width)
-    v = FIXED[p.name](c.buf, c.pos + 1)
+    v = FIXED[p.legacy] and FIXED[p.legacy](c.buf, c.pos + 1)
+      or string.unpack((p.kind == "int" and "<i" or "<I") .. p.width, c.buf, c.pos + 1)
     c.pos = c.pos + p.width
     if p.kind == "bool" and v > 1 then problem(c, "E_BOOL", at, true) end
   elseif p.kind == "string" then
@@ -276,12 +324,14 @@ local function read_prim(c, name, p)
     c.pos = c.pos + n
     local bad = M.utf8_bad(v)
     if bad ~= n then problem(c, "E_UTF8", at + 4 + bad, true) end
-  else -- i32_array, f32_array: elements of 4 bytes
-    local n = count(c, 4)
-    local fmt = c.schema.prim[p.elem].kind == "float" and "<I4" or "<i4"
+  else -- an array: elements of their width (floats as raw bits, ints as values)
+    local e = c.schema.prim[p.elem]
+    local w = e.width
+    local n = count(c, w)
+    local fmt = (e.kind == "int" and "<i" or "<I") .. w
     v = {}
-    for k = 1, n do v[k] = string.unpack(fmt, c.buf, c.pos + 1 + 4 * (k - 1)) end
-    c.pos = c.pos + 4 * n
+    for k = 1, n do v[k] = string.unpack(fmt, c.buf, c.pos + 1 + w * (k - 1)) end
+    c.pos = c.pos + w * n
   end
   pop(c, mark)
   return v, at

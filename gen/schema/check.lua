@@ -315,6 +315,15 @@ local function index_list(s, key, seen)
   end
 end
 
+-- The widths each scalar kind may have (float 2 is IEEE binary16, bfloat 2
+-- bfloat16; a bool is one byte).
+local WIDTHS = { int = { 1, 2, 4, 8 }, uint = { 1, 2, 4, 8 }, float = { 2, 4, 8 }, bfloat = { 2 }, bool = { 1 } }
+-- The primitives the runtime has named readers for (nnn_rd_<name>, in every
+-- plugin's host table since ABI 1.0), by kind and width: a primitive with
+-- one of these shapes keeps them; any other is read by width (nnn_rd_num,
+-- nnn_rd_nums). `legacy` is that name, whatever the schema calls it.
+local LEGACY = { uint1 = "u8", int4 = "i32", uint8 = "u64", float4 = "f32", bool1 = "bool" }
+
 local function check_prims(s)
   s.prim = {}
   for i, p in ipairs(s.primitives) do
@@ -322,32 +331,35 @@ local function check_prims(s)
       if p.kind == "string" or p.kind == "array" then
         if p.width ~= nil then fail("width is for fixed-width kinds: a %s primitive has a count instead", p.kind) end
         local c = s.prim[p.count]
-        if not c or c.kind ~= "int" then fail('count must name an earlier int primitive') end
+        if not c or c.kind ~= "int" or c.width ~= 4 then
+          fail('count must name an earlier int primitive of width 4 (the runtime reads int32 counts)')
+        end
         if p.kind == "array" then
           local e = s.prim[p.elem]
-          if not e or (e.kind ~= "int" and e.kind ~= "float") then
-            fail("elem must name an earlier int or float primitive")
+          if not e or not WIDTHS[e.kind] or e.kind == "bool" then
+            fail("elem must name an earlier int, uint, float or bfloat primitive (not bool, string or array)")
           end
+          p.elem_p = e
+          p.legacy = (e.legacy == "i32" or e.legacy == "f32") and (e.legacy .. "_array") or nil
+        else
+          p.legacy = "string"
         end
       elseif p.width == nil then
-        fail('missing key "width": a %s primitive has a fixed width (1, 4 or 8)', p.kind)
+        fail('missing key "width": a %s primitive has a fixed width (%s)', p.kind,
+          table.concat(WIDTHS[p.kind], ", "))
+      else
+        local ok = false
+        for _, w in ipairs(WIDTHS[p.kind]) do ok = ok or w == p.width end
+        if not ok then
+          fail("a %s primitive has width %s, not %s", p.kind, table.concat(WIDTHS[p.kind], " or "), tostring(p.width))
+        end
+        p.legacy = LEGACY[p.kind .. p.width]
       end
       if p.kind ~= "string" and p.kind ~= "array" and p.count ~= nil then
         fail("count is for string and array primitives, not %s", p.kind)
       end
       if p.kind ~= "array" and p.elem ~= nil then fail("elem is for array primitives, not %s", p.kind) end
       s.prim[p.name] = p
-    end)
-  end
-  -- The runtime's readers implement exactly these; a new primitive needs a reader.
-  local known = { u8 = "uint1", i32 = "int4", u64 = "uint8", f32 = "float4", bool = "bool1",
-                  string = "string", i32_array = "array", f32_array = "array" }
-  for i, p in ipairs(s.primitives) do
-    within(label("primitives", i, p), function()
-      local sig = p.kind .. (p.width or "")
-      if known[p.name] ~= sig then
-        fail("the runtime has no reader for this primitive: add nnn_rd_%s/nnn_wr_%s to runtime/codec first", p.name, p.name)
-      end
     end)
   end
 end
@@ -394,6 +406,11 @@ local function check_enums(s)
       local p = s.prim[e.type]
       if not p or (p.kind ~= "uint" and p.kind ~= "int") then
         fail('type must be an integer primitive, not "%s"', tostring(e.type))
+      end
+      -- Tools show and parse enum values through the named readers' types.
+      if not p.legacy then
+        fail('type "%s" (%s of width %d) cannot hold an enum: use a uint of width 1 or 8 or an int of width 4',
+          p.name, p.kind, p.width)
       end
       e.prim = p
       -- What the primitive holds, and what a C enumeration constant can be (int).
@@ -502,7 +519,17 @@ local function resolve_field_type(s, r, f, fields_so_far)
   if f.const ~= nil and (f.const < INT32_MIN or f.const > INT32_MAX) then
     fail("const must fit the field's %s: an integer in [%d, %d]", f.prim.name, INT32_MIN, INT32_MAX)
   end
-  if f.param and t ~= "tensor" then fail("a param field must be a tensor") end
+  if f.param then
+    -- A tensor of another element type is a record with a dims_product rule.
+    local dp = t == "tensor" and { data = "data" }
+    for _, rule in ipairs(not dp and f.rec and f.rec.rules or {}) do
+      if rule.kind == "dims_product" then dp = rule end
+    end
+    if not dp then
+      fail("a param field must be a tensor: the record tensor, or a record with a dims_product rule (its dims and data)")
+    end
+    f.param_data = dp.data
+  end
 end
 
 ------------------------------------------------------------ references
@@ -524,7 +551,7 @@ local function ref_text(x)
 end
 
 local function is_int_array(f)
-  return f.kind == "prim" and f.prim.name == "i32_array"
+  return f.kind == "prim" and f.prim.legacy == "i32_array"
 end
 
 -- Resolves a reference ("weights.dims", "neurons", "kernels.dims[-1]",
@@ -613,11 +640,11 @@ local REF_OK = {
   ref_int = function(x) return x.index ~= nil or prim_kind(x, "int") end,
   ref_int_array = function(x) return not x.index and is_int_array(x.field) end,
   ref_i32_array = function(x) return whole(x) and is_int_array(x.field) end,
-  ref_f32_array = function(x) return whole(x) and x.field.kind == "prim" and x.field.prim.name == "f32_array" end,
-  ref_float = function(x) return prim_kind(x, "float") end,
+  ref_num_array = function(x) return whole(x) and x.field.kind == "prim" and x.field.prim.kind == "array" end,
+  ref_float = function(x) return prim_kind(x, "float") and x.field.prim.width == 4 end,
   ref_bool = function(x) return prim_kind(x, "bool") end,
   ref_pad_enum = function(x) return whole(x) and x.field.kind == "enum" end,
-  ref_number = function(x) return prim_kind(x, "int", "uint", "float") end,
+  ref_number = function(x) return prim_kind(x, "int", "uint") or (prim_kind(x, "float") and x.field.prim.width >= 4) end,
   ref_array = function(x) return whole(x) and x.field.kind == "array" end,
 }
 REF_OK.ref_int_or_array = function(x) return REF_OK.ref_int(x) or REF_OK.ref_int_array(x) end

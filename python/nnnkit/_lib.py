@@ -19,6 +19,9 @@ DIM_UNKNOWN = -1
 
 # nnn/types.h enums (values pinned by the ABI).
 PRIM_U8, PRIM_I32, PRIM_U64, PRIM_F32, PRIM_BOOL, PRIM_STRING, PRIM_I32_ARRAY, PRIM_F32_ARRAY = range(8)
+# Other element types (nnn/types.h): NNN_PRIM_NUM_OF(kind, width) = 0x100 | kind << 4 | width, arrays 0x200 | ...
+PRIM_NUM, PRIM_NUMS = 0x100, 0x200
+EK_NONE, EK_INT, EK_UINT, EK_FLOAT, EK_BFLOAT, EK_BOOL = range(6)
 FK_PRIM, FK_ENUM, FK_RECORD, FK_ARRAY, FK_VARIANT = range(5)
 FX_NONE, FX_LAYER, FX_ACTIVATION = range(3)
 FD_CONST, FD_COUNT, FD_PARAM, FD_TOTAL = 1, 2, 4, 8

@@ -119,18 +119,38 @@ class _View:
 
     __slots__ = ("__array_interface__", "handle")
 
-    def __init__(self, addr, n, handle):
+    def __init__(self, addr, n, handle, typestr="<f4"):
         self.handle = handle
-        self.__array_interface__ = {"data": (addr or 0, True), "shape": (n,), "typestr": "<f4", "version": 3}
+        self.__array_interface__ = {"data": (addr or 0, True), "shape": (n,), "typestr": typestr, "version": 3}
 
 
-def _floats(addr, n, handle):
-    """A read-only float32 array of the n values at addr (the model's memory)."""
+def _floats(addr, n, handle, typestr="<f4"):
+    """A read-only array of the n values at addr (the model's memory):
+    float32, or the NumPy type `typestr` of another element type."""
     if n == 0:
-        a = np.empty(0, _F32)
+        a = np.empty(0, np.dtype(typestr))
         a.flags.writeable = False
         return a
-    return np.asarray(_View(addr, n, handle))
+    return np.asarray(_View(addr, n, handle, typestr))
+
+
+# NumPy's type of an element type by kind and width (nnn/types.h's
+# nnn_ekind_t); a bfloat16 is its raw bits (NumPy has no bfloat16).
+_EK_TYPE = {(_lib.EK_INT, w): "<i%d" % w for w in (1, 2, 4, 8)}
+_EK_TYPE.update({(_lib.EK_UINT, w): "<u%d" % w for w in (1, 2, 4, 8)})
+_EK_TYPE.update({(_lib.EK_FLOAT, 2): "<f2", (_lib.EK_FLOAT, 4): "<f4", (_lib.EK_FLOAT, 8): "<f8",
+                 (_lib.EK_BFLOAT, 2): "<u2"})
+
+
+def _num(p, addr, handle):
+    """A number of an element type without a named primitive (f16, i8, ...):
+    a scalar as a Python number, an array as a read-only ndarray of its
+    NumPy type, zero-copy."""
+    typestr = _EK_TYPE[(p >> 4 & 0xF, p & 0xF)]
+    if p & _lib.PRIM_NUMS:
+        a = _lib.F32s.from_address(addr)  # the layout of nnn_elems_t
+        return _floats(a.bytes, a.n, handle, typestr)
+    return np.frombuffer(ctypes.string_at(addr, p & 0xF), typestr)[0].item()
 
 
 # ---- records: the model's fields, from the descriptors ----
@@ -286,6 +306,8 @@ def _prim(f, addr, handle):
     if p == _lib.PRIM_F32_ARRAY:
         a = _lib.F32s.from_address(addr)
         return _floats(a.bytes, a.n, handle)
+    if p & (_lib.PRIM_NUM | _lib.PRIM_NUMS):
+        return _num(p, addr, handle)
     raise AssertionError(f"unknown primitive {p}")
 
 

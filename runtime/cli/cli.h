@@ -328,6 +328,8 @@ int cli_exit_code(nnn_status_t st);
  * string's length and escaped text, an array's count and its first elements
  * (`values` of a float array, 16 of an int array). */
 void cli_field_value(FILE *out, const nnn_field_t *f, int values, const nnn_ctx_t *ctx);
+/* cli_field_value of an NNN_PRIM_NUM or NNN_PRIM_NUMS field (f16, i8, ...). */
+void cli_num_value(FILE *out, const nnn_field_t *f, int values);
 /* A value `id` of the layer or activation ID enum `type` that a plugin in
  * ctx provides: its name, title (the name when the plugin gives none) and
  * the plugin's file name. False when `type` is neither enum, or no plugin
@@ -509,16 +511,27 @@ int cli_verify_unread(const cli_verify_args_t *v, const nnn_diags_t *d, nnn_stat
  * as errors print it). */
 typedef struct cli_param {
 	char path[NNN_PATH_MAX];
-	const nnn_tensor_t *t; /* borrowed from the model */
+	const nnn_tensor_t *t; /* borrowed from the model; NULL for another element type */
+	/* Any tensor: its dims and data, of element type `prim` (its data
+	 * field's: NNN_PRIM_F32_ARRAY when t is set). */
+	const nnn_i32s_t *dims;
+	nnn_elems_t data;
+	nnn_prim_t prim;
 } cli_param_t;
 /* Every parameter tensor of m in file order (nnn_layer_tensors, a plugin's
- * included): returned in *out (free it), *n of them. NNN_E_NOMEM in d. */
-nnn_status_t cli_params(const nnn_model_t *m, cli_param_t **out, size_t *n, nnn_diags_t *d);
+ * included): returned in *out (free it), *n of them. NNN_E_NOMEM in d.
+ * With `any`, also the tensors of the layers' own records whose data are of
+ * another element type (f16, i8, ...: a param field of a record with a
+ * dims_product rule, found by the layer's descriptor), after the layer's
+ * float32 ones; those have t NULL. */
+nnn_status_t cli_params(const nnn_model_t *m, bool any, cli_param_t **out, size_t *n, nnn_diags_t *d);
 /* The tensor of list ts whose path is `path` (a trailing ".data" is
  * allowed), or NULL. */
 const cli_param_t *cli_param_find(const cli_param_t *ts, size_t n, const char *path);
 /* A tensor's dims as a shape; false when they are not one (rank too high). */
 bool cli_tensor_shape(const nnn_tensor_t *t, nnn_shape_t *s);
+/* The same of any dims. */
+bool cli_dims_shape(const nnn_i32s_t *dims, nnn_shape_t *s);
 /* "[2,3]": a shape without spaces, as `info` prints tensor shapes. */
 char *cli_shape_text(const nnn_shape_t *s, char *buf, size_t size);
 /* One pass over an array's values: counts, and min, max, mean and
@@ -530,6 +543,8 @@ typedef struct cli_vstats {
 	double min, max, mean, std;
 } cli_vstats_t;
 void cli_values_stats(nnn_f32s_t a, cli_vstats_t *s);
+/* The same over an array of any element type (values as doubles). */
+void cli_elems_stats(nnn_elems_t a, nnn_prim_t prim, cli_vstats_t *s);
 /* Prints x as a JSON number with 9 significant digits (float32 round
  * trips); NaN and infinities as the strings "nan", "inf", "-inf", as the
  * JSON form of a model writes them (docs/json.md, docs/cli-json.md). */

@@ -308,7 +308,34 @@ void cli_field_value(FILE *out, const nnn_field_t *f, int values, const nnn_ctx_
 		fprintf(out, "%s]", f->count > values ? ", ..." : "");
 		break;
 	}
+	default: /* another element type: by its kind and width */
+		cli_num_value(out, f, values);
+		break;
 	}
+}
+
+/* A number of an element type without a named reader (f16, i8, ...): ints
+ * in decimal; floats as %.9g, a scalar with its bits, as float32s are. */
+void cli_num_value(FILE *out, const nnn_field_t *f, int values)
+{
+	nnn_ekind_t k = nnn_prim_ekind(f->prim);
+	int w = nnn_prim_ewidth(f->prim);
+	bool real = k == NNN_EK_FLOAT || k == NNN_EK_BFLOAT;
+	if (!(f->prim & NNN_PRIM_NUMS)) {
+		if (real)
+			fprintf(out, "%.*g (0x%0*" PRIx64 ")", w == 8 ? 17 : 9, nnn_num_double(k, w, f->u), 2 * w, f->u);
+		else if (k == NNN_EK_INT)
+			fprintf(out, "%" PRId64, f->i);
+		else
+			fprintf(out, "%" PRIu64, f->u);
+		return;
+	}
+	nnn_elems_t a = { f->bytes, f->count };
+	int32_t show = real ? values : 16;
+	fprintf(out, "%d: [", (int)f->count);
+	for (int32_t i = 0; i < f->count && i < show; i++)
+		fprintf(out, "%s%.*g", i ? ", " : "", w == 8 ? 17 : 9, nnn_elems_get(a, k, w, i));
+	fprintf(out, "%s]", f->count > show ? ", ..." : "");
 }
 
 int cli_written_check(const cli_env_t *env, const char *out, const char *blame, const nnn_model_t *m, nnn_diags_t *d)

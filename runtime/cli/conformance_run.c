@@ -104,12 +104,28 @@ static int ordinary_f32(float v)
 	return isfinite(v) && fabsf(v) <= ORDINARY_MAX;
 }
 
-/* Decoder visitor: clears *ctx when a float field or tensor value is not ordinary. */
+static int ordinary(double v)
+{
+	return isfinite(v) && fabs(v) <= ORDINARY_MAX;
+}
+
+/* Decoder visitor: clears *ctx when a float field or tensor value (of any
+ * element type) is not ordinary. */
 static void ordinary_field(void *ctx, const nnn_field_t *f)
 {
 	int *ord = ctx;
+	nnn_ekind_t k = nnn_prim_ekind(f->prim);
+	int w = nnn_prim_ewidth(f->prim);
 	if (f->prim == NNN_PRIM_F32 && !ordinary_f32(f->f))
 		*ord = 0;
+	if ((f->prim & NNN_PRIM_NUM) && !ordinary(nnn_num_double(k, w, f->u)))
+		*ord = 0;
+	if (f->prim & NNN_PRIM_NUMS) {
+		nnn_elems_t a = { f->bytes, f->count };
+		for (int32_t i = 0; i < f->count && *ord; i++)
+			if (!ordinary(nnn_elems_get(a, k, w, i)))
+				*ord = 0;
+	}
 	if (f->prim == NNN_PRIM_F32_ARRAY) {
 		nnn_f32s_t a = { f->bytes, f->count };
 		for (int32_t i = 0; i < f->count && *ord; i++)

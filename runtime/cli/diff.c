@@ -307,6 +307,12 @@ static void json_value(const nnn_field_t *f)
 	case NNN_PRIM_F32_ARRAY: /* only its length differs: compared by value otherwise */
 		printf("%d", (int)f->count);
 		break;
+	default: /* another element type (f16, i8, ...): its value, or an array's length */
+		if (f->prim & NNN_PRIM_NUMS)
+			printf("%d", (int)f->count);
+		else
+			cli_json_num(stdout, nnn_num_double(nnn_prim_ekind(f->prim), nnn_prim_ewidth(f->prim), f->u));
+		break;
 	}
 }
 
@@ -326,6 +332,9 @@ static int same_field(const nnn_field_t *x, const nnn_field_t *y, const diff_opt
 	case NNN_PRIM_F32_ARRAY:
 		return x->count == y->count;
 	default:
+		if (x->prim & NNN_PRIM_NUMS) /* element types without a name: compared byte for byte */
+			return x->count == y->count &&
+			       !memcmp(x->bytes, y->bytes, (size_t)x->count * (size_t)nnn_prim_ewidth(x->prim));
 		return x->i == y->i;
 	}
 }

@@ -40,6 +40,48 @@ typedef struct dump_ctx {
 
 static const char *PRIM_NAME[] = { "u8", "i32", "u64", "f32", "bool", "string", "i32_array", "f32_array" };
 
+/* A primitive's name: the named ones', else made of its kind and bits as
+ * the schema's convention has it ("f16", "bf16", "i8", "u16_array"). */
+static const char *prim_name(nnn_prim_t p, char *buf, size_t size)
+{
+	static const char *const kind[] = { "?", "i", "u", "f", "bf", "b" };
+	nnn_ekind_t k = nnn_prim_ekind(p);
+	if ((unsigned)p < sizeof PRIM_NAME / sizeof *PRIM_NAME)
+		return PRIM_NAME[p];
+	snprintf(buf, size, "%s%d%s", kind[(unsigned)k < 6 ? k : 0], 8 * nnn_prim_ewidth(p),
+	         (p & NNN_PRIM_NUMS) ? "_array" : "");
+	return buf;
+}
+
+/* A number of another element type (f16, i8, ...) in the dump's JSON:
+ * "value" (floats as float32s are; float64 with 17 digits) and, for a
+ * float scalar, "bits". */
+static void json_num(const nnn_field_t *f, int values)
+{
+	nnn_ekind_t k = nnn_prim_ekind(f->prim);
+	int w = nnn_prim_ewidth(f->prim);
+	bool real = k == NNN_EK_FLOAT || k == NNN_EK_BFLOAT;
+	if (!(f->prim & NNN_PRIM_NUMS)) {
+		printf("\"value\": ");
+		if (real)
+			cli_json_num(stdout, nnn_num_double(k, w, f->u));
+		else if (k == NNN_EK_INT)
+			printf("%" PRId64, f->i);
+		else
+			printf("%" PRIu64, f->u);
+		if (real)
+			printf(", \"bits\": %" PRIu64, f->u);
+		return;
+	}
+	int32_t show = real ? values : 16;
+	printf("\"count\": %d, \"value\": [", (int)f->count);
+	for (int32_t i = 0; i < f->count && i < show; i++) {
+		printf("%s", i ? ", " : "");
+		cli_json_num(stdout, nnn_elems_get((nnn_elems_t){ f->bytes, f->count }, k, w, i));
+	}
+	printf("]");
+}
+
 /* A field's value in JSON (docs/cli-json.md, "dump"): "value", and "name",
  * "bits", "count" where they apply; arrays up to `values` (float) or 16. */
 static void json_value(const nnn_field_t *f, int values, const nnn_ctx_t *ctx)
@@ -93,6 +135,9 @@ static void json_value(const nnn_field_t *f, int values, const nnn_ctx_t *ctx)
 		}
 		printf("]");
 		break;
+	default:
+		json_num(f, values);
+		break;
 	}
 }
 
@@ -109,12 +154,12 @@ static void on_field(void *ctx, const nnn_field_t *f)
 {
 	char text[5];
 	dump_ctx_t *c = ctx;
-	char type[48], path[NNN_PATH_MAX * 4];
+	char type[48], path[NNN_PATH_MAX * 4], pn[24];
 	if (c->json) {
 		printf("%s\n  {\"offset\": %" PRIu64 ", \"size\": %" PRIu64 ", \"path\": ", c->nfields++ ? "," : "",
 		       f->offset, f->size);
 		cli_json_str(stdout, f->path, strlen(f->path));
-		printf(", \"prim\": \"%s\", \"type\": ", PRIM_NAME[f->prim]);
+		printf(", \"prim\": \"%s\", \"type\": ", prim_name(f->prim, pn, sizeof pn));
 		if (f->type)
 			cli_json_str(stdout, f->type->name, strlen(f->type->name));
 		else
@@ -131,9 +176,9 @@ static void on_field(void *ctx, const nnn_field_t *f)
 		return;
 	}
 	if (f->type)
-		snprintf(type, sizeof type, "%s(%s)", f->type->name, PRIM_NAME[f->prim]);
+		snprintf(type, sizeof type, "%s(%s)", f->type->name, prim_name(f->prim, pn, sizeof pn));
 	else
-		snprintf(type, sizeof type, "%s", PRIM_NAME[f->prim]);
+		snprintf(type, sizeof type, "%s", prim_name(f->prim, pn, sizeof pn));
 	/* A plugin's field names are in the path: escaped, as stats and diff
 	 * show paths (a newline too: one line per field). */
 	nnn_esc(path, sizeof path, f->path, strlen(f->path), NNN_ESC_C);

@@ -214,7 +214,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	 * is read as any other and --fix-param-count needs no special path. */
 	nnn_status_t st = cli_model_open(env, o.model, &cm, &d);
 	if (st == NNN_OK)
-		st = cli_params(cm.m, &ts, &n, &d);
+		st = cli_params(cm.m, false, &ts, &n, &d);
 	if (st != NNN_OK)
 		code = cli_report(env, o.model, &d, st);
 	else if (o.get)

@@ -192,7 +192,7 @@ static void label(char *buf, size_t size, const nnn_field_t *f, const char *valu
 		snprintf(buf, size, "%.7g", (double)f->f);
 	else if (name)
 		snprintf(buf, size, "%s", name);
-	else if ((f->prim == NNN_PRIM_I32_ARRAY || f->prim == NNN_PRIM_F32_ARRAY) && bracket)
+	else if (nnn_prim_is_array(f->prim) && bracket)
 		snprintf(buf, size, "%s", bracket);
 	else
 		snprintf(buf, size, "%s", value);

@@ -19,7 +19,8 @@ const cli_cmd_t cmd_stats = {
 	.exits = CLI_EXITS_MODEL,
 	.help = "usage: nnnkit stats [--json] MODEL\n"
 		"Reads every value of every parameter tensor of MODEL (.nnn or JSON) once and prints, per\n"
-		"tensor (its field path, as errors name it): shape, element count, bytes, min, max, mean and\n"
+		"tensor (its field path, as errors name it; float16, int8 and other element types the schema\n"
+		"declares too, their values as doubles): shape, element count, bytes, min, max, mean and\n"
 		"standard deviation (population, over the finite values, computed in double), and the counts\n"
 		"of zeros, NaN, +inf and -inf. A tensor with no finite value has no min, max, mean or std.\n"
 		"--json: one JSON object (docs/cli-json.md).\n",
@@ -34,10 +35,10 @@ static void print_text_row(const cli_param_t *ct, const cli_vstats_t *s)
 {
 	nnn_shape_t sh = { 0 };
 	char shape[256], path[NNN_PATH_MAX * 4];
-	cli_tensor_shape(ct->t, &sh);
+	cli_dims_shape(ct->dims, &sh);
 	nnn_esc(path, sizeof path, ct->path, strlen(ct->path), NNN_ESC_C);
 	printf("%-24s %-12s %9" PRIu64 " %10" PRIu64, path, cli_shape_text(&sh, shape, sizeof shape), s->count,
-	       4 * s->count);
+	       (uint64_t)nnn_prim_ewidth(ct->prim) * s->count);
 	if (s->finite)
 		printf(" %12.6g %12.6g %12.6g %12.6g", s->min, s->max, s->mean, s->std);
 	else
@@ -58,12 +59,12 @@ static void json_stat(const char *key, double x, int have)
 static void print_json_row(const cli_param_t *ct, const cli_vstats_t *s, int first)
 {
 	nnn_shape_t sh = { 0 };
-	cli_tensor_shape(ct->t, &sh);
+	cli_dims_shape(ct->dims, &sh);
 	printf("%s\n  {\"path\": ", first ? "" : ",");
 	cli_json_str(stdout, ct->path, strlen(ct->path));
 	printf(", \"shape\": ");
 	cli_json_shape(stdout, &sh);
-	printf(", \"count\": %" PRIu64 ", \"bytes\": %" PRIu64, s->count, 4 * s->count);
+	printf(", \"count\": %" PRIu64 ", \"bytes\": %" PRIu64, s->count, (uint64_t)nnn_prim_ewidth(ct->prim) * s->count);
 	json_stat("min", s->min, s->finite > 0);
 	json_stat("max", s->max, s->finite > 0);
 	json_stat("mean", s->mean, s->finite > 0);
@@ -75,7 +76,7 @@ static void print_json_row(const cli_param_t *ct, const cli_vstats_t *s, int fir
 static void report(const char *path, const cli_param_t *ts, size_t n, int json)
 {
 	cli_vstats_t s;
-	uint64_t values = 0;
+	uint64_t values = 0, bytes = 0;
 	if (json) {
 		printf("{\"file\": ");
 		cli_json_str(stdout, path, strlen(path));
@@ -85,17 +86,18 @@ static void report(const char *path, const cli_param_t *ts, size_t n, int json)
 		       "min", "max", "mean", "std", "zeros", "nan", "+inf", "-inf");
 	}
 	for (size_t i = 0; i < n; i++) {
-		cli_values_stats(ts[i].t->data, &s);
+		cli_elems_stats(ts[i].data, ts[i].prim, &s);
 		values += s.count;
+		bytes += (uint64_t)nnn_prim_ewidth(ts[i].prim) * s.count;
 		if (json)
 			print_json_row(&ts[i], &s, i == 0);
 		else
 			print_text_row(&ts[i], &s);
 	}
 	if (json)
-		printf("%s], \"values\": %" PRIu64 ", \"bytes\": %" PRIu64 "}\n", n ? "\n" : "", values, 4 * values);
+		printf("%s], \"values\": %" PRIu64 ", \"bytes\": %" PRIu64 "}\n", n ? "\n" : "", values, bytes);
 	else
-		printf("%zu tensors, %" PRIu64 " values, %" PRIu64 " bytes\n", n, values, 4 * values);
+		printf("%zu tensors, %" PRIu64 " values, %" PRIu64 " bytes\n", n, values, bytes);
 }
 
 static int run(const cli_args_t *args, cli_env_t *env)
@@ -108,7 +110,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	int code;
 	nnn_diags_init(&d);
 	nnn_status_t st = cli_model_open(env, o.model, &cm, &d);
-	if (st == NNN_OK && (st = cli_params(cm.m, &ts, &n, &d)) == NNN_OK)
+	if (st == NNN_OK && (st = cli_params(cm.m, true, &ts, &n, &d)) == NNN_OK)
 		report(o.model, ts, n, o.json), env->json_done = o.json;
 	code = cli_fail(env, o.model, &d, st);
 	free(ts);

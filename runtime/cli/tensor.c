@@ -10,14 +10,57 @@
 
 #include "cli.h"
 
-nnn_status_t cli_params(const nnn_model_t *m, cli_param_t **out, size_t *n, nnn_diags_t *d)
+/* The value of an integer member described by f (a variant's tag). */
+static int64_t tag_of(const nnn_fdesc_t *f, const void *p)
 {
-	size_t total = 0, k = 0;
+	return f->prim == NNN_PRIM_U8 ? *(const uint8_t *)p : f->prim == NNN_PRIM_I32 ? *(const int32_t *)p
+	                                                                             : (int64_t) * (const uint64_t *)p;
+}
+
+/* The param tensors of record rd at base (a layer, or a variant's record)
+ * whose data are not float32, into out[*k..max) with paths "prefix.field";
+ * counts all of them in *k. Variants the schema selects are followed; a
+ * plugin's (ext) tensors are float32 and listed by nnn_layer_tensors. */
+static void other_tensors(const nnn_rdesc_t *rd, const void *base, const char *prefix, cli_param_t *out, size_t max,
+                          size_t *k)
+{
+	for (int32_t i = 0; i < rd->nfields; i++) {
+		const nnn_fdesc_t *f = &rd->fields[i];
+		const char *p = (const char *)base + f->offset;
+		if (f->kind == NNN_FK_VARIANT) {
+			int64_t tag = tag_of(&rd->fields[f->ref], (const char *)base + rd->fields[f->ref].offset);
+			for (int32_t v = 0; v < f->nvariants; v++)
+				if (f->variants[v].value == tag)
+					other_tensors(f->variants[v].rec, p, prefix, out, max, k);
+		} else if (f->kind == NNN_FK_RECORD && (f->flags & NNN_FD_PARAM) && f->rec->data >= 0 &&
+		           f->rec->fields[f->rec->data].prim != NNN_PRIM_F32_ARRAY) {
+			const nnn_fdesc_t *df = &f->rec->fields[f->rec->data];
+			if (*k < max) {
+				cli_param_t *t = &out[*k];
+				snprintf(t->path, sizeof t->path, "%s.%s", prefix, f->name);
+				t->t = NULL;
+				t->dims = (const nnn_i32s_t *)(p + f->rec->fields[f->rec->dims].offset);
+				t->data = *(const nnn_elems_t *)(p + df->offset);
+				t->prim = df->prim;
+			}
+			(*k)++;
+		}
+	}
+}
+
+nnn_status_t cli_params(const nnn_model_t *m, bool any, cli_param_t **out, size_t *n, nnn_diags_t *d)
+{
+	size_t total = 0, k = 0, more = 0;
+	char prefix[32];
 	*out = NULL;
 	*n = 0;
 	/* nnn_layer_tensors counts without filling when given no room. */
-	for (int32_t i = 0; i < m->layer_count; i++)
+	for (int32_t i = 0; i < m->layer_count; i++) {
 		total += (size_t)nnn_layer_tensors(&m->layers[i], NULL, 0);
+		if (any)
+			other_tensors(&nnn_layer_desc, &m->layers[i], "", NULL, 0, &more);
+	}
+	total += more;
 	cli_param_t *ts = calloc(total ? total : 1, sizeof *ts);
 	nnn_named_tensor_t *named = calloc(total ? total : 1, sizeof *named);
 	if (!ts || !named) {
@@ -30,11 +73,17 @@ nnn_status_t cli_params(const nnn_model_t *m, cli_param_t **out, size_t *n, nnn_
 		for (int j = 0; j < c && k < total; j++, k++) {
 			snprintf(ts[k].path, sizeof ts[k].path, "layers[%d].%s", (int)i, named[j].name);
 			ts[k].t = named[j].tensor;
+			ts[k].dims = &named[j].tensor->dims;
+			ts[k].data = (nnn_elems_t){ named[j].tensor->data.bytes, named[j].tensor->data.n };
+			ts[k].prim = NNN_PRIM_F32_ARRAY;
 		}
+		snprintf(prefix, sizeof prefix, "layers[%d]", (int)i);
+		if (any)
+			other_tensors(&nnn_layer_desc, &m->layers[i], prefix, ts, total, &k);
 	}
 	free(named);
 	*out = ts;
-	*n = k;
+	*n = k < total ? k : total;
 	return NNN_OK;
 }
 
@@ -53,11 +102,16 @@ const cli_param_t *cli_param_find(const cli_param_t *ts, size_t n, const char *p
 
 bool cli_tensor_shape(const nnn_tensor_t *t, nnn_shape_t *s)
 {
-	if (t->dims.n < 0 || t->dims.n > NNN_MAX_RANK)
+	return cli_dims_shape(&t->dims, s);
+}
+
+bool cli_dims_shape(const nnn_i32s_t *dims, nnn_shape_t *s)
+{
+	if (dims->n < 0 || dims->n > NNN_MAX_RANK)
 		return false;
-	s->rank = t->dims.n;
-	for (int32_t i = 0; i < t->dims.n; i++)
-		s->dims[i] = t->dims.v[i];
+	s->rank = dims->n;
+	for (int32_t i = 0; i < dims->n; i++)
+		s->dims[i] = dims->v[i];
 	return true;
 }
 
@@ -68,27 +122,43 @@ char *cli_shape_text(const nnn_shape_t *s, char *buf, size_t size)
 
 void cli_values_stats(nnn_f32s_t a, cli_vstats_t *s)
 {
+	cli_elems_stats((nnn_elems_t){ a.bytes, a.n }, NNN_PRIM_F32_ARRAY, s);
+}
+
+/* One value into the running statistics (Welford's update; m2 its sum of squares). */
+static void add_value(cli_vstats_t *s, double *m2, double x)
+{
+	if (isnan(x)) {
+		s->nan++;
+	} else if (isinf(x)) {
+		*(x > 0 ? &s->pinf : &s->ninf) += 1;
+	} else {
+		s->zeros += x == 0;
+		if (!s->finite || x < s->min)
+			s->min = x;
+		if (!s->finite || x > s->max)
+			s->max = x;
+		s->finite++;
+		double delta = x - s->mean;
+		s->mean += delta / (double)s->finite;
+		*m2 += delta * (x - s->mean);
+	}
+}
+
+void cli_elems_stats(nnn_elems_t a, nnn_prim_t prim, cli_vstats_t *s)
+{
 	double m2 = 0;
+	nnn_ekind_t kind = nnn_prim_ekind(prim);
+	int width = nnn_prim_ewidth(prim);
+	nnn_f32s_t f = { a.bytes, a.n };
 	memset(s, 0, sizeof *s);
 	s->count = (uint64_t)(a.n > 0 ? a.n : 0);
-	for (int32_t i = 0; i < a.n; i++) {
-		double x = nnn_f32s_get(a, i);
-		if (isnan(x)) {
-			s->nan++;
-		} else if (isinf(x)) {
-			*(x > 0 ? &s->pinf : &s->ninf) += 1;
-		} else {
-			s->zeros += x == 0;
-			if (!s->finite || x < s->min)
-				s->min = x;
-			if (!s->finite || x > s->max)
-				s->max = x;
-			s->finite++;
-			double delta = x - s->mean;
-			s->mean += delta / (double)s->finite;
-			m2 += delta * (x - s->mean);
-		}
-	}
+	if (prim == NNN_PRIM_F32_ARRAY) /* the common case, without a switch per value */
+		for (int32_t i = 0; i < a.n; i++)
+			add_value(s, &m2, nnn_f32s_get(f, i));
+	else
+		for (int32_t i = 0; i < a.n; i++)
+			add_value(s, &m2, nnn_elems_get(a, kind, width, i));
 	s->std = s->finite ? sqrt(m2 / (double)s->finite) : 0;
 }
 

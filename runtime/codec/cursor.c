@@ -317,6 +317,70 @@ nnn_status_t nnn_rd_f32_array(nnn_cur_t *c, const char *name, const char *doc, c
 	return NNN_OK;
 }
 
+/* An element type's name in messages: "float16", "bfloat16", "int8", ... */
+static const char *ekind_name(nnn_ekind_t k, int width, char *buf, size_t size)
+{
+	static const char *const kinds[] = { "?", "int", "uint", "float", "bfloat", "bool" };
+	snprintf(buf, size, "%s%d", kinds[(unsigned)k < 6 ? k : 0], 8 * width);
+	return buf;
+}
+
+nnn_status_t nnn_rd_num(nnn_cur_t *c, const char *name, const char *doc, nnn_ekind_t kind, int width, void *out,
+                        uint64_t *at)
+{
+	size_t mark;
+	char what[16];
+	nnn_field_t f = { .prim = NNN_PRIM_NUM_OF(kind, width), .doc = doc, .size = (uint64_t)width };
+	NNN_TRY(begin(c, name, (size_t)width, ekind_name(kind, width, what, sizeof what), &mark, at));
+	const unsigned char *p = bytes_at(c, c->pos, (size_t)width);
+	if (!p)
+		return unread(c, (size_t)width);
+	f.u = nnn_le_bits(p, width);
+	f.i = (int64_t)f.u;
+	if (kind == NNN_EK_INT && width < 8 && (f.u >> (8 * width - 1) & 1))
+		f.i = (int64_t)(f.u | ~0ull << (8 * width)); /* sign-extended */
+	if ((kind == NNN_EK_FLOAT || kind == NNN_EK_BFLOAT) && width <= 4) /* exact; a float64 may not fit */
+		f.f = (float)nnn_num_double(kind, width, f.u);
+	f.offset = *at;
+	c->pos += (size_t)width;
+	visit(c, &f);
+	switch (width) { /* into the member's C type of that width */
+	case 1: { uint8_t x = (uint8_t)f.u; memcpy(out, &x, 1); break; }
+	case 2: { uint16_t x = (uint16_t)f.u; memcpy(out, &x, 2); break; }
+	case 4: { uint32_t x = (uint32_t)f.u; memcpy(out, &x, 4); break; }
+	default: memcpy(out, &f.u, 8); break;
+	}
+	nnn_path_pop(&c->path, mark);
+	return NNN_OK;
+}
+
+nnn_status_t nnn_rd_nums(nnn_cur_t *c, const char *name, const char *doc, nnn_ekind_t kind, int width,
+                         nnn_elems_t *out, uint64_t *at)
+{
+	size_t mark;
+	char what[16], arr[32];
+	const unsigned char *p;
+	nnn_field_t f = { .prim = NNN_PRIM_NUMS_OF(kind, width), .doc = doc };
+	ekind_name(kind, width, what, sizeof what);
+	snprintf(arr, sizeof arr, "%s array", what);
+	NNN_TRY(begin(c, name, 0, arr, &mark, at));
+	/* Checked against the bytes left before anything is taken, as for float32s. */
+	NNN_TRY(count(c, (size_t)width, what, &f.count));
+	size_t n = (size_t)width * (size_t)f.count;
+	f.bytes = c->buf + c->pos;
+	f.offset = *at;
+	f.size = 4 + (uint64_t)n;
+	NNN_TRY(take(c, n, false, &p));
+	if (c->win && c->vis && c->vis->field && f.count > 0)
+		NNN_TRY(for_visitor(c, n, &f.bytes));
+	c->pos += n;
+	visit(c, &f);
+	out->bytes = p;
+	out->n = f.count;
+	nnn_path_pop(&c->path, mark);
+	return NNN_OK;
+}
+
 nnn_status_t nnn_cur_array(nnn_cur_t *c, const char *count_name, int32_t n, size_t min_bytes, size_t size,
                            uint64_t count_at, void **out)
 {
@@ -414,6 +478,11 @@ nnn_status_t nnn_cur_end(nnn_cur_t *c)
 nnn_status_t nnn_rule_dims_product(nnn_cur_t *c, nnn_i32s_t dims, uint64_t dims_at, nnn_f32s_t data,
                                    uint64_t data_at)
 {
+	return nnn_rule_dims_count(c, dims, dims_at, data.n, data_at);
+}
+
+nnn_status_t nnn_rule_dims_count(nnn_cur_t *c, nnn_i32s_t dims, uint64_t dims_at, int32_t count, uint64_t data_at)
+{
 	uint64_t prod = 1;
 	bool zero = false, overflow = false;
 	for (int32_t i = 0; i < dims.n; i++) {
@@ -443,10 +512,10 @@ nnn_status_t nnn_rule_dims_product(nnn_cur_t *c, nnn_i32s_t dims, uint64_t dims_
 		return s;
 	}
 	nnn_status_t s = NNN_OK;
-	if (prod != (uint64_t)data.n) {
+	if (prod != (uint64_t)count) {
 		size_t mark = nnn_path_push(&c->path, "data");
 		s = nnn_cur_soft(c, NNN_E_DIM_MISMATCH, data_at, "dims multiply to %" PRIu64 ", but data has %d values",
-		                 prod, (int)data.n);
+		                 prod, (int)count);
 		nnn_path_pop(&c->path, mark);
 	}
 	return s;

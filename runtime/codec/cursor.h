@@ -107,6 +107,13 @@ NNN_NODISCARD nnn_status_t nnn_rd_i32_array(nnn_cur_t *c, const char *name, cons
                                             const nnn_type_t *type, nnn_i32s_t *out, uint64_t *at);
 NNN_NODISCARD nnn_status_t nnn_rd_f32_array(nnn_cur_t *c, const char *name, const char *doc,
                                             const nnn_type_t *type, nnn_f32s_t *out, uint64_t *at);
+/* An element type without a named reader (ABI 1.7), by kind and width: a
+ * scalar into `out`, a member of the C type of that width (nnn/types.h;
+ * float16 and bfloat16 as raw bits); an array as a view of its bytes. */
+NNN_NODISCARD nnn_status_t nnn_rd_num(nnn_cur_t *c, const char *name, const char *doc, nnn_ekind_t kind,
+                                      int width, void *out, uint64_t *at);
+NNN_NODISCARD nnn_status_t nnn_rd_nums(nnn_cur_t *c, const char *name, const char *doc, nnn_ekind_t kind,
+                                       int width, nnn_elems_t *out, uint64_t *at);
 
 /* Checks a repeated record's count (read earlier at `count_at`) against the
  * bytes left, given the smallest encoding of one element, then allocates
@@ -123,9 +130,12 @@ NNN_NODISCARD nnn_status_t nnn_cur_enum(nnn_cur_t *c, const char *name, const ch
                                         const nnn_type_t *type, int64_t found, uint64_t at);
 /* After the root record: no bytes may remain. */
 NNN_NODISCARD nnn_status_t nnn_cur_end(nnn_cur_t *c);
-/* Decode-stage rule: dims non-negative, product equals the data count. */
+/* Decode-stage rule: dims non-negative, product equals the data count
+ * (dims_product for f32 data; dims_count for data of any element type). */
 NNN_NODISCARD nnn_status_t nnn_rule_dims_product(nnn_cur_t *c, nnn_i32s_t dims, uint64_t dims_at,
                                                  nnn_f32s_t data, uint64_t data_at);
+NNN_NODISCARD nnn_status_t nnn_rule_dims_count(nnn_cur_t *c, nnn_i32s_t dims, uint64_t dims_at, int32_t count,
+                                               uint64_t data_at);
 
 /* Generated code asks the cursor's lookup about an ID its schema lacks
  * (cursor.c): whether it is provided (false without a lookup), then, if so,

@@ -90,6 +90,32 @@ nnn_status_t nnn_wr_f32_array(nnn_sink_t *w, nnn_f32s_t v)
 	return put(w, v.bytes, 4 * (size_t)v.n);
 }
 
+/* Any element type: `width` bytes of the host value at v (its C type is of
+ * that width, nnn/types.h), little-endian. */
+nnn_status_t nnn_wr_num(nnn_sink_t *w, int width, const void *v)
+{
+	unsigned char b[8];
+	uint64_t bits = 0;
+	switch (width) { /* the value as the unsigned integer of its width */
+	case 1: { uint8_t x; memcpy(&x, v, 1); bits = x; break; }
+	case 2: { uint16_t x; memcpy(&x, v, 2); bits = x; break; }
+	case 4: { uint32_t x; memcpy(&x, v, 4); bits = x; break; }
+	case 8: memcpy(&bits, v, 8); break;
+	default:
+		return nnn_wr_fail(w, NNN_E_USAGE, "width", "found %d, expected 1, 2, 4 or 8", width);
+	}
+	for (int i = 0; i < width; i++)
+		b[i] = (unsigned char)(bits >> 8 * i);
+	return put(w, b, (size_t)width);
+}
+
+nnn_status_t nnn_wr_nums(nnn_sink_t *w, int width, nnn_elems_t v)
+{
+	/* Little-endian bytes already, as for f32_array. */
+	NNN_TRY(wr_count(w, v.n, v.bytes));
+	return put(w, v.bytes, (size_t)width * (size_t)v.n);
+}
+
 nnn_status_t nnn_wr_fail(nnn_sink_t *w, nnn_status_t code, const char *name, const char *fmt, ...)
 {
 	char msg[NNN_MSG_MAX];

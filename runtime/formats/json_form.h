@@ -42,4 +42,13 @@ static inline const nnn_rdesc_t *nnn_json_ext(nnn_fext_t kind, const void *type,
  * runtime/formats/onnx/. */
 size_t nnn_json_f32_text(char *buf, size_t size, uint32_t bits);
 
+/* Any number's JSON text by its kind, width and raw bits: a float32 as
+ * above; float16, bfloat16 and float64 likewise (the fewest digits that
+ * read back to the bits; "nan" for the quiet NaN without sign or payload,
+ * else "nan:0x" and the width's hex digits); integers in decimal. */
+size_t nnn_json_num_text(char *buf, size_t size, nnn_ekind_t kind, int width, uint64_t bits);
+/* How the reader turns a JSON number into a float type's bits (through
+ * float, as for float32, except float64); *ok false for an integer kind. */
+uint64_t nnn_json_num_bits(nnn_ekind_t kind, int width, double d, bool *ok);
+
 #endif

@@ -628,6 +628,92 @@ static nnn_status_t get_f32s(rd_t *r, const json_t *v, nnn_f32s_t *out)
 	return NNN_OK;
 }
 
+/* A float16, bfloat16 or float64 as get_f32 reads a float32: a number
+ * (through float, but float64), "inf", "-inf", "nan", "nan:0x" and the
+ * width's hex digits. */
+static nnn_status_t get_real(rd_t *r, const json_t *v, nnn_ekind_t kind, int width, uint64_t *bits)
+{
+	char b[64];
+	bool ok;
+	const char *s = text_of(v);
+	const char *name = kind == NNN_EK_BFLOAT ? "bfloat16" : width == 2 ? "float16" : "float64";
+	if (json_is_number(v)) {
+		*bits = nnn_json_num_bits(kind, width, json_number_value(v), &ok);
+		if (isinf(nnn_num_double(kind, width, *bits)))
+			return fail(r, NNN_E_RANGE, "%s is outside %s's range; write \"inf\" or \"-inf\" for an infinity",
+			            shown(v, b, sizeof b), name);
+		return NNN_OK;
+	}
+	if (s && (!strcmp(s, "inf") || !strcmp(s, "-inf") || !strcmp(s, "nan"))) {
+		double d = !strcmp(s, "nan") ? NAN : s[0] == '-' ? -INFINITY : INFINITY;
+		*bits = nnn_json_num_bits(kind, width, d, &ok); /* the quiet NaN without sign or payload */
+		return NNN_OK;
+	}
+	size_t hex = 2 * (size_t)width;
+	if (s && !strncmp(s, "nan:0x", 6) && strlen(s) == 6 + hex && strspn(s + 6, "0123456789abcdefABCDEF") == hex) {
+		*bits = strtoull(s + 6, NULL, 16);
+		if (!isnan(nnn_num_double(kind, width, *bits)))
+			return fail(r, NNN_E_RANGE, "%s: not the bits of a %s NaN (exponent all ones, mantissa not zero); "
+			            "write the number instead", s, name);
+		return NNN_OK;
+	}
+	return fail(r, NNN_E_JSON_TYPE, "expected a number, or one of \"inf\", \"-inf\", \"nan\", \"nan:0x\" "
+	            "and a %s NaN's %zu hex digits, found %s", name, hex, shown(v, b, sizeof b));
+}
+
+/* Any number of an element type without a named reader, as its raw bits. */
+static nnn_status_t get_num(rd_t *r, const json_t *v, nnn_ekind_t kind, int width, uint64_t *bits)
+{
+	int64_t x;
+	int b = 8 * width;
+	if (kind == NNN_EK_FLOAT && width == 4) {
+		uint32_t u;
+		NNN_TRY(get_f32(r, v, &u));
+		*bits = u;
+		return NNN_OK;
+	}
+	if (kind == NNN_EK_FLOAT || kind == NNN_EK_BFLOAT)
+		return get_real(r, v, kind, width, bits);
+	if (kind == NNN_EK_UINT && width == 8)
+		return get_u64(r, v, bits);
+	if (kind == NNN_EK_INT)
+		NNN_TRY(get_int(r, v, b == 64 ? INT64_MIN : -(INT64_C(1) << (b - 1)),
+		                b == 64 ? INT64_MAX : (INT64_C(1) << (b - 1)) - 1, &x));
+	else
+		NNN_TRY(get_int(r, v, 0, (INT64_C(1) << b) - 1, &x));
+	*bits = b == 64 ? (uint64_t)x : (uint64_t)x & ((UINT64_C(1) << b) - 1);
+	return NNN_OK;
+}
+
+/* An NNN_PRIM_NUM or NNN_PRIM_NUMS field: a number, or an array of them. */
+static nnn_status_t get_nums(rd_t *r, const nnn_fdesc_t *f, const json_t *v, void *p)
+{
+	nnn_ekind_t kind = nnn_prim_ekind(f->prim);
+	int width = nnn_prim_ewidth(f->prim);
+	uint64_t bits;
+	if (!(f->prim & NNN_PRIM_NUMS)) {
+		NNN_TRY(get_num(r, v, kind, width, &bits));
+		memcpy(p, &bits, (size_t)width); /* little-endian hosts, as nnn_f32s_read */
+		return NNN_OK;
+	}
+	if (json_is_object(v))
+		return fail(r, NNN_E_JSON_TYPE, "{\"npy\": FILE} holds float32 tensors only for now: write this array's "
+		            "values inline");
+	NNN_TRY(check_array(r, v, "an array of numbers"));
+	size_t n = json_array_size(v);
+	unsigned char *b;
+	NNN_TRY(alloc(r, n, (size_t)width, (void **)&b));
+	for (size_t i = 0; i < n; i++) {
+		size_t m = nnn_path_index(&r->path, (int64_t)i);
+		NNN_TRY(get_num(r, json_array_get(v, i), kind, width, &bits));
+		nnn_path_pop(&r->path, m);
+		for (int k = 0; k < width; k++)
+			b[(size_t)width * i + (size_t)k] = (unsigned char)(bits >> 8 * k);
+	}
+	*(nnn_elems_t *)p = (nnn_elems_t){ b, (int32_t)n };
+	return NNN_OK;
+}
+
 static nnn_status_t get_prim(rd_t *r, const nnn_fdesc_t *f, const json_t *v, void *p)
 {
 	char b[64];
@@ -670,8 +756,9 @@ static nnn_status_t get_prim(rd_t *r, const nnn_fdesc_t *f, const json_t *v, voi
 		return get_i32s(r, v, p);
 	case NNN_PRIM_F32_ARRAY:
 		return get_f32s(r, v, p);
+	default:
+		return get_nums(r, f, v, p);
 	}
-	return NNN_OK;
 }
 
 /* ---- enums and the plugin types of a variant ---- */

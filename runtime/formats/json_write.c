@@ -6,6 +6,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -161,6 +162,70 @@ size_t nnn_json_f32_text(char *buf, size_t size, uint32_t bits)
 	return strlen(buf);
 }
 
+/* "%.{p}g" of d, with a point or exponent and a '.' whatever the locale. */
+static size_t real_text(char *buf, size_t size, double d, int p)
+{
+	snprintf(buf, size, "%.*g", p, d);
+	char *comma = strchr(buf, ',');
+	if (comma)
+		*comma = '.';
+	if (!strpbrk(buf, ".eEni"))
+		strncat(buf, ".0", size - strlen(buf) - 1);
+	return strlen(buf);
+}
+
+size_t nnn_json_num_text(char *buf, size_t size, nnn_ekind_t kind, int width, uint64_t bits)
+{
+	if (kind == NNN_EK_FLOAT && width == 4)
+		return nnn_json_f32_text(buf, size, (uint32_t)bits);
+	if (kind == NNN_EK_INT) {
+		if (width < 8 && (bits >> (8 * width - 1) & 1))
+			bits |= ~0ull << (8 * width); /* sign-extended */
+		return (size_t)snprintf(buf, size, "%" PRId64, (int64_t)bits);
+	}
+	if (kind == NNN_EK_UINT || kind == NNN_EK_BOOL) /* JSON readers hold integers in 64 signed bits at most */
+		return (size_t)snprintf(buf, size, bits > INT64_MAX ? "\"%" PRIu64 "\"" : "%" PRIu64, bits);
+	double d = nnn_num_double(kind, width, bits);
+	if (isnan(d)) { /* the quiet NaN without sign or payload is plain "nan", as for float32 */
+		uint64_t quiet = kind == NNN_EK_BFLOAT ? 0x7fc0u : width == 2 ? 0x7e00u : 0x7ff8000000000000u;
+		if (bits == quiet)
+			return (size_t)snprintf(buf, size, "\"nan\"");
+		return (size_t)snprintf(buf, size, "\"nan:0x%0*" PRIx64 "\"", 2 * width, bits);
+	}
+	if (isinf(d))
+		return (size_t)snprintf(buf, size, "\"%sinf\"", d < 0 ? "-" : "");
+	/* The fewest digits that read back to the bits the way the reader
+	 * converts them (nnn_json_num_bits); 17 always do. */
+	for (int p = 1; p < 17; p++) {
+		real_text(buf, size, d, p);
+		bool ok;
+		if (nnn_json_num_bits(kind, width, strtod(buf, NULL), &ok) == bits && ok)
+			return strlen(buf);
+	}
+	return real_text(buf, size, d, 17);
+}
+
+uint64_t nnn_json_num_bits(nnn_ekind_t kind, int width, double d, bool *ok)
+{
+	*ok = true;
+	if (kind == NNN_EK_FLOAT && width == 8) {
+		uint64_t u;
+		memcpy(&u, &d, sizeof u);
+		return u;
+	}
+	/* Through float, as for float32 values: a float16 or bfloat16 is a float
+	 * exactly. Beyond float's range, infinity (a conversion would be undefined). */
+	float f = isfinite(d) && fabs(d) > FLT_MAX ? (d < 0 ? -INFINITY : INFINITY) : (float)d;
+	if (kind == NNN_EK_FLOAT && width == 4)
+		return f32_bits(f);
+	if (kind == NNN_EK_FLOAT && width == 2)
+		return nnn_f32_to_f16(f);
+	if (kind == NNN_EK_BFLOAT)
+		return nnn_f32_to_bf16(f);
+	*ok = false; /* integers are read as integers */
+	return 0;
+}
+
 /* Whether the 2- or 3-byte UTF-8 sequence at s is an unsafe code point
  * (nnn_cp_unsafe, all of which have 2 or 3 bytes), into *cp. */
 static bool unsafe_at(const char *s, size_t n, uint32_t *cp)
@@ -293,31 +358,36 @@ static bool flat(const wr_t *w, const nnn_rdesc_t *rd, const void *base)
 			int32_t n = ((const nnn_f32s_t *)p)->n;
 			if (n > INLINE_MAX || goes_to_npy(w, n))
 				return false;
+		} else if ((f->prim & NNN_PRIM_NUMS) && ((const nnn_elems_t *)p)->n > INLINE_MAX) {
+			return false;
 		}
 	}
 	return true;
 }
 
-static void put_value(wr_t *w, bool f32, const void *v, int32_t i)
+/* Element i of an array of `prim` (an i32_array's host ints, else
+ * little-endian elements of any element type). */
+static void put_value(wr_t *w, nnn_prim_t prim, const void *v, int32_t i)
 {
 	char buf[64];
-	if (f32) {
-		size_t k = nnn_json_f32_text(buf, sizeof buf, nnn_le_u32((const unsigned char *)v + 4 * (size_t)i));
-		put(&w->o, buf, k);
-	} else {
+	if (prim == NNN_PRIM_I32_ARRAY) {
 		putf(&w->o, "%" PRId32, ((const int32_t *)v)[i]);
+	} else {
+		int width = nnn_prim_ewidth(prim);
+		uint64_t bits = nnn_le_bits((const unsigned char *)v + (size_t)width * (size_t)i, width);
+		put(&w->o, buf, nnn_json_num_text(buf, sizeof buf, nnn_prim_ekind(prim), width, bits));
 	}
 }
 
 /* The values of an array: on one line when they fit, else filling lines. */
-static void put_values(wr_t *w, int32_t n, int depth, bool f32, const void *v)
+static void put_values(wr_t *w, int32_t n, int depth, nnn_prim_t prim, const void *v)
 {
 	size_t start = w->o.n, col = w->o.col;
 	put(&w->o, "[", 1);
 	if (n <= INLINE_MAX) {
 		for (int32_t i = 0; i < n; i++) {
 			put(&w->o, ", ", i ? 2 : 0);
-			put_value(w, f32, v, i);
+			put_value(w, prim, v, i);
 		}
 		put(&w->o, "]", 1);
 		if (w->o.col <= WIDTH)
@@ -329,12 +399,12 @@ static void put_values(wr_t *w, int32_t n, int depth, bool f32, const void *v)
 	for (int32_t i = 0; i < n; i++) {
 		size_t at = w->o.n, c = w->o.col;
 		put(&w->o, ", ", i ? 2 : 0);
-		put_value(w, f32, v, i);
+		put_value(w, prim, v, i);
 		if (i && w->o.col + 1 > WIDTH) { /* +1: the comma that may follow */
 			rewind_(&w->o, at, c);
 			put(&w->o, ",", 1);
 			indent(&w->o, depth + 1);
-			put_value(w, f32, v, i);
+			put_value(w, prim, v, i);
 		}
 	}
 	indent(&w->o, depth);
@@ -471,6 +541,30 @@ static const char *enum_name(const nnn_rdesc_t *rd, int32_t i, const void *base,
 	return name;
 }
 
+/* A number of an element type without a named reader (NNN_PRIM_NUM, _NUMS):
+ * the same text as a float32's or an int's, by its kind and width. */
+static nnn_status_t put_num(wr_t *w, const nnn_fdesc_t *f, const void *p, int depth)
+{
+	int width = nnn_prim_ewidth(f->prim);
+	char buf[64];
+	if (f->prim & NNN_PRIM_NUMS) {
+		const nnn_elems_t *a = p;
+		if (a->n < 0 || (a->n > 0 && !a->bytes))
+			return fail(w, NNN_E_USAGE, "an array of %d values without its values", (int)a->n);
+		if (w->opts && w->opts->omit_floats && nnn_prim_ekind(f->prim) >= NNN_EK_FLOAT) {
+			puts_(&w->o, "null");
+			return NNN_OK;
+		}
+		/* Inline even with a tensors folder: .npy references hold float32 only for now. */
+		put_values(w, a->n, depth, f->prim, a->bytes);
+		return NNN_OK;
+	}
+	uint64_t bits = 0;
+	memcpy(&bits, p, (size_t)width); /* the host value's bytes: little-endian hosts only, as nnn_f32s_read */
+	put(&w->o, buf, nnn_json_num_text(buf, sizeof buf, nnn_prim_ekind(f->prim), width, bits));
+	return NNN_OK;
+}
+
 static nnn_status_t put_prim(wr_t *w, const nnn_rdesc_t *rd, int32_t i, const void *base, int depth)
 {
 	const nnn_fdesc_t *f = &rd->fields[i];
@@ -515,7 +609,7 @@ static nnn_status_t put_prim(wr_t *w, const nnn_rdesc_t *rd, int32_t i, const vo
 		const nnn_i32s_t *a = p;
 		if (a->n < 0 || (a->n > 0 && !a->v))
 			return fail(w, NNN_E_USAGE, "an array of %d values without its values", (int)a->n);
-		put_values(w, a->n, depth, false, a->v);
+		put_values(w, a->n, depth, NNN_PRIM_I32_ARRAY, a->v);
 		break;
 	}
 	case NNN_PRIM_F32_ARRAY: {
@@ -530,9 +624,11 @@ static nnn_status_t put_prim(wr_t *w, const nnn_rdesc_t *rd, int32_t i, const vo
 			bool is_data = rd->data == i;
 			return put_npy(w, *a, is_data ? member(base, &rd->fields[rd->dims]) : NULL, is_data);
 		}
-		put_values(w, a->n, depth, true, a->bytes);
+		put_values(w, a->n, depth, NNN_PRIM_F32_ARRAY, a->bytes);
 		break;
 	}
+	default:
+		return put_num(w, f, p, depth);
 	}
 	return NNN_OK;
 }

@@ -280,6 +280,11 @@ static const nnn_host_t HOST = {
 	.onnx_set_tensor = nnn_om_set_tensor,
 	.onnx_set_number = nnn_om_set_number,
 	.onnx_set_ints = nnn_om_set_ints,
+	.rd_num = nnn_rd_num,
+	.rd_nums = nnn_rd_nums,
+	.wr_num = nnn_wr_num,
+	.wr_nums = nnn_wr_nums,
+	.rule_dims_count = nnn_rule_dims_count,
 };
 
 const nnn_host_t *nnn_host_table(void)

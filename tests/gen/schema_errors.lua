@@ -441,6 +441,32 @@ test("lang_unknown_kinds", function(rejects)
     'pattern entry 1 "+.." is neither *, +, +... nor a field reference; did you mean "+..."?')
 end)
 
+-- Element types: any kind and width the runtime reads by width, and a
+-- clear refusal of the combinations it cannot.
+test("lang_element_types", function(rejects)
+  rejects([[push(s.primitives, { name = "f24", kind = "float", width = 3, doc = "No." })]],
+    "primitives[", '"f24"', "width must be one of 1, 2, 4, 8")
+  rejects([[push(s.primitives, { name = "f8", kind = "float", width = 1, doc = "No." })]],
+    "primitives[", '"f8"', "a float primitive has width 2 or 4 or 8, not 1")
+  rejects([[push(s.primitives, { name = "bf32", kind = "bfloat", width = 4, doc = "No." })]],
+    "primitives[", '"bf32"', "a bfloat primitive has width 2, not 4")
+  rejects([[push(s.primitives, { name = "wide_bool", kind = "bool", width = 4, doc = "No." })]],
+    "primitives[", '"wide_bool"', "a bool primitive has width 1, not 4")
+  rejects([[push(s.primitives, { name = "bools", kind = "array", count = "i32", elem = "bool", doc = "No." })]],
+    "primitives[", '"bools"', "elem must name an earlier int, uint, float or bfloat primitive (not bool")
+  rejects([[push(s.primitives, { name = "test_half", kind = "float", width = 2, doc = "Half." })
+push(s.primitives, { name = "test_halves", kind = "array", count = "u8", elem = "test_half", doc = "No." })]],
+    "primitives[", '"test_halves"', "count must name an earlier int primitive of width 4")
+  rejects([[push(s.primitives, { name = "test_u16", kind = "uint", width = 2, doc = "Two bytes." })
+find(s.enums, "padding_type").type = "test_u16"]],
+    '"padding_type"', 'type "test_u16" (uint of width 2) cannot hold an enum')
+  -- An f16 array is data for dims_product, but not a float for a range rule.
+  rejects([[push(s.primitives, { name = "test_half", kind = "float", width = 2, doc = "Half." })
+push(find(s.records, "layer").fields, { name = "half", type = "test_half", doc = "A half." })
+push(find(s.records, "layer").rules, { kind = "finite", field = "half", doc = "Finite." })]],
+    '"layer".rules[', "a float field of width 4 (f32)")
+end)
+
 test("lang_wrong_parameter_types", function(rejects)
   rejects([[rule_of("layer", "range").min = "0"]], '"range"', "min must be a finite number", 'not "0"')
   rejects([[rule_of("layer", "range").min_open = 1]], '"range"', "min_open must be true or false, not number")

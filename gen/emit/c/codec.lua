@@ -421,8 +421,13 @@ local function emit_decoder(w, s, r)
   for _, f in ipairs(r.fields) do
     local at = string.format("r->at[%s]", at_const(r, f))
     w("\t/* %s: %s */", f.name, ccomment(f.doc))
-    if f.kind == "prim" or f.kind == "enum" then
-      w("\tNNN_TRY(nnn_rd_%s(c, %s, %s, %s, &r->%s, &%s));", f.prim.name, cstr(f.name), cstr(f.doc),
+    if (f.kind == "prim" or f.kind == "enum") and not f.prim.legacy then
+      -- An element type without a named reader: read by kind and width.
+      local k, wd = names.prim_elem(f.prim)
+      w("\tNNN_TRY(%s(c, %s, %s, %s, %d, &r->%s, &%s));", f.prim.kind == "array" and "nnn_rd_nums" or "nnn_rd_num",
+        cstr(f.name), cstr(f.doc), k, wd, f.name, at)
+    elseif f.kind == "prim" or f.kind == "enum" then
+      w("\tNNN_TRY(nnn_rd_%s(c, %s, %s, %s, &r->%s, &%s));", f.prim.legacy, cstr(f.name), cstr(f.doc),
         type_arg(f), f.name, at)
       if f.const ~= nil then
         w("\tif (r->%s != %d)", f.name, f.const)
@@ -471,7 +476,11 @@ local function emit_decoder(w, s, r)
       w("\t/* rule: %s */", ccomment(rule.doc))
       local dims, dims_at = ref_expr(rule.dims_ref)
       local data, data_at = ref_expr(rule.data_ref)
-      w("\tNNN_TRY(nnn_rule_dims_product(c, %s, %s, %s, %s));", dims, dims_at, data, data_at)
+      if rule.data_ref.field.prim.legacy == "f32_array" then
+        w("\tNNN_TRY(nnn_rule_dims_product(c, %s, %s, %s, %s));", dims, dims_at, data, data_at)
+      else
+        w("\tNNN_TRY(%s(c, %s, %s, %s.n, %s));", "nnn_rule_dims_count", dims, dims_at, data, data_at)
+      end
     end
   end
   w("\treturn NNN_OK;")
@@ -483,11 +492,15 @@ local function emit_encoder(w, s, r)
   w("static nnn_status_t enc_%s(%s, const %s *r)", r.name, ST.sink, rtype(r))
   w("{")
   for _, f in ipairs(r.fields) do
-    if f.kind == "prim" or f.kind == "enum" then
+    if f.kind == "prim" and not f.prim.legacy then
+      local _, wd = names.prim_elem(f.prim)
+      w("\tNNN_TRY(%s(w, %d, %sr->%s));", f.prim.kind == "array" and "nnn_wr_nums" or "nnn_wr_num", wd,
+        f.prim.kind == "array" and "" or "&", f.name)
+    elseif f.kind == "prim" or f.kind == "enum" then
       if f.const ~= nil then
-        w("\tNNN_TRY(nnn_wr_%s(w, %d)); /* %s */", f.prim.name, f.const, f.name)
+        w("\tNNN_TRY(nnn_wr_%s(w, %d)); /* %s */", f.prim.legacy, f.const, f.name)
       else
-        w("\tNNN_TRY(nnn_wr_%s(w, r->%s));", f.prim.name, f.name)
+        w("\tNNN_TRY(nnn_wr_%s(w, r->%s));", f.prim.legacy, f.name)
       end
       if f.kind == "enum" and f.enum.is_tag then
         local vf = r.tag_variant and r.tag_variant[f.name]
@@ -538,7 +551,12 @@ local function emit_size(w, s, r)
   if not uses_r then w("\t(void)r; /* every field has a fixed size */") end
   for _, f in ipairs(r.fields) do
     if f.kind == "prim" or f.kind == "enum" then
-      w("\tn += " .. PRIM_SIZE[f.prim.name]:format(f.name) .. ";")
+      local size = PRIM_SIZE[f.prim.legacy]
+      if not size then -- by width: a scalar's, or an array's count and elements
+        local _, wd = names.prim_elem(f.prim)
+        size = f.prim.kind == "array" and ("4 + " .. wd .. " * (uint64_t)r->%s.n") or tostring(wd)
+      end
+      w("\tn += " .. size:format(f.name) .. ";")
     elseif f.kind == "record" then
       w("\tn += size_%s(&r->%s);", f.rec.name, f.name)
     elseif f.kind == "array" then
@@ -561,7 +579,7 @@ local function emit_params(w, s, r)
   w("\tuint64_t n = 0;")
   for _, f in ipairs(r.fields) do
     if f.param then
-      w("\tn += (uint64_t)r->%s.data.n;", f.name)
+      w("\tn += (uint64_t)r->%s.%s.n;", f.name, f.param_data)
     elseif f.kind == "record" and needs_params(f.rec) then
       w("\tn += params_%s(&r->%s);", f.rec.name, f.name)
     elseif f.kind == "array" and needs_params(f.rec) then
@@ -620,14 +638,14 @@ local function emit_tensors(w, s, r)
   w("{")
   w("\tint n = 0;")
   for _, f in ipairs(r.fields) do
-    if f.param then
+    if f.param and f.rec.name == "tensor" then -- the f32 tensors (others: the record descriptors)
       emit_tensor_slot(w, "r->" .. f.name, f.name)
     elseif f.kind == "variant" then
       emit_variant_switch(w, f, "\t", function(v)
         if not needs_params(v.rec) then return nil end
         local l = {}
         for _, vf in ipairs(v.rec.fields) do
-          if vf.param then
+          if vf.param and vf.rec.name == "tensor" then
             l[#l + 1] = "if (n < max)"
             l[#l + 1] = string.format("\tout[n] = (nnn_named_tensor_t){ %s, &r->%s.%s.%s };", cstr(vf.name), f.name, v.name, vf.name)
             l[#l + 1] = "n++;"
@@ -982,7 +1000,12 @@ local function emit_desc(w, s, r)
     local t = { string.format(".name = %s, .doc = %s", cstr(f.name), cstr(f.doc)) }
     local function add(fmt, ...) t[#t + 1] = string.format(fmt, ...) end
     if f.kind == "prim" or f.kind == "enum" then
-      add(".kind = %s, .prim = %s", f.kind == "prim" and "NNN_FK_PRIM" or "NNN_FK_ENUM", PRIM_CONST[f.prim.name])
+      local pc = PRIM_CONST[f.prim.legacy]
+      if not pc then
+        local k, wd = names.prim_elem(f.prim)
+        pc = string.format("NNN_PRIM_%s(%s, %d)", f.prim.kind == "array" and "NUMS_OF" or "NUM_OF", k, wd)
+      end
+      add(".kind = %s, .prim = %s", f.kind == "prim" and "NNN_FK_PRIM" or "NNN_FK_ENUM", pc)
       add(".offset = offsetof(%s, %s)", rtype(r), f.name)
       if f.kind == "enum" then add(".type = &nnn_type_%s", f.enum.name) end
     elseif f.kind == "record" or f.kind == "array" then

@@ -47,8 +47,44 @@ function M.at_const(r, f) return up(rprefix(r)) .. "AT_" .. up(r.name) .. "_" ..
 function M.rconst(r, what) return up(rprefix(r)) .. up(r.name) .. "_" .. what end
 function M.enum_const(e, v) return "NNN_" .. up(e.name) .. "_" .. up(v.name) end
 
+-- Primitives without a named reader (check.lua's `legacy`), by kind and
+-- width: float16 and bfloat16 are kept as their raw bits.
+local NUM_CTYPE = {
+  int1 = "int8_t", int2 = "int16_t", int4 = "int32_t", int8 = "int64_t",
+  uint1 = "uint8_t", uint2 = "uint16_t", uint4 = "uint32_t", uint8 = "uint64_t",
+  float2 = "uint16_t", float4 = "float", float8 = "double", bfloat2 = "uint16_t",
+}
+-- The nnn_ekind_t constant of a scalar kind (nnn/types.h).
+local EKIND = { int = "NNN_EK_INT", uint = "NNN_EK_UINT", float = "NNN_EK_FLOAT", bfloat = "NNN_EK_BFLOAT",
+                bool = "NNN_EK_BOOL" }
+
+function M.prim_ctype(p)
+  if p.legacy then return CTYPE[p.legacy] end
+  if p.kind == "array" then return "nnn_elems_t" end
+  return NUM_CTYPE[p.kind .. p.width]
+end
+
+-- A generic primitive's element: kind constant and width (of an array's elements).
+function M.prim_elem(p)
+  local e = p.kind == "array" and p.elem_p or p
+  return EKIND[e.kind], e.width
+end
+
+-- printf format and argument of a scalar member `expr` of primitive p, or nil.
+function M.scalar_fmt(p, expr)
+  if p.legacy then
+    local sf = M.SCALAR_FMT[p.legacy]
+    return sf and sf[1], sf and (sf[2] .. expr)
+  end
+  if p.kind == "int" then return "%lld", "(long long)" .. expr end
+  if p.kind == "uint" then return "%llu", "(unsigned long long)" .. expr end
+  if p.kind == "float" and p.width == 8 then return "%.17g", expr end
+  if p.kind == "float" then return "%.5g", "(double)nnn_f16_to_f32(" .. expr .. ")" end
+  if p.kind == "bfloat" then return "%.4g", "(double)nnn_bf16_to_f32(" .. expr .. ")" end
+end
+
 function M.field_ctype(f)
-  if f.kind == "prim" or f.kind == "enum" then return CTYPE[f.prim.name] end
+  if f.kind == "prim" or f.kind == "enum" then return M.prim_ctype(f.prim) end
   if f.kind == "record" then return rtype(f.rec) end
   if f.kind == "array" then return rtype(f.rec) .. " *" end
 end
@@ -64,15 +100,17 @@ M.SCALAR_FMT = {
 -- a plugin's format): the C statements that append each field, read at
 -- acc(f), to buf[n], and the array helpers they call (needs[prim] = true).
 -- Enums only where libnnn's nnn_<enum>_name can be called (`enums`).
-local ARRAY_FMT = { i32_array = { "int32_t", "%d", "(int)" }, f32_array = { "float", "%.7g", "(double)" } }
+local ARRAY_FMT = { i32_array = { "int32_t", "%d", "(int)" } } -- by the runtime's name (legacy)
 local SHOWN = 8 -- values of an array shown before "... N in all"
 
 function M.format_stmts(fields, acc, enums, needs)
   local lines, sep = {}, ""
   for _, f in ipairs(fields) do
     local a, show = acc(f), nil
-    if f.kind == "prim" and M.SCALAR_FMT[f.prim.name] then
-      show = { M.SCALAR_FMT[f.prim.name][1], M.SCALAR_FMT[f.prim.name][2] .. a }
+    local sf, sa
+    if f.kind == "prim" then sf, sa = M.scalar_fmt(f.prim, a) end
+    if sf then
+      show = { sf, sa }
     elseif f.kind == "prim" and f.prim.kind == "bool" then
       show = { "%s", a .. ' ? "true" : "false"' }
     elseif f.kind == "enum" and enums then
@@ -83,9 +121,9 @@ function M.format_stmts(fields, acc, enums, needs)
         'n += (size_t)snprintf(n < size ? buf + n : buf, n < size ? size - n : 0, "%s%s=%s", %s);',
         sep, f.name, show[1], show[2])
       sep = " "
-    elseif f.kind == "prim" and ARRAY_FMT[f.prim.name] and not f.param then
-      needs[f.prim.name] = true
-      lines[#lines + 1] = string.format('n = fmt_%s(buf, size, n, "%s%s", %s.v, %s.n);', f.prim.name, sep, f.name, a, a)
+    elseif f.kind == "prim" and ARRAY_FMT[f.prim.legacy] and not f.param then
+      needs[f.prim.legacy] = true
+      lines[#lines + 1] = string.format('n = fmt_%s(buf, size, n, "%s%s", %s.v, %s.n);', f.prim.legacy, sep, f.name, a, a)
       sep = " "
     end
   end
@@ -94,7 +132,7 @@ end
 
 -- The helpers format_stmts' lines call, for the arrays in needs.
 function M.emit_array_formats(w, needs)
-  for _, prim in ipairs({ "i32_array", "f32_array" }) do
+  for _, prim in ipairs({ "i32_array" }) do
     if needs[prim] then
       local t = ARRAY_FMT[prim]
       w("/* Appends \"name=[1, 1, 2, 2]\" at buf[n], cut to size; returns the whole")

@@ -96,6 +96,8 @@ local HOST_CALLS = {
   "rd_u8", "rd_i32", "rd_u64", "rd_f32", "rd_bool", "rd_string", "rd_i32_array", "rd_f32_array",
   "rule_dims_product", "wr_u8", "wr_i32", "wr_u64", "wr_f32", "wr_bool", "wr_string", "wr_i32_array",
   "wr_f32_array", "rule_min", "rule_bounds", "rule_finite", "rule_dims", "v_problem",
+  -- ABI 1.7: element types read and written by width
+  "rd_num", "rd_nums", "wr_num", "wr_nums", "rule_dims_count",
 }
 
 local function emit_plugin_format(w, r)
@@ -187,7 +189,7 @@ local function emit_plugin_entries(w, r)
     w("\tconst %s *r = body;", t)
     w("\tint n = 0;")
     for _, f in ipairs(r.fields) do
-      if f.param then codec.emit_tensor_slot(w, "r->" .. f.name, f.name) end
+      if f.param and f.rec.name == "tensor" then codec.emit_tensor_slot(w, "r->" .. f.name, f.name) end
     end
     w("\treturn n;")
     w("}")

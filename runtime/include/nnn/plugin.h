@@ -69,11 +69,16 @@
  * (NNN_PLUGIN_ENTRY expands to nnn_plugin_entry_l<layout>), so a plugin
  * whose info leaves schema_layout 0 (the positional info of earlier docs)
  * builds and loads; a new layer ID may have no fields of its own
- * (body_size 0, as nnngen gives a fragment's type without a record); and
+ * (body_size 0, as nnngen gives a fragment's type without a record);
  * descriptors end with `onnx_import`, the reading back of what
  * onnx_export writes, nnn_host_t with the onnx_* functions it reads the
- * graph with, so .nnn -> .onnx -> .nnn holds for a plugin's types.
- * Plugins built for 1.0 to 1.6 load and run as before. */
+ * graph with, so .nnn -> .onnx -> .nnn holds for a plugin's types; and
+ * nnn_host_t ends with the readers and writers of element types the
+ * schema declares without a named reader (rd_num, rd_nums, wr_num,
+ * wr_nums: f16, bf16, i8, u16, f64, arrays of them) and rule_dims_count,
+ * dims_product over data of any element type; nnn_prim_t gains
+ * NNN_PRIM_NUM_OF and NNN_PRIM_NUMS_OF (nnn/types.h). Nothing before moves:
+ * plugins built for 1.0 to 1.6 load and run as before. */
 #define NNN_ABI_MINOR 7
 
 /* The one exported symbol. Its name never depends on the file name; since
@@ -474,6 +479,21 @@ struct nnn_host {
 	                                const float *data);
 	nnn_status_t (*onnx_set_number)(nnn_onnx_match_t *m, const char *field, double v);
 	nnn_status_t (*onnx_set_ints)(nnn_onnx_match_t *m, const char *field, const int64_t *v, int n);
+
+	/* ---- ABI 1.7, too: element types by kind and width (generated codecs) ---- */
+
+	/* A scalar of `kind` and `width` bytes into `out`, the member of the C
+	 * type of that width (float16 and bfloat16: raw uint16_t bits). */
+	nnn_status_t (*rd_num)(nnn_cur_t *c, const char *name, const char *doc, nnn_ekind_t kind, int width, void *out,
+	                       uint64_t *at);
+	/* An int32 count, checked against the bytes left, then a zero-copy view of its elements. */
+	nnn_status_t (*rd_nums)(nnn_cur_t *c, const char *name, const char *doc, nnn_ekind_t kind, int width,
+	                        nnn_elems_t *out, uint64_t *at);
+	nnn_status_t (*wr_num)(nnn_sink_t *w, int width, const void *v);
+	nnn_status_t (*wr_nums)(nnn_sink_t *w, int width, nnn_elems_t v);
+	/* rule_dims_product for data of any element type: its element count. */
+	nnn_status_t (*rule_dims_count)(nnn_cur_t *c, nnn_i32s_t dims, uint64_t dims_at, int32_t count,
+	                                uint64_t data_at);
 };
 
 /* The plugin's entry point:

@@ -6,7 +6,10 @@
  *
  * Types and header-only helpers only: the `static inline` functions below
  * (nnn_le_u32, nnn_f32s_get, nnn_f32s_read, nnn_f32s_view, nnn_i32s_pick,
- * nnn_i32s_pick_at), like nnn_tensor_numel in <nnn/records.h>, need nothing
+ * nnn_i32s_pick_at, and the element-type helpers: nnn_f16_to_f32,
+ * nnn_f32_to_f16, nnn_bf16_to_f32, nnn_f32_to_bf16, nnn_num_double,
+ * nnn_elems_get, nnn_prim_ekind, nnn_prim_ewidth), like nnn_tensor_numel in
+ * <nnn/records.h>, need nothing
  * from libnnn. A plugin, which must not link libnnn (docs/plugins.md), may
  * use them, and the code nnngen --plugin generates does. libnnn's own
  * function over these (nnn_f32s_copy) is in <nnn/model.h>.
@@ -80,6 +83,148 @@ static inline nnn_f32s_t nnn_f32s_view(const float *v, int32_t n)
 	return a;
 }
 
+/* ---- element types the schema declares (f16, bf16, i8, u16, f64, ...) ----
+ *
+ * A primitive without a named type above is kept by kind and width: a
+ * scalar in the C integer or floating type of its width (float16 and
+ * bfloat16 as their raw bits, uint16_t), an array as nnn_elems_t. */
+typedef enum nnn_ekind {
+	NNN_EK_NONE,   /* not a number: a string, or not a primitive */
+	NNN_EK_INT,    /* two's complement */
+	NNN_EK_UINT,
+	NNN_EK_FLOAT,  /* IEEE 754 binary16, binary32 or binary64 */
+	NNN_EK_BFLOAT, /* bfloat16: the high 16 bits of a binary32 */
+	NNN_EK_BOOL
+} nnn_ekind_t;
+
+/* An array of numbers of one kind and width as little-endian bytes, width
+ * per element, in general not aligned: read it with nnn_elems_get. The
+ * layout of nnn_f32s_t. Borrowed: a view into the mapping, or the model's. */
+typedef struct nnn_elems {
+	const unsigned char *bytes;
+	int32_t n;
+} nnn_elems_t;
+
+/* A binary16's exact value as a float (every binary16 is a binary32):
+ * infinities stay, a NaN keeps its sign and its 10 payload bits as the top
+ * payload bits of the float (so nnn_f32_to_f16 gives the same bits back). */
+static inline float nnn_f16_to_f32(uint16_t h)
+{
+	uint32_t s = (uint32_t)(h & 0x8000u) << 16, e = (uint32_t)h >> 10 & 0x1f, m = h & 0x3ffu, u;
+	if (e == 0x1f) {
+		u = s | 0x7f800000u | m << 13;
+	} else if (e) {
+		u = s | (e + 112) << 23 | m << 13;
+	} else if (!m) {
+		u = s;
+	} else { /* subnormal, m * 2^-24: normalised */
+		e = 113;
+		while (!(m & 0x400u)) {
+			m <<= 1;
+			e--;
+		}
+		u = s | e << 23 | (m & 0x3ffu) << 13;
+	}
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+/* The binary16 nearest a float (ties to even; beyond the range, infinity).
+ * A NaN keeps its sign and the top 10 bits of its payload; when those are
+ * all 0 it becomes the quiet NaN of its sign (payload 0x200). */
+static inline uint16_t nnn_f32_to_f16(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	uint32_t s = u >> 16 & 0x8000u, e = u >> 23 & 0xff, m = u & 0x7fffffu, r, rem, half;
+	if (e == 0xff)
+		return (uint16_t)(s | 0x7c00u | (m ? (m >> 13 ? m >> 13 : 0x200u) : 0));
+	int32_t x = (int32_t)e - 112; /* the binary16 exponent field */
+	if (x >= 31)
+		return (uint16_t)(s | 0x7c00u);
+	if (x <= 0) { /* a subnormal result (or zero): units of 2^-24 */
+		if (x < -10)
+			return (uint16_t)s;
+		uint32_t shift = (uint32_t)(14 - x);
+		m |= 0x800000u;
+		r = m >> shift;
+		rem = m & ((1u << shift) - 1);
+		half = 1u << (shift - 1);
+	} else {
+		r = (uint32_t)x << 10 | m >> 13;
+		rem = m & 0x1fffu;
+		half = 0x1000u;
+	}
+	if (rem > half || (rem == half && (r & 1)))
+		r++; /* a carry moves to the next binade, or to infinity: both right */
+	return (uint16_t)(s | r);
+}
+
+/* A bfloat16's exact value: its bits are a binary32's high half. */
+static inline float nnn_bf16_to_f32(uint16_t b)
+{
+	uint32_t u = (uint32_t)b << 16;
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+/* The bfloat16 nearest a float (ties to even). A NaN keeps its sign and the
+ * top 7 bits of its payload, quiet (0x40) when those are all 0. */
+static inline uint16_t nnn_f32_to_bf16(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffffu))
+		return (uint16_t)(u >> 16 & 0x7f ? u >> 16 : (u >> 16) | 0x40u);
+	return (uint16_t)((u + 0x7fffu + (u >> 16 & 1)) >> 16);
+}
+
+/* The little-endian integer of `width` (1, 2, 4 or 8) bytes at p. */
+static inline uint64_t nnn_le_bits(const unsigned char *p, int width)
+{
+	uint64_t v = 0;
+	for (int i = width - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* A number's value as a double, from its raw bits (`width` bytes): exact
+ * for every kind but int and uint of width 8 beyond 2^53. */
+static inline double nnn_num_double(nnn_ekind_t kind, int width, uint64_t bits)
+{
+	switch (kind) {
+	case NNN_EK_INT:
+		if (width < 8 && (bits >> (8 * width - 1) & 1))
+			bits |= ~0ull << (8 * width); /* sign-extended */
+		return (double)(int64_t)bits;
+	case NNN_EK_FLOAT:
+		if (width == 2)
+			return nnn_f16_to_f32((uint16_t)bits);
+		if (width == 4) {
+			uint32_t u = (uint32_t)bits;
+			float f;
+			memcpy(&f, &u, sizeof f);
+			return f;
+		} else {
+			double d;
+			memcpy(&d, &bits, sizeof d);
+			return d;
+		}
+	case NNN_EK_BFLOAT:
+		return nnn_bf16_to_f32((uint16_t)bits);
+	default:
+		return (double)bits;
+	}
+}
+
+/* Element i (0 <= i < a.n) of an array of `kind` elements of `width` bytes. */
+static inline double nnn_elems_get(nnn_elems_t a, nnn_ekind_t kind, int width, int64_t i)
+{
+	return nnn_num_double(kind, width, nnn_le_bits(a.bytes + (int64_t)width * i, width));
+}
+
 /* Header-only: element i of an int array, counting from the end when i < 0;
  * -1 when there is no such element. Generated code reads a rule's
  * reference to one element (`gamma.dims[0]`, `kernels.dims[-1]`) with it. */
@@ -124,8 +269,68 @@ typedef enum nnn_prim {
 	NNN_PRIM_BOOL,
 	NNN_PRIM_STRING,
 	NNN_PRIM_I32_ARRAY,
-	NNN_PRIM_F32_ARRAY
+	NNN_PRIM_F32_ARRAY,
+	/* A number of another element type (ABI 1.7): NNN_PRIM_NUM_OF(kind,
+	 * width), a member of the C type of its width (see nnn_ekind_t); an
+	 * array of them, NNN_PRIM_NUMS_OF(kind, width), an nnn_elems_t. The
+	 * values above keep theirs; nnn_prim_ekind and nnn_prim_ewidth give
+	 * every number's kind and width, so a tool needs no case per name. */
+	NNN_PRIM_NUM = 0x100,
+	NNN_PRIM_NUMS = 0x200
 } nnn_prim_t;
+
+#define NNN_PRIM_NUM_OF(kind, width) ((nnn_prim_t)(NNN_PRIM_NUM | (kind) << 4 | (width)))
+#define NNN_PRIM_NUMS_OF(kind, width) ((nnn_prim_t)(NNN_PRIM_NUMS | (kind) << 4 | (width)))
+
+/* The kind of a number primitive, or of an array's elements; NNN_EK_NONE
+ * for a string. */
+static inline nnn_ekind_t nnn_prim_ekind(nnn_prim_t p)
+{
+	switch (p) {
+	case NNN_PRIM_U8:
+	case NNN_PRIM_U64:
+		return NNN_EK_UINT;
+	case NNN_PRIM_I32:
+	case NNN_PRIM_I32_ARRAY:
+		return NNN_EK_INT;
+	case NNN_PRIM_F32:
+	case NNN_PRIM_F32_ARRAY:
+		return NNN_EK_FLOAT;
+	case NNN_PRIM_BOOL:
+		return NNN_EK_BOOL;
+	case NNN_PRIM_STRING:
+		return NNN_EK_NONE;
+	default:
+		return (p & (NNN_PRIM_NUM | NNN_PRIM_NUMS)) ? (nnn_ekind_t)(p >> 4 & 0xf) : NNN_EK_NONE;
+	}
+}
+
+/* The bytes of a number primitive, or of one of an array's elements; 0 for a string. */
+static inline int nnn_prim_ewidth(nnn_prim_t p)
+{
+	switch (p) {
+	case NNN_PRIM_U8:
+	case NNN_PRIM_BOOL:
+		return 1;
+	case NNN_PRIM_U64:
+		return 8;
+	case NNN_PRIM_I32:
+	case NNN_PRIM_F32:
+	case NNN_PRIM_I32_ARRAY:
+	case NNN_PRIM_F32_ARRAY:
+		return 4;
+	case NNN_PRIM_STRING:
+		return 0;
+	default:
+		return (p & (NNN_PRIM_NUM | NNN_PRIM_NUMS)) ? (int)(p & 0xf) : 0;
+	}
+}
+
+/* Whether p is an array of numbers (i32_array, f32_array, or NNN_PRIM_NUMS). */
+static inline bool nnn_prim_is_array(nnn_prim_t p)
+{
+	return p == NNN_PRIM_I32_ARRAY || p == NNN_PRIM_F32_ARRAY || (p & NNN_PRIM_NUMS);
+}
 
 /* Who may allocate an ID of an enum open to plugins: the schema's ID policy
  * (`ids` in schema/nnn.lua) puts every value in one range. Generated code

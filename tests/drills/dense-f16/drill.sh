@@ -1,0 +1,124 @@
+# A new element type declared in the schema alone (float16: f16 and
+# f16_array), a tensor record of it and DenseF16, a Dense layer with float16
+# weights, at the next free layer ID, with its kernel in the builtin
+# plugin. Proves: the codec reads, validates and writes an element type no
+# C names (one make -j builds it in); JSON keeps every float16 bit (edge
+# values, NaN payloads); the file's weights take half the bytes of float32
+# ones; dump and the parameter count see them; run agrees with NumPy on the
+# dequantized weights; the conformance corpus cases come from the schema.
+DRILL_KIND=compatible
+DRILL_LAYOUT=moves # a new record in a union of the structs plugins see
+
+grow() {
+	drill_edit
+	drill_add dense_f16.c plugins/builtin/dense_f16.c
+	insert_after plugins/builtin/builtin.h '/* ---- act.c' \
+		'extern const nnn_layer_type_t bi_dense_f16_type; /* dense_f16.c */'
+	sed -i 's/^\(static const nnn_layer_type_t \*const layer_types\[\] = {.*\) };$/\1, \&bi_dense_f16_type };/' \
+		plugins/builtin/entry.c
+	grep -q '&bi_dense_f16_type }' plugins/builtin/entry.c || die "entry.c has no layer_types table to add the kernel to"
+}
+
+# A Dense model of float32 weights (m32.nnn), and the same network with the
+# weights rounded to float16 as a DenseF16 in JSON (f16.json): 24 inputs,
+# 40 neurons, then a plain Dense to 3.
+check_built() {
+	cd "$DRILL_OUT"
+	"$PY" -c '
+import numpy as np
+r = np.random.default_rng(7)
+np.save("w.npy", r.standard_normal((24, 40)).astype(np.float32))
+np.save("b.npy", r.standard_normal(40).astype(np.float32))
+np.save("w2.npy", r.standard_normal((40, 3)).astype(np.float32))
+np.save("b2.npy", r.standard_normal(3).astype(np.float32))
+np.save("x.npy", r.standard_normal((5, 24)).astype(np.float32))'
+	cat > spec.json <<-JSON
+	{"description": "dense f16 drill", "layers": [
+	  {"id": "dense", "activation": "tanh", "weights": "w.npy", "bias": "b.npy", "flatten": false},
+	  {"id": "dense", "activation": "linear", "weights": "w2.npy", "bias": "b2.npy", "flatten": false}]}
+	JSON
+	nnnkit build --input-shape 1,24 spec.json m32.nnn
+	nnnkit convert m32.nnn m32.json
+	"$PY" -c '
+import json, numpy as np
+m = json.load(open("m32.json"))
+L = m["layers"][0]
+w = np.float16(np.load("w.npy"))
+L["id"] = "dense_f16"
+# every float16 value is a float: written as its shortest float text
+L["weights"]["data"] = [float(v) for v in w.ravel()]
+json.dump(m, open("f16.json", "w"))
+np.save("w16.npy", w.astype(np.float64))
+# edge values: -0, subnormals, the largest, infinities, NaN payloads
+e = dict(m)
+e["layers"] = [dict(L)]
+e["param_count"] = 2 * 40 + 40
+e["layers"][0]["weights"] = {"dims": [2, 40], "requires_grad": False, "data":
+    [-0.0, 5.960464477539063e-08, 6.097555160522461e-05, 65504.0, -65504.0, "inf", "-inf", "nan",
+     "nan:0x7e01", "nan:0xfc01", "nan:0x7dff"] + [0.5] * 69}
+json.dump(e, open("edges.json", "w"))'
+	nnnkit convert f16.json m16.nnn
+	cd - > /dev/null
+}
+
+check() {
+	local out s16 s32 root=$PWD
+	cd "$DRILL_OUT"
+	out=$(nnnkit validate --input-shape 5,24 m16.nnn)
+	echo "$out"
+	contains "$out" "valid, output shape [5, 3]"
+	out=$(nnnkit info m16.nnn)
+	contains "$out" "DenseF16"
+	# param_count counts the float16 weights like any others: 24*40 + 40 + 40*3 + 3
+	contains "$(nnnkit convert m16.nnn -)" '"param_count": 1123'
+	# the float16 weights take 2 bytes each: the file is the float32 one less 24*40*2 bytes
+	s16=$(stat -c %s m16.nnn)
+	s32=$(stat -c %s m32.nnn)
+	echo "sizes: float16 $s16 bytes, float32 $s32 bytes"
+	[ $((s32 - s16)) -eq $((24 * 40 * 2)) ] || die "m16.nnn is $s16 bytes, expected $((s32 - 24 * 40 * 2))"
+	# stats reads the float16 weights as numbers: 2 bytes each (160 + 1920 + 12 + 480)
+	out=$(nnnkit stats m16.nnn)
+	echo "$out"
+	contains "$out" "layers[0].weights        [24,40]            960       1920"
+	contains "$out" "4 tensors, 1123 values, 2572 bytes"
+	out=$(nnnkit dump m16.nnn)
+	contains "$out" "$LAYER_ID (dense_f16)"
+	contains "$out" "f16_array"
+	contains "$(nnnkit dump --json m16.nnn)" '"prim": "f16_array"'
+	roundtrip m16.nnn
+	# every float16 bit survives JSON: edge values and NaN payloads, each
+	# number with the fewest digits that give its bits back
+	nnnkit convert edges.json edges.nnn
+	nnnkit convert edges.nnn edges2.json
+	nnnkit convert edges2.json edges2.nnn
+	cmp edges.nnn edges2.nnn || die "edges.nnn: JSON changed the float16 bits"
+	out=$(cat edges2.json)
+	contains "$out" '-0.0, 6e-08, 6.1e-05, 6.55e+04, -6.55e+04, "inf", "-inf", "nan", "nan:0x7e01"'
+	contains "$out" '"nan:0xfc01", "nan:0x7dff"'
+	"$PY" -c '
+import numpy as np, sys
+b = open("edges.nnn", "rb").read()
+want = np.array([0x8000, 0x0001, 0x03ff, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00, 0x7e01, 0xfc01, 0x7dff], np.uint16)
+sys.exit(0 if want.tobytes() in b else 1)' || die "edges.nnn does not hold the float16 bits written"
+	# a float16 out of range is refused, not rounded to infinity
+	sed 's/65504.0, -65504.0/65520.0, -65504.0/' edges.json > big.json
+	if out=$(nnnkit convert big.json big.nnn 2>&1); then die "convert took 65520 as a float16"; fi
+	contains "$out" "outside float16's range"
+	# Python sees the weights as a read-only float16 view of the file, shaped by dims
+	NNN_BUILD=$root/build PYTHONPATH=$root/python "$PY" -c '
+import nnnkit, numpy as np, sys
+d = nnnkit.load("m16.nnn").layers[0].weights.data
+print("python:", d.dtype, d.shape, "writeable" if d.flags.writeable else "read-only")
+sys.exit(0 if d.dtype == np.float16 and d.shape == (24, 40) and not d.flags.writeable
+         and np.array_equal(d.astype(np.float64), np.load("w16.npy")) else 1)'
+	nnnkit run m16.nnn --input x.npy --output y.npy
+	"$PY" -c '
+import numpy as np, sys
+x, w, b, w2, b2, y = (np.load(f + ".npy").astype(np.float64) for f in ("x", "w16", "b", "w2", "b2", "y"))
+want = np.tanh(x @ w + b) @ w2 + b2
+print("output", y.shape, "largest difference from NumPy:", np.abs(y - want).max())
+sys.exit(0 if y.shape == want.shape and np.abs(y - want).max() < 1e-4 else 1)'
+	cd - > /dev/null
+	corpus_mentions valid dense_f16
+	corpus_mentions invalid dense_f16 data
+}
