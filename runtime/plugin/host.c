@@ -62,7 +62,9 @@ static void changes_since(int at, char *buf, size_t size)
 }
 
 /* Why a plugin built against `layout` (described by `old`, "built against
- * schema layout 0x...") cannot load here, into buf. */
+ * schema layout 0x...") cannot load here, into buf. What to do comes
+ * before the list of changes, which is as long as the growths since and is
+ * what a message cut to NNN_MSG_MAX loses. */
 void nnn_layout_refusal(uint32_t layout, const char *old, char *buf, size_t size)
 {
 	char since[160];
@@ -77,8 +79,8 @@ void nnn_layout_refusal(uint32_t layout, const char *old, char *buf, size_t size
 	int ago = NNN_SCHEMA_LAYOUTS - 1 - at;
 	changes_since(at, since, sizeof since);
 	snprintf(buf, size,
-	         "%s (%d layout%s ago), but this nnnkit's generated records have moved since (now 0x%08x: %s): "
-	         "rebuild the plugin and its codec against this nnnkit's headers",
+	         "%s (%d layout%s ago): rebuild the plugin and its codec against this nnnkit's headers, whose "
+	         "generated records have moved since (now 0x%08x: %s)",
 	         old, ago, ago == 1 ? "" : "s", (unsigned)NNN_SCHEMA_LAYOUT, since);
 }
 
