@@ -580,7 +580,7 @@ Test(plugins, id_policy_warnings)
 	cr_expect_str_empty(m, "a kernel for core IDs was warned about: %s", m);
 	free(m);
 #define COUNT_(id, by, name) +1
-	if (0 NNN_LAYER_ID_TAKEN(COUNT_) && 0 NNN_ACTIVATION_ID_TAKEN(COUNT_)) {
+	if ((0 NNN_LAYER_ID_TAKEN(COUNT_)) > 0 && (0 NNN_ACTIVATION_ID_TAKEN(COUNT_)) > 0) {
 		m = loaded_message("taken");
 		cr_expect_str_empty(m, "an ID the schema records as taken was warned about: %s", m);
 		free(m);
