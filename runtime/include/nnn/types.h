@@ -5,7 +5,7 @@
  * are generated from schema/nnn.lua into <nnn/records_gen.h>.
  *
  * Types and header-only helpers only: the `static inline` functions below
- * (nnn_le_u32, nnn_f32s_get, nnn_f32s_read, nnn_f32s_view, nnn_i32s_pick,
+ * (nnn_le_u32, nnn_f32_from_bits, nnn_f32s_get, nnn_f32s_read, nnn_f32s_view, nnn_i32s_pick,
  * nnn_i32s_pick_at, and the element-type helpers: nnn_f16_to_f32,
  * nnn_f32_to_f16, nnn_bf16_to_f32, nnn_f32_to_bf16, nnn_num_double,
  * nnn_elems_get, nnn_prim_ekind, nnn_prim_ewidth), like nnn_tensor_numel in
@@ -52,13 +52,18 @@ static inline uint32_t nnn_le_u32(const unsigned char *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* Element i (0 <= i < a.n) of a float array; safe for any alignment. */
-static inline float nnn_f32s_get(nnn_f32s_t a, int64_t i)
+/* The float whose binary32 bits are u (every bit pattern kept). */
+static inline float nnn_f32_from_bits(uint32_t u)
 {
-	uint32_t u = nnn_le_u32(a.bytes + 4 * i);
 	float f;
 	memcpy(&f, &u, sizeof f);
 	return f;
+}
+
+/* Element i (0 <= i < a.n) of a float array; safe for any alignment. */
+static inline float nnn_f32s_get(nnn_f32s_t a, int64_t i)
+{
+	return nnn_f32_from_bits(nnn_le_u32(a.bytes + 4 * i));
 }
 
 /* Header-only: copies all a.n elements to out (host floats, a.n of them,
@@ -125,9 +130,7 @@ static inline float nnn_f16_to_f32(uint16_t h)
 		}
 		u = s | e << 23 | (m & 0x3ffu) << 13;
 	}
-	float f;
-	memcpy(&f, &u, sizeof f);
-	return f;
+	return nnn_f32_from_bits(u);
 }
 
 /* The binary16 nearest a float (ties to even; beyond the range, infinity).
@@ -164,10 +167,7 @@ static inline uint16_t nnn_f32_to_f16(float f)
 /* A bfloat16's exact value: its bits are a binary32's high half. */
 static inline float nnn_bf16_to_f32(uint16_t b)
 {
-	uint32_t u = (uint32_t)b << 16;
-	float f;
-	memcpy(&f, &u, sizeof f);
-	return f;
+	return nnn_f32_from_bits((uint32_t)b << 16);
 }
 
 /* The bfloat16 nearest a float (ties to even). A NaN keeps its sign and the
@@ -203,10 +203,7 @@ static inline double nnn_num_double(nnn_ekind_t kind, int width, uint64_t bits)
 		if (width == 2)
 			return nnn_f16_to_f32((uint16_t)bits);
 		if (width == 4) {
-			uint32_t u = (uint32_t)bits;
-			float f;
-			memcpy(&f, &u, sizeof f);
-			return f;
+			return nnn_f32_from_bits((uint32_t)bits);
 		} else {
 			double d;
 			memcpy(&d, &bits, sizeof d);
