@@ -104,8 +104,10 @@ EXAMPLE := $(O)/example.nnn
 .DEFAULT_GOAL := all
 
 # The conformance corpus too: `nnnkit conformance` finds it beside build/nnnkit,
-# and make install installs it.
-ALL := $(NNNKIT) $(SCANNER) $(LIB_SO) $(DOC) $(LANG_DOC) $(O)/mkexample $(PLUGINS) $(O)/nnnkit.1 $(O)/nnngen.1 \
+# and make install installs it. The plugins come first: their kernels take
+# the longest to compile (AVX-512's line kernel most, with the sanitizers),
+# so that under -j2 they start early and the rest is built beside them.
+ALL := $(PLUGINS) $(NNNKIT) $(SCANNER) $(LIB_SO) $(DOC) $(LANG_DOC) $(O)/mkexample $(O)/nnnkit.1 $(O)/nnngen.1 \
 	$(O)/nnnkit.bash $(O)/conformance/manifest.json
 all: $(ALL)
 

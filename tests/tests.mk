@@ -12,10 +12,11 @@
 #   make test              check-gen, check-compat and every tier above but
 #                          the drills: what a developer runs before a commit
 #   make test-times        the 30 slowest tests of the last runs
-#   make test-asan         unit, gen and cli on the sanitizer tree (clang,
-#                          ASan+UBSan: the fuzzers' objects too)
-#   make valgrind          unit under memcheck, and a third of the other
-#                          in-process suites, by the commit (VG_SHARE below)
+#   make test-asan         unit and gen on the sanitizer tree (clang,
+#                          ASan+UBSan: the fuzzers' objects too), and half
+#                          of cli, by the commit (shares below)
+#   make valgrind          a third of the unit, gen and cli tests under
+#                          memcheck, by the commit (shares below)
 #   make valgrind-cli      the CLI under memcheck over the conformance corpus
 #
 # Each Criterion tier is one program, $(O)/test-TIER (beside nnnkit and its
@@ -147,6 +148,15 @@ test-build: $(TIER_DEPS) $(TEST_BINS) $(ORT_STAMP)
 SUITE_ENV := NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) NNN_PLUGIN_CACHE=$(abspath $(O))/plugin-scan.cache \
 	NNN_PLUGIN_SCAN_TIMEOUT_MS=120000 MAKEFLAGS= MAKELEVEL= MFLAGS=
 # TEST_ARGS passes more Criterion options, e.g. TEST_ARGS='--filter npy/*'.
+
+# Shares: the runs that repeat a tier (under ASan or valgrind, or on the
+# growth drills' tree) take one share of its tests per commit, not all of
+# them: tests/share.sh deals the tier's tests, sorted by name, to shares
+# 0 .. COUNT-1, and the share is SHARE_SEED (the number of commits on HEAD)
+# modulo COUNT, so every test runs in each of those runs at least every
+# COUNT-th commit, and the plain run (`make test`) takes them all on every
+# commit. `make valgrind SHARE_SEED=1` picks a share by hand.
+SHARE_SEED ?= $(shell git rev-list --count HEAD 2>/dev/null || echo 0)
 TEST_ARGS ?=
 # The gen tier's cases that only run Lua (a schema the generator must
 # refuse, and how) run in one lua5.4 process: tests/gen/schema_errors.lua,
@@ -210,24 +220,28 @@ SAN_VARS := O=$(SAN_O) CC=clang NO_PYTHON=1 \
 	OPT="-O1 -g $(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all -fsanitize=fuzzer-no-link" \
 	LDLIBS="-lm $(SANITIZE)" PLUGIN_CFLAGS="-fvisibility=hidden -march=native" PLUGIN_LDFLAGS= \
 	WARN_CC="-Wno-missing-field-initializers -Wno-unknown-pragmas"
+# The cli tier runs here in halves (shares above): its hundreds of nnnkit
+# processes make it the sanitizer run's longest tier.
 SAN_TIERS := unit gen cli
+SAN_SHARES_cli := 2
 san-build:
 	$(Q)$(MAKE) --no-print-directory $(SAN_VARS) san-tiers-build
 san-tiers-build: $(TIER_DEPS) $(SAN_TIERS:%=$(O)/test-%)
 test-asan: san-build
-	@failed=; for t in $(SAN_TIERS); do \
+	@failed=; for tn in $(foreach t,$(SAN_TIERS),$(t):$(or $(SAN_SHARES_$(t)),1)); do \
+		t=$${tn%:*} n=$${tn#*:} args=; [ $$n = 1 ] || { args="--filter '$$(tests/share.sh $(SAN_O)/test-$$t $$(($(SHARE_SEED) % $$n)) $$n)'" && \
+			echo "test-asan: $$t, share $$(($(SHARE_SEED) % $$n)) of $$n"; } || exit 2; \
 		LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) NNN_SANITIZE="$(SANITIZE)" \
-		$(MAKE) --no-print-directory $(SAN_VARS) test-$$t || failed="$$failed $$t"; done; \
+		$(MAKE) --no-print-directory $(SAN_VARS) test-$$t TEST_ARGS="$$args" || failed="$$failed $$t"; done; \
 	if [ -n "$$failed" ]; then echo "test-asan: FAILED:$$failed" >&2; exit 1; fi
 
 # ---- valgrind: what ASan cannot see (uninitialised reads, leaks in the
-# plain build). The unit tier runs whole under memcheck. Of the other
-# in-process tiers (gen, cli), one share in three of their suites runs too:
-# the suites, sorted by name, are dealt out 0, 1, 2, 0, ... and the share is
-# the number of commits on HEAD modulo 3 (VG_SHARE overrides it), so every
-# suite runs under valgrind at least every third commit
-# (tests/valgrind-suites.sh; docs/testing.md). Integration runs once per CI,
-# plainly: it builds with cc and make, which valgrind does not trace.
+# plain build). One share in three of each in-process tier's tests (unit,
+# gen, cli: shares above) runs under memcheck, so every test does at least
+# every third commit: each test is a process of its own, and valgrind's
+# start-up in each was most of the time the whole unit tier took.
+# Integration runs once per CI, plainly: it builds with cc and make, which
+# valgrind does not trace.
 #
 # Every process the suite starts is traced but nnnkit (the CLI tests start
 # hundreds: traced, they were most of the run's time) and the shells and
@@ -235,21 +249,21 @@ test-asan: san-build
 # tests against an ASan+UBSan nnnkit in test-asan. Each process logs to
 # $(O)/valgrind/PID.log; tests/valgrind-logs.sh fails on any error or leak
 # there, a test's forked process's included. ----
-VG_SHARE ?= $(shell expr $$(git rev-list --count HEAD 2>/dev/null || echo 0) % 3)
+VG_SHARES := 3
 VG_SKIP := */nnnkit,*/sh,*/dash,*/bash,*/lua5.4,*/script,*/node,*/npm,*/cat,*/timeout,*/chromium*,*/python3*,*/ls,*/tr,*/stat,*/ln,*/chmod,*/cc,*/gcc*,*/clang*,*/cc1,*/collect2,*/ld,*/as,*/make,*/nm,*/ldd,*/sha256sum,*/find,*/xargs,*/cmp,*/cp,*/rm,*/awk,*/sort,*/mkdir
 VALGRIND := valgrind --error-exitcode=9 --leak-check=full --suppressions=$(abspath tests/valgrind.supp) \
 	--errors-for-leak-kinds=definite,indirect --show-possibly-lost=no --trace-children=yes \
 	--trace-children-skip='$(VG_SKIP)' --log-file=$(abspath $(O))/valgrind/%p.log -q
 valgrind: $(TIER_DEPS) $(O)/test-unit $(O)/test-gen $(O)/test-cli
 	@rm -rf $(O)/valgrind && mkdir -p $(O)/valgrind $(REPORTS)
-	rc=0; $(SUITE_ENV) $(VALGRIND) $(O)/test-unit --jobs 2 --xml=$(REPORTS)/valgrind-unit.xml || rc=$$?; \
-	for t in gen cli; do \
-		f=$$(tests/valgrind-suites.sh $(O)/test-$$t $(VG_SHARE)) || exit 2; \
-		echo "valgrind: $$t, share $(VG_SHARE) of 0-2: $$f"; \
+	rc=0; for t in unit gen cli; do \
+		f=$$(tests/share.sh $(O)/test-$$t $$(($(SHARE_SEED) % $(VG_SHARES))) $(VG_SHARES)) || exit 2; \
+		echo "valgrind: $$t, share $$(($(SHARE_SEED) % $(VG_SHARES))) of $(VG_SHARES)"; \
 		$(SUITE_ENV) $(VALGRIND) $(O)/test-$$t --jobs 2 --filter "$$f" --xml=$(REPORTS)/valgrind-$$t.xml || rc=$$?; \
 	done; tests/valgrind-logs.sh $(O)/valgrind && exit $$rc
 
-# The CLI under valgrind: the conformance corpus (in process), `dump` over
-# every valid case, and every command on the example model, good and bad.
+# The CLI under valgrind: the conformance corpus (in process), `dump` over a
+# third of the valid cases (shares above), and every command on the example
+# model, good and bad.
 valgrind-cli: $(NNNKIT) $(PLUGINS) $(O)/mkexample $(CONFORMANCE)/manifest.json
-	tests/valgrind-cli.sh $(O) $(CONFORMANCE)
+	SHARE_SEED=$(SHARE_SEED) tests/valgrind-cli.sh $(O) $(CONFORMANCE)

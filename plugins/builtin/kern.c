@@ -6,10 +6,11 @@
  * packed into panels of J vectors of V columns (filters or neurons). A
  * micro-kernel keeps R rows x J vectors of sums in registers, starts them
  * from the bias, and for every tap loads J vectors of weights once for all
- * R rows: kern_tmpl.h. It is compiled twice, for AVX-512 (V = 16) and for
- * AVX2 with FMA (V = 8), each in a `#pragma GCC target` region, so the
- * plugin runs on any x86-64 and picks the best its CPU has when a layer is
- * prepared. Elsewhere, or when NNN_BUILTIN_ISA=generic, the layers use
+ * R rows: kern_tmpl.h. It is compiled twice, for AVX-512 (V = 16,
+ * kern_avx512.c) and for AVX2 with FMA (V = 8, kern_avx2.c), each in a
+ * `#pragma GCC target` region, so the plugin runs on any x86-64 and picks
+ * the best its CPU has when a layer is prepared (here: kern_isa.h declares
+ * what each file defines). Elsewhere, or when NNN_BUILTIN_ISA=generic, the layers use
  * their portable im2col + sgemm path (bi_isa() says BI_ISA_GENERIC).
  *
  * Three shapes get kernels of their own: a Conv of one channel the line
@@ -28,263 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
-
-#if BI_X86
-#include <immintrin.h>
-#endif
-
-#if BI_X86
-
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#define KT_SFX avx2
-#define KT_ADD(a, b) _mm256_add_ps(a, b)
-#define KT_SPLIT_RMAX1 3
-#define KT_VEC __m256
-#define KT_V 8
-#define KT_LOAD(p) _mm256_loadu_ps(p)
-#define KT_BCAST(p) _mm256_broadcast_ss(p)
-#define KT_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
-#define KT_STORE(p, v) _mm256_storeu_ps(p, v)
-#define KT_ZERO() _mm256_setzero_ps()
-/* 16 ymm registers: R x J sums, J weights and a broadcast */
-#define KT_JMAX 2
-#define KT_RMAX1 12
-#define KT_RMAX2 6
-#include "kern_tmpl.h"
-#pragma GCC pop_options
-
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx2,fma")
-#define KT_SFX avx512
-#define KT_ADD(a, b) _mm512_add_ps(a, b)
-#define KT_SPLIT_RMAX1 6
-#define KT_VEC __m512
-#define KT_V 16
-#define KT_LOAD(p) _mm512_loadu_ps(p)
-#define KT_BCAST(p) _mm512_set1_ps(*(p))
-#define KT_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
-#define KT_STORE(p, v) _mm512_storeu_ps(p, v)
-#define KT_ZERO() _mm512_setzero_ps()
-/* 32 zmm registers: R x J sums and J weights (broadcasts are memory operands) */
-#define KT_JMAX 4
-#define KT_RMAX1 12
-#define KT_RMAX2 12
-#define KT_RMAX3 8
-#define KT_RMAX4 6
-#include "kern_tmpl.h"
-
-/* The grouped kernel (bi_pack_group): R rows of g positions each, lane
- * l of a row is filter l % f of its position l / f. Tap t' of a run is a
- * fused multiply-add in the lanes of mask[t'] only (the positions whose
- * patch has it), so every lane does the very operations, in the same
- * order, as with the plain kernel. */
-static inline __attribute__((always_inline)) void ukr_group_body(const int R, const float *x, const ptrdiff_t xs,
-                                                                 const ptrdiff_t *off, int64_t nq, int64_t len,
-                                                                 const float *w, const uint16_t *mask,
-                                                                 const float *bias, float *y, ptrdiff_t ys,
-                                                                 __mmask16 store)
-{
-	__m512 acc[12];
-	const __m512 b0 = _mm512_loadu_ps(bias);
-#pragma GCC unroll 16
-	for (int r = 0; r < R; r++)
-		acc[r] = b0;
-	for (int64_t q = 0; q < nq; q++) {
-		const float *xq = x + off[q];
-		for (int64_t t = 0; t < len; t++, w += 16) {
-			const __m512 wv = _mm512_loadu_ps(w);
-			const __mmask16 m = mask[t];
-#pragma GCC unroll 16
-			for (int r = 0; r < R; r++) {
-				const __m512 b = _mm512_broadcastss_ps(_mm_load_ss(xq + r * xs + t));
-				acc[r] = _mm512_mask3_fmadd_ps(wv, b, acc[r], m);
-			}
-		}
-	}
-#pragma GCC unroll 16
-	for (int r = 0; r < R; r++)
-		_mm512_mask_storeu_ps(y + r * ys, store, acc[r]);
-}
-
-#define KG_CASE(R)                                                                                           \
-	case R:                                                                                                  \
-		ukr_group_body(R, x, xs, off, nq, len, w, mask, bias, y, ys, store);                                 \
-		break;
-
-static void ukr_group_avx512(int r, const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len,
-                             const float *w, const uint16_t *mask, const float *bias, float *y, ptrdiff_t ys,
-                             int cols)
-{
-	const __mmask16 store = (__mmask16)((1u << cols) - 1);
-	switch (r) {
-	KG_CASE(1) KG_CASE(2) KG_CASE(3) KG_CASE(4) KG_CASE(5) KG_CASE(6)
-	KG_CASE(7) KG_CASE(8) KG_CASE(9) KG_CASE(10) KG_CASE(11) KG_CASE(12)
-	default:
-		break;
-	}
-}
-#undef KG_CASE
-
-/* Four vectors of sums a[f] (lane p: position p) as u[i], whose 128-bit
- * lane j holds the four filters' sums of position 4j + i. */
-static inline __attribute__((always_inline)) void line_unpack(const __m512 *a, __m512 *u)
-{
-	const __m512 t0 = _mm512_unpacklo_ps(a[0], a[1]), t1 = _mm512_unpackhi_ps(a[0], a[1]);
-	const __m512 t2 = _mm512_unpacklo_ps(a[2], a[3]), t3 = _mm512_unpackhi_ps(a[2], a[3]);
-	u[0] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
-	u[1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
-	u[2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
-	u[3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
-}
-
-/* Stores 16 positions of 8 filters as 8 vectors of 2 positions each:
- * lo[i] and hi[i] (128-bit lane j: filters 0..3 and 4..7 of position
- * 4j + i) become [lo(p), hi(p), lo(p+1), hi(p+1)]; positions from n on
- * are not stored. */
-static inline __attribute__((always_inline)) void line_store8(float *y, const __m512 *lo, const __m512 *hi, int n)
-{
-	__m512 a[4], b[4]; /* a[i]: lanes 0, 1 of lo[i] and hi[i]; b[i]: lanes 2, 3 */
-#pragma GCC unroll 4
-	for (int i = 0; i < 4; i++) {
-		a[i] = _mm512_shuffle_f32x4(lo[i], hi[i], _MM_SHUFFLE(1, 0, 1, 0));
-		b[i] = _mm512_shuffle_f32x4(lo[i], hi[i], _MM_SHUFFLE(3, 2, 3, 2));
-	}
-#pragma GCC unroll 8
-	for (int k = 0; k < 8; k++) { /* positions 2k and 2k + 1: 4j + i and 4j + i + 1 */
-		const int j = k >> 1, i = 2 * (k & 1);
-		const __m512 *src = j < 2 ? a : b;
-		const __m512 v = (j & 1) ? _mm512_shuffle_f32x4(src[i], src[i + 1], _MM_SHUFFLE(3, 1, 3, 1))
-		                         : _mm512_shuffle_f32x4(src[i], src[i + 1], _MM_SHUFFLE(2, 0, 2, 0));
-		if (2 * k + 1 < n)
-			_mm512_storeu_ps(y + 16 * k, v);
-		else if (2 * k < n)
-			_mm512_mask_storeu_ps(y + 16 * k, 0x00ff, v);
-	}
-}
-
-/* The line kernel (a Conv of one channel, bi_line): 16 neighbouring
- * positions of an output line in the lanes of a vector, one vector of sums
- * per filter. A tap is one load of 16 inputs (which, with one channel, are
- * contiguous) and a multiply-add per filter with that filter's weight
- * broadcast: no lane is spent on padding filters or masked taps, and each
- * lane does the operations of the plain kernel, in its order. NB blocks of
- * cnt[i] (<= 16) positions, block i at x + i * xs into y + i * yb (the
- * next 16 of the line, or the next line: a second block keeps 16 chains of
- * 8 filters in flight), 4 * G filters from a panel row of ws floats a
- * tap; ReLU or leaky ReLU in act applied to the sums. */
-static inline __attribute__((always_inline)) void ukr_line_body(const int G, const int NB, const float *x,
-                                                                ptrdiff_t xs, const ptrdiff_t *off, int64_t nq,
-                                                                int64_t len, const float *w, ptrdiff_t ws,
-                                                                const float *bias, const int *cnt, float *y,
-                                                                ptrdiff_t ys, ptrdiff_t yb, int cols,
-                                                                const bi_act_t *act)
-{
-	__m512 acc[2][16];
-	const __mmask16 m[2] = { (__mmask16)(cnt[0] >= 16 ? 0xffffu : (1u << cnt[0]) - 1),
-		                 (__mmask16)(NB < 2 ? 0u : cnt[1] >= 16 ? 0xffffu : (1u << cnt[1]) - 1) };
-#pragma GCC unroll 16
-	for (int f = 0; f < 4 * G; f++) {
-		const __m512 b = _mm512_set1_ps(bias[f]);
-#pragma GCC unroll 2
-		for (int i = 0; i < NB; i++)
-			acc[i][f] = b;
-	}
-	for (int64_t q = 0; q < nq; q++) {
-		const float *xq = x + off[q];
-		for (int64_t t = 0; t < len; t++, w += ws) {
-			__m512 xv[2];
-#pragma GCC unroll 2
-			for (int i = 0; i < NB; i++) /* masked lanes read nothing: no access past the line */
-				xv[i] = _mm512_maskz_loadu_ps(m[i], xq + i * xs + t);
-#pragma GCC unroll 16
-			for (int f = 0; f < 4 * G; f++) {
-				const __m512 wb = _mm512_set1_ps(w[f]);
-#pragma GCC unroll 2
-				for (int i = 0; i < NB; i++)
-					acc[i][f] = _mm512_fmadd_ps(xv[i], wb, acc[i][f]);
-			}
-		}
-	}
-	if (act->kind == BI_ACT_RELU || act->kind == BI_ACT_LEAKY_RELU) { /* act.c's own operations, on the sums */
-		const __m512 zero = _mm512_setzero_ps(), tau = _mm512_set1_ps(act->tau);
-#pragma GCC unroll 2
-		for (int i = 0; i < NB; i++)
-#pragma GCC unroll 16
-			for (int f = 0; f < 4 * G; f++)
-				acc[i][f] = act->kind == BI_ACT_RELU
-				                    ? _mm512_max_ps(acc[i][f], zero)
-				                    : _mm512_mask_blend_ps(_mm512_cmp_ps_mask(acc[i][f], zero, _CMP_GT_OQ),
-				                                           _mm512_mul_ps(acc[i][f], tau), acc[i][f]);
-	}
-	/* Out as rows of filters: per 4 filters, two rounds of unpacking give
-	 * u[i], whose 128-bit lane j holds them for position 4j + i. */
-#pragma GCC unroll 2
-	for (int i = 0; i < NB; i++) {
-		const int n = cnt[i];
-		float *yi = y + i * yb;
-		__m512 u[4][4];
-#pragma GCC unroll 4
-		for (int g = 0; g < G; g++)
-			line_unpack(&acc[i][4 * g], u[g]);
-		if (G == 2 && cols == 8 && ys == 8) { /* the rows are one run: whole vectors of 2 positions */
-			line_store8(yi, u[0], u[1], n);
-			continue;
-		}
-#pragma GCC unroll 4
-		for (int g = 0; g < G; g++) {
-			const int part = cols - 4 * g; /* filters of these 4 to store */
-#pragma GCC unroll 4
-			for (int j = 0; j < 4; j++)
-#pragma GCC unroll 4
-				for (int k = 0; k < 4; k++) {
-					const int p = 4 * j + k;
-					__m128 v;
-					if (p >= n)
-						continue;
-					v = j == 0 ? _mm512_castps512_ps128(u[g][k])
-					  : j == 1 ? _mm512_extractf32x4_ps(u[g][k], 1)
-					  : j == 2 ? _mm512_extractf32x4_ps(u[g][k], 2) : _mm512_extractf32x4_ps(u[g][k], 3);
-					if (part >= 4)
-						_mm_storeu_ps(yi + p * ys + 4 * g, v);
-					else /* the first part lanes only (AVX-512F's masked store; the others are untouched) */
-						_mm512_mask_storeu_ps(yi + p * ys + 4 * g, (__mmask16)((1u << part) - 1),
-						                      _mm512_castps128_ps512(v));
-				}
-		}
-	}
-}
-
-#define KL_CASE(G, NB)                                                                                       \
-	case G:                                                                                                  \
-		ukr_line_body(G, NB, x, xs, off, nq, len, w, ws, bias, cnt, y, ys, yb, cols, act);                   \
-		break;
-
-/* cnt[0] positions (1..16) at x into y, and when cnt[1] > 0 (cols <= 8),
- * cnt[1] at x + xs into y + yb. */
-static void ukr_line_avx512(const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len,
-                            const float *w, ptrdiff_t ws, const float *bias, const int *cnt, float *y, ptrdiff_t ys,
-                            ptrdiff_t yb, int cols, const bi_act_t *act)
-{
-	if (cnt[1] > 0) {
-		switch ((cols + 3) / 4) {
-		KL_CASE(1, 2) KL_CASE(2, 2)
-		default:
-			break;
-		}
-	} else {
-		switch ((cols + 3) / 4) {
-		KL_CASE(1, 1) KL_CASE(2, 1) KL_CASE(3, 1) KL_CASE(4, 1)
-		default:
-			break;
-		}
-	}
-}
-#undef KL_CASE
-#pragma GCC pop_options
-
-#endif /* BI_X86 */
+#include "kern_isa.h"
 
 /* KT_RMAX<J> of each instruction set, by J */
 static const int rmax8[3] = { 0, 12, 6 }, rmax16[5] = { 0, 12, 12, 8, 6 };
@@ -319,9 +64,9 @@ void bi_ukr_panels(const bi_pack_t *pk, const float *x, int64_t p, int np, float
 	const int cols = (int)(pk->n - p * jv < np * jv ? pk->n - p * jv : np * jv);
 	const float *w = pk->w + p * jv * pk->k;
 	if (pk->v == 16)
-		ukr_panels_avx512(np, pk->j, x, pk->k, w, (ptrdiff_t)(jv * pk->k), pk->b + p * jv, y + p * jv, cols);
+		bi_ukr_panels_avx512(np, pk->j, x, pk->k, w, (ptrdiff_t)(jv * pk->k), pk->b + p * jv, y + p * jv, cols);
 	else
-		ukr_panels_avx2(np, pk->j, x, pk->k, w, (ptrdiff_t)(jv * pk->k), pk->b + p * jv, y + p * jv, cols);
+		bi_ukr_panels_avx2(np, pk->j, x, pk->k, w, (ptrdiff_t)(jv * pk->k), pk->b + p * jv, y + p * jv, cols);
 #else
 	(void)pk, (void)x, (void)p, (void)np, (void)y;
 #endif
@@ -340,9 +85,9 @@ void bi_ukr_split(const bi_pack_t *pk, int r, const float *x, ptrdiff_t xs, int6
 {
 #if BI_X86
 	if (pk->v == 16)
-		ukr_split_avx512(r, pk->j, x, xs, len, w, (ptrdiff_t)pk->n, bias, first, last, part, y, ys, cols);
+		bi_ukr_split_avx512(r, pk->j, x, xs, len, w, (ptrdiff_t)pk->n, bias, first, last, part, y, ys, cols);
 	else
-		ukr_split_avx2(r, pk->j, x, xs, len, w, (ptrdiff_t)pk->n, bias, first, last, part, y, ys, cols);
+		bi_ukr_split_avx2(r, pk->j, x, xs, len, w, (ptrdiff_t)pk->n, bias, first, last, part, y, ys, cols);
 #else
 	(void)pk, (void)r, (void)x, (void)xs, (void)len, (void)w, (void)bias, (void)first, (void)last, (void)part;
 	(void)y, (void)ys, (void)cols;
@@ -354,9 +99,9 @@ void bi_ukr(const bi_pack_t *pk, int r, const float *x, ptrdiff_t xs, const ptrd
 {
 #if BI_X86
 	if (pk->v == 16)
-		ukr_avx512(r, pk->j, x, xs, off, nq, len, w, init, ins, y, ys, cols);
+		bi_ukr_avx512(r, pk->j, x, xs, off, nq, len, w, init, ins, y, ys, cols);
 	else
-		ukr_avx2(r, pk->j, x, xs, off, nq, len, w, init, ins, y, ys, cols);
+		bi_ukr_avx2(r, pk->j, x, xs, off, nq, len, w, init, ins, y, ys, cols);
 #else
 	(void)pk, (void)r, (void)x, (void)xs, (void)off, (void)nq, (void)len, (void)w, (void)init, (void)ins;
 	(void)y, (void)ys, (void)cols;
@@ -366,7 +111,7 @@ void bi_ukr(const bi_pack_t *pk, int r, const float *x, ptrdiff_t xs, const ptrd
 void bi_ukr_group(const bi_pack_t *pk, int r, const float *x, const ptrdiff_t *off, int64_t nq, float *y)
 {
 #if BI_X86
-	ukr_group_avx512(r, x, (ptrdiff_t)pk->g * pk->c, off, nq, pk->len, pk->w, pk->mask, pk->b, y,
+	bi_ukr_group_avx512(r, x, (ptrdiff_t)pk->g * pk->c, off, nq, pk->len, pk->w, pk->mask, pk->b, y,
 	                 (ptrdiff_t)pk->n, (int)pk->n);
 #else
 	(void)pk, (void)r, (void)x, (void)off, (void)nq, (void)y;
@@ -393,7 +138,7 @@ void bi_ukr_line(const bi_pack_t *pk, const float *x, const ptrdiff_t *off, int6
 			const float *w = pk->w + p * jv * pk->k + (c0 - p * jv), *b = pk->b + c0;
 			if (cnt2 > 0 && cols <= 8) { /* the two lines at once */
 				const int n[2] = { cnt, cnt2 };
-				ukr_line_avx512(x, x2 - x, off, nq, len, w, (ptrdiff_t)jv, b, n, y + c0, (ptrdiff_t)pk->n,
+				bi_ukr_line_avx512(x, x2 - x, off, nq, len, w, (ptrdiff_t)jv, b, n, y + c0, (ptrdiff_t)pk->n,
 				                y2 - y, cols, act);
 				continue;
 			}
@@ -403,7 +148,7 @@ void bi_ukr_line(const bi_pack_t *pk, const float *x, const ptrdiff_t *off, int6
 				const int cl = l ? cnt2 : cnt, nb = cols <= 8 ? 32 : 16;
 				for (int i = 0; i < cl; i += nb) { /* blocks of 16 positions, two at a time when 8 filters or fewer */
 					const int n[2] = { cl - i < 16 ? cl - i : 16, nb > 16 && cl - i > 16 ? (cl - i < 32 ? cl - i - 16 : 16) : 0 };
-					ukr_line_avx512(xl + i, 16, off, nq, len, w, (ptrdiff_t)jv, b, n, yl + i * pk->n + c0,
+					bi_ukr_line_avx512(xl + i, 16, off, nq, len, w, (ptrdiff_t)jv, b, n, yl + i * pk->n + c0,
 					                (ptrdiff_t)pk->n, 16 * pk->n, cols, act);
 				}
 			}

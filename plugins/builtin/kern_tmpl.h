@@ -1,7 +1,8 @@
-/* kern_tmpl.h: the micro-kernels of kern.c, written once and included once
- * per instruction set, inside a `#pragma GCC target` region, with these
- * macros defined (kern.c defines them; this file undefines them at its end,
- * so that the next instruction set starts from none):
+/* kern_tmpl.h: the micro-kernels kern.c dispatches to, written once and
+ * included once per instruction set (kern_avx2.c, kern_avx512.c), inside a
+ * `#pragma GCC target` region, with these macros defined (the including
+ * file defines them; this file undefines them at its end). Its three
+ * entry points, named with KT_SFX, are declared in kern_isa.h:
  *
  *   KT_SFX         name suffix (avx512, avx2)
  *   KT_VEC         the vector type; KT_V its lanes
@@ -135,8 +136,8 @@ static inline __attribute__((always_inline)) void KT_NAME(panels_body)(
 		break;
 
 /* P (2..KT_PANELS) panels of J vectors; cols valid columns in all. */
-static void KT_NAME(ukr_panels)(int p, int j, const float *x, int64_t len, const float *w, ptrdiff_t pw,
-                                const float *bias, float *y, int cols)
+void KT_NAME(bi_ukr_panels)(int p, int j, const float *x, int64_t len, const float *w, ptrdiff_t pw,
+                            const float *bias, float *y, int cols)
 {
 	if (j == 1) {
 		switch (p) {
@@ -240,9 +241,9 @@ static inline __attribute__((always_inline)) void KT_NAME(split_body)(
 		break;
 
 /* The split order for R rows (1..KT_SPLIT_RMAX1, or 1 when J is 2). */
-static void KT_NAME(ukr_split)(int r, int j, const float *x, ptrdiff_t xs, int64_t len, const float *w,
-                               ptrdiff_t ws, const float *bias, bool first, bool last, float *part, float *y,
-                               ptrdiff_t ys, int cols)
+void KT_NAME(bi_ukr_split)(int r, int j, const float *x, ptrdiff_t xs, int64_t len, const float *w,
+                           ptrdiff_t ws, const float *bias, bool first, bool last, float *part, float *y,
+                           ptrdiff_t ys, int cols)
 {
 	if (j == 2) {
 		KT_NAME(split_body)(1, 2, x, xs, len, w, ws, bias, first, last, part, y, ys, cols);
@@ -342,7 +343,7 @@ static void KT_NAME(ukr_j4)(int r, KT_ARGS)
 #endif
 
 /* The kernel for R rows (1..KT_RMAX(J)) and J vectors (1..KT_JMAX). */
-static void KT_NAME(ukr)(int r, int j, KT_ARGS)
+void KT_NAME(bi_ukr)(int r, int j, KT_ARGS)
 {
 	switch (j) {
 	case 1:

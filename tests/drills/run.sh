@@ -38,6 +38,10 @@ ROOT=$(pwd)
 JOBS=${DRILLS_JOBS:-2}
 MAKE=${MAKE:-make}
 export MAKEFLAGS='' MAKELEVEL='' MFLAGS='' # the drills' makes are their own, not the caller's sub-makes
+# The copies have no git history: the suite's share of the cli tier is this
+# tree's (tests/tests.mk, "Shares").
+SHARE_SEED=${SHARE_SEED:-$(git rev-list --count HEAD 2>/dev/null || echo 0)}
+export SHARE_SEED
 
 # Tests in the copies read the real files from the tree's usual place.
 if [ -z "${NNN_REAL_CORPUS:-}" ] && [ -d "$ROOT/../shared/corpus/real" ]; then

@@ -2,10 +2,12 @@
 # suite.sh: in a copy of the tree that growths were applied to (run.sh), the
 # tiers a growth can affect, with no test edited: one `make -j$JOBS`, `make
 # lock` (a growth may move the layouts plugins see), check-gen and
-# check-compat, the unit, gen, cli and python tiers, and the conformance
-# corpus run by nnnkit. The integration tier (install, SDK, ONNX Runtime)
-# runs once per CI on the unchanged tree: a growth reaches it only through
-# what these tiers test.
+# check-compat, the unit, gen and python tiers, a third of the cli tier
+# (the share of SHARE_SEED, as tests/tests.mk deals them: most CLI tests
+# do not read what a growth adds, and `make test` runs them all on the real
+# schema), and the conformance corpus run by nnnkit. The integration tier
+# (install, SDK, ONNX Runtime) runs once per CI on the unchanged tree: a
+# growth reaches it only through what these tiers test.
 set -euo pipefail
 MAKE=${MAKE:-make}
 JOBS=${JOBS:-2}
@@ -14,9 +16,15 @@ step $MAKE -j"$JOBS"
 step $MAKE -s lock
 step $MAKE -s check-gen check-compat
 step $MAKE -j"$JOBS" test-build
+CLI_SHARES=3
+share=$((${SHARE_SEED:-0} % CLI_SHARES))
+cli_filter=$(tests/share.sh build/test-cli "$share" "$CLI_SHARES")
+echo "== cli: share $share of $CLI_SHARES"
 failed=
 for t in unit gen cli python; do
-	step $MAKE --no-print-directory test-$t || failed="$failed $t"
+	args=
+	[ $t != cli ] || args="--filter '$cli_filter'" # make puts TEST_ARGS in a shell line
+	step $MAKE --no-print-directory test-$t TEST_ARGS="$args" || failed="$failed $t"
 done
 step $MAKE -s conformance
 step build/nnnkit conformance --corpus build/conformance --no-progress || failed="$failed conformance"

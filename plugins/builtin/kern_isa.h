@@ -1,0 +1,39 @@
+/* kern_isa.h: the micro-kernels each instruction set's files define
+ * (kern_avx2.c, kern_avx512.c: the entry points of kern_tmpl.h, and
+ * AVX-512's grouped kernel; kern_line.c: AVX-512's line kernel), for
+ * kern.c to choose among. Only
+ * kern.c calls them, after checking the CPU has the instruction set. */
+#ifndef BI_KERN_ISA_H
+#define BI_KERN_ISA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "builtin.h"
+
+#if BI_X86
+/* P (2..BI_PANELS) panels of J vectors of one row; cols valid columns. */
+void bi_ukr_panels_avx2(int p, int j, const float *x, int64_t len, const float *w, ptrdiff_t pw, const float *bias,
+                        float *y, int cols);
+void bi_ukr_panels_avx512(int p, int j, const float *x, int64_t len, const float *w, ptrdiff_t pw,
+                          const float *bias, float *y, int cols);
+/* The split order for r rows (bi_split_order). */
+void bi_ukr_split_avx2(int r, int j, const float *x, ptrdiff_t xs, int64_t len, const float *w, ptrdiff_t ws,
+                       const float *bias, bool first, bool last, float *part, float *y, ptrdiff_t ys, int cols);
+void bi_ukr_split_avx512(int r, int j, const float *x, ptrdiff_t xs, int64_t len, const float *w, ptrdiff_t ws,
+                         const float *bias, bool first, bool last, float *part, float *y, ptrdiff_t ys, int cols);
+/* R rows x J vectors of sums over nq runs of len taps (bi_ukr). */
+void bi_ukr_avx2(int r, int j, const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len,
+                 const float *w, const float *init, ptrdiff_t ins, float *y, ptrdiff_t ys, int cols);
+void bi_ukr_avx512(int r, int j, const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len,
+                   const float *w, const float *init, ptrdiff_t ins, float *y, ptrdiff_t ys, int cols);
+/* The grouped kernel (bi_pack_group) and the line kernel (bi_line). */
+void bi_ukr_group_avx512(int r, const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len,
+                         const float *w, const uint16_t *mask, const float *bias, float *y, ptrdiff_t ys, int cols);
+void bi_ukr_line_avx512(const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len, const float *w,
+                        ptrdiff_t ws, const float *bias, const int *cnt, float *y, ptrdiff_t ys, ptrdiff_t yb,
+                        int cols, const bi_act_t *act);
+#endif
+
+#endif
