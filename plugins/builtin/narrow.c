@@ -63,90 +63,40 @@ static void narrow_plain(const narrow_job_t *j, int64_t r0, int rr, int64_t c, i
 }
 
 #if BI_X86
-/* R rows x J vectors of sums from column c on; T the element type. Always
- * inlined with constant R, J and T, so the sums live in registers. The
- * scale and bias are read in place: x86 is little-endian. */
-#define NARROW_KERNEL(SFX, VEC, V, ZERO, BCAST, FMA, ADD, LOADF, STORE, WIDEN_I8, WIDEN_F16)                       \
-	static inline __attribute__((always_inline)) void narrow_##SFX(const narrow_job_t *j, bi_narrow_type_t T,  \
-	                                                               int R, int J, int64_t r0, int64_t c)        \
-	{                                                                                                          \
-		const bi_narrow_t *w = j->w;                                                                       \
-		const int64_t k = w->k, n = w->n, width = T == BI_NARROW_I8 ? 1 : 2;                              \
-		const float *x = j->x + r0 * k;                                                                    \
-		VEC acc[4][8];                                                                                     \
-		for (int r = 0; r < R; r++)                                                                        \
-			for (int v = 0; v < J; v++)                                                                \
-				acc[r][v] = ZERO();                                                                \
-		for (int64_t i = 0; i < k; i++) {                                                                  \
-			const unsigned char *wi = w->data + (i * n + c) * width;                                   \
-			for (int v = 0; v < J; v++) {                                                              \
-				VEC wv = T == BI_NARROW_I8 ? WIDEN_I8(wi + V * v) : WIDEN_F16(wi + 2 * V * v);     \
-				for (int r = 0; r < R; r++)                                                        \
-					acc[r][v] = FMA(BCAST(x[r * k + i]), wv, acc[r][v]);                       \
-			}                                                                                          \
-		}                                                                                                  \
-		for (int v = 0; v < J; v++) {                                                                      \
-			VEC b = LOADF(w->bias.bytes + 4 * (c + V * v));                                           \
-			VEC s = w->scale.n ? LOADF(w->scale.bytes + 4 * (c + V * v)) : ZERO();                    \
-			for (int r = 0; r < R; r++)                                                                \
-				STORE(j->y + (r0 + r) * n + c + V * v,                                             \
-				      w->scale.n ? FMA(acc[r][v], s, b) : ADD(acc[r][v], b));                      \
-		}                                                                                                  \
-	}
-
-/* Columns c .. end of rr rows: blocks of J = 8 (one row), 4, 2, 1 vectors
- * while a vector fills, then the plain path. */
-#define NARROW_BLOCK(SFX, V)                                                                                 \
-	static void block_##SFX(const narrow_job_t *j, int64_t r0, int rr, int64_t c, int64_t end)                 \
-	{                                                                                                          \
-		const bi_narrow_type_t t = j->w->type;                                                             \
-		while (end - c >= V) {                                                                             \
-			const int64_t nv = (end - c) / V;                                                          \
-			const int jv = rr == 1 && nv >= 8 ? 8 : nv >= 4 ? 4 : nv >= 2 ? 2 : 1;                    \
-			switch ((t == BI_NARROW_I8 ? 0 : 100) + rr * 10 + jv) {                                    \
-				NARROW_CASES(SFX, BI_NARROW_I8, 0)                                                 \
-				NARROW_CASES(SFX, BI_NARROW_F16, 100)                                              \
-			default: /* no row count past the chunk's */                                       \
-				narrow_plain(j, r0, rr, c, c + (int64_t)V * jv);                                   \
-			}                                                                                          \
-			c += (int64_t)V * jv;                                                                      \
-		}                                                                                                  \
-		if (c < end)                                                                                       \
-			narrow_plain(j, r0, rr, c, end);                                                           \
-	}
-#define NARROW_CASE(SFX, T, B, R, J) \
-	case (B) + (R) * 10 + (J):   \
-		narrow_##SFX(j, T, R, J, r0, c); \
-		break;
-#define NARROW_ROWS(SFX, T, B, R) NARROW_CASE(SFX, T, B, R, 4) NARROW_CASE(SFX, T, B, R, 2) NARROW_CASE(SFX, T, B, R, 1)
-
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,f16c")
-#define I8_256(p) _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p))))
-#define F16_256(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(p)))
-#define LOADF_256(p) _mm256_loadu_ps((const float *)(const void *)(p))
-NARROW_KERNEL(avx2, __m256, 8, _mm256_setzero_ps, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_add_ps, LOADF_256,
-              _mm256_storeu_ps, I8_256, F16_256)
+#define NT_SFX avx2
+#define NT_VEC __m256
+#define NT_V 8
+#define NT_ZERO() _mm256_setzero_ps()
+#define NT_BCAST(f) _mm256_set1_ps(f)
+#define NT_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define NT_ADD(a, b) _mm256_add_ps(a, b)
+#define NT_STORE(p, v) _mm256_storeu_ps(p, v)
+#define NT_LOADF(p) _mm256_loadu_ps((const float *)(const void *)(p))
+#define NT_I8(p) _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p))))
+#define NT_F16(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(p)))
 /* 16 ymm registers: 3 x 4 sums, a weight and a broadcast (one row: 8 sums) */
-#define NARROW_CASES(SFX, T, B) \
-	NARROW_CASE(SFX, T, B, 1, 8) NARROW_ROWS(SFX, T, B, 1) NARROW_ROWS(SFX, T, B, 2) NARROW_ROWS(SFX, T, B, 3)
-NARROW_BLOCK(avx2, 8)
-#undef NARROW_CASES
+#define NT_RMAX 3
+#include "narrow_tmpl.h"
 #pragma GCC pop_options
 
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx2,fma,f16c")
-#define I8_512(p) _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p))))
-#define F16_512(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
-#define LOADF_512(p) _mm512_loadu_ps((const void *)(p))
-NARROW_KERNEL(avx512, __m512, 16, _mm512_setzero_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_add_ps, LOADF_512,
-              _mm512_storeu_ps, I8_512, F16_512)
+#define NT_SFX avx512
+#define NT_VEC __m512
+#define NT_V 16
+#define NT_ZERO() _mm512_setzero_ps()
+#define NT_BCAST(f) _mm512_set1_ps(f)
+#define NT_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define NT_ADD(a, b) _mm512_add_ps(a, b)
+#define NT_STORE(p, v) _mm512_storeu_ps(p, v)
+#define NT_LOADF(p) _mm512_loadu_ps((const void *)(p))
+#define NT_I8(p) _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p))))
+#define NT_F16(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
 /* 32 zmm registers: 4 x 4 sums */
-#define NARROW_CASES(SFX, T, B)                                                                            \
-	NARROW_CASE(SFX, T, B, 1, 8) NARROW_ROWS(SFX, T, B, 1) NARROW_ROWS(SFX, T, B, 2) NARROW_ROWS(SFX, T, B, 3) \
-	NARROW_ROWS(SFX, T, B, 4)
-NARROW_BLOCK(avx512, 16)
-#undef NARROW_CASES
+#define NT_RMAX 4
+#include "narrow_tmpl.h"
 #pragma GCC pop_options
 #endif /* BI_X86 */
 
@@ -170,10 +120,10 @@ void bi_dense_narrow(const nnn_kernel_args_t *a, const bi_narrow_t *w)
 #if BI_X86
 	switch (bi_isa()) {
 	case BI_ISA_AVX512:
-		v = 16, j.rg = 4, j.block = block_avx512;
+		v = 16, j.rg = 4, j.block = narrow_block_avx512;
 		break;
 	case BI_ISA_AVX2:
-		v = 8, j.rg = 3, j.block = block_avx2;
+		v = 8, j.rg = 3, j.block = narrow_block_avx2;
 		break;
 	case BI_ISA_GENERIC:
 		break;
