@@ -16,7 +16,9 @@
  * in `#pragma GCC target` regions and picked at run time (bi_isa); the
  * plain C path (NNN_BUILTIN_ISA=generic, other CPUs, and the columns past
  * the last full vector) sums in the same order, input after input. Blocks
- * of rows x neurons are the chunks threads share (bi_run). */
+ * of rows x neurons are the chunks threads share (bi_run). int8 weights
+ * packed at prepare take the integer path of narrow_vnni.c instead, where
+ * the CPU has AVX-512 VNNI. */
 #include "builtin.h"
 
 #if BI_X86
@@ -115,7 +117,7 @@ void bi_dense_narrow(const nnn_kernel_args_t *a, const bi_narrow_t *w)
 	int64_t v = 0; /* lanes of a vector; 0: the plain path */
 	double flop = 2.0 * (double)w->rows * (double)w->k * (double)w->n;
 	int threads = flop < 2 * BI_PAR_FLOP ? 1 : a->threads;
-	if (w->rows < 1 || w->n < 1)
+	if (w->rows < 1 || w->n < 1 || (w->pack && bi_dense_narrow_vnni(a, w, threads)))
 		return;
 #if BI_X86
 	switch (bi_isa()) {
@@ -134,7 +136,9 @@ void bi_dense_narrow(const nnn_kernel_args_t *a, const bi_narrow_t *w)
 		j.bw = v * (w->rows == 1 ? 8 : 4);
 	}
 	const int64_t groups = (w->rows + j.rg - 1) / j.rg;
-	threads = bi_threads(threads, bi_host()->cpus(), INT64_MAX);
+	/* not capped by host->cpus(), a sysconf that costs a batch-1 call
+	 * microseconds: the pool has the threads it has */
+	threads = bi_threads(threads, 0, INT64_MAX);
 	/* narrower blocks until every thread has one (no narrower than a vector) */
 	while (groups * ((w->n + j.bw - 1) / j.bw) < threads && j.bw > (v ? v : 16))
 		j.bw /= 2;

@@ -2,7 +2,8 @@
  * i8_array, read by width) with one float32 scale a neuron:
  * y = x @ (float(W) * scales) + b, W of shape [inputs, neurons]; the sums
  * are scaled once per neuron (narrow.c: bi_dense_narrow, which reads the
- * int8 weights in place); the host applies the activation after. Shapes
+ * int8 weights in place, or the copy prepare packs for AVX-512 VNNI); the
+ * host applies the activation after. Shapes
  * come from the schema's `features` io, so this only checks that the
  * buffers hold them. */
 #include "builtin.h"
@@ -38,8 +39,22 @@ static nnn_status_t i8_forward(const nnn_kernel_args_t *a, char *msg, size_t msg
 	const nnn_dense_i8_t *d = &a->layer->body.dense_i8;
 	const int64_t k = d->weights.dims.v[0];
 	const bi_narrow_t w = { .type = BI_NARROW_I8, .data = d->weights.data.bytes, .k = k, .n = d->neurons,
-		                .rows = bi_numel(a->in) / k, .scale = d->scales.data, .bias = a->layer->bias.data };
+		                .rows = bi_numel(a->in) / k, .scale = d->scales.data, .bias = a->layer->bias.data,
+		                .pack = a->state };
 	bi_dense_narrow(a, &w);
+	return NNN_OK;
+}
+
+/* The weights packed for the integer path, where the CPU has one (the
+ * state may be NULL: forward then takes the float path). */
+static nnn_status_t i8_prepare(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, void **state,
+                               char *msg, size_t msg_size)
+{
+	(void)body, (void)in, (void)msg, (void)msg_size;
+	const nnn_tensor_i8_t *w = &layer->body.dense_i8.weights;
+	*state = NULL;
+	if (w->dims.n == 2 && (int64_t)w->dims.v[0] * w->dims.v[1] == w->data.n)
+		*state = bi_narrow_pack(w->data.bytes, w->dims.v[0], w->dims.v[1]);
 	return NNN_OK;
 }
 
@@ -49,5 +64,7 @@ const nnn_layer_type_t bi_dense_i8_type = {
 	.size = sizeof(nnn_layer_type_t),
 	.id = NNN_LAYER_ID_DENSE_I8,
 	.name = "dense_i8",
+	.prepare = i8_prepare,
+	.release = bi_narrow_pack_free,
 	.forward = i8_forward,
 };
