@@ -99,7 +99,7 @@ EXAMPLE := $(O)/example.nnn
 .SECONDARY:
 # A half-written target (a failed link) is removed, never taken as built.
 .DELETE_ON_ERROR:
-.PHONY: all deps example test test-python test-asan valgrind valgrind-cli bench check-gen check-compat lock clean install uninstall \
+.PHONY: all deps example test test-python test-asan valgrind valgrind-cli bench bench-grown check-gen check-compat lock clean install uninstall \
 	conformance drills test-build ort test-times san-build san-tiers-build wheel $(TEST_TIERS:%=test-%)
 .DEFAULT_GOAL := all
 

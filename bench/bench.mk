@@ -16,7 +16,15 @@ $(O)/nnnbench: $(SUITE_OBJ) $(LIB_A)
 # Runtime are optional. ONNX Runtime is onnxruntime-node in $(O)/ort (make
 # ort, whose stamp is a prerequisite where the tests' ORT rules are merged in:
 # offline it leaves $(O)/ort/missing and the table says why).
-bench: $(O)/nnnbench $(BENCHES) $(NNNKIT) $(PLUGINS) $(O)/mkexample $(ORT_STAMP)
+# The narrow section's tree: a copy with the growths of the drills dense-f16
+# and dense-i8 (DenseF16, DenseI8), whose nnnbench, nnnkit and builtin plugin
+# it runs; bench/grow.sh keeps it in $(O)/bench-grown and rebuilds only what
+# changed (make bench-grown alone builds it).
+BENCH_GROWN := $(abspath $(O))/bench-grown
+bench-grown: $(NNNKIT) $(PLUGINS)
+	$(Q)SEED=$(O) bench/grow.sh $(BENCH_GROWN) dense-f16 dense-i8
+bench: $(O)/nnnbench $(BENCHES) $(NNNKIT) $(PLUGINS) $(O)/mkexample $(ORT_STAMP) bench-grown
 	@scripts/deps.sh --bench || true
-	$(Q)$(O)/nnnbench --build $(abspath $(O)) --torch bench/torch_bench.py --pybench bench/py_bench.py --ort bench/ort_bench.js $(BENCH_ARGS)
+	$(Q)$(O)/nnnbench --build $(abspath $(O)) --torch bench/torch_bench.py --pybench bench/py_bench.py --ort bench/ort_bench.js \
+		--grown $(BENCH_GROWN)/tree/build --narrow bench/narrow_models.py $(BENCH_ARGS)
 

@@ -16,6 +16,7 @@
  *   worker.c  the driver's side of a worker process (infer.c, tiny.c)
  *   tiny.c    tiny models at batch 1: nnn_plan_run against ONNX Runtime's C API Run
  *   py.c      the Python package's Plan.run at batch 1 against nnn_plan_run (bench/py_bench.py)
+ *   narrow.c  Dense layers of float16 and int8 weights against float32 ones, at batch 1 (grown tree)
  *   table.c   rows, statistics, text / Markdown / JSON output
  *   main.c    options, order, the machine
  */
@@ -129,6 +130,8 @@ typedef struct config {
 	const char *ort;    /* bench/ort_bench.js */
 	const char *node;   /* node: --node, else the first on PATH */
 	const char *real;   /* the real corpus: --real, else $NNN_REAL_CORPUS, else ../shared/corpus/real */
+	const char *grown;  /* --grown: the build folder of a tree with DenseF16 and DenseI8 (bench/grow.sh), or NULL */
+	const char *narrow_py; /* bench/narrow_models.py: writes the narrow section's models */
 	bool quick;         /* fewer runs, no 1 GiB model: for trying the benchmark out */
 	bool keep_env;      /* leave OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE, OMP_WAIT_POLICY as they are */
 	char nnnkit[BN_PATH], plugin[BN_PATH], mkexample[BN_PATH], example[BN_PATH], inputs[BN_PATH];
@@ -184,6 +187,15 @@ bool bn_w_answer(worker_t *w, char *reply, size_t size);
 /* Tells the worker to stop; bn_w_reap waits for it. */
 void bn_w_quit(worker_t *w);
 void bn_w_reap(worker_t *w);
+/* Calls per run of `what` ("net 64", "gemm", "fma") so that a run lasts
+ * about `seconds`, after a warm-up (a call longer than a run is its own
+ * warm-up); *run (when not NULL) the seconds a run of them will last. 0
+ * when the worker failed. (infer.c) */
+long bn_calibrate(worker_t *w, const char *what, double seconds, double *run);
+/* The first line of `file` into buf ("" when there is none). (infer.c) */
+void bn_first_line(const char *file, char *buf, size_t size);
+/* Whether `file` is missing or older than `than`. (infer.c) */
+bool bn_stale(const char *file, const char *than);
 /* "28,28,1" as the shape of one input: [1, 28, 28, 1]; false when it is not one. */
 bool bn_parse_shape(const char *text, nnn_shape_t *in);
 /* tiny.c: the real corpus's demo files and an identity-like model, one
@@ -191,6 +203,9 @@ bool bn_parse_shape(const char *text, nnn_shape_t *in);
 bool bn_tiny(const config_t *c, table_t *t);
 /* py.c: nnnkit.Plan.run (the Python package) against nnn_plan_run, batch 1. */
 bool bn_python(const config_t *c, table_t *t);
+/* narrow.c: the example's Dense layers with float16 and int8 weights
+ * against float32 ones, batch 1, in the grown tree (c->grown). */
+bool bn_narrow(const config_t *c, table_t *t);
 
 /* Calls each(layer, its output shape, ctx) for every layer of the example
  * at `batch` images of 28x28x1; false when it cannot be read. */

@@ -327,11 +327,7 @@ static bool start_all(const config_t *c, contenders_t *k, net_t *n, bool torch, 
 	return good;
 }
 
-/* Calls per run of `what` ("net 64", "gemm", "fma") so that a run lasts
- * about `seconds`, after a warm-up (a call longer than a run is its own
- * warm-up); *run (when not NULL) the seconds a run of them will last. 0
- * when the worker failed. */
-static long calibrate(worker_t *w, const char *what, double seconds, double *run)
+long bn_calibrate(worker_t *w, const char *what, double seconds, double *run)
 {
 	double t = 0;
 	for (int i = 0; i < 2 && t <= seconds; i++)
@@ -464,7 +460,7 @@ static bool measure(const config_t *c, net_t *n, machine_t *m, const char *x, bo
 			if (!n->shown[who])
 				continue;
 			double run = 0;
-			ic->calls[who] = calibrate(&k.w[who][ic->threads - 1], what, run_s, &run);
+			ic->calls[who] = bn_calibrate(&k.w[who][ic->threads - 1], what, run_s, &run);
 			ic->runs[who] = !cap || who != K_TORCH || run <= BUDGET * run_s ? rounds
 			                : run >= BUDGET * rounds * run_s                ? 1
 			                                                                : (int)(BUDGET * rounds * run_s / run);
@@ -475,9 +471,9 @@ static bool measure(const config_t *c, net_t *n, machine_t *m, const char *x, bo
 	}
 	for (int t = 0; t < 2 && good && m->fma; t++)
 		if (!m->peak_calls[t])
-			m->peak_calls[t] = calibrate(&k.w[K_NNN][t], "fma", run_s, NULL);
+			m->peak_calls[t] = bn_calibrate(&k.w[K_NNN][t], "fma", run_s, NULL);
 	if (good && gemm && !m->gemm_calls)
-		good = (m->gemm_calls = calibrate(&k.w[K_NNN][0], "gemm", run_s, NULL)) > 0;
+		good = (m->gemm_calls = bn_calibrate(&k.w[K_NNN][0], "gemm", run_s, NULL)) > 0;
 	int order[K_COUNT], norder = 0;
 	for (int who = 0; who < K_COUNT; who++)
 		if (n->shown[who])
@@ -615,8 +611,7 @@ static void net_rows(table_t *t, const net_t *n, const machine_t *m, const names
 
 /* ---- the networks and their files ---- */
 
-/* The first line of `file` into buf ("" when there is none). */
-static void first_line(const char *file, char *buf, size_t size)
+void bn_first_line(const char *file, char *buf, size_t size)
 {
 	FILE *f = fopen(file, "r");
 	buf[0] = '\0';
@@ -627,8 +622,7 @@ static void first_line(const char *file, char *buf, size_t size)
 	}
 }
 
-/* Whether `file` is missing or older than `than`. */
-static bool stale(const char *file, const char *than)
+bool bn_stale(const char *file, const char *than)
 {
 	struct stat a, b;
 	if (stat(file, &a) != 0)
@@ -647,7 +641,7 @@ static bool ort_installed(const config_t *c, table_t *t)
 	snprintf(pkg, sizeof pkg, "%s/node_modules/onnxruntime-node/package.json", c->ort_dir);
 	if (access(pkg, R_OK) != 0) {
 		snprintf(pkg, sizeof pkg, "%s/missing", c->ort_dir);
-		first_line(pkg, why, sizeof why); /* make ort's reason, when it failed */
+		bn_first_line(pkg, why, sizeof why); /* make ort's reason, when it failed */
 		if (!why[0])
 			snprintf(why, sizeof why, "no onnxruntime-node in %s/node_modules: make ort installs it", c->ort_dir);
 		bn_note(t, "ONNX Runtime: not installed (%s): no ONNX Runtime figures, its ratios \"-\"", why);
@@ -665,7 +659,7 @@ static bool ort_installed(const config_t *c, table_t *t)
  * when the .onnx is older than the model or nnnkit. */
 static bool export_onnx(const config_t *c, const net_t *n, bool force)
 {
-	if (!force && !stale(n->onnx, n->model) && !stale(n->onnx, c->nnnkit))
+	if (!force && !bn_stale(n->onnx, n->model) && !bn_stale(n->onnx, c->nnnkit))
 		return true;
 	double sec, mem;
 	char **env = bn_env(c, 1);
@@ -724,7 +718,7 @@ static int list_nets(const config_t *c, table_t *t, net_t *nets, int max)
 			continue;
 		}
 		char *mk[] = { (char *)c->mkexample, (char *)"--net", n->name, n->model, n->x, NULL };
-		if ((stale(n->model, c->mkexample) || stale(n->x, c->mkexample)) && !bn_spawn(mk, env, NULL, &sec, &mem)) {
+		if ((bn_stale(n->model, c->mkexample) || bn_stale(n->x, c->mkexample)) && !bn_spawn(mk, env, NULL, &sec, &mem)) {
 			bn_note(t, "networks: %s: mkexample --net %s failed: left out", name, name);
 			continue;
 		}

@@ -2,7 +2,7 @@
  *
  *   nnnbench [--json | --markdown] [--quick] [--only SECTIONS] [--keep-env]
  *            [--build DIR] [--torch FILE] [--python FILE] [--pybench FILE] [--ort FILE] [--node FILE]
- *            [--real DIR]
+ *            [--real DIR] [--grown DIR] [--narrow FILE]
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -128,12 +128,12 @@ static int usage(FILE *to)
 	fprintf(to,
 	        "usage: nnnbench [--json | --markdown] [--quick] [--only SECTIONS] [--keep-env]\n"
 	        "                [--build DIR] [--torch FILE] [--python FILE] [--pybench FILE] [--ort FILE] [--node FILE]\n"
-	        "                [--real DIR]\n"
+	        "                [--real DIR] [--grown DIR] [--narrow FILE]\n"
 	        "Measures libnnn and nnnkit against the machine's own limits, PyTorch and ONNX Runtime, and prints\n"
 	        "one table.\n"
 	        "  --json, --markdown  the table for machines, or for docs/performance.md\n"
 	        "  --quick             fewer runs, no 1 GiB model (the figures are rougher)\n"
-	        "  --only SECTIONS     some of: codec,procs,infer,run,tiny,python (comma-separated)\n"
+	        "  --only SECTIONS     some of: codec,procs,infer,run,tiny,python,narrow (comma-separated)\n"
 	        "  --keep-env          keep OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE and OMP_WAIT_POLICY as they are\n"
 	        "  --build DIR         where nnnkit, plugins/ and mkexample are (default: this program's folder);\n"
 	        "                      the models go to DIR/bench (the inference section runs every network\n"
@@ -147,7 +147,12 @@ static int usage(FILE *to)
 	        "                      (make ort) as NODE_PATH\n"
 	        "  --node FILE         its interpreter (default: node on PATH)\n"
 	        "  --real DIR          the real corpus, for the tiny models' rows (default: $NNN_REAL_CORPUS, else\n"
-	        "                      ../shared/corpus/real); without it those rows say so and are skipped\n");
+	        "                      ../shared/corpus/real); without it those rows say so and are skipped\n"
+	        "  --grown DIR         the build folder of a tree grown with DenseF16 and DenseI8 (make bench:\n"
+	        "                      bench/grow.sh): the narrow section runs its nnnbench, nnnkit and plugin\n"
+	        "                      on the example's Dense layers with float32, float16 and int8 weights;\n"
+	        "                      without it that section says so and is skipped\n"
+	        "  --narrow FILE       the narrow section's model writer (default bench/narrow_models.py)\n");
 	return to == stdout ? 0 : 2;
 }
 
@@ -224,7 +229,8 @@ int main(int argc, char **argv)
 {
 	static char build[4096];
 	config_t c = { .torch = "bench/torch_bench.py", .python = "/usr/bin/python3",
-	              .pybench = "bench/py_bench.py", .ort = "bench/ort_bench.js" };
+	              .pybench = "bench/py_bench.py", .ort = "bench/ort_bench.js",
+	              .narrow_py = "bench/narrow_models.py" };
 	format_t fmt = F_TEXT;
 	const char *only = NULL;
 	table_t t = { 0 };
@@ -257,6 +263,10 @@ int main(int argc, char **argv)
 			c.node = argv[++i];
 		else if (!strcmp(a, "--real") && v)
 			c.real = argv[++i];
+		else if (!strcmp(a, "--grown") && v)
+			c.grown = argv[++i];
+		else if (!strcmp(a, "--narrow") && v)
+			c.narrow_py = argv[++i];
 		else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
 			return usage(stdout);
 		else
@@ -270,7 +280,8 @@ int main(int argc, char **argv)
 	machine(&t, &c);
 	bool good = (!want(only, "codec") || bn_codec(&c, &t)) && (!want(only, "procs") || bn_procs(&c, &t)) &&
 	            (!want(only, "infer") || bn_infer(&c, &t)) && (!want(only, "run") || bn_runs(&c, &t)) &&
-	            (!want(only, "tiny") || bn_tiny(&c, &t)) && (!want(only, "python") || bn_python(&c, &t));
+	            (!want(only, "tiny") || bn_tiny(&c, &t)) && (!want(only, "python") || bn_python(&c, &t)) &&
+	            (!want(only, "narrow") || bn_narrow(&c, &t));
 	if (good) {
 		char load[128] = "";
 		FILE *f = fopen("/proc/loadavg", "r");

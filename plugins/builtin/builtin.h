@@ -195,7 +195,7 @@ typedef struct bi_state bi_state_t;
  * parallel_for, ABI 1.1) when it offers them, else st's own pool, made or
  * remade larger as needed and kept. Chunks go to whichever thread asks
  * first, so a chunk's result must not depend on its slot. Without threads
- * (none can be made), every chunk runs on the caller. */
+ * (none can be made, or st is NULL), every chunk runs on the caller. */
 void bi_run(const nnn_kernel_args_t *a, bi_state_t *st, int threads, int64_t n, nnn_task_fn f, void *ctx);
 /* Threads worth asking bi_run for: `threads` (>= 1) capped by cpus (when
  * > 0), by NNN_POOL_MAX_THREADS and by the chunk count. */
@@ -261,6 +261,36 @@ nnn_status_t bi_state_get(const nnn_kernel_args_t *a, const nnn_tensor_t *w, con
 void bi_state_shaped(bi_state_t *st, const nnn_layer_t *layer, const nnn_shape_t *in, const nnn_shape_t *out);
 /* Frees a state, joining its threads (the layers' release; NULL is harmless). */
 void bi_state_free(void *state);
+
+/* ---- narrow.c: Dense products of int8 or float16 weights (grown layer types' kernels) ---- */
+
+typedef enum bi_narrow_type { BI_NARROW_I8, BI_NARROW_F16 } bi_narrow_type_t;
+/* int8 weights repacked for AVX-512 VNNI (narrow_vnni.c), made at prepare. */
+typedef struct bi_narrow_pack bi_narrow_pack_t;
+/* Weights [k, n] of one element type, as the file holds them (row-major,
+ * little-endian, any alignment), with one scale a neuron (scale.n == 0:
+ * none) and the bias, for `rows` rows of k inputs; int8 ones may bring
+ * their pack (NULL: none). The kernel file of the layer checks their sizes
+ * against the layer and the shapes first. */
+typedef struct bi_narrow {
+	bi_narrow_type_t type;
+	const unsigned char *data;
+	int64_t k, n, rows;
+	nnn_f32s_t scale, bias;
+	const bi_narrow_pack_t *pack;
+} bi_narrow_t;
+/* y = (x @ float(W)) * scale + bias on a->x and a->y, on up to a->threads
+ * of the host's threads (none but the caller's when it offers none). */
+void bi_dense_narrow(const nnn_kernel_args_t *a, const bi_narrow_t *w);
+/* int8 weights [k, n] packed for the integer path (a layer's prepare), or
+ * NULL when this CPU has no AVX-512 VNNI (or NNN_BUILTIN_ISA caps it), k is
+ * past 65535, or memory is short: forward then takes the float path. */
+bi_narrow_pack_t *bi_narrow_pack(const unsigned char *data, int64_t k, int64_t n);
+/* Frees a pack (a layer's release; NULL is harmless). */
+void bi_narrow_pack_free(void *pack);
+/* The integer path of bi_dense_narrow on `threads` threads; false (y not
+ * written) when w has no pack of its shape, or a row of x is not finite. */
+bool bi_dense_narrow_vnni(const nnn_kernel_args_t *a, const bi_narrow_t *w, int threads);
 
 /* ---- dense.c: NNN_LAYER_ID_DENSE ---- */
 nnn_status_t bi_dense_expect(const nnn_layer_t *layer, const void *body, const nnn_shape_t *in, nnn_shape_t *out,

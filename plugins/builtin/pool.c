@@ -22,6 +22,8 @@ void bi_run(const nnn_kernel_args_t *a, bi_state_t *st, int threads, int64_t n, 
 		a->parallel_for(a->pool, threads, n, f, ctx);
 		return;
 	}
+	if (!st) /* no state to keep threads in (a kernel without prepare): all on this one */
+		threads = 1;
 	if (threads > 1 && h->pool_workers(st->pool) < threads - 1) { /* none yet, or too few: a new one */
 		h->pool_free(st->pool);
 		st->pool = h->pool_new(threads - 1); /* NULL: no threads to be had, all on this one */

@@ -108,7 +108,7 @@ copy_built() {
 	copy_tree "$1"
 	if [ -d build ]; then
 		tar --exclude=build/san --exclude=build/asan --exclude=build/fuzz --exclude=build/valgrind \
-			--exclude=build/test-reports --exclude=build/plugin-scan.cache -cf - build | tar -xf - -C "$1"
+			--exclude=build/test-reports --exclude=build/plugin-scan.cache --exclude=build/bench-grown -cf - build | tar -xf - -C "$1"
 	fi
 }
 

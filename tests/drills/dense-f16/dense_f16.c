@@ -1,7 +1,8 @@
 /* dense_f16.c: a fully connected layer whose weights are float16 (the
  * schema's f16_array, read by width): y = x @ float(W) + b, W of shape
- * [inputs, neurons], each weight widened exactly to float (nnn_f16_to_f32)
- * as it is used; the host applies the activation after. Shapes come from the
+ * [inputs, neurons], each weight widened exactly to float as it is used
+ * (narrow.c: bi_dense_narrow, which reads the float16 weights in place);
+ * the host applies the activation after. Shapes come from the
  * schema's `features` io, so the loops only check that the buffers hold
  * them. */
 #include "builtin.h"
@@ -31,18 +32,10 @@ static nnn_status_t f16_forward(const nnn_kernel_args_t *a, char *msg, size_t ms
 	nnn_status_t st = f16_check(a, msg, msg_size);
 	if (st != NNN_OK)
 		return st;
-	const nnn_tensor_f16_t *w = &a->layer->body.dense_f16.weights;
-	nnn_elems_t data = w->data;
-	int64_t k = w->dims.v[0], n = w->dims.v[1], rows = bi_numel(a->in) / k;
-	for (int64_t r = 0; r < rows; r++) {
-		const float *x = a->x + r * k;
-		float *y = a->y + r * n;
-		for (int64_t j = 0; j < n; j++)
-			y[j] = nnn_f32s_get(a->layer->bias.data, j);
-		for (int64_t i = 0; i < k; i++)
-			for (int64_t j = 0; j < n; j++)
-				y[j] += x[i] * nnn_f16_to_f32((uint16_t)nnn_le_bits(data.bytes + 2 * (i * n + j), 2));
-	}
+	const nnn_tensor_f16_t *t = &a->layer->body.dense_f16.weights;
+	const bi_narrow_t w = { .type = BI_NARROW_F16, .data = t->data.bytes, .k = t->dims.v[0], .n = t->dims.v[1],
+		                .rows = bi_numel(a->in) / t->dims.v[0], .bias = a->layer->bias.data };
+	bi_dense_narrow(a, &w);
 	return NNN_OK;
 }
 

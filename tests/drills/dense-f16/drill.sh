@@ -5,7 +5,8 @@
 # C names (one make -j builds it in); JSON keeps every float16 bit (edge
 # values, NaN payloads); the file's weights take half the bytes of float32
 # ones; dump and the parameter count see them; run agrees with NumPy on the
-# dequantized weights; the conformance corpus cases come from the schema.
+# dequantized weights on every instruction set; the conformance corpus
+# cases come from the schema.
 DRILL_KIND=compatible
 DRILL_LAYOUT=moves # a new record in a union of the structs plugins see
 
@@ -111,13 +112,19 @@ d = nnnkit.load("m16.nnn").layers[0].weights.data
 print("python:", d.dtype, d.shape, "writeable" if d.flags.writeable else "read-only")
 sys.exit(0 if d.dtype == np.float16 and d.shape == (24, 40) and not d.flags.writeable
          and np.array_equal(d.astype(np.float64), np.load("w16.npy")) else 1)'
-	nnnkit run m16.nnn --input x.npy --output y.npy
-	"$PY" -c '
+	# the vector paths and the plain one (narrow.c), one row and five
+	"$PY" -c 'import numpy as np; np.save("x1.npy", np.load("x.npy")[:1])'
+	for isa in "" avx2 generic; do
+		for x in x x1; do
+			NNN_BUILTIN_ISA=$isa nnnkit run m16.nnn --input $x.npy --output y.npy
+			"$PY" -c '
 import numpy as np, sys
-x, w, b, w2, b2, y = (np.load(f + ".npy").astype(np.float64) for f in ("x", "w16", "b", "w2", "b2", "y"))
+x, w, b, w2, b2, y = (np.load(f + ".npy").astype(np.float64) for f in (sys.argv[1], "w16", "b", "w2", "b2", "y"))
 want = np.tanh(x @ w + b) @ w2 + b2
-print("output", y.shape, "largest difference from NumPy:", np.abs(y - want).max())
-sys.exit(0 if y.shape == want.shape and np.abs(y - want).max() < 1e-4 else 1)'
+print(sys.argv[2], "output", y.shape, "largest difference from NumPy:", np.abs(y - want).max())
+sys.exit(0 if y.shape == want.shape and np.abs(y - want).max() < 1e-4 else 1)' $x "${isa:-best}"
+		done
+	done
 	cd - > /dev/null
 	corpus_mentions valid dense_f16
 	corpus_mentions invalid dense_f16 data
