@@ -502,8 +502,9 @@ struct nnn_host {
 	int64_t (*onnx_const)(const nnn_onnx_match_t *m, int k, int in, int64_t *dims, int *rank, const float **data);
 	/* The type's fields the hook found, by their names in the fragment
 	 * ("gamma"; "bias", the layer's own): a tensor (values copied), a
-	 * number field (f32, i32, u8...) or an i32 array. NNN_E_NOMEM, or
-	 * NNN_E_ONNX when the name is used twice. */
+	 * number field (f32, i32, u8...; since ABI 1.8 a bool, true when
+	 * not 0) or an i32 array. NNN_E_NOMEM, or NNN_E_ONNX when the name is
+	 * used twice. */
 	nnn_status_t (*onnx_set_tensor)(nnn_onnx_match_t *m, const char *field, const int64_t *dims, int rank,
 	                                const float *data);
 	nnn_status_t (*onnx_set_number)(nnn_onnx_match_t *m, const char *field, double v);
