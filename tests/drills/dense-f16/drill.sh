@@ -155,6 +155,18 @@ sys.exit(1 if b.count(old) != 1 else open("bf16.onnx", "wb").write(b.replace(old
 	if out=$(nnnkit convert bf16.onnx bf16.nnn 2>&1); then die "import took BFLOAT16 weights for float16 ones"; fi
 	echo "$out"
 	contains "$out" "node 'layers.0/weights_float' (Cast): initializer 'layers.0/weights' is BFLOAT16, expected FLOAT16"
+	# from the graph alone (the nnn.fields metadata renamed away): the hook's
+	# fields make the same network, which gives run's output bit for bit
+	"$PY" -c '
+import sys
+b = open("m16.onnx", "rb").read()
+sys.exit(1 if b.count(b"nnn.fields") != 1 else open("graph.onnx", "wb").write(b.replace(b"nnn.fields", b"nnn.fieldx")) and 0)'
+	nnnkit convert graph.onnx graph.nnn
+	nnnkit run graph.nnn --input x.npy --output y_graph.npy
+	"$PY" -c '
+import numpy as np, sys
+sys.exit(0 if np.load("y_graph.npy").tobytes() == np.load("y.npy").tobytes() else 1)' ||
+		die "graph.nnn (imported without nnn.fields) does not give run's output of m16.nnn"
 	if [ ! -d "$root/build/ort/node_modules/onnxruntime-node" ]; then
 		echo "ONNX Runtime: skipped, $root/build/ort has no onnxruntime-node (make test-build installs it when npm can)"
 		return
