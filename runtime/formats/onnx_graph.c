@@ -121,57 +121,63 @@ static nnn_og_init_t *add_init(nnn_onnx_graph_t *g, const char *hint)
 	return t;
 }
 
-const char *nnn_og_floats(nnn_onnx_graph_t *g, const char *hint, const int64_t *dims, int rank, const float *data)
+/* An initializer of rank dims of elements of `kind` and `width`, its
+ * bytes copied as they are. */
+const char *nnn_og_elems(nnn_onnx_graph_t *g, const char *hint, const int64_t *dims, int rank, nnn_ekind_t kind,
+                         int width, const void *bytes)
 {
 	size_t n = 1;
+	int32_t dtype = nnn_onnx_dtype(kind, width);
+	if (!dtype) {
+		nnn_og_fail(g, "an initializer of element kind %d and width %d: ONNX has no such type", (int)kind, width);
+		return NULL;
+	}
 	if (rank < 0 || rank > NNN_MAX_RANK || (rank > 0 && !dims)) {
 		nnn_og_fail(g, "an initializer of rank %d%s (at most %d)", rank, rank > 0 && !dims ? " without dims" : "",
 		            NNN_MAX_RANK);
 		return NULL;
 	}
 	for (int i = 0; i < rank; i++) {
-		if (dims[i] < 0 || (dims[i] > 0 && n > SIZE_MAX / 4 / (size_t)dims[i])) {
+		if (dims[i] < 0 || (dims[i] > 0 && n > SIZE_MAX / 8 / (size_t)dims[i])) {
 			nnn_og_fail(g, "an initializer with dim %lld", (long long)dims[i]);
 			return NULL;
 		}
 		n *= (size_t)dims[i];
 	}
-	if (n && !data) {
+	if (n && !bytes) {
 		nnn_og_fail(g, "an initializer of %zu values without its values", n);
 		return NULL;
 	}
 	nnn_og_init_t *t = add_init(g, hint);
 	if (!t)
 		return NULL;
+	t->dtype = dtype;
+	t->width = width;
 	t->rank = rank;
 	if (rank)
 		memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
 	t->n = n;
-	if (n && !(t->data = malloc(n * sizeof(float))))
+	if (n && !(t->data = malloc(n * (size_t)width)))
 		return nomem(g);
 	if (n)
-		memcpy(t->data, data, n * sizeof(float));
+		memcpy(t->data, bytes, n * (size_t)width);
 	return t->name;
+}
+
+/* Host floats are little-endian binary32 (nnn/types.h): their bytes are the initializer's. */
+const char *nnn_og_floats(nnn_onnx_graph_t *g, const char *hint, const int64_t *dims, int rank, const float *data)
+{
+	return nnn_og_elems(g, hint, dims, rank, NNN_EK_FLOAT, 4, data);
 }
 
 const char *nnn_og_ints(nnn_onnx_graph_t *g, const char *hint, const int64_t *v, int n)
 {
+	int64_t dim = n;
 	if (n < 0 || (n > 0 && !v)) {
 		nnn_og_fail(g, "an int64 initializer of %d values%s", n, n > 0 ? " without its values" : "");
 		return NULL;
 	}
-	nnn_og_init_t *t = add_init(g, hint);
-	if (!t)
-		return NULL;
-	t->is_int = true;
-	t->rank = 1;
-	t->dims[0] = n;
-	t->n = (size_t)n;
-	if (n && !(t->data = malloc((size_t)n * sizeof(int64_t))))
-		return nomem(g);
-	if (n)
-		memcpy(t->data, v, (size_t)n * sizeof(int64_t));
-	return t->name;
+	return nnn_og_elems(g, hint, &dim, 1, NNN_EK_INT, 8, v);
 }
 
 static bool copy_attr(nnn_og_attr_t *d, const nnn_onnx_attr_t *s)

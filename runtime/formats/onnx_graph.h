@@ -28,10 +28,12 @@ typedef struct nnn_og_node {
 	int nattr;
 } nnn_og_node_t;
 
-/* An initializer: float32 (host floats) or int64 values. */
+/* An initializer: n elements of ONNX type dtype (nnn_onnx_dtype), width
+ * bytes each, little-endian as raw_data holds them. */
 typedef struct nnn_og_init {
 	char *name;
-	bool is_int;
+	int32_t dtype;
+	int width;
 	int64_t dims[NNN_MAX_RANK];
 	int rank;
 	void *data;
@@ -50,6 +52,11 @@ struct nnn_onnx_graph {
 	char msg[NNN_MSG_MAX];
 };
 
+/* Initializer t as a TensorProto (export.c; p borrows t's arrays): its
+ * bytes as raw_data. Declared here without protobuf's header. */
+struct Onnx__TensorProto;
+void nnn_onnx_init_proto(const nnn_og_init_t *t, struct Onnx__TensorProto *p);
+
 nnn_onnx_graph_t *nnn_og_new(void);
 void nnn_og_free(nnn_onnx_graph_t *g);
 /* Clears a failure, so the next layer's hook starts afresh. */
@@ -58,6 +65,8 @@ void nnn_og_clear(nnn_onnx_graph_t *g);
 /* The host table's functions (nnn/plugin.h documents them). */
 const char *nnn_og_floats(nnn_onnx_graph_t *g, const char *hint, const int64_t *dims, int rank, const float *data);
 const char *nnn_og_ints(nnn_onnx_graph_t *g, const char *hint, const int64_t *v, int n);
+const char *nnn_og_elems(nnn_onnx_graph_t *g, const char *hint, const int64_t *dims, int rank, nnn_ekind_t kind,
+                         int width, const void *bytes);
 const char *nnn_og_node(nnn_onnx_graph_t *g, const char *op, const char *hint, const char *const *in, int nin,
                         const nnn_onnx_attr_t *attrs, int nattr);
 nnn_status_t nnn_og_fail(nnn_onnx_graph_t *g, const char *fmt, ...) NNN_PRINTF(2, 3);

@@ -44,3 +44,14 @@ nnn_status_t nnn_om_set_ints(nnn_onnx_match_t *m, const char *field, const int64
 {
 	return R(m)->set_ints(m, field, v, n);
 }
+
+int64_t nnn_om_const_elems(const nnn_onnx_match_t *m, int k, int in, int64_t *dims, int *rank, int32_t *dtype,
+                           const void **bytes)
+{
+	return R(m)->cst_elems(m, k, in, dims, rank, dtype, bytes);
+}
+
+nnn_status_t nnn_om_set_tensor_const(nnn_onnx_match_t *m, const char *field, int k, int in)
+{
+	return R(m)->set_tensor_const(m, field, k, in);
+}

@@ -19,6 +19,10 @@ typedef struct nnn_om_reader {
 	                           const float *data);
 	nnn_status_t (*set_number)(nnn_onnx_match_t *m, const char *field, double v);
 	nnn_status_t (*set_ints)(nnn_onnx_match_t *m, const char *field, const int64_t *v, int n);
+	/* ABI 1.8 */
+	int64_t (*cst_elems)(const nnn_onnx_match_t *m, int k, int in, int64_t *dims, int *rank, int32_t *dtype,
+	                     const void **bytes);
+	nnn_status_t (*set_tensor_const)(nnn_onnx_match_t *m, const char *field, int k, int in);
 } nnn_om_reader_t;
 
 /* What every nnn_onnx_match_t starts with. */
@@ -35,5 +39,8 @@ nnn_status_t nnn_om_set_tensor(nnn_onnx_match_t *m, const char *field, const int
                                const float *data);
 nnn_status_t nnn_om_set_number(nnn_onnx_match_t *m, const char *field, double v);
 nnn_status_t nnn_om_set_ints(nnn_onnx_match_t *m, const char *field, const int64_t *v, int n);
+int64_t nnn_om_const_elems(const nnn_onnx_match_t *m, int k, int in, int64_t *dims, int *rank, int32_t *dtype,
+                           const void **bytes);
+nnn_status_t nnn_om_set_tensor_const(nnn_onnx_match_t *m, const char *field, int k, int in);
 
 #endif

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <nnn/types.h>
+
 /* A growing byte buffer; after a failed allocation it stays as it was and
  * `oom` is set, so a writer checks once at the end. */
 typedef struct st_buf {
@@ -30,5 +32,11 @@ size_t st_b64_decode(const char *s, size_t n, unsigned char *out, size_t *bad);
 /* The bytes one element of a safetensors dtype takes ("F32" -> 4); 0 for a
  * name the format does not define. */
 size_t st_dtype_size(const char *name);
+/* The same, and the .nnn element kind of its elements (NNN_EK_NONE for
+ * F8_E5M2 and F8_E4M3, which .nnn has not). */
+size_t st_dtype_kind(const char *name, nnn_ekind_t *kind);
+/* The dtype of elements of kind and width ("F16", "BF16", "I8"...); NULL
+ * when the format has none. */
+const char *st_dtype_name(nnn_ekind_t kind, int width);
 
 #endif

@@ -284,10 +284,13 @@ static nnn_status_t ours(rd_t *r)
 	for (size_t i = 0; i < r->nt; i++) {
 		char p[NNN_PATH_MAX];
 		snprintf(p, sizeof p, "%s.dtype", r->t[i].name);
-		if (strcmp(r->t[i].dtype, "F32"))
+		nnn_ekind_t kind;
+		st_dtype_kind(r->t[i].dtype, &kind);
+		if (kind == NNN_EK_NONE)
 			return bad(r, NNN_E_SAFETENSORS, key_at(r, r->t[i].name), p,
-			           "tensor %s is %s: .nnn holds float32 only; expected F32 (cast it to float32 and write "
-			           "the file again)", r->t[i].name, r->t[i].dtype);
+			           "tensor %s is %s: .nnn has no such element type; expected a dtype of the schema's "
+			           "element types (F32, F16, BF16, I8, U8, ...; cast it and write the file again)",
+			           r->t[i].name, r->t[i].dtype);
 	}
 	return NNN_OK;
 }
@@ -332,7 +335,7 @@ static nnn_status_t place(rd_t *r, const json_t *e, size_t i, tens_t **idx, cons
 		return bad(r, NNN_E_SAFETENSORS, where, p, "tensor %s is %s", key.name,
 		           hit ? "placed twice" : "not in the file");
 	uint32_t c = nnn_le_u32(skel->b + at - 4);
-	uint64_t numel = ((*hit)->end - (*hit)->begin) / 4;
+	uint64_t numel = ((*hit)->end - (*hit)->begin) / (*hit)->esize;
 	if ((int32_t)c < 0 || c != numel)
 		return bad(r, NNN_E_SAFETENSORS, where, p, "the skeleton's count before offset %" PRIu64 " is %" PRId32
 		           ", tensor %s has %" PRIu64 " elements; expected the same", at, (int32_t)c, key.name, numel);

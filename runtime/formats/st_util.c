@@ -99,17 +99,38 @@ size_t st_b64_decode(const char *s, size_t n, unsigned char *out, size_t *bad)
 	return k;
 }
 
+/* The dtypes of the format's reference implementation, and the element
+ * type of .nnn each is (none for the 8-bit floats). */
+static const struct {
+	const char *name;
+	size_t size;
+	nnn_ekind_t kind;
+} dtypes[] = { { "BOOL", 1, NNN_EK_BOOL },   { "U8", 1, NNN_EK_UINT },   { "I8", 1, NNN_EK_INT },
+	       { "F8_E5M2", 1, NNN_EK_NONE }, { "F8_E4M3", 1, NNN_EK_NONE }, { "I16", 2, NNN_EK_INT },
+	       { "U16", 2, NNN_EK_UINT },    { "F16", 2, NNN_EK_FLOAT },  { "BF16", 2, NNN_EK_BFLOAT },
+	       { "I32", 4, NNN_EK_INT },     { "U32", 4, NNN_EK_UINT },   { "F32", 4, NNN_EK_FLOAT },
+	       { "I64", 8, NNN_EK_INT },     { "U64", 8, NNN_EK_UINT },   { "F64", 8, NNN_EK_FLOAT } };
+
 size_t st_dtype_size(const char *name)
 {
-	/* The dtypes of the format's reference implementation. */
-	static const struct {
-		const char *name;
-		size_t size;
-	} dt[] = { { "BOOL", 1 }, { "U8", 1 },   { "I8", 1 },    { "F8_E5M2", 1 }, { "F8_E4M3", 1 },
-		   { "I16", 2 },  { "U16", 2 },  { "F16", 2 },   { "BF16", 2 },    { "I32", 4 },
-		   { "U32", 4 },  { "F32", 4 },  { "I64", 8 },   { "U64", 8 },     { "F64", 8 } };
-	for (size_t i = 0; i < sizeof dt / sizeof dt[0]; i++)
-		if (!strcmp(name, dt[i].name))
-			return dt[i].size;
+	return st_dtype_kind(name, NULL);
+}
+
+size_t st_dtype_kind(const char *name, nnn_ekind_t *kind)
+{
+	for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
+		if (!strcmp(name, dtypes[i].name)) {
+			if (kind)
+				*kind = dtypes[i].kind;
+			return dtypes[i].size;
+		}
 	return 0;
+}
+
+const char *st_dtype_name(nnn_ekind_t kind, int width)
+{
+	for (size_t i = 0; kind != NNN_EK_NONE && i < sizeof dtypes / sizeof dtypes[0]; i++)
+		if (dtypes[i].kind == kind && dtypes[i].size == (size_t)width)
+			return dtypes[i].name;
+	return NULL;
 }

@@ -1,8 +1,10 @@
 /* st_write.c: a model as safetensors (nnn/safetensors.h).
  *
  * The model is encoded to .nnn bytes, which are decoded again with a field
- * visitor: that walk, not a list here, finds every float array, so a field
- * the schema or a plugin adds is carried without a change to this file.
+ * visitor: that walk, not a list here, finds every array of numbers (but
+ * int32 arrays, which are dims), of any element type the schema declares,
+ * so a field the schema or a plugin adds is carried without a change to
+ * this file.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,12 +17,14 @@
 #include "codec.h"
 #include "st.h"
 
-/* One float array of the .nnn bytes. */
+/* One array of numbers of the .nnn bytes (float32, or another element type). */
 typedef struct ent {
 	char path[NNN_PATH_MAX];
 	size_t plen;     /* the part of path that names the tensor */
 	uint64_t at;     /* offset of its count in the .nnn bytes */
 	int32_t count;
+	int width;       /* bytes per element */
+	const char *dtype; /* "F32", "F16", "I8"... */
 	nnn_shape_t shape;
 } ent_t;
 
@@ -67,7 +71,7 @@ static bool is_shape(const walk_t *w, const char *path, int32_t count)
 	return prod == count;
 }
 
-static void saw_floats(walk_t *w, const nnn_field_t *f)
+static void saw_values(walk_t *w, const nnn_field_t *f, const char *dtype)
 {
 	if (w->n == w->cap) {
 		size_t cap = w->cap ? 2 * w->cap : 16;
@@ -83,6 +87,8 @@ static void saw_floats(walk_t *w, const nnn_field_t *f)
 	snprintf(e->path, sizeof e->path, "%s", f->path);
 	e->at = f->offset;
 	e->count = f->count;
+	e->width = nnn_prim_ewidth(f->prim);
+	e->dtype = dtype;
 	e->plen = strlen(e->path);
 	e->shape.rank = 1;
 	e->shape.dims[0] = f->count;
@@ -97,10 +103,14 @@ static void on_field(void *ctx, const nnn_field_t *f)
 	walk_t *w = ctx;
 	if (w->oom)
 		return;
+	/* int32 arrays are dims; every other array of numbers is a tensor
+	 * of its safetensors dtype (F32, F16, BF16, I8, U8, ...). */
+	const char *dtype = nnn_prim_is_array(f->prim) ? st_dtype_name(nnn_prim_ekind(f->prim), nnn_prim_ewidth(f->prim))
+	                                               : NULL;
 	if (f->prim == NNN_PRIM_I32_ARRAY)
 		saw_ints(w, f);
-	else if (f->prim == NNN_PRIM_F32_ARRAY)
-		saw_floats(w, f);
+	else if (dtype)
+		saw_values(w, f, dtype);
 }
 
 static void on_problem(void *ctx, const nnn_diag_t *d)
@@ -153,12 +163,12 @@ static void put_meta(st_buf_t *o, const unsigned char *b, size_t len, const walk
 		const ent_t *e = &w->v[i];
 		size_t start = (size_t)e->at + 4;
 		st_put(&skel, b + from, start - from);
-		from = start + 4 * (size_t)e->count;
+		from = start + (size_t)e->width * (size_t)e->count;
 		st_puts(&where, i ? ", [" : "[");
 		put_name(&where, e);
 		snprintf(num, sizeof num, ", %zu]", start - cut);
 		st_puts(&where, num);
-		cut += 4 * (size_t)e->count;
+		cut += (size_t)e->width * (size_t)e->count;
 	}
 	st_put(&skel, b + from, len - from);
 	st_puts(&where, "]");
@@ -180,15 +190,17 @@ static void put_tensors(st_buf_t *o, const walk_t *w)
 		const ent_t *e = &w->v[i];
 		st_puts(o, ",\n ");
 		put_name(o, e);
-		st_puts(o, ": {\"dtype\": \"F32\", \"shape\": [");
+		st_puts(o, ": {\"dtype\": \"");
+		st_puts(o, e->dtype);
+		st_puts(o, "\", \"shape\": [");
 		for (int32_t k = 0; k < e->shape.rank; k++) {
 			snprintf(num, sizeof num, "%s%" PRId64, k ? ", " : "", e->shape.dims[k]);
 			st_puts(o, num);
 		}
 		snprintf(num, sizeof num, "], \"data_offsets\": [%" PRIu64 ", %" PRIu64 "]}", at,
-		         at + 4 * (uint64_t)e->count);
+		         at + (uint64_t)e->width * (uint64_t)e->count);
 		st_puts(o, num);
-		at += 4 * (uint64_t)e->count;
+		at += (uint64_t)e->width * (uint64_t)e->count;
 	}
 	st_puts(o, "}");
 }
@@ -206,7 +218,7 @@ static void put_file(st_buf_t *o, const unsigned char *b, size_t len, const walk
 	for (int i = 0; !o->oom && i < 8; i++)
 		o->b[i] = (unsigned char)(n >> 8 * i);
 	for (size_t i = 0; i < w->n; i++)
-		st_put(o, b + w->v[i].at + 4, 4 * (size_t)w->v[i].count);
+		st_put(o, b + w->v[i].at + 4, (size_t)w->v[i].width * (size_t)w->v[i].count);
 }
 
 nnn_status_t nnn_safetensors_encode(const nnn_model_t *m, const nnn_ctx_t *ctx, unsigned char **buf, size_t *len,

@@ -287,6 +287,10 @@ static const nnn_host_t HOST = {
 	.wr_num = nnn_wr_num,
 	.wr_nums = nnn_wr_nums,
 	.rule_dims_count = nnn_rule_dims_count,
+	/* ABI 1.8 */
+	.onnx_elems = nnn_og_elems,
+	.onnx_const_elems = nnn_om_const_elems,
+	.onnx_set_tensor_const = nnn_om_set_tensor_const,
 };
 
 const nnn_host_t *nnn_host_table(void)

@@ -19,6 +19,9 @@
 #include <nnn/onnx.h>
 
 #include "builder.h"
+#include "host.h"       /* nnn_host_table */
+#include "import.h"     /* imp_read_tensor, cst_t */
+#include "onnx_graph.h" /* nnn_og_new, nnn_onnx_init_proto */
 #include "ctx.h"
 #include "clirun.h"
 #include "tmpdir.h"
@@ -352,4 +355,96 @@ Test(onnx_export, cli_convert_and_edit, .fini = t_tmpdir_remove)
 	free(r);
 	bb_free(&b);
 	bb_free(&c);
+}
+
+/* ---- element types: typed initializers (ABI 1.8) ---- */
+
+/* Each element type the schema language declares, with the ONNX type
+ * onnx.proto gives it (independent truth: protoc's enum). */
+static const struct {
+	nnn_ekind_t kind;
+	int width;
+	int32_t onnx;
+} etypes[] = {
+	{ NNN_EK_INT, 1, ONNX__TENSOR_PROTO__DATA_TYPE__INT8 },
+	{ NNN_EK_INT, 2, ONNX__TENSOR_PROTO__DATA_TYPE__INT16 },
+	{ NNN_EK_INT, 4, ONNX__TENSOR_PROTO__DATA_TYPE__INT32 },
+	{ NNN_EK_INT, 8, ONNX__TENSOR_PROTO__DATA_TYPE__INT64 },
+	{ NNN_EK_UINT, 1, ONNX__TENSOR_PROTO__DATA_TYPE__UINT8 },
+	{ NNN_EK_UINT, 2, ONNX__TENSOR_PROTO__DATA_TYPE__UINT16 },
+	{ NNN_EK_UINT, 4, ONNX__TENSOR_PROTO__DATA_TYPE__UINT32 },
+	{ NNN_EK_UINT, 8, ONNX__TENSOR_PROTO__DATA_TYPE__UINT64 },
+	{ NNN_EK_FLOAT, 2, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 },
+	{ NNN_EK_FLOAT, 4, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT },
+	{ NNN_EK_FLOAT, 8, ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE },
+	{ NNN_EK_BFLOAT, 2, ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16 },
+};
+
+/* 24 bytes that are, at every width, -0 and NaNs with payloads among
+ * others (0x8000, 0x7e01 and 0xfc01 as float16; 0x80000000 and
+ * 0x7fc00001 as float32; 0xfff0000000000001 as float64). */
+static const unsigned char pattern[24] = { 0x00, 0x80, 0x01, 0x7e, 0x01, 0xfc, 0xff, 0x7f, 0x00, 0x00,
+	                                   0x00, 0x80, 0x01, 0x00, 0xc0, 0x7f, 0x01, 0x00, 0x00, 0x00,
+	                                   0x00, 0x00, 0xf0, 0xff };
+
+/* An initializer of each element type made by the host's onnx_elems (what
+ * an export hook calls), written as export writes it and packed, then read
+ * back by import: its ONNX type, dims and every byte as they were. */
+Test(onnx_export, typed_initializers_round_trip)
+{
+	const nnn_host_t *h = nnn_host_table();
+	for (size_t e = 0; e < sizeof etypes / sizeof etypes[0]; e++) {
+		int w = etypes[e].width;
+		int64_t dims[2] = { 3, 8 / w };
+		cr_assert_eq(nnn_onnx_dtype(etypes[e].kind, w), etypes[e].onnx);
+		nnn_onnx_graph_t *g = nnn_og_new();
+		cr_assert_not_null(g);
+		const char *name = h->onnx_elems(g, "t", dims, 2, etypes[e].kind, w, pattern);
+		cr_assert_not_null(name, "width %d: %s", w, g->msg);
+		Onnx__TensorProto tp;
+		nnn_onnx_init_proto(&g->inits[0], &tp);
+		size_t len = onnx__tensor_proto__get_packed_size(&tp);
+		unsigned char *buf = malloc(len);
+		cr_assert_not_null(buf);
+		onnx__tensor_proto__pack(&tp, buf);
+		nnn_og_free(g);
+		Onnx__TensorProto *back = onnx__tensor_proto__unpack(NULL, len, buf);
+		free(buf);
+		cr_assert_not_null(back);
+		cst_t c = { 0 };
+		char why[256] = "";
+		nnn_ekind_t kind;
+		cr_assert_eq(imp_read_tensor(back, &c, why, sizeof why), 1, "%s", why);
+		cr_assert_eq(c.dtype, etypes[e].onnx, "%s: dtype %d", imp_dtype_name(etypes[e].onnx), c.dtype);
+		cr_assert_eq(imp_dtype_width(c.dtype, &kind), w);
+		cr_assert_eq(kind, etypes[e].kind);
+		cr_assert(c.rank == 2 && c.dims[0] == 3 && c.dims[1] == 8 / w && c.n == 24 / w);
+		cr_assert_not_null(c.raw);
+		cr_assert_eq(memcmp(c.raw, pattern, sizeof pattern), 0, "%s: the bytes changed", imp_dtype_name(c.dtype));
+		cr_assert(imp_const_of_type(&c, etypes[e].kind, w, why, sizeof why), "%s", why);
+		onnx__tensor_proto__free_unpacked(back, NULL);
+	}
+}
+
+/* A typed constant of another element type than a field's is refused,
+ * saying both types; so is one that ONNX has no type for. */
+Test(onnx_export, typed_initializer_mismatch_refused)
+{
+	const nnn_host_t *h = nnn_host_table();
+	int64_t dims[1] = { 12 };
+	nnn_onnx_graph_t *g = nnn_og_new();
+	cr_assert_not_null(h->onnx_elems(g, "t", dims, 1, NNN_EK_BFLOAT, 2, pattern));
+	Onnx__TensorProto tp;
+	nnn_onnx_init_proto(&g->inits[0], &tp);
+	cst_t c = { 0 };
+	char why[256] = "";
+	cr_assert_eq(imp_read_tensor(&tp, &c, why, sizeof why), 1, "%s", why);
+	cr_assert_not(imp_const_of_type(&c, NNN_EK_FLOAT, 2, why, sizeof why));
+	cr_assert_str_eq(why, "is BFLOAT16, expected FLOAT16");
+	cr_assert_not(imp_const_of_type(&c, NNN_EK_INT, 2, why, sizeof why));
+	cr_assert_str_eq(why, "is BFLOAT16, expected INT16");
+	/* No ONNX type: a bfloat of 4 bytes. */
+	cr_assert_null(h->onnx_elems(g, "u", dims, 1, NNN_EK_BFLOAT, 4, pattern));
+	cr_assert(strstr(g->msg, "ONNX has no such type"), "%s", g->msg);
+	nnn_og_free(g);
 }

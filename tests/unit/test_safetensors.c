@@ -13,6 +13,7 @@
 #include <nnn/safetensors.h>
 
 #include "ctx.h"
+#include "st.h" /* st_dtype_name */
 #include "manifest.h"
 
 static unsigned char *slurp(const char *path, size_t *len)
@@ -258,8 +259,8 @@ Test(safetensors, metadata_refusals)
 	        "w (BF16, [2, 3])");
 	refuses("{\"__metadata__\": {\"format\": \"pt\"}, " T("w", "F32", "[1]", 0, 4) "}", 4, NNN_E_SAFETENSORS, NULL,
 	        "__metadata__", "no nnnkit metadata");
-	refuses("{" META("", "[]") ", " T("w", "F16", "[2]", 0, 4) "}", 4, NNN_E_SAFETENSORS, "w", "w.dtype",
-	        ".nnn holds float32 only");
+	refuses("{" META("", "[]") ", " T("w", "F8_E5M2", "[2]", 0, 2) "}", 2, NNN_E_SAFETENSORS, "w", "w.dtype",
+	        ".nnn has no such element type");
 	refuses("{" META("AB$=", "[]") "}", 0, NNN_E_SAFETENSORS, "nnn.skeleton", "__metadata__.nnn.skeleton",
 	        "character 2");
 	refuses("{" META("ABC", "[]") "}", 0, NNN_E_SAFETENSORS, "nnn.skeleton", "__metadata__.nnn.skeleton",
@@ -282,6 +283,51 @@ Test(safetensors, metadata_refusals)
 	unsigned char *b = mk("{" META("AgAAAA==", "[[\\\"w\\\", 4]]") ", " T("w", "F32", "[2]", 0, 8) "}", 8, &len);
 	refused(b, len, NNN_E_MAGIC, 0, "magic", "found 2");
 	free(b);
+}
+
+/* The safetensors dtype of each element type the schema language declares
+ * (the format's names), and none where it has none. */
+Test(safetensors, dtype_of_each_element_type)
+{
+	static const struct {
+		nnn_ekind_t kind;
+		int width;
+		const char *name;
+	} want[] = { { NNN_EK_INT, 1, "I8" },    { NNN_EK_INT, 2, "I16" },   { NNN_EK_INT, 4, "I32" },
+		     { NNN_EK_INT, 8, "I64" },   { NNN_EK_UINT, 1, "U8" },   { NNN_EK_UINT, 2, "U16" },
+		     { NNN_EK_UINT, 4, "U32" },  { NNN_EK_UINT, 8, "U64" },  { NNN_EK_FLOAT, 2, "F16" },
+		     { NNN_EK_FLOAT, 4, "F32" }, { NNN_EK_FLOAT, 8, "F64" }, { NNN_EK_BFLOAT, 2, "BF16" },
+		     { NNN_EK_BOOL, 1, "BOOL" } };
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		const char *got = st_dtype_name(want[i].kind, want[i].width);
+		nnn_ekind_t kind;
+		cr_assert(got && !strcmp(got, want[i].name), "kind %d width %d: %s, expected %s", (int)want[i].kind,
+		          want[i].width, got ? got : "none", want[i].name);
+		cr_assert_eq(st_dtype_kind(got, &kind), (size_t)want[i].width);
+		cr_assert_eq(kind, want[i].kind);
+	}
+	cr_assert_null(st_dtype_name(NNN_EK_BFLOAT, 4));
+	cr_assert_null(st_dtype_name(NNN_EK_FLOAT, 1));
+}
+
+/* An F16 tensor (2 bytes an element) goes back into the skeleton after its
+ * count of 2 as it is: every byte, whatever it means. */
+Test(safetensors, typed_tensor_spliced_byte_exact)
+{
+	size_t len, n;
+	unsigned char *out;
+	nnn_diags_t d;
+	nnn_diags_init(&d);
+	unsigned char *b = mk("{" META("AgAAAA==", "[[\\\"w\\\", 4]]") ", " T("w", "F16", "[2]", 0, 4) "}", 4, &len);
+	static const unsigned char half[4] = { 0x01, 0x7e, 0x00, 0x80 }; /* a NaN with payload 1, -0 */
+	memcpy(b + len - 4, half, 4);
+	cr_assert_eq(nnn_safetensors_to_nnn(b, len, &out, &n, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
+	cr_assert_eq(n, 8);
+	cr_assert_eq(memcmp(out, "\x02\0\0\0", 4), 0);
+	cr_assert_eq(memcmp(out + 4, half, 4), 0);
+	free(out);
+	free(b);
+	nnn_diags_free(&d);
 }
 
 Test(safetensors, write_file_and_read_back)

@@ -60,22 +60,27 @@ static void ex_free(ex_t *e)
 	free(e->p);
 }
 
-static Onnx__TensorProto *tensor_proto(ex_t *e, const nnn_og_init_t *t)
+void nnn_onnx_init_proto(const nnn_og_init_t *t, Onnx__TensorProto *p)
 {
-	Onnx__TensorProto *p = A(e, sizeof *p);
-	if (!p)
-		return NULL;
 	onnx__tensor_proto__init(p);
 	p->name = t->name;
 	p->n_dims = (size_t)t->rank;
 	p->dims = (int64_t *)t->dims;
 	p->has_data_type = 1;
-	p->data_type = t->is_int ? ONNX__TENSOR_PROTO__DATA_TYPE__INT64 : ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
-	/* raw_data is little-endian, as the host is (nnn/types.h): every bit of
-	 * a float, NaN payloads included, goes through unchanged. */
+	p->data_type = t->dtype;
+	/* raw_data is little-endian, as the host and a tensor's data are
+	 * (nnn/types.h): every bit of every element type, NaN payloads and -0
+	 * included, goes through unchanged. */
 	p->has_raw_data = 1;
-	p->raw_data.len = t->n * (t->is_int ? sizeof(int64_t) : sizeof(float));
+	p->raw_data.len = t->n * (size_t)t->width;
 	p->raw_data.data = t->data;
+}
+
+static Onnx__TensorProto *tensor_proto(ex_t *e, const nnn_og_init_t *t)
+{
+	Onnx__TensorProto *p = A(e, sizeof *p);
+	if (p)
+		nnn_onnx_init_proto(t, p);
 	return p;
 }
 

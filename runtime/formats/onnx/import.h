@@ -44,6 +44,8 @@ typedef struct cst {
 	const int64_t *i;       /* INT64 data (borrowed) */
 	const uint8_t *b;       /* BOOL data as raw_data bytes (borrowed) */
 	const int32_t *b32;     /* BOOL data as int32_data (borrowed) */
+	const void *raw;        /* the data as little-endian bytes, any type: raw_data, or
+	                         * float_data / int64_data (borrowed); NULL for other fields */
 	float fv;               /* a scalar Constant's value */
 	int64_t iv;
 } cst_t;
@@ -54,7 +56,9 @@ typedef struct ptensor {
 	char *field;
 	int32_t dims[NNN_MAX_RANK];
 	int rank;
-	float *v;               /* owned */
+	void *v;                /* owned: elements of kind and width, little-endian (float32: host floats) */
+	nnn_ekind_t kind;
+	int width;
 } ptensor_t;
 
 typedef struct pfields {
@@ -143,8 +147,10 @@ enum { SYM_SHAPE = 1, SYM_BATCH, SYM_BATCH1, SYM_N_MINUS1 };
 /* A tensor's data, put where the placeholder `ph` is when the text is made. */
 typedef struct slot {
 	json_t *ph;
-	const float *v;
+	const void *v;          /* n elements of kind and width, little-endian */
 	int64_t n;
+	nnn_ekind_t kind;
+	int width;
 } slot_t;
 
 typedef struct jb {
@@ -176,6 +182,13 @@ cst_t *imp_new_cst(imp_t *im);
  * (returns 0). E_ONNX for external data, E_ONNX for a malformed tensor. */
 int imp_read_tensor(const Onnx__TensorProto *t, cst_t *c, char *why, size_t nwhy);
 const char *imp_dtype_name(int32_t t);
+/* The width of ONNX data type t's elements and their kind (nnn_onnx_dtype
+ * read backwards); 0 for a type without one (STRING, COMPLEX64...). */
+int imp_dtype_width(int32_t t, nnn_ekind_t *kind);
+/* Whether constant c holds elements of kind and width (its ONNX type
+ * nnn_onnx_dtype's, its bytes raw); else 0, why saying "is BFLOAT16,
+ * expected FLOAT16". */
+int imp_const_of_type(const cst_t *c, nnn_ekind_t kind, int width, char *why, size_t nwhy);
 /* A float constant for input `k` of node i, or NULL (refused, said why). */
 const cst_t *imp_float_input(imp_t *im, int i, size_t k, const char *what);
 const Onnx__AttributeProto *imp_attr(const Onnx__NodeProto *nd, const char *name);
@@ -240,8 +253,11 @@ int imp_pfields_meta(jb_t *j, const pfields_t *f, json_t *o, size_t k, char *why
 /* ---- import_json.c ---- */
 
 json_t *imp_tensor_json(jb_t *j, const int32_t *dims, size_t rank, const float *v);
+/* The same of elements of any kind and width (little-endian bytes). */
+json_t *imp_tensor_json_elems(jb_t *j, const int32_t *dims, size_t rank, const void *v, nnn_ekind_t kind, int width);
 
 json_t *imp_placeholder(jb_t *j, const float *v, int64_t n);
+json_t *imp_placeholder_elems(jb_t *j, const void *v, int64_t n, nnn_ekind_t kind, int width);
 /* The float32 a JSON number stands for, as the JSON form's reader takes it:
  * rounded to nearest, so the shortest text of FLT_MAX ("3.4028235e+38", a
  * little above it) is FLT_MAX. False when it is beyond float32 (or NaN). */

@@ -173,9 +173,9 @@ int imp_read_tensor(const Onnx__TensorProto *t, cst_t *c, char *why, size_t nwhy
 		n *= t->dims[k];
 	}
 	c->n = n;
-	size_t width = c->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT   ? 4
-	               : c->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? 8
-	                                                                  : 0;
+	nnn_ekind_t kind;
+	size_t width = (size_t)imp_dtype_width(c->dtype, &kind);
+	int fl = c->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, i64 = c->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
 	if (c->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL) {
 		/* One byte each in raw_data, else int32_data (Dropout's training_mode). */
 		if (t->has_raw_data ? t->raw_data.len != (uint64_t)n : t->n_int32_data != (uint64_t)n) {
@@ -185,6 +185,7 @@ int imp_read_tensor(const Onnx__TensorProto *t, cst_t *c, char *why, size_t nwhy
 		}
 		c->b = t->has_raw_data ? t->raw_data.data : NULL;
 		c->b32 = t->has_raw_data ? NULL : t->int32_data;
+		c->raw = c->b;
 		return 1;
 	}
 	if (!width)
@@ -197,28 +198,55 @@ int imp_read_tensor(const Onnx__TensorProto *t, cst_t *c, char *why, size_t nwhy
 			return 0;
 		}
 		/* protobuf-c's copy is malloc'd, so aligned; nnnkit runs on
-		 * little-endian hosts only (nnn/types.h), as raw_data is. */
-		if (width == 4)
-			c->f = (const float *)(const void *)t->raw_data.data;
-		else
-			c->i = (const int64_t *)(const void *)t->raw_data.data;
+		 * little-endian hosts only (nnn/types.h), as raw_data is: the
+		 * bytes of any type are its elements' as a tensor holds them. */
+		c->raw = t->raw_data.data;
+		c->f = fl ? (const float *)(const void *)t->raw_data.data : NULL;
+		c->i = i64 ? (const int64_t *)(const void *)t->raw_data.data : NULL;
 		return 1;
 	}
-	size_t have = width == 4 ? t->n_float_data : t->n_int64_data;
+	if (!fl && !i64)
+		return 1; /* another type's typed fields (int32_data...): no raw bytes, refused where used */
+	size_t have = fl ? t->n_float_data : t->n_int64_data;
 	if ((uint64_t)n != have) {
-		snprintf(why, nwhy, "dims give %" PRId64 " values, %s holds %zu", n, width == 4 ? "float_data" : "int64_data",
+		snprintf(why, nwhy, "dims give %" PRId64 " values, %s holds %zu", n, fl ? "float_data" : "int64_data",
 		         have);
 		return 0;
 	}
 	c->f = t->float_data;
 	c->i = t->int64_data;
+	c->raw = fl ? (const void *)t->float_data : (const void *)t->int64_data;
 	return 1;
+}
+
+int imp_dtype_width(int32_t t, nnn_ekind_t *kind)
+{
+	static const nnn_ekind_t kinds[] = { NNN_EK_INT, NNN_EK_UINT, NNN_EK_FLOAT, NNN_EK_BFLOAT, NNN_EK_BOOL };
+	for (size_t k = 0; k < ARRAY_LEN(kinds); k++)
+		for (int w = 1; w <= 8; w *= 2)
+			if (t && nnn_onnx_dtype(kinds[k], w) == t) {
+				*kind = kinds[k];
+				return w;
+			}
+	*kind = NNN_EK_NONE;
+	return 0;
+}
+
+int imp_const_of_type(const cst_t *c, nnn_ekind_t kind, int width, char *why, size_t nwhy)
+{
+	int32_t want = nnn_onnx_dtype(kind, width);
+	if (c->dtype == want && c->raw)
+		return 1;
+	snprintf(why, nwhy, "is %s%s, expected %s", imp_dtype_name(c->dtype),
+	         c->dtype == want ? " without raw_data" : "", imp_dtype_name(want));
+	return 0;
 }
 
 const char *imp_dtype_name(int32_t t)
 {
 	static const char *const names[] = { "UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32",
-		                             "INT64", "STRING", "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64" };
+		                             "INT64", "STRING", "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64",
+		                             "COMPLEX64", "COMPLEX128", "BFLOAT16" };
 	return t >= 0 && (size_t)t < ARRAY_LEN(names) ? names[t] : "another type";
 }
 

@@ -6,6 +6,11 @@
 
 json_t *imp_placeholder(jb_t *j, const float *v, int64_t n)
 {
+	return imp_placeholder_elems(j, v, n, NNN_EK_FLOAT, 4);
+}
+
+json_t *imp_placeholder_elems(jb_t *j, const void *v, int64_t n, nnn_ekind_t kind, int width)
+{
 	if (j->ns == j->caps) {
 		size_t cap = j->caps ? 2 * j->caps : 16;
 		slot_t *s = realloc(j->s, cap * sizeof *s);
@@ -21,7 +26,7 @@ json_t *imp_placeholder(jb_t *j, const float *v, int64_t n)
 		j->oom = 1;
 		return NULL;
 	}
-	j->s[j->ns++] = (slot_t){ ph, v, n };
+	j->s[j->ns++] = (slot_t){ ph, v, n, kind, width };
 	return ph;
 }
 
@@ -80,19 +85,21 @@ bool imp_f32_of(double dv, float *out)
 	return true;
 }
 
-/* A placeholder's floats, when v is one (1), else 0. */
+/* A placeholder's numbers, when v is one (1), else 0: each by its bits,
+ * as the JSON writer writes that element type. */
 static int emit_slot(jb_t *j, json_t *v)
 {
 	char buf[64];
 	for (size_t k = 0; k < j->ns; k++) {
 		if (j->s[k].ph == v) {
+			const slot_t *s = &j->s[k];
 			puts_(j, "[");
-			for (int64_t e = 0; e < j->s[k].n; e++) {
-				uint32_t bits;
-				memcpy(&bits, &j->s[k].v[e], sizeof bits);
+			for (int64_t e = 0; e < s->n; e++) {
+				uint64_t bits = 0;
+				memcpy(&bits, (const unsigned char *)s->v + e * s->width, (size_t)s->width); /* little-endian host */
 				if (e)
 					puts_(j, e % 16 ? ", " : ",\n");
-				put(j, buf, nnn_json_f32_text(buf, sizeof buf, bits));
+				put(j, buf, nnn_json_num_text(buf, sizeof buf, s->kind, s->width, bits));
 			}
 			puts_(j, "]");
 			return 1;
@@ -191,6 +198,11 @@ static json_t *int_array(const int32_t *v, size_t n)
 
 json_t *imp_tensor_json(jb_t *j, const int32_t *dims, size_t rank, const float *v)
 {
+	return imp_tensor_json_elems(j, dims, rank, v, NNN_EK_FLOAT, 4);
+}
+
+json_t *imp_tensor_json_elems(jb_t *j, const int32_t *dims, size_t rank, const void *v, nnn_ekind_t kind, int width)
+{
 	int64_t n = 1;
 	for (size_t k = 0; k < rank; k++)
 		n *= dims[k];
@@ -200,7 +212,7 @@ json_t *imp_tensor_json(jb_t *j, const int32_t *dims, size_t rank, const float *
 	json_object_set_new(t, FNAME(tensor, TENSOR_DIMS), int_array(dims, rank));
 	/* Weights read from a graph are trained parameters. */
 	json_object_set_new(t, FNAME(tensor, TENSOR_REQUIRES_GRAD), json_true());
-	json_object_set_new(t, FNAME(tensor, TENSOR_DATA), imp_placeholder(j, v, n));
+	json_object_set_new(t, FNAME(tensor, TENSOR_DATA), imp_placeholder_elems(j, v, n, kind, width));
 	return t;
 }
 

@@ -78,8 +78,14 @@
  * wr_nums: f16, bf16, i8, u16, f64, arrays of them) and rule_dims_count,
  * dims_product over data of any element type; nnn_prim_t gains
  * NNN_PRIM_NUM_OF and NNN_PRIM_NUMS_OF (nnn/types.h). Nothing before moves:
- * plugins built for 1.0 to 1.6 load and run as before. */
-#define NNN_ABI_MINOR 7
+ * plugins built for 1.0 to 1.6 load and run as before.
+ * 1.8: nnn_host_t ends with ONNX's element types: onnx_elems, an
+ * initializer of any element type the schema declares (its bytes as
+ * they are, of the ONNX type nnn_onnx_dtype names), and for import
+ * onnx_const_elems and onnx_set_tensor_const, a tensor field set from a
+ * typed initializer, its type checked against the field's. Plugins built
+ * for 1.0 to 1.7 load and run as before. */
+#define NNN_ABI_MINOR 8
 
 /* The one exported symbol. Its name never depends on the file name; since
  * ABI 1.7 it ends with the schema layout the plugin is compiled against
@@ -187,6 +193,29 @@ typedef struct nnn_onnx_attr {
 	int32_t n;
 	const char *s;       /* NNN_ONNX_ATTR_STRING */
 } nnn_onnx_attr_t;
+
+/* The ONNX TensorProto data type of an element type (ABI 1.8): FLOAT 1,
+ * UINT8 2, INT8 3, UINT16 4, INT16 5, INT32 6, INT64 7, BOOL 9, FLOAT16
+ * 10, DOUBLE 11, UINT32 12, UINT64 13, BFLOAT16 16; 0 when ONNX has none
+ * (a Cast's `to` takes these numbers). */
+static inline int32_t nnn_onnx_dtype(nnn_ekind_t kind, int width)
+{
+	switch (kind) {
+	case NNN_EK_INT:
+		return width == 1 ? 3 : width == 2 ? 5 : width == 4 ? 6 : width == 8 ? 7 : 0;
+	case NNN_EK_UINT:
+		return width == 1 ? 2 : width == 2 ? 4 : width == 4 ? 12 : width == 8 ? 13 : 0;
+	case NNN_EK_FLOAT:
+		return width == 2 ? 10 : width == 4 ? 1 : width == 8 ? 11 : 0;
+	case NNN_EK_BFLOAT:
+		return width == 2 ? 16 : 0;
+	case NNN_EK_BOOL:
+		return width == 1 ? 9 : 0;
+	default:
+		return 0;
+	}
+}
+#define NNN_ONNX_DTYPE_FLOAT 1 /* nnn_onnx_dtype(NNN_EK_FLOAT, 4): a Cast to float32 */
 
 /* Everything a forward kernel gets. Shapes are batch-first. */
 typedef struct nnn_kernel_args {
@@ -473,8 +502,9 @@ struct nnn_host {
 	int64_t (*onnx_const)(const nnn_onnx_match_t *m, int k, int in, int64_t *dims, int *rank, const float **data);
 	/* The type's fields the hook found, by their names in the fragment
 	 * ("gamma"; "bias", the layer's own): a tensor (values copied), a
-	 * number field (f32, i32, u8...) or an i32 array. NNN_E_NOMEM, or
-	 * NNN_E_ONNX when the name is used twice. */
+	 * number field (f32, i32, u8...; since ABI 1.8 a bool, true when
+	 * not 0) or an i32 array. NNN_E_NOMEM, or NNN_E_ONNX when the name is
+	 * used twice. */
 	nnn_status_t (*onnx_set_tensor)(nnn_onnx_match_t *m, const char *field, const int64_t *dims, int rank,
 	                                const float *data);
 	nnn_status_t (*onnx_set_number)(nnn_onnx_match_t *m, const char *field, double v);
@@ -494,6 +524,32 @@ struct nnn_host {
 	/* rule_dims_product for data of any element type: its element count. */
 	nnn_status_t (*rule_dims_count)(nnn_cur_t *c, nnn_i32s_t dims, uint64_t dims_at, int32_t count,
 	                                uint64_t data_at);
+
+	/* ---- ABI 1.8: element types in ONNX ---- */
+
+	/* Export, in an onnx_export hook: an initializer of `rank` dims and
+	 * their product of elements of `kind` and `width` (a tensor's data,
+	 * nnn_elems_t bytes: little-endian), of ONNX type nnn_onnx_dtype(kind,
+	 * width), its bytes copied as they are into raw_data (NaN payloads and
+	 * -0 kept). Returns its value name, as onnx_floats; NULL when ONNX has
+	 * no such type (g says so) or out of memory. A graph ONNX runtimes run
+	 * in float casts it: Cast(to = NNN_ONNX_DTYPE_FLOAT). */
+	const char *(*onnx_elems)(nnn_onnx_graph_t *g, const char *hint, const int64_t *dims, int rank,
+	                          nnn_ekind_t kind, int width, const void *bytes);
+	/* Import, in an onnx_import hook: the constant input `in` of node k of
+	 * any type: its dims (up to NNN_MAX_RANK), rank, ONNX data type and
+	 * little-endian bytes (valid while the hook runs); returns the number
+	 * of elements, -1 when not a constant or its data are not raw bytes
+	 * (raw_data, or FLOAT and INT64 in float_data and int64_data). */
+	int64_t (*onnx_const_elems)(const nnn_onnx_match_t *m, int k, int in, int64_t *dims, int *rank, int32_t *dtype,
+	                            const void **bytes);
+	/* Import: the type's tensor field `field` ("weights") is the constant
+	 * input `in` of node k as it is, dims and bytes. Its ONNX type must be
+	 * the field's element type (a float16 tensor's data: FLOAT16): else
+	 * NNN_E_ONNX, and the import fails with a message naming the node,
+	 * the initializer, its type and the type expected. NNN_E_NOMEM; and
+	 * NNN_E_ONNX for a name used twice or not a tensor field. */
+	nnn_status_t (*onnx_set_tensor_const)(nnn_onnx_match_t *m, const char *field, int k, int in);
 };
 
 /* The plugin's entry point:

@@ -5,13 +5,15 @@
  * and data_offsets [begin, end) into the buffer; "__metadata__" is a map of
  * strings to strings.
  *
- * Writing: every float array of the model becomes one "F32" tensor, named as
- * nnnkit export names its .npy files ("layers.0.weights"), with the tensor's
- * shape (a float array that is no tensor's data: [count]), in file order,
- * its bytes those of the .nnn file. The metadata carries the rest, so that
+ * Writing: every array of numbers of the model but the int32 ones (dims)
+ * becomes one tensor of its element type's dtype ("F32"; "F16", "BF16",
+ * "I8", "U8", "I16", "U16", "U32", "I64", "U64", "F64" for the element
+ * types the schema declares), named as nnnkit export names its .npy files
+ * ("layers.0.weights"), with the tensor's shape (an array that is no
+ * tensor's data: [count]), in file order, its bytes those of the .nnn file. The metadata carries the rest, so that
  * .nnn -> safetensors -> .nnn gives back the same bytes:
  *   "format"        "nnn"
- *   "nnn.skeleton"  base64 of the .nnn bytes with every float payload cut out
+ *   "nnn.skeleton"  base64 of the .nnn bytes with every such payload cut out
  *   "nnn.tensors"   JSON text [["name", at], ...]: each tensor's bytes go at
  *                   offset `at` of the skeleton, right after their count
  * The header is padded with spaces to a multiple of 8 bytes.
@@ -23,7 +25,8 @@
  * tensors, ordered by offset, covering the buffer exactly (no overlap, no
  * hole, nothing past its end). Then the metadata: a file without it (a
  * Hugging Face checkpoint) is refused, its first tensors listed; a tensor of
- * another dtype than F32 is refused by name. The tensors are spliced back
+ * a dtype .nnn has no element type for (F8_E5M2, F8_E4M3) is refused by
+ * name. The tensors are spliced back
  * into the skeleton, each count checked against its tensor, and the result
  * decoded by nnn_model_decode, every usual check applying (diagnostics of
  * that stage have the offsets of the .nnn bytes).
