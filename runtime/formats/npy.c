@@ -853,6 +853,7 @@ static nnn_status_t decode_typed(const unsigned char *b, size_t len, nnn_npy_typ
 	out->kind = dtypes[lay.dt].ek;
 	out->width = (int)dtypes[lay.dt].size;
 	out->dtype = dtypes[lay.dt].name;
+	out->data_at = lay.data_at;
 	return NNN_OK;
 }
 
@@ -886,6 +887,14 @@ void nnn_npy_typed_free(nnn_npy_typed_t *a)
 		return;
 	free(a->bytes);
 	memset(a, 0, sizeof *a);
+}
+
+nnn_status_t nnn_npy_typed_f32(const nnn_npy_typed_t *a, float *out, nnn_diags_t *diags)
+{
+	int dt = a ? dtype_of(a->kind, a->width) : -1;
+	if (dt < 0 || (!out && a->count))
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_typed_f32: not a typed array read");
+	return convert((dtype_t)dt, a->bytes, a->count, a->data_at, out, diags);
 }
 
 const char *nnn_npy_descr(nnn_ekind_t kind, int width)
@@ -926,9 +935,9 @@ nnn_status_t nnn_npy_typed_as(const nnn_npy_typed_t *a, nnn_ekind_t kind, int wi
 	if (!widens_exactly(ak, a->width, kind, width)) {
 		const char *found = nnn_npy_descr(a->kind, a->width);
 		return nnn_diags_add(d, NNN_E_ENUM, NNN_NO_OFFSET, path ? path : "",
-		                     "%s: the .npy file holds '%s' (%s), the field holds %s: expected '%s'%s; no conversion "
+		                     "the .npy file holds '%s' (%s), the field holds %s: expected '%s'%s; no conversion "
 		                     "that could change a value is made: save it with np.save(path, x.astype('%s'))%s",
-		                     path ? path : "data", found ? found : "?", a->dtype ? a->dtype : "?", name, want,
+		                     found ? found : "?", a->dtype ? a->dtype : "?", name, want,
 		                     kind == NNN_EK_BFLOAT ? " (bfloat16's raw bits)" : " or a type it widens exactly",
 		                     want, kind == NNN_EK_BFLOAT ? " after taking the bits (the high half of each float32)" : "");
 	}

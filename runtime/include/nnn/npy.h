@@ -120,6 +120,7 @@ typedef struct nnn_npy_typed {
 	nnn_ekind_t kind;
 	int width;
 	const char *dtype;
+	size_t data_at; /* the file offset of the first element, for messages */
 } nnn_npy_typed_t;
 
 /* As nnn_npy_read_mem and nnn_npy_read_file, the same checks and errors,
@@ -148,6 +149,10 @@ NNN_API const char *nnn_npy_dtype_name(nnn_ekind_t kind, int width);
  * naming the dtype found and the one expected: no value is ever changed. */
 NNN_API NNN_NODISCARD nnn_status_t nnn_npy_typed_as(const nnn_npy_typed_t *a, nnn_ekind_t kind, int width, void *out,
                                                     const char *path, nnn_diags_t *diags);
+
+/* The elements of `a` (as read) as float32 into `out` (a->count host
+ * floats), converted as nnn_npy_read_mem converts them. */
+NNN_API NNN_NODISCARD nnn_status_t nnn_npy_typed_f32(const nnn_npy_typed_t *a, float *out, nnn_diags_t *diags);
 
 /* Writes `bytes` (the product of shape's dims elements of `kind` and
  * `width`, little-endian, C order; may be NULL when that product is 0) as
