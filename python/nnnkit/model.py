@@ -726,11 +726,14 @@ class Model:
         W[in, out], "bias": b}. The library fills the defaults (parameter
         count, dims from the arrays, a Dense layer's neurons, a Conv's
         padding_dims from its padding_type) and checks
-        every field; arrays are passed bit for bit. A model that breaks a
-        rule is refused, as nnnkit build refuses it. Raises FormatError (a
-        field the schema lacks, a value of the wrong kind, an unknown ID) or
-        ValidationError (a tensor shape that does not fit...), naming the
-        field path."""
+        every field; arrays are passed bit for bit. A float32 tensor takes
+        any array numpy converts to float32; a tensor of another element
+        type (a schema's float16 or int8 weights) takes an array of exactly
+        its dtype (bfloat16: uint16, its raw bits), else TypeError. A model
+        that breaks a rule is refused, as nnnkit build refuses it. Raises
+        FormatError (a field the schema lacks, a value of the wrong kind, an
+        unknown ID) or ValidationError (a tensor shape that does not
+        fit...), naming the field path."""
         ctx = _Context(plugins)
         with tempfile.TemporaryDirectory(prefix="nnnkit-") as folder:
             w = _SpecWriter(folder, ctx)

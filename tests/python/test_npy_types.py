@@ -120,3 +120,20 @@ def test_python_writes_typed_arrays_only_with_their_dtype():
         _typed_array(q.astype(np.int16), I8, "w")
     with pytest.raises(TypeError, match=r"bfloat16 \(as its raw bits, uint16\), the array is float32"):
         _typed_array(np.float32([1.0]), BF16, "w")
+
+
+def test_float32_tensor_takes_float16_npy_exactly(tmp_path):
+    """A float32 tensor takes a '<f2' file (every float16 is a float32):
+    build from a spec naming it, and convert --tensors writes '<f4' back."""
+    w = np.array([[0.1, -2.5e-8], [65504, -0.0]], np.float16)
+    np.save(tmp_path / "w.npy", w)
+    np.save(tmp_path / "b.npy", np.array([1, 2], np.int8))
+    (tmp_path / "spec.json").write_text('{"layers": [{"id": "dense", "weights": "w.npy", "bias": "b.npy"}]}')
+    cli("build", "--input-shape", "1,2", str(tmp_path / "spec.json"), str(tmp_path / "m.nnn"))
+    m = nnnkit.load(str(tmp_path / "m.nnn"))
+    assert m.layers[0].weights.data.tobytes() == w.astype(np.float32).tobytes()
+    assert m.layers[0].bias.data.tobytes() == np.float32([1, 2]).tobytes()
+    cli("convert", "--tensors", str(tmp_path / "t"), "--tensors-min", "1", str(tmp_path / "m.nnn"),
+        str(tmp_path / "m.json"))
+    back = np.load(tmp_path / "t" / "layers.0.weights.npy")
+    assert back.dtype == np.float32 and back.tobytes() == w.astype(np.float32).tobytes()
