@@ -444,7 +444,8 @@ class _SpecWriter:
                 known.update(self.fields(rec, {}))
         return known
 
-    def record(self, rd, value):
+    def record(self, rd, value, what=None):
+        """what: the field's name, for messages (else the record's)."""
         if isinstance(value, Record):
             value = value.to_dict()
         if rd.dims >= 0 and not isinstance(value, Mapping):
@@ -455,7 +456,7 @@ class _SpecWriter:
             prim = _lib.fields(rd)[rd.data].prim
             if prim & _lib.PRIM_NUMS:  # another element type: an array of it, or numbers in JSON
                 if isinstance(value, np.ndarray):
-                    return self.typed(value, prim, rd.name.decode())
+                    return self.typed(value, prim, what or rd.name.decode())
                 return {_lib.fields(rd)[rd.data].name.decode(): self.plain(value)}
             return self.npy(np.asarray(value, dtype=np.float32))
         if not isinstance(value, Mapping):
@@ -467,7 +468,7 @@ class _SpecWriter:
         if f is None:
             return self.plain(v)  # not a field: the reader names it
         if f.kind == _lib.FK_RECORD:
-            return self.record(f.rec.contents, v)
+            return self.record(f.rec.contents, v, f.name.decode())
         if f.kind == _lib.FK_ARRAY:
             return [self.record(f.rec.contents, x) for x in v]
         if isinstance(v, np.ndarray) and f.prim == _lib.PRIM_F32_ARRAY:
