@@ -544,8 +544,7 @@ static nnn_status_t check_ref(rd_t *r, const json_t *ref, const char *name, cons
 	const json_t *dtype = json_object_get(ref, "dtype"), *shape = json_object_get(ref, "shape");
 	const char *dt = dtype ? text_of(dtype) : NULL, *want = nnn_npy_dtype_name(kind, width);
 	size_t m;
-	if (dtype && (!dt || (strcmp(dt, want) && strcmp(dt, nnn_npy_descr(kind, width)) &&
-	                      !(kind == NNN_EK_FLOAT && width == 4 && !strcmp(dt, "float32"))))) {
+	if (dtype && (!dt || (strcmp(dt, want) && strcmp(dt, nnn_npy_descr(kind, width))))) {
 		nnn_path_push(&r->path, "dtype");
 		return fail(r, NNN_E_ENUM, "expected \"%s\" (what this field holds%s), found %s", want,
 		            kind == NNN_EK_FLOAT && width == 4 ? "; any dtype nnnkit reads is converted"

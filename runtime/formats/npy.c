@@ -921,6 +921,26 @@ static int widens_exactly(nnn_ekind_t fk, int fw, nnn_ekind_t tk, int tw)
 	return fk == tk || (fk == NNN_EK_UINT && tk == NNN_EK_INT);
 }
 
+/* The bits of the float of `to` bytes whose value is the float of `from`
+ * bytes with bits v (to > from). A NaN keeps its sign and payload on top of
+ * the wider one's, as it is, signaling or quiet: no conversion through a
+ * floating-point register, which may quiet it. */
+static uint64_t widen_float(uint64_t v, int from, int to)
+{
+	int fm = from == 2 ? 10 : 23, tm = to == 4 ? 23 : 52, fe = from == 2 ? 5 : 8, te = to == 4 ? 8 : 11;
+	uint64_t sign = v >> (8 * from - 1) & 1, m = v & ((1ull << fm) - 1), e = v >> fm & ((1ull << fe) - 1);
+	if (e == (1ull << fe) - 1) /* infinity or NaN */
+		return sign << (8 * to - 1) | ((1ull << te) - 1) << tm | m << (tm - fm);
+	double x = from == 2 ? nnn_f16_to_f32((uint16_t)v) : nnn_f32_from_bits((uint32_t)v);
+	float f = (float)x;
+	uint64_t out = 0;
+	if (to == 4)
+		memcpy(&out, &f, 4);
+	else
+		memcpy(&out, &x, 8);
+	return out;
+}
+
 nnn_status_t nnn_npy_typed_as(const nnn_npy_typed_t *a, nnn_ekind_t kind, int width, void *out, const char *path,
                               nnn_diags_t *d)
 {
@@ -950,12 +970,7 @@ nnn_status_t nnn_npy_typed_as(const nnn_npy_typed_t *a, nnn_ekind_t kind, int wi
 	for (size_t i = 0; i < a->count; i++) {
 		uint64_t v = nnn_le_bits(a->bytes + i * (size_t)a->width, a->width);
 		if (kind == NNN_EK_FLOAT) { /* float16 -> float32 or float64, float32 -> float64: exact */
-			double x = nnn_num_double(ak, a->width, v);
-			float f = (float)x;
-			if (width == 4)
-				memcpy(&v, &f, 4);
-			else
-				memcpy(&v, &x, 8);
+			v = widen_float(v, a->width, width);
 		} else if (ak == NNN_EK_INT && a->width < 8 && (v >> (8 * a->width - 1) & 1)) {
 			v |= ~0ull << (8 * a->width); /* sign-extended */
 		}

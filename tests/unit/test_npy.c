@@ -1273,6 +1273,20 @@ Test(npy, typed_as_refuses_what_changes_values)
 	memcpy(f, out, sizeof f);
 	cr_assert(f[0] == 1.0f && isnan(f[1]) && f[2] == 0x1p-24f);
 	cr_assert_eq(nnn_f32_to_f16(f[1]), 0x7e01, "the NaN payload survives widening");
+	/* a signaling NaN stays signaling: its bits, not a register's conversion */
+	static const unsigned char snan[2] = { 0x01, 0xfc }; /* -sNaN, payload 1 */
+	unsigned char *sb;
+	size_t sl;
+	nnn_shape_t s1 = SHAPE(1);
+	nnn_npy_typed_t sn;
+	cr_assert_eq(nnn_npy_encode_typed(&s1, NNN_EK_FLOAT, 2, snan, &sb, &sl, NULL), NNN_OK);
+	cr_assert_eq(nnn_npy_read_typed_mem(sb, sl, &sn, NULL), NNN_OK);
+	free(sb);
+	cr_assert_eq(nnn_npy_typed_as(&sn, NNN_EK_FLOAT, 4, out, "x", NULL), NNN_OK);
+	cr_assert_eq(nnn_le_u32(out), 0xff802000u, "0x%08x", nnn_le_u32(out));
+	cr_assert_eq(nnn_npy_typed_as(&sn, NNN_EK_FLOAT, 8, out, "x", NULL), NNN_OK);
+	cr_assert_eq(nnn_le_bits(out, 8), 0xfff0040000000000ull);
+	nnn_npy_typed_free(&sn);
 	cr_assert_eq(nnn_npy_typed_as(&a, NNN_EK_FLOAT, 8, out, "x", &d), NNN_OK);
 	double g;
 	memcpy(&g, out + 16, 8);
