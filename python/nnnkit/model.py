@@ -153,6 +153,26 @@ def _num(p, addr, handle):
     return np.frombuffer(ctypes.string_at(addr, p & 0xF), typestr)[0].item()
 
 
+def _typed_array(a, prim, what):
+    """Array `a` as written into a field of element type `prim` (an
+    NNN_PRIM_NUMS_OF value): it must have the field's own dtype (bfloat16:
+    '<u2', its raw bits, or a 2-byte dtype named bfloat16 such as
+    ml_dtypes', viewed as its bits); no conversion, which could change
+    values, is made."""
+    want = np.dtype(_EK_TYPE[(prim >> 4 & 0xF, prim & 0xF)])
+    bf16 = (prim >> 4 & 0xF) == _lib.EK_BFLOAT
+    a = np.asarray(a)
+    have = a.dtype
+    if have == want:
+        return a
+    if bf16 and have.name == "bfloat16" and have.itemsize == 2:
+        return np.ascontiguousarray(a).view("<u2")
+    kind = "bfloat16 (as its raw bits, uint16)" if bf16 else want.name
+    raise TypeError(f"{what}: the field holds {kind}, the array is {have.name}: pass an array of dtype "
+                    f"{want.name} (a.astype(np.{want.name}){' after taking the bits' if bf16 else ''}); "
+                    f"nnnkit does not convert it, which could change its values")
+
+
 # ---- records: the model's fields, from the descriptors ----
 
 class Record:
@@ -359,11 +379,17 @@ class _SpecWriter:
     def __init__(self, folder, ctx):
         self.folder, self.ctx, self.count = folder, ctx, 0
 
-    def npy(self, a):
+    def npy(self, a, dtype="<f4"):
         self.count += 1
         name = f"t{self.count}.npy"
-        np.save(os.path.join(self.folder, name), np.ascontiguousarray(a, dtype="<f4"))
+        np.save(os.path.join(self.folder, name), np.ascontiguousarray(a, dtype=dtype))
         return name
+
+    def typed(self, a, prim, path):
+        """An array for a field of another element type (f16_array, ...):
+        its own dtype, passed bit for bit; anything else is refused."""
+        a = _typed_array(a, prim, path)
+        return self.npy(a, a.dtype)
 
     def plain(self, v):
         if isinstance(v, Record):
@@ -418,7 +444,8 @@ class _SpecWriter:
                 known.update(self.fields(rec, {}))
         return known
 
-    def record(self, rd, value):
+    def record(self, rd, value, what=None):
+        """what: the field's name, for messages (else the record's)."""
         if isinstance(value, Record):
             value = value.to_dict()
         if rd.dims >= 0 and not isinstance(value, Mapping):
@@ -426,6 +453,11 @@ class _SpecWriter:
             # float32-convertible) written here, or a file of the caller's.
             if isinstance(value, (str, os.PathLike)):
                 return os.path.abspath(os.fspath(value))
+            prim = _lib.fields(rd)[rd.data].prim
+            if prim & _lib.PRIM_NUMS:  # another element type: an array of it, or numbers in JSON
+                if isinstance(value, np.ndarray):
+                    return self.typed(value, prim, what or rd.name.decode())
+                return {_lib.fields(rd)[rd.data].name.decode(): self.plain(value)}
             return self.npy(np.asarray(value, dtype=np.float32))
         if not isinstance(value, Mapping):
             return self.plain(value)
@@ -436,11 +468,13 @@ class _SpecWriter:
         if f is None:
             return self.plain(v)  # not a field: the reader names it
         if f.kind == _lib.FK_RECORD:
-            return self.record(f.rec.contents, v)
+            return self.record(f.rec.contents, v, f.name.decode())
         if f.kind == _lib.FK_ARRAY:
             return [self.record(f.rec.contents, x) for x in v]
         if isinstance(v, np.ndarray) and f.prim == _lib.PRIM_F32_ARRAY:
             return {"npy": self.npy(v)}
+        if isinstance(v, np.ndarray) and f.prim & _lib.PRIM_NUMS:
+            return {"npy": self.typed(v, f.prim, f.name.decode())}
         if isinstance(v, np.ndarray) and f.prim == _lib.PRIM_I32_ARRAY:
             return [int(x) for x in v.reshape(-1)]
         return self.plain(v)
@@ -693,11 +727,14 @@ class Model:
         W[in, out], "bias": b}. The library fills the defaults (parameter
         count, dims from the arrays, a Dense layer's neurons, a Conv's
         padding_dims from its padding_type) and checks
-        every field; arrays are passed bit for bit. A model that breaks a
-        rule is refused, as nnnkit build refuses it. Raises FormatError (a
-        field the schema lacks, a value of the wrong kind, an unknown ID) or
-        ValidationError (a tensor shape that does not fit...), naming the
-        field path."""
+        every field; arrays are passed bit for bit. A float32 tensor takes
+        any array numpy converts to float32; a tensor of another element
+        type (a schema's float16 or int8 weights) takes an array of exactly
+        its dtype (bfloat16: uint16, its raw bits), else TypeError. A model
+        that breaks a rule is refused, as nnnkit build refuses it. Raises
+        FormatError (a field the schema lacks, a value of the wrong kind, an
+        unknown ID) or ValidationError (a tensor shape that does not
+        fit...), naming the field path."""
         ctx = _Context(plugins)
         with tempfile.TemporaryDirectory(prefix="nnnkit-") as folder:
             w = _SpecWriter(folder, ctx)

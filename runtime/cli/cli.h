@@ -517,14 +517,19 @@ typedef struct cli_param {
 	const nnn_i32s_t *dims;
 	nnn_elems_t data;
 	nnn_prim_t prim;
+	const nnn_elems_t *at; /* the data member in the model (edit --set replaces it) */
 } cli_param_t;
-/* Every parameter tensor of m in file order (nnn_layer_tensors, a plugin's
+/* Every parameter tensor of m in file order (nnn_layer_params, a plugin's
  * included): returned in *out (free it), *n of them. NNN_E_NOMEM in d.
  * With `any`, also the tensors of the layers' own records whose data are of
  * another element type (f16, i8, ...: a param field of a record with a
  * dims_product rule, found by the layer's descriptor), after the layer's
  * float32 ones; those have t NULL. */
 nnn_status_t cli_params(const nnn_model_t *m, bool any, cli_param_t **out, size_t *n, nnn_diags_t *d);
+/* A note on stderr when a .npy file `file` was written for tensor `path`
+ * of dtype "bfloat16" (NumPy has none: the file holds the raw bits as
+ * '<u2'), saying how to read it; nothing for any other dtype. */
+void cli_npy_note(const char *path, const char *file, const char *dtype);
 /* The tensor of list ts whose path is `path` (a trailing ".data" is
  * allowed), or NULL. */
 const cli_param_t *cli_param_find(const cli_param_t *ts, size_t n, const char *path);

@@ -19,8 +19,9 @@ static const cli_opt_t convert_opts[] = {
 	{ "to", 0, CLI_CHOICE, 0, "FORM", "the output's form (default: from OUT's extension; JSON for '-')",
 	  .choices = "json nnn onnx safetensors" },
 	{ "tensors", 0, CLI_DIR_OUT, 0, "DIR",
-	  "write float arrays of at least N values as .npy files in DIR (made if missing), referenced from the JSON "
-	  "relative to its folder", .nodash = "the tensors are files in a folder" },
+	  "write arrays of numbers of at least N values as .npy files in DIR (made if missing), referenced from the "
+	  "JSON relative to its folder, each of its element type's dtype ('<f4', '<f2', '|i1', ...; bfloat16 as its "
+	  "raw bits, '<u2', with a note on stderr)", .nodash = "the tensors are files in a folder" },
 	{ "tensors-min", 0, CLI_NUM, 0, "N", "the N of --tensors (default 64)", .max = INT32_MAX },
 	{ "verify", 0, CLI_FLAG, 0, NULL,
 	  .help = "run IN and OUT (read back from its bytes) on 4 seeded inputs and report the largest errors "
@@ -78,6 +79,12 @@ typedef struct conv_args {
 	cli_verify_args_t verify;
 } conv_args_t;
 
+static void on_npy(void *ctx, const char *path, const char *file, const nnn_shape_t *shape, const char *dtype)
+{
+	(void)ctx, (void)shape;
+	cli_npy_note(path, file, dtype);
+}
+
 /* m in OUT's form, into memory: what convert writes is these bytes, and
  * what --verify reads back. */
 static nnn_status_t encode(cli_env_t *env, const conv_args_t *a, const nnn_model_t *m, unsigned char **buf,
@@ -85,7 +92,7 @@ static nnn_status_t encode(cli_env_t *env, const conv_args_t *a, const nnn_model
 {
 	if (a->to == CLI_JSON) {
 		nnn_json_write_opts_t o = { .tensors_dir = a->tensors, .tensors_min = a->tensors_min,
-			                    .json_path = strcmp(a->out, "-") ? a->out : NULL };
+			                    .json_path = strcmp(a->out, "-") ? a->out : NULL, .on_npy_typed = on_npy };
 		char *text = NULL;
 		nnn_status_t st = nnn_json_encode(m, &o, &text, n, d);
 		*buf = (unsigned char *)text;

@@ -40,11 +40,13 @@ const cli_cmd_t cmd_diff = {
 	               [2] = "usage error, or a file that cannot be read as a model (its problems are printed)" },
 	.help = "usage: nnnkit diff [--rtol R] [--atol A] [--json] A B\n"
 		"Compares models A and B (.nnn or JSON, in any mix): every field of the format (description,\n"
-		"counts, IDs, activation parameters, dims, ...) exactly, and the values of every float array\n"
-		"(tensor data) element by element. Values a and b differ when |a - b| > A + R * |b| (as numpy's\n"
-		"isclose); NaN equals NaN, an infinity only the same infinity. The same tolerance applies to\n"
-		"float fields such as dropout. Per tensor that differs: how many values differ, the largest\n"
-		"absolute and relative differences and where they are. Fields only one model has (a layer the\n"
+		"counts, IDs, activation parameters, dims, ...) exactly, and the values of every array of\n"
+		"numbers (tensor data, of any element type: float16, int8, ... as doubles, so a float16 model\n"
+		"compares with a float32 one) element by element. Values a and b differ when |a - b| > A + R * |b|\n"
+		"(as numpy's isclose); NaN equals NaN, an infinity only the same infinity. The same tolerance\n"
+		"applies to float fields such as dropout. Per tensor that differs: how many values differ, the\n"
+		"largest absolute and relative differences and where they are; a tensor equal within the\n"
+		"tolerance but not bit for bit is named with '='. Fields only one model has (a layer the\n"
 		"other lacks) are named once, at the layer. --json: one JSON object (docs/cli-json.md).\n",
 };
 
@@ -58,7 +60,7 @@ typedef struct diff_opts {
 
 typedef struct dfield {
 	nnn_field_t f;     /* path owned; bytes point into the side's buffer */
-	int tensor;        /* a float array that is a tensor's data: shape holds its dims */
+	int tensor;        /* an array of values that is a tensor's data: shape holds its dims */
 	nnn_shape_t shape;
 	size_t other;      /* index of the same path in the other side */
 	int matched;
@@ -74,7 +76,20 @@ typedef struct side {
 	dfield_t **sorted;  /* v, by path */
 } side_t;
 
-/* Whether the float array f is the data of a tensor record whose dims
+/* An array of values (float32 or any element type: f16_array, i8_array),
+ * which diff compares value by value; int32 arrays are dims and options. */
+static int is_values(nnn_prim_t p)
+{
+	return nnn_prim_is_array(p) && p != NNN_PRIM_I32_ARRAY;
+}
+
+/* Element i of an array of values, as a double (exact but for 64-bit ints past 2^53). */
+static double value_at(const nnn_field_t *f, int64_t i)
+{
+	return nnn_elems_get((nnn_elems_t){ f->bytes, f->count }, nnn_prim_ekind(f->prim), nnn_prim_ewidth(f->prim), i);
+}
+
+/* Whether the array of values f is the data of a tensor record whose dims
  * field was the last int array seen (names from the schema's tensor). */
 static void tensor_of(side_t *s, dfield_t *x)
 {
@@ -122,7 +137,7 @@ static void on_field(void *ctx, const nnn_field_t *f)
 		s->oom = 1;
 		return;
 	}
-	if (f->prim == NNN_PRIM_F32_ARRAY)
+	if (is_values(f->prim))
 		tensor_of(s, x);
 	s->n++;
 }
@@ -234,20 +249,27 @@ static int close_enough(double a, double b, const diff_opts_t *o)
 	return fabs(a - b) <= o->atol + o->rtol * fabs(b);
 }
 
-/* How two float arrays of one length differ. */
+/* How two arrays of values of one length differ: by value (within the
+ * tolerance) and by bits (bits_differ; -1 when the element types differ). */
 typedef struct vdiff {
 	uint64_t count, differ;
+	int64_t bits_differ;
 	double max_abs, max_rel;
 	int64_t abs_at, rel_at; /* -1: no finite pair differs */
 } vdiff_t;
 
-static void compare_values(nnn_f32s_t a, nnn_f32s_t b, const diff_opts_t *o, vdiff_t *v)
+static void compare_values(const nnn_field_t *a, const nnn_field_t *b, const diff_opts_t *o, vdiff_t *v)
 {
+	int width = nnn_prim_ewidth(a->prim);
 	memset(v, 0, sizeof *v);
 	v->abs_at = v->rel_at = -1;
-	v->count = (uint64_t)a.n;
-	for (int32_t i = 0; i < a.n; i++) {
-		double x = nnn_f32s_get(a, i), y = nnn_f32s_get(b, i);
+	v->count = (uint64_t)a->count;
+	v->bits_differ = a->prim == b->prim ? 0 : -1;
+	for (int32_t i = 0; i < a->count; i++) {
+		double x = value_at(a, i), y = value_at(b, i);
+		if (v->bits_differ >= 0)
+			v->bits_differ += memcmp(a->bytes + (size_t)width * (size_t)i, b->bytes + (size_t)width * (size_t)i,
+			                         (size_t)width) != 0;
 		if (close_enough(x, y, o))
 			continue;
 		v->differ++;
@@ -330,11 +352,10 @@ static int same_field(const nnn_field_t *x, const nnn_field_t *y, const diff_opt
 		return x->count == y->count &&
 		       !memcmp(x->bytes, y->bytes, (size_t)x->count * (x->prim == NNN_PRIM_STRING ? 1 : 4));
 	case NNN_PRIM_F32_ARRAY:
-		return x->count == y->count;
+		return x->count == y->count; /* the values: tensors() */
 	default:
-		if (x->prim & NNN_PRIM_NUMS) /* element types without a name: compared byte for byte */
-			return x->count == y->count &&
-			       !memcmp(x->bytes, y->bytes, (size_t)x->count * (size_t)nnn_prim_ewidth(x->prim));
+		if (x->prim & NNN_PRIM_NUMS) /* the values: tensors(), as a float32 array's */
+			return x->count == y->count;
 		return x->i == y->i;
 	}
 }
@@ -444,13 +465,18 @@ static void tensor_json(report_t *r, const dfield_t *x, const dfield_t *y, const
 	printf(", \"max_abs_at\": %s", v->abs_at < 0 ? "null" : index_text(&x->shape, v->abs_at, at, sizeof at));
 	if (v->abs_at >= 0) {
 		printf(", \"max_abs_index\": %" PRId64 ", \"a\": ", v->abs_at);
-		cli_json_num(stdout, nnn_f32s_get((nnn_f32s_t){ x->f.bytes, x->f.count }, v->abs_at));
+		cli_json_num(stdout, value_at(&x->f, v->abs_at));
 		printf(", \"b\": ");
-		cli_json_num(stdout, nnn_f32s_get((nnn_f32s_t){ y->f.bytes, y->f.count }, v->abs_at));
+		cli_json_num(stdout, value_at(&y->f, v->abs_at));
 	}
 	printf(", \"max_rel_diff\": ");
 	cli_json_num(stdout, v->rel_at < 0 ? 0 : v->max_rel);
-	printf(", \"max_rel_at\": %s}", v->rel_at < 0 ? "null" : index_text(&x->shape, v->rel_at, at, sizeof at));
+	printf(", \"max_rel_at\": %s", v->rel_at < 0 ? "null" : index_text(&x->shape, v->rel_at, at, sizeof at));
+	if (v->bits_differ < 0)
+		printf(", \"bits_equal\": null, \"bits_differ\": null}");
+	else
+		printf(", \"bits_equal\": %s, \"bits_differ\": %" PRId64 "}", v->bits_differ ? "false" : "true",
+		       v->bits_differ);
 }
 
 static void tensor_text(const dfield_t *x, const dfield_t *y, const vdiff_t *v)
@@ -463,8 +489,7 @@ static void tensor_text(const dfield_t *x, const dfield_t *y, const vdiff_t *v)
 	if (v->abs_at >= 0) {
 		printf("; max abs diff %.9g at %s (index %" PRId64 "): %.9g -> %.9g", v->max_abs,
 		       index_text(&x->shape, v->abs_at, at, sizeof at), v->abs_at,
-		       (double)nnn_f32s_get((nnn_f32s_t){ x->f.bytes, x->f.count }, v->abs_at),
-		       (double)nnn_f32s_get((nnn_f32s_t){ y->f.bytes, y->f.count }, v->abs_at));
+		       value_at(&x->f, v->abs_at), value_at(&y->f, v->abs_at));
 		printf("; max rel diff %.9g at %s", v->max_rel, index_text(&x->shape, v->rel_at, at, sizeof at));
 	} else {
 		printf(" (NaN or infinities)");
@@ -472,15 +497,28 @@ static void tensor_text(const dfield_t *x, const dfield_t *y, const vdiff_t *v)
 	putchar('\n');
 }
 
-/* The float arrays both sides have with one shape, value by value. */
+/* A tensor equal within the tolerance whose bits are not all the same (a
+ * tolerance, -0 against 0, NaN payloads): said, as it is no exact copy. */
+static void same_text(const dfield_t *x, const vdiff_t *v)
+{
+	char shape[256];
+	printf("= ");
+	put_path(x->f.path, (size_t)name_len(x));
+	printf(" %s: equal within the tolerance; %" PRId64 " of %" PRIu64 " values differ in bits\n",
+	       cli_shape_text(&x->shape, shape, sizeof shape), v->bits_differ, v->count);
+}
+
+/* The arrays of values both sides have with one shape, value by value (in
+ * double, whatever their element types: a float16 model's weights against
+ * the float32 ones they were rounded from). */
 static void tensors(report_t *r, const side_t *a, const side_t *b)
 {
 	for (size_t i = 0; i < a->n; i++) {
 		const dfield_t *x = &a->v[i];
-		if (!x->matched || x->f.prim != NNN_PRIM_F32_ARRAY)
+		if (!x->matched || !is_values(x->f.prim))
 			continue;
 		const dfield_t *y = &b->v[x->other];
-		if (y->f.prim != NNN_PRIM_F32_ARRAY || x->f.count != y->f.count || x->tensor != y->tensor ||
+		if (!is_values(y->f.prim) || x->f.count != y->f.count || x->tensor != y->tensor ||
 		    (x->tensor && (x->shape.rank != y->shape.rank ||
 		                   memcmp(x->shape.dims, y->shape.dims, (size_t)x->shape.rank * sizeof x->shape.dims[0]))))
 			continue;
@@ -488,13 +526,15 @@ static void tensors(report_t *r, const side_t *a, const side_t *b)
 		if (!flat.tensor) /* a float array of no tensor: one axis */
 			flat.shape.rank = 1, flat.shape.dims[0] = x->f.count;
 		vdiff_t v;
-		compare_values((nnn_f32s_t){ x->f.bytes, x->f.count }, (nnn_f32s_t){ y->f.bytes, y->f.count }, r->o, &v);
+		compare_values(&x->f, &y->f, r->o, &v);
 		r->compared++;
 		r->tensors += v.differ > 0;
 		if (r->o->json)
 			tensor_json(r, &flat, y, &v);
 		else if (v.differ)
 			tensor_text(&flat, y, &v);
+		else if (v.bits_differ > 0)
+			same_text(&flat, &v);
 	}
 }
 

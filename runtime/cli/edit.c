@@ -20,11 +20,14 @@ static const cli_opt_t edit_opts[] = {
 	{ "description", 0, CLI_STR, 0, "TEXT", .help = "the model's description (UTF-8)" },
 	{ "set", 0, CLI_STR, CLI_REPEAT, "PATH=FILE.npy",
 	  .help = "the values of the tensor at PATH (as errors and `nnnkit stats` name it: layers[2].weights) from a .npy "
-	  "file of exactly its shape (repeatable)" },
+	  "file of exactly its shape (repeatable): a float32 tensor takes any dtype, converted; one of another element "
+	  "type its own dtype (bfloat16: '<u2', the raw bits) or one that widens to it exactly ('<f2' into float64)" },
 	{ "fix-param-count", 0, CLI_FLAG, 0, NULL,
 	  .help = "the header's parameter count recomputed from the tensors (what `nnnkit validate` reports as "
 	          "E_PARAM_COUNT)" },
-	{ "get", 0, CLI_STR, 0, "PATH", .help = "write the tensor at PATH to -o FILE.npy instead of editing" },
+	{ "get", 0, CLI_STR, 0, "PATH",
+	  .help = "write the tensor at PATH to -o FILE.npy (its element type's dtype: '<f2' for float16, '<u2' for "
+	  "bfloat16's raw bits) instead of editing" },
 	{ NULL },
 };
 static const cli_pos_t edit_pos[] = { { "MODEL", CLI_IN, CLI_DASH, .help = CLI_MODEL_HELP }, { NULL } };
@@ -102,29 +105,42 @@ static const cli_param_t *find(const char *model, const cli_param_t *ts, size_t 
 	return NULL;
 }
 
+/* The tensor as a .npy file of its element type's dtype (bfloat16: the
+ * raw bits as '<u2', said on stderr). */
 static int get(const edit_opts_t *o, const cli_param_t *ts, size_t n, nnn_diags_t *d)
 {
 	const cli_param_t *t = find(o->model, ts, n, o->get, d);
 	nnn_shape_t shape;
 	if (!t)
 		return cli_report(NULL, o->model, d, NNN_E_USAGE);
-	if (!cli_tensor_shape(t->t, &shape))
+	if (!cli_dims_shape(t->dims, &shape))
 		return cli_report(NULL, o->model, d, nnn_diags_add(d, NNN_E_LIMIT, NNN_NO_OFFSET, t->path,
-		                                               "%d dims: a .npy holds at most %d", (int)t->t->dims.n,
+		                                               "%d dims: a .npy holds at most %d", (int)t->dims->n,
 		                                               NNN_MAX_RANK));
-	float *v = malloc(t->t->data.n ? 4 * (size_t)t->t->data.n : 1);
-	if (!v)
-		return cli_report(NULL, o->model, d, nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, t->path, "no memory"));
-	nnn_tensor_copy(t->t, v);
-	nnn_status_t st = nnn_npy_write_file(o->out, &shape, v, d);
-	free(v);
+	nnn_ekind_t kind = nnn_prim_ekind(t->prim);
+	int width = nnn_prim_ewidth(t->prim);
+	nnn_status_t st = nnn_npy_write_typed_file(o->out, &shape, kind, width, t->data.bytes, d);
+	if (st == NNN_OK)
+		cli_npy_note(t->path, cli_out_name(o->out), nnn_npy_dtype_name(kind, width));
 	return cli_report(NULL, cli_out_name(o->out), d, st);
 }
 
-/* Replaces one tensor's values with a .npy file's (kept in *npy, which the
+/* A .npy file's elements as tensor t takes them, into a new buffer (*out):
+ * a float32 tensor any dtype converted (nnn/npy.h), another the same dtype
+ * or an exact widening (nnn_npy_typed_as), else refused. */
+static nnn_status_t take(const cli_param_t *t, const nnn_npy_typed_t *a, void **out, nnn_diags_t *d)
+{
+	int width = nnn_prim_ewidth(t->prim);
+	if (!(*out = malloc(a->count ? a->count * (size_t)width : 1)))
+		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, t->path, "no memory");
+	if (t->prim == NNN_PRIM_F32_ARRAY)
+		return nnn_npy_typed_f32(a, *out, d); /* little-endian hosts: host floats are the tensor's bytes */
+	return nnn_npy_typed_as(a, nnn_prim_ekind(t->prim), width, *out, t->path, d);
+}
+
+/* Replaces one tensor's values with a .npy file's (kept in *vals, which the
  * model then borrows until it is written). */
-static int set(const edit_opts_t *o, const char *arg, const cli_param_t *ts, size_t n, nnn_npy_t *npy,
-               nnn_diags_t *d)
+static int set(const edit_opts_t *o, const char *arg, const cli_param_t *ts, size_t n, void **vals, nnn_diags_t *d)
 {
 	char path[NNN_PATH_MAX], want[256], got[256];
 	const char *eq = strchr(arg, '='), *file = eq + 1;
@@ -133,23 +149,28 @@ static int set(const edit_opts_t *o, const char *arg, const cli_param_t *ts, siz
 	const cli_param_t *t = find(o->model, ts, n, path, d);
 	if (!t)
 		return cli_report(NULL, o->model, d, NNN_E_USAGE);
-	nnn_status_t st = nnn_npy_read_file(file, npy, d);
+	nnn_npy_typed_t a;
+	nnn_status_t st = nnn_npy_read_typed_file(file, &a, d);
 	if (st != NNN_OK)
 		return cli_report(NULL, file, d, st);
 	/* Exactly its shape: a reshaped array is most often the wrong array. */
-	bool fits = cli_tensor_shape(t->t, &shape) && shape.rank == npy->shape.rank;
+	bool fits = cli_dims_shape(t->dims, &shape) && shape.rank == a.shape.rank;
 	for (int32_t i = 0; fits && i < shape.rank; i++)
-		fits = shape.dims[i] == npy->shape.dims[i];
+		fits = shape.dims[i] == a.shape.dims[i];
 	if (!fits)
-		return cli_report(NULL, file, d, nnn_diags_add(d, NNN_E_SHAPE, NNN_NO_OFFSET, "shape",
-		                                         "the array is %s, but %s of %s is %s: save an array of that shape",
-		                                         cli_shape_text(&npy->shape, got, sizeof got), t->path, o->model,
-		                                         cli_shape_text(&shape, want, sizeof want)));
+		st = nnn_diags_add(d, NNN_E_SHAPE, NNN_NO_OFFSET, "shape",
+		                   "the array is %s, but %s of %s is %s: save an array of that shape",
+		                   cli_shape_text(&a.shape, got, sizeof got), t->path, o->model,
+		                   cli_shape_text(&shape, want, sizeof want));
+	if (st == NNN_OK)
+		st = take(t, &a, vals, d);
 	/* The model is ours (cli_model_open decoded it into memory it owns):
-	 * its tensor now views the .npy's floats, little-endian on every host
+	 * its tensor now views the .npy's values, little-endian on every host
 	 * nnnkit runs on (nnn_f32s_view). */
-	((nnn_tensor_t *)t->t)->data = nnn_f32s_view(npy->data, t->t->data.n);
-	return EXIT_VALID;
+	if (st == NNN_OK)
+		*(nnn_elems_t *)t->at = (nnn_elems_t){ *vals, t->data.n };
+	nnn_npy_typed_free(&a);
+	return st == NNN_OK ? EXIT_VALID : cli_report(NULL, file, d, st);
 }
 
 /* The edited model, written in the form OUT's name asks for, then
@@ -174,12 +195,12 @@ static int write_out(const edit_opts_t *o, const nnn_model_t *m, nnn_diags_t *d)
 
 static int edit(const edit_opts_t *o, nnn_model_t *m, const cli_param_t *ts, size_t n, nnn_diags_t *d)
 {
-	nnn_npy_t *npys = calloc((size_t)o->nset + 1, sizeof *npys);
+	void **vals = calloc((size_t)o->nset + 1, sizeof *vals);
 	int code = EXIT_VALID;
-	if (!npys)
+	if (!vals)
 		return cli_report(NULL, o->model, d, nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory"));
 	for (int k = 0; k < o->nset && code == EXIT_VALID; k++)
-		code = set(o, o->set[k], ts, n, &npys[k], d);
+		code = set(o, o->set[k], ts, n, &vals[k], d);
 	if (code == EXIT_VALID) {
 		if (o->description)
 			m->description = (nnn_str_t){ o->description, (int32_t)strlen(o->description) };
@@ -190,8 +211,8 @@ static int edit(const edit_opts_t *o, nnn_model_t *m, const cli_param_t *ts, siz
 		code = write_out(o, m, d);
 	}
 	for (int k = 0; k < o->nset; k++)
-		nnn_npy_free(&npys[k]);
-	free(npys);
+		free(vals[k]);
+	free(vals);
 	return code;
 }
 
@@ -214,7 +235,7 @@ static int run(const cli_args_t *args, cli_env_t *env)
 	 * is read as any other and --fix-param-count needs no special path. */
 	nnn_status_t st = cli_model_open(env, o.model, &cm, &d);
 	if (st == NNN_OK)
-		st = cli_params(cm.m, false, &ts, &n, &d);
+		st = cli_params(cm.m, true, &ts, &n, &d);
 	if (st != NNN_OK)
 		code = cli_report(env, o.model, &d, st);
 	else if (o.get)

@@ -36,13 +36,15 @@ const cli_cmd_t cmd_export = {
 	.exits = CLI_EXITS_MODEL,
 	.exit_what = { [1] = "the model is invalid: not read, or read and written but breaking a rule (said so)" },
 	.help = "usage: nnnkit export MODEL [-o] DIR\n"
-	"Writes a new folder DIR (or fills an empty one), all or nothing: one .npy file (float32)\n"
-	"per float array of MODEL (a .nnn file or its JSON form), named after its field path\n"
-	"(layers.0.weights.npy), and\n"
+	"Writes a new folder DIR (or fills an empty one), all or nothing: one .npy file per array of\n"
+	"numbers of MODEL (a .nnn file or its JSON form), of its element type's dtype ('<f4', '<f2',\n"
+	"'|i1', ...; a bfloat16 tensor as its raw bits, '<u2', with a note on stderr), named after its\n"
+	"field path (layers.0.weights.npy), and\n"
 	"  DIR/model.json  the JSON form (docs/json.md), every array a reference to its file:\n"
 	"                  nnnkit build DIR/model.json OUT.nnn gives MODEL back, byte for byte\n"
 	"  DIR/index.json  {\"model\": \"model.json\", \"tensors\": [{\"path\", \"file\", \"shape\",\n"
-	"                  \"dtype\"}, ...]}, one entry per file, in file order\n"
+	"                  \"dtype\"}, ...]}, one entry per file, in file order (dtype: the tensor's\n"
+	"                  element type, \"float32\", \"float16\", ..., \"bfloat16\")\n"
 	"In Python: {t['path']: np.load(DIR + '/' + t['file']) for t in json.load(f)['tensors']}.\n"
 	"Everything is written into DIR.tmp.XXXXXX beside DIR, renamed to DIR at the end: a failure\n"
 	"leaves no DIR. A DIR that exists and is not an empty folder is refused.\n",
@@ -56,7 +58,7 @@ typedef struct index {
 	int n;
 } index_t;
 
-static void on_npy(void *ctx, const char *path, const char *file, const nnn_shape_t *shape)
+static void on_npy(void *ctx, const char *path, const char *file, const nnn_shape_t *shape, const char *dtype)
 {
 	index_t *x = ctx;
 	fprintf(x->f, "%s\n    {\"path\": ", x->n++ ? "," : "");
@@ -65,7 +67,8 @@ static void on_npy(void *ctx, const char *path, const char *file, const nnn_shap
 	cli_json_str(x->f, file, strlen(file));
 	fprintf(x->f, ", \"shape\": ");
 	cli_json_shape(x->f, shape);
-	fprintf(x->f, ", \"dtype\": \"float32\"}");
+	fprintf(x->f, ", \"dtype\": \"%s\"}", dtype);
+	cli_npy_note(path, file, dtype);
 }
 
 /* Whether `dir` may become the export: missing, or an empty folder. */
@@ -96,7 +99,7 @@ static nnn_status_t write_all(const nnn_model_t *m, const char *tmp, const char 
 	if (!x.f)
 		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory for the index");
 	fprintf(x.f, "{\n  \"model\": \"model.json\",\n  \"tensors\": [");
-	nnn_json_write_opts_t o = { .tensors_dir = tmp, .json_path = model, .on_npy = on_npy, .ctx = &x };
+	nnn_json_write_opts_t o = { .tensors_dir = tmp, .json_path = model, .on_npy_typed = on_npy, .ctx = &x };
 	*blame = "model.json";
 	nnn_status_t st = nnn_json_write_file(m, model, &o, d);
 	fprintf(x.f, "%s]\n}\n", x.n ? "\n  " : "");

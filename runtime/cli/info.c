@@ -6,6 +6,8 @@
 
 #include <nnn/info.h>
 
+#include <nnn/npy.h>
+
 #include "cli.h"
 
 static int run(const cli_args_t *a, cli_env_t *env);
@@ -89,10 +91,10 @@ static void json_text(const char *s)
 static void json_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, const shapes_t *s, int32_t i, size_t file_size)
 {
 	const nnn_layer_t *L = &m->layers[i];
-	nnn_named_tensor_t ts[8];
+	nnn_param_t ts[8];
 	char text[256];
 	const char *kernel = NULL;
-	int n = nnn_layer_tensors(L, ts, 8);
+	int n = nnn_layer_params(L, ts, 8);
 	uint64_t count = 0, end = i + 1 < m->layer_count ? m->layers[i + 1].at[NNN_AT_LAYER_ID] : file_size;
 	nnn_ctx_layer(ctx, L->id, &kernel);
 	printf("%s\n  {\"index\": %d, \"type\": ", i ? "," : "", (int)i);
@@ -116,13 +118,15 @@ static void json_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, const shapes_
 	printf(", \"tensors\": [");
 	for (int t = 0; t < n && t < 8; t++) {
 		nnn_shape_t sh = { 0 };
-		cli_tensor_shape(ts[t].tensor, &sh);
+		cli_dims_shape(ts[t].dims, &sh);
 		printf("%s{\"name\": ", t ? ", " : "");
 		json_text(ts[t].name);
 		printf(", \"shape\": ");
 		cli_json_shape(stdout, &sh);
-		printf(", \"count\": %" PRId64 "}", (int64_t)ts[t].tensor->data.n);
-		count += (uint64_t)ts[t].tensor->data.n;
+		printf(", \"dtype\": ");
+		json_text(nnn_npy_dtype_name(nnn_prim_ekind(ts[t].prim), nnn_prim_ewidth(ts[t].prim)));
+		printf(", \"count\": %" PRId64 "}", (int64_t)ts[t].data->n);
+		count += (uint64_t)ts[t].data->n;
 	}
 	printf("], \"params\": %" PRIu64 ", \"offset\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"kernel\": ", count,
 	       L->at[NNN_AT_LAYER_ID], end - L->at[NNN_AT_LAYER_ID]);

@@ -10,81 +10,52 @@
 
 #include "cli.h"
 
-/* The value of an integer member described by f (a variant's tag). */
-static int64_t tag_of(const nnn_fdesc_t *f, const void *p)
-{
-	return f->prim == NNN_PRIM_U8 ? *(const uint8_t *)p : f->prim == NNN_PRIM_I32 ? *(const int32_t *)p
-	                                                                             : (int64_t) * (const uint64_t *)p;
-}
-
-/* The param tensors of record rd at base (a layer, or a variant's record)
- * whose data are not float32, into out[*k..max) with paths "prefix.field";
- * counts all of them in *k. Variants the schema selects are followed; a
- * plugin's (ext) tensors are float32 and listed by nnn_layer_tensors. */
-static void other_tensors(const nnn_rdesc_t *rd, const void *base, const char *prefix, cli_param_t *out, size_t max,
-                          size_t *k)
-{
-	for (int32_t i = 0; i < rd->nfields; i++) {
-		const nnn_fdesc_t *f = &rd->fields[i];
-		const char *p = (const char *)base + f->offset;
-		if (f->kind == NNN_FK_VARIANT) {
-			int64_t tag = tag_of(&rd->fields[f->ref], (const char *)base + rd->fields[f->ref].offset);
-			for (int32_t v = 0; v < f->nvariants; v++)
-				if (f->variants[v].value == tag)
-					other_tensors(f->variants[v].rec, p, prefix, out, max, k);
-		} else if (f->kind == NNN_FK_RECORD && (f->flags & NNN_FD_PARAM) && f->rec->data >= 0 &&
-		           f->rec->fields[f->rec->data].prim != NNN_PRIM_F32_ARRAY) {
-			const nnn_fdesc_t *df = &f->rec->fields[f->rec->data];
-			if (*k < max) {
-				cli_param_t *t = &out[*k];
-				snprintf(t->path, sizeof t->path, "%s.%s", prefix, f->name);
-				t->t = NULL;
-				t->dims = (const nnn_i32s_t *)(p + f->rec->fields[f->rec->dims].offset);
-				t->data = *(const nnn_elems_t *)(p + df->offset);
-				t->prim = df->prim;
-			}
-			(*k)++;
-		}
-	}
-}
-
 nnn_status_t cli_params(const nnn_model_t *m, bool any, cli_param_t **out, size_t *n, nnn_diags_t *d)
 {
-	size_t total = 0, k = 0, more = 0;
-	char prefix[32];
+	size_t total = 0, k = 0;
+	int most = 0;
 	*out = NULL;
 	*n = 0;
-	/* nnn_layer_tensors counts without filling when given no room. */
+	/* nnn_layer_params counts without filling when given no room. */
 	for (int32_t i = 0; i < m->layer_count; i++) {
-		total += (size_t)nnn_layer_tensors(&m->layers[i], NULL, 0);
-		if (any)
-			other_tensors(&nnn_layer_desc, &m->layers[i], "", NULL, 0, &more);
+		int c = nnn_layer_params(&m->layers[i], NULL, 0);
+		total += (size_t)c;
+		most = c > most ? c : most;
 	}
-	total += more;
 	cli_param_t *ts = calloc(total ? total : 1, sizeof *ts);
-	nnn_named_tensor_t *named = calloc(total ? total : 1, sizeof *named);
-	if (!ts || !named) {
+	nnn_param_t *ps = calloc(most ? (size_t)most : 1, sizeof *ps);
+	if (!ts || !ps) {
 		free(ts);
-		free(named);
+		free(ps);
 		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory to list %zu tensors", total);
 	}
 	for (int32_t i = 0; i < m->layer_count; i++) {
-		int c = nnn_layer_tensors(&m->layers[i], named, (int)(total - k));
-		for (int j = 0; j < c && k < total; j++, k++) {
-			snprintf(ts[k].path, sizeof ts[k].path, "layers[%d].%s", (int)i, named[j].name);
-			ts[k].t = named[j].tensor;
-			ts[k].dims = &named[j].tensor->dims;
-			ts[k].data = (nnn_elems_t){ named[j].tensor->data.bytes, named[j].tensor->data.n };
-			ts[k].prim = NNN_PRIM_F32_ARRAY;
+		int c = nnn_layer_params(&m->layers[i], ps, most);
+		for (int j = 0; j < c && j < most && k < total; j++) {
+			if (!any && ps[j].prim != NNN_PRIM_F32_ARRAY)
+				continue;
+			snprintf(ts[k].path, sizeof ts[k].path, "layers[%d].%s", (int)i, ps[j].name);
+			ts[k].t = ps[j].tensor;
+			ts[k].dims = ps[j].dims;
+			ts[k].at = ps[j].data;
+			ts[k].data = *ps[j].data;
+			ts[k].prim = ps[j].prim;
+			k++;
 		}
-		snprintf(prefix, sizeof prefix, "layers[%d]", (int)i);
-		if (any)
-			other_tensors(&nnn_layer_desc, &m->layers[i], prefix, ts, total, &k);
 	}
-	free(named);
+	free(ps);
 	*out = ts;
-	*n = k < total ? k : total;
+	*n = k;
 	return NNN_OK;
+}
+
+void cli_npy_note(const char *path, const char *file, const char *dtype)
+{
+	if (strcmp(dtype, "bfloat16"))
+		return;
+	cli_say(stderr, "nnnkit: note: %s holds %s, bfloat16, as its raw bits: dtype '<u2' (NumPy has no bfloat16); "
+	        "its values are (np.load(f).astype('<u4') << 16).view('<f4'), and a '<u2' file goes back into the "
+	        "tensor bit for bit\n", file, path);
 }
 
 const cli_param_t *cli_param_find(const cli_param_t *ts, size_t n, const char *path)

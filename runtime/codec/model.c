@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -136,6 +137,60 @@ void nnn_f32s_copy(nnn_f32s_t a, float *out)
 void nnn_tensor_copy(const nnn_tensor_t *t, float *out)
 {
 	nnn_f32s_copy(t->data, out);
+}
+
+/* The value of an integer member described by f (a variant's tag). */
+static int64_t tag_of(const nnn_fdesc_t *f, const void *p)
+{
+	return f->prim == NNN_PRIM_U8 ? *(const uint8_t *)p : f->prim == NNN_PRIM_I32 ? *(const int32_t *)p
+	                                                                             : (int64_t) * (const uint64_t *)p;
+}
+
+/* The param tensors of record rd at base (a layer, or a variant's record)
+ * whose data are not float32, into out[*k..max); counts all of them in *k.
+ * Variants the schema selects are followed; a plugin's (ext) tensors are
+ * float32 and listed by nnn_layer_tensors. */
+static void other_params(const nnn_rdesc_t *rd, const void *base, nnn_param_t *out, int max, int *k)
+{
+	for (int32_t i = 0; i < rd->nfields; i++) {
+		const nnn_fdesc_t *f = &rd->fields[i];
+		const char *p = (const char *)base + f->offset;
+		if (f->kind == NNN_FK_VARIANT) {
+			int64_t tag = tag_of(&rd->fields[f->ref], (const char *)base + rd->fields[f->ref].offset);
+			for (int32_t v = 0; v < f->nvariants; v++)
+				if (f->variants[v].value == tag)
+					other_params(f->variants[v].rec, p, out, max, k);
+		} else if (f->kind == NNN_FK_RECORD && (f->flags & NNN_FD_PARAM) && f->rec->data >= 0 &&
+		           f->rec->fields[f->rec->data].prim != NNN_PRIM_F32_ARRAY) {
+			const nnn_fdesc_t *df = &f->rec->fields[f->rec->data];
+			if (*k < max)
+				out[*k] = (nnn_param_t){ f->name, (const nnn_i32s_t *)(p + f->rec->fields[f->rec->dims].offset),
+					                 (const nnn_elems_t *)(p + df->offset), df->prim, NULL };
+			(*k)++;
+		}
+	}
+}
+
+_Static_assert(sizeof(nnn_f32s_t) == sizeof(nnn_elems_t) && offsetof(nnn_f32s_t, n) == offsetof(nnn_elems_t, n),
+               "a float32 tensor's data is listed as an nnn_elems_t");
+
+int nnn_layer_params(const nnn_layer_t *L, nnn_param_t *out, int max)
+{
+	nnn_named_tensor_t some[16];
+	int n = nnn_layer_tensors(L, some, 16), k = 0;
+	nnn_named_tensor_t *ts = n <= 16 ? some : malloc((size_t)n * sizeof *ts);
+	if (!ts)
+		return 0; /* no memory for a list of more than 16 (a plugin's): none listed */
+	if (ts != some)
+		n = nnn_layer_tensors(L, ts, n);
+	for (; k < n; k++)
+		if (k < max)
+			out[k] = (nnn_param_t){ ts[k].name, &ts[k].tensor->dims, (const nnn_elems_t *)(const void *)&ts[k].tensor->data,
+				                NNN_PRIM_F32_ARRAY, ts[k].tensor };
+	if (ts != some)
+		free(ts);
+	other_params(&nnn_layer_desc, L, out, max, &k);
+	return k;
 }
 
 /* ---- validation ---- */

@@ -46,10 +46,12 @@ typedef struct active {
 typedef struct npy_file {
 	dev_t dev;
 	ino_t ino;
-	const unsigned char *bytes; /* little-endian float32, in the model's arena */
+	const unsigned char *bytes; /* the file's elements as it holds them, in the model's arena */
 	int32_t n;
 	nnn_shape_t shape;
 	size_t uses;
+	nnn_npy_typed_t t;          /* its dtype (bytes: NULL; for nnn_npy_typed_as, nnn_npy_typed_f32) */
+	const unsigned char *f32;   /* the elements as float32, made for the first float32 field naming it */
 } npy_file_t;
 
 typedef struct rd {
@@ -467,19 +469,19 @@ static nnn_status_t files_room(rd_t *r)
 	return NNN_OK;
 }
 
-/* The open file's array, converted into the arena: the bytes are read
- * (checked reads), decoded, then copied, each buffer freed as soon as the
- * next holds the values, so that a file costs twice its size at most. */
+/* The open file's array, kept as the file holds it, in the arena: the bytes
+ * are read (checked reads), decoded, then copied, each buffer freed as soon
+ * as the next holds the values, so that a file costs twice its size at most. */
 static nnn_status_t read_npy(rd_t *r, const char *file, int fd, size_t size, const struct stat *sb,
                              npy_file_t **out)
 {
 	unsigned char *buf = NULL, *bytes = NULL;
-	nnn_npy_t a = { 0 };
+	nnn_npy_typed_t a = { 0 };
 	nnn_diags_t nd;
 	nnn_diags_init(&nd);
 	nnn_status_t st = nnn_read_copy(fd, size, &buf, &nd);
 	if (st == NNN_OK)
-		st = nnn_npy_read_mem(buf, size, &a, &nd);
+		st = nnn_npy_read_typed_mem(buf, size, &a, &nd);
 	free(buf);
 	if (st != NNN_OK)
 		st = npy_fail(r, file, &nd, st);
@@ -489,19 +491,17 @@ static nnn_status_t read_npy(rd_t *r, const char *file, int fd, size_t size, con
 	if (st == NNN_OK)
 		st = files_room(r);
 	if (st == NNN_OK)
-		st = alloc(r, a.count, 4, (void **)&bytes);
+		st = alloc(r, a.count, (size_t)a.width, (void **)&bytes);
 	if (st == NNN_OK) {
-		for (size_t i = 0; i < a.count; i++) {
-			uint32_t u;
-			memcpy(&u, &a.data[i], sizeof u);
-			put_le(bytes + 4 * i, u);
-		}
+		if (a.count)
+			memcpy(bytes, a.bytes, a.count * (size_t)a.width);
 		*out = &r->files[r->nfiles++];
-		**out = (npy_file_t){ sb->st_dev, sb->st_ino, bytes, (int32_t)a.count, a.shape, 0 };
+		**out = (npy_file_t){ sb->st_dev, sb->st_ino, bytes, (int32_t)a.count, a.shape, 0, a, NULL };
+		(*out)->t.bytes = NULL;
 		*slot_of(r, sb->st_dev, sb->st_ino) = r->nfiles;
-		r->npy_distinct += 4 * (uint64_t)a.count;
+		r->npy_distinct += (uint64_t)a.width * a.count;
 	}
-	nnn_npy_free(&a);
+	nnn_npy_typed_free(&a);
 	return st;
 }
 
@@ -534,17 +534,22 @@ static nnn_status_t load_npy(rd_t *r, const char *name, npy_file_t **out)
 	return st;
 }
 
-/* The optional "dtype" and "shape" of a reference against the file read. */
-static nnn_status_t check_ref(rd_t *r, const json_t *ref, const char *name, const nnn_shape_t *file_shape)
+/* The optional "dtype" and "shape" of a reference against the file read:
+ * the dtype is the field's element type ("float16"; "bfloat16" for a
+ * bfloat16 field, whose file holds the raw bits as '<u2'). */
+static nnn_status_t check_ref(rd_t *r, const json_t *ref, const char *name, const nnn_shape_t *file_shape,
+                              nnn_ekind_t kind, int width)
 {
 	char b[64], sh[NNN_MAX_RANK * 22 + 8];
 	const json_t *dtype = json_object_get(ref, "dtype"), *shape = json_object_get(ref, "shape");
-	const char *dt = dtype ? text_of(dtype) : NULL;
+	const char *dt = dtype ? text_of(dtype) : NULL, *want = nnn_npy_dtype_name(kind, width);
 	size_t m;
-	if (dtype && (!dt || (strcmp(dt, "float32") && strcmp(dt, "<f4")))) {
+	if (dtype && (!dt || (strcmp(dt, want) && strcmp(dt, nnn_npy_descr(kind, width))))) {
 		nnn_path_push(&r->path, "dtype");
-		return fail(r, NNN_E_ENUM, "expected \"float32\" (what .nnn tensors hold; any dtype nnnkit reads is "
-		            "converted), found %s", shown(dtype, b, sizeof b));
+		return fail(r, NNN_E_ENUM, "expected \"%s\" (what this field holds%s), found %s", want,
+		            kind == NNN_EK_FLOAT && width == 4 ? "; any dtype nnnkit reads is converted"
+		            : kind == NNN_EK_BFLOAT ? "; its .npy file holds the raw bits as '<u2'" : "",
+		            shown(dtype, b, sizeof b));
 	}
 	if (!shape)
 		return NNN_OK;
@@ -574,8 +579,59 @@ static nnn_status_t check_cap(rd_t *r, const char *name, const npy_file_t *f)
 	            r->cap_distinct, r->cap_files, r->cap_files == 1 ? "" : "s", name, f->uses);
 }
 
-/* {"npy": FILE, "shape": [...], "dtype": "float32"}: the array in FILE. */
-static nnn_status_t get_npy(rd_t *r, const json_t *v, nnn_f32s_t *out)
+/* The file's elements as a float32 field takes them: its own '<f4' bytes,
+ * or every dtype converted (nnn_npy_read_mem's conversions), once per file. */
+static nnn_status_t npy_f32(rd_t *r, const char *name, npy_file_t *f, const unsigned char **out)
+{
+	if (f->t.kind == NNN_EK_FLOAT && f->t.width == 4) {
+		*out = f->bytes;
+		return NNN_OK;
+	}
+	if (!f->f32) {
+		unsigned char *b;
+		nnn_diags_t nd;
+		NNN_TRY(alloc(r, (size_t)f->n, 4, (void **)&b));
+		nnn_npy_typed_t t = f->t;
+		t.bytes = (unsigned char *)f->bytes;
+		nnn_diags_init(&nd);
+		nnn_status_t st = nnn_npy_typed_f32(&t, (float *)(void *)b, &nd); /* the arena aligns: little-endian hosts */
+		if (st != NNN_OK)
+			st = npy_fail(r, name, &nd, st);
+		nnn_diags_free(&nd);
+		NNN_TRY(st);
+		f->f32 = b;
+	}
+	*out = f->f32;
+	return NNN_OK;
+}
+
+/* The file's elements as a field of `kind` and `width` takes them
+ * (nnn_npy_typed_as: its own dtype, or an exact widening). */
+static nnn_status_t npy_typed(rd_t *r, const char *name, npy_file_t *f, nnn_ekind_t kind, int width,
+                              const unsigned char **out)
+{
+	if ((f->t.kind == kind || (kind == NNN_EK_BFLOAT && f->t.kind == NNN_EK_UINT)) && f->t.width == width) {
+		*out = f->bytes;
+		return NNN_OK;
+	}
+	unsigned char *b;
+	nnn_diags_t nd;
+	NNN_TRY(alloc(r, (size_t)f->n, (size_t)width, (void **)&b));
+	nnn_npy_typed_t t = f->t;
+	t.bytes = (unsigned char *)f->bytes;
+	nnn_diags_init(&nd);
+	nnn_status_t st = nnn_npy_typed_as(&t, kind, width, b, r->path.s, &nd);
+	if (st != NNN_OK)
+		st = fail(r, st, "%s: %s", name, nd.n ? nd.v[0].msg : nnn_status_str(st));
+	nnn_diags_free(&nd);
+	*out = b;
+	return st;
+}
+
+/* {"npy": FILE, "shape": [...], "dtype": "float32"}: the array in FILE, as
+ * elements of `kind` and `width` (the field's). */
+static nnn_status_t get_npy(rd_t *r, const json_t *v, nnn_ekind_t kind, int width, const unsigned char **bytes,
+                            int32_t *count)
 {
 	char b[64];
 	const json_t *name = json_object_get(v, "npy");
@@ -597,12 +653,15 @@ static nnn_status_t get_npy(rd_t *r, const json_t *v, nnn_f32s_t *out)
 	size_t m = nnn_path_push(&r->path, "npy");
 	NNN_TRY(load_npy(r, n, &f));
 	f->uses++;
-	r->npy_total += 4 * (uint64_t)f->n;
+	r->npy_total += (uint64_t)width * (uint64_t)f->n;
 	NNN_TRY(check_cap(r, n, f));
 	nnn_path_pop(&r->path, m);
-	NNN_TRY(check_ref(r, v, n, &f->shape));
-	out->bytes = f->bytes;
-	out->n = f->n;
+	NNN_TRY(check_ref(r, v, n, &f->shape, kind, width));
+	if (kind == NNN_EK_FLOAT && width == 4)
+		NNN_TRY(npy_f32(r, n, f, bytes));
+	else
+		NNN_TRY(npy_typed(r, n, f, kind, width, bytes));
+	*count = f->n;
 	r->npy_read = true;
 	r->npy_shape = f->shape;
 	return NNN_OK;
@@ -611,7 +670,7 @@ static nnn_status_t get_npy(rd_t *r, const json_t *v, nnn_f32s_t *out)
 static nnn_status_t get_f32s(rd_t *r, const json_t *v, nnn_f32s_t *out)
 {
 	if (json_is_object(v))
-		return get_npy(r, v, out);
+		return get_npy(r, v, NNN_EK_FLOAT, 4, &out->bytes, &out->n);
 	NNN_TRY(check_array(r, v, "an array of numbers, or {\"npy\": FILE}"));
 	size_t n = json_array_size(v);
 	unsigned char *b;
@@ -696,10 +755,11 @@ static nnn_status_t get_nums(rd_t *r, const nnn_fdesc_t *f, const json_t *v, voi
 		memcpy(p, &bits, (size_t)width); /* little-endian hosts, as nnn_f32s_read */
 		return NNN_OK;
 	}
-	if (json_is_object(v))
-		return fail(r, NNN_E_JSON_TYPE, "{\"npy\": FILE} holds float32 tensors only for now: write this array's "
-		            "values inline");
-	NNN_TRY(check_array(r, v, "an array of numbers"));
+	if (json_is_object(v)) {
+		nnn_elems_t *e = p;
+		return get_npy(r, v, kind, width, &e->bytes, &e->n);
+	}
+	NNN_TRY(check_array(r, v, "an array of numbers, or {\"npy\": FILE}"));
 	size_t n = json_array_size(v);
 	unsigned char *b;
 	NNN_TRY(alloc(r, n, (size_t)width, (void **)&b));

@@ -358,8 +358,10 @@ static bool flat(const wr_t *w, const nnn_rdesc_t *rd, const void *base)
 			int32_t n = ((const nnn_f32s_t *)p)->n;
 			if (n > INLINE_MAX || goes_to_npy(w, n))
 				return false;
-		} else if ((f->prim & NNN_PRIM_NUMS) && ((const nnn_elems_t *)p)->n > INLINE_MAX) {
-			return false;
+		} else if (f->prim & NNN_PRIM_NUMS) {
+			int32_t n = ((const nnn_elems_t *)p)->n;
+			if (n > INLINE_MAX || goes_to_npy(w, n))
+				return false;
 		}
 	}
 	return true;
@@ -449,10 +451,12 @@ static void relative_ref(wr_t *w)
 		snprintf(w->ref, sizeof w->ref, ".");
 }
 
-/* Writes a float array to a .npy file named after its path, and its
- * reference. `dims` is the tensor's shape when the array is a tensor's data
- * (rank 1 otherwise). */
-static nnn_status_t put_npy(wr_t *w, nnn_f32s_t a, const nnn_i32s_t *dims, bool is_data)
+/* Writes an array of `prim`'s elements (f32_array or NNN_PRIM_NUMS) to a
+ * .npy file of their dtype named after its path, and its reference. `dims`
+ * is the tensor's shape when the array is a tensor's data (rank 1
+ * otherwise). A bfloat16 file holds the raw bits as '<u2'; the reference's
+ * "dtype" is "bfloat16". */
+static nnn_status_t put_npy(wr_t *w, nnn_prim_t prim, nnn_elems_t a, const nnn_i32s_t *dims, bool is_data)
 {
 	char name[NNN_PATH_MAX + 8], file[PATH_MAX + NNN_PATH_MAX + 16], tpath[NNN_PATH_MAX], sh[24 * NNN_MAX_RANK];
 	nnn_shape_t shape = { .rank = 1, .dims = { a.n } };
@@ -476,14 +480,11 @@ static nnn_status_t put_npy(wr_t *w, nnn_f32s_t a, const nnn_i32s_t *dims, bool 
 				shape.dims[i] = dims->v[i];
 		}
 	}
-	float *v = malloc(a.n ? 4 * (size_t)a.n : 1);
-	if (!v)
-		return fail(w, NNN_E_NOMEM, "no memory for %d floats", (int)a.n);
-	nnn_f32s_copy(a, v);
+	nnn_ekind_t kind = nnn_prim_ekind(prim);
+	int width = nnn_prim_ewidth(prim);
 	snprintf(file, sizeof file, "%s/%s", w->dir, name);
 	size_t before = w->d ? w->d->n : 0;
-	nnn_status_t st = nnn_npy_write_file(file, &shape, v, w->d);
-	free(v);
+	nnn_status_t st = nnn_npy_write_typed_file(file, &shape, kind, width, a.bytes, w->d);
 	if (st != NNN_OK) {
 		if (w->d && w->d->n > before) { /* where, and which file */
 			nnn_diag_t *g = &w->d->v[w->d->n - 1];
@@ -501,8 +502,12 @@ static nnn_status_t put_npy(wr_t *w, nnn_f32s_t a, const nnn_i32s_t *dims, bool 
 	put_string(&w->o, file, strlen(file));
 	puts_(&w->o, ", \"shape\": ");
 	puts_(&w->o, nnn_shape_format(&shape, sh, sizeof sh));
-	puts_(&w->o, ", \"dtype\": \"float32\"}");
-	if (w->opts->on_npy)
+	puts_(&w->o, ", \"dtype\": ");
+	put_string(&w->o, nnn_npy_dtype_name(kind, width), strlen(nnn_npy_dtype_name(kind, width)));
+	puts_(&w->o, "}");
+	if (w->opts->on_npy_typed)
+		w->opts->on_npy_typed(w->opts->ctx, tpath, file, &shape, nnn_npy_dtype_name(kind, width));
+	else if (w->opts->on_npy)
 		w->opts->on_npy(w->opts->ctx, tpath, file, &shape);
 	return NNN_OK;
 }
@@ -543,8 +548,10 @@ static const char *enum_name(const nnn_rdesc_t *rd, int32_t i, const void *base,
 
 /* A number of an element type without a named reader (NNN_PRIM_NUM, _NUMS):
  * the same text as a float32's or an int's, by its kind and width. */
-static nnn_status_t put_num(wr_t *w, const nnn_fdesc_t *f, const void *p, int depth)
+static nnn_status_t put_num(wr_t *w, const nnn_rdesc_t *rd, int32_t i, const void *base, int depth)
 {
+	const nnn_fdesc_t *f = &rd->fields[i];
+	const void *p = member(base, f);
 	int width = nnn_prim_ewidth(f->prim);
 	char buf[64];
 	if (f->prim & NNN_PRIM_NUMS) {
@@ -555,7 +562,10 @@ static nnn_status_t put_num(wr_t *w, const nnn_fdesc_t *f, const void *p, int de
 			puts_(&w->o, "null");
 			return NNN_OK;
 		}
-		/* Inline even with a tensors folder: .npy references hold float32 only for now. */
+		if (goes_to_npy(w, a->n) && nnn_npy_descr(nnn_prim_ekind(f->prim), width)) {
+			bool is_data = rd->data == i;
+			return put_npy(w, f->prim, *a, is_data ? member(base, &rd->fields[rd->dims]) : NULL, is_data);
+		}
 		put_values(w, a->n, depth, f->prim, a->bytes);
 		return NNN_OK;
 	}
@@ -622,13 +632,14 @@ static nnn_status_t put_prim(wr_t *w, const nnn_rdesc_t *rd, int32_t i, const vo
 		}
 		if (goes_to_npy(w, a->n)) {
 			bool is_data = rd->data == i;
-			return put_npy(w, *a, is_data ? member(base, &rd->fields[rd->dims]) : NULL, is_data);
+			return put_npy(w, f->prim, (nnn_elems_t){ a->bytes, a->n },
+			               is_data ? member(base, &rd->fields[rd->dims]) : NULL, is_data);
 		}
 		put_values(w, a->n, depth, NNN_PRIM_F32_ARRAY, a->bytes);
 		break;
 	}
 	default:
-		return put_num(w, f, p, depth);
+		return put_num(w, rd, i, base, depth);
 	}
 	return NNN_OK;
 }

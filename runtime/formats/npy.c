@@ -1,4 +1,5 @@
-/* npy.c: NumPy .npy arrays in and out, as float32.
+/* npy.c: NumPy .npy arrays in and out, as float32 or as the file's own
+ * element type (typed).
  *
  * Layout (numpy/lib/format.py): the magic "\x93NUMPY", a major and a minor
  * version byte, the header length (2 bytes little-endian in 1.0, 4 in 2.0
@@ -34,20 +35,36 @@
 
 /* ---- dtypes ---- */
 
-typedef enum { DT_F4, DT_F8, DT_I4, DT_I8, DT_U1, DT_B1 } dtype_t;
+typedef enum { DT_F4, DT_F8, DT_I4, DT_I8, DT_U1, DT_B1, DT_F2, DT_I1, DT_I2, DT_U2, DT_U4, DT_U8 } dtype_t;
 
 static const struct {
 	char kind;
 	unsigned size;
 	const char *descr; /* as numpy writes it */
 	const char *name;
+	nnn_ekind_t ek;    /* the element kind of its values */
 } dtypes[] = {
-	[DT_F4] = { 'f', 4, "<f4", "float32" }, [DT_F8] = { 'f', 8, "<f8", "float64" },
-	[DT_I4] = { 'i', 4, "<i4", "int32" },   [DT_I8] = { 'i', 8, "<i8", "int64" },
-	[DT_U1] = { 'u', 1, "|u1", "uint8" },   [DT_B1] = { 'b', 1, "|b1", "bool" },
+	[DT_F4] = { 'f', 4, "<f4", "float32", NNN_EK_FLOAT }, [DT_F8] = { 'f', 8, "<f8", "float64", NNN_EK_FLOAT },
+	[DT_I4] = { 'i', 4, "<i4", "int32", NNN_EK_INT },     [DT_I8] = { 'i', 8, "<i8", "int64", NNN_EK_INT },
+	[DT_U1] = { 'u', 1, "|u1", "uint8", NNN_EK_UINT },    [DT_B1] = { 'b', 1, "|b1", "bool", NNN_EK_BOOL },
+	[DT_F2] = { 'f', 2, "<f2", "float16", NNN_EK_FLOAT }, [DT_I1] = { 'i', 1, "|i1", "int8", NNN_EK_INT },
+	[DT_I2] = { 'i', 2, "<i2", "int16", NNN_EK_INT },     [DT_U2] = { 'u', 2, "<u2", "uint16", NNN_EK_UINT },
+	[DT_U4] = { 'u', 4, "<u4", "uint32", NNN_EK_UINT },   [DT_U8] = { 'u', 8, "<u8", "uint64", NNN_EK_UINT },
 };
 #define NDTYPES (sizeof dtypes / sizeof dtypes[0])
-#define DT_ACCEPTED "'<f4', '<f8', '<i4', '<i8', '|u1' or '|b1'"
+#define DT_ACCEPTED "'<f2', '<f4', '<f8', '|i1', '|u1', '<i2', '<u2', '<i4', '<u4', '<i8', '<u8' or '|b1'"
+
+/* The dtype of elements of `kind` and `width`; bfloat16 is stored as its
+ * raw bits, NumPy having no bfloat16: '<u2'. -1 when there is none. */
+static int dtype_of(nnn_ekind_t kind, int width)
+{
+	if (kind == NNN_EK_BFLOAT)
+		kind = NNN_EK_UINT;
+	for (size_t k = 0; k < NDTYPES; k++)
+		if (dtypes[k].ek == kind && dtypes[k].size == (unsigned)width)
+			return (int)k;
+	return -1;
+}
 
 /* ---- small helpers ---- */
 
@@ -456,6 +473,15 @@ static nnn_status_t convert(dtype_t dt, const unsigned char *p, size_t count, ui
 		for (i = 0; i < count; i++)
 			out[i] = (float)p[i];
 		break;
+	case DT_F2:
+	case DT_I1:
+	case DT_I2:
+	case DT_U2:
+	case DT_U4:
+	case DT_U8: /* every value float32 holds exactly, but uint32 and uint64 ones past 2^24: rounded */
+		for (i = 0; i < count; i++)
+			out[i] = (float)nnn_elems_get((nnn_elems_t){ p, 0 }, dtypes[dt].ek, (int)dtypes[dt].size, (int64_t)i);
+		break;
 	case DT_B1:
 		for (i = 0; i < count; i++) {
 			if (p[i] > 1) {
@@ -808,10 +834,157 @@ void nnn_npy_free(nnn_npy_t *a)
 	memset(a, 0, sizeof *a);
 }
 
+/* ---- typed arrays: the file's elements as they are ---- */
+
+static nnn_status_t decode_typed(const unsigned char *b, size_t len, nnn_npy_typed_t *out, nnn_diags_t *d)
+{
+	layout_t lay;
+	nnn_status_t st = parse(b, len, &lay, NULL, d);
+	if (st != NNN_OK)
+		return st;
+	size_t n = lay.count * dtypes[lay.dt].size; /* the data is in the file: it fits */
+	out->bytes = nnn_mem_big(n ? n : 1);
+	if (!out->bytes)
+		return nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "data", "cannot allocate %zu bytes", n);
+	if (n)
+		memcpy(out->bytes, b + lay.data_at, n);
+	out->shape = lay.shape;
+	out->count = lay.count;
+	out->kind = dtypes[lay.dt].ek;
+	out->width = (int)dtypes[lay.dt].size;
+	out->dtype = dtypes[lay.dt].name;
+	out->data_at = lay.data_at;
+	return NNN_OK;
+}
+
+nnn_status_t nnn_npy_read_typed_mem(const void *buf, size_t len, nnn_npy_typed_t *out, nnn_diags_t *diags)
+{
+	nnn_status_t st;
+	if (!out)
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_read_typed_mem: out is NULL");
+	memset(out, 0, sizeof *out);
+	if (!buf && len)
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_read_typed_mem: buf is NULL");
+	st = decode_typed(buf ? buf : "", len, out, diags);
+	if (st != NNN_OK)
+		nnn_npy_typed_free(out);
+	return st;
+}
+
+nnn_status_t nnn_npy_read_typed_file(const char *path, nnn_npy_typed_t *out, nnn_diags_t *diags)
+{
+	src_t s;
+	nnn_status_t st = load_checked("nnn_npy_read_typed_file", path, 0, out, sizeof *out, &s, diags);
+	if (st == NNN_OK)
+		st = nnn_npy_read_typed_mem(s.b, s.n, out, diags);
+	src_drop(&s);
+	return st;
+}
+
+void nnn_npy_typed_free(nnn_npy_typed_t *a)
+{
+	if (!a)
+		return;
+	free(a->bytes);
+	memset(a, 0, sizeof *a);
+}
+
+nnn_status_t nnn_npy_typed_f32(const nnn_npy_typed_t *a, float *out, nnn_diags_t *diags)
+{
+	int dt = a ? dtype_of(a->kind, a->width) : -1;
+	if (dt < 0 || (!out && a->count))
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_typed_f32: not a typed array read");
+	return convert((dtype_t)dt, a->bytes, a->count, a->data_at, out, diags);
+}
+
+const char *nnn_npy_descr(nnn_ekind_t kind, int width)
+{
+	int k = dtype_of(kind, width);
+	return k < 0 ? NULL : dtypes[k].descr;
+}
+
+const char *nnn_npy_dtype_name(nnn_ekind_t kind, int width)
+{
+	int k = dtype_of(kind, width);
+	return kind == NNN_EK_BFLOAT && width == 2 ? "bfloat16" : k < 0 ? NULL : dtypes[k].name;
+}
+
+/* Whether every value of (fk, fw) is a value of (tk, tw): the same type,
+ * or a float into a wider float, an int into a wider int, an unsigned int
+ * into a wider unsigned or signed int. */
+static int widens_exactly(nnn_ekind_t fk, int fw, nnn_ekind_t tk, int tw)
+{
+	if (fk == tk && fw == tw)
+		return 1;
+	if (fw >= tw || tk == NNN_EK_BFLOAT || fk == NNN_EK_BFLOAT || fk == NNN_EK_BOOL)
+		return 0;
+	return fk == tk || (fk == NNN_EK_UINT && tk == NNN_EK_INT);
+}
+
+/* The bits of the float of `to` bytes whose value is the float of `from`
+ * bytes with bits v (to > from). A NaN keeps its sign and payload on top of
+ * the wider one's, as it is, signaling or quiet: no conversion through a
+ * floating-point register, which may quiet it. */
+static uint64_t widen_float(uint64_t v, int from, int to)
+{
+	int fm = from == 2 ? 10 : 23, tm = to == 4 ? 23 : 52, fe = from == 2 ? 5 : 8, te = to == 4 ? 8 : 11;
+	uint64_t sign = v >> (8 * from - 1) & 1, m = v & ((1ull << fm) - 1), e = v >> fm & ((1ull << fe) - 1);
+	if (e == (1ull << fe) - 1) /* infinity or NaN */
+		return sign << (8 * to - 1) | ((1ull << te) - 1) << tm | m << (tm - fm);
+	double x = from == 2 ? nnn_f16_to_f32((uint16_t)v) : nnn_f32_from_bits((uint32_t)v);
+	float f = (float)x;
+	uint64_t out = 0;
+	if (to == 4)
+		memcpy(&out, &f, 4);
+	else
+		memcpy(&out, &x, 8);
+	return out;
+}
+
+nnn_status_t nnn_npy_typed_as(const nnn_npy_typed_t *a, nnn_ekind_t kind, int width, void *out, const char *path,
+                              nnn_diags_t *d)
+{
+	const char *want = nnn_npy_descr(kind, width), *name = nnn_npy_dtype_name(kind, width);
+	if (!a || (!out && a->count))
+		return nnn_diags_add(d, NNN_E_USAGE, NNN_NO_OFFSET, path ? path : "", "nnn_npy_typed_as: a or out is NULL");
+	if (!want)
+		return nnn_diags_add(d, NNN_E_USAGE, NNN_NO_OFFSET, path ? path : "",
+		                     "no .npy dtype holds elements of kind %d and width %d", (int)kind, width);
+	/* bfloat16 travels as its raw bits: the same bytes as '<u2' */
+	nnn_ekind_t ak = kind == NNN_EK_BFLOAT && a->kind == NNN_EK_UINT && a->width == 2 ? NNN_EK_BFLOAT : a->kind;
+	if (!widens_exactly(ak, a->width, kind, width)) {
+		const char *found = nnn_npy_descr(a->kind, a->width);
+		return nnn_diags_add(d, NNN_E_ENUM, NNN_NO_OFFSET, path ? path : "",
+		                     "the .npy file holds '%s' (%s), the field holds %s: expected '%s'%s; no conversion "
+		                     "that could change a value is made: save it with np.save(path, x.astype('%s'))%s",
+		                     found ? found : "?", a->dtype ? a->dtype : "?", name, want,
+		                     kind == NNN_EK_BFLOAT ? " (bfloat16's raw bits)" : " or a type it widens exactly",
+		                     want, kind == NNN_EK_BFLOAT ? " after taking the bits (the high half of each float32)" : "");
+	}
+	unsigned char *o = out;
+	if (ak == kind && a->width == width) {
+		if (a->count)
+			memcpy(o, a->bytes, a->count * (size_t)width);
+		return NNN_OK;
+	}
+	for (size_t i = 0; i < a->count; i++) {
+		uint64_t v = nnn_le_bits(a->bytes + i * (size_t)a->width, a->width);
+		if (kind == NNN_EK_FLOAT) { /* float16 -> float32 or float64, float32 -> float64: exact */
+			v = widen_float(v, a->width, width);
+		} else if (ak == NNN_EK_INT && a->width < 8 && (v >> (8 * a->width - 1) & 1)) {
+			v |= ~0ull << (8 * a->width); /* sign-extended */
+		}
+		for (int k = 0; k < width; k++)
+			o[i * (size_t)width + (size_t)k] = (unsigned char)(v >> 8 * k);
+	}
+	return NNN_OK;
+}
+
 /* ---- writing ---- */
 
 /* Checks the caller's shape and data; sets *count. */
-static nnn_status_t check_args(const nnn_shape_t *shape, const float *data, uint64_t *count, nnn_diags_t *d)
+static nnn_status_t check_args(const nnn_shape_t *shape, const void *data, size_t width, uint64_t *count,
+                               nnn_diags_t *d)
 {
 	char path[32];
 	int32_t bad;
@@ -833,7 +1006,7 @@ static nnn_status_t check_args(const nnn_shape_t *shape, const float *data, uint
 		return nnn_diags_add(d, NNN_E_DIM_OVERFLOW, NNN_NO_OFFSET, path,
 		                     "the product of the dims passes 2^63 - 1 at %s", path);
 	}
-	if (*count > (SIZE_MAX - NPY_HEADER_MAX) / 4)
+	if (*count > (SIZE_MAX - NPY_HEADER_MAX) / width)
 		return nnn_diags_add(d, NNN_E_LIMIT, NNN_NO_OFFSET, "shape",
 		                     "%" PRIu64 " elements are more than memory can hold", *count);
 	if (!data && *count)
@@ -842,17 +1015,17 @@ static nnn_status_t check_args(const nnn_shape_t *shape, const float *data, uint
 	return NNN_OK;
 }
 
-/* The header numpy.save writes for a C-ordered '<f4' array: the dict with
+/* The header numpy.save writes for a C-ordered array of `descr` ('<f4'): the dict with
  * sorted keys and a trailing ", ", room for the first dim to grow to 21
  * digits, then spaces and '\n' up to a multiple of 64 bytes (at least one
  * space). Returns the header's total size, preamble included. */
-static size_t make_header(const nnn_shape_t *s, unsigned char *h)
+static size_t make_header(const nnn_shape_t *s, const char *descr, unsigned char *h)
 {
 	char *t = (char *)h + 10;
 	size_t n = 0, len;
 	char dim0[24];
 
-	n += (size_t)sprintf(t + n, "{'descr': '<f4', 'fortran_order': False, 'shape': ");
+	n += (size_t)sprintf(t + n, "{'descr': '%s', 'fortran_order': False, 'shape': ", descr);
 	n += strlen(fmt_shape(s, t + n, NPY_HEADER_MAX - 10 - n)); /* rank <= 32: it fits */
 	n += (size_t)sprintf(t + n, ", }");
 	if (s->rank > 0) {
@@ -888,10 +1061,10 @@ nnn_status_t nnn_npy_encode(const nnn_shape_t *shape, const float *data, unsigne
 		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_encode: buf or len is NULL");
 	*buf = NULL;
 	*len = 0;
-	st = check_args(shape, data, &count, diags);
+	st = check_args(shape, data, 4, &count, diags);
 	if (st != NNN_OK)
 		return st;
-	hn = make_header(shape, h);
+	hn = make_header(shape, "<f4", h);
 	*buf = malloc(hn + (size_t)count * 4);
 	if (!*buf)
 		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate %zu bytes",
@@ -907,6 +1080,8 @@ typedef struct wctx {
 	size_t hn;
 	const float *data;
 	size_t count;
+	const unsigned char *raw; /* or little-endian elements of any width: raw_len bytes */
+	size_t raw_len;
 } wctx_t;
 
 /* Header, then the data in little-endian chunks. */
@@ -915,6 +1090,8 @@ static nnn_status_t fill_npy(void *ctx, int fd, nnn_diags_t *d)
 	const wctx_t *w = ctx;
 	unsigned char chunk[16384];
 	nnn_status_t st = nnn_write_all(fd, w->h, w->hn, d);
+	if (st == NNN_OK && w->raw)
+		return w->raw_len ? nnn_write_all(fd, w->raw, w->raw_len, d) : NNN_OK;
 	for (size_t i = 0; st == NNN_OK && i < w->count; i += sizeof chunk / 4) {
 		size_t n = w->count - i < sizeof chunk / 4 ? w->count - i : sizeof chunk / 4;
 		put_data(chunk, w->data + i, n);
@@ -931,9 +1108,61 @@ nnn_status_t nnn_npy_write_file(const char *path, const nnn_shape_t *shape, cons
 
 	if (!path)
 		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_write_file: path is NULL");
-	st = check_args(shape, data, &count, diags);
+	st = check_args(shape, data, 4, &count, diags);
 	if (st != NNN_OK)
 		return st;
-	wctx_t w = { .h = h, .hn = make_header(shape, h), .data = data, .count = (size_t)count };
+	wctx_t w = { .h = h, .hn = make_header(shape, "<f4", h), .data = data, .count = (size_t)count };
+	return nnn_write_atomic(path, fill_npy, &w, diags);
+}
+
+/* The header and the size of a typed array's file; checks the arguments. */
+static nnn_status_t typed_header(const nnn_shape_t *shape, nnn_ekind_t kind, int width, const void *bytes,
+                                 unsigned char *h, size_t *hn, size_t *dn, nnn_diags_t *d)
+{
+	uint64_t count;
+	const char *descr = nnn_npy_descr(kind, width);
+	if (!descr)
+		return nnn_diags_add(d, NNN_E_USAGE, NNN_NO_OFFSET, "", "no .npy dtype holds elements of kind %d and width %d",
+		                     (int)kind, width);
+	nnn_status_t st = check_args(shape, bytes, (size_t)width, &count, d);
+	if (st != NNN_OK)
+		return st;
+	*hn = make_header(shape, descr, h);
+	*dn = (size_t)count * (size_t)width;
+	return NNN_OK;
+}
+
+nnn_status_t nnn_npy_encode_typed(const nnn_shape_t *shape, nnn_ekind_t kind, int width, const void *bytes,
+                                  unsigned char **buf, size_t *len, nnn_diags_t *diags)
+{
+	unsigned char h[NPY_HEADER_MAX];
+	size_t hn, dn;
+	if (!buf || !len)
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_encode_typed: buf or len is NULL");
+	*buf = NULL;
+	*len = 0;
+	nnn_status_t st = typed_header(shape, kind, width, bytes, h, &hn, &dn, diags);
+	if (st != NNN_OK)
+		return st;
+	if (!(*buf = malloc(hn + dn)))
+		return nnn_diags_add(diags, NNN_E_NOMEM, NNN_NO_OFFSET, "", "cannot allocate %zu bytes", hn + dn);
+	memcpy(*buf, h, hn);
+	if (dn)
+		memcpy(*buf + hn, bytes, dn);
+	*len = hn + dn;
+	return NNN_OK;
+}
+
+nnn_status_t nnn_npy_write_typed_file(const char *path, const nnn_shape_t *shape, nnn_ekind_t kind, int width,
+                                      const void *bytes, nnn_diags_t *diags)
+{
+	unsigned char h[NPY_HEADER_MAX];
+	size_t hn, dn;
+	if (!path)
+		return nnn_diags_add(diags, NNN_E_USAGE, NNN_NO_OFFSET, "", "nnn_npy_write_typed_file: path is NULL");
+	nnn_status_t st = typed_header(shape, kind, width, bytes, h, &hn, &dn, diags);
+	if (st != NNN_OK)
+		return st;
+	wctx_t w = { .h = h, .hn = hn, .raw = bytes ? bytes : (const unsigned char *)"", .raw_len = dn };
 	return nnn_write_atomic(path, fill_npy, &w, diags);
 }

@@ -8,6 +8,8 @@
 
 #include <nnn/esc.h>
 #include <nnn/info.h>
+#include <nnn/model.h>
+#include <nnn/npy.h>
 #include <nnn/shape.h>
 
 /* ---- the shapes ---- */
@@ -170,9 +172,14 @@ typedef struct row {
 static const row_t header = { { "#", "type", "fields", "activation", "dropout", "output", "tensors", "params", "bytes",
 	                        "kernel" } };
 
-static void shape_text(const nnn_tensor_t *t, char *buf, size_t size)
+/* "[24,40]", and the element type when it is not float32: "[24,40] float16". */
+static void shape_text(const nnn_param_t *t, char *buf, size_t size)
 {
-	nnn_dims_format(t->dims, &(nnn_dims_style_t){ "[", ",", "]", NULL, NULL, 0 }, buf, size);
+	nnn_dims_format(*t->dims, &(nnn_dims_style_t){ "[", ",", "]", NULL, NULL, 0 }, buf, size);
+	size_t k = strlen(buf);
+	const char *dtype = nnn_npy_dtype_name(nnn_prim_ekind(t->prim), nnn_prim_ewidth(t->prim));
+	if (t->prim != NNN_PRIM_F32_ARRAY && k < size)
+		snprintf(buf + k, size - k, " %s", dtype ? dtype : "?");
 }
 
 size_t nnn_layer_kernel_name(const nnn_ctx_t *ctx, const nnn_layer_t *L, char *buf, size_t size)
@@ -207,9 +214,9 @@ static void format_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_p
 {
 	const nnn_layer_t *L = &m->layers[i];
 	const char *title = nnn_layer_title(L), *act = nnn_activation_title(&L->activation);
-	nnn_named_tensor_t ts[8];
+	nnn_param_t ts[8];
 	char params[128];
-	int n = nnn_layer_tensors(L, ts, 8);
+	int n = nnn_layer_params(L, ts, 8);
 	uint64_t count = 0;
 	size_t k = 0;
 
@@ -224,12 +231,12 @@ static void format_layer(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_p
 	r->col[COL_TENSORS][0] = '\0';
 	for (int t = 0; t < n && t < 8; t++) {
 		char shape[96];
-		shape_text(ts[t].tensor, shape, sizeof shape);
+		shape_text(&ts[t], shape, sizeof shape);
 		k += (size_t)snprintf(r->col[COL_TENSORS] + k, sizeof r->col[0] - k, "%s%s %s", t ? ", " : "", ts[t].name,
 		                      shape);
 		if (k >= sizeof r->col[0])
 			break;
-		count += (uint64_t)ts[t].tensor->data.n;
+		count += (uint64_t)ts[t].data->n;
 	}
 	snprintf(r->col[COL_PARAMS], sizeof r->col[0], "%" PRIu64, count);
 	layer_bytes(m, i, opts, r->col[COL_BYTES], sizeof r->col[0]);

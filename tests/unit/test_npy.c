@@ -641,15 +641,16 @@ Test(npy, rejects_big_endian)
 
 Test(npy, rejects_unknown_dtype)
 {
-	static const char *const bad[] = { "'<c8'", "'<f2'", "'<u4'", "'|i1'", "'<U5'", "'|O'", "'float32'", "''", "'<f16'" };
+	static const char *const bad[] = { "'<c8'", "'<u3'", "'|V4'", "'<m8'", "'<U5'", "'|O'", "'float32'", "''", "'<f16'" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char dict[128];
 		snprintf(dict, sizeof dict, "{'descr': %s, 'fortran_order': False, 'shape': (1,), }", bad[i]);
 		npyb_t f = npy_v1(dict, "\0\0\0\0\0\0\0\0", 4);
-		fails(&f, NNN_E_ENUM, "descr", 20, "expected '<f4', '<f8', '<i4', '<i8', '|u1' or '|b1'", "dtype='<f4'");
+		fails(&f, NNN_E_ENUM, "descr", 20, "expected '<f2', '<f4', '<f8', '|i1', '|u1', '<i2', '<u2', '<i4', '<u4', '<i8', '<u8' or '|b1'",
+		      "dtype='<f4'");
 	}
 	npyb_t f = npy_v1("{'descr': [('x', '<f4'), ('y', '<i4')], 'fortran_order': False, 'shape': (1,), }", "", 0);
-	fails(&f, NNN_E_ENUM, "descr", 20, "structured", "expected '<f4'");
+	fails(&f, NNN_E_ENUM, "descr", 20, "structured", "expected '<f2', '<f4'");
 	f = npy_v1("{'descr': None, 'fortran_order': False, 'shape': (1,), }", "", 0);
 	fails(&f, NNN_E_NPY, "descr", 20, "found \"None", "expected a dtype string");
 }
@@ -1176,4 +1177,157 @@ Test(npy, numpy_reads_what_we_write)
 		         cases[c].py, cases[c].py);
 		cr_assert_eq(python(code), 0, "shape %s", cases[c].py);
 	}
+}
+
+/* ---- typed arrays ---- */
+
+/* Every element type: written with its dtype's header, read back with the
+ * same kind, width and bytes (NaN payloads, -0, the extremes), and the
+ * float32 reader takes the same file as the values converted. */
+Test(npy, typed_roundtrip_every_element_type)
+{
+	static const struct {
+		nnn_ekind_t kind;
+		int width;
+		const char *descr, *name;
+	} types[] = {
+		{ NNN_EK_FLOAT, 2, "<f2", "float16" }, { NNN_EK_FLOAT, 4, "<f4", "float32" },
+		{ NNN_EK_FLOAT, 8, "<f8", "float64" }, { NNN_EK_INT, 1, "|i1", "int8" },
+		{ NNN_EK_UINT, 1, "|u1", "uint8" },    { NNN_EK_INT, 2, "<i2", "int16" },
+		{ NNN_EK_UINT, 2, "<u2", "uint16" },   { NNN_EK_INT, 4, "<i4", "int32" },
+		{ NNN_EK_UINT, 4, "<u4", "uint32" },   { NNN_EK_INT, 8, "<i8", "int64" },
+		{ NNN_EK_UINT, 8, "<u8", "uint64" },   { NNN_EK_BFLOAT, 2, "<u2", "bfloat16" },
+	};
+	/* 6 elements of up to 8 bytes: arbitrary patterns (a float16 NaN with a payload, -0, ...) */
+	static const unsigned char bytes[48] = { 0x01, 0x7e, 0x00, 0x80, 0xff, 0x7b, 0x00, 0xfc, 0x12, 0x34, 0x80, 0x00,
+	                                         0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0xff, 0xff, 0xff, 0x7f,
+	                                         0x00, 0x00, 0x00, 0x80, 0x55, 0xaa, 0x55, 0xaa, 0x01, 0x00, 0x00, 0x00,
+	                                         0x00, 0x00, 0xf8, 0x7f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf0, 0xff };
+	nnn_shape_t s = { .rank = 2, .dims = { 2, 3 } };
+	for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+		unsigned char *buf;
+		size_t len;
+		char want[128];
+		nnn_diags_t d;
+		nnn_diags_init(&d);
+		cr_assert_str_eq(nnn_npy_descr(types[t].kind, types[t].width), types[t].descr);
+		cr_assert_str_eq(nnn_npy_dtype_name(types[t].kind, types[t].width), types[t].name);
+		cr_assert_eq(nnn_npy_encode_typed(&s, types[t].kind, types[t].width, bytes, &buf, &len, &d), NNN_OK, "%s",
+		             types[t].name);
+		snprintf(want, sizeof want, "{'descr': '%s', 'fortran_order': False, 'shape': (2, 3), }", types[t].descr);
+		cr_assert_eq(memcmp(buf + 10, want, strlen(want)), 0, "%s: %.60s", types[t].name, (const char *)buf + 10);
+		cr_assert_eq(len % 64, (6u * (unsigned)types[t].width) % 64, "%s: the header is padded to 64", types[t].name);
+		cr_assert_eq(memcmp(buf + len - 6 * (size_t)types[t].width, bytes, 6 * (size_t)types[t].width), 0);
+		/* the same bytes through a file */
+		cr_assert_eq(nnn_npy_write_typed_file(tpath("t.npy"), &s, types[t].kind, types[t].width, bytes, &d), NNN_OK);
+		size_t flen;
+		unsigned char *fb = slurp(tpath("t.npy"), &flen);
+		cr_assert(flen == len && !memcmp(fb, buf, len), "%s: the file differs from the encoded bytes", types[t].name);
+		free(fb);
+		nnn_npy_typed_t a;
+		cr_assert_eq(nnn_npy_read_typed_file(tpath("t.npy"), &a, &d), NNN_OK);
+		cr_assert_eq(a.kind, types[t].kind == NNN_EK_BFLOAT ? NNN_EK_UINT : types[t].kind, "%s", types[t].name);
+		cr_assert_eq(a.width, types[t].width);
+		cr_assert_str_eq(a.dtype, types[t].kind == NNN_EK_BFLOAT ? "uint16" : types[t].name);
+		cr_assert(a.count == 6 && a.shape.rank == 2 && a.shape.dims[0] == 2 && a.shape.dims[1] == 3);
+		cr_assert_eq(memcmp(a.bytes, bytes, 6 * (size_t)a.width), 0, "%s: bytes changed", types[t].name);
+		/* into a field of the type written: byte for byte ('<u2' into bfloat16 too) */
+		unsigned char out[48];
+		cr_assert_eq(nnn_npy_typed_as(&a, types[t].kind, types[t].width, out, "w", &d), NNN_OK, "%s", types[t].name);
+		cr_assert_eq(memcmp(out, bytes, 6 * (size_t)a.width), 0);
+		nnn_npy_typed_free(&a);
+		cr_assert_null(a.bytes);
+		/* the float32 reader converts (float16, int8, ... exactly) */
+		nnn_npy_t f = { 0 };
+		if (types[t].width <= 2)
+			cr_assert_eq(nnn_npy_read_mem(buf, len, &f, &d), NNN_OK, "%s", types[t].name);
+		for (size_t i = 0; i < 6 && types[t].kind != NNN_EK_BFLOAT && types[t].width <= 2; i++) {
+			double v = nnn_elems_get((nnn_elems_t){ bytes, 6 }, types[t].kind, types[t].width, (int64_t)i);
+			cr_assert((isnan(v) && isnan(f.data[i])) || (float)v == f.data[i], "%s[%zu]: %g, expected %g",
+			          types[t].name, i, (double)f.data[i], v);
+		}
+		nnn_npy_free(&f);
+		free(buf);
+		cr_assert_eq(d.n, 0);
+		nnn_diags_free(&d);
+	}
+}
+
+/* A field takes its own dtype and exact widenings only; anything else is
+ * refused with the field's path, the dtype found and the one expected. */
+Test(npy, typed_as_refuses_what_changes_values)
+{
+	static const unsigned char h[6] = { 0x00, 0x3c, 0x01, 0x7e, 0x01, 0x00 }; /* float16 1, a NaN, 2^-24 */
+	nnn_shape_t s = SHAPE(3);
+	unsigned char *buf, out[24];
+	size_t len;
+	nnn_npy_typed_t a;
+	nnn_diags_t d;
+	nnn_diags_init(&d);
+	cr_assert_eq(nnn_npy_encode_typed(&s, NNN_EK_FLOAT, 2, h, &buf, &len, NULL), NNN_OK);
+	cr_assert_eq(nnn_npy_read_typed_mem(buf, len, &a, NULL), NNN_OK);
+	free(buf);
+	/* float16 into float32: exact */
+	cr_assert_eq(nnn_npy_typed_as(&a, NNN_EK_FLOAT, 4, out, "layers[0].weights.data", &d), NNN_OK);
+	float f[3];
+	memcpy(f, out, sizeof f);
+	cr_assert(f[0] == 1.0f && isnan(f[1]) && f[2] == 0x1p-24f);
+	cr_assert_eq(nnn_f32_to_f16(f[1]), 0x7e01, "the NaN payload survives widening");
+	/* a signaling NaN stays signaling: its bits, not a register's conversion */
+	static const unsigned char snan[2] = { 0x01, 0xfc }; /* -sNaN, payload 1 */
+	unsigned char *sb;
+	size_t sl;
+	nnn_shape_t s1 = SHAPE(1);
+	nnn_npy_typed_t sn;
+	cr_assert_eq(nnn_npy_encode_typed(&s1, NNN_EK_FLOAT, 2, snan, &sb, &sl, NULL), NNN_OK);
+	cr_assert_eq(nnn_npy_read_typed_mem(sb, sl, &sn, NULL), NNN_OK);
+	free(sb);
+	cr_assert_eq(nnn_npy_typed_as(&sn, NNN_EK_FLOAT, 4, out, "x", NULL), NNN_OK);
+	cr_assert_eq(nnn_le_u32(out), 0xff802000u, "0x%08x", nnn_le_u32(out));
+	cr_assert_eq(nnn_npy_typed_as(&sn, NNN_EK_FLOAT, 8, out, "x", NULL), NNN_OK);
+	cr_assert_eq(nnn_le_bits(out, 8), 0xfff0040000000000ull);
+	nnn_npy_typed_free(&sn);
+	cr_assert_eq(nnn_npy_typed_as(&a, NNN_EK_FLOAT, 8, out, "x", &d), NNN_OK);
+	double g;
+	memcpy(&g, out + 16, 8);
+	cr_assert_eq(g, 0x1p-24);
+	/* float16 into bfloat16, int8, float16 into uint16: refused */
+	static const struct {
+		nnn_ekind_t kind;
+		int width;
+		const char *want;
+	} no[] = { { NNN_EK_BFLOAT, 2, "expected '<u2' (bfloat16's raw bits)" }, { NNN_EK_INT, 1, "expected '|i1'" },
+	           { NNN_EK_UINT, 2, "expected '<u2'" } };
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+		cr_assert_eq(nnn_npy_typed_as(&a, no[i].kind, no[i].width, out, "layers[0].weights.data", &d), NNN_E_ENUM);
+		cr_assert_eq(d.n, 1);
+		cr_assert_str_eq(d.v[0].path, "layers[0].weights.data");
+		cr_assert_not_null(strstr(d.v[0].msg, "holds '<f2' (float16)"), "%s", d.v[0].msg);
+		cr_assert_not_null(strstr(d.v[0].msg, no[i].want), "%s", d.v[0].msg);
+		cr_assert_not_null(strstr(d.v[0].msg, "np.save"), "%s", d.v[0].msg);
+		nnn_diags_free(&d);
+		nnn_diags_init(&d);
+	}
+	nnn_npy_typed_free(&a);
+	/* int8 -1 into int16 and int64 sign-extended; uint8 255 into int16; int8 into uint16 refused */
+	static const unsigned char i8[2] = { 0xff, 0x80 };
+	nnn_shape_t s2 = SHAPE(2);
+	cr_assert_eq(nnn_npy_encode_typed(&s2, NNN_EK_INT, 1, i8, &buf, &len, NULL), NNN_OK);
+	cr_assert_eq(nnn_npy_read_typed_mem(buf, len, &a, NULL), NNN_OK);
+	free(buf);
+	cr_assert_eq(nnn_npy_typed_as(&a, NNN_EK_INT, 8, out, "x", NULL), NNN_OK);
+	int64_t w[2];
+	memcpy(w, out, sizeof w);
+	cr_assert(w[0] == -1 && w[1] == -128);
+	cr_assert_eq(nnn_npy_typed_as(&a, NNN_EK_UINT, 2, out, "x", NULL), NNN_E_ENUM);
+	cr_assert_eq(nnn_npy_typed_as(&a, NNN_EK_FLOAT, 4, out, "x", NULL), NNN_E_ENUM, "int into float is refused");
+	a.kind = NNN_EK_UINT; /* the same bytes as uint8 */
+	cr_assert_eq(nnn_npy_typed_as(&a, NNN_EK_INT, 2, out, "x", NULL), NNN_OK);
+	cr_assert(out[0] == 0xff && out[1] == 0 && out[2] == 0x80 && out[3] == 0);
+	cr_assert_eq(nnn_npy_typed_as(&a, NNN_EK_INT, 1, out, "x", NULL), NNN_E_ENUM, "uint8 into int8 is refused");
+	nnn_npy_typed_free(&a);
+	nnn_diags_free(&d);
+	/* no dtype for a width of 3 */
+	cr_assert_null(nnn_npy_descr(NNN_EK_INT, 3));
+	cr_assert_eq(nnn_npy_write_typed_file(tpath("x.npy"), &s, NNN_EK_FLOAT, 3, h, NULL), NNN_E_USAGE);
 }

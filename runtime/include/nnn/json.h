@@ -13,14 +13,20 @@
  * kept) stand for what JSON numbers cannot hold; -0.0 is written "-0.0".
  * A u64 above 2^63-1 is written as a string of digits.
  *
- * Any float array may instead be a .npy file beside the JSON:
+ * Any array of numbers may instead be a .npy file beside the JSON:
  *   "data": {"npy": "model.tensors/layers.0.weights.npy", "shape": [3, 2], "dtype": "float32"}
  * ("shape" and "dtype" are optional when reading, and checked against the
- * file when present). A file is read once however many references name it,
+ * file when present). The dtype is the array's element type: "float16"
+ * ('<f2'), "int8" ('|i1'), ...; "bfloat16" for a bfloat16 array, whose
+ * file holds the raw bits as '<u2' (NumPy has no bfloat16). A float32
+ * array takes a file of any dtype the reader knows, converted (nnn/npy.h);
+ * an array of another element type takes its own dtype, or one that widens
+ * to it exactly (float16 into a float64 array, int8 into int16): any other
+ * is NNN_E_ENUM, naming the dtype found and the one expected. A file is read once however many references name it,
  * by whatever name (known by device and inode: a link, "./x.npy"), and every
  * tensor that names it shares its data. The references of one text may fill
  * at most 64 MiB plus 4 times the bytes of the distinct files' data (as
- * float32), each reference counted: the model holds every reference's copy
+ * the file holds it), each reference counted: the model holds every reference's copy
  * once written. Past that is NNN_E_LIMIT at the reference that passes it.
  *
  * Reading stops at the first problem. Every problem has a status code, the
@@ -48,8 +54,9 @@
 #include <nnn/context.h>
 
 typedef struct nnn_json_write_opts {
-	/* Float arrays of at least tensors_min values go to .npy files in this
-	 * folder (created if missing, files written atomically); NULL: all inline. */
+	/* Arrays of numbers of at least tensors_min values go to .npy files in
+	 * this folder, each of its element type's dtype (nnn/npy.h), created if
+	 * missing, files written atomically; NULL: all inline. */
 	const char *tensors_dir;
 	int64_t tensors_min;
 	/* Where the JSON will be: .npy references are relative to its folder.
@@ -63,6 +70,12 @@ typedef struct nnn_json_write_opts {
 	 * the values, as ONNX export keeps them in its metadata (nnn/onnx.h).
 	 * Such text does not read back as a model until the arrays are filled. */
 	bool omit_floats;
+	/* When set, called for each .npy file instead of on_npy, with the dtype
+	 * its reference names: the tensor's element type ("float32", "float16",
+	 * "int8", ...; "bfloat16" for a bfloat16 tensor, whose file holds the
+	 * raw bits as '<u2', NumPy having no bfloat16). */
+	void (*on_npy_typed)(void *ctx, const char *path, const char *file, const nnn_shape_t *shape,
+	                     const char *dtype);
 } nnn_json_write_opts_t;
 
 /* Writes m as JSON (opts may be NULL) into a new NUL-terminated buffer:

@@ -70,6 +70,22 @@ NNN_API uint64_t nnn_model_encoded_size(const nnn_model_t *m);
  * In libnnn, for applications: a plugin calls nnn_f32s_read(t->data, out). */
 NNN_API void nnn_tensor_copy(const nnn_tensor_t *t, float *out);
 
+/* A layer's parameter tensor of any element type, with its field name. */
+typedef struct nnn_param {
+	const char *name;           /* "weights": the field's (a plugin's tensor: the name its hook gives) */
+	const nnn_i32s_t *dims;     /* borrowed from the layer */
+	const nnn_elems_t *data;    /* the data member: little-endian elements of prim's kind and width */
+	nnn_prim_t prim;            /* NNN_PRIM_F32_ARRAY, or NNN_PRIM_NUMS_OF(kind, width) */
+	const nnn_tensor_t *tensor; /* the float32 tensor record; NULL for another element type */
+} nnn_param_t;
+
+/* Every parameter tensor of layer L, of every element type, in file order
+ * per kind: the float32 ones nnn_layer_tensors lists (a plugin's included),
+ * then those of other element types the schema's records hold (a float16
+ * Dense's weights). Fills out[0..max) and returns how many there are (may
+ * be more than max; out may be NULL when max is 0). */
+NNN_API int nnn_layer_params(const nnn_layer_t *L, nnn_param_t *out, int max);
+
 /* The same as nnn_f32s_read (nnn/types.h), in libnnn: for applications; a
  * plugin calls nnn_f32s_read. */
 NNN_API void nnn_f32s_copy(nnn_f32s_t a, float *out);

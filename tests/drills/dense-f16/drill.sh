@@ -63,6 +63,7 @@ json.dump(e, open("edges.json", "w"))'
 }
 
 check() {
+	check_npy
 	local out s16 s32 root=$PWD
 	cd "$DRILL_OUT"
 	out=$(nnnkit validate --input-shape 5,24 m16.nnn)
@@ -186,4 +187,78 @@ import numpy as np, sys
 y, o = np.load("y.npy"), np.load("y_ort.npy")
 print("ONNX Runtime", o.shape, "largest difference from nnnkit run:", np.abs(o - y).max())
 sys.exit(0 if o.shape == y.shape and np.abs(o - y).max() < 1e-5 else 1)' || die "ONNX Runtime and nnnkit run disagree on m16.onnx"
+}
+
+# The float16 weights through .npy ('<f2') both ways, byte for byte:
+# convert --tensors, export and build, edit --get/--set, a wrong dtype
+# refused with the field's path; info and diff see the element type;
+# Python builds the same file from a float16 array and refuses a float32 one.
+check_npy() {
+	local out root=$PWD
+	cd "$DRILL_OUT"
+	nnnkit convert m16.nnn --tensors t16 m16t.json
+	contains "$(cat m16t.json)" '"dtype": "float16"'
+	nnnkit convert m16t.json m16t.nnn
+	cmp m16.nnn m16t.nnn || die "m16.nnn -> JSON with .npy tensors -> .nnn changed the bytes"
+	rm -rf e16
+	nnnkit export m16.nnn e16
+	contains "$(cat e16/index.json)" '"dtype": "float16"'
+	nnnkit build e16/model.json m16e.nnn
+	cmp m16.nnn m16e.nnn || die "export -> build changed the bytes"
+	"$PY" -c '
+import json, numpy as np, sys
+w = np.load("t16/layers.0.weights.npy")
+e = np.load("e16/" + next(t["file"] for t in json.load(open("e16/index.json"))["tensors"] if t["path"] == "layers[0].weights"))
+print("npy:", w.dtype, w.shape)
+ok = w.dtype == np.float16 and w.shape == (24, 40) and e.dtype == np.float16
+ok = ok and np.array_equal(w.astype(np.float64), np.load("w16.npy")) and w.tobytes() == e.tobytes()
+np.save("w16h.npy", w)
+np.save("w16x2.npy", (w * np.float16(2)).astype(np.float16))
+np.save("w32.npy", w.astype(np.float32))
+sys.exit(0 if ok else 1)' || die "the float16 .npy files are not the weights"
+	# a spec naming a float16 file builds the same model; a float32 one is refused
+	sed 's/"id": "dense", "activation": "tanh", "weights": "w.npy"/"id": "dense_f16", "activation": "tanh", "weights": "w16h.npy"/' \
+		spec.json > spec16.json
+	nnnkit build --input-shape 1,24 spec16.json m16b.nnn
+	cmp m16.nnn m16b.nnn || die "build from a float16 .npy gave other bytes"
+	sed 's/w16h.npy/w32.npy/' spec16.json > spec16bad.json
+	if out=$(nnnkit build --input-shape 1,24 spec16bad.json bad.nnn 2>&1); then die "build took a float32 .npy into float16 weights"; fi
+	echo "$out"
+	contains "$out" "layers[0].weights.data"
+	contains "$out" "holds '<f4' (float32), the field holds float16: expected '<f2'"
+	# edit: --get writes '<f2', --set takes one back (and refuses '<f4')
+	nnnkit edit m16.nnn --get layers[0].weights -o g16.npy
+	cmp g16.npy t16/layers.0.weights.npy || die "edit --get wrote other bytes than convert --tensors"
+	nnnkit edit m16.nnn --set layers[0].weights=w16x2.npy -o m16x2.nnn
+	nnnkit edit m16x2.nnn --get layers[0].weights -o g16x2.npy
+	cmp g16x2.npy w16x2.npy || die "edit --set then --get changed the float16 bits"
+	if out=$(nnnkit edit m16.nnn --set layers[0].weights=w32.npy -o bad.nnn 2>&1); then die "edit --set took '<f4' into float16"; fi
+	contains "$out" "expected '<f2'"
+	# info and diff see the float16 tensor
+	contains "$(nnnkit info m16.nnn)" "weights [24,40] float16"
+	contains "$(nnnkit info --json m16.nnn)" '"name": "weights", "shape": [24, 40], "dtype": "float16"'
+	nnnkit diff m16.nnn m16t.nnn
+	contains "$(nnnkit diff --json m16.nnn m16x2.nnn || true)" '"bits_equal": false, "bits_differ": '
+	out=$(nnnkit diff --json m32.nnn m16.nnn || true)
+	contains "$out" '"path": "layers[0].weights", "shape": [24, 40], "count": 960'
+	contains "$out" '"bits_equal": null'
+	# Python: the same model from a float16 array; a float32 array refused
+	NNN_BUILD=$root/build PYTHONPATH=$root/python "$PY" -c '
+import nnnkit, numpy as np, sys
+w, b, w2, b2 = np.load("w16h.npy"), np.load("b.npy"), np.load("w2.npy"), np.load("b2.npy")
+L = [{"id": "dense_f16", "activation": "tanh", "weights": w, "bias": b, "flatten": False},
+     {"id": "dense", "activation": "linear", "weights": w2, "bias": b2, "flatten": False}]
+nnnkit.Model.from_layers(L, description="dense f16 drill").save("m16py.nnn")
+L[0]["weights"] = w.astype(np.float32)
+try:
+    nnnkit.Model.from_layers(L)
+    sys.exit("python took a float32 array into float16 weights")
+except TypeError as e:
+    print("python:", e)
+    assert str(e).startswith("weights: the field holds float16, the array is float32"), e
+m = nnnkit.load("m16.nnn")  # its layers (float16 views) back into a model
+nnnkit.Model.from_layers(list(m.layers), description=m.description).save("m16rt.nnn")'
+	cmp m16.nnn m16py.nnn || die "Python built other bytes from the float16 array"
+	cmp m16.nnn m16rt.nnn || die "Python changed the bytes rebuilding a loaded float16 model"
+	cd - > /dev/null
 }
