@@ -95,6 +95,7 @@ sys.exit(0 if y.shape == want.shape and np.abs(y - want).max() < 1e-4 else 1)' "
 }
 
 check() {
+	check_npy
 	local out s8 s32 isa root=$PWD
 	cd "$DRILL_OUT"
 	out=$(nnnkit validate --input-shape 5,24 m8.nnn)
@@ -164,4 +165,44 @@ sys.exit(0 if d.dtype == np.int8 and d.shape == (24, 40) and not d.flags.writeab
 	cd - > /dev/null
 	corpus_mentions valid dense_i8
 	corpus_mentions invalid dense_i8 data
+}
+
+# The int8 weights through .npy ('|i1') both ways, byte for byte: convert
+# --tensors, export and build, edit --get/--set (a float32 file refused at
+# the field's path); Python builds the same file from an int8 array.
+check_npy() {
+	local out root=$PWD
+	cd "$DRILL_OUT"
+	nnnkit convert m8.nnn --tensors t8 m8t.json
+	contains "$(cat m8t.json)" '"dtype": "int8"'
+	nnnkit convert m8t.json m8t.nnn
+	cmp m8.nnn m8t.nnn || die "m8.nnn -> JSON with .npy tensors -> .nnn changed the bytes"
+	rm -rf e8
+	nnnkit export m8.nnn e8
+	nnnkit build e8/model.json m8e.nnn
+	cmp m8.nnn m8e.nnn || die "export -> build changed the bytes"
+	"$PY" -c '
+import numpy as np, sys
+w = np.load("t8/layers.0.weights.npy")
+print("npy:", w.dtype, w.shape)
+np.save("w8neg.npy", (-w.astype(np.int16)).clip(-128, 127).astype(np.int8))
+np.save("w8f.npy", w.astype(np.float32))
+sys.exit(0 if w.dtype == np.int8 and w.shape == (24, 40) else 1)' || die "the int8 .npy file is not [24, 40] int8"
+	nnnkit edit m8.nnn --get 'layers[0].weights' -o g8.npy
+	cmp g8.npy t8/layers.0.weights.npy || die "edit --get wrote other bytes than convert --tensors"
+	nnnkit edit m8.nnn --set 'layers[0].weights=w8neg.npy' -o m8neg.nnn
+	nnnkit edit m8neg.nnn --get 'layers[0].weights' -o g8neg.npy
+	cmp g8neg.npy w8neg.npy || die "edit --set then --get changed the int8 values"
+	if out=$(nnnkit edit m8.nnn --set 'layers[0].weights=w8f.npy' -o bad.nnn 2>&1); then
+		die "edit --set took '<f4' into int8 weights"
+	fi
+	echo "$out"
+	contains "$out" "expected '|i1'"
+	# Python: the model rebuilt from its loaded layers (int8 views) is the same file
+	NNN_BUILD=$root/build PYTHONPATH=$root/python "$PY" -c '
+import nnnkit
+m = nnnkit.load("m8.nnn")
+nnnkit.Model.from_layers(list(m.layers), description=m.description).save("m8py.nnn")'
+	cmp m8.nnn m8py.nnn || die "Python changed the bytes rebuilding a loaded int8 model"
+	cd - > /dev/null
 }
