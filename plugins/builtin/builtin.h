@@ -369,4 +369,28 @@ BI_ACT_ONNX(bi_leaky_relu_onnx)
 BI_ACT_ONNX(bi_softmax_onnx)
 #undef BI_ACT_ONNX
 
+/* ---- onnx.c: what the ONNX hooks of grown layer types share (ABI 1.7, 1.8) ---- */
+
+/* A field's name in the schema for the host's onnx_set_* functions,
+ * checked by the compiler: the member of record `type` the generator
+ * named after it (a renamed field then fails to build, not to import). */
+#define BI_FIELD(type, member) ((void)sizeof(((type *)0)->member), #member)
+
+/* Export: a tensor's data of element type kind and width, dims [rank], as
+ * an initializer of its ONNX type named from `hint` (bytes as they are:
+ * -0, subnormals and NaN payloads kept), then Cast to float (the node
+ * `hint`_float). Returns the Cast's output; NULL when either failed (g
+ * says why). */
+const char *bi_onnx_cast(const nnn_host_t *h, nnn_onnx_graph_t *g, const char *hint, const int64_t *dims, int rank,
+                         nnn_ekind_t kind, int width, const void *bytes);
+/* Import: whether offered node k is an `op` whose input `in` comes from
+ * `from` (enum nnn_onnx_from, or the index of an offered node). */
+bool bi_onnx_node_is(const nnn_host_t *h, const nnn_onnx_match_t *m, int k, const char *op, int in, int from);
+/* Import: whether offered node k is what bi_onnx_cast writes, a Cast to
+ * float of a constant (of any type: onnx_set_tensor_const checks it). */
+bool bi_onnx_cast_is(const nnn_host_t *h, const nnn_onnx_match_t *m, int k);
+/* Import: 1 when offered node k is Flatten(axis=1) of the layer's input,
+ * 0 when it is no Flatten, -1 when a Flatten of another axis or input. */
+int bi_onnx_flatten_at(const nnn_host_t *h, const nnn_onnx_match_t *m, int k);
+
 #endif

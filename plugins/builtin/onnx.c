@@ -2,7 +2,9 @@
  * (ABI 1.5), which ONNX export calls exactly as it calls a third party's.
  * The graph stays channels-last between layers: a Conv transposes its input
  * to ONNX's channels-first and its output back (runtimes fold the pairs). */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "builtin.h"
 
@@ -179,4 +181,40 @@ nnn_status_t bi_softmax_onnx(const nnn_host_t *h, nnn_onnx_graph_t *g, const nnn
 	(void)act, (void)params, (void)shape;
 	nnn_onnx_attr_t axis = attr_int("axis", -1);
 	return act_node(h, g, "Softmax", x, y, &axis, 1);
+}
+
+/* ---- what the hooks of grown layer types share (dense_f16.c, dense_i8.c) ---- */
+
+const char *bi_onnx_cast(const nnn_host_t *h, nnn_onnx_graph_t *g, const char *hint, const int64_t *dims, int rank,
+                         nnn_ekind_t kind, int width, const void *bytes)
+{
+	char cast[64];
+	snprintf(cast, sizeof cast, "%s_float", hint);
+	const char *w = h->onnx_elems(g, hint, dims, rank, kind, width, bytes);
+	nnn_onnx_attr_t to = attr_int("to", NNN_ONNX_DTYPE_FLOAT);
+	return w ? h->onnx_node(g, "Cast", cast, &w, 1, &to, 1) : NULL;
+}
+
+bool bi_onnx_node_is(const nnn_host_t *h, const nnn_onnx_match_t *m, int k, const char *op, int in, int from)
+{
+	const char *o = h->onnx_op(m, k);
+	return o && !strcmp(o, op) && h->onnx_input(m, k, in) == from;
+}
+
+bool bi_onnx_cast_is(const nnn_host_t *h, const nnn_onnx_match_t *m, int k)
+{
+	int64_t to;
+	return bi_onnx_node_is(h, m, k, "Cast", 0, NNN_ONNX_FROM_CONST) && h->onnx_attr_ints(m, k, "to", &to, 1) == 1 &&
+	       to == NNN_ONNX_DTYPE_FLOAT;
+}
+
+int bi_onnx_flatten_at(const nnn_host_t *h, const nnn_onnx_match_t *m, int k)
+{
+	int64_t axis;
+	const char *o = h->onnx_op(m, k);
+	if (!o || strcmp(o, "Flatten"))
+		return 0;
+	return h->onnx_input(m, k, 0) == NNN_ONNX_FROM_X && h->onnx_attr_ints(m, k, "axis", &axis, 1) == 1 && axis == 1
+	               ? 1
+	               : -1;
 }

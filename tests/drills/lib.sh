@@ -94,6 +94,64 @@ corpus_mentions() {
 	echo "corpus: $n $class cases mention: $*"
 }
 
+# ONNX for a drill whose first layer's weights ([24, 40], a Dense of
+# another element type) its kernel exports as an initializer of ONNX type
+# TYPE (FLOAT16, INT8) cast to float, in $DRILL_OUT: check_onnx ROOT MODEL
+# TYPE WRONG. MODEL.nnn and edges.nnn go .nnn -> .onnx -> .nnn byte for
+# byte (MODEL.onnx and edges.onnx stay for the drill's own looks); the
+# weights stored as WRONG instead of TYPE are refused, naming the node, the
+# initializer and both types; the graph alone (nnn.fields renamed away)
+# imports to a model that gives run's output of MODEL.nnn on x.npy (y.npy,
+# the best path's) bit for bit; and ONNX Runtime (from ROOT/build/ort, else
+# skipped, saying so) runs MODEL.onnx to that output within 1e-5.
+check_onnx() {
+	local root=$1 model=$2 type=$3 wrong=$4 f out
+	for f in "$model" edges; do
+		nnnkit convert "$f.nnn" "$f.onnx"
+		nnnkit convert "$f.onnx" "${f}_onnx.nnn"
+		cmp "$f.nnn" "${f}_onnx.nnn" || die "$f.nnn: .nnn -> ONNX -> .nnn changed the bytes"
+	done
+	# TensorProto: dims 24 and 40 (field 1), then data_type (field 2)
+	"$PY" - "$model" "$type" "$wrong" <<-'EOF' || die "$model.onnx has no weights [24, 40] of type $type to retype to $wrong"
+		import sys
+		types = {"FLOAT": 1, "UINT8": 2, "INT8": 3, "UINT16": 4, "INT16": 5, "INT32": 6, "INT64": 7,
+		         "FLOAT16": 10, "DOUBLE": 11, "UINT32": 12, "UINT64": 13, "BFLOAT16": 16}
+		model, want, wrong = sys.argv[1], types[sys.argv[2]], types[sys.argv[3]]
+		b = open(model + ".onnx", "rb").read()
+		old = bytes([8, 24, 8, 40, 16, want])
+		if b.count(old) != 1:
+		    sys.exit(1)
+		open("wrongtype.onnx", "wb").write(b.replace(old, bytes([8, 24, 8, 40, 16, wrong])))
+	EOF
+	if out=$(nnnkit convert wrongtype.onnx wrongtype.nnn 2>&1); then die "import took $wrong weights for $type ones"; fi
+	echo "$out"
+	contains "$out" "node 'layers.0/weights_float' (Cast): initializer 'layers.0/weights' is $wrong, expected $type"
+	# from the graph alone: the hook's fields make the same network
+	"$PY" - "$model" <<-'EOF' || die "$model.onnx has no one nnn.fields key to rename"
+		import sys
+		b = open(sys.argv[1] + ".onnx", "rb").read()
+		sys.exit(1 if b.count(b"nnn.fields") != 1 else open("graph.onnx", "wb").write(b.replace(b"nnn.fields", b"nnn.fieldx")) and 0)
+	EOF
+	nnnkit convert graph.onnx graph.nnn
+	nnnkit run "$model.nnn" --input x.npy --output y.npy
+	nnnkit run graph.nnn --input x.npy --output y_graph.npy
+	"$PY" -c '
+import numpy as np, sys
+sys.exit(0 if np.load("y_graph.npy").tobytes() == np.load("y.npy").tobytes() else 1)' ||
+		die "graph.nnn (imported without nnn.fields) does not give run's output of $model.nnn"
+	if [ ! -d "$root/build/ort/node_modules/onnxruntime-node" ]; then
+		echo "ONNX Runtime: skipped, $root/build/ort has no onnxruntime-node (make test-build installs it when npm can)"
+		return
+	fi
+	out=$(NODE_PATH=$root/build/ort/node_modules node "$root/tests/tools/ort_run.js" "$model.onnx" x.npy y_ort.npy 2>&1) ||
+		die "ONNX Runtime did not run $model.onnx: $out"
+	"$PY" -c '
+import numpy as np, sys
+y, o = np.load("y.npy"), np.load("y_ort.npy")
+print("ONNX Runtime", o.shape, "largest difference from nnnkit run:", np.abs(o - y).max())
+sys.exit(0 if o.shape == y.shape and np.abs(o - y).max() < 1e-5 else 1)' || die "ONNX Runtime and nnnkit run disagree on $model.onnx"
+}
+
 # ---- the steps ----
 
 # Runs a step in a subshell, so that `set -e` holds inside the drill's

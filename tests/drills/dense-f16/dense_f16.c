@@ -5,8 +5,6 @@
  * the host applies the activation after. Shapes come from the
  * schema's `features` io, so the loops only check that the buffers hold
  * them. */
-#include <string.h>
-
 #include "builtin.h"
 
 static nnn_status_t f16_check(const nnn_kernel_args_t *a, char *msg, size_t msg_size)
@@ -41,10 +39,6 @@ static nnn_status_t f16_forward(const nnn_kernel_args_t *a, char *msg, size_t ms
 	return NNN_OK;
 }
 
-/* A field's name in the schema, checked by the compiler: the member of
- * record `type` the generator named after it. */
-#define FIELD(type, member) ((void)sizeof(((type *)0)->member), #member)
-
 /* ONNX: the float16 weights as a FLOAT16 initializer, bytes as they are
  * (NaN payloads and -0 kept), Cast to float, then as Dense: [Flatten,]
  * MatMul, Add of the bias. ONNX runtimes run it in float32, as forward. */
@@ -57,25 +51,16 @@ static nnn_status_t f16_onnx(const nnn_host_t *h, nnn_onnx_graph_t *g, const nnn
 	if (w->dims.n != 2)
 		return h->onnx_fail(g, "weights have %d dims, expected [inputs, neurons]", (int)w->dims.n);
 	int64_t wd[2] = { w->dims.v[0], w->dims.v[1] }, nb = layer->bias.data.n;
-	const char *w16 = h->onnx_elems(g, "weights", wd, 2, NNN_EK_FLOAT, 2, w->data.bytes);
+	const char *wf = bi_onnx_cast(h, g, "weights", wd, 2, NNN_EK_FLOAT, 2, w->data.bytes);
 	const char *b = h->onnx_elems(g, "bias", &nb, 1, NNN_EK_FLOAT, 4, layer->bias.data.bytes);
-	nnn_onnx_attr_t to = { .name = "to", .kind = NNN_ONNX_ATTR_INT, .i = NNN_ONNX_DTYPE_FLOAT };
 	nnn_onnx_attr_t axis = { .name = "axis", .kind = NNN_ONNX_ATTR_INT, .i = 1 };
-	const char *wf = w16 && b ? h->onnx_node(g, "Cast", "weights_float", &w16, 1, &to, 1) : NULL;
-	if (wf && d->flatten)
+	if (wf && b && d->flatten)
 		x = h->onnx_node(g, "Flatten", "flatten", &x, 1, &axis, 1);
 	const char *mm[2] = { x, wf };
-	const char *p = wf && x ? h->onnx_node(g, "MatMul", "matmul", mm, 2, NULL, 0) : NULL;
+	const char *p = wf && b && x ? h->onnx_node(g, "MatMul", "matmul", mm, 2, NULL, 0) : NULL;
 	const char *add[2] = { p, b };
 	*y = p ? h->onnx_node(g, "Add", "add", add, 2, NULL, 0) : NULL;
 	return *y ? NNN_OK : NNN_E_ONNX_EXPORT;
-}
-
-/* Whether offered node k is an `op` whose input `in` comes from `from`. */
-static bool node_is(const nnn_host_t *h, const nnn_onnx_match_t *m, int k, const char *op, int in, int from)
-{
-	const char *o = h->onnx_op(m, k);
-	return o && !strcmp(o, op) && h->onnx_input(m, k, in) == from;
 }
 
 /* What f16_onnx writes, read back: the weights and bias set from their
@@ -83,25 +68,20 @@ static bool node_is(const nnn_host_t *h, const nnn_onnx_match_t *m, int k, const
  * FLOAT16), neurons from the weights, flatten from the Flatten. */
 static int f16_onnx_import(const nnn_host_t *h, nnn_onnx_match_t *m)
 {
-	int64_t v, dims[NNN_MAX_RANK];
-	int rank, k = 1;
+	int64_t dims[NNN_MAX_RANK];
+	int rank;
 	int32_t dtype;
 	const void *bytes;
-	if (!node_is(h, m, 0, "Cast", 0, NNN_ONNX_FROM_CONST) || h->onnx_attr_ints(m, 0, "to", &v, 1) != 1 ||
-	    v != NNN_ONNX_DTYPE_FLOAT)
-		return 0;
-	bool flatten = node_is(h, m, 1, "Flatten", 0, NNN_ONNX_FROM_X);
-	if (flatten && (h->onnx_attr_ints(m, 1, "axis", &v, 1) != 1 || v != 1))
-		return 0;
-	k += flatten;
-	if (!node_is(h, m, k, "MatMul", 0, flatten ? 1 : NNN_ONNX_FROM_X) || h->onnx_input(m, k, 1) != 0 ||
-	    !node_is(h, m, k + 1, "Add", 0, k) || h->onnx_input(m, k + 1, 1) != NNN_ONNX_FROM_CONST ||
+	int flatten = bi_onnx_flatten_at(h, m, 1), k = 1 + flatten;
+	if (!bi_onnx_cast_is(h, m, 0) || flatten < 0 ||
+	    !bi_onnx_node_is(h, m, k, "MatMul", 0, flatten ? 1 : NNN_ONNX_FROM_X) || h->onnx_input(m, k, 1) != 0 ||
+	    !bi_onnx_node_is(h, m, k + 1, "Add", 0, k) || h->onnx_input(m, k + 1, 1) != NNN_ONNX_FROM_CONST ||
 	    h->onnx_const_elems(m, 0, 0, dims, &rank, &dtype, &bytes) < 0 || rank != 2)
 		return 0;
-	if (h->onnx_set_tensor_const(m, FIELD(nnn_dense_f16_t, weights), 0, 0) != NNN_OK ||
-	    h->onnx_set_tensor_const(m, FIELD(nnn_layer_t, bias), k + 1, 1) != NNN_OK ||
-	    h->onnx_set_number(m, FIELD(nnn_dense_f16_t, neurons), (double)dims[1]) != NNN_OK ||
-	    h->onnx_set_number(m, FIELD(nnn_dense_f16_t, flatten), flatten) != NNN_OK)
+	if (h->onnx_set_tensor_const(m, BI_FIELD(nnn_dense_f16_t, weights), 0, 0) != NNN_OK ||
+	    h->onnx_set_tensor_const(m, BI_FIELD(nnn_layer_t, bias), k + 1, 1) != NNN_OK ||
+	    h->onnx_set_number(m, BI_FIELD(nnn_dense_f16_t, neurons), (double)dims[1]) != NNN_OK ||
+	    h->onnx_set_number(m, BI_FIELD(nnn_dense_f16_t, flatten), flatten) != NNN_OK)
 		return 0;
 	return k + 2;
 }

@@ -126,8 +126,14 @@ print(sys.argv[2], "output", y.shape, "largest difference from NumPy:", np.abs(y
 sys.exit(0 if y.shape == want.shape and np.abs(y - want).max() < 1e-4 else 1)' $x "${isa:-best}"
 		done
 	done
-	nnnkit run m16.nnn --input x.npy --output y.npy # the best path's, which check_onnx compares bit for bit
-	check_onnx "$root"
+	# ONNX: the float16 weights are a FLOAT16 initializer holding the file's
+	# bytes (edge values and NaN payloads kept); BFLOAT16 ones are refused
+	check_onnx "$root" m16 FLOAT16 BFLOAT16
+	"$PY" -c '
+import numpy as np, sys
+b = open("edges.onnx", "rb").read()
+want = np.array([0x8000, 0x0001, 0x03ff, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00, 0x7e01, 0xfc01, 0x7dff], np.uint16)
+sys.exit(0 if want.tobytes() in b else 1)' || die "edges.onnx does not hold the float16 bits as raw_data"
 	# safetensors: the float16 weights are an F16 tensor [24, 40] of the file's bytes
 	nnnkit convert edges.nnn edges.safetensors
 	contains "$(head -c 4096 edges.safetensors | tr -d '\0')" '"layers.0.weights": {"dtype": "F16", "shape": [2, 40]'
@@ -136,57 +142,6 @@ sys.exit(0 if y.shape == want.shape and np.abs(y - want).max() < 1e-4 else 1)' $
 	cd - > /dev/null
 	corpus_mentions valid dense_f16
 	corpus_mentions invalid dense_f16 data
-}
-
-# ONNX: the float16 weights are a FLOAT16 initializer holding the file's
-# bytes (edge values and NaN payloads kept), so .nnn -> .onnx -> .nnn gives
-# the same bytes; ONNX Runtime runs the graph (Cast to float, MatMul, Add)
-# to nnnkit's output.
-check_onnx() {
-	local root=$1 f out
-	for f in m16 edges; do
-		nnnkit convert $f.nnn $f.onnx
-		nnnkit convert $f.onnx ${f}_onnx.nnn
-		cmp $f.nnn ${f}_onnx.nnn || die "$f.nnn: .nnn -> ONNX -> .nnn changed the bytes"
-	done
-	"$PY" -c '
-import numpy as np, sys
-b = open("edges.onnx", "rb").read()
-want = np.array([0x8000, 0x0001, 0x03ff, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00, 0x7e01, 0xfc01, 0x7dff], np.uint16)
-sys.exit(0 if want.tobytes() in b else 1)' || die "edges.onnx does not hold the float16 bits as raw_data"
-	# the weights stored as BFLOAT16 (data_type 16 for 10, after dims 24
-	# and 40): refused, naming the node, the initializer and both types
-	"$PY" -c '
-import sys
-b = open("m16.onnx", "rb").read()
-old = bytes([8, 24, 8, 40, 16, 10])
-sys.exit(1 if b.count(old) != 1 else open("bf16.onnx", "wb").write(b.replace(old, bytes([8, 24, 8, 40, 16, 16]))) and 0)'
-	if out=$(nnnkit convert bf16.onnx bf16.nnn 2>&1); then die "import took BFLOAT16 weights for float16 ones"; fi
-	echo "$out"
-	contains "$out" "node 'layers.0/weights_float' (Cast): initializer 'layers.0/weights' is BFLOAT16, expected FLOAT16"
-	# from the graph alone (the nnn.fields metadata renamed away): the hook's
-	# fields make the same network, which gives run's output bit for bit
-	"$PY" -c '
-import sys
-b = open("m16.onnx", "rb").read()
-sys.exit(1 if b.count(b"nnn.fields") != 1 else open("graph.onnx", "wb").write(b.replace(b"nnn.fields", b"nnn.fieldx")) and 0)'
-	nnnkit convert graph.onnx graph.nnn
-	nnnkit run graph.nnn --input x.npy --output y_graph.npy
-	"$PY" -c '
-import numpy as np, sys
-sys.exit(0 if np.load("y_graph.npy").tobytes() == np.load("y.npy").tobytes() else 1)' ||
-		die "graph.nnn (imported without nnn.fields) does not give run's output of m16.nnn"
-	if [ ! -d "$root/build/ort/node_modules/onnxruntime-node" ]; then
-		echo "ONNX Runtime: skipped, $root/build/ort has no onnxruntime-node (make test-build installs it when npm can)"
-		return
-	fi
-	out=$(NODE_PATH=$root/build/ort/node_modules node "$root/tests/tools/ort_run.js" m16.onnx x.npy y_ort.npy 2>&1) ||
-		die "ONNX Runtime did not run m16.onnx: $out"
-	"$PY" -c '
-import numpy as np, sys
-y, o = np.load("y.npy"), np.load("y_ort.npy")
-print("ONNX Runtime", o.shape, "largest difference from nnnkit run:", np.abs(o - y).max())
-sys.exit(0 if o.shape == y.shape and np.abs(o - y).max() < 1e-5 else 1)' || die "ONNX Runtime and nnnkit run disagree on m16.onnx"
 }
 
 # The float16 weights through .npy ('<f2') both ways, byte for byte:
