@@ -64,11 +64,15 @@ def quantize(path, w, out, deq):
     return m, L
 m, L = quantize("m32.json", np.load("w.npy"), "i8.json", "w8.npy")
 quantize("wide32.json", np.load("ww.npy"), "wide.json", "ww8.npy")
-# edge values: the ends of int8 and zero
+# edge values: the ends of int8 and zero; scales of -0, subnormals (the
+# smallest of each sign, the largest), the smallest normal and the largest
 e = dict(m)
 e["layers"] = [dict(L)]
 e["param_count"] = 2 * 40 + 40 + 40
 e["layers"][0]["weights"] = {"dims": [2, 40], "requires_grad": False, "data": [-128, 127, 0, -1, 1] + [3] * 75}
+se = np.array([0x80000000, 0x00000001, 0x80000001, 0x007fffff, 0x00800000, 0x7f7fffff], np.uint32).view(np.float32)
+e["layers"][0]["scales"] = {"dims": [40], "requires_grad": False,
+                            "data": [float(v) for v in se] + [float(v) for v in L["scales"]["data"][6:]]}
 json.dump(e, open("edges.json", "w"))
 # scales of the wrong shape: 39 of them for 40 neurons
 e["param_count"] -= 1
@@ -96,6 +100,7 @@ sys.exit(0 if y.shape == want.shape and np.abs(y - want).max() < 1e-4 else 1)' "
 
 check() {
 	check_npy
+	check_onnx_i8
 	local out s8 s32 isa root=$PWD
 	cd "$DRILL_OUT"
 	out=$(nnnkit validate --input-shape 5,24 m8.nnn)
@@ -204,5 +209,31 @@ import nnnkit
 m = nnnkit.load("m8.nnn")
 nnnkit.Model.from_layers(list(m.layers), description=m.description).save("m8py.nnn")'
 	cmp m8.nnn m8py.nnn || die "Python changed the bytes rebuilding a loaded int8 model"
+	cd - > /dev/null
+}
+
+# ONNX: the int8 weights are an INT8 initializer cast to float, then
+# MatMul, Mul by the scales, Add (lib.sh: check_onnx, UINT8 weights
+# refused); the edge values (-128, 127; scales of -0 and subnormals) are
+# the file's bytes in the .onnx; safetensors keeps them too, the weights
+# an I8 tensor.
+check_onnx_i8() {
+	local root=$PWD
+	cd "$DRILL_OUT"
+	nnnkit convert edges.json edges.nnn
+	check_onnx "$root" m8 INT8 UINT8
+	"$PY" -c '
+import numpy as np, sys
+w = bytes([0x80, 0x7f, 0x00, 0xff, 0x01, 0x03])
+s = np.array([0x80000000, 0x00000001, 0x80000001, 0x007fffff, 0x00800000, 0x7f7fffff], "<u4").tobytes()
+for f in ("edges.nnn", "edges.onnx"):
+    b = open(f, "rb").read()
+    if w not in b or s not in b:
+        sys.exit(f + " does not hold the int8 weights and the float32 scales written")' ||
+		die "the edge values are not the bytes written"
+	nnnkit convert edges.nnn edges.safetensors
+	contains "$(head -c 4096 edges.safetensors | tr -d '\0')" '"layers.0.weights": {"dtype": "I8", "shape": [2, 40]'
+	nnnkit convert edges.safetensors edges_st.nnn
+	cmp edges.nnn edges_st.nnn || die "edges.nnn: .nnn -> safetensors -> .nnn changed the bytes"
 	cd - > /dev/null
 }
