@@ -103,7 +103,9 @@ corpus_mentions() {
 # initializer and both types; the graph alone (nnn.fields renamed away)
 # imports to a model that gives run's output of MODEL.nnn on x.npy (y.npy,
 # the best path's) bit for bit; and ONNX Runtime (from ROOT/build/ort, else
-# skipped, saying so) runs MODEL.onnx to that output within 1e-5.
+# skipped, saying so) runs MODEL.onnx to that output within 1e-5. With its
+# first layer flattening, MODEL exported for an input [1, 4, 6] comes back
+# byte for byte and runs x as [N, 4, 6] to the same output.
 check_onnx() {
 	local root=$1 model=$2 type=$3 wrong=$4 f out
 	for f in "$model" edges; do
@@ -139,6 +141,26 @@ check_onnx() {
 import numpy as np, sys
 sys.exit(0 if np.load("y_graph.npy").tobytes() == np.load("y.npy").tobytes() else 1)' ||
 		die "graph.nnn (imported without nnn.fields) does not give run's output of $model.nnn"
+	# flattening a rank-3 input ([N, 4, 6] -> [N, 24]): the Flatten the
+	# hook takes leaves rank 2, so the float32 Dense after it imports too
+	nnnkit convert "$model.nnn" flat.json
+	"$PY" - <<-'EOF' || die "flat.json: no layers[0].flatten to set"
+		import json, numpy as np
+		m = json.load(open("flat.json"))
+		m["layers"][0]["flatten"] = True
+		json.dump(m, open("flat.json", "w"))
+		x = np.load("x.npy")
+		np.save("x3.npy", x.reshape(x.shape[0], 4, 6))
+	EOF
+	nnnkit convert flat.json flat.nnn
+	nnnkit convert --input-shape 1,4,6 flat.nnn flat.onnx
+	nnnkit convert flat.onnx flat_onnx.nnn
+	cmp flat.nnn flat_onnx.nnn || die "flat.nnn: .nnn -> ONNX (input [1, 4, 6]) -> .nnn changed the bytes"
+	nnnkit run flat.nnn --input x3.npy --output y_flat.npy
+	"$PY" -c '
+import numpy as np, sys
+sys.exit(0 if np.load("y_flat.npy").tobytes() == np.load("y.npy").tobytes() else 1)' ||
+		die "flat.nnn on x as [N, 4, 6] does not give $model.nnn's output on [N, 24]"
 	if [ ! -d "$root/build/ort/node_modules/onnxruntime-node" ]; then
 		echo "ONNX Runtime: skipped, $root/build/ort has no onnxruntime-node (make test-build installs it when npm can)"
 		return

@@ -316,7 +316,12 @@ static void took(imp_t *im, int i, int n, bool layer, int id, nnn_onnx_match_t *
 		L->pl = f;
 		if (!take_bias(L, f))
 			imp_bad(im, i, "the %s layer's onnx_import hook gave a bias that is not float32 of rank 1", f->name);
-		/* Channels-last in and out, as forward: the rank stays, the dims are the plugin's. */
+		/* Channels-last in and out, as forward: the rank stays, the dims
+		 * are the plugin's; a Flatten it took (a Dense's flatten) leaves
+		 * [N, -1], which the layer after it must see as rank 2. */
+		for (int k = i; k < i + n; k++)
+			if (!strcmp(im->g->node[k]->op_type, "Flatten"))
+				im->rank = 2;
 		for (int d = 0; d < im->rank; d++)
 			im->shape[d] = -1;
 	} else {
