@@ -135,7 +135,8 @@ ort:
 # nothing left to build there. test-build is what every tier needs (the
 # growth drills' base tree).
 TIER_DEPS := $(ALL) $(FIXTURE_SO) $(O)/lenient
-TIER_DEPS_integration := $(ORT_STAMP)
+# tests/integration/test_shares.c reads the other tiers' lists of tests.
+TIER_DEPS_integration := $(ORT_STAMP) $(O)/test-unit $(O)/test-gen $(O)/test-cli
 test-build: $(TIER_DEPS) $(TEST_BINS) $(ORT_STAMP)
 
 # The suite's plugin scans are cached in the build folder, never in ~/.cache,
