@@ -35,6 +35,19 @@ const nnn_host_t *bi_host(void);
 #define BI_X86 0
 #endif
 
+/* BI_UNROLL(n) before a loop of a vector kernel: `#pragma GCC unroll n`, so
+ * its sums stay in registers (GCC and Clang honour it). BI_NO_UNROLL leaves
+ * it out: the sanitizer tree (tests/tests.mk) defines it, since Clang 14
+ * spends minutes inlining and simplifying the unrolled bodies once UBSan
+ * has instrumented them (narrow.c: 125 s, against 6 s without), and speed
+ * is not what that tree is for. */
+#define BI_PRAGMA(text) _Pragma(#text)
+#ifdef BI_NO_UNROLL
+#define BI_UNROLL(n)
+#else
+#define BI_UNROLL(n) BI_PRAGMA(GCC unroll n)
+#endif
+
 /* The output shape a layer's kernel computes for an input: the shape its
  * loops assume. Shapes come from the host's shape engine (these layer
  * types give no infer); prepare and forward refuse an input or output

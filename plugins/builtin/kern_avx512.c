@@ -43,7 +43,7 @@ static inline __attribute__((always_inline)) void ukr_group_body(const int R, co
 {
 	__m512 acc[12];
 	const __m512 b0 = _mm512_loadu_ps(bias);
-#pragma GCC unroll 16
+BI_UNROLL(16)
 	for (int r = 0; r < R; r++)
 		acc[r] = b0;
 	for (int64_t q = 0; q < nq; q++) {
@@ -51,14 +51,14 @@ static inline __attribute__((always_inline)) void ukr_group_body(const int R, co
 		for (int64_t t = 0; t < len; t++, w += 16) {
 			const __m512 wv = _mm512_loadu_ps(w);
 			const __mmask16 m = mask[t];
-#pragma GCC unroll 16
+BI_UNROLL(16)
 			for (int r = 0; r < R; r++) {
 				const __m512 b = _mm512_broadcastss_ps(_mm_load_ss(xq + r * xs + t));
 				acc[r] = _mm512_mask3_fmadd_ps(wv, b, acc[r], m);
 			}
 		}
 	}
-#pragma GCC unroll 16
+BI_UNROLL(16)
 	for (int r = 0; r < R; r++)
 		_mm512_mask_storeu_ps(y + r * ys, store, acc[r]);
 }

@@ -32,12 +32,12 @@ static inline __attribute__((always_inline)) void line_unpack(const __m512 *a, _
 static inline __attribute__((always_inline)) void line_store8(float *y, const __m512 *lo, const __m512 *hi, int n)
 {
 	__m512 a[4], b[4]; /* a[i]: lanes 0, 1 of lo[i] and hi[i]; b[i]: lanes 2, 3 */
-#pragma GCC unroll 4
+BI_UNROLL(4)
 	for (int i = 0; i < 4; i++) {
 		a[i] = _mm512_shuffle_f32x4(lo[i], hi[i], _MM_SHUFFLE(1, 0, 1, 0));
 		b[i] = _mm512_shuffle_f32x4(lo[i], hi[i], _MM_SHUFFLE(3, 2, 3, 2));
 	}
-#pragma GCC unroll 8
+BI_UNROLL(8)
 	for (int k = 0; k < 8; k++) { /* positions 2k and 2k + 1: 4j + i and 4j + i + 1 */
 		const int j = k >> 1, i = 2 * (k & 1);
 		const __m512 *src = j < 2 ? a : b;
@@ -70,10 +70,10 @@ static inline __attribute__((always_inline)) void ukr_line_body(const int G, con
 	__m512 acc[2][16];
 	const __mmask16 m[2] = { (__mmask16)(cnt[0] >= 16 ? 0xffffu : (1u << cnt[0]) - 1),
 		                 (__mmask16)(NB < 2 ? 0u : cnt[1] >= 16 ? 0xffffu : (1u << cnt[1]) - 1) };
-#pragma GCC unroll 16
+BI_UNROLL(16)
 	for (int f = 0; f < 4 * G; f++) {
 		const __m512 b = _mm512_set1_ps(bias[f]);
-#pragma GCC unroll 2
+BI_UNROLL(2)
 		for (int i = 0; i < NB; i++)
 			acc[i][f] = b;
 	}
@@ -81,13 +81,13 @@ static inline __attribute__((always_inline)) void ukr_line_body(const int G, con
 		const float *xq = x + off[q];
 		for (int64_t t = 0; t < len; t++, w += ws) {
 			__m512 xv[2];
-#pragma GCC unroll 2
+BI_UNROLL(2)
 			for (int i = 0; i < NB; i++) /* masked lanes read nothing: no access past the line */
 				xv[i] = _mm512_maskz_loadu_ps(m[i], xq + i * xs + t);
-#pragma GCC unroll 16
+BI_UNROLL(16)
 			for (int f = 0; f < 4 * G; f++) {
 				const __m512 wb = _mm512_set1_ps(w[f]);
-#pragma GCC unroll 2
+BI_UNROLL(2)
 				for (int i = 0; i < NB; i++)
 					acc[i][f] = _mm512_fmadd_ps(xv[i], wb, acc[i][f]);
 			}
@@ -95,9 +95,9 @@ static inline __attribute__((always_inline)) void ukr_line_body(const int G, con
 	}
 	if (act->kind == BI_ACT_RELU || act->kind == BI_ACT_LEAKY_RELU) { /* act.c's own operations, on the sums */
 		const __m512 zero = _mm512_setzero_ps(), tau = _mm512_set1_ps(act->tau);
-#pragma GCC unroll 2
+BI_UNROLL(2)
 		for (int i = 0; i < NB; i++)
-#pragma GCC unroll 16
+BI_UNROLL(16)
 			for (int f = 0; f < 4 * G; f++)
 				acc[i][f] = act->kind == BI_ACT_RELU
 				                    ? _mm512_max_ps(acc[i][f], zero)
@@ -106,24 +106,24 @@ static inline __attribute__((always_inline)) void ukr_line_body(const int G, con
 	}
 	/* Out as rows of filters: per 4 filters, two rounds of unpacking give
 	 * u[i], whose 128-bit lane j holds them for position 4j + i. */
-#pragma GCC unroll 2
+BI_UNROLL(2)
 	for (int i = 0; i < NB; i++) {
 		const int n = cnt[i];
 		float *yi = y + i * yb;
 		__m512 u[4][4];
-#pragma GCC unroll 4
+BI_UNROLL(4)
 		for (int g = 0; g < G; g++)
 			line_unpack(&acc[i][4 * g], u[g]);
 		if (G == 2 && cols == 8 && ys == 8) { /* the rows are one run: whole vectors of 2 positions */
 			line_store8(yi, u[0], u[1], n);
 			continue;
 		}
-#pragma GCC unroll 4
+BI_UNROLL(4)
 		for (int g = 0; g < G; g++) {
 			const int part = cols - 4 * g; /* filters of these 4 to store */
-#pragma GCC unroll 4
+BI_UNROLL(4)
 			for (int j = 0; j < 4; j++)
-#pragma GCC unroll 4
+BI_UNROLL(4)
 				for (int k = 0; k < 4; k++) {
 					const int p = 4 * j + k;
 					__m128 v;

@@ -55,17 +55,17 @@ static inline __attribute__((always_inline)) void KT_NAME(ukr_body)(
 {
 	KT_VEC acc[12][4];
 	if (ins == 0) {
-#pragma GCC unroll 4
+BI_UNROLL(4)
 		for (int j = 0; j < J; j++) {
 			KT_VEC b = KT_LOAD(init + j * KT_V);
-#pragma GCC unroll 16
+BI_UNROLL(16)
 			for (int r = 0; r < R; r++)
 				acc[r][j] = b;
 		}
 	} else {
-#pragma GCC unroll 16
+BI_UNROLL(16)
 		for (int r = 0; r < R; r++)
-#pragma GCC unroll 4
+BI_UNROLL(4)
 			for (int j = 0; j < J; j++) {
 				int n = cols - j * KT_V;
 				acc[r][j] = n >= KT_V ? KT_LOAD(init + r * ins + j * KT_V)
@@ -76,21 +76,21 @@ static inline __attribute__((always_inline)) void KT_NAME(ukr_body)(
 		const float *xq = x + off[q];
 		for (int64_t t = 0; t < len; t++, w += J * KT_V) {
 			KT_VEC wv[4];
-#pragma GCC unroll 4
+BI_UNROLL(4)
 			for (int j = 0; j < J; j++)
 				wv[j] = KT_LOAD(w + j * KT_V);
-#pragma GCC unroll 16
+BI_UNROLL(16)
 			for (int r = 0; r < R; r++) {
 				KT_VEC b = KT_BCAST(xq + r * xs + t);
-#pragma GCC unroll 4
+BI_UNROLL(4)
 				for (int j = 0; j < J; j++)
 					acc[r][j] = KT_FMA(b, wv[j], acc[r][j]);
 			}
 		}
 	}
-#pragma GCC unroll 16
+BI_UNROLL(16)
 	for (int r = 0; r < R; r++)
-#pragma GCC unroll 4
+BI_UNROLL(4)
 		for (int j = 0; j < J; j++) {
 			int n = cols - j * KT_V;
 			if (n > 0)
@@ -107,22 +107,22 @@ static inline __attribute__((always_inline)) void KT_NAME(panels_body)(
 	float *y, int cols)
 {
 	KT_VEC acc[4][4];
-#pragma GCC unroll 4
+BI_UNROLL(4)
 	for (int i = 0; i < P; i++)
-#pragma GCC unroll 4
+BI_UNROLL(4)
 		for (int j = 0; j < J; j++)
 			acc[i][j] = KT_LOAD(bias + (i * J + j) * KT_V);
 	for (int64_t t = 0; t < len; t++, w += J * KT_V) {
 		const KT_VEC b = KT_BCAST(x + t);
-#pragma GCC unroll 4
+BI_UNROLL(4)
 		for (int i = 0; i < P; i++)
-#pragma GCC unroll 4
+BI_UNROLL(4)
 			for (int j = 0; j < J; j++)
 				acc[i][j] = KT_FMA(b, KT_LOAD(w + i * pw + j * KT_V), acc[i][j]);
 	}
-#pragma GCC unroll 4
+BI_UNROLL(4)
 	for (int i = 0; i < P; i++)
-#pragma GCC unroll 4
+BI_UNROLL(4)
 		for (int j = 0; j < J; j++) {
 			int n = cols - (i * J + j) * KT_V;
 			if (n > 0)
@@ -185,44 +185,44 @@ static inline __attribute__((always_inline)) void KT_NAME(split_body)(
 	const float *bias, bool first, bool last, float *part, float *y, ptrdiff_t ys, int cols)
 {
 	KT_VEC acc[6][2][4];
-#pragma GCC unroll 6
+BI_UNROLL(6)
 	for (int r = 0; r < R; r++)
-#pragma GCC unroll 2
+BI_UNROLL(2)
 		for (int j = 0; j < J; j++)
-#pragma GCC unroll 4
+BI_UNROLL(4)
 			for (int s = 0; s < 4; s++)
 				acc[r][j][s] = !first ? KT_LOAD(part + ((r * 4 + s) * J + j) * KT_V)
 				               : s == 0 ? KT_LOAD(bias + j * KT_V) : KT_ZERO();
 	int64_t t = 0;
 	for (; t + 4 <= len; t += 4)
-#pragma GCC unroll 4
+BI_UNROLL(4)
 		for (int s = 0; s < 4; s++) {
 			KT_VEC wv[2];
-#pragma GCC unroll 2
+BI_UNROLL(2)
 			for (int j = 0; j < J; j++)
 				wv[j] = KT_LOAD(w + (t + s) * ws + j * KT_V);
-#pragma GCC unroll 6
+BI_UNROLL(6)
 			for (int r = 0; r < R; r++) {
 				KT_VEC b = KT_BCAST(x + r * xs + t + s);
-#pragma GCC unroll 2
+BI_UNROLL(2)
 				for (int j = 0; j < J; j++)
 					acc[r][j][s] = KT_FMA(b, wv[j], acc[r][j][s]);
 			}
 		}
 	for (int s = 0; t < len; t++, s++) /* the last taps, each in its own partial sum */
-#pragma GCC unroll 6
+BI_UNROLL(6)
 		for (int r = 0; r < R; r++) {
 			KT_VEC b = KT_BCAST(x + r * xs + t);
-#pragma GCC unroll 2
+BI_UNROLL(2)
 			for (int j = 0; j < J; j++)
 				acc[r][j][s & 3] = KT_FMA(b, KT_LOAD(w + t * ws + j * KT_V), acc[r][j][s & 3]);
 		}
-#pragma GCC unroll 6
+BI_UNROLL(6)
 	for (int r = 0; r < R; r++)
-#pragma GCC unroll 2
+BI_UNROLL(2)
 		for (int j = 0; j < J; j++) {
 			if (!last) {
-#pragma GCC unroll 4
+BI_UNROLL(4)
 				for (int s = 0; s < 4; s++)
 					KT_STORE(part + ((r * 4 + s) * J + j) * KT_V, acc[r][j][s]);
 				continue;

@@ -31,25 +31,25 @@ static inline __attribute__((always_inline)) void NT_NAME(narrow_body)(const nar
 	const float *x = j->x + r0 * k;
 	const unsigned char *wi = w->data + c * width;
 	NT_VEC acc[4][8];
-#pragma GCC unroll 4
+BI_UNROLL(4)
 	for (int r = 0; r < R; r++)
-#pragma GCC unroll 8
+BI_UNROLL(8)
 		for (int v = 0; v < J; v++)
 			acc[r][v] = NT_ZERO();
 	for (int64_t i = 0; i < k; i++, wi += n * width) {
-#pragma GCC unroll 8
+BI_UNROLL(8)
 		for (int v = 0; v < J; v++) {
 			const NT_VEC wv = T == BI_NARROW_I8 ? NT_I8(wi + NT_V * v) : NT_F16(wi + 2 * NT_V * v);
-#pragma GCC unroll 4
+BI_UNROLL(4)
 			for (int r = 0; r < R; r++)
 				acc[r][v] = NT_FMA(NT_BCAST(x[r * k + i]), wv, acc[r][v]);
 		}
 	}
-#pragma GCC unroll 8
+BI_UNROLL(8)
 	for (int v = 0; v < J; v++) {
 		const NT_VEC b = NT_LOADF(w->bias.bytes + 4 * (c + NT_V * v));
 		const NT_VEC s = w->scale.n ? NT_LOADF(w->scale.bytes + 4 * (c + NT_V * v)) : NT_ZERO();
-#pragma GCC unroll 4
+BI_UNROLL(4)
 		for (int r = 0; r < R; r++)
 			NT_STORE(j->y + (r0 + r) * n + c + NT_V * v, w->scale.n ? NT_FMA(acc[r][v], s, b) : NT_ADD(acc[r][v], b));
 	}

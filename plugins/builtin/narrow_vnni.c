@@ -139,13 +139,13 @@ static void vnni_group(const bi_narrow_pack_t *pk, const bi_narrow_t *w, const u
 	const int8_t *wg = pk->w + g * pk->kq * GROUP * 4;
 	for (int64_t q = 0; q < pk->kq; q++, wg += GROUP * 4) {
 		__m512i u[PIECES];
-#pragma GCC unroll 4
+BI_UNROLL(4)
 		for (int p = 0; p < PIECES; p++)
 			u[p] = _mm512_set1_epi32((int)qb[4 * q + p]);
-#pragma GCC unroll 4
+BI_UNROLL(4)
 		for (int b = 0; b < 4; b++) {
 			const __m512i wv = _mm512_loadu_si512(wg + 64 * b);
-#pragma GCC unroll 4
+BI_UNROLL(4)
 			for (int p = 0; p < PIECES; p++)
 				acc[b][p] = _mm512_dpbusd_epi32(acc[b][p], u[p], wv);
 		}
