@@ -15,7 +15,7 @@
 #   make test-asan         unit and gen on the sanitizer tree (clang,
 #                          ASan+UBSan: the fuzzers' objects too), and half
 #                          of cli, by the commit (shares below)
-#   make valgrind          a third of the unit, gen and cli tests under
+#   make valgrind          a third of the unit and gen tests under
 #                          memcheck, by the commit (shares below)
 #   make valgrind-cli      the CLI under memcheck over the conformance corpus
 #
@@ -241,26 +241,28 @@ test-asan: san-build
 
 # ---- valgrind: what ASan cannot see (uninitialised reads, leaks in the
 # plain build). One share in three of each in-process tier's tests (unit,
-# gen, cli: shares above) runs under memcheck, so every test does at least
+# gen: shares above) runs under memcheck, so every test does at least
 # every third commit: each test is a process of its own, and valgrind's
 # start-up in each was most of the time the whole unit tier took.
 # Integration runs once per CI, plainly: it builds with cc and make, which
-# valgrind does not trace.
+# valgrind does not trace. The cli tier is black-box: its work is done by
+# the nnnkit processes it starts, which valgrind does not trace (traced,
+# they were most of the run's time); the CLI runs under memcheck in
+# valgrind-cli, and the cli tier against an ASan+UBSan nnnkit in test-asan.
 #
-# Every process the suite starts is traced but nnnkit (the CLI tests start
-# hundreds: traced, they were most of the run's time) and the shells and
-# tools around it. The CLI runs under memcheck in valgrind-cli, and its
-# tests against an ASan+UBSan nnnkit in test-asan. Each process logs to
-# $(O)/valgrind/PID.log; tests/valgrind-logs.sh fails on any error or leak
-# there, a test's forked process's included. ----
+# Every process the suite starts is traced but nnnkit and the shells and
+# tools around it. Each process logs to $(O)/valgrind/PID.log;
+# tests/valgrind-logs.sh fails on any error or leak there, a test's forked
+# process's included. ----
+VG_TIERS := unit gen
 VG_SHARES := 3
 VG_SKIP := */nnnkit,*/sh,*/dash,*/bash,*/lua5.4,*/script,*/node,*/npm,*/cat,*/timeout,*/chromium*,*/python3*,*/ls,*/tr,*/stat,*/ln,*/chmod,*/cc,*/gcc*,*/clang*,*/cc1,*/collect2,*/ld,*/as,*/make,*/nm,*/ldd,*/sha256sum,*/find,*/xargs,*/cmp,*/cp,*/rm,*/awk,*/sort,*/mkdir
 VALGRIND := valgrind --error-exitcode=9 --leak-check=full --suppressions=$(abspath tests/valgrind.supp) \
 	--errors-for-leak-kinds=definite,indirect --show-possibly-lost=no --trace-children=yes \
 	--trace-children-skip='$(VG_SKIP)' --log-file=$(abspath $(O))/valgrind/%p.log -q
-valgrind: $(TIER_DEPS) $(O)/test-unit $(O)/test-gen $(O)/test-cli
+valgrind: $(TIER_DEPS) $(VG_TIERS:%=$(O)/test-%)
 	@rm -rf $(O)/valgrind && mkdir -p $(O)/valgrind $(REPORTS)
-	rc=0; for t in unit gen cli; do \
+	rc=0; for t in $(VG_TIERS); do \
 		f=$$(tests/share.sh $(O)/test-$$t $$(($(SHARE_SEED) % $(VG_SHARES))) $(VG_SHARES)) || exit 2; \
 		echo "valgrind: $$t, share $$(($(SHARE_SEED) % $(VG_SHARES))) of $(VG_SHARES)"; \
 		$(SUITE_ENV) $(VALGRIND) $(O)/test-$$t --jobs 2 --filter "$$f" --xml=$(REPORTS)/valgrind-$$t.xml || rc=$$?; \
@@ -268,6 +270,6 @@ valgrind: $(TIER_DEPS) $(O)/test-unit $(O)/test-gen $(O)/test-cli
 
 # The CLI under valgrind: the conformance corpus (in process), `dump` over a
 # third of the valid cases (shares above), and every command on the example
-# model, good and bad.
+# model (the conversions on a smaller one of its kinds), good and bad.
 valgrind-cli: $(NNNKIT) $(PLUGINS) $(O)/mkexample $(CONFORMANCE)/manifest.json
 	SHARE_SEED=$(SHARE_SEED) tests/valgrind-cli.sh $(O) $(CONFORMANCE)
