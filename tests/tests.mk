@@ -13,9 +13,9 @@
 #                          the drills: what a developer runs before a commit
 #   make test-times        the 30 slowest tests of the last runs
 #   make test-asan         unit and gen on the sanitizer tree (clang,
-#                          ASan+UBSan: the fuzzers' objects too), and half
-#                          of cli, by the commit (shares below)
-#   make valgrind          a third of the unit and gen tests under
+#                          ASan+UBSan: the fuzzers' objects too), and a
+#                          third of cli, by the commit (shares below)
+#   make valgrind          a quarter of the unit and gen tests under
 #                          memcheck, by the commit (shares below)
 #   make valgrind-cli      the CLI under memcheck over the conformance corpus
 #
@@ -224,10 +224,10 @@ SAN_VARS := O=$(SAN_O) CC=clang NO_PYTHON=1 \
 	OPT="-O1 -g $(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all -fsanitize=fuzzer-no-link" \
 	LDLIBS="-lm $(SANITIZE)" PLUGIN_CFLAGS="-fvisibility=hidden -march=native -DBI_NO_UNROLL" PLUGIN_LDFLAGS= \
 	WARN_CC="-Wno-missing-field-initializers -Wno-unknown-pragmas"
-# The cli tier runs here in halves (shares above): its hundreds of nnnkit
+# The cli tier runs here in thirds (shares above): its hundreds of nnnkit
 # processes make it the sanitizer run's longest tier.
 SAN_TIERS := unit gen cli
-SAN_SHARES_cli := 2
+SAN_SHARES_cli := 3
 san-build:
 	$(Q)$(MAKE) --no-print-directory $(SAN_VARS) san-tiers-build
 san-tiers-build: $(TIER_DEPS) $(SAN_TIERS:%=$(O)/test-%)
@@ -240,10 +240,12 @@ test-asan: san-build
 	if [ -n "$$failed" ]; then echo "test-asan: FAILED:$$failed" >&2; exit 1; fi
 
 # ---- valgrind: what ASan cannot see (uninitialised reads, leaks in the
-# plain build). One share in three of each in-process tier's tests (unit,
+# plain build). One share in four of each in-process tier's tests (unit,
 # gen: shares above) runs under memcheck, so every test does at least
-# every third commit: each test is a process of its own, and valgrind's
-# start-up in each was most of the time the whole unit tier took.
+# every fourth commit: each test is a process of its own, and valgrind's
+# start-up in each (about 1 s of CPU: Criterion's worker loads 25 shared
+# libraries) is most of the time: a share of 240 unit tests whose bodies
+# took 48 s ran for 260 s.
 # Integration runs once per CI, plainly: it builds with cc and make, which
 # valgrind does not trace. The cli tier is black-box: its work is done by
 # the nnnkit processes it starts, which valgrind does not trace (traced,
@@ -255,7 +257,7 @@ test-asan: san-build
 # tests/valgrind-logs.sh fails on any error or leak there, a test's forked
 # process's included. ----
 VG_TIERS := unit gen
-VG_SHARES := 3
+VG_SHARES := 4
 VG_SKIP := */nnnkit,*/sh,*/dash,*/bash,*/lua5.4,*/script,*/node,*/npm,*/cat,*/timeout,*/chromium*,*/python3*,*/ls,*/tr,*/stat,*/ln,*/chmod,*/cc,*/gcc*,*/clang*,*/cc1,*/collect2,*/ld,*/as,*/make,*/nm,*/ldd,*/sha256sum,*/find,*/xargs,*/cmp,*/cp,*/rm,*/awk,*/sort,*/mkdir
 VALGRIND := valgrind --error-exitcode=9 --leak-check=full --suppressions=$(abspath tests/valgrind.supp) \
 	--errors-for-leak-kinds=definite,indirect --show-possibly-lost=no --trace-children=yes \
