@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "builtin.h"
 #include "kern_isa.h"
 
 /* KT_RMAX<J> of each instruction set, by J */

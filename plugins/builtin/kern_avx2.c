@@ -5,6 +5,7 @@
  * chooses among them at run time. */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h> /* kern_tmpl.h */
 
 #include "kern_isa.h"
 

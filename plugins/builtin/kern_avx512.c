@@ -4,6 +4,7 @@
  * (kern_avx2.c says why they are files of their own). */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h> /* kern_tmpl.h */
 
 #include "kern_isa.h"
 

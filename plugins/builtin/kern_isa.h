@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "builtin.h"
+#include "kern.h"
 
 #if BI_X86
 /* P (2..BI_PANELS) panels of J vectors of one row; cols valid columns. */
