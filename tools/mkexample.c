@@ -231,7 +231,8 @@ int main(int argc, char **argv)
 		argv += 2;
 		argc -= 2;
 	}
-	if (argc != 2 && argc != 3) {
+	/* An option it does not know (--help, a typo) is not a path to write over. */
+	if ((argc != 2 && argc != 3) || argv[1][0] == '-' || (argc == 3 && argv[2][0] == '-')) {
 		fprintf(stderr, "usage: mkexample [--net NAME] OUT.nnn [INPUTS.npy]\n       mkexample --list\n");
 		return 2;
 	}

@@ -568,3 +568,21 @@ Test(conventions, input_shape_for_run_and_blame_on_the_input, .timeout = 120)
 	          "exit %d:\n%s", st, out);
 	fx_free(&f);
 }
+
+/* mkexample takes an option it does not know (--help, a typo) for what it
+ * is: a usage error, with nothing written. It once wrote the example model
+ * to a file named --help. */
+Test(conventions, mkexample_refuses_an_unknown_option)
+{
+	char dir[64] = "/tmp/nnnmkex.XXXXXX", out[4096];
+	cr_assert_not_null(mkdtemp(dir));
+	const char *args[] = { "--help", "-x out.nnn", "out.nnn --inputs" };
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(t_sh(out, sizeof out, "cd '%s' && '%s/mkexample' %s", dir, t_build_dir(), args[i]), 2,
+		             "mkexample %s: %s", args[i], out);
+		cr_assert(strstr(out, "usage: mkexample"), "%s", out);
+	}
+	cr_assert_eq(t_sh(out, sizeof out, "ls -A '%s'", dir), 0);
+	cr_assert_str_eq(out, "", "mkexample wrote files: %s", out);
+	cr_assert_eq(rmdir(dir), 0);
+}
