@@ -5,6 +5,7 @@
 # docs/testing.md).
 #
 #   tests/share.sh TIER-PROGRAM SHARE COUNT
+#   tests/share.sh --names TIER-PROGRAM     the tier's tests, as dealt
 #
 # The tier's tests, as SUITE/TEST sorted by name, are dealt out to shares
 # 0, 1, ..., COUNT-1, 0, 1, ... (tests, not suites: a suite of slow tests
@@ -21,15 +22,22 @@
 # of more than 50 groups is refused with the remedy.
 # tests/integration/test_shares.c runs shares through Criterion itself.
 set -eu
-[ $# = 3 ] || { echo "usage: $0 TIER-PROGRAM SHARE COUNT" >&2; exit 2; }
+# --list prints "SUITE: N tests" and then one line per test ("├── NAME",
+# the last "└── NAME").
+names() {
+	"$1" --list 2>&1 | awk '
+		/^[A-Za-z0-9_]+: [0-9]+ tests?$/ { suite = substr($1, 1, length($1) - 1); next }
+		suite != "" && NF == 2 && $2 ~ /^[A-Za-z0-9_]+$/ { print suite "/" $2 }' | LC_ALL=C sort -u
+}
+if [ $# = 2 ] && [ "$1" = --names ]; then
+	names "$2"
+	exit
+fi
+[ $# = 3 ] || { echo "usage: $0 TIER-PROGRAM SHARE COUNT | --names TIER-PROGRAM" >&2; exit 2; }
 case $3 in '' | *[!0-9]* | 0) echo "$0: COUNT must be a number from 1 on, not '$3'" >&2; exit 2 ;; esac
 case $2 in '' | *[!0-9]*) echo "$0: SHARE must be a number, not '$2'" >&2; exit 2 ;; esac
 [ "$2" -lt "$3" ] || { echo "$0: SHARE must be below COUNT ($3), not '$2'" >&2; exit 2; }
-# --list prints "SUITE: N tests" and then one line per test ("├── NAME",
-# the last "└── NAME").
-tests=$("$1" --list 2>&1 | awk '
-	/^[A-Za-z0-9_]+: [0-9]+ tests?$/ { suite = substr($1, 1, length($1) - 1); next }
-	suite != "" && NF == 2 && $2 ~ /^[A-Za-z0-9_]+$/ { print suite "/" $2 }' | LC_ALL=C sort -u)
+tests=$(names "$1")
 [ -n "$tests" ] || { echo "$0: $1 --list named no test" >&2; exit 2; }
 echo "$tests" | awk -F/ -v s="$2" -v n="$3" -v prog="$0" '
 	function close_group() {

@@ -1086,7 +1086,8 @@ Test(map, netron_points_in_chromium_at_1280_and_1920, .fini = cleanup, .timeout 
 	char *text = slurp(html, NULL);
 	assert_self_contained(text);
 	free(text);
-	for (size_t w = 0; w < 2 && draws_pages(); w++) {
+	bool draw = draws_pages();
+	for (size_t w = 0; w < 2 && draw; w++) {
 		/* A search by value (layer 0's kernel 7), by offset (in its kernels' data) and by path. */
 		char q[64];
 		snprintf(q, sizeof q, "&search=%.9g", (double)v->vals[1][7]);
