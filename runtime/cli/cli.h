@@ -436,6 +436,13 @@ int cli_batches_more(const cli_batches_t *b);
 NNN_NODISCARD nnn_status_t cli_batches_next(cli_batches_t *b, float *dst, nnn_diags_t *d);
 /* Frees the plan and b->y. */
 void cli_batches_end(cli_batches_t *b);
+/* Runs m over every sample of x (`shape`, dims[0] samples, at least one),
+ * in batches of r->batch, with a progress bar on stderr when `progress`
+ * (run, testee). The outputs go to *y, allocated here (free it, also on
+ * failure), and their shape, dims[0] the samples, to *out_shape. */
+NNN_NODISCARD nnn_status_t cli_run_all(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_shape_t *shape,
+                                       const float *x, const cli_run_args_t *r, int progress, float **y,
+                                       nnn_shape_t *out_shape, nnn_diags_t *d);
 
 /* For every layer the original Neural Network Notions framework computes
  * differently from the spec (a Conv kernel of unequal spatial sizes, whose
