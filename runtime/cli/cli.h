@@ -251,7 +251,7 @@ void cli_exit_lines(FILE *f, const cli_cmd_t *cmd);
 int cli_check_env(void);
 
 extern const cli_cmd_t cmd_info, cmd_validate, cmd_dump, cmd_map, cmd_graph, cmd_convert, cmd_export, cmd_build, cmd_run,
-	cmd_eval, cmd_plugins, cmd_conformance, cmd_diff, cmd_stats, cmd_edit;
+	cmd_eval, cmd_plugins, cmd_conformance, cmd_testee, cmd_diff, cmd_stats, cmd_edit;
 
 /* The context with the plugins loaded (nnn_plugin_discover): --plugin files
  * first, then (unless --no-default-plugins) NNN_PLUGIN_PATH and the
