@@ -110,10 +110,11 @@ $(O)/fixtures/%.so: tests/plugins/fixture.c $(GEN_H) $(wildcard runtime/include/
 	@# what the plugin needs is gone: dlopen must say so
 	@if [ $* = missingdep ]; then rm -f $(@D)/dep/libfixdep.so; fi
 
-# A decoder that skips one check, for the conformance runner to catch.
+# A reader that forgives two problems, for the conformance runners to catch: a
+# decoder (lenient FILE) or a testee (lenient --testee); libnnn.a and jansson.
 $(O)/lenient: tests/tools/lenient.c $(LIB_A) $(GEN_H) $(wildcard runtime/include/nnn/*.h $(RT_DIRS:%=runtime/%/*.h))
 	@echo "  CC     $@"
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) -ljansson $(LDLIBS)
 
 # ONNX Runtime for the ONNX tests (tests/integration/test_onnx_ort.c runs
 # exported models in it through tests/tools/ort_run.js): onnxruntime-node

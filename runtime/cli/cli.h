@@ -251,7 +251,7 @@ void cli_exit_lines(FILE *f, const cli_cmd_t *cmd);
 int cli_check_env(void);
 
 extern const cli_cmd_t cmd_info, cmd_validate, cmd_dump, cmd_map, cmd_graph, cmd_convert, cmd_export, cmd_build, cmd_run,
-	cmd_eval, cmd_plugins, cmd_conformance, cmd_diff, cmd_stats, cmd_edit;
+	cmd_eval, cmd_plugins, cmd_conformance, cmd_testee, cmd_diff, cmd_stats, cmd_edit;
 
 /* The context with the plugins loaded (nnn_plugin_discover): --plugin files
  * first, then (unless --no-default-plugins) NNN_PLUGIN_PATH and the
@@ -436,6 +436,13 @@ int cli_batches_more(const cli_batches_t *b);
 NNN_NODISCARD nnn_status_t cli_batches_next(cli_batches_t *b, float *dst, nnn_diags_t *d);
 /* Frees the plan and b->y. */
 void cli_batches_end(cli_batches_t *b);
+/* Runs m over every sample of x (`shape`, dims[0] samples, at least one),
+ * in batches of r->batch, with a progress bar on stderr when `progress`
+ * (run, testee). The outputs go to *y, allocated here (free it, also on
+ * failure), and their shape, dims[0] the samples, to *out_shape. */
+NNN_NODISCARD nnn_status_t cli_run_all(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_shape_t *shape,
+                                       const float *x, const cli_run_args_t *r, int progress, float **y,
+                                       nnn_shape_t *out_shape, nnn_diags_t *d);
 
 /* For every layer the original Neural Network Notions framework computes
  * differently from the spec (a Conv kernel of unequal spatial sizes, whose

@@ -19,7 +19,7 @@
 
 static const cli_cmd_t *const commands[] = {
 	&cmd_info, &cmd_validate, &cmd_dump, &cmd_map, &cmd_graph, &cmd_convert, &cmd_export, &cmd_build, &cmd_run,
-	&cmd_eval, &cmd_plugins, &cmd_conformance, &cmd_diff, &cmd_stats, &cmd_edit,
+	&cmd_eval, &cmd_plugins, &cmd_conformance, &cmd_testee, &cmd_diff, &cmd_stats, &cmd_edit,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

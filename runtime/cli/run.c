@@ -54,35 +54,6 @@ static void print_rows(const nnn_shape_t *s, const float *y)
 	}
 }
 
-/* Runs every batch into *y (allocated here: total * out_per floats), with a
- * progress bar; sets the output shape. */
-static nnn_status_t run_all(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_npy_view_t *x, const run_args_t *a,
-                            int progress, float **y, nnn_shape_t *out_shape, nnn_diags_t *d)
-{
-	nnn_run_opts_t o = cli_run_opts(&a->run);
-	cli_batches_t b;
-	cli_progress_t pr;
-	int64_t total = x->shape.dims[0];
-	nnn_status_t st = cli_batches_start(&b, ctx, m, &x->shape, x->data, a->run.batch, &o, d);
-	if (st == NNN_OK) {
-		*out_shape = b.out;
-		out_shape->dims[0] = total;
-		if (b.out_per && total > (int64_t)(SIZE_MAX / sizeof **y) / b.out_per)
-			st = nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "",
-			                   "%" PRId64 " outputs of %" PRId64 " floats do not fit in memory", total, b.out_per);
-		else if (!(*y = malloc((size_t)(total * b.out_per) * sizeof **y + 1)))
-			st = nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory for the outputs");
-	}
-	cli_progress_start(&pr, st == NNN_OK && progress, "run", "samples", (uint64_t)total);
-	while (st == NNN_OK && cli_batches_more(&b)) {
-		st = cli_batches_next(&b, *y, d);
-		cli_progress_update(&pr, (uint64_t)(b.from + b.n));
-	}
-	cli_progress_end(&pr);
-	cli_batches_end(&b);
-	return st;
-}
-
 static int run(const cli_args_t *args, cli_env_t *env)
 {
 	run_args_t a = { .model = cli_arg(args, "MODEL"), .input = cli_str(args, "input"),
@@ -103,7 +74,8 @@ static int run(const cli_args_t *args, cli_env_t *env)
 		st = NNN_E_INPUT_SHAPE; /* reported */
 	nnn_shape_t out_shape = { 0 };
 	if (st == NNN_OK) {
-		st = run_all(ctx, nnn_file_model(f), &x, &a, cli_progress_wanted(env->progress), &y, &out_shape, &d);
+		st = cli_run_all(ctx, nnn_file_model(f), &x.shape, x.data, &a.run, cli_progress_wanted(env->progress), &y,
+		                 &out_shape, &d);
 		if (st != NNN_OK)
 			code = cli_report_input(env, a.model, a.input, &x.shape, a.shape != NULL, &d, st);
 	}

@@ -1,6 +1,8 @@
-/* run_batches.c: a model run over many samples, a batch at a time, for run and
- * eval. Plans are made once per batch size, not per batch: planning
+/* run_batches.c: a model run over many samples, a batch at a time, for run,
+ * eval and testee. Plans are made once per batch size, not per batch: planning
  * validates the whole model and asks every kernel to prepare. */
+#include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,4 +67,31 @@ void cli_batches_end(cli_batches_t *b)
 	free(b->y);
 	b->plan = NULL;
 	b->y = NULL;
+}
+
+nnn_status_t cli_run_all(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_shape_t *shape, const float *x,
+                         const cli_run_args_t *r, int progress, float **y, nnn_shape_t *out_shape, nnn_diags_t *d)
+{
+	nnn_run_opts_t o = cli_run_opts(r);
+	cli_batches_t b;
+	cli_progress_t pr;
+	int64_t total = shape->dims[0];
+	nnn_status_t st = cli_batches_start(&b, ctx, m, shape, x, r->batch, &o, d);
+	if (st == NNN_OK) {
+		*out_shape = b.out;
+		out_shape->dims[0] = total;
+		if (b.out_per && total > (int64_t)(SIZE_MAX / sizeof **y) / b.out_per)
+			st = nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "",
+			                   "%" PRId64 " outputs of %" PRId64 " floats do not fit in memory", total, b.out_per);
+		else if (!(*y = malloc((size_t)(total * b.out_per) * sizeof **y + 1)))
+			st = nnn_diags_add(d, NNN_E_NOMEM, NNN_NO_OFFSET, "", "no memory for the outputs");
+	}
+	cli_progress_start(&pr, st == NNN_OK && progress, "run", "samples", (uint64_t)total);
+	while (st == NNN_OK && cli_batches_more(&b)) {
+		st = cli_batches_next(&b, *y, d);
+		cli_progress_update(&pr, (uint64_t)(b.from + b.n));
+	}
+	cli_progress_end(&pr);
+	cli_batches_end(&b);
+	return st;
 }
