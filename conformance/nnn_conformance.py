@@ -633,6 +633,36 @@ def report(res, level, out):
 
 # ---------------------------------------------------------------- run
 
+def run_all(args, kit_dir, cases, known):
+    """Every case through one testee (restarted as needed): its hello and the
+    case records. Nothing of the testee nor of the temp folder outlives it."""
+    log = lambda s: print(s, flush=True)
+    tmp = tempfile.mkdtemp(prefix="nnn-conformance-")
+    testee = Testee(args.testee, args.timeout, tmp, log)
+    try:
+        failed = testee.start()
+        if failed:
+            raise UsageError(f"--testee {args.testee!r}: {failed[1]}")
+        hello, results = testee.hello, []
+        for n, case in enumerate(cases):
+            rec = {"id": case["id"], "family": case["family"],
+                   "checks": run_case(testee, kit_dir, case, tmp, n), "known": known.get(case["id"])}
+            results.append(rec)
+            if args.verbose:
+                fail = first_failure(rec, "recommended")
+                log(f"{'pass' if not fail else fail[1]['result']:<8} {case['id']}"
+                    + (f"  {fail[0]}: {fail[1].get('why', '')}" if fail else ""))
+        return hello, results
+    except Interrupted:
+        for s in (signal.SIGINT, signal.SIGTERM):  # a second signal must not stop the cleanup
+            signal.signal(s, signal.SIG_IGN)
+        testee.kill()
+        raise
+    finally:
+        testee.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def cmd_run(args):
     kit_dir = os.path.abspath(args.kit or os.path.dirname(os.path.abspath(__file__)))
     manifest = load_kit(kit_dir)
@@ -648,32 +678,7 @@ def cmd_run(args):
     if not cases:
         raise UsageError(f"--only {' '.join(args.only)}: matches no case id of the kit "
                          "(ids look like valid/dense-linear)")
-    log = lambda s: print(s, flush=True)
-    tmp = tempfile.mkdtemp(prefix="nnn-conformance-")
-    testee = Testee(args.testee, args.timeout, tmp, log)
-    try:
-        failed = testee.start()
-        if failed:
-            raise UsageError(f"--testee {args.testee!r}: {failed[1]}")
-        hello = testee.hello
-        results = []
-        for n, case in enumerate(cases):
-            checks = run_case(testee, kit_dir, case, tmp, n)
-            rec = {"id": case["id"], "family": case["family"], "checks": checks,
-                   "known": known.get(case["id"])}
-            results.append(rec)
-            if args.verbose:
-                fail = first_failure(rec, "recommended")
-                log(f"{'pass' if not fail else fail[1]['result']:<8} {case['id']}"
-                    + (f"  {fail[0]}: {fail[1].get('why', '')}" if fail else ""))
-    except Interrupted:
-        for s in (signal.SIGINT, signal.SIGTERM):  # a second signal must not stop the cleanup
-            signal.signal(s, signal.SIG_IGN)
-        testee.kill()
-        raise
-    finally:
-        testee.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
+    hello, results = run_all(args, kit_dir, cases, known)
     levels, families = score(results)
     fixed = None
     if args.fix:
@@ -760,8 +765,49 @@ def score_text(t):
     return f"{t['passed']}/{t['total']} ({pct(t)})"
 
 
+def esc(s):
+    return html.escape(str(s), quote=True)
+
+
 def matrix_html(results):
-    e = lambda s: html.escape(str(s), quote=True)
+    """The page: every string from the results files goes through esc()."""
+    heads = "".join(f"<th>{esc(r['testee'].get('name', ''))} {esc(r['testee'].get('version', ''))}"
+                    f"<br><code>{esc(r['testee'].get('command', ''))}</code></th>" for r in results)
+    h = ['<!doctype html><html lang="en"><head><meta charset="utf-8">',
+         "<title>nnn conformance matrix</title>", f"<style>{CSS}</style></head><body>",
+         "<h1>nnn conformance matrix</h1>"]
+    h += kits_html(results) + scores_html(results, heads) + cases_html(results, heads)
+    h.append(f"<script>{JS}</script></body></html>")
+    return "\n".join(h) + "\n"
+
+
+def kits_html(results):
+    """A line per kit and schema the results were made on (one, normally)."""
+    kits = {(json.dumps(r.get("kit", {}), sort_keys=True), json.dumps(r.get("schema", {}),
+             sort_keys=True)) for r in results}
+    lines = []
+    for kit, schema in sorted(kits):
+        k, s = json.loads(kit), json.loads(schema)
+        named = " ".join(str(s[x]) for x in ("name", "version") if s.get(x) is not None)
+        lines.append(f"<p>kit {esc(k.get('version', '?'))} (format {esc(k.get('format', '?'))}), "
+                     f"schema {esc(named)} <code>{esc(s.get('hash', ''))}</code></p>")
+    return lines
+
+
+def scores_html(results, heads):
+    h = [f'<h2>Scores</h2><table class="summary"><thead><tr><th>level</th>{heads}</tr></thead>']
+    for lv in LEVELS:
+        h.append(f"<tr><th>{lv}</th>" + "".join(f"<td>{esc(score_text(r['levels'][lv]))}</td>"
+                                                  for r in results) + "</tr>")
+    h.append("<tr><th>verdict</th>" + "".join(
+        f"<td>{'PASS' if r.get('ok') else 'FAIL'} (--level {esc(r.get('level', 'recommended'))}, "
+        f"{len(r.get('unexpected_failures', []))} unexpected failures, "
+        f"{len(r.get('unexpected_passes', []))} unexpected passes)</td>" for r in results) + "</tr>")
+    return h + ["</table>"]
+
+
+def cases_html(results, heads):
+    """A tbody per family (in the order first met): its scores, then a row per case."""
     by_id = [{c["id"]: c for c in r["cases"]} for r in results]
     families = {}
     for r in results:
@@ -769,52 +815,30 @@ def matrix_html(results):
             fam = families.setdefault(c["family"], [])
             if c["id"] not in fam:
                 fam.append(c["id"])
-    h = ['<!doctype html><html lang="en"><head><meta charset="utf-8">',
-         "<title>nnn conformance matrix</title>", f"<style>{CSS}</style></head><body>",
-         "<h1>nnn conformance matrix</h1>"]
-    kits = {(json.dumps(r.get("kit", {}), sort_keys=True), json.dumps(r.get("schema", {}),
-             sort_keys=True)) for r in results}
-    for kit, schema in sorted(kits):
-        k, s = json.loads(kit), json.loads(schema)
-        named = " ".join(str(s[x]) for x in ("name", "version") if s.get(x) is not None)
-        h.append(f"<p>kit {e(k.get('version', '?'))} (format {e(k.get('format', '?'))}), schema "
-                 f"{e(named)} <code>{e(s.get('hash', ''))}</code></p>")
-    heads = "".join(f"<th>{e(r['testee'].get('name', ''))} {e(r['testee'].get('version', ''))}"
-                    f"<br><code>{e(r['testee'].get('command', ''))}</code></th>" for r in results)
-    h.append(f"<h2>Scores</h2><table class=\"summary\"><thead><tr><th>level</th>{heads}</tr></thead>")
-    for lv in LEVELS:
-        h.append(f"<tr><th>{lv}</th>" + "".join(f"<td>{e(score_text(r['levels'][lv]))}</td>"
-                                                  for r in results) + "</tr>")
-    h.append("<tr><th>verdict</th>" + "".join(
-        f"<td>{'PASS' if r.get('ok') else 'FAIL'} (--level {e(r.get('level', 'recommended'))}, "
-        f"{len(r.get('unexpected_failures', []))} unexpected failures, "
-        f"{len(r.get('unexpected_passes', []))} unexpected passes)</td>" for r in results) + "</tr>")
-    h.append("</table><h2>Cases</h2>")
-    h.append('<p class="legend"><span class="pass">pass</span>'
-             '<span class="fail">FAIL: a required check failed</span>'
-             '<span class="rec">fail (rec.): only a recommended check failed</span>'
-             '<span class="known">known: fails as listed</span>'
-             '<span class="broken">timeout / crashed / protocol</span>'
-             " Hover a cell for why.</p>")
-    h.append('<p id="filters" hidden><label>ids containing <input id="q"></label> '
-             '<label><input type="checkbox" id="diff"> only rows where the testees differ</label></p>')
-    h.append(f'<table class="matrix"><thead><tr><th>case</th>{heads}</tr></thead>')
+    h = ["<h2>Cases</h2>",
+         '<p class="legend"><span class="pass">pass</span>'
+         '<span class="fail">FAIL: a required check failed</span>'
+         '<span class="rec">fail (rec.): only a recommended check failed</span>'
+         '<span class="known">known: fails as listed</span>'
+         '<span class="broken">timeout / crashed / protocol</span> Hover a cell for why.</p>',
+         '<p id="filters" hidden><label>ids containing <input id="q"></label> '
+         '<label><input type="checkbox" id="diff"> only rows where the testees differ</label></p>',
+         f'<table class="matrix"><thead><tr><th>case</th>{heads}</tr></thead>']
     for fam, ids in families.items():
-        h.append(f'<tbody><tr class="fam"><th>{e(fam)} ({len(ids)})</th>')
+        h.append(f'<tbody><tr class="fam"><th>{esc(fam)} ({len(ids)})</th>')
         for r in results:
             f = r.get("families", {}).get(fam)
-            h.append("<td>" + (" &middot; ".join(f"{lv[:3]}. {e(score_text(f[lv]))}" for lv in LEVELS
+            h.append("<td>" + (" &middot; ".join(f"{lv[:3]}. {esc(score_text(f[lv]))}" for lv in LEVELS
                                                    if f[lv]["total"]) if f else "-") + "</td>")
         h.append("</tr>")
         for cid in ids:
             cells = [cell(b.get(cid), r.get("level", "recommended")) for b, r in zip(by_id, results)]
             same = int(len({c[0] for c in cells}) == 1)
-            h.append(f'<tr class="case" data-id="{e(cid)}" data-same="{same}"><td>{e(cid)}</td>')
-            h.extend(f'<td class="{cls}" title="{e(title)}">{e(word)}</td>' for cls, word, title in cells)
+            h.append(f'<tr class="case" data-id="{esc(cid)}" data-same="{same}"><td>{esc(cid)}</td>')
+            h.extend(f'<td class="{cls}" title="{esc(title)}">{esc(word)}</td>' for cls, word, title in cells)
             h.append("</tr>")
         h.append("</tbody>")
-    h.append(f"</table><script>{JS}</script></body></html>")
-    return "\n".join(h) + "\n"
+    return h + ["</table>"]
 
 
 def cmd_matrix(args):

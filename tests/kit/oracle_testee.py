@@ -30,8 +30,8 @@ def parse():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kit", required=True)
     ap.add_argument("--name", default="oracle")
-    for opt in ("--wrong-code", "--wrong-offset", "--wrong-encode", "--wrong-output", "--crash-on", "--hang-on", "--garbage-on",
-                "--wrong-id-on"):
+    for opt in ("--wrong-code", "--wrong-offset", "--wrong-encode", "--wrong-output", "--crash-on",
+                "--hang-on", "--garbage-on", "--wrong-id-on"):
         ap.add_argument(opt, action="append", default=[])
     ap.add_argument("--accept-trailing", action="store_true")
     ap.add_argument("--no-run", action="store_true")
