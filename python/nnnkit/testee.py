@@ -63,7 +63,7 @@ def refusal(rid, e):
 
 
 def usage(rid, message):
-    return {"id": rid, "ok": False, "code": "E_USAGE", "path": "", "offset": None, "message": message,
+    return {"id": rid, "ok": False, "code": "E_USAGE", "path": None, "offset": None, "message": message,
             "problems": []}
 
 
