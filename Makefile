@@ -94,13 +94,16 @@ LIB_A   := $(O)/libnnn.a
 SOVERSION := 1
 LIB_SO  := $(O)/libnnn.so.$(SOVERSION)
 EXAMPLE := $(O)/example.nnn
+# The conformance kit's tarball (below).
+KIT_NAME := nnn-conformance-$(VERSION)
+KIT     := $(O)/$(KIT_NAME).tar.gz
 
 # Keep intermediate objects (plugin and fixture objects) between runs.
 .SECONDARY:
 # A half-written target (a failed link) is removed, never taken as built.
 .DELETE_ON_ERROR:
 .PHONY: all deps example test test-python test-asan valgrind valgrind-cli bench bench-grown check-gen check-compat lock clean install uninstall \
-	conformance drills test-build ort test-times san-build san-tiers-build wheel $(TEST_TIERS:%=test-%)
+	conformance conformance-kit drills test-build ort test-times san-build san-tiers-build wheel $(TEST_TIERS:%=test-%)
 .DEFAULT_GOAL := all
 
 # The conformance corpus too: `nnnkit conformance` finds it beside build/nnnkit,
@@ -108,7 +111,7 @@ EXAMPLE := $(O)/example.nnn
 # the longest to compile (AVX-512's line kernel most, with the sanitizers),
 # so that under -j2 they start early and the rest is built beside them.
 ALL := $(PLUGINS) $(NNNKIT) $(SCANNER) $(LIB_SO) $(DOC) $(LANG_DOC) $(O)/mkexample $(O)/nnnkit.1 $(O)/nnngen.1 \
-	$(O)/nnnkit.bash $(O)/conformance/manifest.json
+	$(O)/nnnkit.bash $(O)/conformance/manifest.json $(KIT)
 all: $(ALL)
 
 # Installs the Debian packages the build and tests need, when missing.
@@ -250,6 +253,18 @@ conformance: $(CONFORMANCE)/manifest.json
 $(CONFORMANCE)/manifest.json: $(SCHEMA) $(GEN_LUA) $(LOCK) | deps $(O)/gen/.stamp
 	@echo "  GEN    $(CONFORMANCE)"
 	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --conformance $(CONFORMANCE) --compat $(LOCK)
+
+# ---- the conformance kit: the corpus, its runner and README, one tarball ----
+# Unpacks anywhere and runs with python3 and NumPy alone (docs/conformance.md).
+# Deterministic: names sorted, times and owners fixed, gzip without a name or
+# date, so the same schema gives the same bytes.
+KIT_FILES := conformance/nnn_conformance.py conformance/README.md
+conformance-kit: $(KIT)
+$(KIT): $(CONFORMANCE)/manifest.json $(KIT_FILES)
+	@echo "  KIT    $@"
+	$(Q)rm -rf $(O)/kit && mkdir -p $(O)/kit/$(KIT_NAME) && cp -R $(CONFORMANCE)/. $(KIT_FILES) $(O)/kit/$(KIT_NAME)/
+	$(Q)tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --mode=go-w -C $(O)/kit -cf - $(KIT_NAME) \
+		| gzip -n -9 > $@.tmp && mv $@.tmp $@
 
 clean:
 	rm -rf build

@@ -171,14 +171,15 @@ $(TEST_TIERS:%=test-%): test-%: $(O)/test-% $(TIER_DEPS) $$(TIER_DEPS_$$*)
 	$(if $(TIER_LUA_$*),$(if $(TEST_ARGS),,$(LUA) $(TIER_LUA_$*) --junit $(REPORTS)/$(basename $(notdir $(TIER_LUA_$*))).xml || rc=1;)) \
 	exit $$rc
 
-# The Python package's tests (tests/python, pytest), against this build tree,
-# with Debian's Python (numpy, pytest: scripts/deps.sh); no byte code or
-# pytest cache is left in the tree.
+# The Python package's tests (tests/python) and the conformance kit's
+# (tests/kit: its runner, and every shipped testee scored on the kit), with
+# pytest against this build tree, with Debian's Python (numpy, pytest:
+# scripts/deps.sh); no byte code or pytest cache is left in the tree.
 PYTHON := /usr/bin/python3
-test-python: $(ALL)
+test-python: $(ALL) $(O)/lenient
 	@mkdir -p $(REPORTS)
 	$(SUITE_ENV) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider \
-		--junitxml=$(REPORTS)/python.xml tests/python
+		--junitxml=$(REPORTS)/python.xml tests/python tests/kit
 
 # Every tier runs, one after another (each uses both cores), even after one
 # fails: the summary names each tier's result, and make fails at the end.
