@@ -252,7 +252,7 @@ conformance: $(CONFORMANCE)/manifest.json
 # After the codec's step (which refuses a breaking schema first), never beside it.
 $(CONFORMANCE)/manifest.json: $(SCHEMA) $(GEN_LUA) $(LOCK) | deps $(O)/gen/.stamp
 	@echo "  GEN    $(CONFORMANCE)"
-	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --conformance $(CONFORMANCE) --compat $(LOCK)
+	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --conformance $(CONFORMANCE) --compat $(LOCK) --kit-version $(VERSION)
 
 # ---- the conformance kit: the corpus, its runner and README, one tarball ----
 # Unpacks anywhere and runs with python3 and NumPy alone (docs/conformance.md).

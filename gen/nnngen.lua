@@ -18,9 +18,11 @@
 --     the schema's lock, the check that NEW keeps files written under OLD
 --     readable (each a schema or a lock), and the check that the lock
 --     records the schema's struct layout: see gen/lock/lock.lua and gen/lock/compat.lua
---   lua5.4 gen/nnngen.lua SCHEMA --conformance DIR [--plugin FRAGMENT]
---     the conformance corpus: DIR/manifest.json, DIR/valid/*.nnn and
---     DIR/invalid/*.nnn (see gen/corpus/cases.lua)
+--   lua5.4 gen/nnngen.lua SCHEMA --conformance DIR [--plugin FRAGMENT] [--kit-version V]
+--                         [--reference 'CMD {model} {input} {output}']
+--     the conformance kit's content: DIR/manifest.json, DIR/valid/*.nnn,
+--     DIR/invalid/*.nnn and DIR/io/*.npy (see gen/corpus/cases.lua and
+--     docs/conformance.md)
 --
 -- The schema is checked first; an error names the offending entry and exits 1.
 -- Output depends only on the schema (arrays, never hash order; no dates), so
@@ -52,8 +54,8 @@ local USAGE = [[
 usage: nnngen SCHEMA [--check] [--c FILE.c] [--h FILE.h] [--doc FILE.md] [--lang-doc FILE.md] [--layouts LOCK]
               [--compat LOCK]
        nnngen [--schema CORE] --plugin FRAGMENT [--c FILE.c] [--h FILE.h]
-       nnngen SCHEMA --conformance DIR [--compat LOCK]
-       nnngen [--schema CORE] --plugin FRAGMENT --conformance DIR
+       nnngen SCHEMA --conformance DIR [--compat LOCK] [--kit-version V] [--reference CMD]
+       nnngen [--schema CORE] --plugin FRAGMENT --conformance DIR [--kit-version V] [--reference CMD]
        nnngen --lock SCHEMA [--out FILE.lock] [--layouts LOCK]
        nnngen --check-compat OLD NEW
        nnngen --check-layout LOCK SCHEMA
@@ -92,10 +94,19 @@ A plugin's fragment (its new layer and activation IDs and their fields):
   The keys a fragment may use, every rule kind, dims pattern and reference,
   and the ID policy: schema-language.md, "A plugin's fragment".
 
-The conformance corpus:
-  --conformance DIR  DIR/manifest.json, DIR/valid/*.nnn and DIR/invalid/*.nnn
-                     (with --plugin: the fragment's IDs too); run it with
-                     nnnkit conformance --corpus DIR
+The conformance kit (docs/conformance.md):
+  --conformance DIR  DIR/manifest.json, DIR/valid/*.nnn, DIR/invalid/*.nnn
+                     and, for each valid case the kit's reference runs, its
+                     input and expected output DIR/io/NAME.in.npy and
+                     .out.npy (with --plugin: the fragment's IDs too); run it
+                     with nnnkit conformance --corpus DIR
+  --kit-version V    the kit's version in the manifest, also nnngen's
+                     (default 0.0.0; make passes nnnkit's)
+  --reference CMD    for valid cases whose layers or activations the kit's
+                     reference does not compute (a plugin's, a new kind):
+                     CMD with {model}, {input} and {output} replaced by
+                     quoted paths writes the expected output .npy and exits
+                     0, or exits 77 to decline the case
 
 Compatibility (see growing-the-format.md):
   --lock SCHEMA      write the schema's lock (IDs, layouts, struct layouts)
@@ -127,7 +138,8 @@ local function parse_args(argv)
     if a == "--check" then
       opt.check = true
     elseif a == "--c" or a == "--h" or a == "--doc" or a == "--lang-doc" or a == "--plugin" or a == "--schema"
-        or a == "--conformance" or a == "--layouts" or a == "--compat" then
+        or a == "--conformance" or a == "--layouts" or a == "--compat" or a == "--kit-version"
+        or a == "--reference" then
       if not argv[i + 1] then usage(a .. " needs a file name") end
       opt[(a:sub(3):gsub("%-", "_"))] = argv[i + 1]
       i = i + 1
@@ -147,6 +159,12 @@ local function parse_args(argv)
     if opt.compat then usage("--compat is for the core schema") end
   end
   if not opt.schema then usage("no schema given") end
+  if (opt.kit_version or opt.reference) and not opt.conformance then
+    usage("--kit-version and --reference are for --conformance")
+  end
+  if opt.kit_version and not opt.kit_version:match("^[%w][%w%.%-+]*$") then
+    usage("--kit-version takes a version such as 0.1.0, not " .. opt.kit_version)
+  end
   return opt
 end
 
@@ -286,7 +304,13 @@ local function main(argv)
     os.exit(1)
   end
   for _, o in ipairs(out) do write_file(o[1], o[2]) end
-  if conf then require("corpus.cases").write(opt.conformance, conf) end
+  if conf then
+    local ok_w, werr = pcall(require("corpus.cases").write, opt.conformance, conf, opt)
+    if not ok_w then
+      io.stderr:write(tostring(werr), "\n")
+      os.exit(1)
+    end
+  end
 end
 
 main(arg)

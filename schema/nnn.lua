@@ -42,6 +42,9 @@
 return {
   name = "nnn",
   doc = "Binary model file of the Neural Network Notions framework.",
+  -- Raised when the format grows (a compatible addition); the conformance
+  -- kit names the schema it was made from by this and by its hash.
+  version = 1,
 
   primitives = {
     { name = "u8", kind = "uint", width = 1, doc = "Unsigned byte." },

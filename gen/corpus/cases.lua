@@ -1,9 +1,11 @@
 -- cases: the conformance corpus, generated from the checked schema
 -- alone (gen/schema/check.lua; a plugin fragment merged in adds its IDs).
 --
---   lua5.4 gen/nnngen.lua SCHEMA --conformance DIR [--plugin FRAGMENT]
+--   lua5.4 gen/nnngen.lua SCHEMA --conformance DIR [--plugin FRAGMENT] [--kit-version V] [--reference CMD]
 --
--- writes DIR/manifest.json, DIR/valid/*.nnn and DIR/invalid/*.nnn.
+-- writes the conformance kit's content (docs/conformance.md): DIR/manifest.json,
+-- DIR/valid/*.nnn, DIR/invalid/*.nnn, and for every valid case the kit's
+-- reference (corpus/evaluate.lua) runs, DIR/io/NAME.in.npy and NAME.out.npy.
 --
 -- Valid files are built by a small encoder that walks the schema's records
 -- in file order, with values chosen per field so that every semantic rule
@@ -25,6 +27,12 @@
 -- rule violation the reference must also report the problem the rule
 -- defines (code, path), or generation fails. So a new field, value or rule
 -- brings its cases with no hand edits.
+--
+-- The manifest names the kit (format, version, protocol) and the schema
+-- (name, version, the hash of its canonical text: gen/schema/canonical.lua,
+-- the generator); each case has its id (the file without .nnn), family
+-- (= class), expect (accept or reject), and run (input, output, tolerance)
+-- or null with run_why.
 --
 -- Manifest classes: valid, truncation, count, id (an unknown tag: layer or
 -- activation ID), enum (a plain enum), bool, magic (a const field), utf8,
@@ -49,6 +57,8 @@
 local collect = require("corpus.collect")
 local valid = require("corpus.valid")
 local mutations = require("corpus.mutations")
+local evaluate = require("corpus.evaluate")
+local sha256 = require("schema.sha256")
 
 local M = {}
 
@@ -62,25 +72,82 @@ local function jstr(s)
   end) .. '"'
 end
 
-local function manifest(s, cases)
-  local t = { "{", string.format('  "schema": %s,', jstr(s.name)) }
+local function jnum(x)
+  if x == nil then return "null" end
+  return math.type(x) == "integer" and tostring(x) or string.format("%.17g", x)
+end
+
+local function jlist(t)
+  return t and "[" .. table.concat(t, ", ") .. "]" or "null"
+end
+
+-- The case's "run": its input, expected output and tolerance, or null.
+local function run_json(c)
+  if not c.run then return "null" end
+  return string.format('{"input": %s, "output": %s, "tolerance": %s}', jstr(c.run.input), jstr(c.run.output),
+    string.format("%.3g", c.run.tolerance))
+end
+
+local function case_json(c)
+  local t = {
+    string.format('"id": %s, "file": %s, "valid": %s, "class": %s, "family": %s, "expect": %s, "kind": %s, ',
+      jstr(c.id), jstr(c.file), tostring(c.valid), jstr(c.class), jstr(c.class), jstr(c.valid and "accept" or "reject"),
+      jstr(c.kind)),
+    string.format('"code": %s, "number": %d, "path": %s, "offset": %s, "input_shape": %s, "tests": %s, "run": %s',
+      jstr(c.code), c.number, c.valid and "null" or jstr(c.path), c.valid and "null" or tostring(c.offset),
+      jlist(c.input_shape), jstr(c.tests), run_json(c)),
+  }
+  if not c.run then t[#t + 1] = ', "run_why": ' .. jstr(c.run_why) end
+  return "{" .. table.concat(t) .. "}"
+end
+
+-- The manifest (docs/conformance.md): the kit, the schema it was made from
+-- (its hash: gen/schema/canonical.lua), and every case, one per line.
+local function manifest(s, cases, opt)
+  local version = opt.kit_version or "0.0.0"
+  local t = { "{",
+    string.format('  "kit": {"format": 1, "version": %s, "protocol": 1},', jstr(version)),
+    string.format('  "schema": {"name": %s, "version": %s, "hash": %s, "generator": %s},', jstr(s.name),
+      jnum(s.version),
+      jstr("sha256:" .. sha256(s.canonical)), jstr("nnngen " .. version)),
+  }
   if s.plugin then t[#t + 1] = string.format('  "plugin": %s,', jstr(s.plugin.name)) end
   t[#t + 1] = '  "generated_by": "gen/nnngen.lua",'
   t[#t + 1] = '  "cases": ['
-  for i, c in ipairs(cases) do
-    t[#t + 1] = string.format('    {"file": %s, "valid": %s, "class": %s, "kind": %s, "code": %s, "number": %d, '
-      .. '"path": %s, "offset": %s, "input_shape": %s, "tests": %s}%s',
-      jstr(c.file), tostring(c.valid), jstr(c.class), jstr(c.kind), jstr(c.code), c.number,
-      c.valid and "null" or jstr(c.path), c.valid and "null" or tostring(c.offset),
-      c.input_shape and "[" .. table.concat(c.input_shape, ", ") .. "]" or "null", jstr(c.tests),
-      i < #cases and "," or "")
-  end
+  for i, c in ipairs(cases) do t[#t + 1] = "    " .. case_json(c) .. (i < #cases and "," or "") end
   t[#t + 1] = "  ]"
   t[#t + 1] = "}"
   return table.concat(t, "\n") .. "\n"
 end
 
--- Everything, in memory: { files = { {relative path, bytes}, ... }, cases }.
+-- Each case's id, and for a valid one what it runs with: the reference's
+-- input and expected output (io/NAME.in.npy, io/NAME.out.npy), or run_why;
+-- a case of a kind the reference does not know keeps its input in
+-- c.pending, for an external reference (M.write).
+local function add_runs(C)
+  local bytes = {}
+  for _, f in ipairs(C.files) do bytes[f[1]] = f[2] end
+  for _, c in ipairs(C.cases) do
+    c.id = c.file:gsub("%.nnn$", "")
+    if not c.valid then
+      c.run_why = "an invalid case: it is refused, not run"
+    else
+      local name = c.id:match("[^/]*$")
+      local r, why, input = evaluate.expect(C.s, bytes[c.file], c.id, c.input_shape)
+      if r then
+        c.run = { input = "io/" .. name .. ".in.npy", output = "io/" .. name .. ".out.npy", tolerance = r.tolerance }
+        C.files[#C.files + 1] = { c.run.input, r.input }
+        C.files[#C.files + 1] = { c.run.output, r.output }
+      else
+        c.run_why = why
+        c.pending = input and { input = "io/" .. name .. ".in.npy", bytes = input }
+      end
+    end
+  end
+end
+
+-- Everything, in memory: { files = { {relative path, bytes}, ... }, cases };
+-- the manifest is made by M.write, once an external reference has run.
 function M.generate(s)
   local sv = collect.survey(s)
   if not sv.array then error("schema error: the root record has no repeated field to build models from", 0) end
@@ -88,22 +155,59 @@ function M.generate(s)
   C.array = sv.array.name
   valid.cases(C, sv)
   mutations.cases(C, sv)
-  C.files[#C.files + 1] = { "manifest.json", manifest(s, C.cases) }
+  add_runs(C)
   return C
 end
 
 local function sh_quote(p) return "'" .. p:gsub("'", "'\\''") .. "'" end
 
--- Writes the corpus under dir; case files of an earlier corpus there
--- (valid/*.nnn, invalid/*.nnn) are removed first.
-function M.write(dir, C)
-  assert(os.execute("mkdir -p " .. sh_quote(dir .. "/valid") .. " " .. sh_quote(dir .. "/invalid")))
-  assert(os.execute("rm -f " .. sh_quote(dir) .. "/valid/*.nnn " .. sh_quote(dir) .. "/invalid/*.nnn"))
+-- Runs the external reference (opt.reference, "CMD {model} {input}
+-- {output}") on a case the kit's own does not compute: its exit status 0
+-- gives the expected output, 77 declines the case; anything else stops.
+local function run_reference(dir, C, c, cmd)
+  local p = c.pending
+  local out = p.input:gsub("%.in%.npy$", ".out.npy")
+  local h = assert(io.open(dir .. "/" .. p.input, "wb"))
+  h:write(p.bytes)
+  h:close()
+  local line = cmd:gsub("{(%a+)}", { model = sh_quote(dir .. "/" .. c.file), input = sh_quote(dir .. "/" .. p.input),
+    output = sh_quote(dir .. "/" .. out) })
+  local _, how, status = os.execute(line)
+  if how == "exit" and status == 77 then
+    os.remove(dir .. "/" .. p.input)
+    c.run_why = c.run_why .. "; the --reference command declined it (exit 77)"
+    return
+  end
+  h = io.open(dir .. "/" .. out, "rb")
+  local head = h and h:read(10)
+  if h then h:close() end
+  if how ~= "exit" or status ~= 0 or not head or head:sub(1, 6) ~= "\x93NUMPY" then
+    error(string.format("nnngen: --reference: for %s, `%s` %s; it must write a .npy file there and exit 0, "
+      .. "or exit 77 to decline the case", c.file, line, (how ~= "exit" or status ~= 0)
+      and string.format("ended with %s %d", how, status) or "wrote no .npy file at " .. dir .. "/" .. out), 0)
+  end
+  c.run = { input = p.input, output = out, tolerance = evaluate.TOLERANCE }
+  c.run_why = nil
+end
+
+-- Writes the kit under dir (opt: kit_version, reference): the case files,
+-- the inputs and expected outputs, then the manifest. Case files of an
+-- earlier kit there (valid/*.nnn, invalid/*.nnn, io/*.npy) are removed first.
+function M.write(dir, C, opt)
+  local q = sh_quote(dir)
+  assert(os.execute("mkdir -p " .. q .. "/valid " .. q .. "/invalid " .. q .. "/io"))
+  assert(os.execute("rm -f " .. q .. "/valid/*.nnn " .. q .. "/invalid/*.nnn " .. q .. "/io/*.npy"))
   for _, f in ipairs(C.files) do
     local h = assert(io.open(dir .. "/" .. f[1], "wb"))
     h:write(f[2])
     h:close()
   end
+  for _, c in ipairs(C.cases) do
+    if c.pending and opt.reference then run_reference(dir, C, c, opt.reference) end
+  end
+  local h = assert(io.open(dir .. "/manifest.json", "wb"))
+  h:write(manifest(C.s, C.cases, opt))
+  h:close()
 end
 
 return M

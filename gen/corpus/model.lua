@@ -32,6 +32,14 @@ local DATA_EDGES = {
 }
 local ORDINARY_DATA = {}
 for i = 0, 8 do ORDINARY_DATA[#ORDINARY_DATA + 1] = bits(0.25 * i - 1) end
+-- Two values near 100, then 62 small ones (a period of 7, so that no two
+-- filters of a kernel get the same values): the first tensor of a layer
+-- (its bias, in file order) starts near 100, and the values before the
+-- activation are about 100 apart from small terms, which overflows exp() in
+-- float32 (above 88.72) unless a softmax subtracts the maximum first; still
+-- ordinary (at most 1e4) for the kit's reference (gen/corpus/evaluate.lua).
+local LARGE_DATA = { bits(100), bits(100.5) }
+for i = 0, 61 do LARGE_DATA[#LARGE_DATA + 1] = bits(0.25 * ((i * 5) % 7) - 0.75) end
 
 local STRINGS = {
   { "", "empty", "an empty string" },
@@ -463,8 +471,8 @@ function M.encode(s, root)
 end
 
 -- What the case makers share.
-M.F, M.SCALAR_EDGES, M.DATA_EDGES, M.STRINGS, M.ODD_K, M.EVEN_K, M.PACK =
-  F, SCALAR_EDGES, DATA_EDGES, STRINGS, ODD_K, EVEN_K, PACK
+M.F, M.SCALAR_EDGES, M.DATA_EDGES, M.LARGE_DATA, M.STRINGS, M.ODD_K, M.EVEN_K, M.PACK =
+  F, SCALAR_EDGES, DATA_EDGES, LARGE_DATA, STRINGS, ODD_K, EVEN_K, PACK
 M.copy, M.join, M.slug, M.hex, M.float_ok, M.int_bounds, M.is_count, M.ref_slot, M.f32_next =
   copy, join, slug, hex, float_ok, int_bounds, is_count, ref_slot, f32_next
 

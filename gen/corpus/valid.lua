@@ -11,17 +11,19 @@ local M = {}
 local bits = require("corpus.reference").bits_of_f32
 local copy, slug, hex, float_ok, int_bounds, is_count = model.copy, model.slug, model.hex, model.float_ok,
   model.int_bounds, model.is_count
-local SCALAR_EDGES, DATA_EDGES, STRINGS, ODD_K, EVEN_K = model.SCALAR_EDGES, model.DATA_EDGES, model.STRINGS,
-  model.ODD_K, model.EVEN_K
+local SCALAR_EDGES, DATA_EDGES, LARGE_DATA, STRINGS, ODD_K, EVEN_K = model.SCALAR_EDGES, model.DATA_EDGES,
+  model.LARGE_DATA, model.STRINGS, model.ODD_K, model.EVEN_K
 local add_valid, select_tags, spec_of = collect.add_valid, collect.select_tags, collect.spec_of
 local f32_next = model.f32_next
 
 -- The families of valid cases, in corpus order; each adds its cases to C.
 local FAMILIES = {}
-local ORDER = { "combinations", "floats", "ints", "enums", "bools", "strings", "zeros", "optional", "data", "empty", "chains" }
+local ORDER = { "combinations", "large", "floats", "ints", "enums", "bools", "strings", "zeros", "optional", "data",
+  "empty", "chains" }
 
-function FAMILIES.combinations(C, sv)
-  -- Every combination of the variants' values (layer type x activation).
+-- Every combination of the variants' values (layer type x activation):
+-- lists of { rec, v }.
+local function combinations(sv)
   local combos = { {} }
   for _, vf in ipairs(sv.variants) do
     local next_ = {}
@@ -34,15 +36,37 @@ function FAMILIES.combinations(C, sv)
     end
     combos = next_
   end
-  for _, c in ipairs(combos) do
-    local tags, names, titles = {}, {}, {}
-    for _, x in ipairs(c) do
-      tags[x.rec.name] = x.v.value
-      names[#names + 1] = x.v.name
-      titles[#titles + 1] = string.format("%s %s (%d)", x.rec.name, x.v.title, x.v.value)
-    end
-    add_valid(C, table.concat(names, "-"), spec_of(sv, { { tags = tags } }, { strings = {} }),
-      "one layer: " .. table.concat(titles, ", "))
+  return combos
+end
+
+-- The tags, name and title of a combination.
+local function combination(c)
+  local tags, names, titles = {}, {}, {}
+  for _, x in ipairs(c) do
+    tags[x.rec.name] = x.v.value
+    names[#names + 1] = x.v.name
+    titles[#titles + 1] = string.format("%s %s (%d)", x.rec.name, x.v.title, x.v.value)
+  end
+  return tags, table.concat(names, "-"), table.concat(titles, ", ")
+end
+
+function FAMILIES.combinations(C, sv)
+  for _, c in ipairs(combinations(sv)) do
+    local tags, name, title = combination(c)
+    add_valid(C, name, spec_of(sv, { { tags = tags } }, { strings = {} }), "one layer: " .. title)
+  end
+end
+
+function FAMILIES.large(C, sv)
+  -- Every combination again with a bias near 100 (model.LARGE_DATA), so
+  -- that the values before the activation are about 100: exp() of them
+  -- overflows in float32, which a softmax must avoid by subtracting the
+  -- maximum first (and a sigmoid computed as exp(x) / (1 + exp(x)) must too).
+  for _, c in ipairs(combinations(sv)) do
+    local tags, name, title = combination(c)
+    add_valid(C, "large-logits-" .. name, spec_of(sv, { { tags = tags } }, { values = LARGE_DATA }),
+      "one layer: " .. title .. ", its first tensor near 100: values about 100 before the activation, "
+      .. "which overflow exp() in float32")
   end
 end
 

@@ -27,6 +27,7 @@ local ids = require("lock.ids")
 local renames = require("lock.renames")
 local formula = require("schema.formula")
 local load_file = require("schema.load")
+local canonical = require("schema.canonical")
 
 local INT32_MIN, INT32_MAX = -2147483648, 2147483647
 
@@ -1158,6 +1159,10 @@ local function check(path, fragment)
   -- annotate the tables).
   where = {}
   check_entry("schema", s)
+  if s.version ~= nil and s.version < 1 then
+    where = { "version" }
+    fail("version must be a whole number >= 1, not %d", s.version)
+  end
   s.file = path
   if fragment then
     where = { fragment }
@@ -1166,6 +1171,9 @@ local function check(path, fragment)
     f.file = fragment
     merge_fragment(s, f)
   end
+  -- The data as accepted, before the checks below annotate it: what the
+  -- schema's hash is taken from (gen/schema/canonical.lua).
+  s.canonical = canonical(s, { [s] = { file = true }, [s.plugin or s] = { file = true } })
   where = {}
   local seen = {}
   for _, key in ipairs({ "primitives", "enums", "records" }) do index_list(s, key, seen) end

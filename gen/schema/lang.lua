@@ -60,6 +60,8 @@ M.entries = {
     keys = {
       { name = "name", type = "ident", required = true, doc = "The schema's name; generated files name it." },
       { name = "doc", type = "text", required = true, doc = "What the format is, one line." },
+      { name = "version", type = "integer",
+        doc = "The schema's version, a whole number >= 1, raised when the format grows: the conformance kit names the schema by it (and by its hash)." },
       { name = "primitives", type = "list", of = "primitive", required = true,
         doc = "Fixed-width scalars and length-prefixed sequences (element types): the runtime reads any kind and width listed here, with no code per name." },
       { name = "sections", type = "list", of = "section", required = true,

@@ -481,6 +481,14 @@ test("lang_wrong_parameter_types", function(rejects)
   rejects([[find(s.records, "conv").io.window = nil]], '"conv".io', 'missing key "window": ')
 end)
 
+-- The schema's version (the conformance kit's manifest names it) is a whole
+-- number >= 1.
+test("lang_schema_version", function(rejects)
+  rejects([[s.version = "1"]], "version must be an integer", 'not "1"')
+  rejects([[s.version = 1.5]], "version must be an integer")
+  rejects([[s.version = 0]], "version: version must be a whole number >= 1, not 0")
+end)
+
 -- A rule or io key aimed at the wrong kind of field says what it needs and
 -- what the field is.
 test("lang_wrong_field_kind", function(rejects)

@@ -36,6 +36,11 @@ function M.format(s)
   w("%s All numbers are little-endian; fields follow each other with no padding or", s.doc)
   w("alignment, in the order below. Nothing may follow the last layer.")
   w("")
+  if s.version then
+    w("Schema version %d: the schema's `version`, raised when the format grows; the conformance kit", s.version)
+    w("names the schema it was made from by it and by the hash of the schema (docs/conformance.md).")
+    w("")
+  end
   w("## Primitives")
   w("")
   w("| name | bytes | meaning |")
