@@ -28,7 +28,8 @@ variant does not apply).
 
 --markdown writes the tables (markdown, '-' for stdout); --doc replaces, for each set, the text
 between the markers "<!-- onnx_goldens SET: begin -->" and "<!-- onnx_goldens SET: end -->" of
-that file with its table; --json writes the scores. Without any of them the tables are printed.
+that file with its table; --json writes the scores. Without any of them the tables are printed. --out-of-scope converts the
+other tests instead and counts nnnkit's exit codes (each should be 1, a refusal).
 tests/python/test_onnx_goldens.py checks that docs/onnx.md's tables are what nnnkit does now.
 Exit 0, 1 when an imported test is off, 2 for a usage error or a missing tool. Run with Debian's
 /usr/bin/python3 (python3-onnx, python3-numpy).
@@ -265,6 +266,24 @@ def score_all(exe, data, progress=None):
     return out
 
 
+def out_of_scope(exe, data):
+    """The tests of data with an op nnnkit does not map, converted: {exit code: [test, ..]} (each
+    should be refused, exit 1: a crash or an import would be a bug)."""
+    tests = node_tests(data)
+    with tempfile.TemporaryDirectory(prefix="onnx_goldens.") as work:
+        voc = vocabulary(exe, work)
+        todo = [t for t, ops in tests.items() if not ops or any(op not in voc for op in ops)]
+
+        def one(t):
+            return t, nnnkit(exe, "convert", os.path.join(data, t, "model.onnx"), os.path.join(work, t + ".nnn"))[0]
+
+        out = {}
+        with concurrent.futures.ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
+            for t, rc in pool.map(one, todo):
+                out.setdefault(rc, []).append(t)
+    return out
+
+
 def data_version():
     """libonnx-testdata's version, as dpkg knows it ('' when not known)."""
     try:
@@ -357,6 +376,9 @@ def main(argv):
     ap.add_argument("--json", help="write the scores there as JSON")
     ap.add_argument("--doc", help="put each set's table between its markers in this file (docs/onnx.md)")
     ap.add_argument("--quiet", action="store_true", help="no line per test on stderr")
+    ap.add_argument("--out-of-scope", action="store_true",
+                    help="only convert the tests with an op nnnkit does not map and count the exit codes "
+                         "(exit 1 unless every one is refused, exit 1)")
     a = ap.parse_args(argv[1:])
     need()
     sets = a.set or list(SETS)
@@ -369,6 +391,17 @@ def main(argv):
         print(f"onnx_goldens: {a.nnnkit} is not an executable nnnkit: build it (make) or give --nnnkit",
               file=sys.stderr)
         return 2
+
+    if a.out_of_scope:
+        odd = 0
+        for name in sets:
+            codes = out_of_scope(a.nnnkit, os.path.join(a.data, name))
+            print(f"{name}: " + ", ".join(f"{len(ts)} exit {rc}" for rc, ts in sorted(codes.items())))
+            for rc, ts in sorted(codes.items()):
+                if rc != 1:
+                    odd += len(ts)
+                    print(f"  exit {rc}: {' '.join(ts)}")
+        return 1 if odd else 0
 
     def say(t, r):
         if not a.quiet:
