@@ -8,7 +8,9 @@
 #                             python3-pytest (make test-python),
 #                             python3-dask and python3-distributed (the
 #                             nnnkit.dask tests), python3-setuptools and
-#                             python3-pip (pip install ./python's test), node and npm (make installs ONNX
+#                             python3-pip (pip install ./python's test),
+#                             libonnx-testdata (ONNX's own backend tests,
+#                             tests/python/test_onnx_goldens.py), node and npm (make installs ONNX
 #                             Runtime from the npm registry into build/ort:
 #                             tests/ort/install.sh). Not root: a missing build
 #                             package is an error, a missing test tool a
@@ -17,7 +19,7 @@
 #                             make bench
 set -eu
 PKGS="make gcc clang libclang-rt-14-dev lua5.4 libcriterion-dev libopenblas-dev libjansson-dev pkg-config valgrind groff-base xxd chromium python3-numpy libprotobuf-c-dev protobuf-c-compiler libonnx-dev"
-TOOLS="python3-onnx python3-torch python3-pytest python3-dask python3-distributed python3-setuptools python3-pip"
+TOOLS="python3-onnx python3-torch python3-pytest python3-dask python3-distributed python3-setuptools python3-pip libonnx-testdata"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="python3-torch"
 	TOOLS=""
@@ -39,7 +41,7 @@ if [ "${1:-}" != "--bench" ]; then
 fi
 [ -z "$missing$tools" ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
-	[ -n "$tools" ] && echo "deps: the ONNX, PyTorch, Dask and pip tests will skip what needs them (make test-python needs python3-pytest); run as root, or install:$tools" >&2
+	[ -n "$tools" ] && echo "deps: the ONNX, PyTorch, Dask and pip tests (and ONNX's own backend tests) will skip what needs them (make test-python needs python3-pytest); run as root, or install:$tools" >&2
 	[ -z "$missing" ] && exit 0
 	echo "deps: run as root, or install:$missing" >&2
 	exit 2

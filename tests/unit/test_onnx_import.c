@@ -897,11 +897,89 @@ static Onnx__NodeProto *gemm_graph(gb_t *b)
 	return gb_node(b, "Gemm", "fc", "x,W", "y");
 }
 
-Test(onnx_import, refuses_gemm_alpha_2)
+/* Gemm's alpha and beta scale the weights and the bias (ONNX's own node
+ * tests test_gemm_alpha and test_gemm_beta): y = alpha (x W) + beta C. */
+Test(onnx_import, gemm_alpha_beta_folded)
 {
 	gb_t b;
-	gb_attr_f(&b, gemm_graph(&b), "alpha", 2.0f);
-	expect_refused(&b, NNN_E_ONNX_OP, node0, 1, "alpha = 2");
+	const int64_t bd[] = { 2 };
+	const float bias[] = { 1, -1 };
+	Onnx__NodeProto *n = gemm_graph(&b);
+	gb_floats(&b, "C", bd, 1, bias, 0);
+	GB_PUSH(&b, n->input, n->n_input, gb_str(&b, "C"));
+	gb_attr_f(&b, n, "alpha", 0.5f);
+	gb_attr_f(&b, n, "beta", 2.0f);
+	got_t r;
+	import(&b, &r);
+	cr_assert_eq(r.st, NNN_OK, "%s", first_msg(&r));
+	/* W = [[1, 2], [3, 4]]: [1, 1] -> 0.5 [4, 6] + 2 [1, -1] = [4, 1];
+	 * [2, -1] -> 0.5 [-1, 0] + [2, -2] = [1.5, -2]. */
+	const int64_t s[] = { 2, 2 };
+	const float x[] = { 1, 1, 2, -1 }, want[] = { 4, 1, 1.5f, -2 };
+	float y[4];
+	run_model(r.m, s, 2, x, y, 4);
+	expect_close(y, want, 4, 0);
+	got_free(&r);
+}
+
+Test(onnx_import, refuses_gemm_alpha_inf)
+{
+	gb_t b;
+	gb_attr_f(&b, gemm_graph(&b), "alpha", INFINITY);
+	expect_refused(&b, NNN_E_ONNX_OP, node0, 1, "alpha = inf: expected a finite float");
+}
+
+/* Weights given as graph inputs (as ONNX's node tests give them): the
+ * refusal names each input and says to store the weights as initializers. */
+Test(onnx_import, refuses_weights_as_inputs_naming_them)
+{
+	gb_t b;
+	const int64_t in[] = { -1, 2 }, wd[] = { 2, 2 };
+	gb_init(&b, 13, in, 2);
+	GB_PUSH(&b, b.g.input, b.g.n_input, gb_value(&b, "W", wd, 2));
+	gb_node(&b, "Gemm", "fc", "x,W", "y");
+	const char *const path[] = { "graph.input" };
+	expect_refused(&b, NNN_E_ONNX, path, 1, "2 inputs that are not initializers ('x', 'W'): a .nnn model has one "
+	                                        "input, the data, and keeps weights and biases in its layers; store "
+	                                        "them in the graph as initializers");
+}
+
+/* PyTorch's old Linear without bias: Transpose of the weights, then
+ * MatMul. The refusal says the Transpose works on a constant and to fold it. */
+Test(onnx_import, refuses_a_node_on_a_constant)
+{
+	gb_t b;
+	const int64_t in[] = { -1, 2 }, wd[] = { 2, 2 };
+	const float w[] = { 1, 2, 3, 4 };
+	gb_init(&b, 13, in, 2);
+	gb_floats(&b, "W", wd, 2, w, 0);
+	gb_node(&b, "Transpose", "t", "W", "Wt");
+	gb_node(&b, "MatMul", "mm", "x,Wt", "y");
+	expect_refused(&b, NNN_E_ONNX_OP, (const char *const[]){ "graph.node[0]", "graph.node[1]" }, 2,
+	               "its input 'W' is a constant, not the chain's value ('x'): nnnkit does not compute on constants; "
+	               "fold them into the weights first");
+}
+
+/* ONNX's test_shape: the output is a Shape of the input, off the chain. */
+Test(onnx_import, refuses_an_output_off_the_chain_naming_its_node)
+{
+	gb_t b;
+	const int64_t in[] = { -1, 2 };
+	gb_init(&b, 13, in, 2);
+	gb_node(&b, "Shape", "s", "x", "y");
+	const char *const path[] = { "graph.output" };
+	expect_refused(&b, NNN_E_ONNX, path, 1, "output 'y' is made by graph.node[0] ('s', Shape), which is off the "
+	                                        "chain of layers (it ends at 'x')");
+}
+
+Test(onnx_import, refuses_two_outputs_naming_them)
+{
+	gb_t b;
+	Onnx__NodeProto *n = gemm_graph(&b);
+	GB_PUSH(&b, n->output, n->n_output, gb_str(&b, "mask"));
+	GB_PUSH(&b, b.g.output, b.g.n_output, gb_value(&b, "mask", NULL, -1));
+	const char *const path[] = { "graph.output" };
+	expect_refused(&b, NNN_E_ONNX, path, 1, "2 outputs ('y', 'mask'): a .nnn model has one output");
 }
 
 Test(onnx_import, refuses_gemm_transA)
@@ -976,7 +1054,7 @@ Test(onnx_import, lists_every_bad_node)
 	gb_attr_ints(&b, gb_node(&b, "MaxPool", "pool", "b", "c"), "kernel_shape", two, 2);
 	gb_attr_i(&b, gb_node(&b, "Conv", "c2", "c,k", "d"), "group", 2);
 	gb_node(&b, "Flatten", "flat", "d", "e");
-	gb_attr_f(&b, gb_node(&b, "Gemm", "fc", "e,W", "y"), "alpha", 2.0f);
+	gb_attr_i(&b, gb_node(&b, "Gemm", "fc", "e,W", "y"), "transA", 1);
 	const char *const paths[] = { "graph.node[0]", "graph.node[2]", "graph.node[3]", "graph.node[5]", "graph.node" };
 	got_t r;
 	size_t len;
@@ -991,7 +1069,7 @@ Test(onnx_import, lists_every_bad_node)
 	cr_assert(strstr(r.d.v[0].msg, "'c1' (Conv)") && strstr(r.d.v[0].msg, "strides"), "%s", r.d.v[0].msg);
 	cr_assert(strstr(r.d.v[1].msg, "'pool' (MaxPool)"), "%s", r.d.v[1].msg);
 	cr_assert(strstr(r.d.v[2].msg, "group"), "%s", r.d.v[2].msg);
-	cr_assert(strstr(r.d.v[3].msg, "alpha"), "%s", r.d.v[3].msg);
+	cr_assert(strstr(r.d.v[3].msg, "transA"), "%s", r.d.v[3].msg);
 	cr_assert(strstr(r.d.v[4].msg, "the ops nnnkit converts: Conv, Gemm"), "%s", r.d.v[4].msg);
 	got_free(&r);
 }

@@ -245,6 +245,10 @@ static void walk(imp_t *im)
 		if (fn == ARRAY_LEN(ops)) {
 			imp_bad(im, i, "op type %.40s is not one nnnkit converts (the last line lists those it does)", op);
 			im->nop_refused++;
+		} else if (!on_chain && nd->n_input && imp_find_cst(im, nd->input[0])) {
+			imp_bad(im, i, "its input '%.60s' is a constant, not the chain's value ('%.60s'): nnnkit does not "
+			    "compute on constants; fold them into the weights first (torch.onnx.export with "
+			    "do_constant_folding=True, or onnxsim)", nd->input[0], im->cur);
 		} else if (!on_chain) {
 			imp_bad(im, i, "its input '%.60s' is not the output of the node before on the chain ('%.60s'): nnnkit "
 			    "reads a chain of layers, without branches or merges", nd->n_input ? nd->input[0] : "",
@@ -394,22 +398,51 @@ static nnn_status_t read_initializers(imp_t *im)
 	return st;
 }
 
+/* Up to 4 names, quoted and comma-separated, into buf: what a message
+ * about several inputs or outputs names. */
+static void names_text(Onnx__ValueInfoProto *const *v, size_t n, const imp_t *im, int skip_cst, char *buf,
+                       size_t size)
+{
+	size_t at = 0, shown = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < n && at < size; k++) {
+		const char *name = v[k]->name ? v[k]->name : "";
+		if (skip_cst && imp_find_cst(im, name))
+			continue;
+		if (shown++ == 4) {
+			snprintf(buf + at, size - at, ", ...");
+			return;
+		}
+		at += (size_t)snprintf(buf + at, size - at, "%s'%.40s'", shown > 1 ? ", " : "", name);
+	}
+}
+
 /* The graph's one input that is no initializer (older IRs list
- * initializers as inputs too), or NULL (said). */
+ * initializers as inputs too), or NULL (said, naming them). */
 static const Onnx__ValueInfoProto *graph_input(imp_t *im)
 {
 	const Onnx__GraphProto *g = im->g;
 	const Onnx__ValueInfoProto *in = NULL;
 	size_t nin = 0;
+	char names[256];
 	for (size_t k = 0; k < g->n_input; k++) {
 		if (!imp_find_cst(im, g->input[k]->name)) {
 			in = g->input[k];
 			nin++;
 		}
 	}
-	if (nin != 1) {
+	if (nin == 0) {
 		(void)fail(im->diags, NNN_E_ONNX, "graph.input",
-		           "%zu inputs that are not initializers: a .nnn model has one input", nin);
+		           "no input that is not an initializer: a .nnn model has one input, the data [N, ...]; declare "
+		           "it in graph.input");
+		return NULL;
+	}
+	if (nin > 1) {
+		names_text(g->input, g->n_input, im, 1, names, sizeof names);
+		(void)fail(im->diags, NNN_E_ONNX, "graph.input",
+		           "%zu inputs that are not initializers (%s): a .nnn model has one input, the data, and keeps "
+		           "weights and biases in its layers; store them in the graph as initializers (torch.onnx.export "
+		           "does; onnx.numpy_helper.from_array makes one) and keep one input", nin, names);
 		return NULL;
 	}
 	return in;
@@ -436,22 +469,43 @@ static nnn_status_t input_type(imp_t *im, const char *name, int32_t type)
 	            imp_dtype_name(type), also);
 }
 
+/* What a graph input of another kind than a tensor is. */
+static const char *type_kind(Onnx__TypeProto__ValueCase c)
+{
+	switch (c) {
+	case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE:
+		return "a sequence";
+	case ONNX__TYPE_PROTO__VALUE_MAP_TYPE:
+		return "a map";
+	case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE:
+		return "an optional";
+	case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE:
+		return "a sparse tensor";
+	default:
+		return "of no type";
+	}
+}
+
 /* The chain starts at the graph's input: its rank, known dims and layout. */
 static nnn_status_t start_chain(imp_t *im, const Onnx__ValueInfoProto *in)
 {
 	nnn_diags_t *d = im->diags;
 	const Onnx__TypeProto *tp = in->type;
-	if (!in->name || !*in->name || !tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
-	    !tp->tensor_type->shape)
+	if (!in->name || !*in->name || !tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
 		return fail(d, NNN_E_ONNX, "graph.input",
-		            "input '%.60s' is not a tensor of known rank: nnnkit needs the input's rank",
-		            in->name ? in->name : "");
+		            "input '%.60s' is %s, not a tensor: a .nnn model takes one float tensor [N, ...]",
+		            in->name ? in->name : "", !tp ? "of no type" : type_kind(tp->value_case));
+	if (!tp->tensor_type->shape)
+		return fail(d, NNN_E_ONNX, "graph.input",
+		            "input '%.60s' has no shape: nnnkit needs the input's rank; declare its shape in graph.input "
+		            "(a symbolic dim, such as N, where it is open)", in->name);
 	const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
 	if (tt->has_elem_type && tt->elem_type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT)
 		return input_type(im, in->name, tt->elem_type);
 	if (tt->shape->n_dim < 2 || tt->shape->n_dim > NNN_MAX_RANK)
-		return fail(d, NNN_E_ONNX, "graph.input", "input '%.60s' has rank %zu: expected [N, ...] of rank 2 to %d",
-		            in->name, tt->shape->n_dim, NNN_MAX_RANK);
+		return fail(d, NNN_E_ONNX, "graph.input",
+		            "input '%.60s' has rank %zu: expected [N, ...] of rank 2 to %d, a batch axis first, then each "
+		            "sample's axes (a .nnn model runs batches of samples)", in->name, tt->shape->n_dim, NNN_MAX_RANK);
 	im->cur = im->input = in->name;
 	im->in_shape = tt->shape;
 	im->rank = im->in_rank = (int)tt->shape->n_dim;
@@ -487,8 +541,12 @@ static nnn_status_t check_model(imp_t *im)
 		return st;
 	if (!(in = graph_input(im)))
 		return NNN_E_ONNX;
-	if (g->n_output != 1)
-		return fail(d, NNN_E_ONNX, "graph.output", "%zu outputs: a .nnn model has one output", g->n_output);
+	if (g->n_output != 1) {
+		char names[256];
+		names_text(g->output, g->n_output, im, 0, names, sizeof names);
+		return fail(d, NNN_E_ONNX, "graph.output", "%zu outputs%s%s%s: a .nnn model has one output; keep the one "
+		            "the chain of layers ends in", g->n_output, names[0] ? " (" : "", names, names[0] ? ")" : "");
+	}
 	return start_chain(im, in);
 }
 
@@ -575,6 +633,25 @@ static void input_of(const imp_t *im, nnn_pshape_t *p)
 		p->last = p->dims[im->rank - 1];
 }
 
+/* The graph's output is not the chain's value: said naming the node that
+ * makes it, when one does (a Shape of the input, say). */
+static nnn_status_t off_chain_output(const imp_t *im)
+{
+	const char *out = im->g->output[0]->name ? im->g->output[0]->name : "";
+	for (size_t k = 0; k < im->g->n_node; k++) {
+		const Onnx__NodeProto *nd = im->g->node[k];
+		for (size_t o = 0; o < nd->n_output; o++)
+			if (*out && !strcmp(nd->output[o], out))
+				return fail(im->diags, NNN_E_ONNX, "graph.output",
+				            "output '%.60s' is made by graph.node[%zu] ('%.60s', %.40s), which is off the chain of "
+				            "layers (it ends at '%.60s'): nnnkit reads a chain of layers whose last node gives the "
+				            "output", out, k, imp_node_name(nd), nd->op_type ? nd->op_type : "", im->cur);
+	}
+	return fail(im->diags, NNN_E_ONNX, "graph.output",
+	            "output '%.60s' is not the end of the chain of nodes ('%.60s'): nnnkit reads a chain of layers whose "
+	            "last node gives the output", out, im->cur);
+}
+
 static nnn_status_t decode(const void *buf, size_t len, const nnn_onnx_read_opts_t *opts, nnn_model_t **out,
                            nnn_pshape_t *input, nnn_diags_t *diags)
 {
@@ -622,9 +699,7 @@ static nnn_status_t decode(const void *buf, size_t len, const nnn_onnx_read_opts
 			if (im.nbad)
 				st = NNN_E_ONNX_OP;
 			else if (strcmp(im.cur, im.g->output[0]->name ? im.g->output[0]->name : ""))
-				st = fail(diags, NNN_E_ONNX, "graph.output",
-				          "output '%.60s' is not the end of the chain of nodes ('%.60s'): nnnkit reads a chain "
-				          "of layers", im.g->output[0]->name ? im.g->output[0]->name : "", im.cur);
+				st = off_chain_output(&im);
 			else if (!imp_perm_ident(im.perm, im.rank) && !imp_perm_first(im.perm, im.rank))
 				st = fail(diags, NNN_E_ONNX, "graph.output",
 				          "output '%.60s' is transposed in a way nnn's channels-last output cannot give: end the "

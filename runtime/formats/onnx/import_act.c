@@ -10,7 +10,7 @@ void imp_attach(imp_t *im, int i, int act, float tau)
 		return;
 	if (!L) {
 		imp_bad(im, i, "an activation with no layer before it: nnn keeps an activation as part of the Conv or Dense "
-		    "layer it follows");
+		    "layer it follows, so it must come after a Conv, Gemm or MatMul");
 		return;
 	}
 	if (L->act >= 0) {

@@ -3,8 +3,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "import.h"
 
-/* A Dense layer from weights B ([K, M], or [M, K] transposed). */
-static void dense(imp_t *im, int i, const cst_t *B, int trans, const cst_t *bias, int matmul)
+/* A Dense layer from weights B ([K, M], or [M, K] transposed) times
+ * alpha and a bias times beta: Gemm's alpha (x B) + beta C is
+ * x (alpha B) + beta C, equal up to rounding. Scaled only when not 1, so
+ * that the values (NaN payloads included) of a graph nnnkit wrote come
+ * back as they were. */
+static void dense(imp_t *im, int i, const cst_t *B, int trans, const cst_t *bias, int matmul, float alpha,
+                  float beta)
 {
 	int64_t K = B->dims[trans ? 1 : 0], M = B->dims[trans ? 0 : 1];
 	if (K < 1 || M < 1 || K > INT32_MAX || M > INT32_MAX || K * M > INT32_MAX) {
@@ -60,6 +65,10 @@ static void dense(imp_t *im, int i, const cst_t *B, int trans, const cst_t *bias
 		for (int64_t m = 0; m < M; m++)
 			w[r * M + m] = trans ? B->f[m * K + src] : B->f[src * M + m];
 	}
+	for (int64_t k = 0; alpha != 1.0f && k < K * M; k++)
+		w[k] *= alpha;
+	for (int64_t k = 0; bias && beta != 1.0f && k < M; k++)
+		b[k] *= beta;
 	L->w = w;
 	L->wdims[0] = (int32_t)K;
 	L->wdims[1] = (int32_t)M;
@@ -82,12 +91,13 @@ void imp_op_gemm(imp_t *im, int i)
 	float alpha, beta;
 	if (!imp_attrs_known(im, i, "alpha,beta,transA,transB"))
 		return;
-	if (!imp_attr_float(nd, "alpha", 1.0f, &alpha) || alpha != 1.0f) {
-		imp_bad(im, i, "attribute alpha = %g: nnnkit reads Gemm with alpha 1 (a Dense layer: y = x W + b)", alpha);
+	/* Folded into the weights and the bias (dense). */
+	if (!imp_attr_float(nd, "alpha", 1.0f, &alpha) || !isfinite(alpha)) {
+		imp_bad(im, i, "attribute alpha = %g: expected a finite float (it scales the weights)", alpha);
 		return;
 	}
-	if (!imp_attr_float(nd, "beta", 1.0f, &beta) || beta != 1.0f) {
-		imp_bad(im, i, "attribute beta = %g: nnnkit reads Gemm with beta 1 (a Dense layer: y = x W + b)", beta);
+	if (!imp_attr_float(nd, "beta", 1.0f, &beta) || !isfinite(beta)) {
+		imp_bad(im, i, "attribute beta = %g: expected a finite float (it scales the bias)", beta);
 		return;
 	}
 	if (!imp_attr_int(nd, "transA", 0, &ta) || ta != 0) {
@@ -114,7 +124,7 @@ void imp_op_gemm(imp_t *im, int i)
 		imp_bad(im, i, "its input has rank %d: Gemm takes rank 2 (a Flatten before it makes one)", im->rank);
 		return;
 	}
-	dense(im, i, B, (int)tb, C, 0);
+	dense(im, i, B, (int)tb, C, 0, alpha, beta);
 }
 
 void imp_op_matmul(imp_t *im, int i)
@@ -141,7 +151,7 @@ void imp_op_matmul(imp_t *im, int i)
 		return;
 	}
 	(void)nd;
-	dense(im, i, B, 0, NULL, 1);
+	dense(im, i, B, 0, NULL, 1, 1.0f, 1.0f);
 }
 
 /* An Add right after a MatMul: the Dense layer's bias. */
