@@ -471,9 +471,12 @@ def compare(got, exp, tol):
     bad = int((~ok).sum())
     finite = np.where(gnan | enan, 0.0, err)
     first = tuple(int(i) for i in np.unravel_index(int(np.argmin(ok)), ok.shape))
-    return (f"{bad} of {ok.size} values out of tolerance {tol:g}; max abs error "
-            f"{float(np.max(finite)):.6g}; first at index {list(first)}: got {float(g[first])!r}, "
-            f"expected {float(e[first])!r}")
+    # A NaN on one side only is no distance: count those apart from the max.
+    nan = int((gnan != enan).sum())
+    return (f"{bad} of {ok.size} values out of tolerance {tol:g}; "
+            + (f"{nan} NaN where the other is a number, max abs error of the rest " if nan else "max abs error ")
+            + f"{float(np.max(finite)):.6g}; first at index {list(first)}: "
+            f"got {float(g[first])!r}, expected {float(e[first])!r}")
 
 
 def run_case(testee, kit_dir, case, tmp, n):
