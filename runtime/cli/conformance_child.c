@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,3 +200,89 @@ int conf_shell(const char *cmd, const char *err, double timeout, char *why, size
 	return conf_wait(&c, timeout, why, size);
 }
 
+double conf_now(void)
+{
+	return now();
+}
+
+/* Our end of a pipe: not inherited by the next child, never blocking. */
+static void our_end(int fd)
+{
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+int conf_spawn(conf_child_t *c, const char *cmd, const char *err, int *to, int *from)
+{
+	int in[2], out[2];
+	if (pipe(in) < 0)
+		return -1;
+	if (pipe(out) < 0) {
+		close(in[0]), close(in[1]);
+		return -1;
+	}
+	pid_t pid = conf_fork(c);
+	if (pid == 0) {
+		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 || !freopen(err, "w", stderr))
+			_exit(127);
+		close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	int e = errno;
+	close(in[0]), close(out[1]);
+	if (pid < 0) {
+		close(in[1]), close(out[0]);
+		errno = e;
+		return -1;
+	}
+	our_end(in[1]), our_end(out[0]);
+	/* A write to a testee that died is an EPIPE to report, not a SIGPIPE
+	 * that ends nnnkit: blocked until conf_end (conf_put drops it). */
+	sigset_t pipe_sig;
+	sigemptyset(&pipe_sig);
+	sigaddset(&pipe_sig, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_sig, NULL);
+	*to = in[1], *from = out[0];
+	return 0;
+}
+
+void conf_drop_sigpipe(void)
+{
+	const struct timespec zero = { 0, 0 };
+	sigset_t pipe_sig;
+	sigemptyset(&pipe_sig);
+	sigaddset(&pipe_sig, SIGPIPE);
+	while (sigtimedwait(&pipe_sig, NULL, &zero) > 0)
+		;
+}
+
+int conf_poll(conf_child_t *c, int fd, short events, double deadline)
+{
+	const struct timespec zero = { 0, 0 };
+	for (;;) {
+		double left = deadline - now();
+		if (left <= 0)
+			return 0;
+		/* A few milliseconds at a time: an ending signal is taken between. */
+		struct pollfd p = { .fd = fd, .events = events };
+		int r = poll(&p, 1, left < 0.005 ? (int)(left * 1000) + 1 : 5);
+		if (r > 0)
+			return 1;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		take_ending(c, &zero);
+	}
+}
+
+int conf_end(conf_child_t *c, char *why, size_t size)
+{
+	conf_drop_sigpipe();
+	int status = end_child(c);
+	if (WIFSIGNALED(status)) {
+		snprintf(why, size, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+		return -1;
+	}
+	snprintf(why, size, "exited with status %d", WEXITSTATUS(status));
+	return WEXITSTATUS(status);
+}
