@@ -435,12 +435,15 @@ static char *trim(char *s)
 	return s;
 }
 
-/* The list as {id: reason} ("" when a line gives none), or NULL after
- * saying on stderr why it cannot be used. */
-static json_t *read_known(const char *path, cli_env_t *env)
+/* The list as {id: reason} ("" when a line gives none; none at all when
+ * it does not exist yet and `fix` will write it), or NULL after saying on
+ * stderr why it cannot be used. */
+static json_t *read_known(const char *path, int fix, cli_env_t *env)
 {
 	char line[4096];
 	FILE *f = fopen(path, "r");
+	if (!f && errno == ENOENT && fix)
+		return json_object(); /* --fix makes it */
 	if (!f) {
 		cli_fail_text(env, path, EXIT_USAGE, "%s (--known-failures: one case id a line, '# reason' after it)",
 		              strerror(errno));
@@ -633,7 +636,7 @@ int conf_kit_run(const conf_kit_opts_t *o, json_t *m, cli_env_t *env)
 	kcase_t kc;
 	json_array_foreach(cases, i, c)
 		read_case(o, c, &kc); /* every case gets its id: the list is checked against them */
-	if (o->known && !(known = read_known(o->known, env)))
+	if (o->known && !(known = read_known(o->known, o->fix, env)))
 		return EXIT_USAGE;
 	if (known && !o->fix && strangers(known, cases, o->known)) {
 		json_decref(known);
