@@ -277,11 +277,18 @@ static void run_check(json_t *checks, const asked_t *a, const char *out, const c
 		snprintf(why, sizeof why, "its output has shape %s, expected %s", nnn_shape_format(&got.shape, s1, sizeof s1),
 		         nnn_shape_format(&want.shape, s2, sizeof s2));
 	} else {
-		int64_t bad = conf_mismatch(got.data, want.data, (int64_t)got.count, tol, &max_err);
+		int64_t bad = conf_mismatch(got.data, want.data, (int64_t)got.count, tol, &max_err), odd = 0;
+		char more[96] = "";
 		pass = bad < 0;
+		/* NaN or infinity where a number is expected: no error to measure, say how many */
+		for (size_t i = 0; !pass && i < got.count; i++)
+			odd += !isfinite(got.data[i]) && isfinite(want.data[i]);
+		if (odd)
+			snprintf(more, sizeof more, " (of the finite values; %lld NaN or infinite where a number is expected)",
+			         (long long)odd);
 		if (!pass)
-			snprintf(why, sizeof why, "max abs error %.3g; first mismatch at %s: %.9g, expected %.9g (tolerance "
-			         "%g * (1 + |expected|))", max_err, conf_place(&got.shape, bad, at, sizeof at),
+			snprintf(why, sizeof why, "max abs error %.3g%s; first mismatch at %s: %.9g, expected %.9g (tolerance "
+			         "%g * (1 + |expected|))", max_err, more, conf_place(&got.shape, bad, at, sizeof at),
 			         (double)got.data[bad], (double)want.data[bad], tol);
 	}
 	check(checks, "run", pass ? "pass" : "fail", pass ? NULL : why);
