@@ -4,6 +4,7 @@
  * library, every valid case is also validated with its recorded input shape
  * and run, in a child process (conformance_run.c). */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* realpath */
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -11,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "conformance.h"
+#include "conformance_kit.h"
 
 static int run(const cli_args_t *a, cli_env_t *env);
 
@@ -26,6 +27,15 @@ static const cli_opt_t conformance_opts[] = {
 	{ "timeout", 0, CLI_REAL, 0, "S", "seconds a case (and a reference command) may take (default 10)",
 	  .rmin = 0.001, .rmax = 86400 },
 	{ "verbose", 'v', CLI_FLAG, 0, NULL, .help = "one line per valid case: run, not run and why, max error" },
+	{ "testee", 0, CLI_STR, 0, "CMD", .help = "a shell command speaking the testee protocol (docs/conformance.md)" },
+	/* CLI_STR: a list read and, with --fix, written, which any text is */
+	{ "known-failures", 0, CLI_STR, 0, "FILE", .help = "with --testee: the cases known to fail, one id a line "
+	  "('# reason' after it)" },
+	{ "fix", 0, CLI_FLAG, 0, NULL, .help = "with --known-failures: rewrite FILE to exactly the failing cases" },
+	{ "level", 0, CLI_CHOICE, 0, "LEVEL", "with --testee: the checks that count, required or recommended (default: "
+	  "recommended, which counts both)", .choices = "required recommended" },
+	{ "results", 0, CLI_OUT, 0, "FILE", "with --testee: write the results JSON to FILE",
+	  .nodash = "--json writes the results to stdout" },
 	{ NULL },
 };
 
@@ -35,9 +45,12 @@ const cli_cmd_t cmd_conformance = {
 	.main = run,
 	.opts = CLI_OPTS(conformance_opts, cli_opts_json),
 	.exits = CLI_EXITS_MODEL,
-	.exit_what = { [0] = "every case passed", [1] = "a case failed or crashed" },
+	.exit_what = { [0] = "every case passed (or failed as --known-failures lists)",
+		       [1] = "a case failed or crashed (or a listed one passed)" },
 	.help = "usage: nnnkit [--plugin FILE] conformance [--corpus DIR] [--reference 'CMD {model} {input} {output}']\n"
 		"                 [--tolerance T] [--decoder 'CMD {file}'] [--timeout S] [-v] [--json]\n"
+		"       nnnkit conformance [--corpus KIT] --testee CMD [--known-failures FILE [--fix]]\n"
+		"                 [--level required|recommended] [--results FILE] [--timeout S] [--json]\n"
 	"Runs every case of the corpus (DIR/manifest.json, written by `make conformance` or\n"
 	"`nnngen --conformance DIR [--plugin FRAGMENT]`; default: the corpus installed beside nnnkit)\n"
 	"through a decoder and prints passed, failed and crashed cases by class, what was run, then a\n"
@@ -61,8 +74,21 @@ const cli_cmd_t cmd_conformance = {
 	"counted, not compared, not failed\n"
 	"--decoder CMD: exit 0 means the file was accepted, any other exit rejected; a signal or a\n"
 	"timeout is a crash. Nothing is run.\n"
+	"--testee CMD: the implementation under test, one program speaking the testee protocol of\n"
+	"docs/conformance.md (JSON lines on stdin and stdout), started once and asked every case's\n"
+	"checks: decode, verdict, roundtrip and run (required), error: the exact code, path and offset\n"
+	"(recommended). A request not answered within --timeout, a testee that dies or answers with\n"
+	"anything but one JSON object with the request's id: its process group is killed, the check\n"
+	"recorded as timeout, crashed or protocol with the end of its stderr, and the testee started\n"
+	"again. The report gives each level and family passed/total, the unexpected failures and\n"
+	"passes; --results FILE (or --json, on stdout) the results JSON.\n"
+	"--known-failures FILE: cases known to fail, one id a line ('# reason' after it): such a case\n"
+	"failing does not fail the run, and passing does (the list must not go stale); --fix rewrites\n"
+	"FILE to exactly the failing cases, keeping the reasons given. --level required: only the\n"
+	"required checks count for the verdict and the list.\n"
 	"Each command, and each case's run, is a process group of its own, killed whole when it ends or\n"
-	"times out, or when nnnkit gets SIGINT, SIGTERM or SIGHUP.\n",
+	"times out, or when nnnkit gets SIGINT, SIGTERM or SIGHUP; what left the group (setsid) and\n"
+	"outlived it is killed too.\n",
 };
 
 enum { PASS, FAIL, CRASH };
@@ -317,6 +343,57 @@ static json_t *load_manifest(conf_t *c, cli_env_t *env, char *dflt, size_t size)
 	return m;
 }
 
+/* The options that go with --testee alone, and those that do not go with
+ * it: a usage error naming them, or 0. */
+static int testee_usage(const cli_args_t *a, cli_env_t *env)
+{
+	static const char *const only[] = { "known-failures", "fix", "level", "results" };
+	static const char *const never[] = { "decoder", "reference", "tolerance" };
+	const char *const *v;
+	int testee = cli_str(a, "testee") != NULL;
+	for (size_t i = 0; i < sizeof only / sizeof only[0]; i++)
+		if (!testee && cli_strs(a, only[i], &v))
+			return cli_usage(env, &cmd_conformance, "--%s goes with --testee only", only[i]);
+	for (size_t i = 0; testee && i < sizeof never / sizeof never[0]; i++)
+		if (cli_strs(a, never[i], &v))
+			return cli_usage(env, &cmd_conformance, "--%s does not go with --testee (%s)", never[i],
+			                 i == 2 ? "the kit gives each case's tolerance" : "the testee is the implementation scored");
+	if (cli_flag(a, "fix") && !cli_str(a, "known-failures"))
+		return cli_usage(env, &cmd_conformance, "--fix rewrites the list of --known-failures FILE: give it");
+	if (testee && cli_flag(a, "verbose"))
+		return cli_usage(env, &cmd_conformance, "--verbose shows nnnkit's own runs: with --testee, --results FILE "
+		                                   "or --json gives every check");
+	return 0;
+}
+
+/* --testee: the kit's cases asked of it (conformance_kit.c). */
+static int with_testee(const cli_args_t *a, cli_env_t *env, conf_t *c, json_t *m)
+{
+	char kit[4096], tmpdir[4096];
+	const char *t = getenv("TMPDIR");
+	if (!realpath(c->corpus, kit)) {
+		cli_say(stderr, "nnnkit: %s: %s\n", c->corpus, strerror(errno));
+		json_decref(m);
+		return EXIT_USAGE;
+	}
+	snprintf(tmpdir, sizeof tmpdir, "%s/nnnconf.XXXXXX", t && t[0] == '/' ? t : "/tmp");
+	if (!mkdtemp(tmpdir)) {
+		cli_say(stderr, "nnnkit: conformance: cannot make a temporary folder %s: %s (set TMPDIR)\n", tmpdir,
+		        strerror(errno));
+		json_decref(m);
+		return EXIT_USAGE;
+	}
+	const char *level = cli_str(a, "level");
+	conf_kit_opts_t o = { .kit = kit, .testee = cli_str(a, "testee"), .timeout = c->run.timeout,
+		              .known = cli_str(a, "known-failures"), .results = cli_str(a, "results"),
+		              .fix = cli_flag(a, "fix"), .required_only = level && !strcmp(level, "required"),
+		              .json = c->json, .tmpdir = tmpdir };
+	int code = conf_kit_run(&o, m, env);
+	rmdir(tmpdir);
+	json_decref(m);
+	return code;
+}
+
 static int run(const cli_args_t *a, cli_env_t *env)
 {
 	conf_t c = { .run = { .timeout = cli_real(a, "timeout", 10), .tolerance = cli_real(a, "tolerance", 1e-4),
@@ -333,10 +410,15 @@ static int run(const cli_args_t *a, cli_env_t *env)
 		                                   "where those paths go");
 	if (c.decoder && c.run.reference)
 		return cli_usage(env, &cmd_conformance, "--reference compares nnnkit's own runs: it does not go with --decoder");
+	int bad = testee_usage(a, env);
+	if (bad)
+		return bad;
 	json_t *m = load_manifest(&c, env, dflt, sizeof dflt);
 	if (!m)
 		return EXIT_USAGE;
 	json_t *cases = json_object_get(m, "cases");
+	if (cli_str(a, "testee"))
+		return with_testee(a, env, &c, m);
 	const nnn_ctx_t *ctx = c.decoder ? NULL : cli_ctx(env);
 	if (!c.decoder) {
 		/* The files of a run case (its input, outputs, JSON form) go here. */

@@ -65,6 +65,30 @@ int conf_wait(conf_child_t *c, double timeout, char *why, size_t size);
  * the file `err` (NULL: /dev/null), and waits for it (conf_wait). */
 int conf_shell(const char *cmd, const char *err, double timeout, char *why, size_t size);
 
+/* The testee of --testee (conformance_testee.c): `sh -c cmd` as conf_fork's
+ * child, its stdin and stdout pipes whose other ends go to *to and *from
+ * (non-blocking, not inherited), stderr to the file `err`. SIGPIPE stays
+ * blocked in nnnkit until conf_end. 0, or -1 with errno. */
+int conf_spawn(conf_child_t *c, const char *cmd, const char *err, int *to, int *from);
+/* Waits until fd has `events` (poll) or the monotonic time `deadline`
+ * (conf_now) passes, taking an ending signal as conf_wait does: 1 ready,
+ * 0 timed out, -1 with errno. */
+int conf_poll(conf_child_t *c, int fd, short events, double deadline);
+/* Discards a SIGPIPE a write to a dead testee left pending. */
+void conf_drop_sigpipe(void);
+/* Kills c's group, reaps it, gives nnnkit its signal mask back: the exit
+ * status, or -1; either said in `why` ("exited with status 3"). */
+int conf_end(conf_child_t *c, char *why, size_t size);
+/* Seconds on the monotonic clock. */
+double conf_now(void);
+
+/* The first index where got and want differ by more than tol * (1 + |want|)
+ * (a NaN matches a NaN, an infinity the same infinity), or -1; *max_err:
+ * the largest difference between finite pairs (conformance_run.c). */
+int64_t conf_mismatch(const float *got, const float *want, int64_t n, double tol, double *max_err);
+/* "[0, 3, 1]": the place of flat index i in shape s, in buf. */
+const char *conf_place(const nnn_shape_t *s, int64_t i, char *buf, size_t size);
+
 /* tmpl with each "{name}" of names[] replaced by the single-quoted
  * values[i]; returned, free() it (NULL when out of memory). */
 char *conf_command(const char *tmpl, const char *const *names, const char *const *values, int n);

@@ -134,8 +134,7 @@ static void ordinary_field(void *ctx, const nnn_field_t *f)
 	}
 }
 
-/* "[0, 3, 1]": the place of flat index i in shape s. */
-static const char *place(const nnn_shape_t *s, int64_t i, char *buf, size_t size)
+const char *conf_place(const nnn_shape_t *s, int64_t i, char *buf, size_t size)
 {
 	nnn_shape_t at = *s;
 	for (int32_t d = s->rank - 1; d >= 0; d--) {
@@ -145,10 +144,7 @@ static const char *place(const nnn_shape_t *s, int64_t i, char *buf, size_t size
 	return nnn_shape_format(&at, buf, size);
 }
 
-/* The first index where got and want differ by more than tol * (1 + |want|)
- * (a NaN matches a NaN, an infinity the same infinity), or -1; *max_err: the
- * largest difference between finite pairs. */
-static int64_t mismatch(const float *got, const float *want, int64_t n, double tol, double *max_err)
+int64_t conf_mismatch(const float *got, const float *want, int64_t n, double tol, double *max_err)
 {
 	int64_t first = -1;
 	*max_err = 0;
@@ -216,7 +212,7 @@ static int run_once(nnn_plan_t *p, const float *x, float *y, int64_t n, const nn
 	if (unwritten) {
 		say(sh, CONF_RUN_FAILED, "%s left %lld of the %lld values of its output %s unwritten, the first at %s", what,
 		    (long long)unwritten, (long long)n, nnn_shape_format(out, buf, sizeof buf),
-		    place(out, first, at, sizeof at));
+		    conf_place(out, first, at, sizeof at));
 		return 0;
 	}
 	return 1;
@@ -271,18 +267,18 @@ static void run_model(const nnn_ctx_t *ctx, const nnn_model_t *m, const nnn_shap
 	    !run_once(p1, x + per_in, y1 + per_out, per_out, &out1, "batch 1 (second sample)", sh) ||
 	    !run_once(p2, x, y2, 2 * per_out, &out2, "batch 2 on 2 threads", sh))
 		goto done;
-	int64_t bad = mismatch(y2, y1, 2 * per_out, o->tolerance, &err);
+	int64_t bad = conf_mismatch(y2, y1, 2 * per_out, o->tolerance, &err);
 	if (bad >= 0) {
 		say(sh, CONF_RUN_FAILED,
 		    "a batch of 2 (2 threads) and batches of 1 disagree at %s: %.9g vs %.9g (max abs error %.3g, tolerance %g)",
-		    place(&out2, bad, at, sizeof at), (double)y2[bad], (double)y1[bad], err, o->tolerance);
+		    conf_place(&out2, bad, at, sizeof at), (double)y2[bad], (double)y1[bad], err, o->tolerance);
 		goto done;
 	}
 	if (sh->ordinary) {
 		for (int64_t i = 0; i < 2 * per_out; i++) {
 			if (!isfinite(y2[i])) {
 				say(sh, CONF_RUN_FAILED, "output %s is %.9g, from finite inputs and parameters",
-				    place(&out2, i, at, sizeof at), (double)y2[i]);
+				    conf_place(&out2, i, at, sizeof at), (double)y2[i]);
 				goto done;
 			}
 		}
@@ -422,13 +418,13 @@ static void reference(const char *model, const conf_run_opts_t *o, conf_run_t *o
 		snprintf(out->why, sizeof out->why, "the reference's output has shape %s, nnnkit's %s",
 		         nnn_shape_format(&b.shape, s1, sizeof s1), nnn_shape_format(&a.shape, s2, sizeof s2));
 	} else {
-		int64_t bad = mismatch(a.data, b.data, (int64_t)a.count, o->tolerance, &out->max_err);
+		int64_t bad = conf_mismatch(a.data, b.data, (int64_t)a.count, o->tolerance, &out->max_err);
 		out->compared = 1;
 		if (bad >= 0)
 			snprintf(out->why, sizeof out->why,
 			         "differs from the reference: max abs error %.3g; first mismatch at %s: nnnkit %.9g, reference %.9g "
 			         "(tolerance %g * (1 + |reference|))",
-			         out->max_err, place(&a.shape, bad, at, sizeof at), (double)a.data[bad], (double)b.data[bad],
+			         out->max_err, conf_place(&a.shape, bad, at, sizeof at), (double)a.data[bad], (double)b.data[bad],
 			         o->tolerance);
 		else
 			out->outcome = CONF_RUN_OK;

@@ -407,6 +407,19 @@ Test(hardening, conformance_decoder_group_killed, .timeout = 60)
 	cr_assert_eq(system(t_fmt("rm -rf %s", dir)), 0);
 }
 
+/* A decoder whose child leaves its group (setsid) and outlives it: it came
+ * to nnnkit, the subreaper, and goes too (killing the group alone missed it). */
+Test(hardening, conformance_decoder_setsid_child_killed, .timeout = 60)
+{
+	char dir[] = "/tmp/nnnpgrp.XXXXXX", out[4096];
+	one_case_corpus(dir);
+	int st = t_sh(out, sizeof out, "%s conformance --corpus %s --timeout 0.5 --decoder 'setsid %s; exit 0 # {file}'",
+	              nnnkit_bin(), dir, recorder(dir));
+	cr_assert_eq(st, 0, "%s", out);
+	assert_gone(read_rec(dir), "a decoder's child in a session of its own");
+	cr_assert_eq(system(t_fmt("rm -rf %s", dir)), 0);
+}
+
 /* The same for a reference command that hangs. */
 Test(hardening, conformance_reference_group_killed, .timeout = 60)
 {

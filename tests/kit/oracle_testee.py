@@ -14,7 +14,13 @@ misbehave:
   --hang-on ID[:OP]       sleeps forever instead of answering it
   --garbage-on ID[:OP]    answers a line that is not JSON
   --wrong-id-on ID[:OP]   answers with another id
-  --no-run                does not offer `run`
+  --accept ID / --reject ID   accepts (refuses) case ID whatever it is
+  --no-run                does not offer `run` (--no-op OP: any op)
+  --fault KIND=ID         the same, by name: wrong-code, accept, reject,
+                          bad-output, bad-roundtrip, crash, hang, garbage,
+                          wrong-id (nnnkit's tests: tests/cli/test_conformance_testee.c)
+A hanging testee first starts two `sleep 300` children (found on PATH), so
+that killing it whole is tested.
   --name N                the name it gives at hello (default: oracle)
 """
 
@@ -22,6 +28,7 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 
@@ -33,9 +40,26 @@ def parse():
     for opt in ("--wrong-code", "--wrong-offset", "--wrong-encode", "--wrong-output", "--crash-on",
                 "--hang-on", "--garbage-on", "--wrong-id-on"):
         ap.add_argument(opt, action="append", default=[])
+    ap.add_argument("--accept", action="append", default=[])
+    ap.add_argument("--reject", action="append", default=[])
     ap.add_argument("--accept-trailing", action="store_true")
     ap.add_argument("--no-run", action="store_true")
-    return ap.parse_args()
+    ap.add_argument("--no-op", action="append", default=[])
+    ap.add_argument("--fault", action="append", default=[], metavar="KIND=ID")
+    a = ap.parse_args()
+    for f in a.fault:
+        kind, _, cid = f.partition("=")
+        if kind not in FAULTS or not cid:
+            ap.error(f"--fault {f}: expected KIND=ID, KIND one of {', '.join(FAULTS)}")
+        getattr(a, FAULTS[kind]).append(cid)
+    a.no_run = a.no_run or "run" in a.no_op
+    return a
+
+
+# --fault KIND=ID: the option each kind stands for.
+FAULTS = {"wrong-code": "wrong_code", "accept": "accept", "reject": "reject", "bad-output": "wrong_output",
+          "bad-roundtrip": "wrong_encode", "crash": "crash_on", "hang": "hang_on", "garbage": "garbage_on",
+          "wrong-id": "wrong_id_on"}
 
 
 def hit(specs, case, op):
@@ -57,6 +81,7 @@ def answer(a, req, case):
     rid, op = req["id"], req["op"]
     structural = case["kind"] == "structural"
     accept = case["expect"] == "accept" or (a.accept_trailing and case["family"] == "trailing")
+    accept = (accept or case["id"] in a.accept) and case["id"] not in a.reject
     code = "E_WRONG" if case["id"] in a.wrong_code else None
     shift = int(case["id"] in a.wrong_offset)
     if op == "decode":
@@ -98,7 +123,7 @@ def main():
         req = json.loads(line)
         op, case = req["op"], by_file.get(req.get("file"))
         if op == "hello":
-            ops = ["decode", "validate", "encode"] + ([] if a.no_run else ["run"])
+            ops = [o for o in ("decode", "validate", "encode", "run") if o not in a.no_op and not (o == "run" and a.no_run)]
             ans = {"id": req["id"], "ok": True, "name": a.name, "version": "1.0",
                    "protocol": 1, "ops": ops}
         elif hit(a.crash_on, case, op):
@@ -106,6 +131,8 @@ def main():
             sys.exit(3)
         elif hit(a.hang_on, case, op):
             print(f"oracle: hanging on {case['id']} {op}", file=sys.stderr, flush=True)
+            for _ in range(2):
+                subprocess.Popen(["sleep", "300"])
             time.sleep(3600)
         elif hit(a.garbage_on, case, op):
             sys.stdout.write("this is not JSON\n")
