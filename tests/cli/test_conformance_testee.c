@@ -241,8 +241,8 @@ Test(conformance_testee, faults_caught_and_named)
 	caught(res, text, k.valid[0], "decode", "fail", "refused a file it must accept: ");
 	caught(res, text, k.valid[0], "roundtrip", "fail", "encode refused it");
 	caught(res, text, k.valid[0], "run", "fail", "run refused it");
-	/* expected [0.5, -1.25, 2], got each + 1 */
-	caught(res, text, k.valid[1], "run", "fail", "max abs error 1; first mismatch at [0, 0]: 1.5, expected 0.5");
+	/* expected [0.5, -1.25, 2], the last got + 1 */
+	caught(res, text, k.valid[1], "run", "fail", "max abs error 1; first mismatch at [0, 2]: 3, expected 2");
 	caught(res, text, k.valid[1], "roundtrip", "fail", "first difference at byte offset ");
 	cr_assert_null(unexpected(res, k.valid[1], "decode"));
 	/* 18 required: valid[0] fails its 4, valid[1] 2, the structural 2, 2, 2, 2 (not the wrong code's), the semantic 2 */

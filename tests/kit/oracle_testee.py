@@ -14,7 +14,8 @@ misbehave:
   --hang-on ID[:OP]       sleeps forever instead of answering it
   --garbage-on ID[:OP]    answers a line that is not JSON
   --wrong-id-on ID[:OP]   answers with another id
-  --accept ID / --reject ID   accepts (refuses) case ID whatever it is
+  --accept ID             accepts case ID in decode and validate
+  --reject ID             refuses case ID in every op
   --no-run                does not offer `run` (--no-op OP: any op)
   --fault KIND=ID         the same, by name: wrong-code, accept, reject,
                           bad-output, bad-roundtrip, crash, hang, garbage,
@@ -84,6 +85,8 @@ def answer(a, req, case):
     accept = (accept or case["id"] in a.accept) and case["id"] not in a.reject
     code = "E_WRONG" if case["id"] in a.wrong_code else None
     shift = int(case["id"] in a.wrong_offset)
+    if case["id"] in a.reject:  # every op refuses it, as a reader that cannot read it would
+        return refusal(rid, dict(case, path="", offset=0), "E_TRUNCATED")
     if op == "decode":
         if structural and not accept:
             return refusal(rid, case, code, shift)
