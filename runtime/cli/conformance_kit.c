@@ -499,13 +499,38 @@ static int strangers(json_t *known, const json_t *cases, const char *path)
 	return n;
 }
 
-/* Rewrites the list to exactly the failing cases, in the kit's order. */
+/* The list's leading comment and blank lines, which --fix keeps (a header
+ * of our own for a new list) into text; their length. */
+static size_t list_header(const char *path, char *text, size_t cap)
+{
+	char line[1024];
+	size_t len = 0;
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof line, f)) {
+		const char *s = line + strspn(line, " \t");
+		size_t n = strlen(line);
+		if ((*s != '#' && *s != '\n' && *s) || len + n + 1 > cap)
+			break;
+		memcpy(text + len, line, n), len += n;
+	}
+	if (f)
+		fclose(f);
+	if (!len)
+		len = (size_t)snprintf(text, cap, "# Known failures: one case id a line, then '# reason'.\n"
+		                                  "# Written by nnnkit conformance --fix.\n");
+	return len;
+}
+
+/* Rewrites the list to exactly the failing cases, in the kit's order,
+ * after its leading comments. */
 static int fix(const kit_t *k, const json_t *known, const char *path)
 {
-	size_t i, cap = 4096, len = 0;
+	size_t i, cap = 8192, len = 0;
 	char *text = malloc(cap);
 	json_t *c, *first;
 	int n = 0, added = 0;
+	if (text)
+		len = list_header(path, text, cap);
 	json_array_foreach(k->cases, i, c) {
 		const char *id = json_string_value(json_object_get(c, "id"));
 		const char *name = failing(k, json_object_get(c, "checks"), &first);
@@ -514,9 +539,9 @@ static int fix(const kit_t *k, const json_t *known, const char *path)
 		json_t *r = json_object_get(known, id);
 		const char *why = json_string_value(json_object_get(first, "why"));
 		char line[2400];
-		int m = r ? snprintf(line, sizeof line, "%s%s%s\n", id, json_string_length(r) ? "    # " : "",
+		int m = r ? snprintf(line, sizeof line, "%s%s%s\n", id, json_string_length(r) ? "  # " : "",
 		                     json_string_value(r))
-		          : snprintf(line, sizeof line, "%s    # %s: %s%s%s\n", id, name,
+		          : snprintf(line, sizeof line, "%s  # %s: %s%s%s\n", id, name,
 		                     json_string_value(json_object_get(first, "result")), why ? ": " : "", why ? why : "");
 		m = m < (int)sizeof line ? m : (int)sizeof line - 1;
 		for (int j = 0; j < m - 1; j++)
@@ -551,7 +576,7 @@ static void score_cell(json_t *l, char *buf, size_t size)
 {
 	long p = (long)json_integer_value(json_object_get(l, "passed")), t = (long)json_integer_value(json_object_get(l, "total"));
 	if (t)
-		snprintf(buf, size, "%ld/%ld %.1f%%", p, t, 100.0 * (double)p / (double)t);
+		snprintf(buf, size, "%ld/%ld %ld.%ld%%", p, t, 1000 * p / t / 10, 1000 * p / t % 10); /* floored: 99.96 % is not 100.0 % */
 	else
 		snprintf(buf, size, "-");
 }
@@ -607,7 +632,8 @@ static json_t *results_head(const kit_t *k, const json_t *m)
 {
 	const json_t *h = k->t.hello;
 	json_t *kit = json_object_get(m, "kit"), *schema = json_object_get(m, "schema");
-	return json_pack("{s:O, s:O, s:{s:s, s:O, s:O, s:O}}", "kit", kit ? kit : json_null(), "schema",
+	return json_pack("{s:s, s:O, s:O, s:{s:s, s:O, s:O, s:O}}", "runner", "nnnkit conformance", "kit",
+	                 kit ? kit : json_null(), "schema",
 	                 schema ? schema : json_null(), "testee", "command", k->o->testee, "name",
 	                 json_object_get(h, "name") ? json_object_get(h, "name") : json_null(), "version",
 	                 json_object_get(h, "version") ? json_object_get(h, "version") : json_null(), "ops",

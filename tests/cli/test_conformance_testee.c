@@ -310,15 +310,16 @@ Test(conformance_testee, fix_rewrites_the_list)
 	run_t r;
 	const char *list = t_tmppath(PFX, "known.txt");
 	const char *faults = t_fmt("--fault wrong-code=%s --fault accept=%s", k.structural[0], k.structural[1]);
-	t_spit_str(list, t_fmt("%s # kept reason\n%s # stale\n", k.structural[0], k.valid[0]));
+	t_spit_str(list, t_fmt("# our list\n\n%s # kept reason\n%s # stale\n", k.structural[0], k.valid[0]));
 	conf(&r, &k, faults, t_fmt("--known-failures %s --fix", list));
 	/* judged against the list as it was: a new failure and a stale entry */
 	cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
 	cr_assert(strstr(r.err, "rewritten: 2 failing cases (1 added, 1 removed)"), "%s", r.err);
 	char *text = t_slurp(list, NULL);
 	cr_assert_not_null(text);
-	const char *want = t_fmt("%s    # kept reason\n%s    # decode: fail: accepted a file it must refuse (the case is "
-	                         "about ", k.structural[0], k.structural[1]);
+	/* its leading comments kept */
+	const char *want = t_fmt("# our list\n\n%s  # kept reason\n%s  # decode: fail: accepted a file it must refuse (the "
+	                         "case is about ", k.structural[0], k.structural[1]);
 	cr_assert(!strncmp(text, want, strlen(want)), "%s", text);
 	cr_assert(strchr(text + strlen(want), '\n') && !strchr(text + strlen(want), '\n')[1], "two lines: %s", text);
 	free(text);
@@ -328,8 +329,9 @@ Test(conformance_testee, fix_rewrites_the_list)
 	conf(&r, &k, faults, t_fmt("--known-failures %s --fix --level required", list));
 	cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
 	text = t_slurp(list, NULL);
-	cr_assert(text && !strncmp(text, k.structural[1], strlen(k.structural[1])) && !strstr(text, k.structural[0]), "%s",
-	          text);
+	const char *rest = text ? strstr(text, "\n\n") : NULL;
+	cr_assert(rest && !strncmp(rest + 2, k.structural[1], strlen(k.structural[1])) && !strstr(text, k.structural[0]),
+	          "%s", text);
 	free(text);
 
 	/* an id that is no case of the kit: the list is for another kit */
@@ -340,7 +342,7 @@ Test(conformance_testee, fix_rewrites_the_list)
 	conf(&r, &k, "", t_fmt("--known-failures %s --fix", list));
 	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
 	text = t_slurp(list, NULL);
-	cr_assert_str_eq(text, "");
+	cr_assert_str_eq(text, "# Known failures: one case id a line, then '# reason'.\n# Written by nnnkit conformance --fix.\n");
 	free(text);
 
 	/* a list that does not exist yet: --fix makes it */
@@ -348,7 +350,7 @@ Test(conformance_testee, fix_rewrites_the_list)
 	conf(&r, &k, faults, t_fmt("--known-failures %s --fix", fresh));
 	cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
 	text = t_slurp(fresh, NULL);
-	cr_assert(text && strstr(text, t_fmt("%s    # error: fail: validate reported ", k.structural[0])), "%s", text);
+	cr_assert(text && strstr(text, t_fmt("%s  # error: fail: validate reported ", k.structural[0])), "%s", text);
 	free(text);
 	nnnkitf(&r, "conformance --corpus %s --testee true --known-failures %s/none", k.dir, k.dir);
 	cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
