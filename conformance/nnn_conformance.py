@@ -40,7 +40,10 @@ import sys
 import tempfile
 import time
 
-import numpy as np
+try:  # `run` needs NumPy (the .npy outputs); `matrix` does not
+    import numpy as np
+except ImportError:
+    np = None
 
 RUNNER = "nnn_conformance.py"
 KIT_FORMAT = 1
@@ -431,9 +434,7 @@ def check_roundtrip(testee, case, file, out):
 
 
 def first_difference(a, b):
-    n = min(len(a), len(b))
-    diff = np.nonzero(np.frombuffer(a[:n], np.uint8) != np.frombuffer(b[:n], np.uint8))[0]
-    return int(diff[0]) if diff.size else n
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
 def check_run(testee, kit_dir, case, file, out):
@@ -664,6 +665,9 @@ def run_all(args, kit_dir, cases, known):
 
 
 def cmd_run(args):
+    if np is None:
+        raise UsageError(f"run compares .npy outputs with NumPy, which {sys.executable} cannot import: "
+                         "install it (apt-get install python3-numpy, or pip install numpy)")
     kit_dir = os.path.abspath(args.kit or os.path.dirname(os.path.abspath(__file__)))
     manifest = load_kit(kit_dir)
     if args.fix and not args.known_failures:
@@ -802,7 +806,7 @@ def scores_html(results, heads):
         h.append(f"<tr><th>{lv}</th>" + "".join(f"<td>{esc(score_text(r['levels'][lv]))}</td>"
                                                   for r in results) + "</tr>")
     h.append("<tr><th>verdict</th>" + "".join(
-        f"<td>{'PASS' if r.get('ok') else 'FAIL'} (--level {esc(r.get('level', 'recommended'))}, "
+        f"<td class=\"{'pass' if r.get('ok') else 'fail'}\">{'PASS' if r.get('ok') else 'FAIL'} (--level {esc(r.get('level', 'recommended'))}, "
         f"{len(r.get('unexpected_failures', []))} unexpected failures, "
         f"{len(r.get('unexpected_passes', []))} unexpected passes)</td>" for r in results) + "</tr>")
     return h + ["</table>"]
