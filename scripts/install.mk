@@ -60,6 +60,11 @@ install: all
 	$(Q)$(INSTALL_SH) file $(INST) 0644 share/nnnkit/conformance $(CONFORMANCE)/manifest.json
 	$(Q)$(INSTALL_SH) file $(INST) 0644 share/nnnkit/conformance/valid $(CONFORMANCE)/valid/*.nnn
 	$(Q)$(INSTALL_SH) file $(INST) 0644 share/nnnkit/conformance/invalid $(CONFORMANCE)/invalid/*.nnn
+	@# the corpus installed is the kit unpacked (its runner runs it where it is), and the tarball beside it
+	$(Q)$(INSTALL_SH) file $(INST) 0644 share/nnnkit/conformance/io $(CONFORMANCE)/io/*.npy
+	$(Q)$(INSTALL_SH) file $(INST) 0755 share/nnnkit/conformance conformance/nnn_conformance.py
+	$(Q)$(INSTALL_SH) file $(INST) 0644 share/nnnkit/conformance conformance/README.md
+	$(Q)$(INSTALL_SH) file $(INST) 0644 share/nnnkit $(KIT)
 	$(Q)$(INSTALL_SH) file $(INST) 0644 share/man/man1 $(O)/nnnkit.1 $(O)/nnngen.1
 	$(Q)$(INSTALL_SH) file $(INST) 0644 share/doc/nnnkit README.md
 	$(Q)$(INSTALL_SH) file $(INST) 0644 share/doc/nnnkit/docs $(DOCS)
