@@ -5,7 +5,9 @@
 # check-compat, the unit, gen and python tiers, a third of the cli tier
 # (the share of SHARE_SEED, as tests/tests.mk deals them: most CLI tests
 # do not read what a growth adds, and `make test` runs them all on the real
-# schema), and the conformance corpus run by nnnkit. The integration tier
+# schema), and the conformance corpus run by nnnkit. The python tier
+# scores the grown tool on the kit regenerated from the grown schema
+# (tests/kit: every shipped testee, both runners). The integration tier
 # (install, SDK, ONNX Runtime) runs once per CI on the unchanged tree: a
 # growth reaches it only through what these tiers test.
 set -euo pipefail
