@@ -421,13 +421,26 @@ Test(example_plugin, conformance_kit, .fini = teardown, .timeout = 900)
 	                  prefix, corpus), 0, "%s", out);
 	long valid = t_kit_valid_cases(corpus);
 
-	cr_assert_eq(t_kit(&r, "%s/bin/nnnkit --plugin %s/poolswish.so conformance --corpus %s --reference '%s'", prefix,
-	                   plugdir, corpus, ref), 0, "%s", json_dumps(json_object_get(r, "failures"), 0));
+	/* Every case, in process with the plugin: validated with its input
+	 * shape and run (the kit below compares the outputs). */
+	cr_assert_eq(t_kit(&r, "%s/bin/nnnkit --plugin %s/poolswish.so conformance --corpus %s", prefix, plugdir, corpus), 0,
+	             "%s", json_dumps(json_object_get(r, "failures"), 0));
 	cr_assert_eq(t_kit_count(r, "validated_with_input_shape"), valid);
 	cr_assert_eq(t_kit_count(r, "run"), valid);
-	/* Every case checked is compared, but those the reference declines for a
-	 * type it does not know (the growth drills run this test on schemas with
-	 * more types); the plugin's own types are always compared. */
+	json_decref(r);
+
+	/* The plugin's own cases only, for the runs below. */
+	snprintf(small, sizeof small, "%s/small", tmp);
+	cr_assert_eq(t_sh(out, sizeof out, "mkdir %s && /usr/bin/python3 -c \"import json,sys; m=json.load(open(sys.argv[1]));"
+	                  " m['cases']=[dict(c, file='../corpus/'+c['file']) for c in m['cases'] if c['valid'] and"
+	                  " ('maxpool' in c['file'] or 'swish' in c['file'])]; json.dump(m, open(sys.argv[2], 'w'))\" "
+	                  "%s/manifest.json %s/manifest.json", small, corpus, small), 0, "%s", out);
+
+	/* Compared with the reference: every case checked, but those it
+	 * declines for a type it does not know (the growth drills run this test
+	 * on schemas with more types); the plugin's own types always. */
+	cr_assert_eq(t_kit(&r, "%s/bin/nnnkit --plugin %s/poolswish.so conformance --corpus %s --reference '%s'", prefix,
+	                   plugdir, small, ref), 0, "%s", json_dumps(json_object_get(r, "failures"), 0));
 	cr_assert_eq(t_kit_count(r, "compared") + t_kit_count(r, "reference_declined"), t_kit_count(r, "checked_finite"));
 	size_t i;
 	json_t *run;
@@ -437,18 +450,11 @@ Test(example_plugin, conformance_kit, .fini = teardown, .timeout = 900)
 		const char *why = json_string_value(json_object_get(run, "why"));
 		cr_assert(!why || !strstr(why, "declined") || strstr(why, "is not one this reference knows"), "%s: %s", file,
 		          why);
-		if (!strcmp(file, "valid/maxpool-swish.nnn") || !strcmp(file, "valid/maxpool-linear.nnn"))
+		if (!strcmp(file, "../corpus/valid/maxpool-swish.nnn") || !strcmp(file, "../corpus/valid/maxpool-linear.nnn"))
 			own += json_is_real(json_object_get(run, "max_error"));
 	}
 	cr_assert_eq(own, 2, "the plugin's own MaxPool and Swish were not compared");
 	json_decref(r);
-
-	/* The plugin's own cases only, for the runs below. */
-	snprintf(small, sizeof small, "%s/small", tmp);
-	cr_assert_eq(t_sh(out, sizeof out, "mkdir %s && /usr/bin/python3 -c \"import json,sys; m=json.load(open(sys.argv[1]));"
-	                  " m['cases']=[dict(c, file='../corpus/'+c['file']) for c in m['cases'] if c['valid'] and"
-	                  " ('maxpool' in c['file'] or 'swish' in c['file'])]; json.dump(m, open(sys.argv[2], 'w'))\" "
-	                  "%s/manifest.json %s/manifest.json", small, corpus, small), 0, "%s", out);
 	cr_assert_eq(t_kit(&r, "%s/bin/nnnkit --plugin %s/poolswish.so conformance --corpus %s --reference "
 	                   "'%s && /usr/bin/python3 -c \"import numpy,sys; numpy.save(sys.argv[1], numpy.load(sys.argv[1]) * 1.5)\" {output}'",
 	                   prefix, plugdir, small, ref), 1);
@@ -472,5 +478,41 @@ Test(example_plugin, conformance_kit, .fini = teardown, .timeout = 900)
 	why = t_kit_why(r, "../corpus/valid/maxpool-swish.nnn");
 	cr_assert(why && strstr(why, "differs from the reference"), "%s", why ? why : "(passed)");
 	cr_assert_null(t_kit_why(r, "../corpus/valid/maxpool-linear.nnn"), "MaxPool itself is right");
+	json_decref(r);
+
+	/* The plugin's kit (docs/conformance.md): the core's cases and the
+	 * fragment's, the expected outputs of the plugin's types from its
+	 * reference (the core's from the kit's own); nnnkit's testee with the
+	 * plugin scores 100 % on it, and with the wrong Swish fails the runs of
+	 * the cases with a Swish, and only those. */
+	char kit[192];
+	snprintf(kit, sizeof kit, "%s/kit", tmp);
+	cr_assert_eq(t_sh(out, sizeof out, "%s/bin/nnngen --plugin examples/plugin-pool-swish/schema.lua --conformance %s "
+	                  "--kit-version 0.0.1 --reference \"NNNKIT='%s/bin/nnnkit --plugin %s/poolswish.so' "
+	                  "/usr/bin/python3 examples/plugin-pool-swish/reference.py {model} {input} {output}\"",
+	                  prefix, kit, prefix, plugdir), 0, "%s", out);
+	/* every valid case runs, but those with parameters too large to compare */
+	cr_assert_eq(t_sh(out, sizeof out, "/usr/bin/python3 -c \"import json,sys; m=json.load(open(sys.argv[1])); "
+	                  "why=[c['id'] + ': ' + c['run_why'] for c in m['cases'] if c['valid'] and not c['run'] and "
+	                  "not c['run_why'].startswith('its parameters are not ordinary')]; "
+	                  "print(sum(1 for c in m['cases'] if c['run'] and ('maxpool' in c['id'] or 'swish' in c['id'])), "
+	                  "*why)\" %s/manifest.json", kit), 0, "%s", out);
+	long plugin_runs = 0;
+	cr_assert(sscanf(out, "%ld", &plugin_runs) == 1 && plugin_runs >= 2 && !strchr(out, ':'), "%s", out);
+	cr_assert_eq(t_kit(&r, "%s/bin/nnnkit conformance --corpus %s --testee '%s/bin/nnnkit --plugin %s/poolswish.so testee'",
+	                   prefix, kit, prefix, plugdir), 0, "%s", json_dumps(json_object_get(r, "unexpected_failures"), 0));
+	json_decref(r);
+	cr_assert_eq(t_kit(&r, "%s/bin/nnnkit conformance --corpus %s --testee '%s/bin/nnnkit --plugin %s/poolswish.so testee'",
+	                   prefix, kit, prefix, bad), 1);
+	size_t n = 0;
+	json_t *u;
+	json_array_foreach(json_object_get(r, "unexpected_failures"), i, u) {
+		const char *id = json_string_value(json_object_get(u, "id"));
+		cr_assert_str_eq(json_string_value(json_object_get(u, "check")), "run", "%s", id);
+		cr_assert_eq(t_sh(out, sizeof out, "%s/bin/nnnkit --plugin %s/poolswish.so info %s/%s.nnn | grep -c Swish",
+		                  prefix, plugdir, kit, id), 0, "%s has no Swish, and failed", id);
+		n += !strcmp(id, "valid/maxpool-swish");
+	}
+	cr_assert_eq(n, 1, "valid/maxpool-swish was not caught");
 	json_decref(r);
 }
