@@ -42,6 +42,11 @@
 -- gives NaN (tests/gen/test_kit.c checks both).
 
 local ref = require("corpus.reference")
+local formula = require("schema.formula")
+
+-- The window kind's rule, as the schema language states it (the shape
+-- engine and gen/corpus/shapes.lua follow the same formulas).
+local WINDOW = require("schema.lang").io_kind.window.shape
 
 local M = {}
 
@@ -330,9 +335,11 @@ local function window(p, x, shape)
   local before, after = window_pads(p, n, k)
   local out = { shape[1] }
   for j = 1, n do
-    local room = shape[1 + j] + before[j] + after[j] - (dl[j] * (k[j] - 1) + 1)
-    if room < 0 then return nil, string.format("axis %d is smaller than the window", j) end
-    out[1 + j] = room // st[j] + 1
+    local env = { s = shape[1 + j], before = before[j], after = after[j], window = k[j], dilation = dl[j],
+                  stride = st[j] }
+    env.k = formula.eval(WINDOW.k, env)
+    if formula.eval(WINDOW.room, env) < 0 then return nil, string.format("axis %d is smaller than the window", j) end
+    out[1 + j] = formula.eval(WINDOW.out, env)
   end
   out[n + 2] = f
   local xs, ks, os = strides(shape), strides(K.dims), strides(out)

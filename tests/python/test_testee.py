@@ -117,6 +117,14 @@ def runnable(folder, cases):
     return out
 
 
+def broken_can_run(folder, cases):
+    """runnable()'s cases the broken testee's own forward pass computes: on a
+    grown schema (the growth drills), not those of the types it added."""
+    sys.path.insert(0, os.path.dirname(BROKEN))
+    from broken_testee import unsupported
+    return [(c, f, x) for c, f, x in runnable(folder, cases) if not unsupported(nnnkit.load(f))]
+
+
 def run_through(s, file, x, tmp_path):
     """The testee's output for x, or its answer when it refused."""
     xin, yout = tmp_path / "x.npy", tmp_path / "y.npy"
@@ -248,7 +256,7 @@ def test_broken_testee_without_a_bug_runs_every_valid_case_as_model_run(manifest
     s = session(BROKEN, "--bug", "none")
     hello = s.ask("hello", protocol=1)
     assert hello["ok"] and sorted(hello["ops"]) == ["decode", "encode", "run", "validate"]
-    cases = runnable(folder, cases)
+    cases = broken_can_run(folder, cases)
     wrong = []
     for c, file, x in cases:
         got, want = run_through(s, file, x, tmp_path), nnnkit.load(file).run(x)
@@ -268,8 +276,9 @@ def test_softmax_bug_overflows_on_large_logits_only(manifest, session, tmp_path)
     of ten thousand (one sign or the other gives a logit past float32's
     exp range) the naive form gives NaN where the right one does not."""
     folder, cases = manifest
-    softmax = [(c, f, x) for c, f, x in runnable(folder, cases) if layers_of(f)
-               and layers_of(f)[-1].activation.id == "softmax"]
+    # (the kit's large-logit cases overflow whatever the input: tests/kit/test_kit.py)
+    softmax = [(c, f, x) for c, f, x in broken_can_run(folder, cases) if layers_of(f)
+               and layers_of(f)[-1].activation.id == "softmax" and not case_id(c).startswith("valid/large-logits")]
     assert softmax
     bug, none = session(BROKEN, "--bug", "softmax"), session(BROKEN, "--bug", "none")
     for c, file, x in softmax:
@@ -291,7 +300,7 @@ def test_same_padding_bug_differs_where_before_and_after_differ(manifest, sessio
     def lopsided(layers):
         return any(L.id == "conv" and L.padding_type == "same" and
                    any(a != b for a, b in zip(L.padding_dims[0::2], L.padding_dims[1::2])) for L in layers)
-    found = {case_id(c): (f, x, lopsided(layers_of(f))) for c, f, x in runnable(folder, cases)}
+    found = {case_id(c): (f, x, lopsided(layers_of(f))) for c, f, x in broken_can_run(folder, cases)}
     assert sum(v[2] for v in found.values()) >= 2 and not all(v[2] for v in found.values())
     bug = session(BROKEN, "--bug", "same-padding")
     differ = []

@@ -38,10 +38,6 @@ BUGS = ("softmax", "trailing", "same-padding", "none")
 _F32 = np.float32
 
 
-class Unsupported(Exception):
-    """A layer kind or activation this forward pass does not compute."""
-
-
 def dense(layer, x):
     """y = x @ W + b, W [inputs, neurons]; flatten reshapes x to [batch, -1] first."""
     if layer.flatten:
@@ -77,26 +73,34 @@ def activate(act, x, naive_softmax):
         return np.maximum(x, 0)
     if kind == "leaky_relu":
         return np.where(x > 0, x, _F32(act.tau) * x)
-    if kind == "softmax":
-        e = np.exp(x if naive_softmax else x - x.max(axis=-1, keepdims=True))
-        return e / e.sum(axis=-1, keepdims=True)
-    raise Unsupported(f"activation {kind!r}")
+    e = np.exp(x if naive_softmax else x - x.max(axis=-1, keepdims=True))  # softmax
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+LAYERS = ("dense", "conv")
+ACTIVATIONS = ("linear", "sigmoid", "tanh", "relu", "leaky_relu", "softmax")
+
+
+def unsupported(model):
+    """Why this forward pass cannot compute the model (a layer kind or
+    activation a growth or a plugin added), or None."""
+    for i, layer in enumerate(model.layers):
+        if layer.id not in LAYERS:
+            return f"layers[{i}]: layer kind {layer.id!r}"
+        if layer.activation.id not in ACTIVATIONS:
+            return f"layers[{i}]: activation {layer.activation.id!r}"
+    return None
 
 
 def forward(model, x, bug):
-    """The model's output for x (float32), layer by layer."""
+    """The model's output for x (float32), layer by layer (unsupported(model) is None)."""
     with np.errstate(all="ignore"):  # overflow is a value here (inf, NaN), as in C
-        for i, layer in enumerate(model.layers):
+        for layer in model.layers:
             if layer.id == "dense":
                 x = dense(layer, x)
-            elif layer.id == "conv":
-                x = conv(layer, x, bug == "same-padding" and layer.padding_type == "same")
             else:
-                raise Unsupported(f"layers[{i}]: layer kind {layer.id!r}")
-            try:
-                x = activate(layer.activation, x, bug == "softmax")
-            except Unsupported as e:
-                raise Unsupported(f"layers[{i}]: {e}") from None
+                x = conv(layer, x, bug == "same-padding" and layer.padding_type == "same")
+            x = activate(layer.activation, x, bug == "softmax")
             x = x.astype(_F32, copy=False)
     return x
 
@@ -129,10 +133,10 @@ class BrokenTestee(testee.Testee):
     def run(self, req):
         x = testee.read_input(req["input"])
         with nnnkit.load(req["file"], plugins=self.plugins) as m:
-            try:
-                y = forward(m, x, self.bug)
-            except Unsupported as e:
-                return {"ok": False, "unsupported": True, "message": f"{e}: not supported by this testee"}
+            why = unsupported(m)
+            if why:
+                return {"ok": False, "unsupported": True, "message": f"{why}: not supported by this testee"}
+            y = forward(m, x, self.bug)
         testee.write_atomic(req["output"], lambda f: np.save(f, y))
         return {"ok": True}
 
