@@ -176,10 +176,11 @@ class Testee:
             if failed:
                 return failed[0], None, f"restarting the testee: {failed[1]}"
         if op not in self.hello["ops"]:
-            return "unsupported", None, f"the testee does not offer `{op}` (hello's ops)"
+            return "unsupported", None, f"the testee does not offer `{op}` (not in its hello's ops)"
         status, answer, why = self._exchange(dict(op=op, **fields))
         if status == "ok" and answer.get("unsupported") is True:
-            return "unsupported", answer, f"the testee answered `{op}` as unsupported"
+            return "unsupported", answer, f"the testee answered `{op}` as unsupported: " \
+                f"{answer.get('message') or '(no message)'}"
         return status, answer, why
 
     def _exchange(self, request):

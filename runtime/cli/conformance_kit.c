@@ -88,13 +88,15 @@ static asked_t ask(kit_t *k, const char *op, json_t *req)
 	if (!a.offered) {
 		json_decref(req);
 		a.result = CONF_ANSWERED;
-		snprintf(a.why, sizeof a.why, "the testee does not offer %s (not in its hello's ops)", op);
+		snprintf(a.why, sizeof a.why, "the testee does not offer `%s` (not in its hello's ops)", op);
 		return a;
 	}
 	json_object_set_new(req, "op", json_string(op));
 	a.result = conf_testee_ask(&k->t, req, &a.ans, a.why, sizeof a.why);
 	if (a.result == CONF_ANSWERED && json_is_true(json_object_get(a.ans, "unsupported")))
-		a.offered = 0, snprintf(a.why, sizeof a.why, "the testee answered that %s is unsupported", op);
+		a.offered = 0, snprintf(a.why, sizeof a.why, "the testee answered `%s` as unsupported: %s", op,
+		                        json_string_value(json_object_get(a.ans, "message")) ?
+		                        json_string_value(json_object_get(a.ans, "message")) : "(no message)");
 	return a;
 }
 

@@ -505,7 +505,7 @@ Test(conformance_testee, op_not_offered)
 	cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
 	for (int i = 0; i < 2; i++) {
 		const json_t *f = unexpected(res, k.valid[i], "run");
-		cr_assert(f && strstr(json_string_value(json_object_get(f, "why")), "the testee does not offer run"), "%s",
+		cr_assert(f && strstr(json_string_value(json_object_get(f, "why")), "the testee does not offer `run`"), "%s",
 		          r.out);
 	}
 	cr_assert_eq(json_array_size(json_object_get(res, "unexpected_failures")), 2);
