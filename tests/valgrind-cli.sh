@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # valgrind-cli.sh: every nnnkit command under valgrind, on the example model
-# and the conformance corpus (make valgrind-cli; SHARE_SEED picks the share
+# and the conformance corpus (and kit: its runner and testee) (make valgrind-cli; SHARE_SEED picks the share
 # of the corpus `dump` runs on). `make valgrind` does not
 # trace the nnnkit processes its CLI tests start (hundreds of them, each a
 # valgrind start-up: most of that run's time); those tests run against an
@@ -93,6 +93,27 @@ vg 0 edit "$M" -o "$T/d.nnn" --description "edited under valgrind" --fix-param-c
 vg 0 edit "$M" --get 'layers[0].bias' -o "$T/b.npy"
 vg 0 edit "$M" -o "$T/e.nnn" --set "layers[0].bias=$T/b.npy"
 vg 0 plugins -v
+# The kit: nnnkit's runner over the corpus (its testee, not traced, is
+# nnnkit too), and a testee session of every op, good and bad, under memcheck.
+vg 0 conformance --corpus "$C" --testee "$K testee" --results "$T/kit.json" --known-failures "$T/known" --fix
+V=$C/$(ls "$C/valid" | head -1 | sed 's/^/valid\//')
+I=$C/$(ls "$C/invalid" | head -1 | sed 's/^/invalid\//')
+R=$(/usr/bin/python3 -c 'import json,sys; print(next(c["run"]["input"] for c in json.load(open(sys.argv[1]))["cases"] if c["run"]))' "$C/manifest.json")
+RF=$C/$(/usr/bin/python3 -c 'import json,sys; print(next(c["file"] for c in json.load(open(sys.argv[1]))["cases"] if c["run"]))' "$C/manifest.json")
+cat > "$T/requests" <<EOF2
+{"id": 1, "op": "hello", "protocol": 1}
+{"id": 2, "op": "decode", "file": "$V"}
+{"id": 3, "op": "decode", "file": "$I"}
+{"id": 4, "op": "validate", "file": "$I"}
+{"id": 5, "op": "validate", "file": "$RF", "input_shape": [1, 99]}
+{"id": 6, "op": "encode", "file": "$V", "output": "$T/enc.nnn"}
+{"id": 7, "op": "run", "file": "$RF", "input": "$C/$R", "output": "$T/run.npy"}
+{"id": 8, "op": "run", "file": "$RF", "input": "$V", "output": "$T/no.npy"}
+not json
+{"id": 9, "op": "frobnicate"}
+EOF2
+vg 0 testee < "$T/requests"
+[ "$(grep -c '"ok": true' "$T/out")" = 4 ] && [ "$(wc -l < "$T/out")" = 10 ] || { echo "valgrind-cli: testee answered:" >&2; cat "$T/out" >&2; exit 1; }
 # Failures: each command's error path.
 vg 1 diff "$M" "$T/d.nnn"
 vg 2 info --bogus "$M"
