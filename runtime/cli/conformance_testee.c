@@ -158,7 +158,9 @@ static int start(conf_testee_t *t, char *why, size_t size)
 	t->running = 1;
 	t->starts++;
 	char w[1024];
-	int r = exchange(t, json_pack("{s:s, s:i}", "op", "hello", "protocol", 1), &ans, w, sizeof w);
+	json_t *hello = json_pack("{s:s, s:i}", "op", "hello", "protocol", 1);
+	int r = exchange(t, hello, &ans, w, sizeof w);
+	json_decref(hello);
 	json_t *ops = json_object_get(ans, "ops"), *proto = json_object_get(ans, "protocol");
 	if (r == CONF_ANSWERED && (!json_is_true(json_object_get(ans, "ok")) || !json_is_array(ops) ||
 	                           !json_is_integer(proto) || json_integer_value(proto) != 1)) {
