@@ -534,7 +534,8 @@ Test(testee, validate_is_nnnkit_validate_and_lenient_forgives_two_codes)
 	for (size_t i = 0; i < n; i++) {
 		const t_mcase_t *c = cases[i];
 		const json_t *x = answer(a, (int)i + 1), *w = json_array_get(want, i), *p;
-		size_t j, all = 0;
+		size_t j;
+		int all = 0;
 		refusal(x, files[i]);
 		if (i < nasked) {
 			same_problems(json_object_get(x, "problems"), w, files[i]);
