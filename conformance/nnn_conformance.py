@@ -189,8 +189,19 @@ class Testee:
         line = json.dumps(dict(id=rid, **request)).encode() + b"\n"
         deadline = time.monotonic() + self.timeout
         try:
-            self._write(line, deadline)
-            raw = self._read_line(deadline)
+            try:
+                self._write(line, deadline)
+            except _Failed as f:
+                if f.status != "crashed":
+                    raise
+                # It answered and ended before the request was written (a
+                # broken pipe): its answer is still on stdout.
+                try:
+                    raw = self._read_line(deadline)
+                except _Failed as g:
+                    raise _Failed(g.status, f"{g.why} (it had {f.why})")
+            else:
+                raw = self._read_line(deadline)
         except _Failed as f:
             return self._fail(f.status, f.why)
         try:

@@ -175,11 +175,13 @@ $(TEST_TIERS:%=test-%): test-%: $(O)/test-% $(TIER_DEPS) $$(TIER_DEPS_$$*)
 # (tests/kit: its runner, and every shipped testee scored on the kit), with
 # pytest against this build tree, with Debian's Python (numpy, pytest:
 # scripts/deps.sh); no byte code or pytest cache is left in the tree.
+# PYTEST_ARGS passes more pytest options (the drills' suite leaves out the
+# install tests: tests/drills/suite.sh).
 PYTHON := /usr/bin/python3
 test-python: $(ALL) $(O)/lenient
 	@mkdir -p $(REPORTS)
 	$(SUITE_ENV) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider \
-		--junitxml=$(REPORTS)/python.xml tests/python tests/kit
+		--junitxml=$(REPORTS)/python.xml $(PYTEST_ARGS) tests/python tests/kit
 
 # Every tier runs, one after another (each uses both cores), even after one
 # fails: the summary names each tier's result, and make fails at the end.

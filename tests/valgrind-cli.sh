@@ -93,9 +93,19 @@ vg 0 edit "$M" -o "$T/d.nnn" --description "edited under valgrind" --fix-param-c
 vg 0 edit "$M" --get 'layers[0].bias' -o "$T/b.npy"
 vg 0 edit "$M" -o "$T/e.nnn" --set "layers[0].bias=$T/b.npy"
 vg 0 plugins -v
-# The kit: nnnkit's runner over the corpus (its testee, not traced, is
-# nnnkit too), and a testee session of every op, good and bad, under memcheck.
-vg 0 conformance --corpus "$C" --testee "$K testee" --results "$T/kit.json" --known-failures "$T/known" --fix
+# The kit: nnnkit's runner (its testee, not traced, is nnnkit too) over the
+# first four cases of each family (every check, every path of the runner, in
+# a fifth of the corpus's time under memcheck), and a testee session of every
+# op, good and bad, under memcheck.
+mkdir "$T/kit" && ln -s "$C/valid" "$C/invalid" "$C/io" "$T/kit/"
+/usr/bin/python3 - "$C/manifest.json" "$T/kit/manifest.json" <<'EOF'
+import collections, json, sys
+m = json.load(open(sys.argv[1]))
+seen = collections.Counter()
+m["cases"] = [c for c in m["cases"] if seen.update([c["family"]]) or seen[c["family"]] <= 4]
+json.dump(m, open(sys.argv[2], "w"))
+EOF
+vg 0 conformance --corpus "$T/kit" --testee "$K testee" --results "$T/kit.json" --known-failures "$T/known" --fix
 V=$C/$(ls "$C/valid" | head -1 | sed 's/^/valid\//')
 I=$C/$(ls "$C/invalid" | head -1 | sed 's/^/invalid\//')
 R=$(/usr/bin/python3 -c 'import json,sys; print(next(c["run"]["input"] for c in json.load(open(sys.argv[1]))["cases"] if c["run"]))' "$C/manifest.json")

@@ -128,8 +128,16 @@ static int exchange(conf_testee_t *t, json_t *req, json_t **ans, char *why, size
 	double deadline = conf_now() + t->timeout;
 	int r = put(t, line, n + 1, deadline, why, size);
 	free(line);
-	if (r == CONF_ANSWERED)
+	/* A testee that answered and ended before the request was written (a
+	 * broken pipe) still has its answer on stdout: that is what it said. */
+	if (r == CONF_CRASHED) {
+		char w[256];
+		snprintf(w, sizeof w, "%s", why);
+		if ((r = get(t, deadline, why, size)) != CONF_ANSWERED)
+			snprintf(why + strlen(why), size - strlen(why), " (it had %s)", w);
+	} else if (r == CONF_ANSWERED) {
 		r = get(t, deadline, why, size);
+	}
 	if (r != CONF_ANSWERED)
 		return r;
 	json_error_t e;
