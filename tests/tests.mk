@@ -228,10 +228,14 @@ SAN_VARS := O=$(SAN_O) CC=clang NO_PYTHON=1 \
 	OPT="-O1 -g $(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all -fsanitize=fuzzer-no-link" \
 	LDLIBS="-lm $(SANITIZE)" PLUGIN_CFLAGS="-fvisibility=hidden -march=native -DBI_NO_UNROLL" PLUGIN_LDFLAGS= \
 	WARN_CC="-Wno-missing-field-initializers -Wno-unknown-pragmas"
-# The cli tier runs here in thirds (shares above): its hundreds of nnnkit
-# processes make it the sanitizer run's longest tier.
+# Each tier runs here in shares (above), so that the stage keeps to CI's
+# budget as the tiers grow: unit and gen in halves, cli (its hundreds of
+# nnnkit processes make it the longest) in quarters; every test runs under
+# ASan+UBSan at least every second (cli: fourth) commit.
 SAN_TIERS := unit gen cli
-SAN_SHARES_cli := 3
+SAN_SHARES_unit := 2
+SAN_SHARES_gen := 2
+SAN_SHARES_cli := 4
 san-build:
 	$(Q)$(MAKE) --no-print-directory $(SAN_VARS) san-tiers-build
 san-tiers-build: $(TIER_DEPS) $(SAN_TIERS:%=$(O)/test-%)

@@ -106,8 +106,9 @@ m["cases"] = [c for c in m["cases"] if seen.update([c["family"]]) or seen[c["fam
 json.dump(m, open(sys.argv[2], "w"))
 EOF
 vg 0 conformance --corpus "$T/kit" --testee "$K testee" --results "$T/kit.json" --known-failures "$T/known" --fix
-V=$C/$(ls "$C/valid" | head -1 | sed 's/^/valid\//')
-I=$C/$(ls "$C/invalid" | head -1 | sed 's/^/invalid\//')
+# (globs, not `ls | head`: under pipefail, ls killed by head's early exit would end the script)
+valid=("$C"/valid/*.nnn) invalid=("$C"/invalid/*.nnn)
+V=${valid[0]} I=${invalid[0]}
 R=$(/usr/bin/python3 -c 'import json,sys; print(next(c["run"]["input"] for c in json.load(open(sys.argv[1]))["cases"] if c["run"]))' "$C/manifest.json")
 RF=$C/$(/usr/bin/python3 -c 'import json,sys; print(next(c["file"] for c in json.load(open(sys.argv[1]))["cases"] if c["run"]))' "$C/manifest.json")
 cat > "$T/requests" <<EOF2
@@ -128,6 +129,6 @@ vg 0 testee < "$T/requests"
 vg 1 diff "$M" "$T/d.nnn"
 vg 2 info --bogus "$M"
 vg 2 run "$M" --input "$T/x.npy" --batch 0
-vg 1 validate "$C/invalid/$(ls "$C/invalid" | head -1)"
-vg 1 run "$C/invalid/$(ls "$C/invalid" | head -1)" --input "$T/x.npy"
+vg 1 validate "$I"
+vg 1 run "$I" --input "$T/x.npy"
 echo "valgrind-cli: $n nnnkit commands under valgrind: no errors, no leaks"
