@@ -366,20 +366,29 @@ static int testee_usage(const cli_args_t *a, cli_env_t *env)
 	return 0;
 }
 
+/* A folder of ours for a run's files (a case's input and outputs, a
+ * testee's answers), under $TMPDIR or /tmp, into buf; 0, or EXIT_USAGE
+ * said on stderr. */
+static int make_tmpdir(char *buf, size_t size)
+{
+	const char *t = getenv("TMPDIR");
+	snprintf(buf, size, "%s/nnnconf.XXXXXX", t && t[0] == '/' ? t : "/tmp");
+	if (mkdtemp(buf))
+		return 0;
+	cli_say(stderr, "nnnkit: conformance: cannot make a temporary folder %s: %s (set TMPDIR)\n", buf, strerror(errno));
+	return EXIT_USAGE;
+}
+
 /* --testee: the kit's cases asked of it (conformance_kit.c). */
 static int with_testee(const cli_args_t *a, cli_env_t *env, conf_t *c, json_t *m)
 {
 	char kit[4096], tmpdir[4096];
-	const char *t = getenv("TMPDIR");
 	if (!realpath(c->corpus, kit)) {
 		cli_say(stderr, "nnnkit: %s: %s\n", c->corpus, strerror(errno));
 		json_decref(m);
 		return EXIT_USAGE;
 	}
-	snprintf(tmpdir, sizeof tmpdir, "%s/nnnconf.XXXXXX", t && t[0] == '/' ? t : "/tmp");
-	if (!mkdtemp(tmpdir)) {
-		cli_say(stderr, "nnnkit: conformance: cannot make a temporary folder %s: %s (set TMPDIR)\n", tmpdir,
-		        strerror(errno));
+	if (make_tmpdir(tmpdir, sizeof tmpdir)) {
 		json_decref(m);
 		return EXIT_USAGE;
 	}
@@ -422,11 +431,7 @@ static int run(const cli_args_t *a, cli_env_t *env)
 	const nnn_ctx_t *ctx = c.decoder ? NULL : cli_ctx(env);
 	if (!c.decoder) {
 		/* The files of a run case (its input, outputs, JSON form) go here. */
-		const char *t = getenv("TMPDIR");
-		snprintf(tmpdir, sizeof tmpdir, "%s/nnnconf.XXXXXX", t && t[0] == '/' ? t : "/tmp");
-		if (!mkdtemp(tmpdir)) {
-			cli_say(stderr, "nnnkit: conformance: cannot make a temporary folder %s: %s (set TMPDIR)\n", tmpdir,
-			        strerror(errno));
+		if (make_tmpdir(tmpdir, sizeof tmpdir)) {
 			json_decref(m);
 			return EXIT_USAGE;
 		}
