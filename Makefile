@@ -103,7 +103,7 @@ KIT     := $(O)/$(KIT_NAME).tar.gz
 # A half-written target (a failed link) is removed, never taken as built.
 .DELETE_ON_ERROR:
 .PHONY: all deps example test test-python test-asan valgrind valgrind-cli bench bench-grown check-gen check-compat lock clean install uninstall \
-	conformance conformance-kit drills test-build ort test-times san-build san-tiers-build wheel $(TEST_TIERS:%=test-%)
+	conformance conformance-kit drills test-build ort test-times share-weights share-weights-valgrind san-build san-tiers-build wheel $(TEST_TIERS:%=test-%)
 .DEFAULT_GOAL := all
 
 # The conformance corpus too: `nnnkit conformance` finds it beside build/nnnkit,

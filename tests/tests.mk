@@ -153,11 +153,13 @@ SUITE_ENV := NNNKIT=$(abspath $(NNNKIT)) NNN_BUILD=$(abspath $(O)) NNN_PLUGIN_CA
 
 # Shares: the runs that repeat a tier (under ASan or valgrind, or on the
 # growth drills' tree) take one share of its tests per commit, not all of
-# them: tests/share.sh deals the tier's tests, sorted by name, to shares
-# 0 .. COUNT-1, and the share is SHARE_SEED (the number of commits on HEAD)
+# them: tests/share.sh deals the tier's tests to shares 0 .. COUNT-1 by
+# their measured times (tests/share-weights.tsv: every share costs about
+# the same), and the share is SHARE_SEED (the number of commits on HEAD)
 # modulo COUNT, so every test runs in each of those runs at least every
-# COUNT-th commit, and the plain run (`make test`) takes them all on every
-# commit. `make valgrind SHARE_SEED=1` picks a share by hand.
+# COUNT-th commit while the tier's tests stay the same, and the plain run
+# (`make test`) takes them all on every commit. `make valgrind
+# SHARE_SEED=1` picks a share by hand; the weights: share-weights below.
 SHARE_SEED ?= $(shell git rev-list --count HEAD 2>/dev/null || echo 0)
 TEST_ARGS ?=
 # The gen tier's cases that only run Lua (a schema the generator must
@@ -201,6 +203,14 @@ test: check-gen check-compat test-build
 # The slowest tests of the last runs, from the reports above.
 test-times:
 	$(Q)$(PYTHON) tests/times.py $(REPORTS)/*.xml
+# The shares' weights (tests/share.sh): share-weights from the last plain
+# run's reports (make test), share-weights-valgrind by running every
+# valgrind share (about 15 minutes).
+share-weights:
+	$(Q)$(PYTHON) tests/times.py --weights tests/share-weights.tsv $(TEST_TIERS:%=$(REPORTS)/%.xml)
+share-weights-valgrind:
+	$(Q)for s in $$(seq 0 $$(($(VG_SHARES) - 1))); do $(MAKE) --no-print-directory valgrind SHARE_SEED=$$s && \
+		$(PYTHON) tests/times.py --weights tests/share-weights.tsv $(VG_TIERS:%=$(REPORTS)/valgrind-%.xml) || exit 1; done
 
 # ---- growth drills: each growth of the schema in a copy of the built tree:
 # built incrementally, locked and checked through the CLI; then the tiers a
@@ -273,7 +283,7 @@ VALGRIND := valgrind --error-exitcode=9 --leak-check=full --suppressions=$(abspa
 valgrind: $(TIER_DEPS) $(VG_TIERS:%=$(O)/test-%)
 	@rm -rf $(O)/valgrind && mkdir -p $(O)/valgrind $(REPORTS)
 	rc=0; for t in $(VG_TIERS); do \
-		f=$$(tests/share.sh $(O)/test-$$t $$(($(SHARE_SEED) % $(VG_SHARES))) $(VG_SHARES)) || exit 2; \
+		f=$$(tests/share.sh --weights valgrind $(O)/test-$$t $$(($(SHARE_SEED) % $(VG_SHARES))) $(VG_SHARES)) || exit 2; \
 		echo "valgrind: $$t, share $$(($(SHARE_SEED) % $(VG_SHARES))) of $(VG_SHARES)"; \
 		$(SUITE_ENV) $(VALGRIND) $(O)/test-$$t --jobs 2 --filter "$$f" --xml=$(REPORTS)/valgrind-$$t.xml || rc=$$?; \
 	done; tests/valgrind-logs.sh $(O)/valgrind && exit $$rc

@@ -2,6 +2,7 @@
 // (runtime/codec/vctx.h's nnn_vctx_t): the path of the field being checked
 // and every problem found, in the order found.
 using System.Collections.Generic;
+using System.Globalization;
 using System.Text;
 
 namespace Nnn
@@ -36,7 +37,7 @@ namespace Nnn
         public int Index(long i)
         {
             int mark = path.Length;
-            path.Append('[').Append(i).Append(']');
+            path.Append('[').Append(i.ToString(CultureInfo.InvariantCulture)).Append(']');
             return mark;
         }
 

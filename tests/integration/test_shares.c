@@ -6,8 +6,9 @@
  * once overflowed Criterion's pattern compiler (an assertion in CI's
  * valgrind stage). Here each tier's test names, as its --list prints them,
  * become a program of empty tests of the same names; every share of 1 to 4
- * runs through it, and exactly the tests dealt to that share (every COUNT-th
- * name, sorted) must run. Synthetic tiers too large for one flat filter
+ * runs through it, and exactly the tests dealt to that share (share.sh
+ * --deal, by the tests' measured times) must run; the deal must be a
+ * partition whose shares differ by at most one test's weight. Synthetic tiers too large for one flat filter
  * (one suite of 150 tests, 40 suites of 4) run the same way, and a tier
  * that would need more groups than Criterion holds is refused with the
  * remedy. */
@@ -59,20 +60,40 @@ static void build_stub(const char *name)
 	             0, "%s", out);
 }
 
-/* Every share of 1 to 4 of the stub NAME runs exactly its dealt tests. */
-static void check_shares(const char *name)
+/* Every share of 1 to 4 of the stub NAME runs exactly its dealt tests; the
+ * deal puts each test in one share, and no share outweighs another by more
+ * than the heaviest test (weights: KIND's in tests/share-weights.tsv, the
+ * median for a test it does not list, as share.sh says). */
+static void check_shares(const char *name, const char *kind)
 {
 	char out[8192];
-	for (int n = 1; n <= 4; n++)
+	for (int n = 1; n <= 4; n++) {
+		cr_assert_eq(t_sh(out, sizeof out,
+		                  "cd %s && %s/tests/share.sh --deal --weights %s ./%s %d > deal && "
+		                  "cut -d' ' -f2 deal | LC_ALL=C sort | cmp -s - %s.list && "
+		                  "awk -v tier=%s -v kind=%s -v n=%d '"
+		                  "FNR == NR { if ($1 == kind && $2 == tier) w[$3] = $4; next } "
+		                  "{ s[$2] = $1 } "
+		                  "END { for (t in s) if (t in w) v[++m] = w[t]; "
+		                  "  for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x } "
+		                  "  med = m ? v[int((m + 1) / 2)] : 1; "
+		                  "  for (t in s) { x = t in w ? w[t] : med; load[s[t]] += x; if (x > top) top = x } "
+		                  "  lo = hi = load[0]; for (k = 1; k < n; k++) { if (load[k] < lo) lo = load[k]; if (load[k] > hi) hi = load[k] } "
+		                  "  if (hi - lo > top + 1e-9) { print \"shares from \" lo \" to \" hi \" s, heaviest test \" top; exit 1 } }' "
+		                  "FS='\t' %s/tests/share-weights.tsv FS=' ' deal",
+		                  tmp, root, kind, name, n, name, name, kind, n, root),
+		             0, "%s: the deal into %d shares is not a balanced partition of the tests: %s", name, n, out);
 		for (int s = 0; s < n; s++) {
 			cr_assert_eq(t_sh(out, sizeof out,
-			                  "cd %s && awk -v s=%d -v n=%d '(NR - 1) %% n == s' %s.list > want && "
-			                  "f=$(%s/tests/share.sh ./%s %d %d) && "
+			                  "cd %s && %s/tests/share.sh --deal --weights %s ./%s %d | awk -v s=%d '$1 == s { print $2 }' | "
+			                  "LC_ALL=C sort > want && "
+			                  "f=$(%s/tests/share.sh --weights %s ./%s %d %d) && "
 			                  "./%s --filter \"$f\" | LC_ALL=C sort > got && "
 			                  "{ cmp -s want got || { diff want got | head -20; exit 1; }; }",
-			                  tmp, s, n, name, root, name, s, n, name),
+			                  tmp, root, kind, name, n, s, root, kind, name, s, n, name),
 			             0, "%s: share %d of %d does not run exactly its tests (diff want got): %s", name, s, n, out);
 		}
+	}
 }
 
 Test(shares, every_tier_runs_each_share_exactly, .init = setup, .fini = teardown, .timeout = 300)
@@ -87,7 +108,8 @@ Test(shares, every_tier_runs_each_share_exactly, .init = setup, .fini = teardown
 		                  t_build_dir(), t, tmp, t, tmp, t),
 		             0, "test-%s --list: %s", t, out);
 		build_stub(t);
-		check_shares(t);
+		check_shares(t, "plain");
+		check_shares(t, "valgrind");
 	}
 }
 
@@ -99,9 +121,9 @@ Test(shares, tiers_beyond_one_flat_filter, .init = setup, .fini = teardown, .tim
 	                  tmp),
 	             0, "%s", out);
 	build_stub("wide");
-	check_shares("wide");
+	check_shares("wide", "plain");
 	build_stub("many");
-	check_shares("many");
+	check_shares("many", "plain");
 }
 
 Test(shares, refuses_a_share_criterion_cannot_hold, .init = setup, .fini = teardown, .timeout = 60)
