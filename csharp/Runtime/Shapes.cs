@@ -221,7 +221,7 @@ namespace Nnn
             {
                 c.I = i;
                 Io x = io(i) ?? new Io();
-                IoKind kind = broken != null && broken[i] ? IoKind.Unknown : x.Kind;
+                IoKind kind = broken != null && i < broken.Length && broken[i] ? IoKind.Unknown : x.Kind;
                 PartialShape inShape = each != null ? c.S.Copy() : null;
                 switch (kind)
                 {
@@ -254,7 +254,7 @@ namespace Nnn
                     NarrowIn(inShape, x, kind);
                     each(i, new LayerShapes(inShape, c.S.Copy()));
                 }
-                if (outShapes != null) // exact only while every layer so far fitted
+                if (outShapes != null && i < outShapes.Length) // exact only while every layer so far fitted
                     outShapes[i] = !c.Broken && c.S.IsExact ? c.S.Dims : null;
                 c.From = i;
             }
