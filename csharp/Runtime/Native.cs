@@ -339,6 +339,7 @@ namespace Nnn
         readonly Native.Handle ctx;
         readonly Native.Handle owner; // the file (mapped) or the model (decoded from bytes)
         readonly IntPtr model;        // borrowed from owner
+        bool disposed;
 
         NativeModel(Native.Handle ctx, Native.Handle owner, IntPtr model)
         {
@@ -477,7 +478,7 @@ namespace Nnn
                 max_tensor_bytes = (ulong)maxTensorBytes,
                 compat = (uint)convCompat,
             };
-            if (owner.IsClosed)
+            if (disposed)
                 throw new ObjectDisposedException(nameof(NativeModel));
             var d = new Native.Diags();
             int st = Native.nnn_plan_new(ctx, model, ref shape, ref o, out IntPtr p, ref d);
@@ -554,6 +555,7 @@ namespace Nnn
         /// the model and its context: the last to go frees them).</summary>
         public void Dispose()
         {
+            disposed = true;
             owner.Dispose();
             ctx.Dispose();
         }
