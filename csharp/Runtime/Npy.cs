@@ -54,8 +54,12 @@ namespace Nnn
             if (headerLen > bytes.Length - start)
                 throw Fail("header", bytes.Length, "header_len is " + headerLen + " but the file ends " +
                            (bytes.Length - start) + " bytes into the header");
-            // Versions 1.0 and 2.0 hold latin-1 text: one char a byte, so a char's index is its offset.
-            var header = new Header(Encoding.GetEncoding("iso-8859-1").GetString(bytes, start, (int)headerLen), start);
+            // Versions 1.0 and 2.0 hold latin-1 text: one char a byte (no code page needed), so a
+            // char's index is its offset.
+            var text = new char[headerLen];
+            for (int k = 0; k < text.Length; k++)
+                text[k] = (char)bytes[start + k];
+            var header = new Header(new string(text), start);
             shape = header.Parse();
 
             long count = 1;
