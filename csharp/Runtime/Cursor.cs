@@ -6,7 +6,6 @@
 // own size. Problems carry libnnn's codes, paths, offsets and messages.
 using System;
 using System.Collections.Generic;
-using System.Globalization;
 
 namespace Nnn
 {
@@ -22,8 +21,6 @@ namespace Nnn
     /// <summary>A reader of a .nnn file's bytes, little-endian, with the path of the field being read.</summary>
     public sealed class Cursor
     {
-        static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
-
         readonly byte[] buf;
         readonly int len;
         int pos;
@@ -81,7 +78,7 @@ namespace Nnn
             path.Report(code, "", at, message);
         }
 
-        static string D(long v) => v.ToString(Inv);
+        static string D(long v) => CFormat.D(v);
 
         // ---- readers: each pushes its field's name, checks the bytes, reads, pops
 
@@ -204,7 +201,7 @@ namespace Nnn
             int bad = Utf8.Bad(buf, start, n);
             if (bad != n)
                 Soft(Status.E_UTF8, at + 4 + bad, "byte " + D(bad) + " of the string (0x" +
-                     buf[start + bad].ToString("x2", Inv) + ") is not valid UTF-8");
+                     CFormat.X(buf[start + bad], 2) + ") is not valid UTF-8");
             path.Pop(mark);
             // Kept going past bad bytes: they become U+FFFD (the model cannot be written back).
             return bad == n ? Utf8.Strict.GetString(buf, start, n) : new System.Text.UTF8Encoding(false, false).GetString(buf, start, n);
@@ -279,7 +276,7 @@ namespace Nnn
         {
             int mark = path.Push(name);
             var e = Fail(Status.E_MAGIC, at, "found " + D(found) + " (0x" +
-                ((ulong)found & 0xffffffffu).ToString("x8", Inv) + "), expected " + D(expected));
+                CFormat.X((ulong)found & 0xffffffffu, 8) + "), expected " + D(expected));
             path.Pop(mark);
             return e;
         }
@@ -357,7 +354,7 @@ namespace Nnn
             if (prod != (ulong)count)
             {
                 int mark = path.Push("data");
-                Soft(Status.E_DIM_MISMATCH, dataAt, "dims multiply to " + prod.ToString(Inv) + ", but data has " +
+                Soft(Status.E_DIM_MISMATCH, dataAt, "dims multiply to " + CFormat.U(prod) + ", but data has " +
                      D(count) + " values");
                 path.Pop(mark);
             }

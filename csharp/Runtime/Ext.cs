@@ -60,32 +60,4 @@ namespace Nnn
         /// <summary>Nobody's.</summary>
         Never,
     }
-
-    /// <summary>Elements of an int array as rules and shape mappings name them (nnn/types.h's
-    /// nnn_i32s_pick, nnn_i32s_pick_at and vctx.h's nnn_i32s_resolve).</summary>
-    public static class I32s
-    {
-        /// <summary>Element <paramref name="i"/> (from the end when negative); -1 when there is none.</summary>
-        public static long Pick(int[] a, long i)
-        {
-            if (i < 0)
-                i += a.Length;
-            return i >= 0 && i < a.Length ? a[i] : -1;
-        }
-
-        /// <summary>The file offset of element <paramref name="i"/> of an i32_array field stored at
-        /// <paramref name="at"/> (its count first); the first element's when there is none.</summary>
-        public static long PickAt(int[] a, long at, long i)
-        {
-            if (i < 0)
-                i += a.Length;
-            return at + 4 + 4 * (i < 0 ? 0 : i);
-        }
-
-        /// <summary>Index <paramref name="i"/>, counted from the end when negative.</summary>
-        public static long Resolve(int[] a, long i)
-        {
-            return i < 0 ? i + a.Length : i;
-        }
-    }
 }

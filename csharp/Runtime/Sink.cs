@@ -2,7 +2,6 @@
 // runtime/codec/encode.c's nnn_wr_*): little-endian bytes into a stream,
 // floats bit for bit.
 using System;
-using System.Globalization;
 using System.IO;
 
 namespace Nnn
@@ -100,6 +99,6 @@ namespace Nnn
         public static ulong StringSize(string s) => (ulong)Utf8.Strict.GetByteCount(s ?? "");
 
         /// <summary>An integer as C's %d prints it.</summary>
-        public static string D(long v) => v.ToString(CultureInfo.InvariantCulture);
+        public static string D(long v) => CFormat.D(v);
     }
 }

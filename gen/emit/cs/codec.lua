@@ -49,7 +49,7 @@ local function ref_expr(x)
   end
   if x.field.kind == "enum" then expr = "(long)" .. expr end
   if x.index then
-    return string.format("I32s.Pick(%s, %d)", expr, x.index), string.format("I32s.PickAt(%s, %s, %d)", expr, at, x.index)
+    return string.format("Rules.Pick(%s, %d)", expr, x.index), string.format("Rules.PickAt(%s, %s, %d)", expr, at, x.index)
   end
   return expr, at
 end
@@ -657,7 +657,7 @@ local function io_lines(io, ex, rules)
   local function src(x)
     if x.index then
       local arr, at = whole(x)
-      return string.format("new IoSrc(%s, I32s.Resolve(%s, %d), %s)", path(x), arr, x.index, at)
+      return string.format("new IoSrc(%s, Rules.Resolve(%s, %d), %s)", path(x), arr, x.index, at)
     end
     local _, at = ex(x)
     return string.format("new IoSrc(%s, -1, %s)", path(x), at)
@@ -666,16 +666,16 @@ local function io_lines(io, ex, rules)
     local arr, at = whole(x)
     local from, to = 0, nil
     if x.slice then from, to = x.slice.from or 0, x.slice.to end
-    return string.format("IoInts.Slice(%s, %d, %s, %d, %s, %s)", arr, from, to == nil and "true" or "false", to or 0,
+    return string.format("IoInts.List(%s, %d, %s, %d, %s, %s)", arr, from, to == nil and "true" or "false", to or 0,
       path(x), at)
   end
   local function per_axis(key, x, default)
     if not x then
-      add("io.%s = new IoInts { All = %d };", key, default)
+      add("io.%s = IoInts.Every(%d);", key, default)
     elseif x.field.kind == "prim" and x.field.prim.kind == "array" and not x.index then
       add("io.%s = %s;", key, list(x))
     else
-      add("io.%s = new IoInts { All = %s, Src = %s };", key, (ex(x)), src(x))
+      add("io.%s = IoInts.Every(%s);", key, (ex(x)))
     end
   end
   local k = io.kind

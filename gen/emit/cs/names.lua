@@ -49,8 +49,8 @@ end
 
 -- Names the runtime takes (csharp/Runtime): no schema type may take one.
 M.RESERVED = {}
-for _, n in ipairs({ "AtomicFile", "Bits", "Bound", "Chain", "Checker", "Cursor", "Ext", "ExtKind", "Formulas",
-  "I32s", "IdRange", "Io", "IoAxis", "IoInts", "IoKind", "IoSrc", "NnnException", "PadFn", "Pat", "PatKind",
+for _, n in ipairs({ "AtomicFile", "Bits", "Bound", "CFormat", "Chain", "Checker", "Cursor", "Ext", "ExtKind", "Files",
+  "Formulas", "IdRange", "InferFn", "LayerShapes", "PartialShape", "Io", "IoAxis", "IoInts", "IoKind", "IoSrc", "NnnException", "PadFn", "Pat", "PatKind",
   "PluginType", "Problem", "Registry", "Rules", "Sink", "Status", "Statuses", "Utf8" }) do
   M.RESERVED[n] = true
 end
