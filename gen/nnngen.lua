@@ -8,8 +8,15 @@
 --     language reference (docs/schema-language.md, from gen/schema/lang.lua)
 --     --layouts: the struct layouts LOCK records (gen/lock/layout.lua) go into
 --     the generated code, which the plugin loader checks plugins against
+--   lua5.4 gen/nnngen.lua SCHEMA --lang cs --cs FILE.cs
+--     the C# codec (emit/cs/codec.lua): record classes, decoder, encoder,
+--     validator, over the runtime in csharp/Runtime
+--   lua5.4 gen/nnngen.lua --cs-status HEADER --cs FILE.cs
+--     C#'s enum Status and Statuses from HEADER's NNN_STATUS_LIST
+--     (runtime/include/nnn/status_codes.h)
 --   lua5.4 gen/nnngen.lua SCHEMA --check
 --   lua5.4 gen/nnngen.lua [--schema CORE] --plugin FRAGMENT --c FILE.c --h FILE.h
+--   lua5.4 gen/nnngen.lua [--schema CORE] --plugin FRAGMENT --lang cs --cs FILE.cs
 --     plugin mode: the codec of a plugin's own records, checked together
 --     with the core schema (default: ../schema/nnn.lua beside this script)
 --   lua5.4 gen/nnngen.lua --lock SCHEMA [--out FILE.lock] [--layouts LOCK]
@@ -33,7 +40,7 @@
 --   schema/  load a schema and check it against the schema language (lang,
 --            io_kinds), with the one parser of its formulas (formula)
 --   emit/    write from a checked schema, one folder per target language
---            (c/: the codec; doc/: the references), and what every target
+--            (c/: the codec; cs/: the C# codec; doc/: the references), and what every target
 --            shares (records, lines)
 --   lock/    the lock (lock), check-compat (compat), the ID policy (ids),
 --            renames, the struct layouts plugins see (layout), the modes
@@ -44,6 +51,8 @@ package.path = here .. "/?.lua;" .. package.path
 
 local load_schema = require("schema.check")
 local emit_c = require("emit.c.codec")
+local emit_cs = require("emit.cs.codec")
+local emit_cs_plugin = require("emit.cs.plugin")
 local emit_plugin = require("emit.c.plugin")
 local emit_format = require("emit.doc.format")
 local emit_language = require("emit.doc.language")
@@ -53,7 +62,10 @@ local emit_language = require("emit.doc.language")
 local USAGE = [[
 usage: nnngen SCHEMA [--check] [--c FILE.c] [--h FILE.h] [--doc FILE.md] [--lang-doc FILE.md] [--layouts LOCK]
               [--compat LOCK]
+       nnngen SCHEMA --lang cs --cs FILE.cs
        nnngen [--schema CORE] --plugin FRAGMENT [--c FILE.c] [--h FILE.h]
+       nnngen [--schema CORE] --plugin FRAGMENT --lang cs --cs FILE.cs
+       nnngen --cs-status HEADER --cs FILE.cs
        nnngen SCHEMA --conformance DIR [--compat LOCK] [--kit-version V] [--reference CMD]
        nnngen [--schema CORE] --plugin FRAGMENT --conformance DIR [--kit-version V] [--reference CMD]
        nnngen --lock SCHEMA [--out FILE.lock] [--layouts LOCK]
@@ -64,7 +76,7 @@ usage: nnngen SCHEMA [--check] [--c FILE.c] [--h FILE.h] [--doc FILE.md] [--lang
 
 local HELP = USAGE .. [[
 
-nnngen turns a .nnn schema, Lua data in the schema language, into C and
+nnngen turns a .nnn schema, Lua data in the schema language, into C, C# and
 documentation. The schema is checked first; a problem names the entry
 (records[4] "dense".rules[2]) and exits 1, before anything is written.
 Output depends only on the schema: generating twice gives identical bytes.
@@ -81,6 +93,18 @@ The core schema:
   --compat LOCK      first refuse, as --check-compat LOCK SCHEMA does (the
                      same lines), a schema that would break files written
                      under LOCK: nothing is generated (make passes the lock)
+
+C# (docs/csharp.md), over the runtime in PREFIX/share/nnnkit/csharp/Runtime:
+  --lang LANG        the language of the code: c (the default: --c, --h) or
+                     cs (--cs)
+  --cs FILE.cs       with --lang cs: the schema's C# codec, one file: enums,
+                     a class per record (the root's Read, Validate, Write),
+                     decoder, encoder and validator (the same codes, paths,
+                     offsets and messages as libnnn); with --plugin, the
+                     fragment's, with <Name>Plugin.Register(Registry)
+  --cs-status HEADER with --cs: C#'s enum Status and Statuses.Describe and
+                     Remedy, read from HEADER's NNN_STATUS_LIST
+                     (runtime/include/nnn/status_codes.h)
 
 A plugin's fragment (its new layer and activation IDs and their fields):
   --plugin FRAGMENT  generate the fragment's codec: FILE.c and FILE.h, whose
@@ -139,7 +163,7 @@ local function parse_args(argv)
       opt.check = true
     elseif a == "--c" or a == "--h" or a == "--doc" or a == "--lang-doc" or a == "--plugin" or a == "--schema"
         or a == "--conformance" or a == "--layouts" or a == "--compat" or a == "--kit-version"
-        or a == "--reference" then
+        or a == "--reference" or a == "--lang" or a == "--cs" or a == "--cs-status" then
       if not argv[i + 1] then usage(a .. " needs a file name") end
       opt[(a:sub(3):gsub("%-", "_"))] = argv[i + 1]
       i = i + 1
@@ -157,6 +181,19 @@ local function parse_args(argv)
     if opt.doc or opt.lang_doc then usage("--doc and --lang-doc are for the core schema") end
     if opt.layouts then usage("--layouts is for the core schema") end
     if opt.compat then usage("--compat is for the core schema") end
+  end
+  if opt.lang and opt.lang ~= "c" and opt.lang ~= "cs" then usage("--lang takes c or cs, not " .. opt.lang) end
+  if opt.lang == "cs" then
+    if opt.c or opt.h then usage("--c and --h are for --lang c") end
+  elseif opt.cs and not opt.cs_status then
+    usage("--cs is for --lang cs")
+  end
+  if opt.cs_status then
+    if not opt.cs then usage("--cs-status needs --cs FILE.cs") end
+    if opt.schema or opt.plugin or opt.lang or opt.c or opt.h or opt.doc or opt.lang_doc or opt.conformance then
+      usage("--cs-status takes --cs alone")
+    end
+    return opt
   end
   if not opt.schema then usage("no schema given") end
   if (opt.kit_version or opt.reference) and not opt.conformance then
@@ -259,6 +296,23 @@ local function main(argv)
     if LOCK_MODES[a] then os.exit(run_lock(argv)) end
   end
   local opt = parse_args(argv)
+  if opt.cs_status then
+    local f, ferr = io.open(opt.cs_status, "rb")
+    if not f then
+      io.stderr:write("nnngen: ", tostring(ferr), "\n")
+      os.exit(1)
+    end
+    local text = f:read("a")
+    f:close()
+    local status = require("emit.cs.status")
+    local ok, res = pcall(function() return status.source(status.read(text, opt.cs_status), opt.cs_status:match("[^/]*/?[^/]*/?[^/]*$")) end)
+    if not ok then
+      io.stderr:write(tostring(res), "\n")
+      os.exit(1)
+    end
+    write_file(opt.cs, res)
+    return
+  end
   local ok, s = pcall(load_schema, opt.schema, opt.plugin)
   if not ok then
     io.stderr:write(tostring(s):gsub("^.-schema error", "schema error"), "\n")
@@ -286,6 +340,7 @@ local function main(argv)
       layouts = require("lock.layout").history(abi, emit_c.layout_lines(s))
     end
     if opt.plugin then
+      if opt.cs then out[#out + 1] = { opt.cs, emit_cs_plugin.source(s) } end
       if opt.h then out[#out + 1] = { opt.h, emit_plugin.header(s) } end
       if opt.c then out[#out + 1] = { opt.c, emit_plugin.source(s, (opt.h or "plugin_gen.h"):match("[^/]*$")) } end
     else
@@ -295,6 +350,7 @@ local function main(argv)
         out[#out + 1] = { opt.h, emit_c.header(s, layouts) }
       end
       if opt.c then out[#out + 1] = { opt.c, emit_c.source(s, layouts) } end
+      if opt.cs then out[#out + 1] = { opt.cs, emit_cs.source(s) } end
       if opt.doc then out[#out + 1] = { opt.doc, emit_format.format(s) } end
       if opt.lang_doc then out[#out + 1] = { opt.lang_doc, emit_language.language(s) } end
     end

@@ -27,5 +27,46 @@ namespace Nnn
             }
             return s.Substring(0, i);
         }
+
+        /// <summary>The index of the first byte of <paramref name="b"/>[start, start + n) that starts
+        /// no valid UTF-8 sequence, or n when all are valid (libnnn's nnn_utf8_bad: overlong forms,
+        /// surrogates and code points past U+10FFFF are invalid).</summary>
+        internal static int Bad(byte[] b, int start, int n)
+        {
+            int i = 0;
+            while (i < n)
+            {
+                int k = Seq(b, start + i, n - i);
+                if (k == 0)
+                    return i;
+                i += k;
+            }
+            return n;
+        }
+
+        // The length of the valid sequence at b[p] (n bytes left), 0 when none (esc.c's nnn_utf8_seq).
+        static int Seq(byte[] b, int p, int n)
+        {
+            int len;
+            uint cp, min;
+            byte c = b[p];
+            if (c < 0x80)
+                return 1;
+            if ((c & 0xe0) == 0xc0) { len = 2; cp = c & 0x1fu; min = 0x80; }
+            else if ((c & 0xf0) == 0xe0) { len = 3; cp = c & 0x0fu; min = 0x800; }
+            else if ((c & 0xf8) == 0xf0) { len = 4; cp = c & 0x07u; min = 0x10000; }
+            else return 0;
+            if (len > n)
+                return 0;
+            for (int i = 1; i < len; i++)
+            {
+                if ((b[p + i] & 0xc0) != 0x80)
+                    return 0;
+                cp = cp << 6 | (b[p + i] & 0x3fu);
+            }
+            if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+                return 0;
+            return len;
+        }
     }
 }

@@ -2,9 +2,10 @@
 -- needs, whatever the language: the records reachable from the root, those
 -- that need a validator or a parameter count, and a plugin fragment's own
 -- records with the core records they use (checked against what a fragment
--- may hold).
+-- may hold); and what a target needs of references, rules and io.
 
 local lang = require("schema.lang")
+local formula = require("schema.formula")
 
 local M = {}
 
@@ -120,6 +121,80 @@ function M.plugin_parts(s)
   end
   for _, r in ipairs(own) do list[#list + 1] = r end
   return own, list
+end
+
+------------------------------------------------------------ references, rules and io
+
+-- Tells a reference which record it belongs to (x.rec) and, for a variant's
+-- record, the record holding it (x.holder): each target writes a reference
+-- from these.
+local function bind_refs(r, t)
+  if type(t) ~= "table" then return end
+  if t.chain and t.field then
+    t.rec = r
+    t.holder = r.parent
+    return
+  end
+  for _, v in pairs(t) do
+    if type(v) == "table" and v ~= r and v.chain then bind_refs(r, v) end
+  end
+end
+
+-- Every resolved reference of a rule or io: the parameters and keys the
+-- language table lists (schema/check.lua stores them as rule.ref, rule.<p>_ref,
+-- io.<key>_ref), and the references of a dims pattern.
+function M.bind_all(s)
+  for _, r in ipairs(s.records) do
+    for _, rule in ipairs(r.rules or {}) do
+      for _, p in ipairs(lang.rule[rule.kind].params) do
+        bind_refs(r, rule[p.name == "field" and "ref" or p.name .. "_ref"])
+      end
+      for _, p in ipairs(rule.pat or {}) do bind_refs(r, p.ref) end
+    end
+    if r.io then
+      for key, x in pairs(r.io) do
+        if type(key) == "string" and key:find("_ref$") then bind_refs(r, x) end
+      end
+    end
+  end
+end
+
+-- The chain rule of record r over its repeated field f, or nil.
+function M.chain_rule(r, f)
+  for _, rule in ipairs(r.rules or {}) do
+    if rule.kind == "chain" and rule.ref.field == f then return rule end
+  end
+end
+
+-- The results of an io kind's `shape` formulas, each after the results it
+-- reads (then by name): the order the engine may compute them in.
+function M.shape_order(shape)
+  local done, order, keys = {}, {}, {}
+  for key in pairs(shape) do keys[#keys + 1] = key end
+  table.sort(keys)
+  local function visit(key, stack)
+    if done[key] then return end
+    if stack[key] then error(string.format("io kind shape: %s depends on itself", key), 0) end
+    stack[key] = true
+    for _, n in ipairs(formula.names(shape[key])) do if shape[n] then visit(n, stack) end end
+    done[key] = true
+    order[#order + 1] = key
+  end
+  for _, key in ipairs(keys) do visit(key, {}) end
+  return order
+end
+
+-- The padding type whose formulas a window io follows: the io's own, or
+-- that of a padding rule on the io's padding list (`rules`: the record's);
+-- nil when none.
+function M.io_pad_type(io, rules)
+  local pt = io.padding_type_ref
+  for _, rule in ipairs(rules or {}) do
+    if not pt and io.padding_ref and rule.kind == "padding" and rule.dims_ref.field == io.padding_ref.field then
+      pt = rule.type_ref
+    end
+  end
+  return pt
 end
 
 return M

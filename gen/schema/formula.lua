@@ -12,6 +12,8 @@
 --   M.c(text, name)            the C expression (int64_t), each name written
 --                              as name(word) says: what emit/c puts in the
 --                              generated codec for an io kind's `shape`
+--   M.cs(text, name)           the same in C# (long): emit/cs's Formulas and
+--                              padding functions
 -- A padding formula's names are the generated function's own variables,
 -- so emit/c copies it as it is.
 --
@@ -200,6 +202,17 @@ end
 function M.c(text, name)
   local function bad(fmt, ...) error(string.format("bad formula %s: " .. fmt, text, ...), 0) end
   return M.fold(M.tokens(text, bad), c_alg(name), bad)
+end
+
+------------------------------------------------------------ C# emission
+
+-- As the C: every step parenthesised, numbers long (C#'s "/" on long
+-- truncates toward zero, as C's does on int64_t).
+function M.cs(text, name)
+  local function bad(fmt, ...) error(string.format("bad formula %s: " .. fmt, text, ...), 0) end
+  local alg = c_alg(name)
+  alg.num = function(n) return string.format("%dL", n) end
+  return M.fold(M.tokens(text, bad), alg, bad)
 end
 
 -- The names a formula reads, sorted.

@@ -36,6 +36,7 @@ local PLUGIN = {
 local ST = CORE
 
 local reachable, needs_val, needs_params = records.reachable, records.needs_val, records.needs_params
+local bind_all, chain_rule, shape_order = records.bind_all, records.chain_rule, records.shape_order
 
 local function banner(s)
   return string.format(
@@ -73,38 +74,6 @@ local function ref_expr(x)
       string.format("nnn_i32s_pick_at(%s, %s, %d)", expr, at, x.index)
   end
   return expr, at
-end
-
--- Tells ref_expr which record each single-field reference belongs to.
-local function bind_refs(r, t)
-  if type(t) ~= "table" then return end
-  if t.chain and t.field then
-    t.rec = r
-    t.holder = r.parent
-    return
-  end
-  for _, v in pairs(t) do
-    if type(v) == "table" and v ~= r and v.chain then bind_refs(r, v) end
-  end
-end
-
--- Every resolved reference of a rule or io: the parameters and keys the
--- language table lists (schema/check.lua stores them as rule.ref, rule.<p>_ref,
--- io.<key>_ref), and the references of a dims pattern.
-local function bind_all(s)
-  for _, r in ipairs(s.records) do
-    for _, rule in ipairs(r.rules or {}) do
-      for _, p in ipairs(lang.rule[rule.kind].params) do
-        bind_refs(r, rule[p.name == "field" and "ref" or p.name .. "_ref"])
-      end
-      for _, p in ipairs(rule.pat or {}) do bind_refs(r, p.ref) end
-    end
-    if r.io then
-      for key, x in pairs(r.io) do
-        if type(key) == "string" and key:find("_ref$") then bind_refs(r, x) end
-      end
-    end
-  end
 end
 
 local function val_params(r)
@@ -735,12 +704,6 @@ local function emit_rule(w, r, rule)
   end
 end
 
-local function chain_rule(r, f)
-  for _, rule in ipairs(r.rules or {}) do
-    if rule.kind == "chain" and rule.ref.field == f then return rule end
-  end
-end
-
 -- The io of a layer type as C statements filling an nnn_io_t (shape_io.h);
 -- runtime/shape/shape.c applies it. Each io key names a field (or an element
 -- or a slice of one); `ex` turns a reference into its C expression.
@@ -797,15 +760,9 @@ local function io_lines(io, ex, rules)
     per_axis("stride", io.stride_ref, 1)
     per_axis("dilation", io.dilation_ref, 1)
     if io.padding_ref then add("io->pads = %s;", list(io.padding_ref)) end
-    -- The formulas: the io's padding type, or that of a padding rule on
-    -- the io's list (the list still rules; a spec that leaves it out gets
-    -- it filled in from them: nnn_layer_implied_pads).
-    local pt = io.padding_type_ref
-    for _, rule in ipairs(rules or {}) do
-      if not pt and io.padding_ref and rule.kind == "padding" and rule.dims_ref.field == io.padding_ref.field then
-        pt = rule.type_ref
-      end
-    end
+    -- (the list still rules; a spec that leaves it out gets it filled in
+    -- from the formulas: nnn_layer_implied_pads)
+    local pt = records.io_pad_type(io, rules)
     if pt then
       add("io->pad_fn = pad_%s;", pt.field.enum.name)
       add("io->pad_type = %s;", (ex(pt)))
@@ -1088,24 +1045,6 @@ local function emit_pad_fns(w, s, recs)
       w("")
     end
   end
-end
-
--- The results of an io kind's `shape` formulas, each after the results it
--- reads (then by name): the order the engine may compute them in.
-local function shape_order(shape)
-  local done, order, keys = {}, {}, {}
-  for key in pairs(shape) do keys[#keys + 1] = key end
-  table.sort(keys)
-  local function visit(key, stack)
-    if done[key] then return end
-    if stack[key] then error(string.format("io kind shape: %s depends on itself", key), 0) end
-    stack[key] = true
-    for _, n in ipairs(formula.names(shape[key])) do if shape[n] then visit(n, stack) end end
-    done[key] = true
-    order[#order + 1] = key
-  end
-  for _, key in ipairs(keys) do visit(key, {}) end
-  return order
 end
 
 -- The io kinds' shape rules (gen/schema/io_kinds.lua `shape`), one function
