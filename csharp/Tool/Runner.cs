@@ -1,0 +1,53 @@
+// Runner.cs: running a model through libnnn (Native, Npy) for the tool's
+// testee: a float32 .npy input, samples first, run as `nnnkit run` runs it,
+// the outputs written as .npy. Where libnnn cannot be loaded the tool still
+// reads, validates and writes: `run` is then not offered.
+// TODO(integrator): the calls below follow cs-native's planned API
+// (NativeModel.Open, NativePlan, Npy.Read/Write, Native.Version); adjust them
+// to Native.cs and Npy.cs as merged.
+using System;
+
+namespace Nnn.Tool
+{
+    static class Runner
+    {
+        static bool? loads;
+
+        /// <summary>Why libnnn did not load (after <see cref="Loads"/> said false).</summary>
+        public static string Why { get; private set; } = "";
+
+        /// <summary>Whether libnnn loads here (tried once).</summary>
+        public static bool Loads()
+        {
+            if (loads.HasValue)
+                return loads.Value;
+            try
+            {
+                Native.Version();
+                loads = true;
+            }
+            catch (Exception e) when (e is DllNotFoundException || e is EntryPointNotFoundException
+                                      || e is TypeInitializationException || e is BadImageFormatException)
+            {
+                Why = e.Message;
+                loads = false;
+            }
+            return loads.Value;
+        }
+
+        /// <summary>The model at <paramref name="file"/> run on every sample of the .npy
+        /// <paramref name="input"/>; the outputs written to <paramref name="output"/> (NnnException
+        /// with libnnn's problem otherwise).</summary>
+        public static void Run(string file, string input, string output)
+        {
+            long[] shape;
+            float[] x = Npy.Read(input, out shape);
+            using (var model = NativeModel.Open(file))
+            using (var plan = new NativePlan(model, shape))
+            {
+                float[] y = plan.Run(x);
+                Npy.Write(output, plan.OutputShape, y);
+            }
+        }
+    }
+}
