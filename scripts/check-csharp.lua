@@ -28,10 +28,13 @@ local ALLOWED = {
 -- Only the --interop files (the P/Invoke binding, csharp/Runtime/Native.cs).
 local INTEROP = "System.Runtime.InteropServices"
 -- What mcs emits for plain C# (auto-properties, indexers, array literals,
--- iterators, `in` parameters), not anything the source names.
+-- iterators, `in` parameters), not anything the source names. Interlocked:
+-- an iterator's GetEnumerator (atomic, no thread); a source naming it
+-- (System.Threading) is caught in the source.
 local COMPILER = {}
 for n in ([[
 System.Runtime.CompilerServices.CompilerGeneratedAttribute
+System.Threading.Interlocked
 System.Runtime.CompilerServices.RuntimeCompatibilityAttribute
 System.Runtime.CompilerServices.CompilationRelaxationsAttribute
 System.Runtime.CompilerServices.RuntimeHelpers

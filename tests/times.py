@@ -3,7 +3,8 @@
    times.py [-n N] REPORT.xml...
 
 Reads the JUnit XML reports the tiers write (Criterion's --xml, pytest's
---junitxml: each test case with its wall time in seconds) and prints the N
+--junitxml: each test case with its wall time in seconds), and NUnit 2's
+(the csharp tier's: test-case elements, named in full), and prints the N
 slowest (default 30), then each report's total and count."""
 import sys
 import xml.etree.ElementTree as ET
@@ -11,11 +12,15 @@ from pathlib import Path
 
 
 def cases(path):
-    for suite in ET.parse(path).getroot().iter("testsuite"):
+    root = ET.parse(path).getroot()
+    for suite in root.iter("testsuite"):
         for case in suite.iter("testcase"):
             name = case.get("name", "?")
             group = case.get("classname") or suite.get("name", "?")
             yield float(case.get("time") or 0), f"{group}::{name}"
+    for case in root.iter("test-case"):  # NUnit 2: the name is Namespace.Fixture.Test
+        group, _, name = case.get("name", "?").rpartition(".")
+        yield float(case.get("time") or 0), f"{group}::{name}"
 
 
 def main(argv):
