@@ -202,7 +202,7 @@ $(CS_TESTS): $(CS_TEST_SRC) $(CS_DLL) $(CS_EXE)
 	@echo "  MCS    $@"
 	$(Q)$(MCS) -langversion:7.2 -warnaserror+ -nologo -target:library -r:$(CS_DLL) -r:$(CS_EXE) -r:$(NUNIT_FW) \
 		-r:System.Json -out:$@ $(CS_TEST_SRC)
-test-csharp: $(ALL) $(CS_TESTS)
+test-csharp: check-csharp $(ALL) $(CS_TESTS)
 	@mkdir -p $(REPORTS)
 	$(SUITE_ENV) NNN_SOURCE=$(abspath .) NNN_SHARED=$(abspath ../shared) NNN_CS_MCS="$(MCS) $(CS_FLAGS)" \
 		nunit-console -nologo -noshadow -labels -xml=$(REPORTS)/csharp.xml $(NUNIT_ARGS) $(CS_TESTS)
