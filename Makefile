@@ -107,8 +107,9 @@ KIT     := $(O)/$(KIT_NAME).tar.gz
 MCS     ?= mcs
 CS_O    := $(O)/csharp
 # C# 7.2 is what Unity's oldest supported compilers take; warnings are errors.
-# No -unsafe: unsafe code does not compile (check-csharp checks the rest).
-CS_FLAGS := -langversion:7.2 -warnaserror+ -nologo
+# No -unsafe: unsafe code does not compile; -noconfig: only mscorlib is
+# referenced, no other assembly (check-csharp checks the rest).
+CS_FLAGS := -langversion:7.2 -warnaserror+ -nologo -noconfig
 CS_SCHEMA := $(CS_O)/Schema.g.cs
 CS_STATUS := $(CS_O)/Status.g.cs
 CS_GEN  := $(CS_SCHEMA) $(CS_STATUS)
@@ -164,16 +165,20 @@ $(O)/gen/.stamp: $(SCHEMA) $(GEN_LUA) $(LOCK) | deps
 $(GEN_C) $(GEN_H) $(GEN_RH) $(DOC) $(LANG_DOC): $(O)/gen/.stamp
 	@:
 
-check-gen: $(O)/gen/.stamp
+check-gen: $(O)/gen/.stamp $(CS_O)/.stamp
 	@mkdir -p $(O)/regen/nnn
 	@echo "  GEN    $@"
 	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(O)/regen/schema_gen.c --h $(O)/regen/nnn/schema_gen.h \
 		--doc $(O)/regen/format.md --lang-doc $(O)/regen/schema-language.md --layouts $(LOCK) --compat $(LOCK)
+	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --lang cs --cs $(O)/regen/Schema.g.cs
+	$(Q)$(LUA) gen/nnngen.lua --cs-status $(STATUS_H) --cs $(O)/regen/Status.g.cs
 	cmp $(GEN_C) $(O)/regen/schema_gen.c
 	cmp $(GEN_H) $(O)/regen/nnn/schema_gen.h
 	cmp $(GEN_RH) $(O)/regen/nnn/records_gen.h
 	cmp $(DOC) $(O)/regen/format.md
 	cmp $(LANG_DOC) $(O)/regen/schema-language.md
+	cmp $(CS_SCHEMA) $(O)/regen/Schema.g.cs
+	cmp $(CS_STATUS) $(O)/regen/Status.g.cs
 	@echo "check-gen: generated files are byte-identical"
 
 # ---- objects ----
