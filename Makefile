@@ -107,9 +107,10 @@ KIT     := $(O)/$(KIT_NAME).tar.gz
 MCS     ?= mcs
 CS_O    := $(O)/csharp
 # C# 7.2 is what Unity's oldest supported compilers take; warnings are errors.
-# No -unsafe: unsafe code does not compile; -noconfig: only mscorlib is
-# referenced, no other assembly (check-csharp checks the rest).
-CS_FLAGS := -langversion:7.2 -warnaserror+ -nologo -noconfig
+# No -unsafe: unsafe code does not compile. -noconfig: no assembly but the
+# base class library's core (mscorlib, System, System.Core: HashSet lives in
+# System.Core under Mono's 4.x profile); check-csharp checks the namespaces.
+CS_FLAGS := -langversion:7.2 -warnaserror+ -nologo -noconfig -r:System.dll -r:System.Core.dll
 CS_SCHEMA := $(CS_O)/Schema.g.cs
 CS_STATUS := $(CS_O)/Status.g.cs
 CS_GEN  := $(CS_SCHEMA) $(CS_STATUS)

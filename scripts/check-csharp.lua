@@ -15,9 +15,10 @@
 --   2. the sources compiled together as a library with MCS FLAGS (the
 --      build's: -langversion:7.2, no -unsafe), against the --ref assemblies;
 --   3. that library's type and assembly references (ikdasm): every type it
---      uses is in an allowed namespace of mscorlib or of a --ref assembly
---      (nnnkit's own), whichever way the source spelt it (aliases, `var`,
---      fully qualified names), or one of the few the compiler itself emits.
+--      uses is in an allowed namespace of the base class library's core
+--      (mscorlib, System, System.Core) or of a --ref assembly (nnnkit's
+--      own), whichever way the source spelt it (aliases, `var`, fully
+--      qualified names), or one of the few the compiler itself emits.
 -- Exit 0: clean; 1: a problem, each on stderr as FILE:LINE: what; 2: usage.
 
 -- The namespaces every file may use (docs/csharp.md).
@@ -25,6 +26,9 @@ local ALLOWED = {
     ["System"] = true, ["System.IO"] = true, ["System.Text"] = true,
     ["System.Collections.Generic"] = true, ["System.Globalization"] = true,
 }
+-- The assemblies those namespaces' types live in (Mono's 4.x profile: HashSet
+-- is System.Core's); a type of another namespace in them is refused all the same.
+local BCL = { mscorlib = true, System = true, ["System.Core"] = true }
 -- Only the --interop files (the P/Invoke binding, csharp/Runtime/Native.cs).
 local INTEROP = "System.Runtime.InteropServices"
 -- What mcs emits for plain C# (auto-properties, indexers, array literals,
@@ -289,10 +293,10 @@ else
     end
     local seen = {}
     for asm in il:gmatch("%.assembly%s+extern%s+([%w_.]+)") do
-        if asm ~= "mscorlib" and not own[asm] and not seen["A" .. asm] then
+        if not BCL[asm] and not own[asm] and not seen["A" .. asm] then
             seen["A" .. asm] = true
-            problem("references", "assembly " .. asm .. ": nothing outside mscorlib (the base class library) "
-                .. "and nnnkit's own")
+            problem("references", "assembly " .. asm .. ": nothing outside the base class library's core "
+                .. "(mscorlib, System, System.Core) and nnnkit's own")
         end
     end
     for asm, ty in il:gmatch("%[([%w_.]+)%]([%w_.`/]+)") do

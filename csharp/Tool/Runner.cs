@@ -1,10 +1,7 @@
 // Runner.cs: running a model through libnnn (Native, Npy) for the tool's
-// testee: a float32 .npy input, samples first, run as `nnnkit run` runs it,
-// the outputs written as .npy. Where libnnn cannot be loaded the tool still
-// reads, validates and writes: `run` is then not offered.
-// TODO(integrator): the calls below follow cs-native's planned API
-// (NativeModel.Open, NativePlan, Npy.Read/Write, Native.Version); adjust them
-// to Native.cs and Npy.cs as merged.
+// testee: a float32 .npy input, samples first, run in batches as `nnnkit
+// run` runs it, the outputs written as .npy. Where libnnn cannot be loaded
+// the tool still reads, validates and writes: `run` is then not offered.
 using System;
 
 namespace Nnn.Tool
@@ -23,8 +20,7 @@ namespace Nnn.Tool
                 return loads.Value;
             try
             {
-                Native.Version();
-                loads = true;
+                loads = Native.Version.Length > 0;
             }
             catch (Exception e) when (e is DllNotFoundException || e is EntryPointNotFoundException
                                       || e is TypeInitializationException || e is BadImageFormatException)
@@ -40,13 +36,15 @@ namespace Nnn.Tool
         /// with libnnn's problem otherwise).</summary>
         public static void Run(string file, string input, string output)
         {
-            long[] shape;
+            long[] shape, outShape;
             float[] x = Npy.Read(input, out shape);
+            if (shape.Length < 1 || shape[0] < 1)
+                throw new NnnException(new Problem(Status.E_INPUT_SHAPE, "", -1, input + ": shape ("
+                    + string.Join(", ", shape) + "): no samples; expected an array [samples, ...] with at least one"));
             using (var model = NativeModel.Open(file))
-            using (var plan = new NativePlan(model, shape))
             {
-                float[] y = plan.Run(x);
-                Npy.Write(output, plan.OutputShape, y);
+                float[] y = model.Run(x, shape, out outShape);
+                Npy.Write(output, outShape, y);
             }
         }
     }

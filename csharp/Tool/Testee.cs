@@ -141,6 +141,12 @@ namespace Nnn.Tool
             {
                 return Refusal(id.Value, new List<Problem> { e.Problem });
             }
+            catch (Exception e) when (e is IOException || e is UnauthorizedAccessException)
+            {
+                // run's input .npy, or its output's folder (the codec says its own as NnnException)
+                var p = new Problem(Status.E_IO, "", -1, e.Message);
+                return Refusal(id.Value, new List<Problem> { p });
+            }
             catch (Exception e)
             {
                 // Never stop serving: a bug of ours is answered and logged.
