@@ -189,7 +189,7 @@ test-python: $(ALL) $(O)/lenient
 # libnunit-cil-dev: scripts/deps.sh), against this build tree: one assembly,
 # $(O)/csharp/Nnn.Tests.dll, referencing Nnn.dll and nnn-cs.exe, its report
 # NUnit's XML (tests/times.py reads it too). The tests find the build and the
-# sources through the environment: NNN_BUILD, NNN_SOURCE, NNN_SHARED (the
+# sources through the environment: NNN_BUILD, NNN_ROOT, NNN_SHARED (the
 # real files, ../shared beside the tree), NNN_CS_MCS (the build's compiler
 # and flags, for the Unity-safety check's own tests). NUNIT_ARGS passes more
 # nunit-console options (NUNIT_ARGS=-run=Nnn.Tests.TesteeTests).
@@ -204,7 +204,7 @@ $(CS_TESTS): $(CS_TEST_SRC) $(CS_DLL) $(CS_EXE)
 		-r:System.Json -out:$@ $(CS_TEST_SRC)
 test-csharp: check-csharp $(ALL) $(CS_TESTS)
 	@mkdir -p $(REPORTS)
-	$(SUITE_ENV) NNN_SOURCE=$(abspath .) NNN_SHARED=$(abspath ../shared) NNN_CS_MCS="$(MCS) $(CS_FLAGS)" \
+	$(SUITE_ENV) NNN_ROOT=$(abspath .) NNN_SHARED=$(abspath ../shared) NNN_CS_MCS="$(MCS) $(CS_FLAGS)" \
 		nunit-console -nologo -noshadow -labels -xml=$(REPORTS)/csharp.xml $(NUNIT_ARGS) $(CS_TESTS)
 
 # Every tier runs, one after another (each uses both cores), even after one

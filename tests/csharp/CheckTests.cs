@@ -36,11 +36,11 @@ namespace Nnn.Probe
         /// <summary>Runs the check on the C# <paramref name="code"/> (file name <paramref name="name"/>).</summary>
         static Ran Check(string code, string name = "Probe.cs", bool interop = false)
         {
-            string dir = Env.TempDir();
+            string dir = Tree.TempDir();
             string file = Path.Combine(dir, name);
             File.WriteAllText(file, code);
-            Ran r = Env.Run("lua5.4", "scripts/check-csharp.lua --mcs " + Env.Quote(Env.Mcs)
-                + (interop ? " --interop " + Env.Quote(file) : "") + " " + Env.Quote(file));
+            Ran r = Tree.Run("lua5.4", "scripts/check-csharp.lua --mcs " + Tree.Quote(Tree.Mcs)
+                + (interop ? " --interop " + Tree.Quote(file) : "") + " " + Tree.Quote(file));
             Directory.Delete(dir, true);
             return r;
         }

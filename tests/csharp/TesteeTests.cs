@@ -17,7 +17,7 @@ namespace Nnn.Tests
         /// <summary>The answers of <paramref name="testee"/> (ours or nnnkit's) to <paramref name="input"/>.</summary>
         static List<JsonObject> Answers(bool ours, byte[] input)
         {
-            Ran r = ours ? Env.Tool_("testee", input) : Env.Run(Env.Nnnkit, "testee", input);
+            Ran r = ours ? Tree.Tool_("testee", input) : Tree.Run(Tree.Nnnkit, "testee", input);
             Assert.AreEqual(0, r.Exit, (ours ? "nnn-cs" : "nnnkit") + " testee: " + r);
             var list = new List<JsonObject>();
             foreach (string line in r.Out.Split('\n'))
@@ -40,7 +40,7 @@ namespace Nnn.Tests
         [Test]
         public void MalformedRequestsAnsweredAsLibnnnDoes()
         {
-            string dir = Env.TempDir();
+            string dir = Tree.TempDir();
             string f = Path.Combine(dir, "m.nnn").Replace("\\", "/");
             string shape = "{\"id\": 30, \"op\": \"validate\", \"file\": \"" + f + "\", \"input_shape\": ";
             var lines = new List<string>
@@ -108,7 +108,7 @@ namespace Nnn.Tests
         [Test]
         public void RefusedFileAnsweredAsLibnnnDoes()
         {
-            string file = Env.CaseFile(Env.Case("structural"));
+            string file = Tree.CaseFile(Tree.Case("structural"));
             byte[] input = Lines(new[] { "{\"id\": 1, \"op\": \"decode\", \"file\": \"" + file + "\"}",
                 "{\"id\": 2, \"op\": \"validate\", \"file\": \"" + file + "\"}" });
             List<JsonObject> want = Answers(false, input), got = Answers(true, input);

@@ -64,7 +64,8 @@ Test(install, prefix_has_everything_and_builds_a_program, .fini = teardown, .tim
 		"lib/pkgconfig/libnnn.pc", "include/nnn/model.h", "include/nnn/plugin.h", "include/nnn/schema_gen.h", "include/nnn/records_gen.h",
 		"share/nnnkit/schema/nnn.lua", "share/nnnkit/gen/nnngen.lua", "lib/nnnkit/plugins/builtin.so",
 		"share/man/man1/nnnkit.1", "share/bash-completion/completions/nnnkit",
-		"share/nnnkit/csharp/Nnn.dll", "share/nnnkit/csharp/nnn-cs.exe", "share/nnnkit/csharp/package/package.json",
+		"share/nnnkit/csharp/Nnn.dll", "share/nnnkit/csharp/Nnn.dll.config", "share/nnnkit/csharp/nnn-cs.exe",
+		"share/nnnkit/csharp/package/package.json",
 		"share/nnnkit/csharp/package/README.md", "share/nnnkit/csharp/package/Runtime/Nnn.asmdef",
 		"share/nnnkit/csharp/package/Runtime/Schema.g.cs", "share/nnnkit/csharp/package/Runtime/Status.g.cs",
 	};

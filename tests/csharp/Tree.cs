@@ -1,5 +1,5 @@
-// Env.cs: what the C# tests share: where the build and the sources are
-// (NNN_BUILD, NNN_SOURCE, NNN_SHARED: tests/tests.mk sets them), and
+// Tree.cs: what the tool's and the check's tests share: where the build and
+// the sources are (NNN_BUILD, NNN_ROOT: tests/tests.mk sets them), and
 // running a program with its stdin, stdout, stderr and exit status.
 using System;
 using System.Diagnostics;
@@ -18,7 +18,7 @@ namespace Nnn.Tests
         public override string ToString() => "exit " + Exit + "\nstdout:\n" + Out + "\nstderr:\n" + Err;
     }
 
-    static class Env
+    static class Tree
     {
         static string Need(string name)
         {
@@ -31,7 +31,7 @@ namespace Nnn.Tests
         /// <summary>The build folder (absolute).</summary>
         public static string Build => Need("NNN_BUILD");
         /// <summary>The source tree (absolute).</summary>
-        public static string Source => Need("NNN_SOURCE");
+        public static string Source => Need("NNN_ROOT");
         /// <summary>The build's C# compiler and its flags.</summary>
         public static string Mcs => Need("NNN_CS_MCS");
         public static string Nnnkit => Path.Combine(Build, "nnnkit");
