@@ -7,6 +7,7 @@
 #   make            library, CLI, plugins, docs, the conformance corpus
 #   make example    set up, build, write and inspect the example model
 #   make check-gen  regenerate and prove the output is byte-identical
+#   make csharp     the C# assembly, its tool and its Unity package (build/csharp)
 
 VERSION := 0.1.0
 CC      ?= cc
@@ -98,20 +99,52 @@ EXAMPLE := $(O)/example.nnn
 KIT_NAME := nnn-conformance-$(VERSION)
 KIT     := $(O)/$(KIT_NAME).tar.gz
 
+# ---- the C# target (docs/csharp.md): Nnn.dll from the hand-written runtime
+# (csharp/Runtime) and the C# nnngen writes from the schema and from the
+# status codes' header; nnn-cs.exe, the tool over it; and the Unity package
+# (package.json, Runtime/ with the generated files, the asmdef). No .meta
+# files: Unity writes them into a package copied into Packages/ (docs/csharp.md). ----
+MCS     ?= mcs
+CS_O    := $(O)/csharp
+# C# 7.2 is what Unity's oldest supported compilers take; warnings are errors.
+# No -unsafe: unsafe code does not compile. -noconfig: no assembly but the
+# base class library's core (mscorlib, System, System.Core: HashSet lives in
+# System.Core under Mono's 4.x profile); check-csharp checks the namespaces.
+CS_FLAGS := -langversion:7.2 -warnaserror+ -nologo -noconfig -r:System.dll -r:System.Core.dll
+CS_SCHEMA := $(CS_O)/Schema.g.cs
+CS_STATUS := $(CS_O)/Status.g.cs
+CS_GEN  := $(CS_SCHEMA) $(CS_STATUS)
+CS_RT   := $(sort $(wildcard csharp/Runtime/*.cs))
+CS_TOOL_SRC := $(sort $(wildcard csharp/Tool/*.cs))
+CS_VERSION := $(CS_O)/Version.g.cs
+# The one file allowed System.Runtime.InteropServices (check-csharp).
+CS_NATIVE := csharp/Runtime/Native.cs
+STATUS_H := runtime/include/nnn/status_codes.h
+CS_DLL  := $(CS_O)/Nnn.dll
+CS_EXE  := $(CS_O)/nnn-cs.exe
+CS_PKG  := $(CS_O)/package
+# Mono's map from Native's library name to this build's libnnn (make install
+# writes one naming the prefix's): the tool and the tests run models with no
+# LD_LIBRARY_PATH. Unity and .NET do not read it.
+CS_DLLMAP := $(CS_DLL).config
+CS_ALL  := $(CS_DLL) $(CS_EXE) $(CS_DLLMAP) $(CS_O)/package.stamp
+
 # Keep intermediate objects (plugin and fixture objects) between runs.
 .SECONDARY:
 # A half-written target (a failed link) is removed, never taken as built.
 .DELETE_ON_ERROR:
 .PHONY: all deps example test test-python test-asan valgrind valgrind-cli bench bench-grown check-gen check-compat lock clean install uninstall \
-	conformance conformance-kit drills test-build ort test-times share-weights share-weights-valgrind san-build san-tiers-build wheel $(TEST_TIERS:%=test-%)
+	conformance conformance-kit drills test-build ort test-times share-weights share-weights-valgrind san-build san-tiers-build wheel $(TEST_TIERS:%=test-%) \
+	csharp check-csharp test-csharp
 .DEFAULT_GOAL := all
 
 # The conformance corpus too: `nnnkit conformance` finds it beside build/nnnkit,
-# and make install installs it. The plugins come first: their kernels take
+# and make install installs it; the C# target too (mono-devel is one of the
+# build's packages: scripts/deps.sh). The plugins come first: their kernels take
 # the longest to compile (AVX-512's line kernel most, with the sanitizers),
 # so that under -j2 they start early and the rest is built beside them.
 ALL := $(PLUGINS) $(NNNKIT) $(SCANNER) $(LIB_SO) $(DOC) $(LANG_DOC) $(O)/mkexample $(O)/nnnkit.1 $(O)/nnngen.1 \
-	$(O)/nnnkit.bash $(O)/conformance/manifest.json $(KIT)
+	$(O)/nnnkit.bash $(O)/conformance/manifest.json $(KIT) $(CS_ALL)
 all: $(ALL)
 
 # Installs the Debian packages the build and tests need, when missing.
@@ -137,16 +170,20 @@ $(O)/gen/.stamp: $(SCHEMA) $(GEN_LUA) $(LOCK) | deps
 $(GEN_C) $(GEN_H) $(GEN_RH) $(DOC) $(LANG_DOC): $(O)/gen/.stamp
 	@:
 
-check-gen: $(O)/gen/.stamp
+check-gen: $(O)/gen/.stamp $(CS_O)/.stamp
 	@mkdir -p $(O)/regen/nnn
 	@echo "  GEN    $@"
 	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --c $(O)/regen/schema_gen.c --h $(O)/regen/nnn/schema_gen.h \
 		--doc $(O)/regen/format.md --lang-doc $(O)/regen/schema-language.md --layouts $(LOCK) --compat $(LOCK)
+	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --lang cs --cs $(O)/regen/Schema.g.cs
+	$(Q)$(LUA) gen/nnngen.lua --cs-status $(STATUS_H) --cs $(O)/regen/Status.g.cs
 	cmp $(GEN_C) $(O)/regen/schema_gen.c
 	cmp $(GEN_H) $(O)/regen/nnn/schema_gen.h
 	cmp $(GEN_RH) $(O)/regen/nnn/records_gen.h
 	cmp $(DOC) $(O)/regen/format.md
 	cmp $(LANG_DOC) $(O)/regen/schema-language.md
+	cmp $(CS_SCHEMA) $(O)/regen/Schema.g.cs
+	cmp $(CS_STATUS) $(O)/regen/Status.g.cs
 	@echo "check-gen: generated files are byte-identical"
 
 # ---- objects ----
@@ -233,6 +270,55 @@ example: $(NNNKIT) $(EXAMPLE) $(PLUGINS)
 wheel: $(LIB_SO) $(SCANNER) $(PLUGINS)
 	@echo "  WHEEL  $(O)/nnnkit-$(VERSION)-py3-none-*.whl"
 	$(Q)$(PYTHON) scripts/wheel.py $(O) $(VERSION) $(LIB_SO) $(SCANNER) $(PLUGINS) >/dev/null
+
+# ---- the C# target (docs/csharp.md: the variables above) ----
+csharp: $(CS_ALL)
+
+# As the C codec: nnngen runs after the codec's step (which refuses a
+# breaking schema first) and rewrites a file only when its bytes change;
+# the stamp records that it ran.
+$(CS_O)/.stamp: $(SCHEMA) $(GEN_LUA) $(LOCK) $(STATUS_H) | deps $(O)/gen/.stamp
+	@mkdir -p $(CS_O)
+	@echo "  GEN    $(CS_GEN)"
+	$(Q)$(LUA) gen/nnngen.lua $(SCHEMA) --lang cs --cs $(CS_SCHEMA)
+	$(Q)$(LUA) gen/nnngen.lua --cs-status $(STATUS_H) --cs $(CS_STATUS)
+	@touch $@
+$(CS_GEN): $(CS_O)/.stamp
+	@:
+$(CS_DLL): $(CS_RT) $(CS_GEN) | deps
+	@echo "  MCS    $@"
+	$(Q)$(MCS) $(CS_FLAGS) -target:library -out:$@ $(CS_RT) $(CS_GEN)
+$(CS_EXE): $(CS_TOOL_SRC) $(CS_VERSION) $(CS_DLL)
+	@echo "  MCS    $@"
+	$(Q)$(MCS) $(CS_FLAGS) -target:exe -r:$(CS_DLL) -out:$@ $(CS_TOOL_SRC) $(CS_VERSION)
+# The tool's version (its testee's hello) is the build's.
+$(CS_VERSION): Makefile
+	@mkdir -p $(@D)
+	$(Q)printf '// Generated by the Makefile: the version nnn-cs.exe reports.\nnamespace Nnn.Tool\n{\n    static partial class NnnCs\n    {\n        internal const string Version = "%s";\n    }\n}\n' \
+		'$(VERSION)' > $@.tmp && mv $@.tmp $@
+$(CS_DLLMAP): Makefile
+	@mkdir -p $(@D)
+	$(Q)printf '<configuration>\n  <dllmap dll="nnn" target="%s"/>\n</configuration>\n' '$(abspath $(LIB_SO))' > $@.tmp && mv $@.tmp $@
+# The package is made afresh in a folder beside it, then swapped in: a file
+# removed from csharp/Runtime leaves it too. package.json takes the version.
+$(CS_O)/package.stamp: csharp/package.json csharp/Runtime/Nnn.asmdef csharp/README.md $(CS_RT) $(CS_GEN)
+	@echo "  PKG    $(CS_PKG)"
+	$(Q)rm -rf $(CS_PKG).new && mkdir -p $(CS_PKG).new/Runtime
+	$(Q)sed 's/@VERSION@/$(VERSION)/' csharp/package.json > $(CS_PKG).new/package.json
+	$(Q)cp csharp/README.md $(CS_PKG).new/README.md
+	$(Q)cp csharp/Runtime/Nnn.asmdef $(CS_RT) $(CS_GEN) $(CS_PKG).new/Runtime/
+	$(Q)rm -rf $(CS_PKG) && mv $(CS_PKG).new $(CS_PKG)
+	@touch $@
+
+# Unity-safety (docs/csharp.md, "Unity-safe"): the runtime, the generated
+# sources and the tool, compiled at C# 7.2, use nothing outside the allowed
+# namespaces (scripts/check-csharp.lua reads the sources and the compiled
+# assembly's type references).
+CS_CHECK = $(LUA) scripts/check-csharp.lua --mcs "$(MCS) $(CS_FLAGS)" --interop $(CS_NATIVE)
+check-csharp: $(CS_DLL) $(CS_VERSION) | deps
+	$(Q)$(CS_CHECK) $(CS_RT) $(CS_GEN)
+	$(Q)$(CS_CHECK) --ref $(CS_DLL) $(CS_TOOL_SRC) $(CS_VERSION)
+	@echo "check-csharp: the runtime, the generated code and the tool are Unity-safe"
 
 # ---- safe growth: the schema keeps every file written under the lock readable ----
 # check-compat also fails while the lock lacks the schema's struct layout

@@ -12,14 +12,16 @@
 #                             libonnx-testdata (ONNX's own backend tests,
 #                             tests/python/test_onnx_goldens.py), node and npm (make installs ONNX
 #                             Runtime from the npm registry into build/ort:
-#                             tests/ort/install.sh). Not root: a missing build
+#                             tests/ort/install.sh), mono-devel (make
+#                             csharp: mcs and mono), nunit-console and
+#                             libnunit-cil-dev (make test-csharp). Not root: a missing build
 #                             package is an error, a missing test tool a
 #                             warning (the tests that need it skip, saying so)
 #   scripts/deps.sh --bench   only PyTorch (python3-torch), the contender of
 #                             make bench
 set -eu
-PKGS="make gcc clang libclang-rt-14-dev lua5.4 libcriterion-dev libopenblas-dev libjansson-dev pkg-config valgrind groff-base xxd chromium python3-numpy libprotobuf-c-dev protobuf-c-compiler libonnx-dev"
-TOOLS="python3-onnx python3-torch python3-pytest python3-dask python3-distributed python3-setuptools python3-pip libonnx-testdata"
+PKGS="make gcc clang libclang-rt-14-dev lua5.4 libcriterion-dev libopenblas-dev libjansson-dev pkg-config valgrind groff-base xxd chromium python3-numpy libprotobuf-c-dev protobuf-c-compiler libonnx-dev mono-devel"
+TOOLS="python3-onnx python3-torch python3-pytest python3-dask python3-distributed python3-setuptools python3-pip libonnx-testdata nunit-console libnunit-cil-dev"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="python3-torch"
 	TOOLS=""
@@ -41,7 +43,7 @@ if [ "${1:-}" != "--bench" ]; then
 fi
 [ -z "$missing$tools" ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
-	[ -n "$tools" ] && echo "deps: the ONNX, PyTorch, Dask and pip tests (and ONNX's own backend tests) will skip what needs them (make test-python needs python3-pytest); run as root, or install:$tools" >&2
+	[ -n "$tools" ] && echo "deps: the ONNX, PyTorch, Dask and pip tests (and ONNX's own backend tests) will skip what needs them (make test-python needs python3-pytest, make test-csharp nunit-console and libnunit-cil-dev); run as root, or install:$tools" >&2
 	[ -z "$missing" ] && exit 0
 	echo "deps: run as root, or install:$missing" >&2
 	exit 2

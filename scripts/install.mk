@@ -71,6 +71,14 @@ install: all
 	$(Q)$(foreach d,$(sort $(dir $(EXAMPLES))),\
 		$(INSTALL_SH) file $(INST) 0644 share/doc/nnnkit/$(d:/=) $(filter $(d)%,$(EXAMPLES)) &&) true
 	$(Q)$(INSTALL_SH) as $(INST) 0644 $(O)/nnnkit.bash share/bash-completion/completions/nnnkit
+	@# The C# target: the assembly and its tool side by side (mono finds
+	@# Nnn.dll beside nnn-cs.exe, and Nnn.dll.config maps its P/Invoke
+	@# library to the prefix's libnnn), and the Unity package (docs/csharp.md).
+	$(Q)$(INSTALL_SH) file $(INST) 0644 share/nnnkit/csharp $(CS_DLL) $(CS_EXE)
+	$(Q)printf '<configuration>\n  <dllmap dll="nnn" target="%s"/>\n</configuration>\n' '$(PREFIX)/lib/libnnn.so.$(SOVERSION)' \
+		| $(INSTALL_SH) text $(INST) 0644 share/nnnkit/csharp/Nnn.dll.config
+	$(Q)$(INSTALL_SH) file $(INST) 0644 share/nnnkit/csharp/package $(CS_PKG)/package.json $(CS_PKG)/README.md
+	$(Q)$(INSTALL_SH) file $(INST) 0644 share/nnnkit/csharp/package/Runtime $(CS_PKG)/Runtime/*
 	$(Q)pydir=$$($(PYTHON) scripts/pysite.py) && $(INSTALL_SH) file $(INST) 0644 $$pydir/nnnkit $(PY_SRC) && \
 		$(INSTALL_SH) pyc $(INST) $(PYTHON) $$pydir/nnnkit $(PREFIX)
 	$(Q)$(INSTALL_SH) end $(INST)

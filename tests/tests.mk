@@ -8,6 +8,8 @@
 #   make test-integration  tests/integration: install and uninstall, the SDK
 #                          and the example plugins, ONNX Runtime, the README
 #   make test-python       tests/python: pytest
+#   make test-csharp       tests/csharp: the C# target (NUnit): the tool,
+#                          its testee, the Unity-safety check
 #   make drills            tests/drills: the growth drills
 #   make test              check-gen, check-compat and every tier above but
 #                          the drills: what a developer runs before a commit
@@ -185,12 +187,34 @@ test-python: $(ALL) $(O)/lenient
 	$(SUITE_ENV) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider \
 		--junitxml=$(REPORTS)/python.xml $(PYTEST_ARGS) tests/python tests/kit
 
+# The C# target's tests (tests/csharp), NUnit 2.6 (Debian's nunit-console and
+# libnunit-cil-dev: scripts/deps.sh), against this build tree: one assembly,
+# $(O)/csharp/Nnn.Tests.dll, referencing Nnn.dll and nnn-cs.exe, its report
+# NUnit's XML (tests/times.py reads it too). The tests find the build and the
+# sources through the environment: NNN_BUILD, NNN_ROOT, NNN_SHARED (the
+# real files, ../shared beside the tree), NNN_CS_MCS (the build's compiler
+# and flags, for the Unity-safety check's own tests). NUNIT_ARGS passes more
+# nunit-console options (NUNIT_ARGS=-run=Nnn.Tests.TesteeTests).
+NUNIT_FW ?= $(firstword $(wildcard /usr/lib/cli/nunit.framework-2.6*/nunit.framework.dll))
+CS_TESTS := $(CS_O)/Nnn.Tests.dll
+CS_TEST_SRC := $(sort $(wildcard tests/csharp/*.cs))
+NUNIT_ARGS ?=
+$(CS_TESTS): $(CS_TEST_SRC) $(CS_DLL) $(CS_EXE)
+	@test -n "$(NUNIT_FW)" || { echo "test-csharp: NUnit 2.6 is not installed (scripts/deps.sh: libnunit-cil-dev)" >&2; exit 2; }
+	@echo "  MCS    $@"
+	$(Q)$(MCS) -langversion:7.2 -warnaserror+ -nologo -target:library -r:$(CS_DLL) -r:$(CS_EXE) -r:$(NUNIT_FW) \
+		-r:System.Json -out:$@ $(CS_TEST_SRC)
+test-csharp: check-csharp $(ALL) $(CS_TESTS)
+	@mkdir -p $(REPORTS)
+	$(SUITE_ENV) NNN_ROOT=$(abspath .) NNN_SHARED=$(abspath ../shared) NNN_CS_MCS="$(MCS) $(CS_FLAGS)" \
+		nunit-console -nologo -noshadow -labels -xml=$(REPORTS)/csharp.xml $(NUNIT_ARGS) $(CS_TESTS)
+
 # Every tier runs, one after another (each uses both cores), even after one
 # fails: the summary names each tier's result, and make fails at the end.
 # The cli tier writes into the real /dev/null with every command
 # (outputs/dev_null_survives_every_command): it must still be the null
 # device after the suite, not a file that replaced it.
-TEST_RUN := $(TEST_TIERS) $(if $(NO_PYTHON),,python)
+TEST_RUN := $(TEST_TIERS) $(if $(NO_PYTHON),,python) csharp
 test: check-gen check-compat test-build
 	@failed=; for t in $(TEST_RUN); do \
 		$(MAKE) --no-print-directory test-$$t || failed="$$failed $$t"; done; \

@@ -5,7 +5,8 @@ weights the repeated runs deal their shares by (make share-weights).
    times.py --weights FILE REPORT.xml...
 
 Reads the JUnit XML reports the tiers write (Criterion's --xml, pytest's
---junitxml: each test case with its wall time in seconds) and prints the N
+--junitxml: each test case with its wall time in seconds), and NUnit 2's
+(the csharp tier's: test-case elements, named in full), and prints the N
 slowest (default 30), then each report's total and count.
 
 --weights rewrites FILE (tests/share-weights.tsv: KIND, tier, SUITE/TEST,
@@ -32,6 +33,9 @@ def cases(path):
             name = case.get("name", "?")
             group = case.get("classname") or suite.get("name", "?")
             yield float(case.get("time") or 0), f"{group}::{name}"
+    for case in root.iter("test-case"):  # NUnit 2: the name is Namespace.Fixture.Test
+        group, _, name = case.get("name", "?").rpartition(".")
+        yield float(case.get("time") or 0), f"{group}::{name}"
 
 
 def cases_by_line(path):

@@ -2,8 +2,8 @@
 # suite.sh: in a copy of the tree that growths were applied to (run.sh), the
 # tiers a growth can affect, with no test edited: one `make -j$JOBS`, `make
 # lock` (a growth may move the layouts plugins see), check-gen and
-# check-compat, the unit, gen and python tiers (the python tier without its
-# install tests), a third of the cli tier
+# check-compat (the C# codec regenerated too), the unit, gen, python and
+# csharp tiers (the python tier without its install tests), a third of the cli tier
 # (the share of SHARE_SEED, as tests/tests.mk deals them: most CLI tests
 # do not read what a growth adds, and `make test` runs them all on the real
 # schema), and the conformance corpus run by nnnkit. The python tier
@@ -24,7 +24,7 @@ share=$((${SHARE_SEED:-0} % CLI_SHARES))
 cli_filter=$(tests/share.sh build/test-cli "$share" "$CLI_SHARES")
 echo "== cli: share $share of $CLI_SHARES"
 failed=
-for t in unit gen cli python; do
+for t in unit gen cli python csharp; do
 	args=
 	[ $t != cli ] || args="--filter '$cli_filter'" # make puts TEST_ARGS in a shell line
 	# The install tests (wheel, pip, a prefix: a third of the tier's time)
@@ -39,4 +39,4 @@ if [ -n "$failed" ]; then
 	echo "suite: FAILED:$failed"
 	exit 1
 fi
-echo "suite: passed: unit gen cli python conformance"
+echo "suite: passed: unit gen cli python csharp conformance"

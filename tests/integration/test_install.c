@@ -1,12 +1,12 @@
 /* test_install.c: `make install` into a temporary prefix puts every promised
  * file in place (tool, static and shared library with its soname, headers,
  * pkg-config file, generator and schema, plugin folder, man page, bash
- * completion); a small program builds against it with pkg-config, both
- * shared and static, and runs; the library exports exactly what the
- * installed headers declare; the installed generator reproduces the
- * codec; the installed tool runs the installed conformance corpus; `make uninstall`
- * removes exactly what install wrote (recorded in
- * share/nnnkit/installed-files), never another package's file. */
+ * completion, the C# assembly, tool and Unity package); a small program
+ * builds against it with pkg-config, both shared and static, and runs; the
+ * library exports exactly what the installed headers declare; the installed
+ * generator reproduces the codec; the installed tool runs the installed
+ * conformance corpus; `make uninstall` removes exactly what install wrote
+ * (recorded in share/nnnkit/installed-files), never another package's file. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -64,6 +64,10 @@ Test(install, prefix_has_everything_and_builds_a_program, .fini = teardown, .tim
 		"lib/pkgconfig/libnnn.pc", "include/nnn/model.h", "include/nnn/plugin.h", "include/nnn/schema_gen.h", "include/nnn/records_gen.h",
 		"share/nnnkit/schema/nnn.lua", "share/nnnkit/gen/nnngen.lua", "lib/nnnkit/plugins/builtin.so",
 		"share/man/man1/nnnkit.1", "share/bash-completion/completions/nnnkit",
+		"share/nnnkit/csharp/Nnn.dll", "share/nnnkit/csharp/Nnn.dll.config", "share/nnnkit/csharp/nnn-cs.exe",
+		"share/nnnkit/csharp/package/package.json",
+		"share/nnnkit/csharp/package/README.md", "share/nnnkit/csharp/package/Runtime/Nnn.asmdef",
+		"share/nnnkit/csharp/package/Runtime/Schema.g.cs", "share/nnnkit/csharp/package/Runtime/Status.g.cs",
 	};
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
 		struct stat st;
@@ -124,6 +128,12 @@ Test(install, prefix_has_everything_and_builds_a_program, .fini = teardown, .tim
 	cr_assert_eq(t_sh(out, sizeof out, "env -u NNN_PLUGIN_PATH %s/bin/nnnkit run %s --input %s", prefix, model, path),
 	             0, "%s", out);
 	cr_assert_str_eq(out, want);
+
+	/* The installed C# tool runs from the prefix (its Nnn.dll beside it) and
+	 * reads a model; the installed package's C# is the build's. */
+	cr_assert_eq(t_sh(out, sizeof out, "mono %s/share/nnnkit/csharp/nnn-cs.exe decode %s", prefix, model), 0, "%s", out);
+	cr_assert_eq(t_sh(out, sizeof out, "for f in %s/csharp/package/Runtime/*; do cmp $f %s/share/nnnkit/csharp/package/Runtime/"
+	                  "$(basename $f) || exit 1; done", build, prefix), 0, "%s", out);
 
 	/* The installed generator, schema and lock (whose struct layouts the
 	 * generated code carries) reproduce the codec the tool was built from. */
