@@ -13,9 +13,6 @@ namespace Nnn
     /// <summary>Atomic file writes.</summary>
     public static class AtomicFile
     {
-        const string Alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-        static readonly Random Rng = new Random();
-
         /// <summary>Replaces <paramref name="path"/> with what <paramref name="write"/> writes to
         /// a stream, atomically; throws <see cref="NnnException"/> (E_IO) when it cannot, leaving
         /// the target as it was and no temporary file behind.</summary>
@@ -41,7 +38,7 @@ namespace Nnn
                 tmp = null;
             }
             catch (Exception e) when (e is IOException || e is UnauthorizedAccessException ||
-                                      e is NotSupportedException || e is System.Security.SecurityException)
+                                      e is NotSupportedException)
             {
                 throw new NnnException(Status.E_IO, "cannot write " + path + ": " + e.Message);
             }
@@ -72,11 +69,8 @@ namespace Nnn
         {
             for (int attempt = 0; ; attempt++)
             {
-                var name = new char[6];
-                lock (Rng)
-                    for (int i = 0; i < name.Length; i++)
-                        name[i] = Alnum[Rng.Next(Alnum.Length)];
-                tmp = full + ".tmp." + new string(name);
+                // A random name per call: no shared generator (no global state, no lock).
+                tmp = full + ".tmp." + Guid.NewGuid().ToString("N").Substring(0, 12);
                 try
                 {
                     return new FileStream(tmp, FileMode.CreateNew, FileAccess.Write, FileShare.None);

@@ -126,25 +126,7 @@ namespace Nnn
         public static void Write(string path, long[] shape, float[] data)
         {
             byte[] bytes = ToBytes(shape, data);
-            string full = Path.GetFullPath(path);
-            string tmp = full + ".tmp." + Guid.NewGuid().ToString("N").Substring(0, 8);
-            try
-            {
-                using (var f = new FileStream(tmp, FileMode.CreateNew, FileAccess.Write))
-                {
-                    f.Write(bytes, 0, bytes.Length);
-                    f.Flush(true);
-                }
-                if (File.Exists(full))
-                    File.Replace(tmp, full, null);
-                else
-                    File.Move(tmp, full);
-            }
-            finally
-            {
-                if (File.Exists(tmp))
-                    File.Delete(tmp);
-            }
+            AtomicFile.Write(path, s => s.Write(bytes, 0, bytes.Length));
         }
 
         static NnnException Fail(string path, long offset, string message)

@@ -84,14 +84,14 @@ namespace Nnn
             return new NnnException(new Problem(code, name, -1, "cannot encode: " + message));
         }
 
-        /// <summary>The variant field <paramref name="name"/>'s value as the record its tag selects;
-        /// anything else cannot be encoded (E_USAGE).</summary>
-        public T Expect<T>(object body, string name) where T : class
+        /// <summary>The variant field <paramref name="name"/>'s value as the record its tag selects
+        /// (<paramref name="record"/>, by its schema name); anything else cannot be encoded (E_USAGE).</summary>
+        public T Expect<T>(object body, string name, string record) where T : class
         {
             var t = body as T;
             if (t == null)
-                throw Fail(Status.E_USAGE, name, "holds " + (body == null ? "nothing" : body.GetType().Name) +
-                           ", expected a " + typeof(T).Name);
+                throw Fail(Status.E_USAGE, name, (body == null ? "holds nothing" : "holds another record") +
+                           ", expected the " + record + " record its tag selects");
             return t;
         }
 

@@ -88,7 +88,9 @@ end
 local function ext_kind(f) return "ExtKind." .. pascal(f.enum.unknown) end
 
 -- The body of variant f as the record of value v.
-local function as_variant(f, v) return string.format("w.Expect<%s>(r.%s, %s)", rclass(v.rec), pascal(f.name), str(f.name)) end
+local function as_variant(f, v)
+  return string.format("w.Expect<%s>(r.%s, %s, %s)", rclass(v.rec), pascal(f.name), str(f.name), str(v.rec.name))
+end
 local function cast_variant(f, v) return string.format("((%s)r.%s)", rclass(v.rec), pascal(f.name)) end
 
 ------------------------------------------------------------------ enums

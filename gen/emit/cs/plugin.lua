@@ -42,7 +42,7 @@ local function emit_register(w, s, own, cls)
     w("                Kind = ExtKind.%s, Id = %d, Name = %s, Title = %s, Plugin = Name,", pascal(r.ext.kind), v.value,
       str(v.name), str(v.title or v.name))
     w("                Decode = c => %s.Decode%s(c),", cls, rc)
-    w("                Encode = (w, body) => %s.Encode%s(w, w.Expect<%s>(body, %s)),", cls, rc, rc, str(v.name))
+    w("                Encode = (w, body) => %s.Encode%s(w, w.Expect<%s>(body, %s, %s)),", cls, rc, rc, str(v.name), str(r.name))
     w("                Size = body => %s.Size%s((%s)body),", cls, rc, rc)
     if layer and needs_params(r) then w("                Params = body => %s.Params%s((%s)body),", cls, rc, rc) end
     if needs_val(r) then
