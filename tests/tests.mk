@@ -232,9 +232,16 @@ test-times:
 # valgrind share (about 15 minutes).
 share-weights:
 	$(Q)$(PYTHON) tests/times.py --weights tests/share-weights.tsv $(TEST_TIERS:%=$(REPORTS)/%.xml)
+# The shares measured are dealt by the plain weights (VG_WEIGHTS), which
+# stay the same while they run: dealt by the file being rewritten, each run
+# would deal its shares anew and miss tests.
 share-weights-valgrind:
-	$(Q)for s in $$(seq 0 $$(($(VG_SHARES) - 1))); do $(MAKE) --no-print-directory valgrind SHARE_SEED=$$s && \
-		$(PYTHON) tests/times.py --weights tests/share-weights.tsv $(VG_TIERS:%=$(REPORTS)/valgrind-%.xml) || exit 1; done
+	$(Q)rm -rf $(REPORTS)/vg-shares && mkdir -p $(REPORTS)/vg-shares && \
+	for s in $$(seq 0 $$(($(VG_SHARES) - 1))); do $(MAKE) --no-print-directory valgrind SHARE_SEED=$$s VG_WEIGHTS=plain && \
+		for t in $(VG_TIERS); do cp $(REPORTS)/valgrind-$$t.xml $(REPORTS)/vg-shares/valgrind-$$t.$$s.xml; done || exit 1; done && \
+	for s in $$(seq 0 $$(($(VG_SHARES) - 1))); do for t in $(VG_TIERS); do \
+		cp $(REPORTS)/vg-shares/valgrind-$$t.$$s.xml $(REPORTS)/vg-shares/valgrind-$$t.xml && \
+		$(PYTHON) tests/times.py --weights tests/share-weights.tsv $(REPORTS)/vg-shares/valgrind-$$t.xml || exit 1; done; done
 
 # ---- growth drills: each growth of the schema in a copy of the built tree:
 # built incrementally, locked and checked through the CLI; then the tiers a
@@ -300,6 +307,7 @@ test-asan: san-build
 # process's included. ----
 VG_TIERS := unit gen
 VG_SHARES := 4
+VG_WEIGHTS := valgrind
 VG_SKIP := */nnnkit,*/sh,*/dash,*/bash,*/lua5.4,*/script,*/node,*/npm,*/cat,*/timeout,*/chromium*,*/python3*,*/ls,*/tr,*/stat,*/ln,*/chmod,*/cc,*/gcc*,*/clang*,*/cc1,*/collect2,*/ld,*/as,*/make,*/nm,*/ldd,*/sha256sum,*/find,*/xargs,*/cmp,*/cp,*/rm,*/awk,*/sort,*/mkdir
 VALGRIND := valgrind --error-exitcode=9 --leak-check=full --suppressions=$(abspath tests/valgrind.supp) \
 	--errors-for-leak-kinds=definite,indirect --show-possibly-lost=no --trace-children=yes \
@@ -307,7 +315,7 @@ VALGRIND := valgrind --error-exitcode=9 --leak-check=full --suppressions=$(abspa
 valgrind: $(TIER_DEPS) $(VG_TIERS:%=$(O)/test-%)
 	@rm -rf $(O)/valgrind && mkdir -p $(O)/valgrind $(REPORTS)
 	rc=0; for t in $(VG_TIERS); do \
-		f=$$(tests/share.sh --weights valgrind $(O)/test-$$t $$(($(SHARE_SEED) % $(VG_SHARES))) $(VG_SHARES)) || exit 2; \
+		f=$$(tests/share.sh --weights $(VG_WEIGHTS) $(O)/test-$$t $$(($(SHARE_SEED) % $(VG_SHARES))) $(VG_SHARES)) || exit 2; \
 		echo "valgrind: $$t, share $$(($(SHARE_SEED) % $(VG_SHARES))) of $(VG_SHARES)"; \
 		$(SUITE_ENV) $(VALGRIND) $(O)/test-$$t --jobs 2 --filter "$$f" --xml=$(REPORTS)/valgrind-$$t.xml || rc=$$?; \
 	done; tests/valgrind-logs.sh $(O)/valgrind && exit $$rc
