@@ -10,8 +10,10 @@ using System.IO;
 
 namespace Nnn.Tool
 {
-    /// <summary>The tool's entry point and commands.</summary>
-    static partial class NnnCs
+    /// <summary>The tool's entry point and commands. A program that registers plugin types
+    /// (a fragment's generated <c>Register</c>) runs the tool over its registry with
+    /// <see cref="Run"/>: C# has no dlopen, so a plugin is compiled in (docs/csharp.md).</summary>
+    public static partial class NnnCs
     {
         const int Valid = 0, Invalid = 1, UsageExit = 2;
 
@@ -37,7 +39,11 @@ namespace Nnn.Tool
             "  1  the model is invalid (every problem is listed)\n" +
             "  2  a usage error (the option or file to fix is named) or a system error (I/O)\n";
 
-        static int Main(string[] args)
+        static int Main(string[] args) => Run(args, null);
+
+        /// <summary>The tool on <paramref name="args"/> (as its command line takes them), reading
+        /// the plugin types of <paramref name="registry"/> (null: none); returns the exit status.</summary>
+        public static int Run(string[] args, Registry registry)
         {
             if (args.Length == 0)
                 return Usage("no command given");
@@ -56,10 +62,10 @@ namespace Nnn.Tool
             }
             switch (cmd)
             {
-                case "decode": return Decode(rest);
-                case "validate": return Validate(rest);
-                case "roundtrip": return Roundtrip(rest);
-                case "testee": return TesteeMain(rest);
+                case "decode": return Decode(rest, registry);
+                case "validate": return Validate(rest, registry);
+                case "roundtrip": return Roundtrip(rest, registry);
+                case "testee": return TesteeMain(rest, registry);
                 default: return Usage("unknown command '" + cmd + "'");
             }
         }
@@ -99,7 +105,7 @@ namespace Nnn.Tool
             return p.Code == Status.E_IO || p.Code == Status.E_NOMEM || p.Code == Status.E_USAGE ? UsageExit : Invalid;
         }
 
-        static int Decode(List<string> args)
+        static int Decode(List<string> args, Registry registry)
         {
             string file;
             try
@@ -112,7 +118,7 @@ namespace Nnn.Tool
             }
             try
             {
-                Model.Read(file);
+                Model.Read(file, registry);
             }
             catch (NnnException e)
             {
@@ -122,7 +128,7 @@ namespace Nnn.Tool
             return Valid;
         }
 
-        static int Validate(List<string> args)
+        static int Validate(List<string> args, Registry registry)
         {
             long[] shape = null;
             string file;
@@ -145,7 +151,7 @@ namespace Nnn.Tool
             IList<Problem> found;
             try
             {
-                found = Model.Read(file).Validate(shape);
+                found = Model.Read(file, registry).Validate(shape);
             }
             catch (NnnException e)
             {
@@ -179,7 +185,7 @@ namespace Nnn.Tool
             return shape;
         }
 
-        static int Roundtrip(List<string> args)
+        static int Roundtrip(List<string> args, Registry registry)
         {
             string[] files;
             try
@@ -203,7 +209,7 @@ namespace Nnn.Tool
             }
             try
             {
-                Model m = Model.Read(bytes);
+                Model m = Model.Read(bytes, registry);
                 if (files.Length == 2)
                 {
                     m.Write(files[1]);
@@ -230,12 +236,12 @@ namespace Nnn.Tool
             }
         }
 
-        static int TesteeMain(List<string> args)
+        static int TesteeMain(List<string> args, Registry registry)
         {
             if (args.Count > 0)
                 return Usage("testee: unexpected argument '" + args[0] + "' (the requests come on stdin)");
             using (Stream input = Console.OpenStandardInput(), output = Console.OpenStandardOutput())
-                return new Testee(output).Serve(input) ? Valid : UsageExit;
+                return new Testee(output, registry).Serve(input) ? Valid : UsageExit;
         }
     }
 }

@@ -24,13 +24,18 @@ namespace Nnn.Tool
     {
         const int Protocol = 1;
         const string OpList = "hello, decode, validate, encode, run";
-        // The largest rank libnnn takes (NNN_MAX_RANK, runtime/include/nnn/types.h).
-        // TODO(integrator): the codec's own constant once it has one.
-        const int MaxRank = 32;
+        // The largest rank libnnn takes: the binding's, which its layout test holds to
+        // NNN_MAX_RANK (tests/csharp/NativeTests.cs).
+        const int MaxRank = Native.MaxRank;
 
         readonly Stream output;
+        readonly Registry registry; // the plugin types decode, validate and encode know
 
-        public Testee(Stream output) { this.output = output; }
+        public Testee(Stream output, Registry registry)
+        {
+            this.output = output;
+            this.registry = registry;
+        }
 
         /// <summary>Answers every request line of <paramref name="input"/>; false when an answer
         /// could not be written (said on stderr).</summary>
@@ -245,29 +250,29 @@ namespace Nnn.Tool
             return b.Append("]}").ToString();
         }
 
-        static string Decode(long id, Dictionary<string, object> req)
+        string Decode(long id, Dictionary<string, object> req)
         {
-            Model.Read(PathField(req, "file", "the .nnn file to decode"));
+            Model.Read(PathField(req, "file", "the .nnn file to decode"), registry);
             return Ok(id);
         }
 
-        static string Validate(long id, Dictionary<string, object> req)
+        string Validate(long id, Dictionary<string, object> req)
         {
             string file = PathField(req, "file", "the .nnn file to validate");
             long[] shape = ShapeField(req);
-            IList<Problem> found = Model.Read(file).Validate(shape);
+            IList<Problem> found = Model.Read(file, registry).Validate(shape);
             return found.Count == 0 ? Ok(id) : Refusal(id, found);
         }
 
-        static string Encode(long id, Dictionary<string, object> req)
+        string Encode(long id, Dictionary<string, object> req)
         {
             string file = PathField(req, "file", "the .nnn file to re-encode");
             string output = PathField(req, "output", "the .nnn file to write");
-            Model.Read(file).Write(output);
+            Model.Read(file, registry).Write(output);
             return Ok(id);
         }
 
-        static string Run(long id, Dictionary<string, object> req)
+        string Run(long id, Dictionary<string, object> req)
         {
             string file = PathField(req, "file", "the .nnn model to run");
             string input = PathField(req, "input", "the float32 .npy input, samples first");
@@ -275,7 +280,7 @@ namespace Nnn.Tool
             if (!Runner.Loads())
                 throw new BadRequest("run: libnnn cannot be loaded here (" + Runner.Why
                     + "): this testee reads, validates and writes only", true);
-            Model.Read(file); // the decoder's verdict first, as nnnkit testee gives it
+            Model.Read(file, registry); // the decoder's verdict first, as nnnkit testee gives it
             Runner.Run(file, input, output);
             return Ok(id);
         }
