@@ -143,6 +143,13 @@ Test(install, prefix_has_everything_and_builds_a_program, .fini = teardown, .tim
 	                  "cmp %s/records_gen.h %s/include/nnn/records_gen.h",
 	                  prefix, prefix, tmp, tmp, prefix, tmp, build, tmp, prefix, tmp, prefix), 0, "%s", out);
 
+	/* And the C# codec and status codes the package holds (nnngen --lang cs). */
+	cr_assert_eq(t_sh(out, sizeof out, "%s/bin/nnngen %s/share/nnnkit/schema/nnn.lua --lang cs --cs %s/s.cs && "
+	                  "%s/bin/nnngen --cs-status %s/include/nnn/status_codes.h --cs %s/st.cs && "
+	                  "cmp %s/s.cs %s/share/nnnkit/csharp/package/Runtime/Schema.g.cs && "
+	                  "cmp %s/st.cs %s/share/nnnkit/csharp/package/Runtime/Status.g.cs",
+	                  prefix, prefix, tmp, prefix, prefix, tmp, tmp, prefix, tmp, prefix), 0, "%s", out);
+
 	/* The man page renders without warnings and documents every command. */
 	cr_assert_eq(t_sh(out, sizeof out, "groff -man -Tutf8 -ww -z %s/share/man/man1/nnnkit.1", prefix), 0, "%s", out);
 	cr_assert_str_eq(out, "");
