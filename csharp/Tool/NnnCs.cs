@@ -145,7 +145,7 @@ namespace Nnn.Tool
             IList<Problem> found;
             try
             {
-                found = Model.Read(file).Validate(shape);
+                found = Model.Check(file, shape); // every problem, as nnnkit validate lists them
             }
             catch (NnnException e)
             {
