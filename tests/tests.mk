@@ -199,12 +199,34 @@ NUNIT_FW ?= $(firstword $(wildcard /usr/lib/cli/nunit.framework-2.6*/nunit.frame
 CS_TESTS := $(CS_O)/Nnn.Tests.dll
 CS_TEST_SRC := $(sort $(wildcard tests/csharp/*.cs))
 NUNIT_ARGS ?=
-$(CS_TESTS): $(CS_TEST_SRC) $(CS_DLL) $(CS_EXE)
+# The example plugin in C# (tests/csharp/PluginTests.cs): nnngen's class for
+# its fragment, compiled as a program would ship it (Nnn.Poolswish.dll beside
+# Nnn.dll, where the tests' assembly finds it) and held to Unity-safety as
+# the runtime is; and the fragment's conformance corpus (decode and validate
+# need no --reference: the cases it cannot run get run: null).
+CS_PLUGIN_FRAG := examples/plugin-pool-swish/schema.lua
+CS_PLUGIN_SRC := $(CS_O)/plugin/Poolswish.g.cs
+CS_PLUGIN_DLL := $(CS_O)/Nnn.Poolswish.dll
+CS_PLUGIN_CORPUS := $(CS_O)/plugin/conformance
+$(CS_PLUGIN_SRC): $(CS_PLUGIN_FRAG) $(SCHEMA) $(GEN_LUA) | deps $(CS_O)/.stamp
+	@mkdir -p $(@D)
+	@echo "  GEN    $@"
+	$(Q)$(LUA) gen/nnngen.lua --plugin $(CS_PLUGIN_FRAG) --lang cs --cs $@
+	@touch $@ # nnngen leaves an unchanged file as it was
+$(CS_PLUGIN_DLL): $(CS_PLUGIN_SRC) $(CS_DLL)
+	@echo "  MCS    $@"
+	$(Q)$(CS_CHECK) --ref $(CS_DLL) $<
+	$(Q)$(MCS) $(CS_FLAGS) -target:library -r:$(CS_DLL) -out:$@ $<
+$(CS_PLUGIN_CORPUS)/manifest.json: $(CS_PLUGIN_FRAG) $(SCHEMA) $(GEN_LUA) | deps $(O)/gen/.stamp
+	@echo "  GEN    $(CS_PLUGIN_CORPUS)"
+	$(Q)rm -rf $(CS_PLUGIN_CORPUS)
+	$(Q)$(LUA) gen/nnngen.lua --plugin $(CS_PLUGIN_FRAG) --conformance $(CS_PLUGIN_CORPUS) --kit-version $(VERSION)
+$(CS_TESTS): $(CS_TEST_SRC) $(CS_DLL) $(CS_EXE) $(CS_PLUGIN_DLL)
 	@test -n "$(NUNIT_FW)" || { echo "test-csharp: NUnit 2.6 is not installed (scripts/deps.sh: libnunit-cil-dev)" >&2; exit 2; }
 	@echo "  MCS    $@"
-	$(Q)$(MCS) -langversion:7.2 -warnaserror+ -nologo -target:library -r:$(CS_DLL) -r:$(CS_EXE) -r:$(NUNIT_FW) \
-		-r:System.Json -out:$@ $(CS_TEST_SRC)
-test-csharp: check-csharp $(ALL) $(CS_TESTS)
+	$(Q)$(MCS) -langversion:7.2 -warnaserror+ -nologo -target:library -r:$(CS_DLL) -r:$(CS_EXE) -r:$(CS_PLUGIN_DLL) \
+		-r:$(NUNIT_FW) -r:System.Json -out:$@ $(CS_TEST_SRC)
+test-csharp: check-csharp $(ALL) $(CS_TESTS) $(CONFORMANCE)/manifest.json $(CS_PLUGIN_CORPUS)/manifest.json
 	@mkdir -p $(REPORTS)
 	$(SUITE_ENV) NNN_ROOT=$(abspath .) NNN_SHARED=$(abspath ../shared) NNN_CS_MCS="$(MCS) $(CS_FLAGS)" \
 		nunit-console -nologo -noshadow -labels -xml=$(REPORTS)/csharp.xml $(NUNIT_ARGS) $(CS_TESTS)

@@ -364,7 +364,21 @@ namespace Nnn
 
         /// <summary>The plugin type that provides ID <paramref name="id"/> of kind
         /// <paramref name="kind"/>, or null (always null without a registry).</summary>
-        public PluginType FindExt(ExtKind kind, long id) => Registry?.Find(kind, id);
+        public PluginType FindExt(ExtKind kind, long id) => Registry?.Find(kind, id) ?? Unknown?.Invoke(this, kind, id);
+
+        /// <summary>Asked about an ID the registry lacks (the probe's guesses, Probe.cs); null: nobody.</summary>
+        internal Func<Cursor, ExtKind, long, PluginType> Unknown { get; set; }
+
+        /// <summary>The path of the field being read.</summary>
+        internal string Path => path.Path;
+
+        /// <summary>Skips <paramref name="n"/> bytes (the probe's guess for an unknown element's fields).</summary>
+        internal void Skip(long n)
+        {
+            if (n > Left)
+                throw Fail(Status.E_TRUNCATED, pos, "need " + D(n) + " bytes, " + D(Left) + " left");
+            pos += (int)n;
+        }
 
         /// <summary>Decodes the fields of an element of plugin type <paramref name="type"/>.</summary>
         public object DecodeExt(PluginType type) => type.Decode(this);

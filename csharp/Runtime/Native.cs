@@ -578,7 +578,8 @@ namespace Nnn
             this.plan = plan;
             Native.Shape input = ShapeAt(-1);
             // The output is the last layer's: nnn_plan_shape gives null past it (run.c).
-            int last = 0;
+            // A model without layers has none: its output is its input (-1), as libnnn runs it.
+            int last = -1;
             while (Native.nnn_plan_shape(plan, last + 1) != IntPtr.Zero)
                 last++;
             Native.Shape output = ShapeAt(last);

@@ -151,7 +151,7 @@ namespace Nnn.Tool
             IList<Problem> found;
             try
             {
-                found = Model.Read(file, registry).Validate(shape);
+                found = Model.Check(file, shape, registry); // every problem, as nnnkit validate lists them
             }
             catch (NnnException e)
             {

@@ -402,6 +402,29 @@ namespace Nnn.Tests
         }
 
         [Test]
+        public void AModelWithoutLayersGivesWhatNnnkitRunGives()
+        {
+            // No layer: nnnkit run's output is its input; the plan's output shape is the input's.
+            string model = Path.Combine(dir, "no-layers.nnn");
+            new Model().Write(model);
+            var shape = new long[] { 3, 4 };
+            float[] x = Env.Samples(3 * 4, 13);
+            float[] want = Npy.Read(Env.NnnkitRun(dir, model, shape, x), out long[] wantShape);
+            using (NativeModel m = NativeModel.Open(model))
+            {
+                using (NativePlan p = m.Plan(shape))
+                {
+                    CollectionAssert.AreEqual(shape, p.InputShape, "plan input shape");
+                    CollectionAssert.AreEqual(wantShape, p.OutputShape, "plan output shape");
+                    Env.SameBits(want, p.Run(x), "no layers, one plan");
+                }
+                float[] y = m.Run(x, shape, out long[] outShape, batch: 2);
+                CollectionAssert.AreEqual(wantShape, outShape, "Run's output shape");
+                Env.SameBits(want, y, "no layers, batches of 2");
+            }
+        }
+
+        [Test]
         public void DisposingFreesWhatItMade()
         {
             // 300 open/plan/run/dispose rounds: the process' resident memory must not grow by

@@ -34,6 +34,8 @@ namespace Nnn.Tests
         public static string Source => Need("NNN_ROOT");
         /// <summary>The build's C# compiler and its flags.</summary>
         public static string Mcs => Need("NNN_CS_MCS");
+        /// <summary>The shared folder beside the tree (the real files: corpus/real).</summary>
+        public static string Shared => Need("NNN_SHARED");
         public static string Nnnkit => Path.Combine(Build, "nnnkit");
         public static string Tool => Path.Combine(Build, "csharp", "nnn-cs.exe");
         public static string Corpus => Path.Combine(Build, "conformance");
