@@ -25,40 +25,17 @@ namespace Nnn.Tests
     /// <summary>Where things are, and nnnkit run as a process.</summary>
     static class Env
     {
-        internal static readonly string Root = FindRoot();
-        internal static readonly string Build = Environment.GetEnvironmentVariable("NNN_BUILD") ?? Path.Combine(Root, "build");
-        internal static readonly string Shared = Environment.GetEnvironmentVariable("NNN_SHARED") ??
-                                                 Path.GetFullPath(Path.Combine(Root, "..", "shared"));
-        internal static string Real => Path.Combine(Shared, "corpus", "real");
-        internal static string Nnnkit => Path.Combine(Build, "nnnkit");
-
-        static string FindRoot()
-        {
-            string env = Environment.GetEnvironmentVariable("NNN_ROOT");
-            if (env != null)
-                return env;
-            // nunit-console runs in the test assembly's folder (build/csharp/...): look above it too.
-            foreach (string from in new[] { Directory.GetCurrentDirectory(),
-                                            Path.GetDirectoryName(typeof(Env).Assembly.Location) })
-                for (string d = from; d != null; d = Path.GetDirectoryName(d))
-                    if (File.Exists(Path.Combine(d, "schema", "nnn.lua")))
-                        return d;
-            return Directory.GetCurrentDirectory();
-        }
-
-        internal static string TempDir()
-        {
-            string d = Path.Combine(Path.GetTempPath(), "nnn-cs-native-" + Guid.NewGuid().ToString("N").Substring(0, 8));
-            Directory.CreateDirectory(d);
-            return d;
-        }
+        internal static string Root => Tree.Source;
+        internal static string Build => Tree.Build;
+        internal static string Real => Path.Combine(Tree.Shared, "corpus", "real");
+        internal static string Nnnkit => Tree.Nnnkit;
 
         /// <summary>Runs a program; returns its exit code, stdout and stderr.</summary>
         internal static int Run(string program, string[] args, out string stdout, out string stderr)
         {
             if (!File.Exists(program))
                 Assert.Ignore(program + " is missing: build the project (make) or set NNN_BUILD to its build folder");
-            var psi = new ProcessStartInfo(program, string.Join(" ", args.Select(Quote)))
+            var psi = new ProcessStartInfo(program, string.Join(" ", args.Select(Tree.Quote)))
             {
                 UseShellExecute = false,
                 RedirectStandardOutput = true,
@@ -73,8 +50,6 @@ namespace Nnn.Tests
                 return p.ExitCode;
             }
         }
-
-        static string Quote(string a) => "\"" + a.Replace("\\", "\\\\").Replace("\"", "\\\"") + "\"";
 
         /// <summary>nnnkit run MODEL on X (written as .npy) with those options: its output file's bytes.</summary>
         internal static byte[] NnnkitRun(string dir, string model, long[] shape, float[] x, params string[] options)
@@ -261,7 +236,7 @@ namespace Nnn.Tests
         string dir;
 
         [TestFixtureSetUp]
-        public void MakeDir() => dir = Env.TempDir();
+        public void MakeDir() => dir = Tree.TempDir();
 
         [TestFixtureTearDown]
         public void RemoveDir() => Directory.Delete(dir, true);
@@ -523,7 +498,7 @@ namespace Nnn.Tests
         string dir;
 
         [TestFixtureSetUp]
-        public void MakeDir() => dir = Env.TempDir();
+        public void MakeDir() => dir = Tree.TempDir();
 
         [TestFixtureTearDown]
         public void RemoveDir() => Directory.Delete(dir, true);
