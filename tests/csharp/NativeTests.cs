@@ -4,10 +4,9 @@
 // outputs of the real files; Npy (csharp/Runtime/Npy.cs) against the bytes
 // libnnn writes and the fields and offsets its reader names.
 //
-// Paths: NNN_BUILD (the build folder, absolute; default ROOT/build), NNN_SHARED
-// (default ROOT/../shared), NNN_ROOT (default: the folder holding schema/nnn.lua
-// above the current one or the test assembly's). The native library is found as Nnn.dll's
-// DllImport finds it (LD_LIBRARY_PATH, a dllmap).
+// Paths are Tree's (NNN_BUILD, NNN_ROOT, NNN_SHARED: make test-csharp sets
+// them). The native library is found as Nnn.dll's DllImport finds it (the
+// build's Nnn.dll.config maps it to libnnn.so.1).
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
