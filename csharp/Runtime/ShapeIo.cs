@@ -75,8 +75,9 @@ namespace Nnn
         /// <summary>Value <paramref name="j"/> of the list (0 &lt;= j &lt; Count), or <see cref="All"/>.</summary>
         public long this[int j] => IsList ? Values[Base + j] : All;
 
-        /// <summary><paramref name="all"/> for every axis.</summary>
-        public static IoInts Every(long all) => new IoInts(false, null, 0, 0, all, default(IoSrc));
+        /// <summary><paramref name="all"/> for every axis (from the field <paramref name="src"/>,
+        /// for messages; none for a default).</summary>
+        public static IoInts Every(long all, IoSrc src = default(IoSrc)) => new IoInts(false, null, 0, 0, all, src);
 
         /// <summary>Elements [from, to) of <paramref name="a"/>, counted from the end when negative
         /// (<paramref name="toEnd"/>: up to the end), of the field <paramref name="path"/> at

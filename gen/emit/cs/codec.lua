@@ -688,7 +688,7 @@ local function io_lines(io, ex, rules)
     elseif x.field.kind == "prim" and x.field.prim.kind == "array" and not x.index then
       add("io.%s = %s;", key, list(x))
     else
-      add("io.%s = IoInts.Every(%s);", key, (ex(x)))
+      add("io.%s = IoInts.Every(%s, %s);", key, (ex(x)), src(x))
     end
   end
   local k = io.kind
