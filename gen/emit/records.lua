@@ -197,4 +197,69 @@ function M.io_pad_type(io, rules)
   return pt
 end
 
+-- The array that reference x indexes or slices, as a reference to the whole
+-- field; its path (x's text without the index or slice) for messages; and
+-- the slice's bounds (to = nil: up to the end).
+function M.io_array(x)
+  local from, to = 0, nil
+  if x.slice then from, to = x.slice.from or 0, x.slice.to end
+  return { ref = { owner = x.owner, chain = x.chain, field = x.field, rec = x.rec, holder = x.holder },
+    path = (x.text:gsub("%[[^%]]*%]$", "")), from = from, to = to }
+end
+
+-- The io of a layer type as the steps that fill a target's io description
+-- (C's nnn_io_t, C#'s Io), in order: the decisions are made here once, and
+-- a target only writes each step in its syntax. A step is { key, form, ref,
+-- default, kind }; key names the description's field (C's spelling), form
+-- says what it gets:
+--   kind     the io kind (step.kind)
+--   value    ref's value, or default when the io leaves the key out
+--   src      where the value the input must fit comes from (ref, or none),
+--            which a message blames
+--   list     the elements of ref: a whole array field or a slice of one
+--   every    one value for every axis: ref's (with its src), or default
+--   formulas the padding formulas of ref's padding type
+function M.io_steps(io, rules)
+  local k = io.kind
+  local steps = { { key = "kind", form = "kind", kind = k } }
+  local function step(key, form, ref, default)
+    steps[#steps + 1] = { key = key, form = form, ref = ref, default = default }
+  end
+  -- A per-axis key is a list when it names a whole array (or a slice);
+  -- a scalar or one element serves every axis.
+  local function per_axis(key, x, default)
+    if x and x.field.kind == "prim" and x.field.prim.kind == "array" and not x.index then
+      step(key, "list", x)
+    else
+      step(key, "every", x, default)
+    end
+  end
+  -- The input's last axis must equal a features layer's inputs, or else
+  -- the channels (-1: any). The field that takes the input, blamed when it
+  -- does not fit, is that key, or else the window or the reshape's shape.
+  local inputs = k == "features" and io.inputs_ref or io.channels_ref
+  step("inputs", "value", inputs, -1)
+  step("in_src", "src", inputs or io.window_ref or io.shape_ref)
+  step("outputs", "value", io.outputs_ref, -1)
+  if k == "features" then
+    step("flatten", "value", io.flatten_ref, false)
+  elseif k == "window" then
+    step("window", "list", io.window_ref)
+    per_axis("stride", io.stride_ref, 1)
+    per_axis("dilation", io.dilation_ref, 1)
+    -- The pads list still rules when the padding type applies too: a spec
+    -- that leaves the list out gets it filled in from the formulas
+    -- (nnn_layer_implied_pads).
+    if io.padding_ref then step("pads", "list", io.padding_ref) end
+    local pt = M.io_pad_type(io, rules)
+    if pt then
+      step("pad_fn", "formulas", pt)
+      step("pad_type", "value", pt)
+    end
+  elseif k == "reshape" then
+    step("shape", "list", io.shape_ref)
+  end
+  return steps
+end
+
 return M

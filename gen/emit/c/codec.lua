@@ -704,9 +704,10 @@ local function emit_rule(w, r, rule)
   end
 end
 
--- The io of a layer type as C statements filling an nnn_io_t (shape_io.h);
--- runtime/shape/shape.c applies it. Each io key names a field (or an element
--- or a slice of one); `ex` turns a reference into its C expression.
+-- The io of a layer type as C statements filling an nnn_io_t (shape_io.h),
+-- one per step of records.io_steps; runtime/shape/shape.c applies it. Each
+-- step's reference names a field (or an element or a slice of one); `ex`
+-- turns a reference into its C expression.
 local IO_KIND_CONST = {
   features = "NNN_IO_FEATURES", window = "NNN_IO_WINDOW",
   elementwise = "NNN_IO_ELEMENTWISE", flatten = "NNN_IO_FLATTEN", reshape = "NNN_IO_RESHAPE",
@@ -715,60 +716,39 @@ local IO_KIND_CONST = {
 local function io_lines(io, ex, rules)
   local l = {}
   local function add(fmt, ...) l[#l + 1] = "\t" .. string.format(fmt, ...) end
-  -- The array a reference indexes or slices, and its offset.
-  local function whole(x)
-    return ex({ owner = x.owner, chain = x.chain, field = x.field, rec = x.rec, holder = x.holder })
-  end
-  local function path(x) return cstr((x.text:gsub("%[[^%]]*%]$", ""))) end
   local function src(x)
+    local a = records.io_array(x)
     if x.index then
-      local arr, at = whole(x)
-      return string.format("(nnn_io_src_t){ %s, nnn_i32s_resolve(%s, %d), %s }", path(x), arr, x.index, at)
+      local arr, at = ex(a.ref)
+      return string.format("(nnn_io_src_t){ %s, nnn_i32s_resolve(%s, %d), %s }", cstr(a.path), arr, x.index, at)
     end
     local _, at = ex(x)
-    return string.format("(nnn_io_src_t){ %s, -1, %s }", path(x), at)
+    return string.format("(nnn_io_src_t){ %s, -1, %s }", cstr(a.path), at)
   end
   local function list(x)
-    local arr, at = whole(x)
-    local from, to = 0, nil
-    if x.slice then from, to = x.slice.from or 0, x.slice.to end
-    return string.format("nnn_io_list(%s, %d, %s, %d, %s, %s)", arr, from, to == nil and "true" or "false", to or 0,
-      path(x), at)
+    local a = records.io_array(x)
+    local arr, at = ex(a.ref)
+    return string.format("nnn_io_list(%s, %d, %s, %d, %s, %s)", arr, a.from, tostring(a.to == nil), a.to or 0,
+      cstr(a.path), at)
   end
-  -- A per-axis key: a list, one value for every axis, or `default`.
-  local function per_axis(key, x, default)
-    if not x then
-      add("io->%s.all = %d;", key, default)
-    elseif x.field.kind == "prim" and x.field.prim.kind == "array" and not x.index then
+  for _, st in ipairs(records.io_steps(io, rules)) do
+    local key, x, form = st.key, st.ref, st.form
+    if form == "kind" then
+      add("io->%s = %s;", key, IO_KIND_CONST[st.kind])
+    elseif form == "value" then
+      add("io->%s = %s;", key, x and (ex(x)) or tostring(st.default))
+    elseif form == "src" then
+      add("io->%s = %s;", key, x and src(x) or "(nnn_io_src_t){ \"\", -1, NNN_NO_OFFSET }")
+    elseif form == "list" then
       add("io->%s = %s;", key, list(x))
-    else
+    elseif form == "every" and x then
       add("io->%s.all = %s;", key, (ex(x)))
       add("io->%s.src = %s;", key, src(x))
+    elseif form == "every" then
+      add("io->%s.all = %d;", key, st.default)
+    elseif form == "formulas" then
+      add("io->%s = pad_%s;", key, x.field.enum.name)
     end
-  end
-  local k = io.kind
-  add("io->kind = %s;", IO_KIND_CONST[k])
-  -- the key blamed when the input does not fit
-  local taker = k == "features" and io.inputs_ref or io.channels_ref or io.window_ref or io.shape_ref
-  add("io->inputs = %s;", k == "features" and (ex(io.inputs_ref)) or io.channels_ref and (ex(io.channels_ref)) or "-1")
-  add("io->in_src = %s;", taker and src(taker) or "(nnn_io_src_t){ \"\", -1, NNN_NO_OFFSET }")
-  add("io->outputs = %s;", io.outputs_ref and (ex(io.outputs_ref)) or "-1")
-  if k == "features" then
-    add("io->flatten = %s;", io.flatten_ref and (ex(io.flatten_ref)) or "false")
-  elseif k == "window" then
-    add("io->window = %s;", list(io.window_ref))
-    per_axis("stride", io.stride_ref, 1)
-    per_axis("dilation", io.dilation_ref, 1)
-    if io.padding_ref then add("io->pads = %s;", list(io.padding_ref)) end
-    -- (the list still rules; a spec that leaves it out gets it filled in
-    -- from the formulas: nnn_layer_implied_pads)
-    local pt = records.io_pad_type(io, rules)
-    if pt then
-      add("io->pad_fn = pad_%s;", pt.field.enum.name)
-      add("io->pad_type = %s;", (ex(pt)))
-    end
-  elseif k == "reshape" then
-    add("io->shape = %s;", list(io.shape_ref))
   end
   return l
 end

@@ -653,8 +653,9 @@ local function emit_rule(w, r, rule)
   end
 end
 
--- The io of a layer type as statements filling an Io (Shapes.cs), as
--- emit/c's io_lines fills an nnn_io_t; `ex` gives a reference's C# expression.
+-- The io of a layer type as statements filling an Io (Shapes.cs), one per
+-- step of records.io_steps, as emit/c's io_lines fills an nnn_io_t; `ex`
+-- gives a reference's C# expression.
 local IO_KIND = {
   features = "IoKind.Features", window = "IoKind.Window", elementwise = "IoKind.Elementwise",
   flatten = "IoKind.Flatten", reshape = "IoKind.Reshape",
@@ -663,54 +664,38 @@ local IO_KIND = {
 local function io_lines(io, ex, rules)
   local l = {}
   local function add(fmt, ...) l[#l + 1] = string.format(fmt, ...) end
-  local function whole(x)
-    return ex({ owner = x.owner, chain = x.chain, field = x.field, rec = x.rec, holder = x.holder })
-  end
-  local function path(x) return str((x.text:gsub("%[[^%]]*%]$", ""))) end
   local function src(x)
+    local a = records.io_array(x)
     if x.index then
-      local arr, at = whole(x)
-      return string.format("new IoSrc(%s, Rules.Resolve(%s, %d), %s)", path(x), arr, x.index, at)
+      local arr, at = ex(a.ref)
+      return string.format("new IoSrc(%s, Rules.Resolve(%s, %d), %s)", str(a.path), arr, x.index, at)
     end
     local _, at = ex(x)
-    return string.format("new IoSrc(%s, -1, %s)", path(x), at)
+    return string.format("new IoSrc(%s, -1, %s)", str(a.path), at)
   end
   local function list(x)
-    local arr, at = whole(x)
-    local from, to = 0, nil
-    if x.slice then from, to = x.slice.from or 0, x.slice.to end
-    return string.format("IoInts.List(%s, %d, %s, %d, %s, %s)", arr, from, to == nil and "true" or "false", to or 0,
-      path(x), at)
+    local a = records.io_array(x)
+    local arr, at = ex(a.ref)
+    return string.format("IoInts.List(%s, %d, %s, %d, %s, %s)", arr, a.from, tostring(a.to == nil), a.to or 0,
+      str(a.path), at)
   end
-  local function per_axis(key, x, default)
-    if not x then
-      add("io.%s = IoInts.Every(%d);", key, default)
-    elseif x.field.kind == "prim" and x.field.prim.kind == "array" and not x.index then
+  for _, st in ipairs(records.io_steps(io, rules)) do
+    local key, x, form = pascal(st.key), st.ref, st.form
+    if form == "kind" then
+      add("io.%s = %s;", key, IO_KIND[st.kind])
+    elseif form == "value" then
+      add("io.%s = %s;", key, x and (ex(x)) or tostring(st.default))
+    elseif form == "src" then
+      add("io.%s = %s;", key, x and src(x) or "new IoSrc(\"\", -1, -1)")
+    elseif form == "list" then
       add("io.%s = %s;", key, list(x))
-    else
+    elseif form == "every" and x then
       add("io.%s = IoInts.Every(%s, %s);", key, (ex(x)), src(x))
+    elseif form == "every" then
+      add("io.%s = IoInts.Every(%d);", key, st.default)
+    elseif form == "formulas" then
+      add("io.%s = %s.Pads;", key, eclass(x.field.enum))
     end
-  end
-  local k = io.kind
-  add("io.Kind = %s;", IO_KIND[k])
-  local taker = k == "features" and io.inputs_ref or io.channels_ref or io.window_ref or io.shape_ref
-  add("io.Inputs = %s;", k == "features" and (ex(io.inputs_ref)) or io.channels_ref and (ex(io.channels_ref)) or "-1")
-  add("io.InSrc = %s;", taker and src(taker) or "new IoSrc(\"\", -1, -1)")
-  add("io.Outputs = %s;", io.outputs_ref and (ex(io.outputs_ref)) or "-1")
-  if k == "features" then
-    add("io.Flatten = %s;", io.flatten_ref and (ex(io.flatten_ref)) or "false")
-  elseif k == "window" then
-    add("io.Window = %s;", list(io.window_ref))
-    per_axis("Stride", io.stride_ref, 1)
-    per_axis("Dilation", io.dilation_ref, 1)
-    if io.padding_ref then add("io.Pads = %s;", list(io.padding_ref)) end
-    local pt = records.io_pad_type(io, rules)
-    if pt then
-      add("io.PadFn = %s.Pads;", eclass(pt.field.enum))
-      add("io.PadType = %s;", (ex(pt)))
-    end
-  elseif k == "reshape" then
-    add("io.Shape = %s;", list(io.shape_ref))
   end
   return l
 end
