@@ -233,30 +233,12 @@ namespace Nnn
             return dims;
         }
 
-        static string pluginFolder;
-        static bool pluginFolderFound;
-
         /// <summary>The folder of the builtin kernels, found beside libnnn as nnnkit finds it
         /// beside itself: <c>nnnkit/plugins</c> (an installed PREFIX/lib) or <c>plugins</c> (the
         /// build tree) in the library's folder; null when libnnn's file cannot be named (then
-        /// only NNN_PLUGIN_PATH's folders are searched). Set it to use another folder.</summary>
-        public static string PluginFolder
-        {
-            get
-            {
-                if (!pluginFolderFound)
-                {
-                    pluginFolder = FindPluginFolder();
-                    pluginFolderFound = true;
-                }
-                return pluginFolder;
-            }
-            set
-            {
-                pluginFolder = value;
-                pluginFolderFound = true;
-            }
-        }
+        /// only NNN_PLUGIN_PATH's folders are searched). Found anew for each model opened: no
+        /// state is kept between calls (one read of the process' map of files).</summary>
+        public static string PluginFolder => FindPluginFolder();
 
         /// <summary>P/Invoke does not say which file it loaded: the process' map of mapped files
         /// does (Linux and Android; elsewhere there is none and this gives null).</summary>
