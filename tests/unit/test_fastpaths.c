@@ -1348,7 +1348,7 @@ ParameterizedTestParameters(paths, bench_batches)
 ParameterizedTest(pathspec_t *path, paths, bench_batches)
 {
 	char why[400];
-	netspec_t *list = calloc(MAX_NETS, sizeof *list), spec;
+	netspec_t *list = calloc(MAX_NETS, sizeof *list), spec = { 0 };
 	nnn_shape_t in[MAX_LAYERS], out[MAX_LAYERS];
 	tally_t tallies[T_NISAS] = { 0 };
 	bufs_t bufs = { 0 };
