@@ -214,14 +214,18 @@ bool bn_example_layers(const config_t *c, int batch, bn_layer_fn each, void *ctx
 /* The same for any model and input shape (batch included). */
 bool bn_model_layers(const char *model, const nnn_shape_t *in, bn_layer_fn each, void *ctx);
 
-/* peak.c: the instruction set of the FMA loop for this CPU ("AVX-512",
- * "AVX2"), or NULL when there is none (then no peak, and no "% of peak");
- * its independent chains (accumulators); FLOPs of one call of one thread;
- * seconds for `calls` calls on each of `threads` threads at once, or -1. */
-const char *bn_fma_name(void);
-int bn_fma_chains(void);
-double bn_fma_flop(void);
-double bn_fma_run(int threads, long calls);
+/* peak.c: which FMA loop: the CPU's best (AVX-512, else AVX2), or the AVX2
+ * one whatever the CPU has beyond it (what the plugin's AVX2 path is set
+ * against). */
+typedef enum bn_fma { BN_FMA_BEST, BN_FMA_AVX2 } bn_fma_t;
+/* The instruction set of that loop on this CPU ("AVX-512", "AVX2"), or NULL
+ * when there is none (then no peak, and no "% of peak"); its independent
+ * chains (accumulators); FLOPs of one call of one thread; seconds for
+ * `calls` calls on each of `threads` threads at once, or -1. */
+const char *bn_fma_name(bn_fma_t which);
+int bn_fma_chains(bn_fma_t which);
+double bn_fma_flop(bn_fma_t which);
+double bn_fma_run(bn_fma_t which, int threads, long calls);
 
 /* The example model's input for whole runs: 10,000 images, [10000, 28, 28, 1]. */
 #define BN_IMAGES 10000

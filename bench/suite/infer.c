@@ -17,6 +17,14 @@
  * until those threads have stopped spinning (OpenBLAS spins for about
  * 0.1 s). One network at a time has workers: the wide MLP's weights are
  * 80 MB in each of them.
+ *
+ * nnnkit runs three times over (issue 34): its CPU's best path, and two
+ * more workers of nnnbench held by NNN_BUILTIN_ISA to the AVX2 path and to
+ * the portable one (plain C and OpenBLAS), so that the table says what a
+ * CPU without AVX-512, or without AVX2, can expect. They are contenders
+ * like the others, interleaved in the same rounds; the AVX2 path's share
+ * of the peak is taken of the AVX2 FMA loop's peak, measured in the same
+ * rounds as the best one's.
  */
 #define _GNU_SOURCE
 #include <cblas.h>
@@ -186,8 +194,10 @@ int bn_worker_main(int argc, char **argv)
 			t = w_net(&w, batch, calls);
 		else if (sscanf(line, "gemm %ld", &calls) == 1)
 			t = w_gemm(&w, calls);
+		else if (sscanf(line, "fma avx2 %ld", &calls) == 1)
+			t = bn_fma_run(BN_FMA_AVX2, w.threads, calls);
 		else if (sscanf(line, "fma %ld", &calls) == 1)
-			t = bn_fma_run(w.threads, calls);
+			t = bn_fma_run(BN_FMA_BEST, w.threads, calls);
 		else if (!strncmp(line, "quit", 4))
 			break;
 		if (t < 0)
@@ -204,13 +214,17 @@ int bn_worker_main(int argc, char **argv)
 
 /* ---- the figures ---- */
 
-/* The contenders, in the order of a round's first case. */
-enum { K_NNN, K_TORCH, K_ORT, K_COUNT };
+/* The contenders, in the order of a round's first case: nnnkit on its
+ * CPU's best path, PyTorch, ONNX Runtime, then nnnkit again with
+ * NNN_BUILTIN_ISA=avx2 and =generic (the same nnnbench worker and plugin;
+ * the plugin reads the variable when it prepares a layer). */
+enum { K_NNN, K_TORCH, K_ORT, K_AVX2, K_GEN, K_COUNT };
 
 typedef struct icase {
 	int batch, threads;
 	double target; /* nnnkit over ONNX Runtime, images per second; 0: none */
 	double peak;   /* nnnkit's GFLOP/s over the FMA peak of as many threads; 0: none */
+	double avx2;   /* the AVX2 path's GFLOP/s over the AVX2 peak of as many threads; 0: none */
 	series_t s[K_COUNT];
 	long calls[K_COUNT];
 	int runs[K_COUNT]; /* rounds a contender is timed in (fewer when one call is long) */
@@ -244,6 +258,12 @@ typedef struct machine {
 	long peak_calls[2];
 	series_t gemm; /* OpenBLAS sgemm 1024^3 on 1 thread, in the example's rounds */
 	long gemm_calls;
+	/* The AVX2 loop on its own, beside the best (the same loop on a CPU
+	 * without AVX-512): what the AVX2 path's share is of. */
+	const char *fma2; /* bn_fma_name(BN_FMA_AVX2); NULL: no AVX2 with FMA, no AVX2 path */
+	double fma2_flop;
+	series_t peak2[2];
+	long peak2_calls[2];
 } machine_t;
 
 typedef struct names {
@@ -282,9 +302,31 @@ static char **with_node_path(char **env, char *entry)
 	return e;
 }
 
-/* Starts the workers of net n: nnnkit's always, PyTorch's and ONNX
- * Runtime's when asked; false when nnnkit's did not start. */
-static bool start_all(const config_t *c, contenders_t *k, net_t *n, bool torch, bool ort)
+/* env with NNN_BUILTIN_ISA=isa in front, or without the variable for
+ * NULL (the best path: a value the caller's shell had would cap it): a new
+ * array of env's own strings and `entry`; free the array alone. */
+static char **with_isa(char **env, const char *isa, char *entry, size_t size)
+{
+	size_t n = 0, k = 0;
+	while (env[n])
+		n++;
+	char **e = calloc(n + 2, sizeof *e);
+	if (!e)
+		return NULL;
+	if (isa) {
+		snprintf(entry, size, "NNN_BUILTIN_ISA=%s", isa);
+		e[k++] = entry;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(env[i], "NNN_BUILTIN_ISA=", 16))
+			e[k++] = env[i];
+	return e;
+}
+
+/* Starts the workers of net n: nnnkit's always (its AVX2 path's when the
+ * CPU has AVX2 with FMA, and its portable path's), PyTorch's and ONNX
+ * Runtime's when asked; false when nnnkit's own did not start. */
+static bool start_all(const config_t *c, contenders_t *k, net_t *n, bool torch, bool ort, bool avx2)
 {
 	bool good = true;
 	char node_path[BN_PATH + 32];
@@ -306,8 +348,21 @@ static bool start_all(const config_t *c, contenders_t *k, net_t *n, bool torch, 
 			exe[len] = '\0';
 			nargv[0] = exe;
 		}
-		snprintf(name, sizeof name, "%s: nnnkit worker (%d thread%s)", n->name, t, t > 1 ? "s" : "");
-		good = env && bn_w_spawn(&k->w[K_NNN][t - 1], name, nargv, env);
+		static const char *const isas[] = { [K_NNN] = NULL, [K_AVX2] = "avx2", [K_GEN] = "generic" };
+		static const int nnn_kinds[] = { K_NNN, K_AVX2, K_GEN };
+		for (int i = 0; i < 3 && env && good; i++) {
+			int who = nnn_kinds[i];
+			char entry[64];
+			if (who == K_AVX2 && !avx2)
+				continue;
+			char **ienv = with_isa(env, isas[who], entry, sizeof entry);
+			snprintf(name, sizeof name, "%s: nnnkit %s worker (%d thread%s)", n->name,
+			         isas[who] ? isas[who] : "best", t, t > 1 ? "s" : "");
+			bool up = ienv && bn_w_spawn(&k->w[who][t - 1], name, nargv, ienv);
+			good = up || who != K_NNN; /* the other paths' rows are "-" without theirs */
+			free(ienv);
+		}
+		good = good && env;
 		snprintf(name, sizeof name, "%s: PyTorch worker (%d thread%s)", n->name, t, t > 1 ? "s" : "");
 		if (good && torch)
 			bn_w_spawn(&k->w[K_TORCH][t - 1], name, targv, env);
@@ -406,9 +461,9 @@ static void check_outputs(const config_t *c, contenders_t *k, net_t *n, const ch
 	bool ran = env && bn_spawn(argv, env, NULL, &sec, &mem);
 	snprintf(req, sizeof req, "check %s %s", x, y);
 	bool asked[K_COUNT] = { false };
-	for (int who = K_NNN + 1; who < K_COUNT; who++) /* all at once: they run side by side */
+	for (int who = K_TORCH; who <= K_ORT; who++) /* all at once: they run side by side */
 		asked[who] = ran && n->up[who] && bn_w_send(&k->w[who][0], req);
-	for (int who = K_NNN + 1; who < K_COUNT; who++) {
+	for (int who = K_TORCH; who <= K_ORT; who++) {
 		char *end;
 		n->diff[who] = NAN;
 		if (!n->up[who])
@@ -437,10 +492,11 @@ static bool measure(const config_t *c, net_t *n, machine_t *m, const char *x, bo
 	contenders_t k;
 	memset(&k, 0, sizeof k);
 	fprintf(stderr, "nnnbench: inference: %s: starting the workers\n", n->name);
-	bool good = start_all(c, &k, n, torch, ort);
-	n->tried[K_NNN] = true;
+	bool good = start_all(c, &k, n, torch, ort, m->fma2 != NULL);
+	n->tried[K_NNN] = n->tried[K_GEN] = true;
 	n->tried[K_TORCH] = torch;
 	n->tried[K_ORT] = ort;
+	n->tried[K_AVX2] = m->fma2 != NULL;
 	for (int who = 0; who < K_COUNT; who++) {
 		n->up[who] = k.w[who][0].up && k.w[who][1].up;
 		if (!n->up[who]) /* a worker that is down is asked nothing */
@@ -450,6 +506,10 @@ static bool measure(const config_t *c, net_t *n, machine_t *m, const char *x, bo
 	n->shown[K_NNN] = good;
 	if (good)
 		check_outputs(c, &k, n, x);
+	/* The other paths are nnnkit's own: tests/unit/test_fastpaths.c holds
+	 * them to a double reference on every layer and network here. */
+	n->shown[K_AVX2] = good && n->up[K_AVX2];
+	n->shown[K_GEN] = good && n->up[K_GEN];
 
 	fprintf(stderr, "nnnbench: inference: %s: calibrating\n", n->name);
 	for (int i = 0; i < n->ncase && good; i++) {
@@ -472,6 +532,9 @@ static bool measure(const config_t *c, net_t *n, machine_t *m, const char *x, bo
 	for (int t = 0; t < 2 && good && m->fma; t++)
 		if (!m->peak_calls[t])
 			m->peak_calls[t] = bn_calibrate(&k.w[K_NNN][t], "fma", run_s, NULL);
+	for (int t = 0; t < 2 && good && m->fma2; t++)
+		if (!m->peak2_calls[t])
+			m->peak2_calls[t] = bn_calibrate(&k.w[K_NNN][t], "fma avx2", run_s, NULL);
 	if (good && gemm && !m->gemm_calls)
 		good = (m->gemm_calls = bn_calibrate(&k.w[K_NNN][0], "gemm", run_s, NULL)) > 0;
 	int order[K_COUNT], norder = 0;
@@ -496,6 +559,8 @@ static bool measure(const config_t *c, net_t *n, machine_t *m, const char *x, bo
 			good = time_machine(&k.w[K_NNN][0], "gemm", m->gemm_calls, &m->gemm);
 		for (int t = 0; t < 2 && good && m->fma; t++)
 			good = time_machine(&k.w[K_NNN][t], "fma", m->peak_calls[t], &m->peak[t]);
+		for (int t = 0; t < 2 && good && m->fma2; t++)
+			good = time_machine(&k.w[K_NNN][t], "fma avx2", m->peak2_calls[t], &m->peak2[t]);
 	}
 	stop_all(&k);
 	n->shown[K_NNN] = good;
@@ -519,8 +584,54 @@ static void peak_ref(row_t *r, const machine_t *m, int threads)
 	bn_ref(r, ref, bn_stats(&m->peak[threads - 1], U_GFLOPS, m->fma_flop * threads));
 }
 
-/* A case's two rows: images per second against ONNX Runtime (the target's
- * reference) and PyTorch; GFLOP/s against the FMA peak of as many threads. */
+/* The AVX2 FMA loop's peak of `threads` threads as a reference, in GFLOP/s. */
+static void peak2_ref(row_t *r, const machine_t *m, int threads)
+{
+	char ref[96];
+	if (!m->fma2)
+		return;
+	snprintf(ref, sizeof ref, "AVX2 FMA peak, %d thread%s", threads, plural(threads));
+	bn_ref(r, ref, bn_stats(&m->peak2[threads - 1], U_GFLOPS, m->fma2_flop * threads));
+}
+
+/* The rows of one of nnnkit's other paths (who: K_AVX2 or K_GEN) in a
+ * case: images per second against nnnkit's best path (the ratio: how much
+ * of the best path's speed it keeps), then GFLOP/s against the peak of the
+ * loop of its own width: the AVX2 loop's for the AVX2 path; for the
+ * portable one, whose FLOPs are OpenBLAS's sgemm and OpenBLAS picks its
+ * kernel by the CPU as the best loop is picked, the best. A path that did
+ * not run (no AVX2 on this CPU) keeps its rows, as "-". */
+static void path_rows(table_t *t, const char *section, const net_t *n, const icase_t *ic, const machine_t *m,
+                      int who)
+{
+	char what[32], ref[96];
+	row_t *r;
+	snprintf(what, sizeof what, "batch %d", ic->batch);
+	if (!(r = bn_row(t, section, who == K_AVX2 ? "nnnkit, NNN_BUILTIN_ISA=avx2" : "nnnkit, NNN_BUILTIN_ISA=generic",
+	                 what, U_IMGS)))
+		return;
+	r->fig = bn_stats(&ic->s[who], U_IMGS, ic->batch);
+	snprintf(ref, sizeof ref, "nnnkit, best path (%s), %d thread%s", m->fma ? m->fma : "portable", ic->threads,
+	         plural(ic->threads));
+	bn_ref(r, ref, bn_stats(&ic->s[K_NNN], U_IMGS, ic->batch));
+	if (n->flop <= 0 || !(r = bn_row(t, section, who == K_AVX2 ? "avx2 GFLOP/s, % of the AVX2 FMA peak"
+	                                                            : "generic GFLOP/s, % of the FMA peak",
+	                                 what, U_GFLOPS)))
+		return;
+	r->fig = bn_stats(&ic->s[who], U_GFLOPS, n->flop * ic->batch);
+	r->percent = true;
+	if (who == K_AVX2) {
+		peak2_ref(r, m, ic->threads);
+		if (ic->avx2 > 0)
+			bn_target(r, T_RATIO_MIN, ic->avx2);
+	} else {
+		peak_ref(r, m, ic->threads);
+	}
+}
+
+/* A case's rows: images per second against ONNX Runtime (the target's
+ * reference) and PyTorch; GFLOP/s against the FMA peak of as many threads;
+ * then the same two for the AVX2 path and the portable one. */
 static void case_rows(table_t *t, const char *section, const net_t *n, const icase_t *ic, const machine_t *m,
                       const names_t *nm)
 {
@@ -543,6 +654,8 @@ static void case_rows(table_t *t, const char *section, const net_t *n, const ica
 	peak_ref(r, m, ic->threads);
 	if (ic->peak > 0)
 		bn_target(r, T_RATIO_MIN, ic->peak);
+	path_rows(t, section, n, ic, m, K_AVX2);
+	path_rows(t, section, n, ic, m, K_GEN);
 }
 
 static const icase_t *find(const net_t *n, int batch, int threads)
@@ -565,6 +678,18 @@ static void peak_rows(table_t *t, const machine_t *m)
 		if ((r = bn_row(t, section, fig, "2 threads", U_GFLOPS)) != NULL) {
 			r->fig = bn_stats(&m->peak[1], U_GFLOPS, 2 * m->fma_flop);
 			peak_ref(r, m, 1);
+		}
+	}
+	/* The AVX2 loop beside the best: on a CPU with AVX-512, its ratio says
+	 * how much of the core a 256-bit path can use at all. */
+	if (m->fma2) {
+		if ((r = bn_row(t, section, "AVX2 FMA peak (AVX2 FMA loop)", "1 thread", U_GFLOPS)) != NULL) {
+			r->fig = bn_stats(&m->peak2[0], U_GFLOPS, m->fma2_flop);
+			peak_ref(r, m, 1);
+		}
+		if ((r = bn_row(t, section, "AVX2 FMA peak (AVX2 FMA loop)", "2 threads", U_GFLOPS)) != NULL) {
+			r->fig = bn_stats(&m->peak2[1], U_GFLOPS, 2 * m->fma2_flop);
+			peak_ref(r, m, 2);
 		}
 	}
 	if ((r = bn_row(t, section, "OpenBLAS sgemm 1024^3", "1 thread", U_GFLOPS)) != NULL) {
@@ -671,16 +796,26 @@ static bool export_onnx(const config_t *c, const net_t *n, bool force)
 	return good;
 }
 
+/* The networks whose AVX2 path is to reach AVX2_PEAK of the AVX2 peak at
+ * batch 8 and up (issue 34, target 3); the example is one too. */
+static const char *const avx2_nets[] = { "cifar", "mlp", "conv5x3" };
+#define AVX2_PEAK 0.75
+
 /* The cases of every network but the example: batch 1 and 64 on 1 and 2
- * threads; >= 1.3x ONNX Runtime each, >= 50 % of the peak at batch 64. */
+ * threads; >= 1.3x ONNX Runtime each, >= 50 % of the peak at batch 64;
+ * the AVX2 path of avx2_nets >= AVX2_PEAK of its peak at batch 64. */
 static void net_cases(net_t *n)
 {
 	static const int batches[] = { 1, 64 };
+	bool avx2 = false;
+	for (size_t i = 0; i < sizeof avx2_nets / sizeof avx2_nets[0]; i++)
+		avx2 = avx2 || !strcmp(n->name, avx2_nets[i]);
 	n->ncase = 0;
 	for (int th = 1; th <= 2; th++)
 		for (int b = 0; b < 2; b++)
 			n->cs[n->ncase++] = (icase_t){ .batch = batches[b], .threads = th, .target = 1.3,
-				                       .peak = batches[b] == 64 ? 0.5 : 0 };
+				                       .peak = batches[b] == 64 ? 0.5 : 0,
+				                       .avx2 = avx2 && batches[b] >= 8 ? AVX2_PEAK : 0 };
 }
 
 /* The networks of mkexample --list but the example and the identity-like
@@ -776,7 +911,8 @@ bool bn_infer(config_t *c, table_t *t)
 {
 	static net_t nets[MAX_NETS]; /* large: the series of every case */
 	static net_t ex;
-	machine_t m = { .fma = bn_fma_name(), .fma_flop = bn_fma_flop() };
+	machine_t m = { .fma = bn_fma_name(BN_FMA_BEST), .fma_flop = bn_fma_flop(BN_FMA_BEST),
+		        .fma2 = bn_fma_name(BN_FMA_AVX2), .fma2_flop = bn_fma_flop(BN_FMA_AVX2) };
 	double run_s = c->quick ? 0.05 : 0.1;
 	int rounds = c->quick ? 3 : 7, net_rounds = c->quick ? 3 : 5;
 	bool python = access(c->python, X_OK) == 0, ort = ort_installed(c, t);
@@ -785,12 +921,12 @@ bool bn_infer(config_t *c, table_t *t)
 	/* The example: batch 1 to 1024 on 1 thread, 1 and 64 on 2. */
 	static const icase_t cases[] = {
 		{ .batch = 1, .threads = 1, .target = 2.0 },
-		{ .batch = 8, .threads = 1, .target = 1.8, .peak = 0.75 },
-		{ .batch = 64, .threads = 1, .target = 1.8, .peak = 0.75 },
-		{ .batch = 256, .threads = 1, .target = 1.8, .peak = 0.75 },
-		{ .batch = 1024, .threads = 1, .target = 1.8, .peak = 0.75 },
+		{ .batch = 8, .threads = 1, .target = 1.8, .peak = 0.75, .avx2 = AVX2_PEAK },
+		{ .batch = 64, .threads = 1, .target = 1.8, .peak = 0.75, .avx2 = AVX2_PEAK },
+		{ .batch = 256, .threads = 1, .target = 1.8, .peak = 0.75, .avx2 = AVX2_PEAK },
+		{ .batch = 1024, .threads = 1, .target = 1.8, .peak = 0.75, .avx2 = AVX2_PEAK },
 		{ .batch = 1, .threads = 2, .target = 1.5 },
-		{ .batch = 64, .threads = 2, .target = 1.8 },
+		{ .batch = 64, .threads = 2, .target = 1.8, .avx2 = AVX2_PEAK },
 	};
 	memset(&ex, 0, sizeof ex);
 	snprintf(ex.name, sizeof ex.name, "example");
@@ -854,9 +990,21 @@ bool bn_infer(config_t *c, table_t *t)
 		           "in nnnkit's workers, on 1 thread and on 2 threads at once, in every round of every network; "
 		           "%% of peak = nnnkit's GFLOP/s (2 x the multiply-adds of Conv and Dense layers) over the peak of "
 		           "as many threads",
-		        m.fma, bn_fma_chains(), m.fma_flop / 1e6);
+		        m.fma, bn_fma_chains(BN_FMA_BEST), m.fma_flop / 1e6);
 	else
 		bn_note(t, "FMA peak: this CPU has neither AVX-512 nor AVX2 with FMA: no peak, %% of peak \"-\"");
+	if (m.fma2)
+		bn_note(t, "nnnkit's other paths: the same worker and plugin with NNN_BUILTIN_ISA=avx2 (the AVX2 "
+		           "micro-kernels, as on a CPU without AVX-512%s) and NNN_BUILTIN_ISA=generic (the portable path: "
+		           "plain C and OpenBLAS sgemm, as on a CPU without AVX2), interleaved with the others in every "
+		           "round; images/s against nnnkit's best path; the AVX2 path's %% of peak is of the AVX2 FMA loop "
+		           "(%d accumulators of 8 floats; %.3g MFLOP a call) measured beside the best one in every round, "
+		           "the portable path's of the best loop (OpenBLAS picks its kernel by the CPU)",
+		        strcmp(m.fma2, m.fma ? m.fma : "") ? "" : "; here the best path is AVX2 already",
+		        bn_fma_chains(BN_FMA_AVX2), m.fma2_flop / 1e6);
+	else
+		bn_note(t, "nnnkit's other paths: this CPU has no AVX2 with FMA: no AVX2 path, its rows \"-\"; the "
+		           "portable path (NNN_BUILTIN_ISA=generic) is nnnkit's best here");
 
 	for (int i = 0; i < nnets; i++) {
 		net_t *n = &nets[i];

@@ -5,6 +5,7 @@
 #define NNN_TEST_ISA_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* NULL is the best the CPU has (under valgrind, which hides AVX-512, AVX2
  * at best); "avx2" caps it at AVX2; "generic" is the portable im2col +
@@ -22,5 +23,18 @@ bool t_isa_is_fast(const char *isa);
 /* What isa runs on this CPU, as the plugin picks it: "avx512", "avx2" or
  * "generic". */
 const char *t_isa_runs(const char *isa);
+
+/* The plugin's paths by name, for the suites that check each on its own
+ * and skip, saying so, the ones this CPU cannot run (issue 34): */
+#define T_NPATHS 3
+extern const char *const t_paths[T_NPATHS]; /* "avx512", "avx2", "generic" */
+
+/* The NNN_BUILTIN_ISA value (for t_use_isa) that selects path `name`: NULL
+ * (the best) for "avx512", else the name itself. */
+const char *t_path_cap(const char *name);
+
+/* Whether this CPU runs path `name` (under valgrind, which hides AVX-512,
+ * "avx512" does not); when not, why, in words for cr_skip_test. */
+bool t_path_here(const char *name, char *why, size_t size);
 
 #endif

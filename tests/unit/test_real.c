@@ -2,9 +2,18 @@
  * validated, re-encoded and converted to JSON and back byte for byte, and run
  * against the framework's own outputs. They live outside the project
  * (../shared/corpus/real, or $NNN_REAL_CORPUS) and are never copied in:
- * without them these tests skip, saying so. */
+ * without them these tests skip, saying so.
+ *
+ * They are the benchmark's tiny models too (bench/suite/tiny.c: one call
+ * at batch 1), so real/demos_on_each_path runs both on each of the builtin
+ * plugin's paths, "avx512", "avx2" and "generic" (issue 34), at the
+ * expected file's batch and at batch 1, its first sample alone: at batch 1
+ * a Dense layer of several panels takes them in groups (dense.c, j.group),
+ * a path no other batch takes. A path this CPU cannot run is skipped with
+ * the reason. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +26,7 @@
 #include <nnn/validate.h>
 
 #include "ctx.h"
+#include "isa.h"
 #include "roundtrip.h"
 
 static const char *corpus_path(const char *name, char *buf, size_t size)
@@ -151,6 +161,14 @@ static void check_run(const char *file, int64_t rows, int64_t cols_in, int64_t c
 	nnn_diags_init(&d);
 	ctx = t_ctx_with("plugins/builtin.so");
 	cr_assert_eq(nnn_file_open(path, NULL, &f, &d), NNN_OK);
+	/* the first sample alone, as the benchmark runs it: the same outputs */
+	nnn_shape_t one = { .rank = 2, .dims = { 1, cols_in } };
+	cr_assert_eq(nnn_plan_new(ctx, nnn_file_model(f), &one, NULL, &plan, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
+	cr_assert_eq(nnn_plan_run(plan, x, y, &d), NNN_OK);
+	nnn_plan_free(plan);
+	for (int64_t i = 0; i < cols_out; i++)
+		cr_assert(fabs(y[i] - want[i]) <= 1e-5 * fabs(want[i]) + 1e-6, "%s, batch 1 (%s path): output %lld: %.9g, "
+		          "expected %.9g", file, t_isa_runs(getenv("NNN_BUILTIN_ISA")), (long long)i, (double)y[i], want[i]);
 	nnn_shape_t shape = { .rank = 2, .dims = { rows, cols_in } }, out;
 	cr_assert_eq(nnn_plan_new(ctx, nnn_file_model(f), &shape, NULL, &plan, &d), NNN_OK, "%s", d.n ? d.v[0].msg : "");
 	cr_assert_eq(nnn_plan_run(plan, x, y, &d), NNN_OK);
@@ -160,8 +178,8 @@ static void check_run(const char *file, int64_t rows, int64_t cols_in, int64_t c
 	cr_assert_eq(out.dims[1], cols_out);
 	cr_assert_arr_eq(y, y2, sizeof(float) * (size_t)(rows * cols_out));
 	for (int64_t i = 0; i < rows * cols_out; i++)
-		cr_assert(fabs(y[i] - want[i]) <= 1e-5 * fabs(want[i]) + 1e-6, "output %lld: %.9g, expected %.9g",
-		          (long long)i, (double)y[i], want[i]);
+		cr_assert(fabs(y[i] - want[i]) <= 1e-5 * fabs(want[i]) + 1e-6, "%s (%s path): output %lld: %.9g, expected %.9g",
+		          file, t_isa_runs(getenv("NNN_BUILTIN_ISA")), (long long)i, (double)y[i], want[i]);
 	nnn_plan_free(plan);
 	nnn_file_close(f);
 	nnn_ctx_free(ctx);
@@ -176,4 +194,30 @@ Test(real, tictactoe_reproduces_expected_outputs)
 Test(real, movedemo_reproduces_expected_outputs)
 {
 	check_run("2dmovedemo.nnn", 3, 4, 4);
+}
+
+typedef struct pathspec {
+	char name[16];
+} pathspec_t;
+
+ParameterizedTestParameters(real, demos_on_each_path)
+{
+	static pathspec_t v[T_NPATHS];
+	for (int i = 0; i < T_NPATHS; i++)
+		snprintf(v[i].name, sizeof v[i].name, "%s", t_paths[i]);
+	return cr_make_param_array(pathspec_t, v, T_NPATHS);
+}
+
+ParameterizedTest(pathspec_t *path, real, demos_on_each_path)
+{
+	char why[400];
+	if (!t_path_here(path->name, why, sizeof why)) {
+		/* on stderr too: Criterion shows its [SKIP] lines only with --verbose */
+		fprintf(stderr, "[SKIP] real::demos_on_each_path: %s path: %s\n", path->name, why);
+		cr_skip_test("%s path: %s", path->name, why);
+	}
+	t_use_isa(t_path_cap(path->name));
+	check_run("tictactoedemo.nnn", 4, 10, 9);
+	check_run("2dmovedemo.nnn", 3, 4, 4);
+	t_use_isa(NULL);
 }
