@@ -94,7 +94,8 @@ The core schema:
                      same lines), a schema that would break files written
                      under LOCK: nothing is generated (make passes the lock)
 
-C# (docs/csharp.md), over the runtime in PREFIX/share/nnnkit/csharp/Runtime:
+C# (docs/csharp.md), over the runtime the Unity package holds
+(PREFIX/share/nnnkit/csharp/package/Runtime):
   --lang LANG        the language of the code: c (the default: --c, --h) or
                      cs (--cs)
   --cs FILE.cs       with --lang cs: the schema's C# codec, one file: enums,
