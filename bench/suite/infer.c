@@ -1,6 +1,9 @@
 /* infer.c: inference, nnnkit against ONNX Runtime and PyTorch: the example
  * classifier, then every other network `mkexample --list` names (issue 17's
- * generality target), each at batch 1 and 64 on 1 and 2 threads.
+ * generality target), each at batch 1 and 64 on 1 and 2 threads. The
+ * targets are issue 34's (its ratios to ONNX Runtime replace issue 17's,
+ * which asked for more than the core can do): ORT_RATIO, the PEAK_
+ * constants and AVX2_PEAK below, and peak_nets.
  *
  * Each contender runs in a worker process of its own thread count, with
  * that count in every thread variable of its environment (OpenBLAS reads
@@ -229,6 +232,23 @@ typedef struct icase {
 	long calls[K_COUNT];
 	int runs[K_COUNT]; /* rounds a contender is timed in (fewer when one call is long) */
 } icase_t;
+
+/* Issue 34's targets. Its ratios to ONNX Runtime (target 2) are >= 1.1x on
+ * every row, with as many threads, and >= 2.0x at batch 1 of the example:
+ * the issue names no thread count there, so both batch-1 rows carry it. */
+#define ORT_RATIO 1.1
+#define ORT_RATIO_EXAMPLE_B1 2.0
+/* Target 1: the share of the FMA peak at batch 8 to 1024 on one thread
+ * (PEAK_1T, or PEAK_1T_LOW for the networks that the issue holds to 70 %),
+ * at batch 64 on two threads (PEAK_2T, the issue's 2-thread column, which
+ * it sets for every network of its table), and 2 threads over 1. */
+#define PEAK_1T 0.85
+#define PEAK_1T_LOW 0.70
+#define PEAK_2T 0.82
+#define TWO_OVER_ONE 1.9
+/* Target 3: the AVX2 path's share of the AVX2 peak at batch 8 and up, on
+ * the example, cifar, mlp and conv5x3, whatever the threads. */
+#define AVX2_PEAK 0.75
 
 #define MAX_CASES 8
 #define MAX_NETS 16
@@ -699,7 +719,8 @@ static void peak_rows(table_t *t, const machine_t *m)
 	}
 }
 
-/* The example's rows: 1 thread, then 2 threads, as the issue's targets go. */
+/* The example's rows: 1 thread, then 2 threads, as the issue's targets go;
+ * last, 2 threads over 1 at batch 64, >= TWO_OVER_ONE (issue 34, target 1). */
 static void example_rows(table_t *t, const net_t *n, const machine_t *m, const names_t *nm)
 {
 	const icase_t *one = find(n, 64, 1), *two = find(n, 64, 2), *big = find(n, 1024, 1);
@@ -719,7 +740,7 @@ static void example_rows(table_t *t, const net_t *n, const machine_t *m, const n
 	if (one && two && (r = bn_row(t, "inference, 2 threads", "nnnkit, 2 threads over 1", "batch 64", U_IMGS))) {
 		r->fig = bn_stats(&two->s[K_NNN], U_IMGS, 64);
 		bn_ref(r, "nnnkit, 1 thread", bn_stats(&one->s[K_NNN], U_IMGS, 64));
-		bn_target(r, T_RATIO_MIN, 1.85);
+		bn_target(r, T_RATIO_MIN, TWO_OVER_ONE);
 	}
 }
 
@@ -796,26 +817,42 @@ static bool export_onnx(const config_t *c, const net_t *n, bool force)
 	return good;
 }
 
-/* The networks whose AVX2 path is to reach AVX2_PEAK of the AVX2 peak at
- * batch 8 and up (issue 34, target 3); the example is one too. */
-static const char *const avx2_nets[] = { "cifar", "mlp", "conv5x3" };
-#define AVX2_PEAK 0.75
+/* The other networks of issue 34's table, with their 1-thread peak target
+ * (the other networks run at batch 1 and 64: it is applied at 64) and
+ * whether their AVX2 path has one. A network mkexample adds later is in no
+ * issue's table: it gets the ONNX Runtime ratio alone. */
+static const struct {
+	const char *name;
+	double peak1;
+	bool avx2;
+} peak_nets[] = {
+	{ "cifar", PEAK_1T, true },      { "mlp", PEAK_1T, true },         { "conv5x3", PEAK_1T, true },
+	{ "audio", PEAK_1T_LOW, false }, { "conv3d", PEAK_1T_LOW, false },
+};
 
 /* The cases of every network but the example: batch 1 and 64 on 1 and 2
- * threads; >= 1.3x ONNX Runtime each, >= 50 % of the peak at batch 64;
- * the AVX2 path of avx2_nets >= AVX2_PEAK of its peak at batch 64. */
+ * threads; >= ORT_RATIO ONNX Runtime each; at batch 64 the peak targets of
+ * peak_nets (the 1-thread one on 1 thread, PEAK_2T on 2) and AVX2_PEAK for
+ * the AVX2 path of those it marks. */
 static void net_cases(net_t *n)
 {
 	static const int batches[] = { 1, 64 };
-	bool avx2 = false;
-	for (size_t i = 0; i < sizeof avx2_nets / sizeof avx2_nets[0]; i++)
-		avx2 = avx2 || !strcmp(n->name, avx2_nets[i]);
+	double peak1 = 0;
+	bool known = false, avx2 = false;
+	for (size_t i = 0; i < sizeof peak_nets / sizeof peak_nets[0]; i++)
+		if (!strcmp(n->name, peak_nets[i].name)) {
+			known = true;
+			peak1 = peak_nets[i].peak1;
+			avx2 = peak_nets[i].avx2;
+		}
 	n->ncase = 0;
 	for (int th = 1; th <= 2; th++)
-		for (int b = 0; b < 2; b++)
-			n->cs[n->ncase++] = (icase_t){ .batch = batches[b], .threads = th, .target = 1.3,
-				                       .peak = batches[b] == 64 ? 0.5 : 0,
-				                       .avx2 = avx2 && batches[b] >= 8 ? AVX2_PEAK : 0 };
+		for (int b = 0; b < 2; b++) {
+			bool big = batches[b] >= 8;
+			n->cs[n->ncase++] = (icase_t){ .batch = batches[b], .threads = th, .target = ORT_RATIO,
+				                       .peak = known && big ? (th == 1 ? peak1 : PEAK_2T) : 0,
+				                       .avx2 = avx2 && big ? AVX2_PEAK : 0 };
+		}
 }
 
 /* The networks of mkexample --list but the example and the identity-like
@@ -920,13 +957,13 @@ bool bn_infer(config_t *c, table_t *t)
 
 	/* The example: batch 1 to 1024 on 1 thread, 1 and 64 on 2. */
 	static const icase_t cases[] = {
-		{ .batch = 1, .threads = 1, .target = 2.0 },
-		{ .batch = 8, .threads = 1, .target = 1.8, .peak = 0.75, .avx2 = AVX2_PEAK },
-		{ .batch = 64, .threads = 1, .target = 1.8, .peak = 0.75, .avx2 = AVX2_PEAK },
-		{ .batch = 256, .threads = 1, .target = 1.8, .peak = 0.75, .avx2 = AVX2_PEAK },
-		{ .batch = 1024, .threads = 1, .target = 1.8, .peak = 0.75, .avx2 = AVX2_PEAK },
-		{ .batch = 1, .threads = 2, .target = 1.5 },
-		{ .batch = 64, .threads = 2, .target = 1.8, .avx2 = AVX2_PEAK },
+		{ .batch = 1, .threads = 1, .target = ORT_RATIO_EXAMPLE_B1 },
+		{ .batch = 8, .threads = 1, .target = ORT_RATIO, .peak = PEAK_1T, .avx2 = AVX2_PEAK },
+		{ .batch = 64, .threads = 1, .target = ORT_RATIO, .peak = PEAK_1T, .avx2 = AVX2_PEAK },
+		{ .batch = 256, .threads = 1, .target = ORT_RATIO, .peak = PEAK_1T, .avx2 = AVX2_PEAK },
+		{ .batch = 1024, .threads = 1, .target = ORT_RATIO, .peak = PEAK_1T, .avx2 = AVX2_PEAK },
+		{ .batch = 1, .threads = 2, .target = ORT_RATIO_EXAMPLE_B1 },
+		{ .batch = 64, .threads = 2, .target = ORT_RATIO, .peak = PEAK_2T, .avx2 = AVX2_PEAK },
 	};
 	memset(&ex, 0, sizeof ex);
 	snprintf(ex.name, sizeof ex.name, "example");
