@@ -143,7 +143,7 @@ static void dense_chunk(void *ctx, int64_t c, int slot)
 			bi_ukr_panels(pk, j->x, p0, (int)cnt, j->y);
 		else
 			bi_ukr(pk, 1, j->x, (ptrdiff_t)k, &zero, 1, k, pk->w + p0 * k * jv, pk->b + p0 * jv, 0, j->y + p0 * jv,
-			       (ptrdiff_t)n, (int)span);
+			       (ptrdiff_t)n, (int)span, NULL);
 		bi_act_apply(&j->act, j->y + p0 * jv, span);
 		return;
 	}
@@ -168,7 +168,7 @@ static void dense_chunk(void *ctx, int64_t c, int slot)
 			float *y = j->y + r * n + p * jv;
 			bi_ukr(pk, (int)(r1 - r < rb ? r1 - r : rb), j->x + r * k + k0, (ptrdiff_t)k, &zero, 1, kc,
 			       pk->w + (p * k + k0) * jv, k0 ? y : pk->b + p * jv, k0 ? (ptrdiff_t)n : 0, y, (ptrdiff_t)n,
-			       cols);
+			       cols, NULL);
 		}
 	}
 	for (int64_t r = r0; r < r1; r++)

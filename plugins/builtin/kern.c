@@ -96,16 +96,17 @@ void bi_ukr_split(const bi_pack_t *pk, int r, const float *x, ptrdiff_t xs, int6
 }
 
 void bi_ukr(const bi_pack_t *pk, int r, const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq,
-            int64_t len, const float *w, const float *init, ptrdiff_t ins, float *y, ptrdiff_t ys, int cols)
+            int64_t len, const float *w, const float *init, ptrdiff_t ins, float *y, ptrdiff_t ys, int cols,
+            const bi_pf_t *pf)
 {
 #if BI_X86
 	if (pk->v == 16)
-		bi_ukr_avx512(r, pk->j, x, xs, off, nq, len, w, init, ins, y, ys, cols);
+		bi_ukr_avx512(r, pk->j, x, xs, off, nq, len, w, init, ins, y, ys, cols, pf);
 	else
-		bi_ukr_avx2(r, pk->j, x, xs, off, nq, len, w, init, ins, y, ys, cols);
+		bi_ukr_avx2(r, pk->j, x, xs, off, nq, len, w, init, ins, y, ys, cols, pf);
 #else
 	(void)pk, (void)r, (void)x, (void)xs, (void)off, (void)nq, (void)len, (void)w, (void)init, (void)ins;
-	(void)y, (void)ys, (void)cols;
+	(void)y, (void)ys, (void)cols, (void)pf;
 #endif
 }
 

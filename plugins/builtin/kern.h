@@ -96,14 +96,25 @@ bool bi_pack_split(bi_pack_t *pk, bi_isa_t isa, int64_t n, int64_t k, const floa
 void bi_ukr_split(const bi_pack_t *pk, int r, const float *x, ptrdiff_t xs, int64_t len, const float *w,
                   const float *bias, bool first, bool last, float *part, float *y, ptrdiff_t ys, int cols);
 
+/* Cache lines a kernel call prefetches while it runs, spread over its
+ * runs (conv.c: the next unit's output and a share of the next item's
+ * input, when a batch outgrows the caches): n[0] lines from p[0], to be
+ * written, n[1] from p[1], to be read. Hints only: no value depends on
+ * them. */
+typedef struct bi_pf {
+	const float *p[2];
+	int64_t n[2];
+} bi_pf_t;
+
 /* The most rows one kernel call takes for this packing. */
 int bi_rmax(const bi_pack_t *pk);
 /* One micro-kernel call: r rows (1..bi_rmax) of one panel w (cols valid
  * columns, 1..j*v), row i reading x + i*xs + off[q] + t for q < nq, t < len,
  * starting from init (ins == 0: the panel's bias) or from rows init + i*ins,
- * writing rows y + i*ys. */
+ * writing rows y + i*ys; prefetching pf's lines (NULL: none). */
 void bi_ukr(const bi_pack_t *pk, int r, const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq,
-            int64_t len, const float *w, const float *init, ptrdiff_t ins, float *y, ptrdiff_t ys, int cols);
+            int64_t len, const float *w, const float *init, ptrdiff_t ins, float *y, ptrdiff_t ys, int cols,
+            const bi_pf_t *pf);
 
 /* A grouped kernel call (pk from bi_pack_group): r rows (1..12) of pk->g
  * positions, row i reading x + i * g * c + off[q] + t, writing its

@@ -25,9 +25,11 @@ void bi_ukr_split_avx512(int r, int j, const float *x, ptrdiff_t xs, int64_t len
                          const float *bias, bool first, bool last, float *part, float *y, ptrdiff_t ys, int cols);
 /* R rows x J vectors of sums over nq runs of len taps (bi_ukr). */
 void bi_ukr_avx2(int r, int j, const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len,
-                 const float *w, const float *init, ptrdiff_t ins, float *y, ptrdiff_t ys, int cols);
+                 const float *w, const float *init, ptrdiff_t ins, float *y, ptrdiff_t ys, int cols,
+                 const bi_pf_t *pf);
 void bi_ukr_avx512(int r, int j, const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len,
-                   const float *w, const float *init, ptrdiff_t ins, float *y, ptrdiff_t ys, int cols);
+                   const float *w, const float *init, ptrdiff_t ins, float *y, ptrdiff_t ys, int cols,
+                   const bi_pf_t *pf);
 /* The grouped kernel (bi_pack_group) and the line kernel (bi_line). */
 void bi_ukr_group_avx512(int r, const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len,
                          const float *w, const uint16_t *mask, const float *bias, float *y, ptrdiff_t ys, int cols);

@@ -48,10 +48,11 @@ static inline __attribute__((always_inline)) KT_VEC KT_NAME(load_part)(const flo
  * for r < R: R rows of a J-vector panel, every sum in the same order
  * (q, then t) whatever R and J are, so any split of the rows gives the same
  * bits. init[r] is bias (ins == 0: J*V floats, zero padded, for every row)
- * or init + r * ins (cols floats). */
+ * or init + r * ins (cols floats). pf (or NULL): cache lines to prefetch
+ * meanwhile (bi_pf_t), a share before each run q. */
 static inline __attribute__((always_inline)) void KT_NAME(ukr_body)(
 	const int R, const int J, const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len,
-	const float *w, const float *init, ptrdiff_t ins, float *y, ptrdiff_t ys, int cols)
+	const float *w, const float *init, ptrdiff_t ins, float *y, ptrdiff_t ys, int cols, const bi_pf_t *pf)
 {
 	KT_VEC acc[12][4];
 	if (ins == 0) {
@@ -72,8 +73,18 @@ BI_UNROLL(4)
 				                      : n > 0 ? KT_NAME(load_part)(init + r * ins + j * KT_V, n) : KT_ZERO();
 			}
 	}
+	/* pf's lines, per0 and per1 of them before each run: a few at a time
+	 * among the multiply-adds (no division in the loop: one costs as much
+	 * as several of its steps) */
+	const float *pf0 = pf ? pf->p[0] : NULL, *pf1 = pf ? pf->p[1] : NULL;
+	int64_t left0 = pf ? pf->n[0] : 0, left1 = pf ? pf->n[1] : 0;
+	const int64_t per0 = left0 ? (left0 + nq - 1) / nq : 0, per1 = left1 ? (left1 + nq - 1) / nq : 0;
 	for (int64_t q = 0; q < nq; q++) {
 		const float *xq = x + off[q];
+		for (int64_t i = 0; i < per0 && left0 > 0; i++, left0--, pf0 += 16)
+			__builtin_prefetch(pf0, 1, 3);
+		for (int64_t i = 0; i < per1 && left1 > 0; i++, left1--, pf1 += 16)
+			__builtin_prefetch(pf1, 0, 2);
 		for (int64_t t = 0; t < len; t++, w += J * KT_V) {
 			KT_VEC wv[4];
 BI_UNROLL(4)
@@ -262,8 +273,8 @@ void KT_NAME(bi_ukr_split)(int r, int j, const float *x, ptrdiff_t xs, int64_t l
 
 #define KT_ARGS                                                                                              \
 	const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len, const float *w,             \
-		const float *init, ptrdiff_t ins, float *y, ptrdiff_t ys, int cols
-#define KT_PASS x, xs, off, nq, len, w, init, ins, y, ys, cols
+		const float *init, ptrdiff_t ins, float *y, ptrdiff_t ys, int cols, const bi_pf_t *pf
+#define KT_PASS x, xs, off, nq, len, w, init, ins, y, ys, cols, pf
 #define KT_CASE(R, J)                                                                                        \
 	case R:                                                                                                  \
 		KT_NAME(ukr_body)(R, J, KT_PASS);                                                                    \
