@@ -10,7 +10,8 @@
 #   tests/share.sh --names TIER-PROGRAM     the tier's tests, sorted
 #
 # The shares cost about the same: each test weighs what it took in a
-# measured run of KIND (plain, the default, or valgrind), as
+# measured run of KIND (plain, the default, or valgrind: with each case's
+# process start, which memcheck makes most of a test's cost), as
 # tests/share-weights.tsv records it (`make share-weights` rewrites it from
 # the last runs' reports); a test it does not list weighs the median of
 # its tier's. The heaviest test goes first, to the lightest share so far
@@ -60,11 +61,7 @@ deal() {
 		{ print ($1 in w ? w[$1] : "-") "\t" $1 }')
 	median=$(echo "$known" | awk -F'\t' '$1 != "-" { print $1 }' | sort -g |
 		awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 1 }')
-	# Each test under memcheck also starts a process of its own, which its
-	# report's time leaves out: 4 tests reported 0.1 s and took 5.0 s.
-	overhead=0
-	[ "$3" != valgrind ] || overhead=1
-	echo "$known" | awk -F'\t' -v m="$median" -v o="$overhead" '{ print ($1 == "-" ? m : $1) + o "\t" $2 }' |
+	echo "$known" | awk -F'\t' -v m="$median" '{ print ($1 == "-" ? m : $1) "\t" $2 }' |
 		sort -t "$(printf '\t')" -k1,1gr -k2,2 | awk -F'\t' -v n="$2" '
 		{
 			best = 0

@@ -63,8 +63,7 @@ static void build_stub(const char *name)
 /* Every share of 1 to 4 of the stub NAME runs exactly its dealt tests; the
  * deal puts each test in one share, and no share outweighs another by more
  * than the heaviest test (weights: KIND's in tests/share-weights.tsv, the
- * median for a test it does not list, and under valgrind a second for each
- * test's own process, as share.sh says). */
+ * median for a test it does not list, as share.sh says). */
 static void check_shares(const char *name, const char *kind)
 {
 	char out[8192];
@@ -78,7 +77,7 @@ static void check_shares(const char *name, const char *kind)
 		                  "END { for (t in s) if (t in w) v[++m] = w[t]; "
 		                  "  for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x } "
 		                  "  med = m ? v[int((m + 1) / 2)] : 1; "
-		                  "  for (t in s) { x = (t in w ? w[t] : med) + (kind == \"valgrind\"); load[s[t]] += x; if (x > top) top = x } "
+		                  "  for (t in s) { x = t in w ? w[t] : med; load[s[t]] += x; if (x > top) top = x } "
 		                  "  lo = hi = load[0]; for (k = 1; k < n; k++) { if (load[k] < lo) lo = load[k]; if (load[k] > hi) hi = load[k] } "
 		                  "  if (hi - lo > top + 1e-9) { print \"shares from \" lo \" to \" hi \" s, heaviest test \" top; exit 1 } }' "
 		                  "FS='\t' %s/tests/share-weights.tsv FS=' ' deal",
