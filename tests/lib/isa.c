@@ -63,3 +63,9 @@ bool t_path_here(const char *name, char *why, size_t size)
 	         strcmp(name, "avx512") == 0 ? "AVX-512F" : "AVX2 and FMA");
 	return false;
 }
+
+void t_path_specs(t_pathspec_t v[T_NPATHS])
+{
+	for (int i = 0; i < T_NPATHS; i++)
+		snprintf(v[i].name, sizeof v[i].name, "%s", t_paths[i]);
+}

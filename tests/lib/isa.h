@@ -37,4 +37,23 @@ const char *t_path_cap(const char *name);
  * "avx512" does not); when not, why, in words for cr_skip_test. */
 bool t_path_here(const char *name, char *why, size_t size);
 
+/* A path as a Criterion parameter (a test per path), and the parameters:
+ * one per entry of t_paths. */
+typedef struct t_pathspec {
+	char name[16];
+} t_pathspec_t;
+void t_path_specs(t_pathspec_t v[T_NPATHS]);
+
+/* Skips the running test (Criterion's cr_skip_test: the caller includes
+ * criterion.h) when this CPU cannot run path `name`, saying why on stderr
+ * too: Criterion shows its own [SKIP] lines only with --verbose. */
+#define T_SKIP_UNLESS_PATH(test, name)                                                      \
+	do {                                                                                   \
+		char why_[400];                                                                \
+		if (!t_path_here((name), why_, sizeof why_)) {                                 \
+			fprintf(stderr, "[SKIP] %s: %s path: %s\n", (test), (name), why_);      \
+			cr_skip_test("%s path: %s", (name), why_);                             \
+		}                                                                              \
+	} while (0)
+
 #endif

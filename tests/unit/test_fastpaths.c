@@ -746,6 +746,20 @@ static float *out_buffer(bufs_t *b, int i, int64_t n)
 	return grow(b, i, (size_t)(n + PAD) * sizeof(float));
 }
 
+/* Every buffer the layers of n need at `batch`, the largest a test runs, at
+ * once (in and out: the shapes there), so no run of a smaller batch grows
+ * one. */
+static void grow_for_batch(bufs_t *b, const net_t *n, int64_t batch, nnn_shape_t *in, nnn_shape_t *out)
+{
+	net_shapes(n, batch, in, out);
+	for (int32_t i = 0; i < n->m.layer_count; i++) {
+		grow(b, B_X, (size_t)nnn_shape_numel(&in[i]) * sizeof(float));
+		grow(b, B_PN, (size_t)(nnn_shape_numel(&out[i]) / n->wt[i].f) * sizeof(double));
+		for (int k = B_PLAIN; k < B_COUNT; k++)
+			out_buffer(b, k, nnn_shape_numel(&out[i]));
+	}
+}
+
 /* NaN in every value (one a kernel skips stays NaN and fails): all bits
  * set is a NaN; then a guard pattern past the end. */
 static void poison(float *y, int64_t n)
@@ -1115,13 +1129,7 @@ ParameterizedTest(netspec_t *spec, fastpaths, layers)
 	const int *bs = batch_list(&nb, false);
 	say_missing_paths("layers", spec->name);
 	net_open(&net, spec);
-	net_shapes(&net, bs[nb - 1], in, out); /* the largest batch: every buffer at once */
-	for (int32_t i = 0; i < net.m.layer_count; i++) {
-		grow(&bufs, B_X, (size_t)nnn_shape_numel(&in[i]) * sizeof(float));
-		grow(&bufs, B_PN, (size_t)(nnn_shape_numel(&out[i]) / net.wt[i].f) * sizeof(double));
-		for (int k = B_PLAIN; k < B_COUNT; k++)
-			out_buffer(&bufs, k, nnn_shape_numel(&out[i]));
-	}
+	grow_for_batch(&bufs, &net, bs[nb - 1], in, out);
 	for (size_t b = 0; b < nb; b++) {
 		net_shapes(&net, bs[b], in, out);
 		for (int32_t i = 0; i < net.m.layer_count; i++) {
@@ -1327,10 +1335,6 @@ ParameterizedTest(netspec_t *spec, fastpaths, networks)
  * here. */
 static const int bench_batches[] = { 8, 256 };
 
-typedef struct pathspec {
-	char name[16];
-} pathspec_t;
-
 /* A suite of its own, without the fastpaths suite's .fini: under valgrind
  * (which hides AVX-512, so the avx512 test always skips there) a test of
  * that suite that skipped crashed in Criterion's teardown (SIGSEGV, "crashed
@@ -1339,15 +1343,13 @@ typedef struct pathspec {
  * its temporary folder itself (an assertion that fails leaves it in /tmp). */
 ParameterizedTestParameters(paths, bench_batches)
 {
-	static pathspec_t v[T_NPATHS];
-	for (int i = 0; i < T_NPATHS; i++)
-		snprintf(v[i].name, sizeof v[i].name, "%s", t_paths[i]);
-	return cr_make_param_array(pathspec_t, v, T_NPATHS);
+	static t_pathspec_t v[T_NPATHS];
+	t_path_specs(v);
+	return cr_make_param_array(t_pathspec_t, v, T_NPATHS);
 }
 
-ParameterizedTest(pathspec_t *path, paths, bench_batches)
+ParameterizedTest(t_pathspec_t *path, paths, bench_batches)
 {
-	char why[400];
 	netspec_t *list = calloc(MAX_NETS, sizeof *list), spec = { 0 };
 	nnn_shape_t in[MAX_LAYERS], out[MAX_LAYERS];
 	tally_t tallies[T_NISAS] = { 0 };
@@ -1356,10 +1358,7 @@ ParameterizedTest(pathspec_t *path, paths, bench_batches)
 	size_t n, nb = T_ASAN || t_under_valgrind() ? 1 : sizeof bench_batches / sizeof bench_batches[0];
 	bool found = false;
 
-	if (!t_path_here(path->name, why, sizeof why)) {
-		fprintf(stderr, "[SKIP] paths::bench_batches: %s path: %s\n", path->name, why);
-		cr_skip_test("%s path: %s", path->name, why);
-	}
+	T_SKIP_UNLESS_PATH("paths::bench_batches", path->name);
 	cr_assert(list);
 	n = read_list(list, MAX_NETS);
 	cr_assert(!list[0].error[0], "%s", list[0].error);
@@ -1372,13 +1371,7 @@ ParameterizedTest(pathspec_t *path, paths, bench_batches)
 		cr_log_info("%s path: example at batch %d only under valgrind and ASan (make test runs %d and %d)",
 		            path->name, bench_batches[0], bench_batches[0], bench_batches[1]);
 	net_open(&net, &spec);
-	net_shapes(&net, bench_batches[nb - 1], in, out); /* the largest batch: every buffer at once */
-	for (int32_t i = 0; i < net.m.layer_count; i++) {
-		grow(&bufs, B_X, (size_t)nnn_shape_numel(&in[i]) * sizeof(float));
-		grow(&bufs, B_PN, (size_t)(nnn_shape_numel(&out[i]) / net.wt[i].f) * sizeof(double));
-		for (int k = B_PLAIN; k < B_COUNT; k++)
-			out_buffer(&bufs, k, nnn_shape_numel(&out[i]));
-	}
+	grow_for_batch(&bufs, &net, bench_batches[nb - 1], in, out);
 	for (size_t b = 0; b < nb; b++) {
 		net_shapes(&net, bench_batches[b], in, out);
 		for (int32_t i = 0; i < net.m.layer_count; i++)

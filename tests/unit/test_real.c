@@ -196,26 +196,16 @@ Test(real, movedemo_reproduces_expected_outputs)
 	check_run("2dmovedemo.nnn", 3, 4, 4);
 }
 
-typedef struct pathspec {
-	char name[16];
-} pathspec_t;
-
 ParameterizedTestParameters(real, demos_on_each_path)
 {
-	static pathspec_t v[T_NPATHS];
-	for (int i = 0; i < T_NPATHS; i++)
-		snprintf(v[i].name, sizeof v[i].name, "%s", t_paths[i]);
-	return cr_make_param_array(pathspec_t, v, T_NPATHS);
+	static t_pathspec_t v[T_NPATHS];
+	t_path_specs(v);
+	return cr_make_param_array(t_pathspec_t, v, T_NPATHS);
 }
 
-ParameterizedTest(pathspec_t *path, real, demos_on_each_path)
+ParameterizedTest(t_pathspec_t *path, real, demos_on_each_path)
 {
-	char why[400];
-	if (!t_path_here(path->name, why, sizeof why)) {
-		/* on stderr too: Criterion shows its [SKIP] lines only with --verbose */
-		fprintf(stderr, "[SKIP] real::demos_on_each_path: %s path: %s\n", path->name, why);
-		cr_skip_test("%s path: %s", path->name, why);
-	}
+	T_SKIP_UNLESS_PATH("real::demos_on_each_path", path->name);
 	t_use_isa(t_path_cap(path->name));
 	check_run("tictactoedemo.nnn", 4, 10, 9);
 	check_run("2dmovedemo.nnn", 3, 4, 4);
