@@ -348,7 +348,7 @@ typedef struct conv_job {
 	/* generic: chunks of `chunk` rows (output positions) */
 	int64_t rows, chunk;
 	bool line;               /* one channel, few filters: the line kernel */
-	bool pair;               /* and lines of at most 16 positions: two lines a call */
+	int run;                 /* and lines of one segment: up to this many a call (bi_line_run) */
 	bool act_in_line;        /* and the line kernel applies the activation itself */
 	bool direct;             /* no im2col: 1x..x1 kernel without padding */
 	int64_t share;           /* input floats of an item prefetched per line (unit_prefetch) */
@@ -385,7 +385,7 @@ static void conv_segment(const conv_job_t *j, int64_t b, int64_t at, int64_t p0,
 	const float *xl = item_input(j, b, slot) + at + p0 * g->c;
 	int blocks, rb;
 	if (j->line) {
-		bi_ukr_line(pk, xl, j->off, g->nq, g->len, cnt, yl, NULL, 0, NULL, &j->act);
+		bi_ukr_line(pk, xl, 0, 1, j->off, g->nq, g->len, cnt, yl, 0, &j->act);
 		return;
 	}
 	if (gp->w && cnt >= gp->g) { /* whole groups of positions, then the rest one by one */
@@ -501,15 +501,19 @@ static void conv_chunk(void *ctx, int64_t chunk, int slot)
 	for (; u < u1; u++) {
 		int64_t p0 = s * j->seg;
 		int cnt = (int)(olast - p0 < j->seg ? olast - p0 : j->seg);
-		if (j->pair && u + 1 < u1 && last > 0 && idx[last - 1] + 1 < g->o[last - 1]) {
-			/* this short line and the next of the same item, together */
+		if (j->run > 1 && u + 1 < u1 && last > 0 && idx[last - 1] + 1 < g->o[last - 1]) {
+			/* this short line and the next ones of the same item along
+			 * axis last - 1, together: m lines at one pstride apart */
+			int64_t m = u1 - u < j->run ? u1 - u : j->run;
+			m = g->o[last - 1] - idx[last - 1] < m ? g->o[last - 1] - idx[last - 1] : m;
 			const float *xi = item_input(j, b, slot);
-			bi_ukr_line(&j->st->pack, xi + at, j->off, g->nq, g->len, cnt, y, xi + at + g->pstride[last - 1],
-			            cnt, y + cnt * g->f, &j->act);
-			y += cnt * g->f;
-			pending += cnt * g->f;
-			next_line(g, idx, &at, &b);
-			u++;
+			bi_ukr_line(&j->st->pack, xi + at, (ptrdiff_t)g->pstride[last - 1], (int)m, j->off, g->nq, g->len, cnt,
+			            y, cnt * g->f, &j->act);
+			y += (m - 1) * cnt * g->f;
+			pending += (m - 1) * cnt * g->f;
+			idx[last - 1] += m - 1; /* next_line m - 1 times, in this run */
+			at += (m - 1) * g->pstride[last - 1];
+			u += m - 1;
 		} else {
 			/* the next unit: the rest of this line, else the next line's first segment */
 			int64_t next = olast - p0 - cnt > 0 ? olast - p0 - cnt : olast;
@@ -530,7 +534,7 @@ static void conv_chunk(void *ctx, int64_t chunk, int slot)
 		s = 0;
 		const int64_t was = b;
 		next_line(g, idx, &at, &b);
-		lin = b == was ? lin + 1 : 0; /* (the pair's first lines are not counted: the line kernel prefetches nothing) */
+		lin = b == was ? lin + 1 : 0; /* (a run's first lines are not counted: the line kernel prefetches nothing) */
 	}
 	if (!j->act_in_line)
 		bi_act_apply(&j->act, from, pending);
@@ -761,7 +765,7 @@ static nnn_status_t run_micro(const nnn_kernel_args_t *a, conv_job_t *j, bi_stat
 	}
 	j->off = off;
 	j->line = bi_line(st->isa, g->f, g->c);
-	j->pair = j->line && g->o[last] <= 16;
+	j->run = j->line && g->o[last] <= SEG ? bi_line_run(&st->pack, g->o[last]) : 1;
 	j->act_in_line = j->line && (j->act.kind == BI_ACT_RELU || j->act.kind == BI_ACT_LEAKY_RELU);
 	j->seg = g->o[last] < SEG ? g->o[last] : SEG;
 	j->nseg = (g->o[last] + j->seg - 1) / j->seg;

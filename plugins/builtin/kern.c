@@ -14,9 +14,11 @@
  * their portable im2col + sgemm path (bi_isa() says BI_ISA_GENERIC).
  *
  * Three shapes get kernels of their own: a Conv of one channel the line
- * kernel (positions in the lanes, a vector of sums per filter), a Conv of
- * a few filters the grouped one, and a narrow Dense layer over many inputs
- * sums in the split order (kern_tmpl.h).
+ * kernel (positions in the lanes, a vector of sums per filter; on CPUs
+ * whose 512-bit multiply-adds run at half rate, bi_zmm_half, 256-bit
+ * vectors of filters instead, kern_line.c), a Conv of a few filters the
+ * grouped one, and a narrow Dense layer over many inputs sums in the split
+ * order (kern_tmpl.h).
  *
  * Every output is a sum in one fixed order, the layer's (tap after tap, or
  * the split order's, chosen by the layer's shape alone), whatever the row
@@ -31,6 +33,10 @@
 
 #include "builtin.h"
 #include "kern_isa.h"
+
+#if BI_X86
+#include <cpuid.h>
+#endif
 
 /* KT_RMAX<J> of each instruction set, by J */
 static const int rmax8[3] = { 0, 12, 6 }, rmax16[5] = { 0, 12, 12, 8, 6 };
@@ -49,6 +55,30 @@ bi_isa_t bi_isa(void)
 	if (cap && strcmp(cap, "avx2") == 0 && best > BI_ISA_AVX2)
 		return BI_ISA_AVX2;
 	return best;
+}
+
+bool bi_zmm_half(void)
+{
+#if BI_X86
+	const char *force = getenv("NNN_BUILTIN_ZMM");
+	unsigned a, b, c, d, family;
+	__builtin_cpu_init();
+	if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl"))
+		return false;
+	if (force && strcmp(force, "half") == 0)
+		return true;
+	if (force && strcmp(force, "full") == 0)
+		return false;
+	if (!__get_cpuid(0, &a, &b, &c, &d) || b != 0x68747541u || d != 0x69746e65u || c != 0x444d4163u ||
+	    !__get_cpuid(1, &a, &b, &c, &d)) /* "AuthenticAMD" */
+		return false;
+	family = (a >> 8) & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	return family == 0x19; /* Zen 4; Zen 5 (1Ah) has 512-bit units in its server and desktop parts */
+#else
+	return false;
+#endif
 }
 
 int bi_rmax(const bi_pack_t *pk)
@@ -129,34 +159,47 @@ bool bi_line(bi_isa_t isa, int64_t f, int64_t c)
 	return isa == BI_ISA_AVX512 && c == 1 && f >= 1 && f <= LINE_FMAX;
 }
 
-void bi_ukr_line(const bi_pack_t *pk, const float *x, const ptrdiff_t *off, int64_t nq, int64_t len, int cnt,
-                 float *y, const float *x2, int cnt2, float *y2, const bi_act_t *act)
+int bi_line_run(const bi_pack_t *pk, int64_t cnt)
+{
+	return pk->line256 ? BI_LINE_RUN : cnt <= 16 ? 2 : 1;
+}
+
+void bi_ukr_line(const bi_pack_t *pk, const float *x, ptrdiff_t xb, int nl, const ptrdiff_t *off, int64_t nq,
+                 int64_t len, int cnt, float *y, ptrdiff_t yb, const bi_act_t *act)
 {
 #if BI_X86
 	const int64_t jv = (int64_t)pk->j * pk->v;
+	if (pk->line256) { /* bi_line: 8 filters or fewer, one panel; each line in even blocks of 16 positions or fewer */
+		const int per = cnt <= 16 ? cnt : (cnt + (cnt + 15) / 16 - 1) / ((cnt + 15) / 16);
+		for (int i = 0; i < cnt; i += per)
+			bi_ukr_line256_avx512(x + i, xb, nl, off, nq, len, pk->w, (ptrdiff_t)jv, pk->b,
+			                      cnt - i < per ? cnt - i : per, y + i * pk->n, (ptrdiff_t)pk->n, yb, (int)pk->n, act);
+		return;
+	}
 	for (int64_t p = 0; p < pk->np; p++)
 		for (int64_t c0 = p * jv; c0 < pk->n && c0 < (p + 1) * jv; c0 += 16) {
 			const int cols = (int)(pk->n - c0 < 16 ? pk->n - c0 : 16);
 			const float *w = pk->w + p * jv * pk->k + (c0 - p * jv), *b = pk->b + c0;
-			if (cnt2 > 0 && cols <= 8) { /* the two lines at once */
-				const int n[2] = { cnt, cnt2 };
-				bi_ukr_line_avx512(x, x2 - x, off, nq, len, w, (ptrdiff_t)jv, b, n, y + c0, (ptrdiff_t)pk->n,
-				                y2 - y, cols, act);
+			if (nl == 2 && cols <= 8) { /* the two lines at once */
+				const int n[2] = { cnt, cnt };
+				bi_ukr_line_avx512(x, xb, off, nq, len, w, (ptrdiff_t)jv, b, n, y + c0, (ptrdiff_t)pk->n, yb, cols,
+				                   act);
 				continue;
 			}
-			for (int l = 0; l < (cnt2 > 0 ? 2 : 1); l++) {
-				const float *xl = l ? x2 : x;
-				float *yl = l ? y2 : y;
-				const int cl = l ? cnt2 : cnt, nb = cols <= 8 ? 32 : 16;
-				for (int i = 0; i < cl; i += nb) { /* blocks of 16 positions, two at a time when 8 filters or fewer */
-					const int n[2] = { cl - i < 16 ? cl - i : 16, nb > 16 && cl - i > 16 ? (cl - i < 32 ? cl - i - 16 : 16) : 0 };
+			for (int l = 0; l < nl; l++) {
+				const float *xl = x + l * xb;
+				float *yl = y + l * yb;
+				const int nb = cols <= 8 ? 32 : 16;
+				for (int i = 0; i < cnt; i += nb) { /* blocks of 16 positions, two at a time when 8 filters or fewer */
+					const int n[2] = { cnt - i < 16 ? cnt - i : 16,
+						           nb > 16 && cnt - i > 16 ? (cnt - i < 32 ? cnt - i - 16 : 16) : 0 };
 					bi_ukr_line_avx512(xl + i, 16, off, nq, len, w, (ptrdiff_t)jv, b, n, yl + i * pk->n + c0,
-					                (ptrdiff_t)pk->n, 16 * pk->n, cols, act);
+					                   (ptrdiff_t)pk->n, 16 * pk->n, cols, act);
 				}
 			}
 		}
 #else
-	(void)pk, (void)x, (void)off, (void)nq, (void)len, (void)cnt, (void)y, (void)x2, (void)cnt2, (void)y2, (void)act;
+	(void)pk, (void)x, (void)xb, (void)nl, (void)off, (void)nq, (void)len, (void)cnt, (void)y, (void)yb, (void)act;
 #endif
 }
 
@@ -257,6 +300,7 @@ bool bi_pack_init(bi_pack_t *pk, bi_isa_t isa, int64_t n, int64_t k, const float
 	pk->n = n;
 	pk->k = k;
 	pk->np = (n + jv - 1) / jv;
+	pk->line256 = isa == BI_ISA_AVX512 && bi_zmm_half();
 	if ((uint64_t)pk->np > (SIZE_MAX / sizeof(float) - 64) / (uint64_t)jv / (uint64_t)(k + 1))
 		return false;
 	bytes = ((size_t)(pk->np * jv * (k + 1)) * sizeof(float) + 63) & ~(size_t)63;

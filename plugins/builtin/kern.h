@@ -42,6 +42,12 @@ typedef enum bi_isa { BI_ISA_GENERIC, BI_ISA_AVX2, BI_ISA_AVX512 } bi_isa_t;
  * NNN_BUILTIN_ISA (generic, avx2; for tests and comparisons). GENERIC means
  * the layers' portable im2col + sgemm path. */
 bi_isa_t bi_isa(void);
+/* Whether this CPU runs a 512-bit multiply-add at half the rate of two
+ * 256-bit ones (its AVX-512 units are 256 bits wide: AMD's Zen 4, family
+ * 19h), so that kernels in 256-bit vectors lose nothing to the width; the
+ * environment variable NNN_BUILTIN_ZMM (half, full) overrides it, for tests
+ * and comparisons. Always false without AVX-512VL. */
+bool bi_zmm_half(void);
 
 /* A weight matrix of n columns (filters, neurons) by k taps in panels of j
  * vectors of v lanes: w is [np][k][j*v], b is the bias [np*j*v], columns
@@ -51,6 +57,7 @@ typedef struct bi_pack {
 	int64_t n, k, np;
 	float *w, *b;
 	bool split; /* the split order (bi_split_order): a Dense layer's */
+	bool line256; /* AVX-512 at half rate (bi_zmm_half): the line kernel in 256-bit vectors */
 	/* grouped (bi_pack_group), g > 1: g positions of c channels a row,
 	 * runs of len taps, mask[len] the lanes each tap is for */
 	int g;
@@ -123,16 +130,21 @@ void bi_ukr_group(const bi_pack_t *pk, int r, const float *x, const ptrdiff_t *o
 
 /* Whether a Conv of f filters and c channels runs on the line kernel. */
 bool bi_line(bi_isa_t isa, int64_t f, int64_t c);
-/* A line kernel call (pk the plain panels, from bi_pack_init): cnt
- * neighbouring positions of an output line of a one-channel Conv,
- * position i reading x + i + off[q] + t for q < nq, t < len, writing its
- * pk->n filters at y + i * pk->n; and when cnt2 > 0, as many of another
- * line from x2 into y2 (two short lines together keep more sums in flight;
- * cnt and cnt2 at most 16 then). ReLU and leaky ReLU in act are applied to
- * the sums before they are stored, as act.c applies them; any other is not. */
+/* A line kernel call (pk the plain panels, from bi_pack_init): nl lines of
+ * cnt neighbouring positions of an output line of a one-channel Conv, line
+ * l's position i reading x + l * xb + i + off[q] + t for q < nq, t < len,
+ * writing its pk->n filters at y + l * yb + i * pk->n. nl is at most
+ * bi_line_run(pk, cnt). ReLU and leaky ReLU in act are applied to the sums
+ * before they are stored, as act.c applies them; any other is not. */
 struct bi_act;
-void bi_ukr_line(const bi_pack_t *pk, const float *x, const ptrdiff_t *off, int64_t nq, int64_t len, int cnt,
-                 float *y, const float *x2, int cnt2, float *y2, const struct bi_act *act);
+void bi_ukr_line(const bi_pack_t *pk, const float *x, ptrdiff_t xb, int nl, const ptrdiff_t *off, int64_t nq,
+                 int64_t len, int cnt, float *y, ptrdiff_t yb, const struct bi_act *act);
+/* The most lines of cnt positions one bi_ukr_line call takes: on the
+ * 512-bit kernel 2 when cnt <= 16 (two short lines keep more sums in
+ * flight), on the 256-bit one (line256) BI_LINE_RUN (a call and its
+ * dispatch cost about as much as a short line's taps), else 1. */
+#define BI_LINE_RUN 16
+int bi_line_run(const bi_pack_t *pk, int64_t cnt);
 
 /* ---- act.c: the activations a kernel applies to its sums ---- */
 

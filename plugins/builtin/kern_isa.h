@@ -36,6 +36,12 @@ void bi_ukr_group_avx512(int r, const float *x, ptrdiff_t xs, const ptrdiff_t *o
 void bi_ukr_line_avx512(const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len, const float *w,
                         ptrdiff_t ws, const float *bias, const int *cnt, float *y, ptrdiff_t ys, ptrdiff_t yb,
                         int cols, const bi_act_t *act);
+/* The line kernel in 256-bit vectors (bi_pack_t.line256): cnt (1..16)
+ * positions of each of nl lines, line l at x + l * xb into rows
+ * y + l * yb + p * ys, cols (1..8) filters. */
+void bi_ukr_line256_avx512(const float *x, ptrdiff_t xb, int nl, const ptrdiff_t *off, int64_t nq, int64_t len,
+                           const float *w, ptrdiff_t ws, const float *bias, int cnt, float *y, ptrdiff_t ys,
+                           ptrdiff_t yb, int cols, const bi_act_t *act);
 #endif
 
 #endif

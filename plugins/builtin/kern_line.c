@@ -1,7 +1,9 @@
-/* kern_line.c: the line kernel (AVX-512) of a Conv of one channel, which
- * kern.c chooses through bi_line(). A file of its own, as each instruction
- * set's kernels are (kern_avx2.c): fully unrolled for every filter count,
- * it is the costliest code of the plugin to compile. */
+/* kern_line.c: the line kernels (AVX-512) of a Conv of one channel, which
+ * kern.c chooses through bi_line(): positions in the lanes, or, on CPUs
+ * whose 512-bit multiply-adds run at half rate, filters in 256-bit lanes.
+ * A file of its own, as each instruction set's kernels are (kern_avx2.c):
+ * fully unrolled for every filter and position count, it is the costliest
+ * code of the plugin to compile. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -168,6 +170,103 @@ void bi_ukr_line_avx512(const float *x, ptrdiff_t xs, const ptrdiff_t *off, int6
 	}
 }
 #undef KL_CASE
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx2,fma")
+
+/* The line kernel in 256-bit vectors, for CPUs whose 512-bit multiply-adds
+ * run at half the rate (bi_pack_t.line256): P neighbouring positions of a
+ * line, a vector of sums per position with its (up to 8) filters in the
+ * lanes, the way the plain kernel lays them out. A tap is one vector of
+ * weights and, per position, a multiply-add whose input is broadcast from
+ * memory: every lane works and the sums need no unpacking. Each lane does
+ * the plain kernel's operations in its order. LEN > 0 is len, known when
+ * compiled. */
+static inline __attribute__((always_inline)) void ukr_line256_body(const int P, const int LEN, const float *x,
+                                                                   const ptrdiff_t *off, int64_t nq, int64_t len,
+                                                                   const float *w, ptrdiff_t ws, const float *bias,
+                                                                   float *y, ptrdiff_t ys, int cols,
+                                                                   const bi_act_t *act)
+{
+	__m256 acc[16];
+	const __m256 b = _mm256_loadu_ps(bias);
+BI_UNROLL(16)
+	for (int p = 0; p < P; p++)
+		acc[p] = b;
+	for (int64_t q = 0; q < nq; q++) {
+		const float *xq = x + off[q];
+		if (LEN) { /* unrolled, position after position: each input is loaded once for its LEN taps */
+			__m256 wv[8]; /* LEN <= 8 */
+BI_UNROLL(8)
+			for (int t = 0; t < LEN; t++)
+				wv[t] = _mm256_loadu_ps(w + t * ws);
+BI_UNROLL(16)
+			for (int p = 0; p < P; p++)
+BI_UNROLL(8)
+				for (int t = 0; t < LEN; t++)
+					acc[p] = _mm256_fmadd_ps(_mm256_set1_ps(xq[p + t]), wv[t], acc[p]);
+			w += LEN * ws;
+			continue;
+		}
+		for (int64_t t = 0; t < len; t++, w += ws) {
+			const __m256 wv = _mm256_loadu_ps(w);
+BI_UNROLL(16)
+			for (int p = 0; p < P; p++)
+				acc[p] = _mm256_fmadd_ps(_mm256_set1_ps(xq[p]), wv, acc[p]);
+			/* opaque, so that GCC keeps each broadcast a load (an operand of
+			 * the multiply-add) rather than carrying the inputs to the next
+			 * tap in registers, whose broadcasts take the multiply-adds' pipes */
+			xq++;
+			__asm__("" : "+r"(xq));
+		}
+	}
+	const __mmask8 m = (__mmask8)((1u << cols) - 1);
+	const __m256 zero = _mm256_setzero_ps(), tau = _mm256_set1_ps(act->tau);
+BI_UNROLL(16)
+	for (int p = 0; p < P; p++) {
+		__m256 v = acc[p];
+		if (act->kind == BI_ACT_RELU) /* act.c's own operations, on the sums */
+			v = _mm256_max_ps(v, zero);
+		else if (act->kind == BI_ACT_LEAKY_RELU)
+			v = _mm256_mask_blend_ps(_mm256_cmp_ps_mask(v, zero, _CMP_GT_OQ), _mm256_mul_ps(v, tau), v);
+		if (cols == 8)
+			_mm256_storeu_ps(y + p * ys, v);
+		else /* the first cols lanes only: the next position's sums follow */
+			_mm256_mask_storeu_ps(y + p * ys, m, v);
+	}
+}
+
+/* Runs of 3 and 5 taps (kernels 3 or 5 wide, as conv3d's and the example's
+ * first Conv) get bodies of their own: in a loop, each of a tap's
+ * multiply-adds loads its input, and the loads were the limit (conv3d: 69
+ * against 91 % of the FMA peak unrolled, the kernel alone). */
+#define KL_LINES(P, LEN)                                                                                     \
+	for (int l = 0; l < nl; l++)                                                                             \
+		ukr_line256_body(P, LEN, x + l * xb, off, nq, len, w, ws, bias, y + l * yb, ys, cols, act)
+#define KL_CASE(P)                                                                                           \
+	case P:                                                                                                  \
+		if (len == 3)                                                                                        \
+			KL_LINES(P, 3);                                                                                  \
+		else if (len == 5)                                                                                   \
+			KL_LINES(P, 5);                                                                                  \
+		else                                                                                                 \
+			KL_LINES(P, 0);                                                                                  \
+		break;
+
+void bi_ukr_line256_avx512(const float *x, ptrdiff_t xb, int nl, const ptrdiff_t *off, int64_t nq, int64_t len,
+                           const float *w, ptrdiff_t ws, const float *bias, int cnt, float *y, ptrdiff_t ys,
+                           ptrdiff_t yb, int cols, const bi_act_t *act)
+{
+	switch (cnt) {
+	KL_CASE(1) KL_CASE(2) KL_CASE(3) KL_CASE(4) KL_CASE(5) KL_CASE(6) KL_CASE(7) KL_CASE(8)
+	KL_CASE(9) KL_CASE(10) KL_CASE(11) KL_CASE(12) KL_CASE(13) KL_CASE(14) KL_CASE(15) KL_CASE(16)
+	default:
+		break;
+	}
+}
+#undef KL_CASE
+#undef KL_LINES
 #pragma GCC pop_options
 
 #endif /* BI_X86 */

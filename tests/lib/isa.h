@@ -13,28 +13,30 @@
 #define T_NISAS 3
 extern const char *const t_isas[T_NISAS];
 
-/* Sets NNN_BUILTIN_ISA to isa, or unsets it for NULL. */
+/* Holds the plugin to isa: NULL (the CPU's best, as the plugin picks
+ * it), "avx2" or "generic" (NNN_BUILTIN_ISA), or one of the two AVX-512
+ * paths of t_paths, "avx512" or "avx512-half" (NNN_BUILTIN_ZMM full or
+ * half: the kernels for CPUs whose 512-bit units are full or half width). */
 void t_use_isa(const char *isa);
 
 /* Whether isa runs the plugin's own micro-kernels, whose sums are in one
  * fixed order whatever the instruction set and the thread count. */
 bool t_isa_is_fast(const char *isa);
 
-/* What isa runs on this CPU, as the plugin picks it: "avx512", "avx2" or
+/* What isa runs on this CPU, as the plugin picks it: "avx512" (for NULL,
+ * whichever AVX-512 path the CPU prefers), "avx512-half", "avx2" or
  * "generic". */
 const char *t_isa_runs(const char *isa);
 
-/* The plugin's paths by name, for the suites that check each on its own
- * and skip, saying so, the ones this CPU cannot run (issue 34): */
-#define T_NPATHS 3
-extern const char *const t_paths[T_NPATHS]; /* "avx512", "avx2", "generic" */
-
-/* The NNN_BUILTIN_ISA value (for t_use_isa) that selects path `name`: NULL
- * (the best) for "avx512", else the name itself. */
-const char *t_path_cap(const char *name);
+/* The plugin's paths by name (each also a value for t_use_isa), for the
+ * suites that check each on its own and skip, saying so, the ones this CPU
+ * cannot run (issue 34): */
+#define T_NPATHS 4
+extern const char *const t_paths[T_NPATHS]; /* "avx512", "avx512-half", "avx2", "generic" */
 
 /* Whether this CPU runs path `name` (under valgrind, which hides AVX-512,
- * "avx512" does not); when not, why, in words for cr_skip_test. */
+ * neither AVX-512 path; "avx512-half" needs AVX-512VL too); when not, why,
+ * in words for cr_skip_test. */
 bool t_path_here(const char *name, char *why, size_t size);
 
 /* A path as a Criterion parameter (a test per path), and the parameters:

@@ -1009,7 +1009,7 @@ static int isa_order(const char **order, const char *only)
 	order[n++] = "generic";
 	if (only) {
 		if (strcmp(only, "generic"))
-			order[n++] = t_path_cap(only);
+			order[n++] = only;
 		return n;
 	}
 	for (int i = 0; i < T_NISAS; i++) {

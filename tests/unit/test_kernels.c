@@ -275,6 +275,20 @@ static float *run_layer(const nnn_layer_t *L, const nnn_shape_t *in, const float
 	return y;
 }
 
+/* The plugin's paths this CPU runs (t_paths: both AVX-512 ones where it
+ * has AVX-512, whichever of them the CPU prefers being the native one),
+ * into v; how many. */
+static size_t paths_here(const char *v[T_NPATHS])
+{
+	size_t n = 0;
+	for (size_t i = 0; i < T_NPATHS; i++) {
+		char why[400];
+		if (t_path_here(t_paths[i], why, sizeof why))
+			v[n++] = t_paths[i];
+	}
+	return n;
+}
+
 /* Runs the layer under every instruction set, checks each one's output
  * shape and values (want), and expects the fast ones to agree bit for bit.
  * Returns y of the first (free it). */
@@ -282,16 +296,18 @@ static float *run_layer_every_isa(const nnn_layer_t *L, const nnn_shape_t *in, c
                                   const int64_t *out_dims, const double *want, const char *what)
 {
 	float *first = NULL, *fast = NULL;
-	for (size_t i = 0; i < T_NISAS; i++) {
+	const char *paths[T_NPATHS];
+	const size_t npaths = paths_here(paths);
+	for (size_t i = 0; i < npaths; i++) {
 		nnn_shape_t out;
-		t_use_isa(t_isas[i]);
+		t_use_isa(paths[i]);
 		float *y = run_layer(L, in, x, &out);
 		expect_shape(&out, out_rank, out_dims);
 		int64_t n = numel(&out);
 		char buf[128];
-		snprintf(buf, sizeof buf, "%s (%s)", what, t_isas[i] ? t_isas[i] : "native");
+		snprintf(buf, sizeof buf, "%s (%s)", what, paths[i]);
 		expect_close(y, want, n, buf);
-		if (t_isa_is_fast(t_isas[i])) {
+		if (t_isa_is_fast(paths[i])) {
 			if (fast)
 				cr_assert(memcmp(y, fast, (size_t)n * sizeof *y) == 0, "%s: not the bits of the native kernels", buf);
 			else
@@ -1136,13 +1152,15 @@ static void expect_same_at_any_threads(const nnn_layer_t *L, const nnn_shape_t *
 	static const int counts[] = { 3, 2, 0, 2 };
 	const size_t ncounts = t_under_valgrind() ? 1 : sizeof counts / sizeof counts[0];
 	float *fast = NULL;
-	for (size_t i = 0; i < T_NISAS; i++) {
+	const char *paths[T_NPATHS];
+	const size_t npaths = paths_here(paths);
+	for (size_t i = 0; i < npaths; i++) {
 		const nnn_layer_type_t *t = R.layer[L->id];
 		char msg[512] = "";
 		void *state = NULL;
 		nnn_shape_t out;
-		t_use_isa(t_isas[i]);
-		const char *isa = t_isas[i] ? t_isas[i] : "native";
+		t_use_isa(paths[i]);
+		const char *isa = paths[i];
 		cr_assert_eq(engine_shape(L, in, &out, msg, sizeof msg), NNN_OK, "%s", msg);
 		cr_assert_eq(t->prepare(L, &L->body, in, &state, msg, sizeof msg), NNN_OK, "%s", msg);
 		int64_t n = numel(&out);
@@ -1153,7 +1171,7 @@ static void expect_same_at_any_threads(const nnn_layer_t *L, const nnn_shape_t *
 		for (size_t c = 0; c < ncounts; c++)
 			for (int with_state = 0; with_state < 2; with_state++) {
 				float *y = forward_at(L, in, &out, x, with_state ? state : NULL, counts[c]);
-				if (t_isa_is_fast(t_isas[i])) {
+				if (t_isa_is_fast(paths[i])) {
 					cr_assert(memcmp(y, y1, (size_t)n * sizeof *y) == 0,
 					          "%s (%s): %d threads%s do not give the bits of 1 thread", what, isa, counts[c],
 					          with_state ? "" : " without state");
@@ -1166,9 +1184,9 @@ static void expect_same_at_any_threads(const nnn_layer_t *L, const nnn_shape_t *
 				free(y);
 			}
 		t->release(state);
-		if (t_isa_is_fast(t_isas[i])) {
+		if (t_isa_is_fast(paths[i])) {
 			if (fast) {
-				cr_assert(memcmp(y1, fast, (size_t)n * sizeof *y1) == 0, "%s: %s differs from native", what, isa);
+				cr_assert(memcmp(y1, fast, (size_t)n * sizeof *y1) == 0, "%s: %s differs from %s", what, isa, paths[0]);
 				free(y1);
 			} else {
 				fast = y1;
@@ -1241,6 +1259,9 @@ Test(kernels, conv_threads_give_the_same_bits)
 		{ .n = 2, .batch = 2, .c = 1, .f = 2, .d = { 3, 1 }, .k = { 2, 1 }, .same = 1 },
 		{ .n = 1, .batch = 5, .c = 1, .f = 4, .d = { 47 }, .k = { 5 }, .same = 1 },
 		{ .n = 1, .batch = 2, .c = 1, .f = 8, .d = { 600 }, .k = { 9 }, .same = 0 },
+		/* the benchmark's conv3d: lines of 14 positions, runs of 3 taps (on
+		 * the half-width AVX-512 path, an unrolled body of its own) */
+		{ .n = 3, .batch = 2, .c = 1, .f = 8, .d = { 16, 16, 16 }, .k = { 3, 3, 3 }, .same = 0 },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		conv_threads_check(&cases[i], (uint32_t)i + 51);
@@ -1717,11 +1738,13 @@ static void check_host_threads(nnn_layer_t *L, const nnn_shape_t *in, const floa
 	char msg[512] = "";
 	nnn_shape_t out;
 	cr_assert_eq(engine_shape(L, in, &out, msg, sizeof msg), NNN_OK, "%s", msg);
-	for (size_t i = 0; i < T_NISAS; i++) {
+	const char *paths[T_NPATHS];
+	const size_t npaths = paths_here(paths);
+	for (size_t i = 0; i < npaths; i++) {
 		fake_pool_t fp = { 0 };
 		void *state = NULL;
 		int64_t n = numel(&out);
-		t_use_isa(t_isas[i]);
+		t_use_isa(paths[i]);
 		cr_assert_eq(t->prepare(L, &L->body, in, &state, msg, sizeof msg), NNN_OK, "%s", msg);
 		nnn_kernel_args_t a = { .size = sizeof a, .threads = 1 };
 		float *y1 = forward_args(a, L, in, &out, x, state);
@@ -1730,11 +1753,11 @@ static void check_host_threads(nnn_layer_t *L, const nnn_shape_t *in, const floa
 		a.parallel_for = fake_parallel_for;
 		int before = thread_count();
 		float *y2 = forward_args(a, L, in, &out, x, state);
-		cr_assert_gt(fp.calls, 0, "%s (%s): the host's threads were not used", what, t_isas[i] ? t_isas[i] : "native");
+		cr_assert_gt(fp.calls, 0, "%s (%s): the host's threads were not used", what, paths[i]);
 		cr_assert_eq(fp.most_threads, 2, "%s: asked for %d threads, 2 allowed", what, fp.most_threads);
 		cr_assert_eq(thread_count(), before, "%s: threads of its own besides the host's", what);
 		cr_assert(memcmp(y1, y2, (size_t)n * sizeof *y1) == 0, "%s (%s): not the bits of 1 thread", what,
-		          t_isas[i] ? t_isas[i] : "native");
+		          paths[i]);
 		free(y2);
 		a.size = offsetof(nnn_kernel_args_t, pool); /* an ABI 1.0 host's arguments */
 		fp.calls = 0;
@@ -1770,10 +1793,12 @@ static void check_fused(nnn_layer_t *L, const nnn_shape_t *in, const float *x, c
 	nnn_shape_t out;
 	cr_assert_eq(engine_shape(L, in, &out, msg, sizeof msg), NNN_OK, "%s", msg);
 	int64_t n = numel(&out);
-	for (size_t i = 0; i < T_NISAS; i++) {
+	const char *paths[T_NPATHS];
+	const size_t npaths = paths_here(paths);
+	for (size_t i = 0; i < npaths; i++) {
 		void *state = NULL;
-		t_use_isa(t_isas[i]);
-		const char *isa = t_isas[i] ? t_isas[i] : "native";
+		t_use_isa(paths[i]);
+		const char *isa = paths[i];
 		cr_assert_eq(R.layer[L->id]->prepare(L, &L->body, in, &state, msg, sizeof msg), NNN_OK, "%s", msg);
 		static const uint8_t acts[] = { NNN_ACTIVATION_ID_LINEAR, NNN_ACTIVATION_ID_SIGMOID,
 			                                NNN_ACTIVATION_ID_TANH,   NNN_ACTIVATION_ID_RELU,

@@ -206,7 +206,7 @@ ParameterizedTestParameters(real, demos_on_each_path)
 ParameterizedTest(t_pathspec_t *path, real, demos_on_each_path)
 {
 	T_SKIP_UNLESS_PATH("real::demos_on_each_path", path->name);
-	t_use_isa(t_path_cap(path->name));
+	t_use_isa(path->name);
 	check_run("tictactoedemo.nnn", 4, 10, 9);
 	check_run("2dmovedemo.nnn", 3, 4, 4);
 	t_use_isa(NULL);
