@@ -90,6 +90,9 @@ static const struct {
 	                                "(default 5000)." },
 	{ "NNN_BUILTIN_ISA", "Caps the instruction set of the builtin kernels: generic (portable code and OpenBLAS) or "
 	                     "avx2. Unset, the best the CPU offers is used." },
+	{ "NNN_BUILTIN_ZMM", "half or full: whether the CPU's 512-bit multiply-adds run at half rate (then the builtin "
+	                     "kernels that gain from it use 256-bit vectors) or full rate. Unset, the CPU's family "
+	                     "decides (AMD family 19h, Zen 4: half)." },
 	{ "NNN_BUILTIN_BLAS", "The CBLAS library the builtin kernels load (default libopenblas.so.0)." },
 	{ "NNNKIT_PROGRESS", "1 draws progress bars, 0 never does; unset or empty: only when stderr is a terminal and "
 	                     "TERM is not dumb. Any other value is a usage error (exit 2). --progress and --no-progress "
