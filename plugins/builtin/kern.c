@@ -14,9 +14,9 @@
  * their portable im2col + sgemm path (bi_isa() says BI_ISA_GENERIC).
  *
  * Three shapes get kernels of their own: a Conv of one channel the line
- * kernel (positions in the lanes, a vector of sums per filter; on CPUs
- * whose 512-bit multiply-adds run at half rate, bi_zmm_half, 256-bit
- * vectors of filters instead, kern_line.c), a Conv of a few filters the
+ * kernel (AVX-512: positions in the lanes, a vector of sums per filter;
+ * AVX2, and AVX-512 on CPUs whose 512-bit multiply-adds run at half rate,
+ * bi_zmm_half: 256-bit vectors of filters; kern_line.c), a Conv of a few filters the
  * grouped one, and a narrow Dense layer over many inputs sums in the split
  * order (kern_tmpl.h).
  *
@@ -156,7 +156,7 @@ void bi_ukr_group(const bi_pack_t *pk, int r, const float *x, const ptrdiff_t *o
 
 bool bi_line(bi_isa_t isa, int64_t f, int64_t c)
 {
-	return isa == BI_ISA_AVX512 && c == 1 && f >= 1 && f <= LINE_FMAX;
+	return isa != BI_ISA_GENERIC && c == 1 && f >= 1 && f <= LINE_FMAX;
 }
 
 int bi_line_run(const bi_pack_t *pk, int64_t cnt)
@@ -169,11 +169,14 @@ void bi_ukr_line(const bi_pack_t *pk, const float *x, ptrdiff_t xb, int nl, cons
 {
 #if BI_X86
 	const int64_t jv = (int64_t)pk->j * pk->v;
-	if (pk->line256) { /* bi_line: 8 filters or fewer, one panel; each line in even blocks of 16 positions or fewer */
-		const int per = cnt <= 16 ? cnt : (cnt + (cnt + 15) / 16 - 1) / ((cnt + 15) / 16);
+	if (pk->line256) { /* bi_line: 8 filters or fewer, one panel; each line in even blocks of pmax positions or fewer */
+		const bool avx2 = pk->isa == BI_ISA_AVX2;
+		const int pmax = !avx2 ? 16 : len == 3 ? BI_LINE256_AVX2_P3 : len == 5 ? BI_LINE256_AVX2_P5 : BI_LINE256_AVX2_P;
+		const int blocks = (cnt + pmax - 1) / pmax, per = (cnt + blocks - 1) / blocks;
 		for (int i = 0; i < cnt; i += per)
-			bi_ukr_line256_avx512(x + i, xb, nl, off, nq, len, pk->w, (ptrdiff_t)jv, pk->b,
-			                      cnt - i < per ? cnt - i : per, y + i * pk->n, (ptrdiff_t)pk->n, yb, (int)pk->n, act);
+			(avx2 ? bi_ukr_line256_avx2 : bi_ukr_line256_avx512)(x + i, xb, nl, off, nq, len, pk->w, (ptrdiff_t)jv,
+			                                                     pk->b, cnt - i < per ? cnt - i : per, y + i * pk->n,
+			                                                     (ptrdiff_t)pk->n, yb, (int)pk->n, act);
 		return;
 	}
 	for (int64_t p = 0; p < pk->np; p++)
@@ -300,7 +303,8 @@ bool bi_pack_init(bi_pack_t *pk, bi_isa_t isa, int64_t n, int64_t k, const float
 	pk->n = n;
 	pk->k = k;
 	pk->np = (n + jv - 1) / jv;
-	pk->line256 = isa == BI_ISA_AVX512 && bi_zmm_half();
+	pk->isa = isa;
+	pk->line256 = isa == BI_ISA_AVX2 || (isa == BI_ISA_AVX512 && bi_zmm_half());
 	if ((uint64_t)pk->np > (SIZE_MAX / sizeof(float) - 64) / (uint64_t)jv / (uint64_t)(k + 1))
 		return false;
 	bytes = ((size_t)(pk->np * jv * (k + 1)) * sizeof(float) + 63) & ~(size_t)63;

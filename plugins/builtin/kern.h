@@ -53,11 +53,12 @@ bool bi_zmm_half(void);
  * vectors of v lanes: w is [np][k][j*v], b is the bias [np*j*v], columns
  * past n zero. 64-byte aligned (host->mem_big); free with bi_pack_free. */
 typedef struct bi_pack {
+	bi_isa_t isa; /* the kernels' instruction set */
 	int v, j;
 	int64_t n, k, np;
 	float *w, *b;
 	bool split; /* the split order (bi_split_order): a Dense layer's */
-	bool line256; /* AVX-512 at half rate (bi_zmm_half): the line kernel in 256-bit vectors */
+	bool line256; /* the line kernel in 256-bit vectors: AVX2, or AVX-512 at half rate (bi_zmm_half) */
 	/* grouped (bi_pack_group), g > 1: g positions of c channels a row,
 	 * runs of len taps, mask[len] the lanes each tap is for */
 	int g;

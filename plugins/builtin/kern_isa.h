@@ -1,6 +1,6 @@
 /* kern_isa.h: the micro-kernels each instruction set's files define
  * (kern_avx2.c, kern_avx512.c: the entry points of kern_tmpl.h, and
- * AVX-512's grouped kernel; kern_line.c: AVX-512's line kernel), for
+ * AVX-512's grouped kernel; kern_line.c: the line kernels), for
  * kern.c to choose among. Only
  * kern.c calls them, after checking the CPU has the instruction set. */
 #ifndef BI_KERN_ISA_H
@@ -36,9 +36,17 @@ void bi_ukr_group_avx512(int r, const float *x, ptrdiff_t xs, const ptrdiff_t *o
 void bi_ukr_line_avx512(const float *x, ptrdiff_t xs, const ptrdiff_t *off, int64_t nq, int64_t len, const float *w,
                         ptrdiff_t ws, const float *bias, const int *cnt, float *y, ptrdiff_t ys, ptrdiff_t yb,
                         int cols, const bi_act_t *act);
-/* The line kernel in 256-bit vectors (bi_pack_t.line256): cnt (1..16)
- * positions of each of nl lines, line l at x + l * xb into rows
- * y + l * yb + p * ys, cols (1..8) filters. */
+/* The line kernel in 256-bit vectors (bi_pack_t.line256): cnt positions
+ * of each of nl lines, line l at x + l * xb into rows y + l * yb + p * ys,
+ * cols (1..8) filters. cnt is 1..16 on AVX-512; on AVX2, whose 16
+ * registers hold cnt sums and the taps' weights, 1..BI_LINE256_AVX2_P3
+ * when len is 3, 1..BI_LINE256_AVX2_P5 when 5, else 1..BI_LINE256_AVX2_P. */
+#define BI_LINE256_AVX2_P3 12
+#define BI_LINE256_AVX2_P5 10
+#define BI_LINE256_AVX2_P 14
+void bi_ukr_line256_avx2(const float *x, ptrdiff_t xb, int nl, const ptrdiff_t *off, int64_t nq, int64_t len,
+                         const float *w, ptrdiff_t ws, const float *bias, int cnt, float *y, ptrdiff_t ys,
+                         ptrdiff_t yb, int cols, const bi_act_t *act);
 void bi_ukr_line256_avx512(const float *x, ptrdiff_t xb, int nl, const ptrdiff_t *off, int64_t nq, int64_t len,
                            const float *w, ptrdiff_t ws, const float *bias, int cnt, float *y, ptrdiff_t ys,
                            ptrdiff_t yb, int cols, const bi_act_t *act);

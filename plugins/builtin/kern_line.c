@@ -1,11 +1,13 @@
-/* kern_line.c: the line kernels (AVX-512) of a Conv of one channel, which
- * kern.c chooses through bi_line(): positions in the lanes, or, on CPUs
- * whose 512-bit multiply-adds run at half rate, filters in 256-bit lanes.
+/* kern_line.c: the line kernels of a Conv of one channel, which kern.c
+ * chooses through bi_line(): positions in the lanes (AVX-512), or filters
+ * in 256-bit lanes (AVX2, and AVX-512 on CPUs whose 512-bit multiply-adds
+ * run at half rate).
  * A file of its own, as each instruction set's kernels are (kern_avx2.c):
  * fully unrolled for every filter and position count, it is the costliest
  * code of the plugin to compile. */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "kern_isa.h"
 
@@ -173,16 +175,18 @@ void bi_ukr_line_avx512(const float *x, ptrdiff_t xs, const ptrdiff_t *off, int6
 #pragma GCC pop_options
 
 #pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx2,fma")
+#pragma GCC target("avx2,fma")
 
-/* The line kernel in 256-bit vectors, for CPUs whose 512-bit multiply-adds
- * run at half the rate (bi_pack_t.line256): P neighbouring positions of a
- * line, a vector of sums per position with its (up to 8) filters in the
- * lanes, the way the plain kernel lays them out. A tap is one vector of
- * weights and, per position, a multiply-add whose input is broadcast from
- * memory: every lane works and the sums need no unpacking. Each lane does
- * the plain kernel's operations in its order. LEN > 0 is len, known when
- * compiled. */
+/* The line kernel in 256-bit vectors (bi_pack_t.line256), for AVX2 and for
+ * CPUs whose 512-bit multiply-adds run at half the rate: P neighbouring
+ * positions of a line, a vector of sums per position with its (up to 8)
+ * filters in the lanes, the way the plain kernel lays them out. A tap is
+ * one vector of weights and, per position, a multiply-add with its input
+ * broadcast from memory (a load; with AVX-512VL, the multiply-add's own
+ * operand): every lane works and the sums need no unpacking. Each lane
+ * does the plain kernel's operations in its order. LEN > 0 is len, known
+ * when compiled. AVX2 instructions only, so that both entries below inline
+ * it: P + LEN + 1 registers (P + 2 in the loop) of AVX2's 16, AVX-512's 32. */
 static inline __attribute__((always_inline)) void ukr_line256_body(const int P, const int LEN, const float *x,
                                                                    const ptrdiff_t *off, int64_t nq, int64_t len,
                                                                    const float *w, ptrdiff_t ws, const float *bias,
@@ -205,7 +209,7 @@ BI_UNROLL(16)
 			for (int p = 0; p < P; p++)
 BI_UNROLL(8)
 				for (int t = 0; t < LEN; t++)
-					acc[p] = _mm256_fmadd_ps(_mm256_set1_ps(xq[p + t]), wv[t], acc[p]);
+					acc[p] = _mm256_fmadd_ps(_mm256_broadcast_ss(xq + p + t), wv[t], acc[p]);
 			w += LEN * ws;
 			continue;
 		}
@@ -213,15 +217,14 @@ BI_UNROLL(8)
 			const __m256 wv = _mm256_loadu_ps(w);
 BI_UNROLL(16)
 			for (int p = 0; p < P; p++)
-				acc[p] = _mm256_fmadd_ps(_mm256_set1_ps(xq[p]), wv, acc[p]);
-			/* opaque, so that GCC keeps each broadcast a load (an operand of
-			 * the multiply-add) rather than carrying the inputs to the next
-			 * tap in registers, whose broadcasts take the multiply-adds' pipes */
+				acc[p] = _mm256_fmadd_ps(_mm256_broadcast_ss(xq + p), wv, acc[p]);
+			/* opaque, so that GCC keeps each broadcast a load rather than
+			 * carrying the inputs to the next tap in registers, whose
+			 * broadcasts take the multiply-adds' pipes */
 			xq++;
 			__asm__("" : "+r"(xq));
 		}
 	}
-	const __mmask8 m = (__mmask8)((1u << cols) - 1);
 	const __m256 zero = _mm256_setzero_ps(), tau = _mm256_set1_ps(act->tau);
 BI_UNROLL(16)
 	for (int p = 0; p < P; p++) {
@@ -229,11 +232,14 @@ BI_UNROLL(16)
 		if (act->kind == BI_ACT_RELU) /* act.c's own operations, on the sums */
 			v = _mm256_max_ps(v, zero);
 		else if (act->kind == BI_ACT_LEAKY_RELU)
-			v = _mm256_mask_blend_ps(_mm256_cmp_ps_mask(v, zero, _CMP_GT_OQ), _mm256_mul_ps(v, tau), v);
-		if (cols == 8)
+			v = _mm256_blendv_ps(_mm256_mul_ps(v, tau), v, _mm256_cmp_ps(v, zero, _CMP_GT_OQ));
+		if (cols == 8) {
 			_mm256_storeu_ps(y + p * ys, v);
-		else /* the first cols lanes only: the next position's sums follow */
-			_mm256_mask_storeu_ps(y + p * ys, m, v);
+		} else { /* the first cols lanes only: the next position's sums follow */
+			float part[8];
+			_mm256_storeu_ps(part, v);
+			memcpy(y + p * ys, part, (size_t)cols * sizeof *part);
+		}
 	}
 }
 
@@ -244,27 +250,48 @@ BI_UNROLL(16)
 #define KL_LINES(P, LEN)                                                                                     \
 	for (int l = 0; l < nl; l++)                                                                             \
 		ukr_line256_body(P, LEN, x + l * xb, off, nq, len, w, ws, bias, y + l * yb, ys, cols, act)
-#define KL_CASE(P)                                                                                           \
+#define KL_CASE(P, P3, P5)                                                                                   \
 	case P:                                                                                                  \
-		if (len == 3)                                                                                        \
+		if (len == 3 && P <= P3)                                                                             \
 			KL_LINES(P, 3);                                                                                  \
-		else if (len == 5)                                                                                   \
+		else if (len == 5 && P <= P5)                                                                        \
 			KL_LINES(P, 5);                                                                                  \
 		else                                                                                                 \
 			KL_LINES(P, 0);                                                                                  \
 		break;
+#define KL_AVX2(P) KL_CASE(P, BI_LINE256_AVX2_P3, BI_LINE256_AVX2_P5)
+#define KL_AVX512(P) KL_CASE(P, 16, 16)
+
+void bi_ukr_line256_avx2(const float *x, ptrdiff_t xb, int nl, const ptrdiff_t *off, int64_t nq, int64_t len,
+                         const float *w, ptrdiff_t ws, const float *bias, int cnt, float *y, ptrdiff_t ys,
+                         ptrdiff_t yb, int cols, const bi_act_t *act)
+{
+	switch (cnt) {
+	KL_AVX2(1) KL_AVX2(2) KL_AVX2(3) KL_AVX2(4) KL_AVX2(5) KL_AVX2(6) KL_AVX2(7)
+	KL_AVX2(8) KL_AVX2(9) KL_AVX2(10) KL_AVX2(11) KL_AVX2(12) KL_AVX2(13) KL_AVX2(14)
+	default:
+		break;
+	}
+}
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx2,fma")
 
 void bi_ukr_line256_avx512(const float *x, ptrdiff_t xb, int nl, const ptrdiff_t *off, int64_t nq, int64_t len,
                            const float *w, ptrdiff_t ws, const float *bias, int cnt, float *y, ptrdiff_t ys,
                            ptrdiff_t yb, int cols, const bi_act_t *act)
 {
 	switch (cnt) {
-	KL_CASE(1) KL_CASE(2) KL_CASE(3) KL_CASE(4) KL_CASE(5) KL_CASE(6) KL_CASE(7) KL_CASE(8)
-	KL_CASE(9) KL_CASE(10) KL_CASE(11) KL_CASE(12) KL_CASE(13) KL_CASE(14) KL_CASE(15) KL_CASE(16)
+	KL_AVX512(1) KL_AVX512(2) KL_AVX512(3) KL_AVX512(4) KL_AVX512(5) KL_AVX512(6) KL_AVX512(7) KL_AVX512(8)
+	KL_AVX512(9) KL_AVX512(10) KL_AVX512(11) KL_AVX512(12) KL_AVX512(13) KL_AVX512(14) KL_AVX512(15)
+	KL_AVX512(16)
 	default:
 		break;
 	}
 }
+#undef KL_AVX512
+#undef KL_AVX2
 #undef KL_CASE
 #undef KL_LINES
 #pragma GCC pop_options

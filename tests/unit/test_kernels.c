@@ -1248,10 +1248,13 @@ Test(kernels, conv_threads_give_the_same_bits)
 		{ .n = 1, .batch = 16, .c = 1, .f = 3, .d = { 1000 }, .k = { 9 }, .same = 1 },
 		{ .n = 2, .batch = 13, .c = 2, .f = 5, .d = { 13, 29 }, .k = { 3, 3 }, .same = 1 },
 		{ .n = 2, .batch = 4, .c = 1, .f = 1, .d = { 40, 45 }, .k = { 3, 3 }, .same = 0 },
-		/* one channel, AVX-512: the line kernel, 16 positions a vector. Lines
-		 * of 1 to 16 positions go two at a time (pairs across rows, not
-		 * across items; an odd row left over), longer ones in blocks of 16
-		 * and 32; 1 to 8 filters, a part of 4 stored alone; padded and not */
+		/* one channel: the line kernels. AVX-512, 16 positions a vector:
+		 * lines of 1 to 16 positions go two at a time (pairs across rows,
+		 * not across items; an odd row left over), longer ones in blocks of
+		 * 16 and 32; 1 to 8 filters, a part of 4 stored alone. 256-bit
+		 * (AVX2, half-width AVX-512): up to 16 lines a call, lines longer
+		 * than a call takes (AVX2: 12 positions in runs of 3 taps, 10 in
+		 * runs of 5, 14 else) in even blocks; part vectors. Padded and not */
 		{ .n = 3, .batch = 3, .c = 1, .f = 8, .d = { 6, 7, 15 }, .k = { 3, 3, 3 }, .same = 0 },
 		{ .n = 3, .batch = 2, .c = 1, .f = 7, .d = { 5, 5, 5 }, .k = { 3, 2, 3 }, .same = 1 },
 		{ .n = 2, .batch = 3, .c = 1, .f = 6, .d = { 9, 17 }, .k = { 2, 2 }, .same = 0 },
@@ -1259,8 +1262,10 @@ Test(kernels, conv_threads_give_the_same_bits)
 		{ .n = 2, .batch = 2, .c = 1, .f = 2, .d = { 3, 1 }, .k = { 2, 1 }, .same = 1 },
 		{ .n = 1, .batch = 5, .c = 1, .f = 4, .d = { 47 }, .k = { 5 }, .same = 1 },
 		{ .n = 1, .batch = 2, .c = 1, .f = 8, .d = { 600 }, .k = { 9 }, .same = 0 },
+		{ .n = 2, .batch = 2, .c = 1, .f = 5, .d = { 7, 30 }, .k = { 3, 5 }, .same = 0 },
 		/* the benchmark's conv3d: lines of 14 positions, runs of 3 taps (on
-		 * the half-width AVX-512 path, an unrolled body of its own) */
+		 * the 256-bit line kernels an unrolled body of its own; AVX2 takes
+		 * a line in two calls of 7) */
 		{ .n = 3, .batch = 2, .c = 1, .f = 8, .d = { 16, 16, 16 }, .k = { 3, 3, 3 }, .same = 0 },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -1691,40 +1696,49 @@ static float *forward_args(nnn_kernel_args_t a, const nnn_layer_t *L, const nnn_
 /* Runs check on the example classifier's second Conv and first Dense, at
  * batch 4. */
 /* Runs check on a layer of each of the fast paths: a Conv on the plain
- * panels (8 -> 16), a Conv of one channel on the line kernel (lines of 12
- * positions, two a call; an odd number of rows), a Dense layer on the
- * panels, and a narrow one in the split order: each large enough to be
- * shared among threads. */
+ * panels (8 -> 16), two Convs of one channel on the line kernels (lines of
+ * 12 positions, two a call, an odd number of rows, 8 filters; lines of 26
+ * in runs of 5 taps, more than AVX2's 256-bit kernel takes a call, 5
+ * filters: a part of a vector stored), a Dense layer on the panels, and a
+ * narrow one in the split order: each large enough to be shared among
+ * threads. */
 static void on_layers(void (*check)(nnn_layer_t *L, const nnn_shape_t *in, const float *x, const char *what))
 {
 	static const conv_case_t cc = { .n = 2, .batch = 4, .c = 8, .f = 16, .d = { 24, 24 }, .k = { 5, 5 }, .same = 0 },
-		                 c1 = { .n = 2, .batch = 16, .c = 1, .f = 8, .d = { 31, 14 }, .k = { 3, 3 }, .same = 0 };
+		                 c1 = { .n = 2, .batch = 16, .c = 1, .f = 8, .d = { 31, 14 }, .k = { 3, 3 }, .same = 0 },
+		                 c5 = { .n = 2, .batch = 16, .c = 1, .f = 5, .d = { 40, 30 }, .k = { 5, 5 }, .same = 0 };
 	uint32_t seed = 91;
-	conv_t cv, cv1;
+	conv_t cv, cv1, cv5;
 	dense_t d, dn;
-	nnn_shape_t cin = conv_in(&cc), c1in = conv_in(&c1), din = mkshape(4, (int64_t[]){ 4, 20, 20, 16 }),
+	nnn_shape_t cin = conv_in(&cc), c1in = conv_in(&c1), c5in = conv_in(&c5), din = mkshape(4, (int64_t[]){ 4, 20, 20, 16 }),
 		    dnin = mkshape(2, (int64_t[]){ 200, 300 });
 	float *cx = malloc((size_t)numel(&cin) * sizeof *cx), *c1x = malloc((size_t)numel(&c1in) * sizeof *c1x);
+	float *c5x = malloc((size_t)numel(&c5in) * sizeof *c5x);
 	float *dx = malloc((size_t)numel(&din) * sizeof *dx), *dnx = malloc((size_t)numel(&dnin) * sizeof *dnx);
-	cr_assert(cx && c1x && dx && dnx);
+	cr_assert(cx && c1x && c5x && dx && dnx);
 	conv_make(&cv, &cc, &seed);
 	conv_make(&cv1, &c1, &seed);
+	conv_make(&cv5, &c5, &seed);
 	dense_make(&d, 6400, 128, true, 92);
 	dense_make(&dn, 300, 10, false, 93);
 	fill(cx, numel(&cin), &seed, 8, 0.25f);
 	fill(c1x, numel(&c1in), &seed, 8, 0.25f);
+	fill(c5x, numel(&c5in), &seed, 8, 0.25f);
 	fill(dx, numel(&din), &seed, 8, 0.25f);
 	fill(dnx, numel(&dnin), &seed, 8, 0.25f);
 	check(&cv.L, &cin, cx, "conv");
 	check(&cv1.L, &c1in, c1x, "conv of one channel");
+	check(&cv5.L, &c5in, c5x, "conv of one channel, 5 filters");
 	check(&d.L, &din, dx, "dense");
 	check(&dn.L, &dnin, dnx, "narrow dense");
 	free(cx);
 	free(c1x);
+	free(c5x);
 	free(dx);
 	free(dnx);
 	conv_free(&cv);
 	conv_free(&cv1);
+	conv_free(&cv5);
 	dense_free(&d);
 	dense_free(&dn);
 }
