@@ -220,14 +220,19 @@ BI_UNROLL(2)
 					acc[r][j][s] = KT_FMA(b, wv[j], acc[r][j][s]);
 			}
 		}
-	for (int s = 0; t < len; t++, s++) /* the last taps, each in its own partial sum */
+	/* the last taps (up to 3), each in its own partial sum; s is known when
+	 * compiled, so that acc stays in registers (indexed at run time, GCC
+	 * kept it on the stack and stored it in every step of the loop above) */
+BI_UNROLL(3)
+	for (int s = 0; s < 3; s++)
+		if (t + s < len)
 BI_UNROLL(6)
-		for (int r = 0; r < R; r++) {
-			KT_VEC b = KT_BCAST(x + r * xs + t);
+			for (int r = 0; r < R; r++) {
+				KT_VEC b = KT_BCAST(x + r * xs + t + s);
 BI_UNROLL(2)
-			for (int j = 0; j < J; j++)
-				acc[r][j][s & 3] = KT_FMA(b, KT_LOAD(w + t * ws + j * KT_V), acc[r][j][s & 3]);
-		}
+				for (int j = 0; j < J; j++)
+					acc[r][j][s] = KT_FMA(b, KT_LOAD(w + (t + s) * ws + j * KT_V), acc[r][j][s]);
+			}
 BI_UNROLL(6)
 	for (int r = 0; r < R; r++)
 BI_UNROLL(2)
