@@ -16,9 +16,9 @@
  * Three shapes get kernels of their own: a Conv of one channel the line
  * kernel (AVX-512: positions in the lanes, a vector of sums per filter;
  * AVX2, and AVX-512 on CPUs whose 512-bit multiply-adds run at half rate,
- * bi_zmm_half: 256-bit vectors of filters; kern_line.c), a Conv of a few filters the
- * grouped one, and a narrow Dense layer over many inputs sums in the split
- * order (kern_tmpl.h).
+ * bi_zmm_half: 256-bit vectors of filters; kern_line.c), a Conv of a few
+ * filters the grouped one, and a narrow Dense layer over many inputs sums in
+ * the split order (kern_tmpl.h).
  *
  * Every output is a sum in one fixed order, the layer's (tap after tap, or
  * the split order's, chosen by the layer's shape alone), whatever the row
