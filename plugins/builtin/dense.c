@@ -221,6 +221,7 @@ nnn_status_t bi_dense_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_
 	if (j.rows > 0 && st->isa != BI_ISA_GENERIC) {
 		const bi_pack_t *pk = &st->pack;
 		int64_t jv = (int64_t)pk->j * pk->v, rmax = bi_rmax(pk), nchunks;
+		const int64_t mc_min = (MC_ROWS + rmax - 1) / rmax * rmax;
 		/* kc inputs of one panel's weights: 128 KiB; mc rows of kc inputs:
 		 * 256 KiB, yet at least MC_ROWS (the weights come from memory once
 		 * per chunk: AVX2's narrower panels, with kc 4 times as long, got
@@ -228,8 +229,7 @@ nnn_status_t bi_dense_forward(const nnn_kernel_args_t *a, char *msg, size_t msg_
 		 * with 66) */
 		j.kc = 32768 / jv < j.inputs ? 32768 / jv : j.inputs;
 		j.mc = 65536 / j.kc / rmax * rmax;
-		if (j.mc < (MC_ROWS + rmax - 1) / rmax * rmax)
-			j.mc = (MC_ROWS + rmax - 1) / rmax * rmax;
+		j.mc = j.mc < mc_min ? mc_min : j.mc;
 		if (pk->split && j.mc > SPLIT_ROWS)
 			j.mc = SPLIT_ROWS / rmax * rmax;
 		threads = bi_threads(threads, st->cpus, INT64_MAX);

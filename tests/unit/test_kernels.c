@@ -1693,8 +1693,6 @@ static float *forward_args(nnn_kernel_args_t a, const nnn_layer_t *L, const nnn_
 	return y;
 }
 
-/* Runs check on the example classifier's second Conv and first Dense, at
- * batch 4. */
 /* Runs check on a layer of each of the fast paths: a Conv on the plain
  * panels (8 -> 16), two Convs of one channel on the line kernels (lines of
  * 12 positions, two a call, an odd number of rows, 8 filters; lines of 26
@@ -1710,8 +1708,8 @@ static void on_layers(void (*check)(nnn_layer_t *L, const nnn_shape_t *in, const
 	uint32_t seed = 91;
 	conv_t cv, cv1, cv5;
 	dense_t d, dn;
-	nnn_shape_t cin = conv_in(&cc), c1in = conv_in(&c1), c5in = conv_in(&c5), din = mkshape(4, (int64_t[]){ 4, 20, 20, 16 }),
-		    dnin = mkshape(2, (int64_t[]){ 200, 300 });
+	nnn_shape_t cin = conv_in(&cc), c1in = conv_in(&c1), c5in = conv_in(&c5),
+		    din = mkshape(4, (int64_t[]){ 4, 20, 20, 16 }), dnin = mkshape(2, (int64_t[]){ 200, 300 });
 	float *cx = malloc((size_t)numel(&cin) * sizeof *cx), *c1x = malloc((size_t)numel(&c1in) * sizeof *c1x);
 	float *c5x = malloc((size_t)numel(&c5in) * sizeof *c5x);
 	float *dx = malloc((size_t)numel(&din) * sizeof *dx), *dnx = malloc((size_t)numel(&dnin) * sizeof *dnx);
